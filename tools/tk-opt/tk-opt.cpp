@@ -1,0 +1,21 @@
+//===- tk-opt.cpp - parse, verify, transform and print tk IR ---------------===//
+//
+// The mlir-opt of tk: every tk pass and the upstream passes a pipeline needs
+// are registered, so any stage of the lowering can be run and printed alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  // Upstream cleanups (canonicalize, cse, ...) so pipelines can mix them in.
+  mlir::registerTransformsPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "tk optimizer driver\n", registry));
+}
