@@ -125,6 +125,21 @@ LogicalResult TkDialect::verifyRegionArgAttribute(Operation *op,
 
 LogicalResult TkDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
+  if (attr.getName() == kArgNamesAttrName) {
+    auto func = dyn_cast<FuncOp>(op);
+    if (!func)
+      return op->emitError() << "'" << kArgNamesAttrName
+                             << "' belongs on a tk.func";
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+      return op->emitError() << "'" << kArgNamesAttrName
+                             << "' must be an array of strings";
+    if (names.size() != func.getArgumentTypes().size())
+      return op->emitError() << "'" << kArgNamesAttrName << "' names "
+                             << names.size() << " arguments but the kernel has "
+                             << func.getArgumentTypes().size();
+    return success();
+  }
   if (attr.getName() != kConstexprsAttrName)
     return op->emitError() << "unknown tk attribute '"
                            << attr.getName().getValue() << "'";

@@ -38,6 +38,9 @@ def Tk_Dialect : Dialect {
     /// Function attribute: the constexpr parameters the kernel was
     /// specialised for, a dictionary from name to integer, float or bool.
     static constexpr llvm::StringLiteral kConstexprsAttrName = "tk.constexprs";
+    /// Function attribute: the source names of the arguments, one string per
+    /// argument, so diagnostics and constexpr values can name them.
+    static constexpr llvm::StringLiteral kArgNamesAttrName = "tk.arg_names";
   }];
 }
 

@@ -1,0 +1,206 @@
+/*===- tk.h - the tk C API -------------------------------------*- C -*-===*\
+ *
+ * The stable C API of tk: devices, buffers, streams, kernels and launches on
+ * the backend chosen by TK_BACKEND. Plain C99; compiles as C and as C++.
+ *
+ * Conventions (IREE/PJRT style):
+ *  - every call returns a tk_status; TK_SUCCESS is 0;
+ *  - on failure, tk_last_error() returns a message for the calling thread
+ *    that names the problem; it stays valid until the thread's next tk call;
+ *  - out parameters come last; *_create / *_get hand out ownership,
+ *    *_release takes it back; a released handle must not be used again (tk
+ *    detects the common cases and returns TK_ERROR_INVALID_HANDLE);
+ *  - every function is thread-safe unless its comment says otherwise.
+ *
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TK_TK_H_
+#define TK_TK_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===--- Status ------------------------------------------------------------===*/
+
+typedef enum tk_status {
+  TK_SUCCESS = 0,
+  TK_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, a bad size, a bad grid */
+  TK_ERROR_INVALID_HANDLE = 2,   /* a handle that was released or never made */
+  TK_ERROR_INVALID_IR = 3,       /* the kernel source does not parse/verify */
+  TK_ERROR_NOT_FOUND = 4,        /* unknown entry name, backend, device */
+  TK_ERROR_ARGUMENT_MISMATCH = 5,/* launch arguments vs kernel signature */
+  TK_ERROR_OUT_OF_MEMORY = 6,
+  TK_ERROR_NO_DEVICE = 7,        /* plugin present, no hardware */
+  TK_ERROR_UNSUPPORTED = 8,      /* the backend lacks the feature */
+  TK_ERROR_COMPILATION = 9,      /* lowering or code generation failed */
+  TK_ERROR_PLUGIN = 10,          /* a plugin that cannot be loaded or used */
+  TK_ERROR_ABI_MISMATCH = 11,    /* plugin built for another ABI version */
+  TK_ERROR_DEVICE = 12,          /* the device or its driver reported an error */
+  TK_ERROR_IO = 13,              /* file system (cache) errors */
+  TK_ERROR_INTERNAL = 14
+} tk_status;
+
+/** A short constant name for a status ("TK_ERROR_INVALID_IR"). */
+const char *tk_status_string(tk_status status);
+
+/** The message of the calling thread's last failed call ("" if none). */
+const char *tk_last_error(void);
+
+/*===--- Devices -----------------------------------------------------------===*/
+
+typedef struct tk_device_t *tk_device;
+
+typedef struct tk_device_props {
+  size_t struct_size;           /* set by the caller: sizeof(tk_device_props) */
+  char name[256];               /* "NVIDIA H100 80GB HBM3", "AMD EPYC ..." */
+  char vendor[64];              /* "NVIDIA", "AMD", "Intel", "CPU" */
+  char arch[64];                /* "sm_90", "gfx942", "pvc", "x86-64-v3" */
+  char backend[32];             /* "cuda", "cpu", ... */
+  int32_t compute_units;        /* SMs, CUs, Xe cores, CPU threads */
+  int32_t warp_size;            /* lanes per warp / wave / subgroup */
+  int32_t registers_per_cu;     /* 32-bit registers per compute unit */
+  int64_t shared_memory_per_block; /* bytes, opt-in maximum */
+  int32_t max_threads_per_block;
+  int32_t max_grid[3];          /* largest grid along each axis */
+  int32_t clock_mhz;
+  int32_t memory_bus_width_bits;
+  int64_t l2_cache_bytes;
+  int64_t total_memory_bytes;
+} tk_device_props;
+
+/** Number of devices of the selected backend. Loads the backend on first use. */
+tk_status tk_device_count(int *out_count);
+
+/** Device `index` of the selected backend. Devices live as long as the process;
+ *  tk_device handles need no release. */
+tk_status tk_device_get(int index, tk_device *out_device);
+
+/** Fills `out` (whose struct_size the caller sets). */
+tk_status tk_device_query(tk_device device, tk_device_props *out);
+
+/** The name of the selected backend ("cpu"); valid for the process lifetime. */
+tk_status tk_backend_name(const char **out_name);
+
+/*===--- Buffers -----------------------------------------------------------===*/
+
+typedef struct tk_buffer_t *tk_buffer;
+
+tk_status tk_buffer_create(tk_device device, size_t bytes, tk_buffer *out_buffer);
+/** Wraps memory the caller allocated on `device`; tk never frees it. */
+tk_status tk_buffer_wrap(tk_device device, void *device_pointer, size_t bytes,
+                         tk_buffer *out_buffer);
+tk_status tk_buffer_release(tk_buffer buffer);
+tk_status tk_buffer_size(tk_buffer buffer, size_t *out_bytes);
+/** The device address (a host address on the CPU backend). */
+tk_status tk_buffer_device_pointer(tk_buffer buffer, void **out_pointer);
+tk_status tk_buffer_write(tk_buffer dst, size_t offset, const void *src, size_t bytes);
+tk_status tk_buffer_read(tk_buffer src, size_t offset, void *dst, size_t bytes);
+tk_status tk_buffer_copy(tk_buffer dst, size_t dst_offset, tk_buffer src,
+                         size_t src_offset, size_t bytes);
+
+/*===--- Streams -----------------------------------------------------------===*/
+
+typedef struct tk_stream_t *tk_stream;
+
+tk_status tk_stream_create(tk_device device, tk_stream *out_stream);
+tk_status tk_stream_release(tk_stream stream);
+tk_status tk_stream_synchronize(tk_stream stream);
+/** Waits for all work on every stream of `device`. */
+tk_status tk_synchronize(tk_device device);
+
+/*===--- Kernels -----------------------------------------------------------===*/
+
+typedef struct tk_kernel_t *tk_kernel;
+
+typedef enum tk_source_kind {
+  TK_SOURCE_TEXT = 0,     /* .tk text (MLIR custom syntax of the tk dialect) */
+  TK_SOURCE_BYTECODE = 1, /* MLIR bytecode of a tk module */
+  TK_SOURCE_MODULE = 2    /* a C++ builder module: data is an mlir::ModuleOp* */
+} tk_source_kind;
+
+typedef struct tk_kernel_source {
+  tk_source_kind kind;
+  const void *data;  /* text, bytecode, or an mlir::ModuleOp* (borrowed) */
+  size_t size;       /* bytes of text or bytecode; 0 for a module */
+  const char *entry; /* the tk.func to launch; NULL: the only one */
+} tk_kernel_source;
+
+typedef struct tk_constexpr_value {
+  const char *name;
+  int64_t value;
+} tk_constexpr_value;
+
+typedef struct tk_compile_options {
+  size_t struct_size;  /* sizeof(tk_compile_options) */
+  int32_t num_warps;   /* 0: the backend's default (4) */
+  int32_t num_stages;  /* 0: the backend's default (2) */
+  const tk_constexpr_value *constexprs; /* folded into the kernel */
+  size_t num_constexprs;
+} tk_compile_options;
+
+/** Parses, verifies, specialises and compiles (or fetches from the cache).
+ *  `options` may be NULL. */
+tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
+                           const tk_compile_options *options, tk_kernel *out_kernel);
+tk_status tk_kernel_release(tk_kernel kernel);
+/** Number of arguments of the kernel's signature. */
+tk_status tk_kernel_num_args(tk_kernel kernel, int *out_count);
+
+/** Programs of `kernel` that fit at once on one compute unit, from its
+ *  registers, shared memory and warps (the persistent-kernel sizing). */
+tk_status tk_kernel_occupancy(tk_kernel kernel, int *out_programs_per_cu);
+
+/*===--- Launch ------------------------------------------------------------===*/
+
+typedef enum tk_arg_kind {
+  TK_ARG_BUFFER = 0, /* a tk_buffer, for a !tk.ptr argument */
+  TK_ARG_I32 = 1,
+  TK_ARG_I64 = 2,
+  TK_ARG_F32 = 3,
+  TK_ARG_F64 = 4
+} tk_arg_kind;
+
+typedef struct tk_arg {
+  tk_arg_kind kind;
+  union {
+    tk_buffer buffer;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+  } value;
+} tk_arg;
+
+typedef struct tk_args {
+  const tk_arg *args;
+  size_t count;
+} tk_args;
+
+typedef struct tk_grid {
+  int32_t x, y, z; /* every dimension >= 1 */
+} tk_grid;
+
+/** Launches and waits for completion. Arguments are checked against the
+ *  kernel's signature (count, kinds, alignment the kernel was specialised
+ *  for); a mismatch is TK_ERROR_ARGUMENT_MISMATCH naming the argument. */
+tk_status tk_launch(tk_kernel kernel, tk_grid grid, const tk_args *args);
+/** Enqueues on `stream` (NULL: the device's default stream) and returns. */
+tk_status tk_launch_async(tk_kernel kernel, tk_grid grid, const tk_args *args,
+                          tk_stream stream);
+
+/** Convenience constructors for tk_arg. */
+static inline tk_arg tk_arg_buffer(tk_buffer b) { tk_arg a; a.kind = TK_ARG_BUFFER; a.value.buffer = b; return a; }
+static inline tk_arg tk_arg_i32(int32_t v) { tk_arg a; a.kind = TK_ARG_I32; a.value.i32 = v; return a; }
+static inline tk_arg tk_arg_i64(int64_t v) { tk_arg a; a.kind = TK_ARG_I64; a.value.i64 = v; return a; }
+static inline tk_arg tk_arg_f32(float v) { tk_arg a; a.kind = TK_ARG_F32; a.value.f32 = v; return a; }
+static inline tk_arg tk_arg_f64(double v) { tk_arg a; a.kind = TK_ARG_F64; a.value.f64 = v; return a; }
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TK_TK_H_ */

@@ -1,0 +1,128 @@
+/*===- tk_plugin.h - the backend plugin ABI --------------------*- C -*-===*\
+ *
+ * A backend is a shared object libtk_backend_<name>.so exporting one symbol,
+ *
+ *     const tk_backend_interface *tk_backend_get_interface(uint32_t abi_major);
+ *
+ * in the manner of PJRT's GetPjrtApi. The runtime passes the major version it
+ * speaks; a plugin built for another major returns NULL (the runtime then
+ * reports TK_ERROR_ABI_MISMATCH naming both versions, read from
+ * tk_backend_abi_version()). Every struct begins with struct_size; fields are
+ * only ever appended (minor version); removing or retyping one bumps the major.
+ *
+ * The runtime owns everything user-facing (handles, argument checks, caches);
+ * a plugin sees raw device indices, raw device pointers and opaque
+ * executables. Functions return tk_status; on failure the plugin's
+ * last_error() gives the thread's message. Plugins never exit or abort.
+ *
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TK_TK_PLUGIN_H_
+#define TK_TK_PLUGIN_H_
+
+#include "tk/tk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TK_PLUGIN_ABI_MAJOR 1u
+#define TK_PLUGIN_ABI_MINOR 0u
+
+/** One kernel argument as the compiled code sees it. */
+typedef enum tk_plugin_arg_type {
+  TK_PLUGIN_ARG_PTR = 0, /* a device address */
+  TK_PLUGIN_ARG_I32 = 1,
+  TK_PLUGIN_ARG_I64 = 2,
+  TK_PLUGIN_ARG_F32 = 3,
+  TK_PLUGIN_ARG_F64 = 4
+} tk_plugin_arg_type;
+
+/** What to compile: one verified, specialised tk module as MLIR bytecode. */
+typedef struct tk_plugin_compile_request {
+  size_t struct_size;
+  const void *module_bytecode; /* a builtin.module holding the entry tk.func */
+  size_t module_size;
+  const char *entry;           /* name of the tk.func */
+  int32_t num_warps;
+  int32_t num_stages;
+  int32_t device;              /* device index the code is for (its arch) */
+  const char *dump_dir;        /* non-NULL: write each stage's IR here */
+} tk_plugin_compile_request;
+
+/** The packaged binary; the plugin allocates `data`, binary_free releases it. */
+typedef struct tk_plugin_binary {
+  size_t struct_size;
+  void *data;
+  size_t size;
+  int32_t num_warps;
+  int32_t shared_memory_bytes;
+  int32_t registers_per_thread; /* 0 if unknown until load */
+} tk_plugin_binary;
+
+typedef struct tk_backend_interface {
+  size_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  const char *name;             /* "cpu", "cuda", ... */
+  /** A string identifying the compiler (cache key), e.g. "tk-cpu 1 llvm 22". */
+  const char *compiler_version;
+
+  const char *(*last_error)(void);
+
+  /** Opens the vendor library. TK_ERROR_NO_DEVICE when the plugin works but
+   *  finds no hardware; the compile entry points must still work then. */
+  tk_status (*initialize)(void);
+  tk_status (*device_count)(int32_t *out_count);
+  tk_status (*device_props)(int32_t device, tk_device_props *out);
+
+  tk_status (*mem_alloc)(int32_t device, size_t bytes, void **out_pointer);
+  tk_status (*mem_free)(int32_t device, void *pointer);
+  /* Copies; `stream` NULL is the default stream; they complete before
+   * returning (async copies may be added in a minor version). */
+  tk_status (*memcpy_host_to_device)(int32_t device, void *dst, const void *src,
+                                     size_t bytes);
+  tk_status (*memcpy_device_to_host)(int32_t device, void *dst, const void *src,
+                                     size_t bytes);
+  tk_status (*memcpy_device_to_device)(int32_t device, void *dst,
+                                       const void *src, size_t bytes);
+
+  tk_status (*stream_create)(int32_t device, void **out_stream);
+  tk_status (*stream_destroy)(int32_t device, void *stream);
+  tk_status (*stream_synchronize)(int32_t device, void *stream);
+  tk_status (*device_synchronize)(int32_t device);
+
+  /** Lowers and packages; may run without a device (NO_DEVICE validation). */
+  tk_status (*compile)(const tk_plugin_compile_request *request,
+                       tk_plugin_binary *out_binary);
+  void (*binary_free)(tk_plugin_binary *binary);
+  /** Checks a binary without running it (ptxas, spirv-val, object parsing). */
+  tk_status (*validate)(const void *binary, size_t size);
+
+  /** Loads a binary for `device`; `arg_types` is the signature. */
+  tk_status (*executable_load)(int32_t device, const void *binary, size_t size,
+                               const char *entry,
+                               const tk_plugin_arg_type *arg_types,
+                               size_t num_args, void **out_executable);
+  tk_status (*executable_unload)(void *executable);
+  /** Programs per compute unit (0 if the backend cannot tell). */
+  tk_status (*executable_occupancy)(void *executable, int32_t *out_programs);
+
+  /** Runs the grid. `args[i]` points at argument i's value (a void* for a
+   *  pointer), as cuLaunchKernel's kernelParams. Must not allocate. */
+  tk_status (*launch)(void *executable, const int32_t grid[3],
+                      void *const *args, void *stream);
+} tk_backend_interface;
+
+typedef const tk_backend_interface *(*tk_backend_get_interface_fn)(
+    uint32_t abi_major);
+
+/** Optional: the ABI version the plugin was built for, so the runtime can name
+ *  it when tk_backend_get_interface refuses. */
+typedef uint32_t (*tk_backend_abi_version_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TK_TK_PLUGIN_H_ */
