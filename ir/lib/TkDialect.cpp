@@ -1,4 +1,4 @@
-//===- TkDialect.cpp - the tk dialect, types and attributes ----------------===//
+//===- TkDialect.cpp - the tk dialect, types and attributes ---------------===//
 //
 // Registers the dialect, verifies the pointer type and the dialect attributes
 // (`tk.divisibility` on arguments, `tk.constexprs` on kernels).
@@ -61,7 +61,8 @@ ArrayRef<int64_t> tk::getShapeOrEmpty(Type type) {
 
 Type tk::withElementType(Type type, Type elementType) {
   if (auto tile = dyn_cast<RankedTensorType>(type))
-    return RankedTensorType::get(tile.getShape(), elementType);
+    return RankedTensorType::get(tile.getShape(), elementType,
+                                 tile.getEncoding());
   return elementType;
 }
 
@@ -70,7 +71,8 @@ Type tk::getLoadedType(Type ptrType) {
     return ptr.getPointeeType();
   if (auto tile = dyn_cast<RankedTensorType>(ptrType))
     if (auto ptr = dyn_cast<PtrType>(tile.getElementType()))
-      return RankedTensorType::get(tile.getShape(), ptr.getPointeeType());
+      return RankedTensorType::get(tile.getShape(), ptr.getPointeeType(),
+                                   tile.getEncoding());
   return ptrType;
 }
 
@@ -113,12 +115,13 @@ LogicalResult TkDialect::verifyRegionArgAttribute(Operation *op,
   if (!value || value.getInt() <= 0 || !llvm::isPowerOf2_64(value.getInt()))
     return op->emitError() << "'" << kDivisibilityAttrName << "' of argument "
                            << argIndex
-                           << " must be a positive power-of-two integer";
-  Type argType =
-      op->getRegion(regionIndex).getArgument(argIndex).getType();
+                           << " must be a positive power-of-two integer, not "
+                           << attr.getValue();
+  Type argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
   if (!isa<PtrType, IntegerType>(argType))
     return op->emitError() << "'" << kDivisibilityAttrName << "' of argument "
-                           << argIndex << " applies to pointers and integers, not "
+                           << argIndex
+                           << " applies to pointers and integers, not "
                            << argType;
   return success();
 }
@@ -128,12 +131,12 @@ LogicalResult TkDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kArgNamesAttrName) {
     auto func = dyn_cast<FuncOp>(op);
     if (!func)
-      return op->emitError() << "'" << kArgNamesAttrName
-                             << "' belongs on a tk.func";
+      return op->emitError()
+             << "'" << kArgNamesAttrName << "' belongs on a tk.func";
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
-      return op->emitError() << "'" << kArgNamesAttrName
-                             << "' must be an array of strings";
+      return op->emitError()
+             << "'" << kArgNamesAttrName << "' must be an array of strings";
     if (names.size() != func.getArgumentTypes().size())
       return op->emitError() << "'" << kArgNamesAttrName << "' names "
                              << names.size() << " arguments but the kernel has "
@@ -152,8 +155,8 @@ LogicalResult TkDialect::verifyOperationAttribute(Operation *op,
                            << "' must be a dictionary from name to value";
   for (NamedAttribute entry : dict)
     if (!isa<IntegerAttr, FloatAttr, BoolAttr>(entry.getValue()))
-      return op->emitError() << "constexpr '" << entry.getName().getValue()
-                             << "' must be an integer, float or bool, not "
-                             << entry.getValue();
+      return op->emitError()
+             << "constexpr '" << entry.getName().getValue()
+             << "' must be an integer, float or bool, not " << entry.getValue();
   return success();
 }

@@ -1,4 +1,4 @@
-//===- TkOps.cpp - tk operations: verifiers, builders, formats -------------===//
+//===- TkOps.cpp - tk operations: verifiers, builders, formats ------------===//
 //
 // Each verifier says what it expected, so a malformed kernel is rejected with
 // a located diagnostic before any pass or backend sees it.
@@ -51,15 +51,27 @@ LogicalResult verifySameShapeAsPtr(Operation *op, Type ptrType, Value value,
     return success();
   bool ptrIsTile = isa<RankedTensorType>(ptrType);
   bool valueIsTile = isa<RankedTensorType>(value.getType());
-  if (ptrIsTile != valueIsTile || getShapeOrEmpty(ptrType) !=
-                                      getShapeOrEmpty(value.getType())) {
-    auto diag = op->emitOpError() << what << " of shape "
-                                  << formatShape(getShapeOrEmpty(value.getType()))
-                                  << " does not match the pointer shape "
-                                  << formatShape(getShapeOrEmpty(ptrType));
-    return diag;
-  }
+  ArrayRef<int64_t> valueShape = getShapeOrEmpty(value.getType());
+  if (!ptrIsTile && valueIsTile)
+    return op->emitOpError() << "expected a scalar " << what
+                             << " like the pointer, not a tile of shape "
+                             << formatShape(valueShape);
+  if (ptrIsTile && (!valueIsTile || getShapeOrEmpty(ptrType) != valueShape))
+    return op->emitOpError()
+           << "expected " << what << " of shape "
+           << formatShape(getShapeOrEmpty(ptrType)) << " like the pointer, not "
+           << (valueIsTile ? "shape " + formatShape(valueShape) : "a scalar");
   return success();
+}
+
+/// Checks that `value` (if any) has the type `expected`, which the pointer
+/// operand determines. `what` names the operand, `why` the rule.
+LogicalResult verifyTypeFromPtr(Operation *op, Value value, Type expected,
+                                StringRef what, StringRef why) {
+  if (!value || value.getType() == expected)
+    return success();
+  return op->emitOpError() << what << " must be " << expected << " (" << why
+                           << "), not " << value.getType();
 }
 
 /// Shared checks of tk.load and tk.store: a block pointer takes a
@@ -76,9 +88,9 @@ LogicalResult verifyMemoryAccess(Operation *op, Type ptrType, Value mask,
     llvm::SmallSet<int32_t, 4> seen;
     for (int32_t dim : boundaryCheck) {
       if (dim < 0 || dim >= rank)
-        return op->emitOpError() << "boundary_check dimension " << dim
-                                 << " is out of range for a block of rank "
-                                 << rank;
+        return op->emitOpError()
+               << "boundary_check dimension " << dim
+               << " is out of range for a block of rank " << rank;
       if (!seen.insert(dim).second)
         return op->emitOpError()
                << "boundary_check lists dimension " << dim << " twice";
@@ -86,11 +98,10 @@ LogicalResult verifyMemoryAccess(Operation *op, Type ptrType, Value mask,
     return success();
   }
   if (!boundaryCheck.empty())
-    return op->emitOpError()
-           << "boundary_check applies to block pointers only";
+    return op->emitOpError() << "boundary_check applies to block pointers only";
   if (mask) {
     if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
-      return op->emitOpError() << "mask must be i1, not "
+      return op->emitOpError() << "mask must hold i1, not "
                                << getElementTypeOrSelf(mask.getType());
     return verifySameShapeAsPtr(op, ptrType, mask, "mask");
   }
@@ -179,25 +190,27 @@ LogicalResult NumProgramsOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  // The accessors return the bounds as unsigned; read them as the signed i32
+  // they are, so a negative start is not taken for a huge one.
+  int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
   if (end <= start)
     return emitOpError() << "end (" << end << ") must be greater than start ("
                          << start << ")";
   int64_t size = end - start;
   if (!llvm::isPowerOf2_64(size))
-    return emitOpError() << "range size " << size
-                         << " must be a power of two";
+    return emitOpError() << "range size " << size << " must be a power of two";
   auto type = getType();
-  if (type.getRank() != 1 || type.getDimSize(0) != size)
-    return emitOpError() << "result must be tensor<" << size
-                         << "xi32>, not " << type;
+  if (type.getRank() != 1 || type.getDimSize(0) != size) {
+    auto expected = RankedTensorType::get({size}, type.getElementType(),
+                                          type.getEncoding());
+    return emitOpError() << "result must be " << expected << ", not " << type;
+  }
   return success();
 }
 
 LogicalResult SplatOp::verify() {
   if (getType().getElementType() != getSrc().getType())
-    return emitOpError() << "result element type "
-                         << getType().getElementType()
+    return emitOpError() << "result element type " << getType().getElementType()
                          << " differs from the scalar's type "
                          << getSrc().getType();
   return success();
@@ -214,9 +227,8 @@ LogicalResult BroadcastOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto dst = getType();
   if (src.getElementType() != dst.getElementType())
-    return emitOpError() << "element type changes from "
-                         << src.getElementType() << " to "
-                         << dst.getElementType();
+    return emitOpError() << "element type changes from " << src.getElementType()
+                         << " to " << dst.getElementType();
   if (src.getRank() != dst.getRank())
     return emitOpError() << "rank changes from " << src.getRank() << " to "
                          << dst.getRank() << "; use tk.expand_dims first";
@@ -244,7 +256,8 @@ LogicalResult ExpandDimsOp::verify() {
                          << src.getRank();
   SmallVector<int64_t> shape(src.getShape());
   shape.insert(shape.begin() + axis, 1);
-  auto expected = RankedTensorType::get(shape, src.getElementType());
+  auto expected = RankedTensorType::get(shape, src.getElementType(),
+                                        getType().getEncoding());
   if (getType() != expected)
     return emitOpError() << "result must be " << expected << ", not "
                          << getType();
@@ -254,13 +267,12 @@ LogicalResult ExpandDimsOp::verify() {
 LogicalResult ReshapeOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   if (src.getElementType() != getType().getElementType())
-    return emitOpError() << "element type changes from "
-                         << src.getElementType() << " to "
-                         << getType().getElementType();
+    return emitOpError() << "element type changes from " << src.getElementType()
+                         << " to " << getType().getElementType();
   if (src.getNumElements() != getType().getNumElements())
-    return emitOpError() << "reshape from " << src.getNumElements()
-                         << " to " << getType().getNumElements()
-                         << " elements";
+    return emitOpError() << "result must have the " << src.getNumElements()
+                         << " elements of the source, not "
+                         << getType().getNumElements();
   return success();
 }
 
@@ -273,7 +285,8 @@ LogicalResult TransOp::verify() {
   SmallVector<int64_t> shape;
   for (int32_t d : order)
     shape.push_back(src.getDimSize(d));
-  auto expected = RankedTensorType::get(shape, src.getElementType());
+  auto expected = RankedTensorType::get(shape, src.getElementType(),
+                                        getType().getEncoding());
   if (getType() != expected)
     return emitOpError() << "result must be " << expected << ", not "
                          << getType();
@@ -282,9 +295,14 @@ LogicalResult TransOp::verify() {
 
 LogicalResult CatOp::verify() {
   auto src = cast<RankedTensorType>(getLhs().getType());
+  if (src.getRank() == 0)
+    return emitOpError() << "concatenates along dimension 0, so the operands "
+                            "must have rank 1 or more, not "
+                         << src;
   SmallVector<int64_t> shape(src.getShape());
   shape[0] *= 2;
-  auto expected = RankedTensorType::get(shape, src.getElementType());
+  auto expected = RankedTensorType::get(shape, src.getElementType(),
+                                        getType().getEncoding());
   if (getType() != expected)
     return emitOpError() << "result must be " << expected << ", not "
                          << getType();
@@ -295,7 +313,8 @@ LogicalResult JoinOp::verify() {
   auto src = cast<RankedTensorType>(getLhs().getType());
   SmallVector<int64_t> shape(src.getShape());
   shape.push_back(2);
-  auto expected = RankedTensorType::get(shape, src.getElementType());
+  auto expected = RankedTensorType::get(shape, src.getElementType(),
+                                        getType().getEncoding());
   if (getType() != expected)
     return emitOpError() << "result must be " << expected << ", not "
                          << getType();
@@ -307,8 +326,7 @@ LogicalResult JoinOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AddPtrOp::verify() {
-  return verifySameShapeAsPtr(*this, getPtr().getType(), getOffset(),
-                              "offset");
+  return verifySameShapeAsPtr(*this, getPtr().getType(), getOffset(), "offset");
 }
 
 OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
@@ -337,12 +355,20 @@ void LoadOp::build(OpBuilder &builder, OperationState &state, Value blockPtr,
 }
 
 LogicalResult LoadOp::verify() {
+  Type loaded = getLoadedType(getPtr().getType());
+  if (getType() != loaded)
+    return emitOpError() << "result must be " << loaded
+                         << " (the pointee type), not " << getType();
   if (getOther() && !getMask())
-    return emitOpError() << "'other' needs a mask";
+    return emitOpError() << "'other' needs a mask: it fills the lanes the "
+                            "mask turns off";
   if (getPadding() && getBoundaryCheck().empty())
     return emitOpError() << "padding needs a boundary_check";
-  return verifyMemoryAccess(*this, getPtr().getType(), getMask(),
-                            getBoundaryCheck());
+  if (failed(verifyMemoryAccess(*this, getPtr().getType(), getMask(),
+                                getBoundaryCheck())))
+    return failure();
+  return verifyTypeFromPtr(*this, getOther(), loaded, "other",
+                           "the type of the loaded value");
 }
 
 void LoadOp::getEffects(
@@ -356,6 +382,10 @@ void LoadOp::getEffects(
 }
 
 LogicalResult StoreOp::verify() {
+  if (failed(verifyTypeFromPtr(*this, getValue(),
+                               getLoadedType(getPtr().getType()), "value",
+                               "the pointee type")))
+    return failure();
   return verifyMemoryAccess(*this, getPtr().getType(), getMask(),
                             getBoundaryCheck());
 }
@@ -427,8 +457,7 @@ LogicalResult DotOp::verify() {
   int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
   if (b.getDimSize(0) != k)
     return emitOpError() << "expected b to have " << k
-                         << " rows (the columns of a), not "
-                         << b.getDimSize(0);
+                         << " rows (the columns of a), not " << b.getDimSize(0);
   if (c.getDimSize(0) != m || c.getDimSize(1) != n)
     return emitOpError() << "expected the accumulator to be " << m << "x" << n
                          << ", not " << c.getDimSize(0) << "x"
@@ -437,8 +466,8 @@ LogicalResult DotOp::verify() {
   bool bothFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElem) &&
                  isa<Float8E4M3FNType, Float8E5M2Type>(bElem);
   if (aElem != bElem && !bothFp8)
-    return emitOpError() << "operand element types differ: " << aElem
-                         << " and " << bElem;
+    return emitOpError() << "operand element types differ: " << aElem << " and "
+                         << bElem;
   if (!isAllowedDotPair(aElem, c.getElementType()))
     return emitOpError() << "cannot multiply " << aElem << " inputs into a "
                          << c.getElementType() << " accumulator";
@@ -449,8 +478,7 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
-SmallVector<int64_t> ReduceOp::reducedShape(ArrayRef<int64_t> shape,
-                                            int axis) {
+SmallVector<int64_t> ReduceOp::reducedShape(ArrayRef<int64_t> shape, int axis) {
   SmallVector<int64_t> result(shape);
   result.erase(result.begin() + axis);
   return result;
@@ -468,15 +496,15 @@ static void addCombinerBlock(OpBuilder &builder, OperationState &state,
       block->addArgument(getElementTypeOrSelf(src.getType()), state.location);
 }
 
-void ReduceOp::build(OpBuilder &builder, OperationState &state,
-                     ValueRange srcs, int axis) {
+void ReduceOp::build(OpBuilder &builder, OperationState &state, ValueRange srcs,
+                     int axis) {
   SmallVector<Type> resultTypes;
   for (Value src : srcs) {
     auto tile = cast<RankedTensorType>(src.getType());
     SmallVector<int64_t> shape = reducedShape(tile.getShape(), axis);
-    resultTypes.push_back(shape.empty() ? tile.getElementType()
-                                        : RankedTensorType::get(
-                                              shape, tile.getElementType()));
+    resultTypes.push_back(
+        shape.empty() ? tile.getElementType()
+                      : RankedTensorType::get(shape, tile.getElementType()));
   }
   state.addOperands(srcs);
   state.addTypes(resultTypes);
@@ -503,8 +531,8 @@ static LogicalResult verifyCombineOperands(Operation *op, ValueRange srcs,
     return op->emitOpError() << "needs at least one source tile";
   auto first = cast<RankedTensorType>(srcs.front().getType());
   if (axis >= first.getRank())
-    return op->emitOpError() << "axis " << axis
-                             << " is out of range for rank " << first.getRank();
+    return op->emitOpError() << "axis " << axis << " is out of range for rank "
+                             << first.getRank();
   for (Value src : srcs.drop_front())
     if (cast<RankedTensorType>(src.getType()).getShape() != first.getShape())
       return op->emitOpError() << "all sources must have the same shape";
@@ -520,11 +548,15 @@ static LogicalResult verifyCombineOperands(Operation *op, ValueRange srcs,
           ReduceOp::reducedShape(tile.getShape(), axis);
       expected = shape.empty()
                      ? tile.getElementType()
-                     : Type(RankedTensorType::get(shape, tile.getElementType()));
+                     : Type(RankedTensorType::get(
+                           shape, tile.getElementType(),
+                           isa<RankedTensorType>(result)
+                               ? cast<RankedTensorType>(result).getEncoding()
+                               : Attribute()));
     }
     if (result != expected)
-      return op->emitOpError() << "result " << index << " must be "
-                               << expected << ", not " << result;
+      return op->emitOpError() << "result " << index << " must be " << expected
+                               << ", not " << result;
   }
   return success();
 }
@@ -550,8 +582,7 @@ static LogicalResult verifyCombinerRegion(Operation *op, Region &region,
   Operation *terminator = block.getTerminator();
   if (terminator->getNumOperands() != elems.size())
     return op->emitOpError() << "combiner must return " << elems.size()
-                             << " values, not "
-                             << terminator->getNumOperands();
+                             << " values, not " << terminator->getNumOperands();
   for (auto [index, value] : llvm::enumerate(terminator->getOperands()))
     if (value.getType() != elems[index])
       return op->emitOpError() << "combiner result " << index << " must be "
@@ -601,8 +632,8 @@ static LogicalResult verifyAtomicValue(Operation *op, Value ptr, Value value,
                                        StringRef what) {
   Type expected = getLoadedType(ptr.getType());
   if (value.getType() != expected)
-    return op->emitOpError() << what << " must be " << expected << ", not "
-                             << value.getType();
+    return op->emitOpError()
+           << what << " must be " << expected << ", not " << value.getType();
   return success();
 }
 
@@ -611,12 +642,14 @@ LogicalResult AtomicRMWOp::verify() {
     return failure();
   if (getResult().getType() != getVal().getType())
     return emitOpError() << "result must have the value's type "
-                         << getVal().getType();
+                         << getVal().getType() << ", not "
+                         << getResult().getType();
   if (getMask()) {
     if (!getElementTypeOrSelf(getMask().getType()).isInteger(1))
-      return emitOpError() << "mask must be i1";
-    if (failed(verifySameShapeAsPtr(*this, getPtr().getType(), getMask(),
-                                    "mask")))
+      return emitOpError() << "mask must hold i1, not "
+                           << getElementTypeOrSelf(getMask().getType());
+    if (failed(
+            verifySameShapeAsPtr(*this, getPtr().getType(), getMask(), "mask")))
       return failure();
   }
   Type elem = getElementTypeOrSelf(getVal().getType());
@@ -662,8 +695,10 @@ LogicalResult AtomicCASOp::verify() {
     return failure();
   if (getResult().getType() != getVal().getType())
     return emitOpError() << "result must have the value's type "
-                         << getVal().getType();
-  unsigned width = getElementTypeOrSelf(getVal().getType()).getIntOrFloatBitWidth();
+                         << getVal().getType() << ", not "
+                         << getResult().getType();
+  unsigned width =
+      getElementTypeOrSelf(getVal().getType()).getIntOrFloatBitWidth();
   if (width != 16 && width != 32 && width != 64)
     return emitOpError() << "compare-and-swap works on 16-, 32- or 64-bit "
                             "values, not "

@@ -53,6 +53,13 @@ mlir::Type withElementType(mlir::Type type, mlir::Type elementType);
 /// or the pointee element for each pointer of a pointer tile.
 mlir::Type getLoadedType(mlir::Type ptrType);
 
+/// Comparator of the ODS `TypesMatchWith` constraints whose types the parser
+/// infers but whose check lives in the op's verifier: there the message can
+/// name the expected type, where ODS could only say that a constraint failed.
+struct CheckedInVerifier {
+  bool operator()(mlir::Type, mlir::Type) const { return true; }
+};
+
 } // namespace tk
 
 #endif // TK_IR_DIALECT_H_

@@ -11,6 +11,11 @@
 include "tk/ir/TkDialect.td"
 include "mlir/IR/EnumAttr.td"
 
+// Enums that sit in an op's attribute dictionary print as `#tk.padding<zero>`
+// (hence the `<` `>` format); the atomic kind and memory semantic are part of
+// the op syntax (`tk.atomic_rmw fadd, acq_rel, ...`) and print bare: they are
+// plain integer enum attributes (an EnumAttr would print with extra spaces).
+
 def Tk_InputPrecision : I32EnumAttr<"InputPrecision",
     "how a dot treats fp32 inputs", [
       I32EnumAttrCase<"IEEE", 0, "ieee">,
@@ -19,7 +24,9 @@ def Tk_InputPrecision : I32EnumAttr<"InputPrecision",
   let cppNamespace = "::tk";
   let genSpecializedAttr = 0;
 }
-def Tk_InputPrecisionAttr : EnumAttr<Tk_Dialect, Tk_InputPrecision, "input_precision">;
+def Tk_InputPrecisionAttr : EnumAttr<Tk_Dialect, Tk_InputPrecision, "input_precision"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 // ML-Triton's tiling hint: how the warps of a workgroup split a dot's result.
 def Tk_DotTiling : I32EnumAttr<"DotTiling", "how warps partition a dot", [
@@ -29,7 +36,9 @@ def Tk_DotTiling : I32EnumAttr<"DotTiling", "how warps partition a dot", [
   let cppNamespace = "::tk";
   let genSpecializedAttr = 0;
 }
-def Tk_DotTilingAttr : EnumAttr<Tk_Dialect, Tk_DotTiling, "tiling">;
+def Tk_DotTilingAttr : EnumAttr<Tk_Dialect, Tk_DotTiling, "tiling"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Tk_AtomicRMWKind : I32EnumAttr<"AtomicRMWKind", "atomic read-modify-write", [
       I32EnumAttrCase<"Add", 0, "add">,
@@ -43,9 +52,8 @@ def Tk_AtomicRMWKind : I32EnumAttr<"AtomicRMWKind", "atomic read-modify-write", 
       I32EnumAttrCase<"Xor", 8, "xor">,
       I32EnumAttrCase<"Xchg", 9, "xchg">]> {
   let cppNamespace = "::tk";
-  let genSpecializedAttr = 0;
+  let genSpecializedAttr = 1;
 }
-def Tk_AtomicRMWKindAttr : EnumAttr<Tk_Dialect, Tk_AtomicRMWKind, "atomic_kind">;
 
 def Tk_MemSemantic : I32EnumAttr<"MemSemantic", "memory ordering of an atomic", [
       I32EnumAttrCase<"Relaxed", 0, "relaxed">,
@@ -53,9 +61,8 @@ def Tk_MemSemantic : I32EnumAttr<"MemSemantic", "memory ordering of an atomic", 
       I32EnumAttrCase<"Release", 2, "release">,
       I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
   let cppNamespace = "::tk";
-  let genSpecializedAttr = 0;
+  let genSpecializedAttr = 1;
 }
-def Tk_MemSemanticAttr : EnumAttr<Tk_Dialect, Tk_MemSemantic, "sem">;
 
 def Tk_RoundingMode : I32EnumAttr<"RoundingMode", "float rounding mode", [
       I32EnumAttrCase<"RTNE", 0, "rtne">,
@@ -63,7 +70,9 @@ def Tk_RoundingMode : I32EnumAttr<"RoundingMode", "float rounding mode", [
   let cppNamespace = "::tk";
   let genSpecializedAttr = 0;
 }
-def Tk_RoundingModeAttr : EnumAttr<Tk_Dialect, Tk_RoundingMode, "rounding">;
+def Tk_RoundingModeAttr : EnumAttr<Tk_Dialect, Tk_RoundingMode, "rounding"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Tk_PaddingOption : I32EnumAttr<"PaddingOption",
     "value of out-of-bounds elements of a block load", [
@@ -72,6 +81,8 @@ def Tk_PaddingOption : I32EnumAttr<"PaddingOption",
   let cppNamespace = "::tk";
   let genSpecializedAttr = 0;
 }
-def Tk_PaddingOptionAttr : EnumAttr<Tk_Dialect, Tk_PaddingOption, "padding">;
+def Tk_PaddingOptionAttr : EnumAttr<Tk_Dialect, Tk_PaddingOption, "padding"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 #endif // TK_IR_TKATTRS_TD

@@ -236,17 +236,21 @@ def Tk_AddPtrOp : Tk_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
   let hasFolder = 1;
 }
 
+// The TypesMatchWith constraints of tk.load and tk.store let the parser infer
+// the result, mask and other types from the pointer's. Their checks live in
+// the ops' verifiers (comparator ::tk::CheckedInVerifier), which name the type
+// they expected; the size guards only keep ODS from reading an absent operand.
 def Tk_LoadOp : Tk_Op<"load", [
     AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TypesMatchWith<"result is the pointee of the pointers", "ptr", "result",
-                   "::tk::getLoadedType($_self)">,
+                   "::tk::getLoadedType($_self)", "::tk::CheckedInVerifier()">,
     TypesMatchWith<"mask is an i1 tile of the pointer tile's shape", "ptr", "mask",
                    "::tk::withElementType($_self, ::mlir::IntegerType::get($_self.getContext(), 1))",
-                   "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+                   "($_op.getOperands().size() <= 1) || ::tk::CheckedInVerifier()">,
     TypesMatchWith<"other has the type of the loaded value", "ptr", "other",
                    "::tk::getLoadedType($_self)",
-                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
+                   "($_op.getOperands().size() <= 2) || ::tk::CheckedInVerifier()">]> {
   let summary = "masked gather from a pointer tile or a block pointer";
   let description = [{
     Lanes where `mask` is false never touch memory; they yield `other`
@@ -281,10 +285,10 @@ def Tk_LoadOp : Tk_Op<"load", [
 def Tk_StoreOp : Tk_Op<"store", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TypesMatchWith<"value has the pointee type of the pointers", "ptr", "value",
-                   "::tk::getLoadedType($_self)">,
+                   "::tk::getLoadedType($_self)", "::tk::CheckedInVerifier()">,
     TypesMatchWith<"mask is an i1 tile of the pointer tile's shape", "ptr", "mask",
                    "::tk::withElementType($_self, ::mlir::IntegerType::get($_self.getContext(), 1))",
-                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
+                   "($_op.getOperands().size() <= 2) || ::tk::CheckedInVerifier()">]> {
   let summary = "masked scatter to a pointer tile or a block pointer";
   let description = [{
     Lanes where `mask` is false never touch memory.
@@ -310,7 +314,7 @@ def Tk_MakeBlockPtrOp : Tk_Op<"make_block_ptr", [Pure, AttrSizedOperandSegments]
     from the fastest-varying to the slowest.
     ```mlir
     %bp = tk.make_block_ptr %base, [%M, %K], [%sm, %sk], [%o0, %o1]
-        {order = array<i32: 1, 0>} : !tk.ptr<tensor<64x32xf16>>
+        {order = array<i32: 1, 0>} : !tk.ptr<f16> -> !tk.ptr<tensor<64x32xf16>>
     ```
   }];
   let arguments = (ins Tk_ScalarPtr:$base, Variadic<I64>:$shape,
@@ -319,7 +323,7 @@ def Tk_MakeBlockPtrOp : Tk_Op<"make_block_ptr", [Pure, AttrSizedOperandSegments]
   let results = (outs Tk_BlockPtr:$result);
   let assemblyFormat = [{
     $base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]`
-    attr-dict `:` type($base) `->` type($result)
+    attr-dict `:` qualified(type($base)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }
@@ -333,7 +337,8 @@ def Tk_AdvanceOp : Tk_Op<"advance", [Pure, AllTypesMatch<["ptr", "result"]>]> {
   }];
   let arguments = (ins Tk_BlockPtr:$ptr, Variadic<I32>:$offsets);
   let results = (outs Tk_BlockPtr:$result);
-  let assemblyFormat = "$ptr `,` `[` $offsets `]` attr-dict `:` type($result)";
+  let assemblyFormat =
+      "$ptr `,` `[` $offsets `]` attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
@@ -465,7 +470,7 @@ def Tk_AtomicRMWOp : Tk_Op<"atomic_rmw", [
         : (tensor<128x!tk.ptr<f32>>, tensor<128xf32>, tensor<128xi1>) -> tensor<128xf32>
     ```
   }];
-  let arguments = (ins Tk_AtomicRMWKindAttr:$kind, Tk_MemSemanticAttr:$sem,
+  let arguments = (ins Tk_AtomicRMWKind:$kind, Tk_MemSemantic:$sem,
                        Tk_PtrLike:$ptr, Tk_Type:$val, Optional<Tk_BoolLike>:$mask);
   let results = (outs Tk_Type:$result);
   let assemblyFormat = [{
@@ -484,7 +489,7 @@ def Tk_AtomicCASOp : Tk_Op<"atomic_cas", [
         : (!tk.ptr<i32>, i32, i32) -> i32
     ```
   }];
-  let arguments = (ins Tk_MemSemanticAttr:$sem, Tk_PtrLike:$ptr, Tk_Type:$cmp,
+  let arguments = (ins Tk_MemSemantic:$sem, Tk_PtrLike:$ptr, Tk_Type:$cmp,
                        Tk_Type:$val);
   let results = (outs Tk_Type:$result);
   let assemblyFormat = [{

@@ -55,10 +55,13 @@ def Tk_Elem : AnyTypeOf<[Tk_Float, Tk_Int, Tk_ScalarPtr], "tk element">;
 // Tiles
 //===----------------------------------------------------------------------===//
 
-// Tiles are the builtin ranked tensors with a static shape.
+// Tiles are the builtin ranked tensors with a static shape. The summary names
+// the element types so that an operand error says which tile was expected.
 class Tk_TileOf<list<Type> elems> :
     AllOfType<[StaticShapeTensorOf<elems>, RankedTensorOf<elems>],
-              "statically shaped tile", "::mlir::RankedTensorType">;
+              "statically shaped tile of " #
+                  !interleave(!foreach(t, elems, t.summary), " or "),
+              "::mlir::RankedTensorType">;
 
 def Tk_FloatTile : Tk_TileOf<[Tk_Float]>;
 def Tk_IntTile : Tk_TileOf<[Tk_Int]>;
