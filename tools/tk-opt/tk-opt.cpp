@@ -1,10 +1,12 @@
-//===- tk-opt.cpp - parse, verify, transform and print tk IR ---------------===//
+//===- tk-opt.cpp - parse, verify, transform and print tk IR --------------===//
 //
 // The mlir-opt of tk: every tk pass and the upstream passes a pipeline needs
 // are registered, so any stage of the lowering can be run and printed alone.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -16,6 +18,11 @@ int main(int argc, char **argv) {
   tk::registerTkDialects(registry);
   // Upstream cleanups (canonicalize, cse, ...) so pipelines can mix them in.
   mlir::registerTransformsPasses();
+  // Layouts and the warp and intrinsic levels (tk-assign-layouts, ...).
+  tk::registerWarpDialect(registry);
+  tk::registerTransformsPasses();
+  // Conversions out of tk (tk-convert-to-loops).
+  tk::registerConversionPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tk optimizer driver\n", registry));
 }

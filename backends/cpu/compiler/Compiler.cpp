@@ -1,0 +1,328 @@
+//===- Compiler.cpp - tk module to a host object file -----------*- C++ -*-===//
+//
+// Parses the tk module, lowers it with tk-convert-to-loops and the upstream
+// conversions to the LLVM dialect, translates to LLVM IR, optimises at O3 for
+// the host CPU and emits an ELF object. Every stage can be dumped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "compiler/Passes.h"
+#include "tk/core/Conversion/Passes.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace tk::cpu {
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
+
+namespace {
+
+/// Writes `text` to `<dir>/<name>` when dumping is on; failures are ignored
+/// (dumps are a debugging aid, never a reason to fail a compile).
+void dumpStage(const std::string &dir, llvm::StringRef name,
+               llvm::function_ref<void(llvm::raw_ostream &)> print) {
+  if (dir.empty())
+    return;
+  llvm::sys::fs::create_directories(dir);
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (!ec)
+    print(os);
+}
+
+/// Records the pass that failed so the error message can name it.
+struct FailedPassRecorder : public PassInstrumentation {
+  std::string *name;
+  explicit FailedPassRecorder(std::string *name) : name(name) {}
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    *name = pass->getArgument().str();
+    if (name->empty())
+      *name = pass->getName().str();
+  }
+};
+
+/// Runs `pipeline` (textual) on `module`, or explains why not.
+LogicalResult runPipeline(ModuleOp module, llvm::StringRef pipeline,
+                          std::string &failedPass, std::string &error) {
+  PassManager pm(module->getContext());
+  FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline);
+  if (failed(parsed)) {
+    error = "internal error: bad pass pipeline '" + pipeline.str() + "'";
+    return failure();
+  }
+  // Assign (not the two-argument parse, which nests and may do nothing).
+  static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failedPass));
+  return pm.run(module);
+}
+
+void registerPassesOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    tk::registerConversionPasses();
+    tk::cpu::registerCpuPasses();
+    registerCanonicalizerPass();
+    registerCSEPass();
+    registerSCFToControlFlowPass();
+    arith::registerArithExpandOpsPass();
+    registerConvertMathToLLVMPass();
+    registerConvertMathToLibmPass();
+    registerFinalizeMemRefToLLVMConversionPass();
+    registerArithToLLVMConversionPass();
+    registerConvertControlFlowToLLVMPass();
+    registerConvertFuncToLLVMPass();
+    registerReconcileUnrealizedCastsPass();
+  });
+}
+
+/// The stages after the tk input, as textual pipelines on builtin.module.
+constexpr const char *kLoopsPipeline =
+    "builtin.module(tk-convert-to-loops, canonicalize, cse)";
+constexpr const char *kLLVMPipeline =
+    "builtin.module(tk-cpu-approximate-math, tk-cpu-add-launch-wrapper, "
+    "convert-scf-to-cf, arith-expand, convert-math-to-llvm, "
+    "convert-math-to-libm, finalize-memref-to-llvm, convert-arith-to-llvm, "
+    "convert-cf-to-llvm, convert-func-to-llvm, reconcile-unrealized-casts)";
+
+} // namespace
+
+tk_status compileToObject(const CompileInput &input, std::string &object,
+                          std::string &error) {
+  initializeNativeTarget();
+  registerPassesOnce();
+
+  DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,
+                  cf::ControlFlowDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  // One compile, one thread: the runtime compiles kernels concurrently.
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << diag.getLocation() << ": ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    default:
+      os << "note: ";
+      break;
+    }
+    os << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      os << "  " << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+
+  // Verified below, once the ops sit in their module: the bytecode reader
+  // would verify the kernel before its parent module exists.
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      llvm::StringRef(static_cast<const char *>(input.module), input.size),
+      config, "kernel");
+  if (!module || failed(verify(*module))) {
+    error =
+        "tk-cpu: the kernel module does not parse or verify:\n" + diagnostics;
+    return TK_ERROR_INVALID_IR;
+  }
+  if (!input.entry.empty() && !module->lookupSymbol<tk::FuncOp>(input.entry)) {
+    error = "tk-cpu: no tk.func named '" + input.entry + "' in the module";
+    return TK_ERROR_NOT_FOUND;
+  }
+  dumpStage(input.dumpDir, "0-tk.mlir",
+            [&](llvm::raw_ostream &os) { module->print(os); });
+
+  std::string failedPass;
+  if (failed(runPipeline(*module, kLoopsPipeline, failedPass, error))) {
+    error = "tk-cpu: lowering to loops failed in pass '" + failedPass + "':\n" +
+            diagnostics + error;
+    return diagnostics.find("does not support") != std::string::npos ||
+                   diagnostics.find("not supported") != std::string::npos
+               ? TK_ERROR_UNSUPPORTED
+               : TK_ERROR_COMPILATION;
+  }
+  dumpStage(input.dumpDir, "1-loops.mlir",
+            [&](llvm::raw_ostream &os) { module->print(os); });
+
+  if (failed(runPipeline(*module, kLLVMPipeline, failedPass, error))) {
+    error = "tk-cpu: lowering to the LLVM dialect failed in pass '" +
+            failedPass + "':\n" + diagnostics + error;
+    return TK_ERROR_COMPILATION;
+  }
+  dumpStage(input.dumpDir, "2-llvm-dialect.mlir",
+            [&](llvm::raw_ostream &os) { module->print(os); });
+
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    error = "tk-cpu: cannot describe the host CPU: " +
+            llvm::toString(builder.takeError());
+    return TK_ERROR_COMPILATION;
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  auto machine = builder->createTargetMachine();
+  if (!machine) {
+    error = "tk-cpu: no LLVM target for the host: " +
+            llvm::toString(machine.takeError());
+    return TK_ERROR_COMPILATION;
+  }
+  llvm::TargetMachine &tm = **machine;
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, "tk_kernel");
+  if (!llvmModule) {
+    error = "tk-cpu: translation to LLVM IR failed:\n" + diagnostics;
+    return TK_ERROR_COMPILATION;
+  }
+  llvmModule->setDataLayout(tm.createDataLayout());
+  llvmModule->setTargetTriple(tm.getTargetTriple());
+  std::string cpu = tm.getTargetCPU().str();
+  std::string features = tm.getTargetFeatureString().str();
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    // The vectoriser's cost model reads the subtarget from these.
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      f.addFnAttr("target-features", features);
+  }
+  dumpStage(input.dumpDir, "3-llvm-ir.ll",
+            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(&tm);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm =
+        pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(*llvmModule, mam);
+  }
+  if (llvm::verifyModule(*llvmModule, &llvm::errs())) {
+    error = "tk-cpu: LLVM IR does not verify after optimisation";
+    return TK_ERROR_COMPILATION;
+  }
+  dumpStage(input.dumpDir, "4-llvm-ir-opt.ll",
+            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+
+  auto emit = [&](llvm::CodeGenFileType type,
+                  llvm::SmallVectorImpl<char> &out) -> bool {
+    llvm::raw_svector_ostream os(out);
+    llvm::legacy::PassManager codegen;
+    if (tm.addPassesToEmitFile(codegen, os, nullptr, type))
+      return false;
+    codegen.run(*llvmModule);
+    return true;
+  };
+  if (!input.dumpDir.empty()) {
+    // Code generation mutates nothing we need, but emit the assembly from a
+    // clone so the object comes from the same optimised module.
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*llvmModule);
+    llvm::SmallVector<char, 0> assembly;
+    llvm::raw_svector_ostream os(assembly);
+    llvm::legacy::PassManager codegen;
+    if (!tm.addPassesToEmitFile(codegen, os, nullptr,
+                                llvm::CodeGenFileType::AssemblyFile)) {
+      codegen.run(*copy);
+      dumpStage(input.dumpDir, "5-host.s", [&](llvm::raw_ostream &out) {
+        out << llvm::StringRef(assembly.data(), assembly.size());
+      });
+    }
+  }
+  llvm::SmallVector<char, 0> buffer;
+  if (!emit(llvm::CodeGenFileType::ObjectFile, buffer)) {
+    error = "tk-cpu: the host target cannot emit object files";
+    return TK_ERROR_COMPILATION;
+  }
+  object.assign(buffer.data(), buffer.size());
+  return TK_SUCCESS;
+}
+
+tk_status validateObject(const void *data, size_t size, std::string &error) {
+  if (!data || size == 0) {
+    error = "tk-cpu: empty binary";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  llvm::MemoryBufferRef ref(
+      llvm::StringRef(static_cast<const char *>(data), size), "tk-kernel");
+  auto file = llvm::object::ObjectFile::createObjectFile(ref);
+  if (!file) {
+    error = "tk-cpu: the binary is not an object file: " +
+            llvm::toString(file.takeError());
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
+    auto name = symbol.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (name->ends_with(kLaunchSuffix))
+      return TK_SUCCESS;
+  }
+  error = "tk-cpu: the object file has no *_tk_launch entry point";
+  return TK_ERROR_INVALID_ARGUMENT;
+}
+
+} // namespace tk::cpu

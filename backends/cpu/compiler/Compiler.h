@@ -1,0 +1,44 @@
+//===- Compiler.h - tk module to a host object file -------------*- C++ -*-===//
+//
+// The CPU backend's compile pipeline: tk → loops → LLVM dialect → LLVM IR →
+// O3 for the host CPU → relocatable object in memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_CPU_COMPILER_COMPILER_H_
+#define TK_BACKENDS_CPU_COMPILER_COMPILER_H_
+
+#include "tk/tk.h"
+
+#include <string>
+
+namespace tk::cpu {
+
+/// What to compile: a tk module as MLIR bytecode or text.
+struct CompileInput {
+  const void *module = nullptr;
+  size_t size = 0;
+  /// The kernel the caller will launch; it must exist in the module.
+  std::string entry;
+  /// Non-empty: write each stage's IR into this folder.
+  std::string dumpDir;
+};
+
+/// Compiles `input` to an ELF relocatable object for the host CPU. On failure
+/// returns the status and fills `error` with the diagnostics (and the stage
+/// or pass that failed).
+tk_status compileToObject(const CompileInput &input, std::string &object,
+                          std::string &error);
+
+/// Checks that `object` is a relocatable object with a launch entry point.
+tk_status validateObject(const void *object, size_t size, std::string &error);
+
+/// The host CPU's name as LLVM knows it ("znver5", "skylake-avx512").
+std::string hostCpuName();
+
+/// Initialises LLVM's native target once per process.
+void initializeNativeTarget();
+
+} // namespace tk::cpu
+
+#endif // TK_BACKENDS_CPU_COMPILER_COMPILER_H_

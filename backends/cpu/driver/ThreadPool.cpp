@@ -1,0 +1,108 @@
+//===- ThreadPool.cpp - persistent workers that run a grid ------*- C++ -*-===//
+//
+// Workers sleep on a condition variable; a launch publishes the job, wakes
+// them, and everyone (the caller too) takes chunks of program ids from one
+// atomic counter until the grid is exhausted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/ThreadPool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+namespace tk::cpu {
+
+namespace {
+/// Workers run kernels whose tiles live on the stack (matmul accumulators of
+/// 64 KiB and more), so they get a generous stack.
+constexpr size_t kWorkerStackBytes = 64u << 20;
+} // namespace
+
+ThreadPool &ThreadPool::get() {
+  // Never destroyed: workers may still be parked at exit, and the plugin is
+  // linked with -z nodelete so its code outlives dlclose.
+  static ThreadPool *pool = [] {
+    int threads = static_cast<int>(std::thread::hardware_concurrency());
+    if (const char *env = std::getenv("TK_CPU_THREADS"))
+      threads = std::atoi(env);
+    return new ThreadPool(std::max(1, threads));
+  }();
+  return *pool;
+}
+
+ThreadPool::ThreadPool(int threads) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kWorkerStackBytes);
+  for (int i = 1; i < threads; ++i) {
+    pthread_t thread;
+    if (pthread_create(&thread, &attr, &ThreadPool::workerMain, this) == 0)
+      workers.push_back(thread);
+  }
+  pthread_attr_destroy(&attr);
+}
+
+void *ThreadPool::workerMain(void *self) {
+  auto *pool = static_cast<ThreadPool *>(self);
+  uint64_t seen = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(pool->mutex);
+      pool->wake.wait(lock, [&] { return pool->generation != seen; });
+      seen = pool->generation;
+    }
+    pool->work();
+    std::lock_guard<std::mutex> lock(pool->mutex);
+    if (--pool->busy == 0)
+      pool->done.notify_one();
+  }
+  return nullptr;
+}
+
+void ThreadPool::work() {
+  const int64_t gx = grid[0], gy = grid[1];
+  const int32_t nx = grid[0], ny = grid[1], nz = grid[2];
+  while (true) {
+    int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+    if (begin >= total)
+      return;
+    int64_t end = std::min(total, begin + chunk);
+    for (int64_t pid = begin; pid < end; ++pid) {
+      int32_t x = static_cast<int32_t>(pid % gx);
+      int32_t y = static_cast<int32_t>((pid / gx) % gy);
+      int32_t z = static_cast<int32_t>(pid / (gx * gy));
+      fn(args, x, y, z, nx, ny, nz);
+    }
+  }
+}
+
+void ThreadPool::run(LaunchFn launchFn, void *const *launchArgs,
+                     const int32_t launchGrid[3]) {
+  std::lock_guard<std::mutex> serial(launchMutex);
+  int64_t count = int64_t(launchGrid[0]) * launchGrid[1] * launchGrid[2];
+  fn = launchFn;
+  args = launchArgs;
+  std::copy(launchGrid, launchGrid + 3, grid);
+  total = count;
+  // About eight chunks per thread: small enough to balance uneven programs,
+  // large enough that the shared counter is not contended.
+  chunk = std::max<int64_t>(1, count / (int64_t(size()) * 8));
+  next.store(0, std::memory_order_relaxed);
+  if (count <= 1 || workers.empty()) {
+    work();
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    busy = static_cast<int>(workers.size());
+    ++generation;
+  }
+  wake.notify_all();
+  work();
+  std::unique_lock<std::mutex> lock(mutex);
+  done.wait(lock, [&] { return busy == 0; });
+}
+
+} // namespace tk::cpu

@@ -1,0 +1,256 @@
+//===- plugin.cpp - the CPU backend's plugin interface ----------*- C++ -*-===//
+//
+// Exports tk_backend_get_interface for libtk_backend_cpu.so: one device (the
+// host), host memory as device memory, synchronous streams, kernels compiled
+// to host objects and run on a thread pool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "driver/Device.h"
+#include "driver/Executable.h"
+#include "driver/ThreadPool.h"
+#include "tk/tk_plugin.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#define TK_CPU_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+thread_local std::string lastError;
+
+tk_status fail(tk_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+tk_status checkDevice(int32_t device) {
+  if (device != 0)
+    return fail(TK_ERROR_NOT_FOUND,
+                "tk-cpu: device " + std::to_string(device) +
+                    " does not exist (the CPU is device 0)");
+  return TK_SUCCESS;
+}
+
+const char *cpuLastError() { return lastError.c_str(); }
+
+tk_status cpuInitialize() { return TK_SUCCESS; }
+
+tk_status cpuDeviceCount(int32_t *out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: out_count is NULL");
+  *out = 1;
+  return TK_SUCCESS;
+}
+
+tk_status cpuDeviceProps(int32_t device, tk_device_props *out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!out || out->struct_size == 0)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: device_props needs a struct with struct_size set");
+  tk::cpu::queryDevice(out);
+  return TK_SUCCESS;
+}
+
+tk_status cpuMemAlloc(int32_t device, size_t bytes, void **out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: out_pointer is NULL");
+  // 64-byte aligned (a cache line, an AVX-512 vector); aligned_alloc wants
+  // a multiple of the alignment.
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void *pointer = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!pointer)
+    return fail(TK_ERROR_OUT_OF_MEMORY,
+                "tk-cpu: cannot allocate " + std::to_string(bytes) + " bytes");
+  *out = pointer;
+  return TK_SUCCESS;
+}
+
+tk_status cpuMemFree(int32_t device, void *pointer) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  std::free(pointer);
+  return TK_SUCCESS;
+}
+
+tk_status cpuMemcpy(int32_t device, void *dst, const void *src, size_t bytes) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (bytes && (!dst || !src))
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: memcpy with a NULL pointer");
+  if (bytes)
+    std::memmove(dst, src, bytes);
+  return TK_SUCCESS;
+}
+
+/// Streams execute synchronously: work is done when the call returns, so a
+/// stream is only a token.
+char streamToken;
+
+tk_status cpuStreamCreate(int32_t device, void **out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: out_stream is NULL");
+  *out = &streamToken;
+  return TK_SUCCESS;
+}
+
+tk_status cpuStreamDestroy(int32_t device, void *) {
+  return checkDevice(device);
+}
+tk_status cpuStreamSynchronize(int32_t device, void *) {
+  return checkDevice(device);
+}
+tk_status cpuDeviceSynchronize(int32_t device) { return checkDevice(device); }
+
+tk_status cpuCompile(const tk_plugin_compile_request *request,
+                     tk_plugin_binary *out) {
+  if (!request || !out || !request->module_bytecode ||
+      request->module_size == 0)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: compile needs a request with a module and an output");
+  tk::cpu::CompileInput input;
+  input.module = request->module_bytecode;
+  input.size = request->module_size;
+  input.entry = request->entry ? request->entry : "";
+  input.dumpDir = request->dump_dir ? request->dump_dir : "";
+  std::string object, error;
+  tk_status status = tk::cpu::compileToObject(input, object, error);
+  if (status != TK_SUCCESS)
+    return fail(status, error);
+  void *data = std::malloc(object.size());
+  if (!data)
+    return fail(TK_ERROR_OUT_OF_MEMORY, "tk-cpu: no memory for the binary");
+  std::memcpy(data, object.data(), object.size());
+  if (out->struct_size == 0)
+    out->struct_size = sizeof(*out);
+  out->data = data;
+  out->size = object.size();
+  out->num_warps = request->num_warps;
+  out->shared_memory_bytes = 0;
+  out->registers_per_thread = 0;
+  return TK_SUCCESS;
+}
+
+void cpuBinaryFree(tk_plugin_binary *binary) {
+  if (!binary)
+    return;
+  std::free(binary->data);
+  binary->data = nullptr;
+  binary->size = 0;
+}
+
+tk_status cpuValidate(const void *binary, size_t size) {
+  std::string error;
+  tk_status status = tk::cpu::validateObject(binary, size, error);
+  if (status != TK_SUCCESS)
+    return fail(status, error);
+  return TK_SUCCESS;
+}
+
+tk_status cpuExecutableLoad(int32_t device, const void *binary, size_t size,
+                            const char *entry,
+                            const tk_plugin_arg_type *argTypes, size_t numArgs,
+                            void **out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!binary || !size || !entry || !out || (numArgs && !argTypes))
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: executable_load needs a binary, an entry and an "
+                "output");
+  std::unique_ptr<tk::cpu::Executable> executable;
+  std::string error;
+  if (tk_status status =
+          tk::cpu::loadExecutable(binary, size, entry, executable, error))
+    return fail(status, error);
+  executable->argTypes.assign(argTypes, argTypes + numArgs);
+  *out = executable.release();
+  return TK_SUCCESS;
+}
+
+tk_status cpuExecutableUnload(void *executable) {
+  delete static_cast<tk::cpu::Executable *>(executable);
+  return TK_SUCCESS;
+}
+
+tk_status cpuExecutableOccupancy(void *executable, int32_t *out) {
+  if (!executable || !out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: occupancy needs an "
+                                           "executable and an output");
+  // One program at a time per hardware thread.
+  *out = 1;
+  return TK_SUCCESS;
+}
+
+tk_status cpuLaunch(void *executable, const int32_t grid[3], void *const *args,
+                    void *stream) {
+  auto *exe = static_cast<tk::cpu::Executable *>(executable);
+  if (!exe || !grid)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: launch needs an "
+                                           "executable and a grid");
+  if (grid[0] < 1 || grid[1] < 1 || grid[2] < 1)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: grid (" + std::to_string(grid[0]) + ", " +
+                    std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
+                    ") has a dimension below 1");
+  if (!exe->argTypes.empty() && !args)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: launch without arguments");
+  tk::cpu::ThreadPool::get().run(exe->launch, args, grid);
+  return TK_SUCCESS;
+}
+
+const tk_backend_interface kInterface = {
+    /*struct_size=*/sizeof(tk_backend_interface),
+    /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
+    /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
+    /*name=*/"cpu",
+    /*compiler_version=*/"tk-cpu 1 llvm " LLVM_VERSION_STRING,
+    cpuLastError,
+    cpuInitialize,
+    cpuDeviceCount,
+    cpuDeviceProps,
+    cpuMemAlloc,
+    cpuMemFree,
+    cpuMemcpy,
+    cpuMemcpy,
+    cpuMemcpy,
+    cpuStreamCreate,
+    cpuStreamDestroy,
+    cpuStreamSynchronize,
+    cpuDeviceSynchronize,
+    cpuCompile,
+    cpuBinaryFree,
+    cpuValidate,
+    cpuExecutableLoad,
+    cpuExecutableUnload,
+    cpuExecutableOccupancy,
+    cpuLaunch,
+};
+
+} // namespace
+
+TK_CPU_EXPORT const tk_backend_interface *
+tk_backend_get_interface(uint32_t abi_major) {
+  if (abi_major != TK_PLUGIN_ABI_MAJOR) {
+    lastError = "tk-cpu: built for plugin ABI " +
+                std::to_string(TK_PLUGIN_ABI_MAJOR) + ", asked for " +
+                std::to_string(abi_major);
+    return nullptr;
+  }
+  return &kInterface;
+}
+
+TK_CPU_EXPORT uint32_t tk_backend_abi_version(void) {
+  return TK_PLUGIN_ABI_MAJOR;
+}

@@ -1,0 +1,55 @@
+//===- Passes.td - tk conversion passes ---------------------*- tablegen -*-===//
+//
+// Conversions that take tile ops out of the tk dialect. Shared by the
+// backends that generate LLVM IR from scalar loop nests (the CPU backend, and
+// any backend's single-lane reference path).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_PASSES_TD
+#define TK_CORE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
+  let summary = "lower tile ops to scalar loop nests over stack buffers";
+  let description = [{
+    Rewrites every `tk.func` into a `func.func` that computes its tiles with
+    `scf.for` loop nests over scalars. Pointers become `!llvm.ptr` and memory
+    accesses `llvm.load` / `llvm.store` / `llvm.atomicrmw` under `scf.if` on
+    the mask, so masked-off lanes never touch memory.
+
+    Element-wise tile ops (arith, math, splat, make_range, broadcast,
+    expand_dims, trans, reshape, addptr, loads) are not given buffers: each
+    is recomputed, element by element, inside the loop of the op that
+    consumes it (a store, a reduction, a dot operand, a loop-carried value).
+    A tile is kept in a stack buffer (`memref.alloca` at function entry) only
+    when it is used twice, used in another region, replicated by a
+    broadcast, produced by a reduction, scan or dot, or is a load that a
+    write could overtake. A load may fuse into the store that consumes it
+    (`fuse-loads-into-stores`, on by default): each lane still reads before
+    it writes, but lanes are interleaved, so a program whose store overwrites
+    what *another lane* of the same tile loads sees the new value. On a GPU
+    such a program races between warps anyway; turn the option off to read
+    every tile completely before any lane is written.
+
+    The kernel gets six trailing i32 arguments: program ids x, y, z and
+    numbers of programs x, y, z. `tk.reduce` uses 16 partial accumulators
+    along the innermost axis so that LLVM can vectorise it without
+    reassociating floats; `tk.dot` is an i-k-j loop nest whose inner loop
+    runs along contiguous rows (f16/bf16 inputs are widened; an f16
+    accumulator is kept in f32 and rounded once).
+  }];
+  let options = [
+    Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
+           /*default=*/"true",
+           "compute loaded tiles inside the loop of the store that uses them">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+#endif // TK_CORE_CONVERSION_PASSES_TD

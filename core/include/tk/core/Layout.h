@@ -1,0 +1,86 @@
+//===- Layout.h - what a layout gives each warp -----------------*- C++ -*-===//
+//
+// The one place that interprets layout attributes: which block of a tile a
+// warp holds, and helpers to read and set the layout of tiles and block
+// pointers. Every pass and backend asks here rather than decoding the
+// attributes itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_LAYOUT_H_
+#define TK_CORE_LAYOUT_H_
+
+#include "tk/core/WarpDialect.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace tk::warp {
+
+/// How the warps of a workgroup share a tile of one shape. The warps form a
+/// grid (`warpsPerCTA`, dimensions listed fastest first in `order`); along
+/// tile dimension `d` the warp at grid coordinate `c` holds `sizePerWarp[d]`
+/// elements starting at `(c[gridDim[d]] * blockStride[d]) mod shape[d]`, or
+/// the whole dimension from 0 where `gridDim[d]` is -1.
+struct WarpDistribution {
+  llvm::SmallVector<int64_t> warpsPerCTA;
+  llvm::SmallVector<int64_t> order;
+  llvm::SmallVector<int64_t> sizePerWarp;
+  llvm::SmallVector<int64_t> blockStride;
+  llvm::SmallVector<int64_t> gridDim;
+
+  int64_t getNumWarps() const;
+  /// The grid coordinates of warp `warpId`.
+  llvm::SmallVector<int64_t> getWarpCoords(int64_t warpId) const;
+  /// The offset of warp `warpId`'s block along tile dimension `dim` of a
+  /// tile of `shape`.
+  int64_t getWarpOffset(int64_t warpId, int64_t dim,
+                        llvm::ArrayRef<int64_t> shape) const;
+  /// True when every warp holds the same elements under both.
+  bool sameElementsPerWarp(const WarpDistribution &other,
+                           llvm::ArrayRef<int64_t> shape) const;
+};
+
+/// The distribution `layout` gives a tile of `shape`. Fails, saying why in
+/// `error`, where the layout does not describe the shape (rank, a warp that
+/// would hold several blocks, a block that does not divide the dimension).
+mlir::LogicalResult getWarpDistribution(mlir::Attribute layout,
+                                        llvm::ArrayRef<int64_t> shape,
+                                        WarpDistribution &result,
+                                        std::string &error);
+
+/// The number of warps a layout spreads a tile over.
+int64_t getNumWarps(mlir::Attribute layout);
+
+/// The rank of the tiles a layout describes.
+int64_t getLayoutRank(mlir::Attribute layout);
+
+/// True for a layout attribute of tkw.
+bool isLayout(mlir::Attribute attr);
+
+/// True for a type a layout can apply to: a tile or a block pointer.
+bool isTileLike(mlir::Type type);
+
+/// The shape of a tile or of the block of a block pointer.
+llvm::ArrayRef<int64_t> getTileShape(mlir::Type type);
+
+/// The layout of a tile or of the block of a block pointer (null if none).
+mlir::Attribute getLayout(mlir::Type type);
+
+/// `type` (a tile or block pointer) with layout `layout`.
+mlir::Type withLayout(mlir::Type type, mlir::Attribute layout);
+
+/// `type` (a tile or block pointer) with shape `shape`, same layout.
+mlir::Type withTileShape(mlir::Type type, llvm::ArrayRef<int64_t> shape);
+
+/// True for the ops whose tile operands and results all have one layout:
+/// element-wise arithmetic, pointer arithmetic, loads, stores, block
+/// pointers, scans, atomics, and the sources of tiles (splat, make_range,
+/// constants). Dot, reduce, expand_dims, broadcast and scf have rules of
+/// their own.
+bool isSameLayoutOp(mlir::Operation *op);
+
+} // namespace tk::warp
+
+#endif // TK_CORE_LAYOUT_H_

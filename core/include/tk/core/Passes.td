@@ -1,0 +1,75 @@
+//===- Passes.td - tk's layout passes -----------------------*- tablegen -*-===//
+//
+// The three passes of the multi-level pipeline (DESIGN.md §3): workgroup
+// level → layouts → warp level → intrinsic level.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_PASSES_TD
+#define TK_CORE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TkAssignLayouts : Pass<"tk-assign-layouts", "::tk::FuncOp"> {
+  let summary = "give every tile a layout, workload-aware, from dot and reduce";
+  let description = [{
+    Chooses the layout of the root ops and propagates it along def-use
+    chains (ML-Triton's one-shot layout assignment):
+
+    - `tk.dot`: the `tiling` hint when present; otherwise rows across warps
+      (`horizontal`) when the result feeds a reduction or another dot (the
+      attention pattern), else a square partition of the warps over the
+      result. Operands `a` and `b` get `#tkw.dot_operand` layouts of the
+      result's layout.
+    - `tk.reduce` whose source has no layout yet: rows across warps, so that
+      each warp reduces whole rows.
+    - every other op takes the layout of its operands (or, backwards, of its
+      results): element-wise ops, loads, stores, block pointers, broadcast;
+      `expand_dims` and `reduce` go through `#tkw.slice`; `scf.for` ties init
+      values, iteration arguments, yields and results together.
+    - tiles still without a layout get rows across warps.
+
+    Where two layouts meet, a `tkw.convert_layout` is inserted. The function
+    records `tkw.num_warps`, `tkw.threads_per_warp` and `tkw.target`.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "TargetInfo to choose layouts for: cpu, cuda-sm80, cuda-sm90a, "
+           "amd-cdna3, amd-rdna3, intel-pvc, optionally with overrides "
+           "(`cuda-sm80:warp-size=64`)">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps per workgroup (a power of two)">
+  ];
+}
+
+def TkDistributeToWarps : Pass<"tk-distribute-to-warps", "::tk::FuncOp"> {
+  let summary = "rewrite every op to the share of one warp";
+  let description = [{
+    Each tile becomes the block its layout gives one warp:
+    `dot 256x256 = 256x32 * 32x256` becomes `dot 32x64 = 32x32 * 32x64`.
+    `tk.make_range` and the offsets of `tk.make_block_ptr` become functions
+    of the program id and `tkw.warp_id`; splat constants shrink. The
+    function is marked `tkw.level = "warp"`.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
+def TkMatchTargetSize : Pass<"tk-match-target-size", "::tk::FuncOp"> {
+  let summary = "split warp-level ops into the sizes of the target's intrinsics";
+  let description = [{
+    A warp-level `tk.dot` becomes a grid of dots of the first matrix
+    intrinsic of the TargetInfo that takes its element types and divides its
+    shape (`mma.sync m16n8k16`, `mfma 32x32x8`, `dpas 8x16x16`, ...), fed by
+    `tkw.extract` of sub-tiles and glued back with `tkw.glue`; each small
+    dot is tagged `tkw.intrinsic = "<name>"`. The function is marked
+    `tkw.level = "intrinsic"`.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "TargetInfo spec; empty: the `tkw.target` of the function">
+  ];
+}
+
+#endif // TK_CORE_PASSES_TD

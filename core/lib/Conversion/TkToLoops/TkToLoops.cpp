@@ -1,0 +1,1795 @@
+//===- TkToLoops.cpp - tile ops to scalar loop nests -----------*- C++ -*-===//
+//
+// Lowers each tk.func to a func.func whose tiles are computed element by
+// element in scf.for loop nests, with pointers as !llvm.ptr and memory
+// accesses as LLVM dialect loads, stores and atomics guarded by their masks.
+//
+// The lowering is sink-driven: an element-wise tile (arith/math, splat,
+// make_range, shape ops, addptr, loads) gets no storage of its own; the op
+// that consumes it (a store, a reduction, a dot operand, a loop-carried
+// value) runs one loop nest and recomputes the element-wise chain inside it.
+// This is what linalg's element-wise fusion would give, but it keeps memory
+// effects in program order (a load never moves past a write, and never fuses
+// into a store) and lets reductions and dots pick loop orders that LLVM
+// vectorises without reassociating floats.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/core/Conversion/Passes.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace tk {
+#define GEN_PASS_DEF_TKCONVERTTOLOOPS
+#include "tk/core/Conversion/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Classification of tk ops
+//===----------------------------------------------------------------------===//
+
+/// Partial accumulators of a reduction along the innermost axis: one
+/// AVX-512 register of f32. Lanes combine independently, then as a tree.
+constexpr int64_t kReductionLanes = 16;
+
+bool isTile(Type type) { return isa<RankedTensorType>(type); }
+
+bool isBlockPtr(Type type) {
+  auto ptr = dyn_cast<tk::PtrType>(type);
+  return ptr && ptr.isBlockPointer();
+}
+
+bool isNarrowFloat(Type type) { return type.isF16() || type.isBF16(); }
+
+/// True for ops computed element by element without storage: their element
+/// at index I is a function of their operands' elements at an index derived
+/// from I.
+bool isElementwiseLike(Operation *op) {
+  if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
+    return false;
+  if (isa<tk::SplatOp, tk::MakeRangeOp, tk::BroadcastOp, tk::ExpandDimsOp,
+          tk::ReshapeOp, tk::TransOp, tk::CatOp, tk::JoinOp, tk::AddPtrOp,
+          tk::LoadOp, tk::FpToFpOp>(op))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(constant.getValue());
+  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return OpTrait::hasElementwiseMappableTraits(op);
+  return false;
+}
+
+/// True when an op may write memory a load could read (tk stores, atomics,
+/// prints), looking inside nested regions.
+bool mayWriteMemory(Operation *op) {
+  bool writes = false;
+  op->walk([&](Operation *nested) {
+    if (isa<tk::StoreOp, tk::AtomicRMWOp, tk::AtomicCASOp>(nested))
+      writes = true;
+  });
+  return writes;
+}
+
+/// LLVM's atomic ordering of a tk memory semantic.
+LLVM::AtomicOrdering toOrdering(tk::MemSemantic sem) {
+  switch (sem) {
+  case tk::MemSemantic::Relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case tk::MemSemantic::Acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case tk::MemSemantic::Release:
+    return LLVM::AtomicOrdering::release;
+  case tk::MemSemantic::AcqRel:
+    return LLVM::AtomicOrdering::acq_rel;
+  }
+  return LLVM::AtomicOrdering::seq_cst;
+}
+
+/// The strongest ordering allowed for the failure case of a cmpxchg (LLVM IR
+/// forbids release orderings there).
+LLVM::AtomicOrdering failureOrdering(LLVM::AtomicOrdering success) {
+  switch (success) {
+  case LLVM::AtomicOrdering::acq_rel:
+  case LLVM::AtomicOrdering::acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case LLVM::AtomicOrdering::seq_cst:
+    return LLVM::AtomicOrdering::seq_cst;
+  default:
+    return LLVM::AtomicOrdering::monotonic;
+  }
+}
+
+/// A block pointer after lowering: its base and per-dimension scalars.
+struct BlockPtrValue {
+  Value base;                 // !llvm.ptr
+  SmallVector<Value> shape;   // i64, elements
+  SmallVector<Value> strides; // i64, elements
+  SmallVector<Value> offsets; // i32, elements
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> all{base};
+    llvm::append_range(all, shape);
+    llvm::append_range(all, strides);
+    llvm::append_range(all, offsets);
+    return all;
+  }
+  static BlockPtrValue unflatten(ValueRange values, int64_t rank) {
+    BlockPtrValue result;
+    result.base = values[0];
+    for (int64_t d = 0; d < rank; ++d) {
+      result.shape.push_back(values[1 + d]);
+      result.strides.push_back(values[1 + rank + d]);
+      result.offsets.push_back(values[1 + 2 * rank + d]);
+    }
+    return result;
+  }
+};
+
+int64_t blockRank(Type type) {
+  return cast<RankedTensorType>(cast<tk::PtrType>(type).getPointeeType())
+      .getRank();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelLowering
+//===----------------------------------------------------------------------===//
+
+/// Lowers one tk.func into an empty func.func. Holds the value maps of the
+/// walk: scalars (IRMapping), tiles kept in buffers, block pointers.
+class KernelLowering {
+public:
+  KernelLowering(tk::FuncOp source, func::FuncOp target,
+                 bool fuseLoadsIntoStores)
+      : source(source), target(target), b(target.getContext()),
+        ptrType(LLVM::LLVMPointerType::get(target.getContext())),
+        fuseLoadsIntoStores(fuseLoadsIntoStores) {}
+
+  LogicalResult run();
+
+private:
+  // --- analysis ----------------------------------------------------------
+  void analyzeRegion(Region &region);
+  void analyzeOp(Operation *op);
+  bool isCheap(Value value);
+
+  // --- ops ---------------------------------------------------------------
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerScalarOp(Operation *op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+  LogicalResult lowerStore(tk::StoreOp op);
+  LogicalResult lowerReduce(tk::ReduceOp op);
+  LogicalResult lowerScan(tk::ScanOp op);
+  LogicalResult lowerDot(tk::DotOp op);
+  LogicalResult lowerAtomicRMW(tk::AtomicRMWOp op);
+  LogicalResult lowerAtomicCAS(tk::AtomicCASOp op);
+  LogicalResult lowerPrint(tk::PrintOp op);
+  LogicalResult lowerAssert(tk::AssertOp op);
+
+  // --- elements ----------------------------------------------------------
+  /// The element of tile `value` at `index` (one index per dimension).
+  FailureOr<Value> element(Value value, ArrayRef<Value> index);
+  FailureOr<Value> computeElement(Operation *op, ArrayRef<Value> index);
+  FailureOr<Value> loadElement(tk::LoadOp op, ArrayRef<Value> index);
+  FailureOr<Value> blockAddress(const BlockPtrValue &bp, Type elementType,
+                                ArrayRef<Value> index, ArrayRef<int32_t> check,
+                                Value &inBounds);
+  /// A scalar operand after lowering.
+  FailureOr<Value> scalar(Value value);
+  /// Scalar version of an element-wise arith/math op on `operands`; f16 and
+  /// bf16 arithmetic runs in f32 and rounds once per op.
+  FailureOr<Value> emitScalarOp(Operation *op, ArrayRef<Value> operands);
+  Value convertFloat(Value value, FloatType to,
+                     std::optional<tk::RoundingMode> rounding);
+  /// `region`'s combiner applied to (accumulated..., next...).
+  FailureOr<SmallVector<Value>> combine(Region &region, ValueRange acc,
+                                        ValueRange next);
+
+  // --- storage -----------------------------------------------------------
+  Value allocBuffer(ArrayRef<int64_t> shape, Type elementType);
+  Value allocBuffer(RankedTensorType type) {
+    return allocBuffer(type.getShape(), type.getElementType());
+  }
+  /// Writes every element of `value` into `buffer`.
+  LogicalResult storeTile(Value value, Value buffer);
+  /// The buffer holding `value`, materialising it here if it is lazy.
+  FailureOr<Value> getBuffer(Value value);
+  Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
+  void storeBuffer(Value element, Value buffer, ArrayRef<Value> index);
+  /// Runs `body` at every index of `shape` inside a fresh loop nest.
+  LogicalResult forEachIndex(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body);
+
+  Value constIndex(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value constInt(Type type, int64_t value) {
+    return arith::ConstantOp::create(b, loc, type,
+                                     b.getIntegerAttr(type, value));
+  }
+  Value zeroOf(Type type);
+  Type scalarType(Type type) {
+    return isa<tk::PtrType>(type) ? Type(ptrType) : type;
+  }
+  Type storageType(Type type) {
+    return isa<tk::PtrType>(type) ? Type(b.getI64Type()) : type;
+  }
+
+  tk::FuncOp source;
+  func::FuncOp target;
+  OpBuilder b;
+  Location loc = UnknownLoc::get(source.getContext());
+  LLVM::LLVMPointerType ptrType;
+  bool fuseLoadsIntoStores;
+  Block *entryBlock = nullptr;
+
+  IRMapping scalars;
+  DenseMap<Value, Value> buffers;
+  DenseMap<Value, BlockPtrValue> blockPtrs;
+  Value grid[tk::kNumGridArgs];
+
+  /// Tiles that get a buffer at their definition.
+  llvm::DenseSet<Operation *> materialized;
+  DenseMap<Value, bool> cheap;
+
+  /// Elements already computed in the current loop body, by value and index;
+  /// cleared on entering a loop body or a conditional region so that every
+  /// reuse is dominated by its definition.
+  std::map<std::pair<void *, SmallVector<void *, 4>>, Value> elementCache;
+};
+
+//===----------------------------------------------------------------------===//
+// Analysis: which tiles get a buffer
+//===----------------------------------------------------------------------===//
+
+/// A tile is cheap when it is computed from scalars with integer arithmetic
+/// and shape ops only: recomputing it anywhere costs a few instructions and
+/// reads no memory, so it is never stored.
+bool KernelLowering::isCheap(Value value) {
+  auto it = cheap.find(value);
+  if (it != cheap.end())
+    return it->second;
+  bool result = false;
+  Operation *op = value.getDefiningOp();
+  if (op && isElementwiseLike(op) && !isa<tk::LoadOp, tk::FpToFpOp>(op) &&
+      !isa<math::MathDialect>(op->getDialect())) {
+    if (isa<tk::SplatOp, tk::MakeRangeOp, arith::ConstantOp>(op)) {
+      result = true;
+    } else {
+      Type elem = getElementTypeOrSelf(value.getType());
+      bool integerLike = isa<IntegerType, tk::PtrType>(elem);
+      result =
+          integerLike ||
+          isa<tk::BroadcastOp, tk::ExpandDimsOp, tk::ReshapeOp, tk::TransOp>(
+              op);
+      for (Value operand : op->getOperands())
+        if (isTile(operand.getType()))
+          result = result && isCheap(operand);
+    }
+  }
+  cheap[value] = result;
+  return result;
+}
+
+void KernelLowering::analyzeRegion(Region &region) {
+  for (Block &block : region)
+    for (Operation &op : llvm::reverse(block.getOperations()))
+      analyzeOp(&op);
+}
+
+void KernelLowering::analyzeOp(Operation *op) {
+  for (Region &region : op->getRegions())
+    analyzeRegion(region);
+  if (!isElementwiseLike(op))
+    return;
+  Value value = op->getResult(0);
+  if (isCheap(value))
+    return;
+  llvm::SmallPtrSet<Operation *, 4> users;
+  for (Operation *user : value.getUsers())
+    users.insert(user);
+  if (users.empty())
+    return;
+  bool store = users.size() > 1;
+  for (Operation *user : users) {
+    // Recomputing inside a loop body or branch would repeat the work (and
+    // any load) on every trip; replicating through a broadcast would too.
+    if (user->getBlock() != op->getBlock() || isa<tk::BroadcastOp>(user))
+      store = true;
+  }
+  if (!store && isa<tk::LoadOp>(op)) {
+    // Follow the single-user chain to the op that will evaluate the load.
+    // A write on the way would observe memory in another order than the
+    // program's, so the load is done here instead. The evaluator itself may
+    // be a store when fusing is allowed: every lane still loads before it
+    // stores.
+    Operation *evaluator = *users.begin();
+    while (isElementwiseLike(evaluator) && !materialized.count(evaluator) &&
+           !evaluator->getResult(0).use_empty())
+      evaluator = *evaluator->getResult(0).getUsers().begin();
+    bool fusesIntoStore = isa<tk::StoreOp>(evaluator) && fuseLoadsIntoStores;
+    for (Operation *it = op->getNextNode(); it; it = it->getNextNode()) {
+      if (it == evaluator && fusesIntoStore)
+        break;
+      if (mayWriteMemory(it)) {
+        store = true;
+        break;
+      }
+      if (it == evaluator)
+        break;
+    }
+  }
+  if (store)
+    materialized.insert(op);
+}
+
+//===----------------------------------------------------------------------===//
+// Storage
+//===----------------------------------------------------------------------===//
+
+Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType) {
+  // Allocas live at function entry so that loops do not grow the stack.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entryBlock);
+  auto type = MemRefType::get(shape, storageType(elementType));
+  return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64));
+}
+
+Value KernelLowering::loadBuffer(Value buffer, ArrayRef<Value> index,
+                                 Type elementType) {
+  Value stored = memref::LoadOp::create(b, loc, buffer, index);
+  if (elementType && isa<tk::PtrType>(elementType))
+    return LLVM::IntToPtrOp::create(b, loc, ptrType, stored);
+  return stored;
+}
+
+void KernelLowering::storeBuffer(Value element, Value buffer,
+                                 ArrayRef<Value> index) {
+  if (isa<LLVM::LLVMPointerType>(element.getType()))
+    element = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), element);
+  memref::StoreOp::create(b, loc, element, buffer, index);
+}
+
+LogicalResult KernelLowering::forEachIndex(
+    ArrayRef<int64_t> shape,
+    function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Value> index;
+  for (int64_t size : shape) {
+    if (size == 1) {
+      index.push_back(constIndex(0));
+      continue;
+    }
+    auto loop = scf::ForOp::create(b, loc, constIndex(0), constIndex(size),
+                                   constIndex(1));
+    b.setInsertionPointToStart(loop.getBody());
+    index.push_back(loop.getInductionVar());
+  }
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  LogicalResult result = body(index);
+  elementCache = std::move(saved);
+  return result;
+}
+
+LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
+    FailureOr<Value> elem = element(value, index);
+    if (failed(elem))
+      return failure();
+    storeBuffer(*elem, buffer, index);
+    return success();
+  });
+}
+
+FailureOr<Value> KernelLowering::getBuffer(Value value) {
+  auto it = buffers.find(value);
+  if (it != buffers.end())
+    return it->second;
+  Value buffer = allocBuffer(cast<RankedTensorType>(value.getType()));
+  if (failed(storeTile(value, buffer)))
+    return failure();
+  buffers[value] = buffer;
+  return buffer;
+}
+
+Value KernelLowering::zeroOf(Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::ZeroOp::create(b, loc, type);
+  return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}
+
+//===----------------------------------------------------------------------===//
+// Elements
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> KernelLowering::scalar(Value value) {
+  if (Value mapped = scalars.lookupOrNull(value))
+    return mapped;
+  if (Operation *def = value.getDefiningOp())
+    return def->emitOpError("tk-convert-to-loops: no lowered value for "
+                            "this scalar");
+  return emitError(value.getLoc(), "tk-convert-to-loops: unmapped argument");
+}
+
+FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
+  if (!isTile(value.getType()))
+    return scalar(value);
+  Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
+  auto buffer = buffers.find(value);
+  if (buffer != buffers.end())
+    return loadBuffer(buffer->second, index, elementType);
+
+  std::pair<void *, SmallVector<void *, 4>> key;
+  key.first = value.getAsOpaquePointer();
+  for (Value i : index)
+    key.second.push_back(i.getAsOpaquePointer());
+  auto cached = elementCache.find(key);
+  if (cached != elementCache.end())
+    return cached->second;
+
+  Operation *op = value.getDefiningOp();
+  if (!op || !isElementwiseLike(op))
+    return emitError(value.getLoc(),
+                     "tk-convert-to-loops: tile has no lowered storage");
+  FailureOr<Value> result = computeElement(op, index);
+  if (succeeded(result))
+    elementCache[key] = *result;
+  return result;
+}
+
+FailureOr<Value> KernelLowering::computeElement(Operation *op,
+                                                ArrayRef<Value> index) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case([&](arith::ConstantOp constant) -> FailureOr<Value> {
+        auto splat = cast<SplatElementsAttr>(constant.getValue());
+        auto attr = cast<TypedAttr>(splat.getSplatValue<Attribute>());
+        return Value(arith::ConstantOp::create(b, loc, attr));
+      })
+      .Case([&](tk::SplatOp splat) { return scalar(splat.getSrc()); })
+      .Case([&](tk::MakeRangeOp range) -> FailureOr<Value> {
+        Value i = arith::IndexCastOp::create(b, loc, b.getI32Type(), index[0]);
+        if (range.getStart() == 0)
+          return i;
+        return Value(arith::AddIOp::create(
+            b, loc, i, constInt(b.getI32Type(), range.getStart())));
+      })
+      .Case([&](tk::BroadcastOp broadcast) {
+        auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
+        SmallVector<Value> srcIndex(index);
+        for (int64_t d = 0; d < srcType.getRank(); ++d)
+          if (srcType.getDimSize(d) == 1 && resultType.getDimSize(d) != 1)
+            srcIndex[d] = constIndex(0);
+        return element(broadcast.getSrc(), srcIndex);
+      })
+      .Case([&](tk::ExpandDimsOp expand) {
+        SmallVector<Value> srcIndex(index);
+        srcIndex.erase(srcIndex.begin() + expand.getAxis());
+        return element(expand.getSrc(), srcIndex);
+      })
+      .Case([&](tk::TransOp trans) {
+        ArrayRef<int32_t> order = trans.getOrder();
+        SmallVector<Value> srcIndex(index.size());
+        for (auto [i, d] : llvm::enumerate(order))
+          srcIndex[d] = index[i];
+        return element(trans.getSrc(), srcIndex);
+      })
+      .Case([&](tk::ReshapeOp reshape) {
+        auto srcType = cast<RankedTensorType>(reshape.getSrc().getType());
+        if (srcType.getShape() == resultType.getShape())
+          return element(reshape.getSrc(), index);
+        // Row-major: linearise in the result shape, split in the source's.
+        Value linear = constIndex(0);
+        for (auto [i, size] : llvm::enumerate(resultType.getShape()))
+          linear = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, linear, constIndex(size)),
+              index[i]);
+        SmallVector<Value> srcIndex(srcType.getRank());
+        for (int64_t d = srcType.getRank() - 1; d >= 0; --d) {
+          Value size = constIndex(srcType.getDimSize(d));
+          srcIndex[d] = arith::RemUIOp::create(b, loc, linear, size);
+          linear = arith::DivUIOp::create(b, loc, linear, size);
+        }
+        return element(reshape.getSrc(), srcIndex);
+      })
+      .Case([&](tk::CatOp cat) -> FailureOr<Value> {
+        int64_t half =
+            cast<RankedTensorType>(cat.getLhs().getType()).getDimSize(0);
+        Value inLhs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            index[0], constIndex(half));
+        Type elemType = scalarType(resultType.getElementType());
+        auto branch = scf::IfOp::create(b, loc, TypeRange{elemType}, inLhs,
+                                        /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        for (int side = 0; side < 2; ++side) {
+          Block *block = side == 0 ? branch.thenBlock() : branch.elseBlock();
+          b.setInsertionPointToEnd(block);
+          auto saved = elementCache;
+          SmallVector<Value> srcIndex(index);
+          if (side == 1)
+            srcIndex[0] =
+                arith::SubIOp::create(b, loc, index[0], constIndex(half));
+          FailureOr<Value> elem =
+              element(side == 0 ? cat.getLhs() : cat.getRhs(), srcIndex);
+          elementCache = std::move(saved);
+          if (failed(elem))
+            return failure();
+          scf::YieldOp::create(b, loc, *elem);
+        }
+        return branch.getResult(0);
+      })
+      .Case([&](tk::JoinOp join) -> FailureOr<Value> {
+        SmallVector<Value> srcIndex(index.drop_back());
+        Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             index.back(), constIndex(0));
+        Type elemType = scalarType(resultType.getElementType());
+        auto branch = scf::IfOp::create(b, loc, TypeRange{elemType}, second,
+                                        /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        for (int side = 0; side < 2; ++side) {
+          Block *block = side == 0 ? branch.thenBlock() : branch.elseBlock();
+          b.setInsertionPointToEnd(block);
+          auto saved = elementCache;
+          FailureOr<Value> elem =
+              element(side == 0 ? join.getRhs() : join.getLhs(), srcIndex);
+          elementCache = std::move(saved);
+          if (failed(elem))
+            return failure();
+          scf::YieldOp::create(b, loc, *elem);
+        }
+        return branch.getResult(0);
+      })
+      .Case([&](tk::AddPtrOp addptr) -> FailureOr<Value> {
+        FailureOr<Value> base = element(addptr.getPtr(), index);
+        FailureOr<Value> offset = element(addptr.getOffset(), index);
+        if (failed(base) || failed(offset))
+          return failure();
+        Type pointee =
+            cast<tk::PtrType>(getElementTypeOrSelf(addptr.getPtr().getType()))
+                .getPointeeType();
+        return Value(LLVM::GEPOp::create(b, loc, ptrType, pointee, *base,
+                                         ValueRange{*offset}));
+      })
+      .Case([&](tk::LoadOp load) { return loadElement(load, index); })
+      .Case([&](tk::FpToFpOp convert) -> FailureOr<Value> {
+        FailureOr<Value> src = element(convert.getSrc(), index);
+        if (failed(src))
+          return failure();
+        return convertFloat(*src, cast<FloatType>(resultType.getElementType()),
+                            convert.getRounding());
+      })
+      .Default([&](Operation *op) -> FailureOr<Value> {
+        SmallVector<Value> operands;
+        for (Value operand : op->getOperands()) {
+          FailureOr<Value> elem = element(operand, index);
+          if (failed(elem))
+            return failure();
+          operands.push_back(*elem);
+        }
+        return emitScalarOp(op, operands);
+      });
+}
+
+FailureOr<Value> KernelLowering::blockAddress(const BlockPtrValue &bp,
+                                              Type elementType,
+                                              ArrayRef<Value> index,
+                                              ArrayRef<int32_t> check,
+                                              Value &inBounds) {
+  Type i64 = b.getI64Type();
+  Value linear = constInt(i64, 0);
+  inBounds = nullptr;
+  for (size_t d = 0; d < index.size(); ++d) {
+    Value position = arith::AddIOp::create(
+        b, loc, arith::ExtSIOp::create(b, loc, i64, bp.offsets[d]),
+        arith::IndexCastOp::create(b, loc, i64, index[d]));
+    linear = arith::AddIOp::create(
+        b, loc, linear, arith::MulIOp::create(b, loc, position, bp.strides[d]));
+    if (!llvm::is_contained(check, static_cast<int32_t>(d)))
+      continue;
+    // 0 <= position < shape as one unsigned comparison.
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     position, bp.shape[d]);
+    inBounds =
+        inBounds ? Value(arith::AndIOp::create(b, loc, inBounds, ok)) : ok;
+  }
+  return Value(LLVM::GEPOp::create(b, loc, ptrType, elementType, bp.base,
+                                   ValueRange{linear}));
+}
+
+FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
+                                             ArrayRef<Value> index) {
+  Type resultElem = getElementTypeOrSelf(load.getType());
+  Type valueType = scalarType(resultElem);
+  Value address, guard, other;
+  if (isBlockPtr(load.getPtr().getType())) {
+    auto it = blockPtrs.find(load.getPtr());
+    if (it == blockPtrs.end())
+      return load.emitOpError("tk-convert-to-loops: unknown block pointer");
+    FailureOr<Value> addr = blockAddress(it->second, resultElem, index,
+                                         load.getBoundaryCheck(), guard);
+    if (failed(addr))
+      return failure();
+    address = *addr;
+    if (guard && load.getPadding() == tk::PaddingOption::NaN)
+      other = arith::ConstantOp::create(
+          b, loc, valueType,
+          b.getFloatAttr(
+              valueType,
+              APFloat::getNaN(cast<FloatType>(valueType).getFloatSemantics())));
+  } else {
+    FailureOr<Value> addr = element(load.getPtr(), index);
+    if (failed(addr))
+      return failure();
+    address = *addr;
+    if (load.getMask()) {
+      FailureOr<Value> mask = element(load.getMask(), index);
+      if (failed(mask))
+        return failure();
+      guard = *mask;
+      if (load.getOther()) {
+        FailureOr<Value> o = element(load.getOther(), index);
+        if (failed(o))
+          return failure();
+        other = *o;
+      }
+    }
+  }
+  unsigned align = isa<LLVM::LLVMPointerType>(valueType)
+                       ? 8
+                       : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
+  bool isVolatile = load.getIsVolatile();
+  if (!guard)
+    return Value(
+        LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile));
+  if (!other)
+    other = zeroOf(valueType);
+  // The load sits in a branch on the mask: a masked-off lane never touches
+  // memory (LLVM if-converts this into a masked vector load).
+  auto branch = scf::IfOp::create(b, loc, TypeRange{valueType}, guard,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToEnd(branch.thenBlock());
+  Value loaded =
+      LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile);
+  scf::YieldOp::create(b, loc, loaded);
+  b.setInsertionPointToEnd(branch.elseBlock());
+  scf::YieldOp::create(b, loc, other);
+  return branch.getResult(0);
+}
+
+Value KernelLowering::convertFloat(Value value, FloatType to,
+                                   std::optional<tk::RoundingMode> rounding) {
+  auto from = cast<FloatType>(value.getType());
+  if (from == to)
+    return value;
+  if (from.getWidth() < to.getWidth() ||
+      (from.getWidth() == to.getWidth() && to.isF32()))
+    return arith::ExtFOp::create(b, loc, to, value);
+  if (isNarrowFloat(from) && isNarrowFloat(to)) {
+    // f16 <-> bf16 goes through f32 (exact widening, one rounding).
+    value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    from = b.getF32Type();
+  }
+  if (from.isF64() && isNarrowFloat(to)) {
+    // LLVM would call a runtime helper for double -> half; round twice.
+    value = arith::TruncFOp::create(b, loc, b.getF32Type(), value);
+    from = b.getF32Type();
+  }
+  Value nearest = arith::TruncFOp::create(b, loc, to, value);
+  if (!rounding || *rounding == tk::RoundingMode::RTNE)
+    return nearest;
+  // Toward zero: take round-to-nearest and step back one ulp towards zero
+  // where it rounded away (larger magnitude than the source). This also turns
+  // an overflow to infinity into the largest finite value.
+  Value back = arith::ExtFOp::create(b, loc, from, nearest);
+  Value absBack = math::AbsFOp::create(b, loc, back);
+  Value absSrc = math::AbsFOp::create(b, loc, value);
+  Value away =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absSrc);
+  Type bits = b.getIntegerType(to.getWidth());
+  Value asInt = arith::BitcastOp::create(b, loc, bits, nearest);
+  Value stepped = arith::SubIOp::create(b, loc, asInt, constInt(bits, 1));
+  Value chosen = arith::SelectOp::create(b, loc, away, stepped, asInt);
+  return arith::BitcastOp::create(b, loc, to, chosen);
+}
+
+FailureOr<Value> KernelLowering::emitScalarOp(Operation *op,
+                                              ArrayRef<Value> operands) {
+  Type f32 = b.getF32Type();
+  auto narrowOf = [](Type t) { return isNarrowFloat(t); };
+  bool promote = !isa<arith::ExtFOp, arith::TruncFOp, arith::BitcastOp,
+                      arith::SelectOp, arith::ConstantOp>(op) &&
+                 (llvm::any_of(ValueRange(operands).getTypes(), narrowOf) ||
+                  llvm::any_of(op->getResultTypes(), [&](Type t) {
+                    return narrowOf(getElementTypeOrSelf(t));
+                  }));
+  if (auto ext = dyn_cast<arith::ExtFOp>(op))
+    return convertFloat(operands[0],
+                        cast<FloatType>(getElementTypeOrSelf(ext.getType())),
+                        std::nullopt);
+  if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
+    std::optional<tk::RoundingMode> rounding;
+    if (trunc.getRoundingmode() == arith::RoundingMode::toward_zero)
+      rounding = tk::RoundingMode::RTZ;
+    return convertFloat(operands[0],
+                        cast<FloatType>(getElementTypeOrSelf(trunc.getType())),
+                        rounding);
+  }
+  SmallVector<Value> newOperands(operands);
+  if (promote)
+    for (Value &operand : newOperands)
+      if (isNarrowFloat(operand.getType()))
+        operand = arith::ExtFOp::create(b, loc, f32, operand);
+  Operation *clone = b.clone(*op);
+  clone->setOperands(newOperands);
+  for (OpResult result : clone->getResults()) {
+    Type elem = scalarType(getElementTypeOrSelf(result.getType()));
+    result.setType(promote && isNarrowFloat(elem) ? f32 : elem);
+  }
+  if (clone->getNumResults() != 1)
+    return op->emitOpError("tk-convert-to-loops: expected one result");
+  Value result = clone->getResult(0);
+  Type wanted = scalarType(getElementTypeOrSelf(op->getResult(0).getType()));
+  if (result.getType() != wanted)
+    result = arith::TruncFOp::create(b, loc, wanted, result);
+  return result;
+}
+
+FailureOr<SmallVector<Value>>
+KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
+  Block &block = region.front();
+  IRMapping mapping;
+  for (auto [i, value] : llvm::enumerate(acc))
+    mapping.map(block.getArgument(i), value);
+  for (auto [i, value] : llvm::enumerate(next))
+    mapping.map(block.getArgument(acc.size() + i), value);
+  for (Operation &op : block.without_terminator()) {
+    if (op.getNumRegions() != 0 ||
+        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return op.emitOpError("tk-convert-to-loops: a combiner may use only "
+                            "arith and math ops");
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands())
+      operands.push_back(mapping.lookupOrDefault(operand));
+    FailureOr<Value> result = emitScalarOp(&op, operands);
+    if (failed(result))
+      return failure();
+    mapping.map(op.getResult(0), *result);
+  }
+  SmallVector<Value> results;
+  for (Value value : block.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(value));
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::run() {
+  analyzeRegion(source.getBody());
+  entryBlock = target.addEntryBlock();
+  b.setInsertionPointToStart(entryBlock);
+  Block &body = source.getBody().front();
+  unsigned numArgs = body.getNumArguments();
+  for (unsigned i = 0; i < numArgs; ++i)
+    scalars.map(body.getArgument(i), entryBlock->getArgument(i));
+  for (unsigned i = 0; i < tk::kNumGridArgs; ++i)
+    grid[i] = entryBlock->getArgument(numArgs + i);
+  if (!llvm::hasSingleElement(source.getBody()))
+    return source.emitOpError("tk-convert-to-loops: a kernel body must be a "
+                              "single block (use scf for control flow)");
+  return lowerBlock(body);
+}
+
+LogicalResult KernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block) {
+    loc = op.getLoc();
+    if (failed(lowerOp(&op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOp(Operation *op) {
+  // Element-wise tiles: computed where they are consumed, unless the
+  // analysis gave them a buffer.
+  if (isElementwiseLike(op)) {
+    if (!materialized.count(op))
+      return success();
+    return failure(failed(getBuffer(op->getResult(0))));
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](tk::ReturnOp) {
+        func::ReturnOp::create(b, loc);
+        return success();
+      })
+      .Case([&](tk::ProgramIdOp pid) {
+        scalars.map(pid.getResult(), grid[pid.getAxis()]);
+        return success();
+      })
+      .Case([&](tk::NumProgramsOp num) {
+        scalars.map(num.getResult(), grid[3 + num.getAxis()]);
+        return success();
+      })
+      .Case([&](arith::ConstantOp constant) -> LogicalResult {
+        if (!isTile(constant.getType())) {
+          scalars.map(constant.getResult(), b.clone(*op)->getResult(0));
+          return success();
+        }
+        // A dense non-splat tile constant: stored once per program.
+        auto dense = cast<DenseElementsAttr>(constant.getValue());
+        auto type = cast<RankedTensorType>(constant.getType());
+        Value buffer = allocBuffer(type);
+        SmallVector<int64_t> strides(type.getRank(), 1);
+        for (int64_t d = type.getRank() - 2; d >= 0; --d)
+          strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+        auto values = llvm::to_vector(dense.getValues<Attribute>());
+        for (auto [linear, attr] : llvm::enumerate(values)) {
+          SmallVector<Value> index;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            index.push_back(
+                constIndex((linear / strides[d]) % type.getDimSize(d)));
+          storeBuffer(arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr)),
+                      buffer, index);
+        }
+        buffers[constant.getResult()] = buffer;
+        return success();
+      })
+      .Case([&](tk::MakeBlockPtrOp make) -> LogicalResult {
+        BlockPtrValue bp;
+        FailureOr<Value> base = scalar(make.getBase());
+        if (failed(base))
+          return failure();
+        bp.base = *base;
+        for (Value v : make.getShape())
+          bp.shape.push_back(scalars.lookup(v));
+        for (Value v : make.getStrides())
+          bp.strides.push_back(scalars.lookup(v));
+        for (Value v : make.getOffsets())
+          bp.offsets.push_back(scalars.lookup(v));
+        blockPtrs[make.getResult()] = bp;
+        return success();
+      })
+      .Case([&](tk::AdvanceOp advance) -> LogicalResult {
+        auto it = blockPtrs.find(advance.getPtr());
+        if (it == blockPtrs.end())
+          return advance.emitOpError("tk-convert-to-loops: unknown block "
+                                     "pointer");
+        BlockPtrValue bp = it->second;
+        for (auto [d, delta] : llvm::enumerate(advance.getOffsets()))
+          bp.offsets[d] = arith::AddIOp::create(b, loc, bp.offsets[d],
+                                                scalars.lookup(delta));
+        blockPtrs[advance.getResult()] = bp;
+        return success();
+      })
+      .Case([&](tk::StoreOp store) { return lowerStore(store); })
+      .Case([&](tk::ReduceOp reduce) { return lowerReduce(reduce); })
+      .Case([&](tk::ScanOp scan) { return lowerScan(scan); })
+      .Case([&](tk::DotOp dot) { return lowerDot(dot); })
+      .Case([&](tk::AtomicRMWOp rmw) { return lowerAtomicRMW(rmw); })
+      .Case([&](tk::AtomicCASOp cas) { return lowerAtomicCAS(cas); })
+      .Case([&](tk::PrintOp print) { return lowerPrint(print); })
+      .Case([&](tk::AssertOp assertOp) { return lowerAssert(assertOp); })
+      .Case([&](scf::ForOp loop) { return lowerFor(loop); })
+      .Case([&](scf::IfOp branch) { return lowerIf(branch); })
+      .Default([&](Operation *op) { return lowerScalarOp(op); });
+}
+
+LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
+  if (auto addptr = dyn_cast<tk::AddPtrOp>(op)) {
+    FailureOr<Value> base = scalar(addptr.getPtr());
+    FailureOr<Value> offset = scalar(addptr.getOffset());
+    if (failed(base) || failed(offset))
+      return failure();
+    Type pointee = cast<tk::PtrType>(addptr.getType()).getPointeeType();
+    scalars.map(addptr.getResult(),
+                LLVM::GEPOp::create(b, loc, ptrType, pointee, *base,
+                                    ValueRange{*offset}));
+    return success();
+  }
+  if (auto load = dyn_cast<tk::LoadOp>(op)) {
+    FailureOr<Value> value = loadElement(load, {});
+    if (failed(value))
+      return failure();
+    scalars.map(load.getResult(), *value);
+    return success();
+  }
+  if (auto convert = dyn_cast<tk::FpToFpOp>(op)) {
+    FailureOr<Value> src = scalar(convert.getSrc());
+    if (failed(src))
+      return failure();
+    scalars.map(convert.getResult(),
+                convertFloat(*src, cast<FloatType>(convert.getType()),
+                             convert.getRounding()));
+    return success();
+  }
+  bool touchesTiles = llvm::any_of(op->getOperandTypes(), isTile) ||
+                      llvm::any_of(op->getResultTypes(), isTile);
+  if (touchesTiles || op->getNumRegions() != 0 ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return op->emitOpError("tk-convert-to-loops: the CPU lowering does not "
+                           "support this op here");
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> mapped = scalar(operand);
+    if (failed(mapped))
+      return failure();
+    operands.push_back(*mapped);
+  }
+  FailureOr<Value> result = emitScalarOp(op, operands);
+  if (failed(result))
+    return failure();
+  scalars.map(op->getResult(0), *result);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
+  Value ptr = store.getPtr();
+  Type valueElem = getElementTypeOrSelf(store.getValue().getType());
+  Type valueType = scalarType(valueElem);
+  unsigned align = isa<LLVM::LLVMPointerType>(valueType)
+                       ? 8
+                       : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
+  auto storeOne = [&](ArrayRef<Value> index) -> LogicalResult {
+    Value address, guard;
+    if (isBlockPtr(ptr.getType())) {
+      auto it = blockPtrs.find(ptr);
+      if (it == blockPtrs.end())
+        return store.emitOpError("tk-convert-to-loops: unknown block pointer");
+      FailureOr<Value> addr = blockAddress(it->second, valueElem, index,
+                                           store.getBoundaryCheck(), guard);
+      if (failed(addr))
+        return failure();
+      address = *addr;
+    } else {
+      FailureOr<Value> addr = element(ptr, index);
+      if (failed(addr))
+        return failure();
+      address = *addr;
+      if (store.getMask()) {
+        FailureOr<Value> mask = element(store.getMask(), index);
+        if (failed(mask))
+          return failure();
+        guard = *mask;
+      }
+    }
+    FailureOr<Value> value = element(store.getValue(), index);
+    if (failed(value))
+      return failure();
+    if (!guard) {
+      LLVM::StoreOp::create(b, loc, *value, address, align);
+      return success();
+    }
+    auto branch = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    LLVM::StoreOp::create(b, loc, *value, address, align);
+    return success();
+  };
+  if (!isTile(store.getValue().getType()))
+    return storeOne({});
+  auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
+  return forEachIndex(shape, storeOne);
+}
+
+LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  int64_t rank = srcType.getRank();
+  int64_t axis = reduce.getAxis();
+  int64_t size = srcType.getDimSize(axis);
+  SmallVector<int64_t> outer(srcType.getShape().take_front(axis));
+  SmallVector<int64_t> inner(srcType.getShape().drop_front(axis + 1));
+  unsigned numSrcs = reduce.getSrcs().size();
+  SmallVector<Type> elemTypes;
+  for (Value src : reduce.getSrcs())
+    elemTypes.push_back(
+        scalarType(cast<RankedTensorType>(src.getType()).getElementType()));
+  Region &combiner = reduce.getCombineOp();
+
+  SmallVector<Value> resultBuffers;
+  if (rank > 1)
+    for (Value result : reduce.getResults())
+      resultBuffers.push_back(
+          allocBuffer(cast<RankedTensorType>(result.getType())));
+
+  auto sourceIndex = [&](ArrayRef<Value> outerIndex, Value k,
+                         ArrayRef<Value> innerIndex) {
+    SmallVector<Value> index(outerIndex);
+    index.push_back(k);
+    llvm::append_range(index, innerIndex);
+    return index;
+  };
+  auto elementsAt =
+      [&](ArrayRef<Value> index) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> values;
+    for (Value src : reduce.getSrcs()) {
+      FailureOr<Value> elem = element(src, index);
+      if (failed(elem))
+        return failure();
+      values.push_back(*elem);
+    }
+    return values;
+  };
+
+  if (axis == rank - 1) {
+    // Innermost axis: kReductionLanes independent partial accumulators over
+    // strided chunks, then a tree. Each lane's loop carries no dependence on
+    // its neighbours, so the chunk loop vectorises as is.
+    int64_t lanes = std::min(size, kReductionLanes);
+    SmallVector<Value> partial;
+    for (Type type : elemTypes)
+      partial.push_back(allocBuffer({lanes}, type));
+    SmallVector<Value> scalarsOut;
+    LogicalResult status =
+        forEachIndex(outer, [&](ArrayRef<Value> outerIndex) -> LogicalResult {
+          // partial[w] = x[w]
+          if (failed(forEachIndex({lanes}, [&](ArrayRef<Value> w) {
+                auto values = elementsAt(sourceIndex(outerIndex, w[0], {}));
+                if (failed(values))
+                  return failure();
+                for (unsigned s = 0; s < numSrcs; ++s)
+                  storeBuffer((*values)[s], partial[s], w);
+                return success();
+              })))
+            return failure();
+          if (size > lanes) {
+            OpBuilder::InsertionGuard guard(b);
+            auto chunks = scf::ForOp::create(
+                b, loc, constIndex(lanes), constIndex(size), constIndex(lanes));
+            b.setInsertionPointToStart(chunks.getBody());
+            Value base = chunks.getInductionVar();
+            if (failed(forEachIndex({lanes}, [&](ArrayRef<Value> w) {
+                  Value k = arith::AddIOp::create(b, loc, base, w[0]);
+                  auto values = elementsAt(sourceIndex(outerIndex, k, {}));
+                  if (failed(values))
+                    return failure();
+                  SmallVector<Value> acc;
+                  for (unsigned s = 0; s < numSrcs; ++s)
+                    acc.push_back(loadBuffer(partial[s], w, Type()));
+                  auto combined = combine(combiner, acc, *values);
+                  if (failed(combined))
+                    return failure();
+                  for (unsigned s = 0; s < numSrcs; ++s)
+                    storeBuffer((*combined)[s], partial[s], w);
+                  return success();
+                })))
+              return failure();
+          }
+          for (int64_t half = lanes / 2; half >= 1; half /= 2) {
+            if (failed(forEachIndex({half}, [&](ArrayRef<Value> w) {
+                  Value other =
+                      arith::AddIOp::create(b, loc, w[0], constIndex(half));
+                  SmallVector<Value> acc, next;
+                  for (unsigned s = 0; s < numSrcs; ++s) {
+                    acc.push_back(loadBuffer(partial[s], w, Type()));
+                    next.push_back(loadBuffer(partial[s], {other}, Type()));
+                  }
+                  auto combined = combine(combiner, acc, next);
+                  if (failed(combined))
+                    return failure();
+                  for (unsigned s = 0; s < numSrcs; ++s)
+                    storeBuffer((*combined)[s], partial[s], w);
+                  return success();
+                })))
+              return failure();
+          }
+          Value zero = constIndex(0);
+          for (unsigned s = 0; s < numSrcs; ++s) {
+            Value stored = memref::LoadOp::create(b, loc, partial[s], zero);
+            if (isa<LLVM::LLVMPointerType>(elemTypes[s]))
+              stored = LLVM::IntToPtrOp::create(b, loc, ptrType, stored);
+            if (rank > 1)
+              storeBuffer(stored, resultBuffers[s], outerIndex);
+            else
+              scalarsOut.push_back(stored);
+          }
+          return success();
+        });
+    if (failed(status))
+      return failure();
+    for (unsigned s = 0; s < numSrcs; ++s) {
+      if (rank > 1)
+        buffers[reduce.getResult(s)] = resultBuffers[s];
+      else
+        scalars.map(reduce.getResult(s), scalarsOut[s]);
+    }
+    return success();
+  }
+
+  // Outer axis: the result buffers are the accumulators; the innermost loop
+  // runs along contiguous elements of the remaining dimensions.
+  LogicalResult status =
+      forEachIndex(outer, [&](ArrayRef<Value> outerIndex) -> LogicalResult {
+        if (failed(forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+              auto values = elementsAt(
+                  sourceIndex(outerIndex, constIndex(0), innerIndex));
+              if (failed(values))
+                return failure();
+              SmallVector<Value> out(outerIndex);
+              llvm::append_range(out, innerIndex);
+              for (unsigned s = 0; s < numSrcs; ++s)
+                storeBuffer((*values)[s], resultBuffers[s], out);
+              return success();
+            })))
+          return failure();
+        OpBuilder::InsertionGuard guard(b);
+        auto steps = scf::ForOp::create(b, loc, constIndex(1), constIndex(size),
+                                        constIndex(1));
+        b.setInsertionPointToStart(steps.getBody());
+        Value k = steps.getInductionVar();
+        return forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+          auto values = elementsAt(sourceIndex(outerIndex, k, innerIndex));
+          if (failed(values))
+            return failure();
+          SmallVector<Value> out(outerIndex);
+          llvm::append_range(out, innerIndex);
+          SmallVector<Value> acc;
+          for (unsigned s = 0; s < numSrcs; ++s)
+            acc.push_back(
+                loadBuffer(resultBuffers[s], out,
+                           cast<RankedTensorType>(reduce.getSrcs()[s].getType())
+                               .getElementType()));
+          auto combined = combine(combiner, acc, *values);
+          if (failed(combined))
+            return failure();
+          for (unsigned s = 0; s < numSrcs; ++s)
+            storeBuffer((*combined)[s], resultBuffers[s], out);
+          return success();
+        });
+      });
+  if (failed(status))
+    return failure();
+  for (unsigned s = 0; s < numSrcs; ++s)
+    buffers[reduce.getResult(s)] = resultBuffers[s];
+  return success();
+}
+
+LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
+  auto srcType = cast<RankedTensorType>(scan.getSrcs()[0].getType());
+  int64_t axis = scan.getAxis();
+  int64_t size = srcType.getDimSize(axis);
+  bool reverse = scan.getReverse();
+  SmallVector<int64_t> outer(srcType.getShape().take_front(axis));
+  SmallVector<int64_t> inner(srcType.getShape().drop_front(axis + 1));
+  unsigned numSrcs = scan.getSrcs().size();
+  SmallVector<Value> out;
+  for (Value result : scan.getResults())
+    out.push_back(allocBuffer(cast<RankedTensorType>(result.getType())));
+
+  auto at = [&](ArrayRef<Value> outerIndex, Value k,
+                ArrayRef<Value> innerIndex) {
+    SmallVector<Value> index(outerIndex);
+    index.push_back(k);
+    llvm::append_range(index, innerIndex);
+    return index;
+  };
+  LogicalResult status =
+      forEachIndex(outer, [&](ArrayRef<Value> outerIndex) -> LogicalResult {
+        Value first = constIndex(reverse ? size - 1 : 0);
+        if (failed(forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+              SmallVector<Value> index = at(outerIndex, first, innerIndex);
+              for (unsigned s = 0; s < numSrcs; ++s) {
+                FailureOr<Value> elem = element(scan.getSrcs()[s], index);
+                if (failed(elem))
+                  return failure();
+                storeBuffer(*elem, out[s], index);
+              }
+              return success();
+            })))
+          return failure();
+        if (size == 1)
+          return success();
+        OpBuilder::InsertionGuard guard(b);
+        auto steps = scf::ForOp::create(b, loc, constIndex(1), constIndex(size),
+                                        constIndex(1));
+        b.setInsertionPointToStart(steps.getBody());
+        Value k = steps.getInductionVar(), previous;
+        if (reverse) {
+          previous = arith::SubIOp::create(b, loc, constIndex(size), k);
+          k = arith::SubIOp::create(b, loc, constIndex(size - 1), k);
+        } else {
+          previous = arith::SubIOp::create(b, loc, k, constIndex(1));
+        }
+        return forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+          SmallVector<Value> index = at(outerIndex, k, innerIndex);
+          SmallVector<Value> prevIndex = at(outerIndex, previous, innerIndex);
+          SmallVector<Value> acc, next;
+          for (unsigned s = 0; s < numSrcs; ++s) {
+            Value src = scan.getSrcs()[s];
+            FailureOr<Value> elem = element(src, index);
+            if (failed(elem))
+              return failure();
+            next.push_back(*elem);
+            acc.push_back(loadBuffer(
+                out[s], prevIndex,
+                cast<RankedTensorType>(src.getType()).getElementType()));
+          }
+          auto combined = combine(scan.getCombineOp(), acc, next);
+          if (failed(combined))
+            return failure();
+          for (unsigned s = 0; s < numSrcs; ++s)
+            storeBuffer((*combined)[s], out[s], index);
+          return success();
+        });
+      });
+  if (failed(status))
+    return failure();
+  for (unsigned s = 0; s < numSrcs; ++s)
+    buffers[scan.getResult(s)] = out[s];
+  return success();
+}
+
+LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  auto bType = cast<RankedTensorType>(dot.getB().getType());
+  auto cType = cast<RankedTensorType>(dot.getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+          n = bType.getDimSize(1);
+  Type inElem = aType.getElementType();
+  Type accElem = cType.getElementType();
+  bool isFloat = isa<FloatType>(accElem);
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(inElem))
+    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on "
+                           "the CPU yet");
+  // Products accumulate in f32 for f16/bf16 (a f16 accumulator is rounded
+  // once at the end, not after every step).
+  Type computeElem =
+      isFloat && isNarrowFloat(accElem) ? b.getF32Type() : accElem;
+  FailureOr<Value> aBuf = getBuffer(dot.getA());
+  FailureOr<Value> bBuf = getBuffer(dot.getB());
+  if (failed(aBuf) || failed(bBuf))
+    return failure();
+  Value acc = allocBuffer({m, n}, computeElem);
+  auto widen = [&](Value v) -> Value {
+    if (v.getType() == computeElem)
+      return v;
+    if (isFloat)
+      return arith::ExtFOp::create(b, loc, computeElem, v);
+    return arith::ExtSIOp::create(b, loc, computeElem, v);
+  };
+  if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
+        FailureOr<Value> c = element(dot.getAcc(), index);
+        if (failed(c))
+          return failure();
+        storeBuffer(widen(*c), acc, index);
+        return success();
+      })))
+    return failure();
+  // i-k-j: the innermost loop streams a row of B and a row of the
+  // accumulator, contiguous in memory, with A[i,k] held in a register.
+  if (failed(forEachIndex({m, k}, [&](ArrayRef<Value> ik) {
+        Value aik = widen(memref::LoadOp::create(b, loc, *aBuf, ik));
+        return forEachIndex({n}, [&](ArrayRef<Value> j) {
+          Value bkj = widen(
+              memref::LoadOp::create(b, loc, *bBuf, ValueRange{ik[1], j[0]}));
+          SmallVector<Value> ij{ik[0], j[0]};
+          Value cij = memref::LoadOp::create(b, loc, acc, ij);
+          Value sum;
+          if (isFloat)
+            sum = math::FmaOp::create(b, loc, aik, bkj, cij);
+          else
+            sum = arith::AddIOp::create(
+                b, loc, cij, arith::MulIOp::create(b, loc, aik, bkj));
+          memref::StoreOp::create(b, loc, sum, acc, ij);
+          return success();
+        });
+      })))
+    return failure();
+  if (computeElem == accElem) {
+    buffers[dot.getResult()] = acc;
+    return success();
+  }
+  Value result = allocBuffer(cType);
+  if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
+        Value wide = memref::LoadOp::create(b, loc, acc, index);
+        storeBuffer(arith::TruncFOp::create(b, loc, accElem, wide), result,
+                    index);
+        return success();
+      })))
+    return failure();
+  buffers[dot.getResult()] = result;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAtomicRMW(tk::AtomicRMWOp rmw) {
+  Type elem = getElementTypeOrSelf(rmw.getVal().getType());
+  bool isFloat = isa<FloatType>(elem);
+  LLVM::AtomicBinOp binOp;
+  switch (rmw.getKind()) {
+  case tk::AtomicRMWKind::Add:
+    binOp = LLVM::AtomicBinOp::add;
+    break;
+  case tk::AtomicRMWKind::FAdd:
+    binOp = LLVM::AtomicBinOp::fadd;
+    break;
+  case tk::AtomicRMWKind::Max:
+    binOp = isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+    break;
+  case tk::AtomicRMWKind::Min:
+    binOp = isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+    break;
+  case tk::AtomicRMWKind::UMax:
+    binOp = LLVM::AtomicBinOp::umax;
+    break;
+  case tk::AtomicRMWKind::UMin:
+    binOp = LLVM::AtomicBinOp::umin;
+    break;
+  case tk::AtomicRMWKind::And:
+    binOp = LLVM::AtomicBinOp::_and;
+    break;
+  case tk::AtomicRMWKind::Or:
+    binOp = LLVM::AtomicBinOp::_or;
+    break;
+  case tk::AtomicRMWKind::Xor:
+    binOp = LLVM::AtomicBinOp::_xor;
+    break;
+  case tk::AtomicRMWKind::Xchg:
+    binOp = LLVM::AtomicBinOp::xchg;
+    break;
+  }
+  LLVM::AtomicOrdering ordering = toOrdering(rmw.getSem());
+  Type valueType = scalarType(elem);
+  auto one = [&](ArrayRef<Value> index) -> FailureOr<Value> {
+    FailureOr<Value> ptr = element(rmw.getPtr(), index);
+    FailureOr<Value> val = element(rmw.getVal(), index);
+    if (failed(ptr) || failed(val))
+      return failure();
+    auto emit = [&]() -> Value {
+      return LLVM::AtomicRMWOp::create(b, loc, binOp, *ptr, *val, ordering);
+    };
+    if (!rmw.getMask())
+      return emit();
+    FailureOr<Value> mask = element(rmw.getMask(), index);
+    if (failed(mask))
+      return failure();
+    auto branch = scf::IfOp::create(b, loc, TypeRange{valueType}, *mask,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(branch.thenBlock());
+    scf::YieldOp::create(b, loc, emit());
+    b.setInsertionPointToEnd(branch.elseBlock());
+    scf::YieldOp::create(b, loc, zeroOf(valueType));
+    return branch.getResult(0);
+  };
+  if (!isTile(rmw.getType())) {
+    FailureOr<Value> old = one({});
+    if (failed(old))
+      return failure();
+    scalars.map(rmw.getResult(), *old);
+    return success();
+  }
+  Value buffer = allocBuffer(cast<RankedTensorType>(rmw.getType()));
+  if (failed(forEachIndex(cast<RankedTensorType>(rmw.getType()).getShape(),
+                          [&](ArrayRef<Value> index) {
+                            FailureOr<Value> old = one(index);
+                            if (failed(old))
+                              return failure();
+                            storeBuffer(*old, buffer, index);
+                            return success();
+                          })))
+    return failure();
+  buffers[rmw.getResult()] = buffer;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
+  Type elem = getElementTypeOrSelf(cas.getVal().getType());
+  Type bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
+  LLVM::AtomicOrdering ordering = toOrdering(cas.getSem());
+  auto one = [&](ArrayRef<Value> index) -> FailureOr<Value> {
+    FailureOr<Value> ptr = element(cas.getPtr(), index);
+    FailureOr<Value> cmp = element(cas.getCmp(), index);
+    FailureOr<Value> val = element(cas.getVal(), index);
+    if (failed(ptr) || failed(cmp) || failed(val))
+      return failure();
+    // cmpxchg takes integers: compare float bit patterns.
+    Value c = *cmp, v = *val;
+    if (isa<FloatType>(elem)) {
+      c = arith::BitcastOp::create(b, loc, bits, c);
+      v = arith::BitcastOp::create(b, loc, bits, v);
+    }
+    Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, *ptr, c, v, ordering,
+                                               failureOrdering(ordering));
+    Value old =
+        LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
+    if (isa<FloatType>(elem))
+      old = arith::BitcastOp::create(b, loc, elem, old);
+    return old;
+  };
+  if (!isTile(cas.getType())) {
+    FailureOr<Value> old = one({});
+    if (failed(old))
+      return failure();
+    scalars.map(cas.getResult(), *old);
+    return success();
+  }
+  auto type = cast<RankedTensorType>(cas.getType());
+  Value buffer = allocBuffer(type);
+  if (failed(forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
+        FailureOr<Value> old = one(index);
+        if (failed(old))
+          return failure();
+        storeBuffer(*old, buffer, index);
+        return success();
+      })))
+    return failure();
+  buffers[cas.getResult()] = buffer;
+  return success();
+}
+
+/// Declares (once) `int printf(ptr, ...)` in the module of `op`.
+static LLVM::LLVMFuncOp getOrDeclarePrintf(OpBuilder &b, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>("printf"))
+    return existing;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  MLIRContext *ctx = b.getContext();
+  auto type = LLVM::LLVMFunctionType::get(IntegerType::get(ctx, 32),
+                                          {LLVM::LLVMPointerType::get(ctx)},
+                                          /*isVarArg=*/true);
+  return LLVM::LLVMFuncOp::create(b, op->getLoc(), "printf", type);
+}
+
+/// The address of a NUL-terminated private string constant.
+static Value getStringPointer(OpBuilder &b, Location loc, Operation *op,
+                              StringRef text) {
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string name =
+      "__tk_str_" + std::to_string(llvm::hash_value(text) & 0xffffffffu);
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    std::string data = text.str();
+    data.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Private, name,
+                                    b.getStringAttr(data));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+LogicalResult KernelLowering::lowerPrint(tk::PrintOp print) {
+  LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
+  auto call = [&](StringRef format, ValueRange args) {
+    SmallVector<Value> operands{getStringPointer(b, loc, target, format)};
+    llvm::append_range(operands, args);
+    LLVM::CallOp::create(b, loc, printf, operands);
+  };
+  // printf promotes floats to double and small integers to int.
+  auto promote = [&](Value v, std::string &spec) -> Value {
+    Type t = v.getType();
+    if (isa<FloatType>(t)) {
+      spec = "%g";
+      return t.isF64()
+                 ? v
+                 : Value(arith::ExtFOp::create(
+                       b, loc, b.getF64Type(),
+                       isNarrowFloat(t)
+                           ? arith::ExtFOp::create(b, loc, b.getF32Type(), v)
+                           : v));
+    }
+    if (isa<LLVM::LLVMPointerType>(t)) {
+      spec = "%p";
+      return v;
+    }
+    if (t.isInteger(64)) {
+      spec = "%lld";
+      return v;
+    }
+    spec = "%d";
+    return t.isInteger(32)
+               ? v
+               : Value(arith::ExtSIOp::create(b, loc, b.getI32Type(), v));
+  };
+  call("pid (%d, %d, %d) " + print.getPrefix().str(),
+       ValueRange{grid[0], grid[1], grid[2]});
+  for (Value arg : print.getArgs()) {
+    if (!isTile(arg.getType())) {
+      FailureOr<Value> v = scalar(arg);
+      if (failed(v))
+        return failure();
+      std::string spec;
+      Value p = promote(*v, spec);
+      call(" " + spec, p);
+      continue;
+    }
+    auto shape = cast<RankedTensorType>(arg.getType()).getShape();
+    if (failed(forEachIndex(shape, [&](ArrayRef<Value> index) {
+          FailureOr<Value> v = element(arg, index);
+          if (failed(v))
+            return failure();
+          std::string spec;
+          Value p = promote(*v, spec);
+          call(" " + spec, p);
+          return success();
+        })))
+      return failure();
+  }
+  call("\n", {});
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAssert(tk::AssertOp assertOp) {
+  // A failed check prints its message (with the program id) and the kernel
+  // goes on, as a device assert without a debugger would report it.
+  LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
+  Value cond = assertOp.getCondition();
+  auto checkOne = [&](ArrayRef<Value> index) -> LogicalResult {
+    FailureOr<Value> ok = element(cond, index);
+    if (failed(ok))
+      return failure();
+    Value failedCheck =
+        arith::XOrIOp::create(b, loc, *ok, constInt(b.getI1Type(), 1));
+    auto branch = scf::IfOp::create(b, loc, failedCheck, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    Value format =
+        getStringPointer(b, loc, target,
+                         "tk assert failed in program (%d, %d, %d): " +
+                             assertOp.getMessage().str() + "\n");
+    LLVM::CallOp::create(b, loc, printf,
+                         ValueRange{format, grid[0], grid[1], grid[2]});
+    return success();
+  };
+  if (!isTile(cond.getType()))
+    return checkOne({});
+  return forEachIndex(cast<RankedTensorType>(cond.getType()).getShape(),
+                      checkOne);
+}
+
+LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
+  // Scalars and block-pointer components are loop-carried SSA values; tiles
+  // live in one buffer per iteration argument, updated at the yield.
+  SmallVector<Value> inits;
+  SmallVector<Value> iterBuffers(loop.getNumRegionIterArgs());
+  for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
+    Type type = init.getType();
+    if (isTile(type)) {
+      iterBuffers[i] = allocBuffer(cast<RankedTensorType>(type));
+      if (failed(storeTile(init, iterBuffers[i])))
+        return failure();
+    } else if (isBlockPtr(type)) {
+      llvm::append_range(inits, blockPtrs.lookup(init).flatten());
+    } else {
+      FailureOr<Value> value = scalar(init);
+      if (failed(value))
+        return failure();
+      inits.push_back(*value);
+    }
+  }
+  FailureOr<Value> lb = scalar(loop.getLowerBound()),
+                   ub = scalar(loop.getUpperBound()),
+                   step = scalar(loop.getStep());
+  if (failed(lb) || failed(ub) || failed(step))
+    return failure();
+  auto newLoop = scf::ForOp::create(b, loc, *lb, *ub, *step, inits);
+  Block *body = newLoop.getBody();
+  scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
+  // Map region arguments.
+  unsigned next = 0;
+  for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+    Type type = arg.getType();
+    if (isTile(type)) {
+      buffers[arg] = iterBuffers[i];
+    } else if (isBlockPtr(type)) {
+      int64_t rank = blockRank(type);
+      blockPtrs[arg] = BlockPtrValue::unflatten(
+          body->getArguments().drop_front(1 + next).take_front(1 + 3 * rank),
+          rank);
+      next += 1 + 3 * rank;
+    } else {
+      scalars.map(arg, body->getArgument(1 + next));
+      ++next;
+    }
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(body);
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+      b.setInsertionPoint(&body->back());
+    Block &oldBody = *loop.getBody();
+    for (Operation &op : oldBody.without_terminator()) {
+      loc = op.getLoc();
+      if (failed(lowerOp(&op)))
+        return failure();
+    }
+    auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
+    loc = yield.getLoc();
+    // Tiles first go to temporaries when the new value reads another
+    // iteration buffer (or its own at a moved index), then to the buffers.
+    SmallVector<Value> yielded;
+    SmallVector<std::pair<Value, Value>> copies;
+    for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
+      Type type = value.getType();
+      if (isTile(type)) {
+        auto existing = buffers.find(value);
+        if (existing != buffers.end() && existing->second == iterBuffers[i])
+          continue;
+        Value temp = allocBuffer(cast<RankedTensorType>(type));
+        if (failed(storeTile(value, temp)))
+          return failure();
+        copies.push_back({temp, iterBuffers[i]});
+      } else if (isBlockPtr(type)) {
+        llvm::append_range(yielded, blockPtrs.lookup(value).flatten());
+      } else {
+        FailureOr<Value> mapped = scalar(value);
+        if (failed(mapped))
+          return failure();
+        yielded.push_back(*mapped);
+      }
+    }
+    for (auto [from, to] : copies)
+      memref::CopyOp::create(b, loc, from, to);
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+      body->back().erase();
+    b.setInsertionPointToEnd(body);
+    scf::YieldOp::create(b, loc, yielded);
+  }
+  // Results.
+  next = 0;
+  for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+    Type type = result.getType();
+    if (isTile(type)) {
+      buffers[result] = iterBuffers[i];
+    } else if (isBlockPtr(type)) {
+      int64_t rank = blockRank(type);
+      blockPtrs[result] = BlockPtrValue::unflatten(
+          newLoop.getResults().drop_front(next).take_front(1 + 3 * rank), rank);
+      next += 1 + 3 * rank;
+    } else {
+      scalars.map(result, newLoop.getResult(next++));
+    }
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
+  FailureOr<Value> cond = scalar(branch.getCondition());
+  if (failed(cond))
+    return failure();
+  SmallVector<Type> types;
+  SmallVector<Value> resultBuffers(branch.getNumResults());
+  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+    Type type = result.getType();
+    if (isTile(type))
+      resultBuffers[i] = allocBuffer(cast<RankedTensorType>(type));
+    else if (isBlockPtr(type))
+      types.append(1 + 3 * blockRank(type), Type());
+    else
+      types.push_back(scalarType(type));
+  }
+  // Block-pointer component types: ptr, i64 shape, i64 strides, i32 offsets.
+  {
+    unsigned next = 0;
+    for (Value result : branch.getResults()) {
+      Type type = result.getType();
+      if (isTile(type))
+        continue;
+      if (!isBlockPtr(type)) {
+        ++next;
+        continue;
+      }
+      int64_t rank = blockRank(type);
+      types[next] = ptrType;
+      for (int64_t d = 0; d < rank; ++d) {
+        types[next + 1 + d] = b.getI64Type();
+        types[next + 1 + rank + d] = b.getI64Type();
+        types[next + 1 + 2 * rank + d] = b.getI32Type();
+      }
+      next += 1 + 3 * rank;
+    }
+  }
+  bool hasElse = !branch.getElseRegion().empty();
+  auto newIf = scf::IfOp::create(b, loc, types, *cond,
+                                 /*withElseRegion=*/hasElse || !types.empty());
+  for (int side = 0; side < 2; ++side) {
+    Region &oldRegion =
+        side == 0 ? branch.getThenRegion() : branch.getElseRegion();
+    Block *newBlock = side == 0 ? newIf.thenBlock() : newIf.elseBlock();
+    if (!newBlock)
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    if (!newBlock->empty() &&
+        newBlock->back().hasTrait<OpTrait::IsTerminator>())
+      newBlock->back().erase();
+    b.setInsertionPointToEnd(newBlock);
+    SmallVector<Value> yielded;
+    if (!oldRegion.empty()) {
+      Block &oldBlock = oldRegion.front();
+      for (Operation &op : oldBlock.without_terminator()) {
+        loc = op.getLoc();
+        if (failed(lowerOp(&op)))
+          return failure();
+      }
+      auto yield = cast<scf::YieldOp>(oldBlock.getTerminator());
+      for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
+        Type type = value.getType();
+        if (isTile(type)) {
+          if (failed(storeTile(value, resultBuffers[i])))
+            return failure();
+        } else if (isBlockPtr(type)) {
+          llvm::append_range(yielded, blockPtrs.lookup(value).flatten());
+        } else {
+          FailureOr<Value> mapped = scalar(value);
+          if (failed(mapped))
+            return failure();
+          yielded.push_back(*mapped);
+        }
+      }
+    }
+    scf::YieldOp::create(b, loc, yielded);
+  }
+  unsigned next = 0;
+  for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+    Type type = result.getType();
+    if (isTile(type)) {
+      buffers[result] = resultBuffers[i];
+    } else if (isBlockPtr(type)) {
+      int64_t rank = blockRank(type);
+      blockPtrs[result] = BlockPtrValue::unflatten(
+          newIf.getResults().drop_front(next).take_front(1 + 3 * rank), rank);
+      next += 1 + 3 * rank;
+    } else {
+      scalars.map(result, newIf.getResult(next++));
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertTkToLoops
+    : public tk::impl::TkConvertToLoopsBase<ConvertTkToLoops> {
+  using TkConvertToLoopsBase::TkConvertToLoopsBase;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
+    for (tk::FuncOp kernel : kernels) {
+      MLIRContext *ctx = &getContext();
+      auto ptr = LLVM::LLVMPointerType::get(ctx);
+      SmallVector<Type> inputs;
+      for (Type type : kernel.getArgumentTypes())
+        inputs.push_back(isa<tk::PtrType>(type) ? Type(ptr) : type);
+      inputs.append(tk::kNumGridArgs, IntegerType::get(ctx, 32));
+      OpBuilder builder(kernel);
+      auto func =
+          func::FuncOp::create(builder, kernel.getLoc(), kernel.getSymName(),
+                               builder.getFunctionType(inputs, {}));
+      func->setAttr(tk::kLoweredKernelAttrName, builder.getUnitAttr());
+      KernelLowering lowering(kernel, func, fuseLoadsIntoStores);
+      if (failed(lowering.run())) {
+        func.erase();
+        return signalPassFailure();
+      }
+      kernel.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,266 @@
+//===- WarpDialect.cpp - the tkw dialect: layouts and warp-level ops ------===//
+//
+// Registers tkw and verifies its layout attributes, its ops and the function
+// attributes the layout passes record (`tkw.num_warps`, `tkw.level`, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/core/WarpDialect.h"
+#include "tk/core/Layout.h"
+#include "tk/core/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tk::warp;
+
+#include "tk/core/WarpDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tk/core/LayoutAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "tk/core/WarpOps.cpp.inc"
+
+namespace {
+
+/// Short aliases (`#blocked`, `#dot_op`, `#slice`) keep printed IR readable:
+/// layouts repeat on every tile type.
+struct TkwOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr)) {
+      os << "blocked";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandLayoutAttr>(attr)) {
+      os << "dot_op";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SliceLayoutAttr>(attr)) {
+      os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+
+} // namespace
+
+void TkwDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tk/core/LayoutAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tk/core/WarpOps.cpp.inc"
+      >();
+  addInterfaces<TkwOpAsmInterface>();
+}
+
+void tk::registerWarpDialect(DialectRegistry &registry) {
+  registry.insert<TkwDialect>();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
+
+int64_t BlockedLayoutAttr::getNumWarps() const {
+  int64_t product = 1;
+  for (int64_t warps : getWarpsPerCTA())
+    product *= warps;
+  return product;
+}
+
+LogicalResult BlockedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> sizePerWarp,
+    ArrayRef<int64_t> warpsPerCTA, ArrayRef<int64_t> order) {
+  size_t rank = sizePerWarp.size();
+  if (rank == 0 || warpsPerCTA.size() != rank || order.size() != rank)
+    return emitError() << "expected sizePerWarp, warpsPerCTA and order of "
+                          "one non-zero rank, got "
+                       << sizePerWarp.size() << ", " << warpsPerCTA.size()
+                       << " and " << order.size() << " entries";
+  for (size_t d = 0; d < rank; ++d) {
+    // Tiles have power-of-two sizes, so blocks and warp counts must too for
+    // the blocks to tile them exactly.
+    if (sizePerWarp[d] <= 0 || !llvm::isPowerOf2_64(sizePerWarp[d]))
+      return emitError() << "expected sizePerWarp[" << d
+                         << "] to be a positive power of two, not "
+                         << sizePerWarp[d];
+    if (warpsPerCTA[d] <= 0 || !llvm::isPowerOf2_64(warpsPerCTA[d]))
+      return emitError() << "expected warpsPerCTA[" << d
+                         << "] to be a positive power of two, not "
+                         << warpsPerCTA[d];
+  }
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t d : order)
+    if (d < 0 || d >= static_cast<int64_t>(rank) || !seen.insert(d).second)
+      return emitError() << "expected order to be a permutation of the " << rank
+                         << " dimensions";
+  return success();
+}
+
+LogicalResult
+DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             unsigned opIdx, BlockedLayoutAttr parent) {
+  if (opIdx > 1)
+    return emitError() << "expected opIdx 0 (a) or 1 (b), not " << opIdx;
+  if (!parent || parent.getRank() != 2)
+    return emitError() << "expected a 2-D blocked parent layout";
+  return success();
+}
+
+LogicalResult
+SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned dim, Attribute parent) {
+  if (!isLayout(parent))
+    return emitError() << "expected a tkw layout as parent, not " << parent;
+  int64_t rank = getLayoutRank(parent);
+  if (rank < 2 || dim >= rank)
+    return emitError() << "expected dim in [0, " << rank
+                       << ") of a parent of rank 2 or more, not " << dim;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getType();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "expected the element type to stay "
+                         << src.getElementType() << ", not become "
+                         << dst.getElementType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError() << "expected the rank to stay " << src.getRank();
+  // At the warp level each side is the warp's share in its own layout, so
+  // only tiles with both layouts may change shape.
+  if (src.getShape() != dst.getShape() &&
+      !(src.getEncoding() && dst.getEncoding()))
+    return emitOpError()
+           << "expected the same shape unless both sides have a layout";
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  // convert(convert(x)) moves x once.
+  if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    if (inner.getSrc().getType() == getType())
+      return inner.getSrc();
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ExtractOp and GlueOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExtractOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getType();
+  ArrayRef<int64_t> offsets = getOffsets();
+  if (src.getElementType() != dst.getElementType() ||
+      src.getRank() != dst.getRank() ||
+      static_cast<int64_t>(offsets.size()) != src.getRank())
+    return emitOpError() << "expected a result and " << src.getRank()
+                         << " offsets of the source's rank and element type";
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (offsets[d] < 0 || offsets[d] + dst.getDimSize(d) > src.getDimSize(d))
+      return emitOpError() << "expected the block along dimension " << d
+                           << " ([" << offsets[d] << ", "
+                           << offsets[d] + dst.getDimSize(d)
+                           << ")) to lie inside the source's "
+                           << src.getDimSize(d) << " elements";
+  return success();
+}
+
+OpFoldResult ExtractOp::fold(FoldAdaptor) {
+  auto src = getSrc().getType();
+  auto dst = getType();
+  if (src == dst)
+    return getSrc();
+  // extract(glue(pieces)) at a piece boundary is that piece.
+  auto glue = getSrc().getDefiningOp<GlueOp>();
+  if (!glue || glue.getPieces().front().getType() != dst)
+    return {};
+  int64_t index = 0;
+  for (int64_t d = 0; d < src.getRank(); ++d) {
+    int64_t size = dst.getDimSize(d);
+    if (getOffsets()[d] % size != 0)
+      return {};
+    index = index * (src.getDimSize(d) / size) + getOffsets()[d] / size;
+  }
+  return glue.getPieces()[index];
+}
+
+LogicalResult GlueOp::verify() {
+  if (getPieces().empty())
+    return emitOpError() << "expected at least one piece";
+  auto piece = cast<RankedTensorType>(getPieces().front().getType());
+  auto dst = getType();
+  for (Value other : getPieces())
+    if (other.getType() != piece)
+      return emitOpError() << "expected every piece to be " << piece << ", not "
+                           << other.getType();
+  if (piece.getElementType() != dst.getElementType() ||
+      piece.getRank() != dst.getRank())
+    return emitOpError() << "expected the result to have the pieces' rank "
+                            "and element type";
+  int64_t count = 1;
+  for (int64_t d = 0; d < dst.getRank(); ++d) {
+    if (dst.getDimSize(d) % piece.getDimSize(d) != 0)
+      return emitOpError() << "expected pieces of " << piece.getDimSize(d)
+                           << " to divide dimension " << d << " of "
+                           << dst.getDimSize(d);
+    count *= dst.getDimSize(d) / piece.getDimSize(d);
+  }
+  if (static_cast<int64_t>(getPieces().size()) != count)
+    return emitOpError() << "expected " << count << " pieces, not "
+                         << getPieces().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Function attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kNumWarpsAttrName || name == kThreadsPerWarpAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() <= 0 || !llvm::isPowerOf2_64(value.getInt()))
+      return op->emitError()
+             << "'" << name << "' must be a positive power-of-two integer";
+    return success();
+  }
+  if (name == kTargetAttrName || name == kIntrinsicAttrName) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a string";
+    return success();
+  }
+  if (name == kLevelAttrName) {
+    auto level = dyn_cast<StringAttr>(attr.getValue());
+    if (!level ||
+        (level.getValue() != "warp" && level.getValue() != "intrinsic"))
+      return op->emitError()
+             << "'" << name << "' must be \"warp\" or \"intrinsic\"";
+    return success();
+  }
+  return op->emitError() << "unknown tkw attribute '" << name << "'";
+}

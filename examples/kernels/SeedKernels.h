@@ -1,0 +1,105 @@
+//===- SeedKernels.h - the seed kernels, written with the builder -*- C++
+//-*-===//
+//
+// The Triton kernels of the seed documents (vector add, matrix copy and
+// transpose, fused and persistent softmax, grouped matmul, layer norm) as
+// tk::KernelBuilder code. Each has a `.tk` twin in this folder holding the
+// same module for the default parameters; tests/unit/BuilderTest.cpp checks
+// that the two agree.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_EXAMPLES_KERNELS_SEEDKERNELS_H_
+#define TK_EXAMPLES_KERNELS_SEEDKERNELS_H_
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tk {
+namespace seeds {
+
+/// A built kernel module, or failure with the reason in the `error` argument
+/// of the builder function.
+using KernelModule = mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>;
+
+/// The smallest power of two >= n (Triton's `next_power_of_2`), for BLOCK
+/// sizes that cover a whole row.
+int64_t nextPowerOf2(int64_t n);
+
+/// `out[i] = x[i] + y[i]` for `i < n`, `block` elements per program
+/// (seed 002). Grid: `cdiv(n, block)`.
+KernelModule buildVectorAdd(mlir::MLIRContext *ctx, mlir::Type dtype,
+                            int64_t block = 1024, std::string *error = nullptr);
+
+/// Copies a `rows x cols` strided matrix `src` into `dst` (same strides) in
+/// `block x block` tiles (seed 003). Grid: `(cdiv(rows, block),
+/// cdiv(cols, block))`.
+KernelModule buildMatrixCopy(mlir::MLIRContext *ctx, mlir::Type dtype,
+                             int64_t block = 64, std::string *error = nullptr);
+
+/// `output = input^T` for a `rows x cols` input, tile by tile (seed 003).
+/// Grid: `(cdiv(rows, block), cdiv(cols, block))`.
+KernelModule buildMatrixTranspose(mlir::MLIRContext *ctx, mlir::Type dtype,
+                                  int64_t block = 32,
+                                  std::string *error = nullptr);
+
+/// Fused row softmax, one row per program (seeds 002 and 004); `block` is
+/// `nextPowerOf2(n_cols)`. Computes in f32 whatever the dtype. Grid:
+/// `n_rows`.
+KernelModule buildSoftmax(mlir::MLIRContext *ctx, mlir::Type dtype,
+                          int64_t block = 1024, std::string *error = nullptr);
+
+/// The persistent softmax of seed 002: each program loops over rows
+/// `program_id, program_id + num_programs, ...`. Grid: occupancy x SMs.
+KernelModule buildPersistentSoftmax(mlir::MLIRContext *ctx, mlir::Type dtype,
+                                    int64_t block = 1024,
+                                    std::string *error = nullptr);
+
+/// Tile sizes and options of the matmul kernel.
+struct MatmulConfig {
+  int64_t blockM = 64;
+  int64_t blockN = 64;
+  int64_t blockK = 32;
+  /// Rows of program tiles walked together for L2 reuse (seed 004, §5.3).
+  int64_t groupSizeM = 8;
+  InputPrecision inputPrecision = InputPrecision::IEEE;
+};
+
+/// `c = a @ b` (`a` MxK, `b` KxN, strided), tiled with a K loop, an f32
+/// accumulator (i32 for i8 inputs) and GROUP_SIZE_M program ordering
+/// (seeds 003 and 004). The result is cast to `outputType`. Grid:
+/// `cdiv(M, blockM) * cdiv(N, blockN)`.
+KernelModule buildMatmul(mlir::MLIRContext *ctx, mlir::Type inputType,
+                         mlir::Type outputType,
+                         const MatmulConfig &config = MatmulConfig(),
+                         std::string *error = nullptr);
+
+/// Layer norm of each row: `(x - mean) * rsqrt(var + eps) * weight + bias`,
+/// one row per program, f32 statistics; `block` >= n_cols. Grid: `n_rows`.
+KernelModule buildLayerNorm(mlir::MLIRContext *ctx, mlir::Type dtype,
+                            int64_t block = 1024, std::string *error = nullptr);
+
+/// A seed kernel in the variant its `.tk` file holds.
+struct SeedKernel {
+  /// The kernel's symbol name, e.g. `vector_add`.
+  llvm::StringRef name;
+  /// Its text twin in examples/kernels, e.g. `vector_add.tk`.
+  llvm::StringRef fileName;
+  KernelModule (*build)(mlir::MLIRContext *ctx, std::string *error);
+};
+
+/// Every seed kernel, in the order above.
+llvm::ArrayRef<SeedKernel> getSeedKernels();
+
+} // namespace seeds
+} // namespace tk
+
+#endif // TK_EXAMPLES_KERNELS_SEEDKERNELS_H_

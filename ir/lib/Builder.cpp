@@ -1,0 +1,1781 @@
+//===- Builder.cpp - Triton-style C++ builder for tk kernels --------------===//
+//
+// Implements tk::KernelBuilder: dtype-directed choice of arith ops, numpy
+// broadcasting through tk.splat / tk.expand_dims / tk.broadcast, and
+// error recording instead of asserts, since a misused operator must not take
+// the process down (LLVM is built without exceptions).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/ir/Builder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace tk;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `type` as MLIR prints it, for messages.
+std::string str(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// A shape as `[64, 128]`, the form the tk verifiers use.
+std::string str(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}
+
+/// The shape of a Tile for messages: `[64, 128]`, or `scalar`.
+std::string shapeOf(const Tile &x) {
+  return x.isTile() ? str(x.shape()) : std::string("scalar");
+}
+
+/// A double for messages.
+std::string formatDouble(double value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%g", value);
+  return text;
+}
+
+bool isPointerElem(Type type) {
+  auto ptr = dyn_cast<PtrType>(type);
+  return ptr && !ptr.isBlockPointer();
+}
+
+bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
+/// The KernelBuilder behind either operand of a free operator.
+KernelBuilder *builderOf(const Operand &lhs, const Operand &rhs) {
+  if (lhs.builder())
+    return lhs.builder();
+  return rhs.builder();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Tile
+//===----------------------------------------------------------------------===//
+
+Type Tile::type() const { return value_ ? value_.getType() : Type(); }
+
+Type Tile::dtype() const {
+  return value_ ? getElementTypeOrSelf(value_.getType()) : Type();
+}
+
+ArrayRef<int64_t> Tile::shape() const {
+  return value_ ? getShapeOrEmpty(value_.getType()) : ArrayRef<int64_t>();
+}
+
+bool Tile::isTile() const {
+  return value_ && isa<RankedTensorType>(value_.getType());
+}
+bool Tile::isFloat() const { return value_ && isa<FloatType>(dtype()); }
+bool Tile::isInt() const { return value_ && isa<IntegerType>(dtype()); }
+bool Tile::isBool() const { return value_ && dtype().isInteger(1); }
+bool Tile::isPointer() const { return value_ && isPointerElem(dtype()); }
+bool Tile::isBlockPointer() const {
+  auto ptr = value_ ? dyn_cast<PtrType>(value_.getType()) : PtrType();
+  return ptr && ptr.isBlockPointer();
+}
+
+Tile Tile::col() const {
+  return builder_ ? builder_->expandDims(*this, 1) : Tile();
+}
+Tile Tile::row() const {
+  return builder_ ? builder_->expandDims(*this, 0) : Tile();
+}
+Tile Tile::to(Type dtype) const {
+  return builder_ ? builder_->cast(*this, dtype) : Tile();
+}
+Tile Tile::trans() const { return builder_ ? builder_->trans(*this) : Tile(); }
+
+Tile Tile::named(StringRef name) const {
+  if (!valid())
+    return *this;
+  Location loc = NameLoc::get(StringAttr::get(value_.getContext(), name));
+  if (Operation *op = value_.getDefiningOp())
+    op->setLoc(loc);
+  else
+    cast<BlockArgument>(value_).setLoc(loc);
+  return *this;
+}
+
+Tile &Tile::operator+=(const Operand &rhs) { return *this = *this + rhs; }
+Tile &Tile::operator-=(const Operand &rhs) { return *this = *this - rhs; }
+Tile &Tile::operator*=(const Operand &rhs) { return *this = *this * rhs; }
+Tile &Tile::operator/=(const Operand &rhs) { return *this = *this / rhs; }
+Tile &Tile::operator%=(const Operand &rhs) { return *this = *this % rhs; }
+Tile &Tile::operator&=(const Operand &rhs) { return *this = *this & rhs; }
+Tile &Tile::operator|=(const Operand &rhs) { return *this = *this | rhs; }
+Tile &Tile::operator^=(const Operand &rhs) { return *this = *this ^ rhs; }
+
+//===----------------------------------------------------------------------===//
+// Free operators
+//===----------------------------------------------------------------------===//
+
+#define TK_BINARY_OPERATOR(OP, METHOD)                                         \
+  Tile tk::operator OP(const Operand &lhs, const Operand &rhs) {               \
+    KernelBuilder *builder = builderOf(lhs, rhs);                              \
+    return builder ? builder->METHOD(lhs, rhs) : Tile();                       \
+  }
+TK_BINARY_OPERATOR(+, add)
+TK_BINARY_OPERATOR(-, sub)
+TK_BINARY_OPERATOR(*, mul)
+TK_BINARY_OPERATOR(/, div)
+TK_BINARY_OPERATOR(%, rem)
+TK_BINARY_OPERATOR(&, bitAnd)
+TK_BINARY_OPERATOR(|, bitOr)
+TK_BINARY_OPERATOR(^, bitXor)
+TK_BINARY_OPERATOR(<<, shl)
+TK_BINARY_OPERATOR(>>, shr)
+TK_BINARY_OPERATOR(<, lt)
+TK_BINARY_OPERATOR(<=, le)
+TK_BINARY_OPERATOR(>, gt)
+TK_BINARY_OPERATOR(>=, ge)
+TK_BINARY_OPERATOR(==, eq)
+TK_BINARY_OPERATOR(!=, ne)
+#undef TK_BINARY_OPERATOR
+
+Tile tk::operator-(const Tile &x) {
+  return x.builder() ? x.builder()->neg(x) : Tile();
+}
+Tile tk::operator!(const Tile &x) {
+  return x.builder() ? x.builder()->logicalNot(x) : Tile();
+}
+Tile tk::operator~(const Tile &x) {
+  return x.builder() ? x.builder()->bitNot(x) : Tile();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelBuilder: setup, types, arguments
+//===----------------------------------------------------------------------===//
+
+enum class KernelBuilder::BinaryOp : int {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  And,
+  Or,
+  Xor,
+  Shl,
+  Shr,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  Max,
+  Min,
+};
+
+/// The name of a binary op in messages: the C++ operator, or the call.
+static StringRef binaryName(int op) {
+  static const char *const names[] = {
+      "operator+",  "operator-",  "operator*", "operator/",  "operator%",
+      "operator&",  "operator|",  "operator^", "operator<<", "operator>>",
+      "operator<",  "operator<=", "operator>", "operator>=", "operator==",
+      "operator!=", "maximum",    "minimum"};
+  return names[op];
+}
+
+KernelBuilder::KernelBuilder(MLIRContext *ctx, StringRef name)
+    : ctx_(ctx), b_(ctx), loc_(UnknownLoc::get(ctx)) {
+  ctx->loadDialect<TkDialect, arith::ArithDialect, math::MathDialect,
+                   scf::SCFDialect>();
+  module_ = ModuleOp::create(loc_);
+  b_.setInsertionPointToEnd(module_->getBody());
+  // The function type grows with each arg() and is fixed up in finish().
+  func_ = FuncOp::create(b_, loc_, name, b_.getFunctionType({}, {}));
+  entry_ = &func_.getBody().emplaceBlock();
+  b_.setInsertionPointToEnd(entry_);
+}
+
+KernelBuilder::~KernelBuilder() = default;
+
+Type KernelBuilder::i1() const { return IntegerType::get(ctx_, 1); }
+Type KernelBuilder::i8() const { return IntegerType::get(ctx_, 8); }
+Type KernelBuilder::i16() const { return IntegerType::get(ctx_, 16); }
+Type KernelBuilder::i32() const { return IntegerType::get(ctx_, 32); }
+Type KernelBuilder::i64() const { return IntegerType::get(ctx_, 64); }
+Type KernelBuilder::f16() const { return Float16Type::get(ctx_); }
+Type KernelBuilder::bf16() const { return BFloat16Type::get(ctx_); }
+Type KernelBuilder::f32() const { return Float32Type::get(ctx_); }
+Type KernelBuilder::f64() const { return Float64Type::get(ctx_); }
+Type KernelBuilder::f8e4m3() const { return Float8E4M3FNType::get(ctx_); }
+Type KernelBuilder::f8e5m2() const { return Float8E5M2Type::get(ctx_); }
+Type KernelBuilder::ptrTo(Type pointee) const {
+  return PtrType::get(ctx_, pointee);
+}
+RankedTensorType KernelBuilder::tileOf(ArrayRef<int64_t> shape,
+                                       Type dtype) const {
+  return RankedTensorType::get(shape, dtype);
+}
+
+void KernelBuilder::emitError(const Twine &message) {
+  if (error_.empty())
+    error_ = message.str();
+}
+
+bool KernelBuilder::check(const Tile &x, StringRef what) {
+  if (!ok())
+    return false;
+  if (!x.valid()) {
+    emitError(what + ": an operand is an empty Tile (the result of a failed "
+                     "call, or default-constructed)");
+    return false;
+  }
+  if (x.builder() != this) {
+    emitError(what + ": an operand belongs to another KernelBuilder");
+    return false;
+  }
+  return true;
+}
+
+Tile KernelBuilder::arg(StringRef name, Type type, unsigned divisibility) {
+  if (!ok())
+    return Tile();
+  if (llvm::is_contained(argNames_, name)) {
+    emitError("argument '" + name + "' is declared twice");
+    return Tile();
+  }
+  if (!type || !(isa<IntegerType, FloatType>(type) || isPointerElem(type))) {
+    emitError("argument '" + name +
+              "' must be a scalar or a pointer to scalars, not " +
+              (type ? str(type) : std::string("a null type")));
+    return Tile();
+  }
+  if (divisibility != 0 && !llvm::isPowerOf2_32(divisibility)) {
+    emitError("argument '" + name + "': divisibility " + Twine(divisibility) +
+              " is not a power of two");
+    return Tile();
+  }
+  // A NameLoc on the argument lets the printer show `%x` on request.
+  BlockArgument value =
+      entry_->addArgument(type, NameLoc::get(b_.getStringAttr(name)));
+  argNames_.push_back(name.str());
+  argDivisibility_.push_back(divisibility);
+  return Tile(this, value);
+}
+
+Tile KernelBuilder::argPtr(StringRef name, Type pointee,
+                           unsigned divisibility) {
+  if (!ok())
+    return Tile();
+  if (!pointee || isa<PtrType>(pointee) || isa<ShapedType>(pointee)) {
+    emitError("argPtr '" + name + "': the pointee must be a scalar type, not " +
+              (pointee ? str(pointee) : std::string("a null type")));
+    return Tile();
+  }
+  return arg(name, ptrTo(pointee), divisibility);
+}
+
+Tile KernelBuilder::argI32(StringRef name, unsigned divisibility) {
+  return arg(name, i32(), divisibility);
+}
+Tile KernelBuilder::argI64(StringRef name, unsigned divisibility) {
+  return arg(name, i64(), divisibility);
+}
+Tile KernelBuilder::argF32(StringRef name) { return arg(name, f32()); }
+
+int64_t KernelBuilder::constexpr_(StringRef name, int64_t value) {
+  if (!ok())
+    return value;
+  if (llvm::any_of(constexprs_, [&](NamedAttribute entry) {
+        return entry.getName() == name;
+      })) {
+    emitError("constexpr '" + name + "' is declared twice");
+    return value;
+  }
+  // Triton's integer constexprs are i32 unless they need more bits.
+  Attribute attr = llvm::isInt<32>(value)
+                       ? b_.getI32IntegerAttr(static_cast<int32_t>(value))
+                       : b_.getI64IntegerAttr(value);
+  constexprs_.push_back(b_.getNamedAttr(name, attr));
+  return value;
+}
+
+double KernelBuilder::constexprFloat(StringRef name, double value) {
+  if (ok())
+    constexprs_.push_back(b_.getNamedAttr(name, b_.getF32FloatAttr(value)));
+  return value;
+}
+
+bool KernelBuilder::constexprBool(StringRef name, bool value) {
+  if (ok())
+    constexprs_.push_back(b_.getNamedAttr(name, b_.getBoolAttr(value)));
+  return value;
+}
+
+//===----------------------------------------------------------------------===//
+// Grid, ranges, constants
+//===----------------------------------------------------------------------===//
+
+Tile KernelBuilder::programId(int axis) {
+  if (!ok())
+    return Tile();
+  if (axis < 0 || axis > 2) {
+    emitError("programId: axis must be 0, 1 or 2, not " + Twine(axis));
+    return Tile();
+  }
+  return wrapResult(ProgramIdOp::create(b_, loc_, axis));
+}
+
+Tile KernelBuilder::numPrograms(int axis) {
+  if (!ok())
+    return Tile();
+  if (axis < 0 || axis > 2) {
+    emitError("numPrograms: axis must be 0, 1 or 2, not " + Twine(axis));
+    return Tile();
+  }
+  return wrapResult(NumProgramsOp::create(b_, loc_, axis));
+}
+
+Tile KernelBuilder::arange(int32_t start, int32_t end) {
+  if (!ok())
+    return Tile();
+  if (end <= start || !llvm::isPowerOf2_64(static_cast<int64_t>(end) - start)) {
+    emitError("arange(" + Twine(start) + ", " + Twine(end) +
+              "): the size must be a positive power of two");
+    return Tile();
+  }
+  auto type = tileOf({static_cast<int64_t>(end) - start}, i32());
+  return wrapResult(MakeRangeOp::create(
+      b_, loc_, type, b_.getI32IntegerAttr(start), b_.getI32IntegerAttr(end)));
+}
+
+Tile KernelBuilder::literal(const Operand &op, Type type, StringRef what) {
+  if (!ok())
+    return Tile();
+  Type dtype = getElementTypeOrSelf(type);
+  TypedAttr scalar;
+  if (auto floatType = dyn_cast<FloatType>(dtype)) {
+    scalar = FloatAttr::get(floatType, op.floatValue());
+  } else if (auto intType = dyn_cast<IntegerType>(dtype)) {
+    if (op.isFloatLiteral()) {
+      emitError(what + ": the float literal " + formatDouble(op.floatValue()) +
+                " cannot meet an integer value of dtype " + str(dtype) +
+                "; cast one side first");
+      return Tile();
+    }
+    int64_t value = op.intValue();
+    unsigned width = intType.getWidth();
+    if (width == 1 && (value == 0 || value == 1)) {
+      scalar = IntegerAttr::get(intType, value);
+    } else if (width != 1 && width <= 64 &&
+               (llvm::isIntN(width, value) || llvm::isUIntN(width, value))) {
+      scalar = IntegerAttr::get(intType,
+                                APInt(width, static_cast<uint64_t>(value),
+                                      /*isSigned=*/llvm::isIntN(width, value),
+                                      /*implicitTrunc=*/true));
+    } else {
+      emitError(what + ": the literal " + Twine(value) + " does not fit in " +
+                str(dtype));
+      return Tile();
+    }
+  } else {
+    emitError(what + ": a number cannot stand for a value of type " +
+              str(dtype));
+    return Tile();
+  }
+  if (auto tile = dyn_cast<RankedTensorType>(type))
+    return wrapResult(arith::ConstantOp::create(
+        b_, loc_, DenseElementsAttr::get(tile, ArrayRef<Attribute>(scalar))));
+  return wrapResult(arith::ConstantOp::create(b_, loc_, scalar));
+}
+
+Tile KernelBuilder::resolve(const Operand &op, const Tile &like,
+                            StringRef what) {
+  if (op.isTile())
+    return check(op.tile(), what) ? op.tile() : Tile();
+  if (!check(like, what))
+    return Tile();
+  // A number beside pointers is an element offset, i32 as in Triton.
+  Type dtype = like.isPointer() ? i32() : like.dtype();
+  return literal(op, withElementType(like.type(), dtype), what);
+}
+
+Tile KernelBuilder::constant(const Operand &value, Type dtype) {
+  return full({}, value, dtype);
+}
+
+Tile KernelBuilder::full(ArrayRef<int64_t> shape, const Operand &value,
+                         Type dtype) {
+  if (!ok())
+    return Tile();
+  if (value.isTile()) {
+    if (!check(value.tile(), "full"))
+      return Tile();
+    if (value.tile().isTile()) {
+      emitError("full: the fill value must be a scalar, not a tile of shape " +
+                str(value.tile().shape()));
+      return Tile();
+    }
+    Tile scalar = cast(value.tile(), dtype);
+    return shape.empty() ? scalar : splat(scalar, shape);
+  }
+  Type type = shape.empty() ? dtype : Type(tileOf(shape, dtype));
+  return literal(value, type, "full");
+}
+
+Tile KernelBuilder::zeros(ArrayRef<int64_t> shape, Type dtype) {
+  return full(shape, 0, dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+Tile KernelBuilder::splat(const Tile &x, ArrayRef<int64_t> shape) {
+  if (!check(x, "splat"))
+    return Tile();
+  if (x.isTile() || x.isBlockPointer()) {
+    emitError("splat: expected a scalar, got " + str(x.type()));
+    return Tile();
+  }
+  return wrapResult(
+      SplatOp::create(b_, loc_, tileOf(shape, x.type()), x.value()));
+}
+
+Tile KernelBuilder::broadcastImpl(const Tile &x, ArrayRef<int64_t> shape,
+                                  StringRef what) {
+  if (!check(x, what))
+    return Tile();
+  if (x.isBlockPointer()) {
+    emitError(what + ": a block pointer does not broadcast");
+    return Tile();
+  }
+  if (!x.isTile())
+    return shape.empty() ? x : splat(x, shape);
+  ArrayRef<int64_t> from = x.shape();
+  bool fits = from.size() <= shape.size();
+  for (size_t i = 0; fits && i < from.size(); ++i) {
+    int64_t dim = from[from.size() - 1 - i];
+    fits = dim == 1 || dim == shape[shape.size() - 1 - i];
+  }
+  if (!fits) {
+    emitError(what + ": cannot broadcast shape " + str(from) + " to " +
+              str(shape));
+    return Tile();
+  }
+  // numpy aligns trailing dimensions: missing leading ones become size 1.
+  Tile result = x;
+  while (result.rank() < static_cast<int64_t>(shape.size()))
+    result = expandDims(result, 0);
+  if (result.valid() && result.shape() != shape)
+    result = wrapResult(BroadcastOp::create(
+        b_, loc_, tileOf(shape, result.dtype()), result.value()));
+  return result;
+}
+
+Tile KernelBuilder::broadcastTo(const Tile &x, ArrayRef<int64_t> shape) {
+  return broadcastImpl(x, shape, "broadcastTo");
+}
+
+bool KernelBuilder::broadcastPair(Tile &a, Tile &b, StringRef what) {
+  if (!check(a, what) || !check(b, what))
+    return false;
+  if (a.isBlockPointer() || b.isBlockPointer()) {
+    emitError(what + ": block pointers take no arithmetic; use advance()");
+    return false;
+  }
+  if (!a.isTile() && !b.isTile())
+    return true;
+  if (!a.isTile()) {
+    a = splat(a, b.shape());
+    return a.valid();
+  }
+  if (!b.isTile()) {
+    b = splat(b, a.shape());
+    return b.valid();
+  }
+  ArrayRef<int64_t> sa = a.shape(), sb = b.shape();
+  size_t rank = std::max(sa.size(), sb.size());
+  SmallVector<int64_t> shape(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < sa.size() ? sa[sa.size() - 1 - i] : 1;
+    int64_t db = i < sb.size() ? sb[sb.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1) {
+      emitError(what + ": cannot broadcast shapes " + str(sa) + " and " +
+                str(sb));
+      return false;
+    }
+    shape[rank - 1 - i] = da == 1 ? db : da;
+  }
+  a = broadcastImpl(a, shape, what);
+  b = broadcastImpl(b, shape, what);
+  return a.valid() && b.valid();
+}
+
+Tile KernelBuilder::expandDims(const Tile &x, int axis) {
+  if (!check(x, "expandDims"))
+    return Tile();
+  if (!x.isTile()) {
+    emitError("expandDims: expected a tile, got " + str(x.type()));
+    return Tile();
+  }
+  if (axis < 0 || axis > x.rank()) {
+    emitError("expandDims: axis " + Twine(axis) +
+              " is out of range for a tile of shape " + str(x.shape()));
+    return Tile();
+  }
+  SmallVector<int64_t> shape(x.shape());
+  shape.insert(shape.begin() + axis, 1);
+  return wrapResult(ExpandDimsOp::create(b_, loc_, tileOf(shape, x.dtype()),
+                                         x.value(),
+                                         b_.getI32IntegerAttr(axis)));
+}
+
+Tile KernelBuilder::reshape(const Tile &x, ArrayRef<int64_t> shape) {
+  if (!check(x, "reshape"))
+    return Tile();
+  if (!x.isTile()) {
+    emitError("reshape: expected a tile, got " + str(x.type()));
+    return Tile();
+  }
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  if (count != llvm::cast<RankedTensorType>(x.type()).getNumElements()) {
+    emitError("reshape: cannot reshape " + str(x.shape()) + " to " +
+              str(shape) + " (element counts differ)");
+    return Tile();
+  }
+  return wrapResult(
+      ReshapeOp::create(b_, loc_, tileOf(shape, x.dtype()), x.value()));
+}
+
+Tile KernelBuilder::trans(const Tile &x, ArrayRef<int32_t> order) {
+  if (!check(x, "trans"))
+    return Tile();
+  if (!x.isTile()) {
+    emitError("trans: expected a tile, got " + str(x.type()));
+    return Tile();
+  }
+  SmallVector<int32_t> perm(order);
+  if (perm.empty())
+    for (int64_t d = x.rank() - 1; d >= 0; --d)
+      perm.push_back(static_cast<int32_t>(d));
+  SmallVector<int32_t> sorted(perm);
+  llvm::sort(sorted);
+  bool isPermutation = static_cast<int64_t>(perm.size()) == x.rank();
+  for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
+    isPermutation = sorted[i] == static_cast<int32_t>(i);
+  if (!isPermutation) {
+    emitError("trans: the order is not a permutation of the " +
+              Twine(x.rank()) + " dimensions of " + str(x.shape()));
+    return Tile();
+  }
+  SmallVector<int64_t> shape;
+  for (int32_t d : perm)
+    shape.push_back(x.shape()[d]);
+  return wrapResult(
+      TransOp::create(b_, loc_, tileOf(shape, x.dtype()), x.value(), perm));
+}
+
+Tile KernelBuilder::cat(const Tile &a, const Tile &b) {
+  if (!check(a, "cat") || !check(b, "cat"))
+    return Tile();
+  if (!a.isTile() || a.type() != b.type()) {
+    emitError("cat: expected two tiles of one type, got " + str(a.type()) +
+              " and " + str(b.type()));
+    return Tile();
+  }
+  SmallVector<int64_t> shape(a.shape());
+  shape[0] *= 2;
+  return wrapResult(
+      CatOp::create(b_, loc_, tileOf(shape, a.dtype()), a.value(), b.value()));
+}
+
+Tile KernelBuilder::join(const Tile &a, const Tile &b) {
+  if (!check(a, "join") || !check(b, "join"))
+    return Tile();
+  if (!a.isTile() || a.type() != b.type()) {
+    emitError("join: expected two tiles of one type, got " + str(a.type()) +
+              " and " + str(b.type()));
+    return Tile();
+  }
+  SmallVector<int64_t> shape(a.shape());
+  shape.push_back(2);
+  return wrapResult(
+      JoinOp::create(b_, loc_, tileOf(shape, a.dtype()), a.value(), b.value()));
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise arithmetic
+//===----------------------------------------------------------------------===//
+
+Tile KernelBuilder::binary(BinaryOp op, const Operand &lhsOp,
+                           const Operand &rhsOp) {
+  StringRef what = binaryName(static_cast<int>(op));
+  if (!ok())
+    return Tile();
+  if (!lhsOp.isTile() && !rhsOp.isTile()) {
+    emitError(what + ": needs at least one Tile operand");
+    return Tile();
+  }
+  for (const Operand *side : {&lhsOp, &rhsOp}) {
+    if (!side->isTile())
+      continue;
+    if (!check(side->tile(), what))
+      return Tile();
+    if (side->tile().isBlockPointer()) {
+      emitError(what + " is not defined on block pointers (" +
+                str(side->tile().type()) + "); use advance()");
+      return Tile();
+    }
+    if (side->tile().isPointer() &&
+        (lhsOp.isFloatLiteral() || rhsOp.isFloatLiteral())) {
+      emitError(what +
+                ": pointers take integer offsets, not the float "
+                "literal " +
+                formatDouble(lhsOp.isFloatLiteral() ? lhsOp.floatValue()
+                                                    : rhsOp.floatValue()));
+      return Tile();
+    }
+  }
+  // A number takes the dtype and the shape of the Tile beside it.
+  Tile lhs = lhsOp.isTile() ? resolve(lhsOp, Tile(), what)
+                            : resolve(lhsOp, rhsOp.tile(), what);
+  if (!lhs.valid())
+    return Tile();
+  Tile rhs = resolve(rhsOp, lhs, what);
+  if (!rhs.valid())
+    return Tile();
+
+  Type lt = lhs.dtype(), rt = rhs.dtype();
+  bool lptr = isPointerElem(lt), rptr = isPointerElem(rt);
+  if (lptr || rptr) {
+    // Only pointer ± integer offsets exist: tk.addptr.
+    bool offsetIsInt =
+        isa<IntegerType>(lptr ? rt : lt) && !(lptr ? rt : lt).isInteger(1);
+    bool allowed = offsetIsInt && !(lptr && rptr) &&
+                   (op == BinaryOp::Add || (op == BinaryOp::Sub && lptr));
+    if (!allowed) {
+      emitError(what + " is not defined on " + str(lhs.type()) + " and " +
+                str(rhs.type()) +
+                "; pointers only take + and - of integer offsets");
+      return Tile();
+    }
+    if (!broadcastPair(lhs, rhs, what))
+      return Tile();
+    Tile ptr = lptr ? lhs : rhs, offset = lptr ? rhs : lhs;
+    if (op == BinaryOp::Sub)
+      offset = neg(offset);
+    if (!offset.valid())
+      return Tile();
+    return wrapResult(
+        AddPtrOp::create(b_, loc_, ptr.type(), ptr.value(), offset.value()));
+  }
+  if (lt != rt) {
+    emitError(what + ": dtype mismatch: " + str(lt) + " and " + str(rt) +
+              "; cast one side first");
+    return Tile();
+  }
+  bool isFloat = isa<FloatType>(lt);
+  bool isInt = isa<IntegerType>(lt);
+  if (!isFloat && !isInt) {
+    emitError(what + " is not defined on " + str(lt));
+    return Tile();
+  }
+  bool intOnly = op == BinaryOp::And || op == BinaryOp::Or ||
+                 op == BinaryOp::Xor || op == BinaryOp::Shl ||
+                 op == BinaryOp::Shr;
+  if (intOnly && isFloat) {
+    emitError(what + " needs integer operands, got " + str(lt));
+    return Tile();
+  }
+  if (!broadcastPair(lhs, rhs, what))
+    return Tile();
+  Value l = lhs.value(), r = rhs.value();
+  auto cmp = [&](arith::CmpFPredicate fp, arith::CmpIPredicate ip) {
+    if (isFloat)
+      return wrapResult(arith::CmpFOp::create(b_, loc_, fp, l, r));
+    return wrapResult(arith::CmpIOp::create(b_, loc_, ip, l, r));
+  };
+  switch (op) {
+  case BinaryOp::Add:
+    return isFloat ? wrapResult(arith::AddFOp::create(b_, loc_, l, r))
+                   : wrapResult(arith::AddIOp::create(b_, loc_, l, r));
+  case BinaryOp::Sub:
+    return isFloat ? wrapResult(arith::SubFOp::create(b_, loc_, l, r))
+                   : wrapResult(arith::SubIOp::create(b_, loc_, l, r));
+  case BinaryOp::Mul:
+    return isFloat ? wrapResult(arith::MulFOp::create(b_, loc_, l, r))
+                   : wrapResult(arith::MulIOp::create(b_, loc_, l, r));
+  case BinaryOp::Div:
+    return isFloat ? wrapResult(arith::DivFOp::create(b_, loc_, l, r))
+                   : wrapResult(arith::DivSIOp::create(b_, loc_, l, r));
+  case BinaryOp::Rem:
+    return isFloat ? wrapResult(arith::RemFOp::create(b_, loc_, l, r))
+                   : wrapResult(arith::RemSIOp::create(b_, loc_, l, r));
+  case BinaryOp::And:
+    return wrapResult(arith::AndIOp::create(b_, loc_, l, r));
+  case BinaryOp::Or:
+    return wrapResult(arith::OrIOp::create(b_, loc_, l, r));
+  case BinaryOp::Xor:
+    return wrapResult(arith::XOrIOp::create(b_, loc_, l, r));
+  case BinaryOp::Shl:
+    return wrapResult(arith::ShLIOp::create(b_, loc_, l, r));
+  case BinaryOp::Shr:
+    return wrapResult(arith::ShRSIOp::create(b_, loc_, l, r));
+  case BinaryOp::Lt:
+    return cmp(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt);
+  case BinaryOp::Le:
+    return cmp(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle);
+  case BinaryOp::Gt:
+    return cmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt);
+  case BinaryOp::Ge:
+    return cmp(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge);
+  case BinaryOp::Eq:
+    return cmp(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq);
+  case BinaryOp::Ne:
+    // `x != x` must be true for NaN, hence unordered.
+    return cmp(arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne);
+  case BinaryOp::Max:
+    return isFloat ? wrapResult(arith::MaxNumFOp::create(b_, loc_, l, r))
+                   : wrapResult(arith::MaxSIOp::create(b_, loc_, l, r));
+  case BinaryOp::Min:
+    return isFloat ? wrapResult(arith::MinNumFOp::create(b_, loc_, l, r))
+                   : wrapResult(arith::MinSIOp::create(b_, loc_, l, r));
+  }
+  return Tile();
+}
+
+Tile KernelBuilder::add(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Add, l, r);
+}
+Tile KernelBuilder::sub(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Sub, l, r);
+}
+Tile KernelBuilder::mul(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Mul, l, r);
+}
+Tile KernelBuilder::div(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Div, l, r);
+}
+Tile KernelBuilder::rem(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Rem, l, r);
+}
+Tile KernelBuilder::bitAnd(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::And, l, r);
+}
+Tile KernelBuilder::bitOr(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Or, l, r);
+}
+Tile KernelBuilder::bitXor(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Xor, l, r);
+}
+Tile KernelBuilder::shl(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Shl, l, r);
+}
+Tile KernelBuilder::shr(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Shr, l, r);
+}
+Tile KernelBuilder::lt(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Lt, l, r);
+}
+Tile KernelBuilder::le(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Le, l, r);
+}
+Tile KernelBuilder::gt(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Gt, l, r);
+}
+Tile KernelBuilder::ge(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Ge, l, r);
+}
+Tile KernelBuilder::eq(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Eq, l, r);
+}
+Tile KernelBuilder::ne(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Ne, l, r);
+}
+Tile KernelBuilder::maximum(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Max, l, r);
+}
+Tile KernelBuilder::minimum(const Operand &l, const Operand &r) {
+  return binary(BinaryOp::Min, l, r);
+}
+
+Tile KernelBuilder::neg(const Tile &x) {
+  if (!check(x, "operator-"))
+    return Tile();
+  if (x.isFloat())
+    return wrapResult(arith::NegFOp::create(b_, loc_, x.value()));
+  if (!x.isInt() || x.isBool()) {
+    emitError("operator-: cannot negate " + str(x.type()));
+    return Tile();
+  }
+  // Triton negates integers as `0 - x`.
+  return sub(0, x);
+}
+
+Tile KernelBuilder::logicalNot(const Tile &x) {
+  if (!check(x, "operator!"))
+    return Tile();
+  if (x.isBool())
+    return bitXor(x, 1);
+  if (x.isInt())
+    return eq(x, 0);
+  emitError("operator!: expected an i1 or integer value, got " + str(x.type()));
+  return Tile();
+}
+
+Tile KernelBuilder::bitNot(const Tile &x) {
+  if (!check(x, "operator~"))
+    return Tile();
+  if (x.isBool())
+    return bitXor(x, 1);
+  if (!x.isInt()) {
+    emitError("operator~: expected an integer value, got " + str(x.type()));
+    return Tile();
+  }
+  return bitXor(x, -1);
+}
+
+Tile KernelBuilder::cdiv(const Operand &a, const Operand &b) {
+  if (!ok())
+    return Tile();
+  Tile sum = add(a, b);
+  Tile minusOne = sub(sum, 1);
+  Tile result = div(minusOne, b);
+  if (result.valid() && !result.isInt()) {
+    emitError("cdiv: expected integers, got " + str(result.type()));
+    return Tile();
+  }
+  return result;
+}
+
+Tile KernelBuilder::where(const Tile &cond, const Operand &aOp,
+                          const Operand &bOp) {
+  if (!check(cond, "where"))
+    return Tile();
+  if (!cond.isBool()) {
+    emitError("where: the condition must be i1, not " + str(cond.type()));
+    return Tile();
+  }
+  if (!aOp.isTile() && !bOp.isTile()) {
+    emitError("where: at least one of the two values must be a Tile");
+    return Tile();
+  }
+  Tile a = aOp.isTile() ? resolve(aOp, Tile(), "where")
+                        : resolve(aOp, bOp.tile(), "where");
+  if (!a.valid())
+    return Tile();
+  Tile b = resolve(bOp, a, "where");
+  if (!b.valid())
+    return Tile();
+  if (a.dtype() != b.dtype()) {
+    emitError("where: dtype mismatch: " + str(a.dtype()) + " and " +
+              str(b.dtype()) + "; cast one side first");
+    return Tile();
+  }
+  Tile c = cond;
+  if (!broadcastPair(c, a, "where") || !broadcastPair(c, b, "where") ||
+      !broadcastPair(a, b, "where"))
+    return Tile();
+  if (c.shape() != a.shape() && !broadcastPair(c, a, "where"))
+    return Tile();
+  return wrapResult(
+      arith::SelectOp::create(b_, loc_, c.value(), a.value(), b.value()));
+}
+
+//===----------------------------------------------------------------------===//
+// Math and casts
+//===----------------------------------------------------------------------===//
+
+Tile KernelBuilder::unaryMath(StringRef what, const Tile &x,
+                              Value (*create)(OpBuilder &, Location, Value)) {
+  if (!check(x, what))
+    return Tile();
+  if (!x.isFloat()) {
+    emitError(what + ": expected a floating-point value, got " + str(x.type()));
+    return Tile();
+  }
+  return Tile(this, create(b_, loc_, x.value()));
+}
+
+#define TK_MATH_FUNCTION(NAME, OP)                                             \
+  Tile KernelBuilder::NAME(const Tile &x) {                                    \
+    return unaryMath(#NAME, x, [](OpBuilder &b, Location loc, Value v) {       \
+      return Value(math::OP::create(b, loc, v));                               \
+    });                                                                        \
+  }
+TK_MATH_FUNCTION(exp, ExpOp)
+TK_MATH_FUNCTION(exp2, Exp2Op)
+TK_MATH_FUNCTION(log, LogOp)
+TK_MATH_FUNCTION(log2, Log2Op)
+TK_MATH_FUNCTION(sqrt, SqrtOp)
+TK_MATH_FUNCTION(rsqrt, RsqrtOp)
+TK_MATH_FUNCTION(sin, SinOp)
+TK_MATH_FUNCTION(cos, CosOp)
+TK_MATH_FUNCTION(tanh, TanhOp)
+TK_MATH_FUNCTION(erf, ErfOp)
+TK_MATH_FUNCTION(floor, FloorOp)
+TK_MATH_FUNCTION(ceil, CeilOp)
+#undef TK_MATH_FUNCTION
+
+Tile KernelBuilder::abs(const Tile &x) {
+  if (!check(x, "abs"))
+    return Tile();
+  if (x.isInt() && !x.isBool())
+    return wrapResult(math::AbsIOp::create(b_, loc_, x.value()));
+  return unaryMath("abs", x, [](OpBuilder &b, Location loc, Value v) {
+    return Value(math::AbsFOp::create(b, loc, v));
+  });
+}
+
+Tile KernelBuilder::cast(const Tile &x, Type dtype) {
+  if (!check(x, "cast"))
+    return Tile();
+  if (!dtype) {
+    emitError("cast: the target dtype is null");
+    return Tile();
+  }
+  dtype = getElementTypeOrSelf(dtype);
+  Type from = x.dtype();
+  if (from == dtype)
+    return x;
+  if (!isa<IntegerType, FloatType>(from) ||
+      !isa<IntegerType, FloatType>(dtype)) {
+    emitError("cast: cannot cast " + str(x.type()) + " to " + str(dtype));
+    return Tile();
+  }
+  Type to = withElementType(x.type(), dtype);
+  Value v = x.value();
+  auto fromInt = dyn_cast<IntegerType>(from);
+  auto toInt = dyn_cast<IntegerType>(dtype);
+  if (fromInt && toInt) {
+    if (toInt.getWidth() < fromInt.getWidth())
+      return wrapResult(arith::TruncIOp::create(b_, loc_, to, v));
+    // i1 is a truth value: true widens to 1, not -1.
+    if (fromInt.getWidth() == 1)
+      return wrapResult(arith::ExtUIOp::create(b_, loc_, to, v));
+    return wrapResult(arith::ExtSIOp::create(b_, loc_, to, v));
+  }
+  if (fromInt) {
+    if (fromInt.getWidth() == 1)
+      return wrapResult(arith::UIToFPOp::create(b_, loc_, to, v));
+    return wrapResult(arith::SIToFPOp::create(b_, loc_, to, v));
+  }
+  if (toInt) {
+    if (toInt.getWidth() == 1)
+      return ne(x, 0.0);
+    return wrapResult(arith::FPToSIOp::create(b_, loc_, to, v));
+  }
+  // Float to float.
+  if (isFp8(from) || isFp8(dtype))
+    return fpToFp(x, dtype);
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = dtype.getIntOrFloatBitWidth();
+  if (toWidth > fromWidth)
+    return wrapResult(
+        arith::ExtFOp::create(b_, loc_, to, v, arith::FastMathFlagsAttr()));
+  if (toWidth < fromWidth)
+    return wrapResult(arith::TruncFOp::create(b_, loc_, to, v));
+  // f16 <-> bf16: neither holds the other, so go through f32 as Triton does.
+  Tile wide = cast(x, f32());
+  return cast(wide, dtype);
+}
+
+Tile KernelBuilder::bitcast(const Tile &x, Type dtype) {
+  if (!check(x, "bitcast"))
+    return Tile();
+  dtype = dtype ? getElementTypeOrSelf(dtype) : dtype;
+  if (!dtype || !isa<IntegerType, FloatType>(x.dtype()) ||
+      !isa<IntegerType, FloatType>(dtype) ||
+      x.dtype().getIntOrFloatBitWidth() != dtype.getIntOrFloatBitWidth()) {
+    emitError("bitcast: cannot reinterpret " + str(x.type()) + " as " +
+              (dtype ? str(dtype) : std::string("a null type")) +
+              " (bit widths must match)");
+    return Tile();
+  }
+  if (x.dtype() == dtype)
+    return x;
+  return wrapResult(arith::BitcastOp::create(
+      b_, loc_, withElementType(x.type(), dtype), x.value()));
+}
+
+Tile KernelBuilder::fpToFp(const Tile &x, Type dtype,
+                           std::optional<RoundingMode> rounding) {
+  if (!check(x, "fpToFp"))
+    return Tile();
+  dtype = dtype ? getElementTypeOrSelf(dtype) : dtype;
+  if (!x.isFloat() || !dtype || !isa<FloatType>(dtype) || x.dtype() == dtype) {
+    emitError("fpToFp: cannot convert " + str(x.type()) + " to " +
+              (dtype ? str(dtype) : std::string("a null type")));
+    return Tile();
+  }
+  unsigned fromWidth = x.dtype().getIntOrFloatBitWidth();
+  unsigned toWidth = dtype.getIntOrFloatBitWidth();
+  // Same rule as the verifier: equal widths narrow unless the target is one
+  // of the IEEE formats that hold the source exactly.
+  bool narrows = toWidth < fromWidth ||
+                 (toWidth == fromWidth && !dtype.isF32() && !dtype.isF64());
+  RoundingModeAttr roundingAttr;
+  if (narrows)
+    roundingAttr =
+        RoundingModeAttr::get(ctx_, rounding.value_or(RoundingMode::RTNE));
+  else if (rounding) {
+    emitError("fpToFp: widening " + str(x.dtype()) + " to " + str(dtype) +
+              " is exact and takes no rounding mode");
+    return Tile();
+  }
+  return wrapResult(FpToFpOp::create(b_, loc_, withElementType(x.type(), dtype),
+                                     x.value(), roundingAttr));
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+Tile KernelBuilder::load(const Tile &ptrIn, const Tile &maskIn,
+                         std::optional<Operand> other) {
+  if (!check(ptrIn, "load"))
+    return Tile();
+  if (ptrIn.isBlockPointer()) {
+    if (maskIn.valid() || other) {
+      emitError("load: a block pointer takes a boundary check, not a mask; "
+                "use loadBlock()");
+      return Tile();
+    }
+    return loadBlock(ptrIn);
+  }
+  if (!ptrIn.isPointer()) {
+    emitError("load: expected a pointer or a tile of pointers, got " +
+              str(ptrIn.type()));
+    return Tile();
+  }
+  Tile ptr = ptrIn, mask = maskIn;
+  if (mask.builder() || mask.valid()) {
+    if (!check(mask, "load"))
+      return Tile();
+    if (!mask.isBool()) {
+      emitError("load: the mask must be i1, not " + str(mask.type()));
+      return Tile();
+    }
+    // Triton broadcasts pointers and mask against each other.
+    if (!broadcastPair(ptr, mask, "load"))
+      return Tile();
+  }
+  Type loaded = getLoadedType(ptr.type());
+  Tile otherTile;
+  if (other) {
+    if (!mask.valid()) {
+      emitError("load: 'other' needs a mask");
+      return Tile();
+    }
+    otherTile =
+        other->isTile() ? other->tile() : literal(*other, loaded, "load");
+    if (!check(otherTile, "load"))
+      return Tile();
+    if (otherTile.dtype() != getElementTypeOrSelf(loaded)) {
+      emitError("load: 'other' has dtype " + str(otherTile.dtype()) +
+                " but the pointers load " + str(getElementTypeOrSelf(loaded)));
+      return Tile();
+    }
+    otherTile = broadcastImpl(otherTile, ptr.shape(), "load");
+    if (!otherTile.valid())
+      return Tile();
+  }
+  return wrapResult(
+      LoadOp::create(b_, loc_, ptr.value(), mask.value(), otherTile.value()));
+}
+
+void KernelBuilder::store(const Tile &ptr, const Operand &valueOp,
+                          const Tile &maskIn) {
+  if (!check(ptr, "store"))
+    return;
+  if (ptr.isBlockPointer()) {
+    if (maskIn.valid()) {
+      emitError("store: a block pointer takes a boundary check, not a mask; "
+                "use storeBlock()");
+      return;
+    }
+    storeBlock(ptr, valueOp);
+    return;
+  }
+  if (!ptr.isPointer()) {
+    emitError("store: expected a pointer or a tile of pointers, got " +
+              str(ptr.type()));
+    return;
+  }
+  Type loaded = getLoadedType(ptr.type());
+  Type pointee = getElementTypeOrSelf(loaded);
+  Tile value =
+      valueOp.isTile() ? valueOp.tile() : literal(valueOp, loaded, "store");
+  if (!check(value, "store"))
+    return;
+  if (value.dtype() != pointee) {
+    emitError("store: cannot store " + str(value.dtype()) +
+              " values through pointers to " + str(pointee) +
+              "; cast the value first");
+    return;
+  }
+  value = broadcastImpl(value, ptr.shape(), "store");
+  if (!value.valid())
+    return;
+  Tile mask = maskIn;
+  if (mask.builder() || mask.valid()) {
+    if (!check(mask, "store"))
+      return;
+    if (!mask.isBool()) {
+      emitError("store: the mask must be i1, not " + str(mask.type()));
+      return;
+    }
+    mask = broadcastImpl(mask, ptr.shape(), "store");
+    if (!mask.valid())
+      return;
+  }
+  StoreOp::create(b_, loc_, ptr.value(), value.value(), mask.value());
+}
+
+Tile KernelBuilder::toIndex(const Operand &op, Type type, StringRef what) {
+  if (!ok())
+    return Tile();
+  if (!op.isTile())
+    return literal(op, type, what);
+  const Tile &x = op.tile();
+  if (!check(x, what))
+    return Tile();
+  if (x.isTile() || !x.isInt() || x.isBool()) {
+    emitError(what + ": expected an integer scalar, got " + str(x.type()));
+    return Tile();
+  }
+  return cast(x, type);
+}
+
+Tile KernelBuilder::makeBlockPtr(const Tile &base, ArrayRef<Operand> shape,
+                                 ArrayRef<Operand> strides,
+                                 ArrayRef<Operand> offsets,
+                                 ArrayRef<int64_t> blockShape,
+                                 ArrayRef<int32_t> order) {
+  if (!check(base, "makeBlockPtr"))
+    return Tile();
+  if (!base.isPointer() || base.isTile()) {
+    emitError("makeBlockPtr: the base must be a scalar pointer, got " +
+              str(base.type()));
+    return Tile();
+  }
+  size_t rank = blockShape.size();
+  if (shape.size() != rank || strides.size() != rank ||
+      offsets.size() != rank || order.size() != rank) {
+    emitError("makeBlockPtr: a block of rank " + Twine(rank) + " needs " +
+              Twine(rank) +
+              " shape values, strides, offsets and order "
+              "entries (got " +
+              Twine(shape.size()) + ", " + Twine(strides.size()) + ", " +
+              Twine(offsets.size()) + ", " + Twine(order.size()) + ")");
+    return Tile();
+  }
+  // The tensor's shape and strides are i64, the window's offsets i32.
+  SmallVector<Value> shapeValues, strideValues, offsetValues;
+  for (const Operand &dim : shape)
+    shapeValues.push_back(toIndex(dim, i64(), "makeBlockPtr").value());
+  for (const Operand &stride : strides)
+    strideValues.push_back(toIndex(stride, i64(), "makeBlockPtr").value());
+  for (const Operand &offset : offsets)
+    offsetValues.push_back(toIndex(offset, i32(), "makeBlockPtr").value());
+  if (!ok())
+    return Tile();
+  Type pointee = llvm::cast<PtrType>(base.type()).getPointeeType();
+  Type type = ptrTo(tileOf(blockShape, pointee));
+  return wrapResult(MakeBlockPtrOp::create(b_, loc_, type, base.value(),
+                                           shapeValues, strideValues,
+                                           offsetValues, order));
+}
+
+Tile KernelBuilder::advance(const Tile &blockPtr, ArrayRef<Operand> offsets) {
+  if (!check(blockPtr, "advance"))
+    return Tile();
+  if (!blockPtr.isBlockPointer()) {
+    emitError("advance: expected a block pointer, got " + str(blockPtr.type()));
+    return Tile();
+  }
+  SmallVector<Value> values;
+  for (const Operand &offset : offsets)
+    values.push_back(toIndex(offset, i32(), "advance").value());
+  if (!ok())
+    return Tile();
+  return wrapResult(
+      AdvanceOp::create(b_, loc_, blockPtr.type(), blockPtr.value(), values));
+}
+
+Tile KernelBuilder::loadBlock(const Tile &blockPtr,
+                              ArrayRef<int32_t> boundaryCheck,
+                              std::optional<PaddingOption> padding) {
+  if (!check(blockPtr, "loadBlock"))
+    return Tile();
+  if (!blockPtr.isBlockPointer()) {
+    emitError("loadBlock: expected a block pointer, got " +
+              str(blockPtr.type()));
+    return Tile();
+  }
+  return wrapResult(
+      LoadOp::create(b_, loc_, blockPtr.value(), boundaryCheck, padding));
+}
+
+void KernelBuilder::storeBlock(const Tile &blockPtr, const Operand &valueOp,
+                               ArrayRef<int32_t> boundaryCheck) {
+  if (!check(blockPtr, "storeBlock"))
+    return;
+  if (!blockPtr.isBlockPointer()) {
+    emitError("storeBlock: expected a block pointer, got " +
+              str(blockPtr.type()));
+    return;
+  }
+  auto block = llvm::cast<RankedTensorType>(
+      llvm::cast<PtrType>(blockPtr.type()).getPointeeType());
+  Tile value =
+      valueOp.isTile() ? valueOp.tile() : literal(valueOp, block, "storeBlock");
+  if (!check(value, "storeBlock"))
+    return;
+  if (value.dtype() != block.getElementType()) {
+    emitError("storeBlock: cannot store " + str(value.dtype()) +
+              " values into a block of " + str(block.getElementType()) +
+              "; cast the value first");
+    return;
+  }
+  value = broadcastImpl(value, block.getShape(), "storeBlock");
+  if (!value.valid())
+    return;
+  StoreOp::create(b_, loc_, blockPtr.value(), value.value(), Value(),
+                  boundaryCheck);
+}
+
+Tile KernelBuilder::atomicRMW(AtomicRMWKind kind, const Tile &ptr,
+                              const Operand &valueOp, const Tile &maskIn,
+                              MemSemantic sem) {
+  if (!check(ptr, "atomicRMW"))
+    return Tile();
+  if (!ptr.isPointer()) {
+    emitError("atomicRMW: expected a pointer or a tile of pointers, got " +
+              str(ptr.type()));
+    return Tile();
+  }
+  Type loaded = getLoadedType(ptr.type());
+  Tile value =
+      valueOp.isTile() ? valueOp.tile() : literal(valueOp, loaded, "atomicRMW");
+  if (!check(value, "atomicRMW"))
+    return Tile();
+  if (value.dtype() != getElementTypeOrSelf(loaded)) {
+    emitError("atomicRMW: the value has dtype " + str(value.dtype()) +
+              " but the pointers point to " +
+              str(getElementTypeOrSelf(loaded)));
+    return Tile();
+  }
+  value = broadcastImpl(value, ptr.shape(), "atomicRMW");
+  Tile mask = maskIn;
+  if (mask.builder() || mask.valid()) {
+    if (!check(mask, "atomicRMW"))
+      return Tile();
+    mask = broadcastImpl(mask, ptr.shape(), "atomicRMW");
+  }
+  if (!ok())
+    return Tile();
+  return wrapResult(AtomicRMWOp::create(
+      b_, loc_, loaded, kind, sem, ptr.value(), value.value(), mask.value()));
+}
+
+Tile KernelBuilder::atomicAdd(const Tile &ptr, const Operand &value,
+                              const Tile &mask, MemSemantic sem) {
+  if (!check(ptr, "atomicAdd"))
+    return Tile();
+  bool isFloat =
+      isa<FloatType>(getElementTypeOrSelf(getLoadedType(ptr.type())));
+  return atomicRMW(isFloat ? AtomicRMWKind::FAdd : AtomicRMWKind::Add, ptr,
+                   value, mask, sem);
+}
+
+Tile KernelBuilder::atomicCAS(const Tile &ptr, const Operand &cmpOp,
+                              const Operand &valueOp, MemSemantic sem) {
+  if (!check(ptr, "atomicCAS"))
+    return Tile();
+  if (!ptr.isPointer()) {
+    emitError("atomicCAS: expected a pointer or a tile of pointers, got " +
+              str(ptr.type()));
+    return Tile();
+  }
+  Type loaded = getLoadedType(ptr.type());
+  Tile cmp =
+      cmpOp.isTile() ? cmpOp.tile() : literal(cmpOp, loaded, "atomicCAS");
+  Tile value =
+      valueOp.isTile() ? valueOp.tile() : literal(valueOp, loaded, "atomicCAS");
+  if (!check(cmp, "atomicCAS") || !check(value, "atomicCAS"))
+    return Tile();
+  cmp = broadcastImpl(cmp, ptr.shape(), "atomicCAS");
+  value = broadcastImpl(value, ptr.shape(), "atomicCAS");
+  if (!ok())
+    return Tile();
+  return wrapResult(AtomicCASOp::create(b_, loc_, loaded, sem, ptr.value(),
+                                        cmp.value(), value.value()));
+}
+
+//===----------------------------------------------------------------------===//
+// Dot, reductions, scans
+//===----------------------------------------------------------------------===//
+
+Tile KernelBuilder::dot(const Tile &a, const Tile &b, const Tile &accIn,
+                        const DotOptions &options) {
+  if (!check(a, "dot") || !check(b, "dot"))
+    return Tile();
+  if (a.rank() != 2 || b.rank() != 2) {
+    emitError("dot: expected 2-D tiles, got shapes " + shapeOf(a) + " and " +
+              shapeOf(b));
+    return Tile();
+  }
+  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  if (b.shape()[0] != k) {
+    emitError("dot: the inner dimensions differ: " + str(a.shape()) + " · " +
+              str(b.shape()));
+    return Tile();
+  }
+  if (a.dtype() != b.dtype() && !(isFp8(a.dtype()) && isFp8(b.dtype()))) {
+    emitError("dot: dtype mismatch: " + str(a.dtype()) + " and " +
+              str(b.dtype()) + "; cast one side first");
+    return Tile();
+  }
+  Tile acc = accIn;
+  if (acc.builder() || acc.valid()) {
+    if (!check(acc, "dot"))
+      return Tile();
+    if (acc.shape() != ArrayRef<int64_t>({m, n})) {
+      emitError("dot: the accumulator of shape " + shapeOf(acc) +
+                " does not match the result shape " + str({m, n}));
+      return Tile();
+    }
+  } else {
+    Type accType = options.accType;
+    if (!accType)
+      accType = a.dtype().isInteger(8) ? i32()
+                : a.dtype().isF64()    ? f64()
+                                       : f32();
+    acc = zeros({m, n}, accType);
+    if (!acc.valid())
+      return Tile();
+  }
+  DotTilingAttr tiling;
+  if (options.tiling)
+    tiling = DotTilingAttr::get(ctx_, *options.tiling);
+  return wrapResult(DotOp::create(b_, loc_, acc.type(), a.value(), b.value(),
+                                  acc.value(), options.inputPrecision, tiling));
+}
+
+/// Checks the sources of a reduce or scan: non-empty tiles of one shape and
+/// an axis within their rank.
+static bool checkCombineSources(KernelBuilder &k, ArrayRef<Tile> srcs, int axis,
+                                StringRef what) {
+  if (srcs.empty()) {
+    k.emitError(what + ": needs at least one source");
+    return false;
+  }
+  for (const Tile &src : srcs) {
+    if (!src.valid()) {
+      k.emitError(what + ": an operand is an empty Tile (the result of a "
+                         "failed call, or default-constructed)");
+      return false;
+    }
+    if (!src.isTile() || src.isPointer()) {
+      k.emitError(what + ": expected tiles of numbers, got " + str(src.type()));
+      return false;
+    }
+    if (src.shape() != srcs.front().shape()) {
+      k.emitError(what + ": the sources have different shapes " +
+                  str(srcs.front().shape()) + " and " + str(src.shape()));
+      return false;
+    }
+  }
+  if (axis < 0 || axis >= srcs.front().rank()) {
+    k.emitError(what + ": axis " + Twine(axis) +
+                " is out of range for a tile of shape " +
+                str(srcs.front().shape()));
+    return false;
+  }
+  return true;
+}
+
+/// Runs `combine` inside the combiner block of `op` and terminates it with
+/// `ReturnOpT`; checks that it returns one value of each source's dtype.
+template <typename ReturnOpT>
+static bool buildCombiner(KernelBuilder &k, OpBuilder &b, Location loc,
+                          Operation *op, ArrayRef<Tile> srcs,
+                          KernelBuilder::MultiCombiner combine,
+                          StringRef what) {
+  Block &block = op->getRegion(0).front();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&block);
+  SmallVector<Tile> acc, next;
+  for (unsigned i = 0; i < srcs.size(); ++i) {
+    // Names for `printNameLocAsPrefix`: ^bb0(%acc: f32, %next: f32).
+    std::string suffix = srcs.size() == 1 ? "" : std::to_string(i);
+    acc.push_back(k.wrap(block.getArgument(i)).named("acc" + suffix));
+    next.push_back(
+        k.wrap(block.getArgument(srcs.size() + i)).named("next" + suffix));
+  }
+  SmallVector<Tile> results = combine(acc, next);
+  if (!k.ok())
+    return false;
+  if (results.size() != srcs.size()) {
+    k.emitError(what + ": the combiner returned " + Twine(results.size()) +
+                " values for " + Twine(srcs.size()) + " sources");
+    return false;
+  }
+  SmallVector<Value> values;
+  for (auto [index, result] : llvm::enumerate(results)) {
+    if (!result.valid()) {
+      k.emitError(what + ": the combiner returned an empty Tile");
+      return false;
+    }
+    if (result.type() != srcs[index].dtype()) {
+      k.emitError(what + ": the combiner returned " + str(result.type()) +
+                  " for source " + Twine(index) + " of dtype " +
+                  str(srcs[index].dtype()));
+      return false;
+    }
+    values.push_back(result.value());
+  }
+  ReturnOpT::create(b, loc, values);
+  return true;
+}
+
+SmallVector<Tile> KernelBuilder::reduce(ArrayRef<Tile> srcs, int axis,
+                                        MultiCombiner combine) {
+  if (!ok() || !checkCombineSources(*this, srcs, axis, "reduce"))
+    return {};
+  SmallVector<Value> values;
+  for (const Tile &src : srcs)
+    values.push_back(src.value());
+  auto op = ReduceOp::create(b_, loc_, values, axis);
+  if (!buildCombiner<ReduceReturnOp>(*this, b_, loc_, op, srcs, combine,
+                                     "reduce"))
+    return {};
+  SmallVector<Tile> results;
+  for (Value result : op.getResults())
+    results.push_back(Tile(this, result));
+  return results;
+}
+
+Tile KernelBuilder::reduce(const Tile &x, int axis, Combiner combine) {
+  SmallVector<Tile> results = reduce(
+      ArrayRef<Tile>(x), axis, [&](ArrayRef<Tile> acc, ArrayRef<Tile> next) {
+        return SmallVector<Tile>{combine(acc[0], next[0])};
+      });
+  return results.empty() ? Tile() : results.front();
+}
+
+Tile KernelBuilder::narrowIntsToI32(const Tile &x) {
+  // Triton accumulates narrow integers in i32 so that sums do not wrap.
+  if (x.isInt() && x.dtype().getIntOrFloatBitWidth() < 32)
+    return cast(x, i32());
+  return x;
+}
+
+Tile KernelBuilder::reduceWith(const Tile &x, int axis, bool keepDims,
+                               StringRef what, Combiner combine) {
+  if (!check(x, what))
+    return Tile();
+  Tile result = reduce(x, axis, combine);
+  if (!keepDims || !result.valid())
+    return result;
+  if (!result.isTile())
+    return splat(result, {1});
+  return expandDims(result, axis);
+}
+
+Tile KernelBuilder::sum(const Tile &x, int axis, bool keepDims) {
+  if (!check(x, "sum"))
+    return Tile();
+  return reduceWith(narrowIntsToI32(x), axis, keepDims, "sum",
+                    [](Tile a, Tile b) { return a + b; });
+}
+
+Tile KernelBuilder::max(const Tile &x, int axis, bool keepDims) {
+  return reduceWith(x, axis, keepDims, "max",
+                    [this](Tile a, Tile b) { return maximum(a, b); });
+}
+
+Tile KernelBuilder::min(const Tile &x, int axis, bool keepDims) {
+  return reduceWith(x, axis, keepDims, "min",
+                    [this](Tile a, Tile b) { return minimum(a, b); });
+}
+
+std::pair<Tile, Tile> KernelBuilder::argReduce(const Tile &x, int axis,
+                                               bool isMax) {
+  StringRef what = isMax ? "argmax" : "argmin";
+  if (!check(x, what) || !checkCombineSources(*this, x, axis, what))
+    return {};
+  // The index tile: arange along `axis`, broadcast to the shape of `x`.
+  int64_t size = x.shape()[axis];
+  Tile index = arange(0, static_cast<int32_t>(size));
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (d != axis)
+      index = expandDims(index, static_cast<int>(d));
+  index = broadcastImpl(index, x.shape(), what);
+  if (!index.valid())
+    return {};
+  SmallVector<Tile> results =
+      reduce({x, index}, axis, [&](ArrayRef<Tile> acc, ArrayRef<Tile> next) {
+        // Keep the accumulated pair when it wins or ties with a lower index,
+        // as Triton's tie_break_left.
+        Tile wins = isMax ? acc[0] > next[0] : acc[0] < next[0];
+        Tile equal = acc[0] == next[0];
+        Tile lower = acc[1] < next[1];
+        Tile tie = equal & lower;
+        Tile keep = wins | tie;
+        Tile value = where(keep, acc[0], next[0]);
+        Tile idx = where(keep, acc[1], next[1]);
+        return SmallVector<Tile>{value, idx};
+      });
+  if (results.size() != 2)
+    return {};
+  return {results[0], results[1]};
+}
+
+std::pair<Tile, Tile> KernelBuilder::argmax(const Tile &x, int axis) {
+  return argReduce(x, axis, /*isMax=*/true);
+}
+std::pair<Tile, Tile> KernelBuilder::argmin(const Tile &x, int axis) {
+  return argReduce(x, axis, /*isMax=*/false);
+}
+
+SmallVector<Tile> KernelBuilder::scan(ArrayRef<Tile> srcs, int axis,
+                                      MultiCombiner combine, bool reverse) {
+  if (!ok() || !checkCombineSources(*this, srcs, axis, "scan"))
+    return {};
+  SmallVector<Value> values;
+  for (const Tile &src : srcs)
+    values.push_back(src.value());
+  auto op = ScanOp::create(b_, loc_, values, axis, reverse);
+  if (!buildCombiner<ScanReturnOp>(*this, b_, loc_, op, srcs, combine, "scan"))
+    return {};
+  SmallVector<Tile> results;
+  for (Value result : op.getResults())
+    results.push_back(Tile(this, result));
+  return results;
+}
+
+Tile KernelBuilder::scan(const Tile &x, int axis, Combiner combine,
+                         bool reverse) {
+  SmallVector<Tile> results = scan(
+      ArrayRef<Tile>(x), axis,
+      [&](ArrayRef<Tile> acc, ArrayRef<Tile> next) {
+        return SmallVector<Tile>{combine(acc[0], next[0])};
+      },
+      reverse);
+  return results.empty() ? Tile() : results.front();
+}
+
+Tile KernelBuilder::cumsum(const Tile &x, int axis, bool reverse) {
+  if (!check(x, "cumsum"))
+    return Tile();
+  return scan(
+      narrowIntsToI32(x), axis, [](Tile a, Tile b) { return a + b; }, reverse);
+}
+
+Tile KernelBuilder::cumprod(const Tile &x, int axis, bool reverse) {
+  if (!check(x, "cumprod"))
+    return Tile();
+  return scan(
+      narrowIntsToI32(x), axis, [](Tile a, Tile b) { return a * b; }, reverse);
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow and debugging
+//===----------------------------------------------------------------------===//
+
+SmallVector<Tile> KernelBuilder::forLoop(const Operand &lb, const Operand &ub,
+                                         const Operand &step,
+                                         ArrayRef<Tile> initArgs,
+                                         LoopBody body) {
+  if (!ok())
+    return {};
+  // Bounds are i32 like Triton's loop variables, unless one is i64.
+  Type type = i32();
+  for (const Operand *bound : {&lb, &ub, &step})
+    if (bound->isTile() && bound->tile().valid() &&
+        bound->tile().dtype().isInteger(64))
+      type = i64();
+  Tile lower = toIndex(lb, type, "forLoop");
+  Tile upper = toIndex(ub, type, "forLoop");
+  Tile stride = toIndex(step, type, "forLoop");
+  SmallVector<Value> inits;
+  for (const Tile &init : initArgs) {
+    if (!check(init, "forLoop"))
+      return {};
+    inits.push_back(init.value());
+  }
+  if (!ok())
+    return {};
+  auto forOp = scf::ForOp::create(
+      b_, loc_, lower.value(), upper.value(), stride.value(), inits,
+      [&](OpBuilder &, Location, Value iv, ValueRange args) {
+        // ForOp::build positions b_ itself in the new body block.
+        SmallVector<Tile> carried;
+        for (Value arg : args)
+          carried.push_back(Tile(this, arg));
+        SmallVector<Tile> yielded = body(Tile(this, iv), carried);
+        if (!ok())
+          return;
+        if (yielded.size() != inits.size()) {
+          emitError("forLoop: the body yields " + Twine(yielded.size()) +
+                    " values for " + Twine(inits.size()) + " carried values");
+          return;
+        }
+        SmallVector<Value> values;
+        for (auto [index, value] : llvm::enumerate(yielded)) {
+          if (!check(value, "forLoop"))
+            return;
+          if (value.type() != inits[index].getType()) {
+            emitError("forLoop: the body yields " + str(value.type()) +
+                      " for carried value " + Twine(index) + " of type " +
+                      str(inits[index].getType()));
+            return;
+          }
+          values.push_back(value.value());
+        }
+        scf::YieldOp::create(b_, loc_, values);
+      });
+  if (!ok())
+    return {};
+  SmallVector<Tile> results;
+  for (Value result : forOp.getResults())
+    results.push_back(Tile(this, result));
+  return results;
+}
+
+void KernelBuilder::forLoop(const Operand &lb, const Operand &ub,
+                            const Operand &step,
+                            llvm::function_ref<void(Tile iv)> body) {
+  forLoop(lb, ub, step, {}, [&](Tile iv, ArrayRef<Tile>) {
+    body(iv);
+    return SmallVector<Tile>();
+  });
+}
+
+void KernelBuilder::ifThen(const Tile &cond, llvm::function_ref<void()> body) {
+  if (!check(cond, "ifThen"))
+    return;
+  if (cond.isTile() || !cond.isBool()) {
+    emitError("ifThen: the condition must be a scalar i1, not " +
+              str(cond.type()));
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b_, loc_, cond.value(),
+                                /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b_);
+  // Before the implicit scf.yield that IfOp::build added.
+  b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
+}
+
+void KernelBuilder::deviceAssert(const Tile &cond, StringRef message) {
+  if (!check(cond, "deviceAssert"))
+    return;
+  if (!cond.isBool()) {
+    emitError("deviceAssert: the condition must be i1, not " +
+              str(cond.type()));
+    return;
+  }
+  AssertOp::create(b_, loc_, cond.value(), message);
+}
+
+void KernelBuilder::print(StringRef prefix, ArrayRef<Tile> args) {
+  SmallVector<Value> values;
+  for (const Tile &arg : args) {
+    if (!check(arg, "print"))
+      return;
+    values.push_back(arg.value());
+  }
+  if (ok())
+    PrintOp::create(b_, loc_, prefix, values);
+}
+
+//===----------------------------------------------------------------------===//
+// finish
+//===----------------------------------------------------------------------===//
+
+FailureOr<OwningOpRef<ModuleOp>> KernelBuilder::finish() {
+  if (finished_) {
+    emitError("finish() was already called");
+    return failure();
+  }
+  if (!error_.empty()) {
+    finished_ = true;
+    module_ = nullptr;
+    return failure();
+  }
+  finished_ = true;
+  b_.setInsertionPointToEnd(entry_);
+  ReturnOp::create(b_, loc_);
+
+  SmallVector<Type> argTypes(entry_->getArgumentTypes());
+  func_.setFunctionType(b_.getFunctionType(argTypes, {}));
+  SmallVector<Attribute> names;
+  SmallVector<DictionaryAttr> argAttrs;
+  bool anyArgAttr = false;
+  for (auto [name, divisibility] : llvm::zip(argNames_, argDivisibility_)) {
+    names.push_back(b_.getStringAttr(name));
+    SmallVector<NamedAttribute> attrs;
+    if (divisibility != 0) {
+      attrs.push_back(b_.getNamedAttr(TkDialect::kDivisibilityAttrName,
+                                      b_.getI32IntegerAttr(divisibility)));
+      anyArgAttr = true;
+    }
+    argAttrs.push_back(b_.getDictionaryAttr(attrs));
+  }
+  if (anyArgAttr)
+    func_.setAllArgAttrs(argAttrs);
+  func_->setAttr(TkDialect::kArgNamesAttrName, b_.getArrayAttr(names));
+  if (!constexprs_.empty())
+    func_->setAttr(TkDialect::kConstexprsAttrName,
+                   b_.getDictionaryAttr(constexprs_));
+
+  // Collect the verifier's diagnostics instead of printing them, so that the
+  // caller decides where they go.
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  LogicalResult verified = success();
+  {
+    ScopedDiagnosticHandler handler(ctx_, [&](Diagnostic &diag) {
+      if (!diagnostics.empty())
+        os << "\n";
+      os << diag;
+      for (Diagnostic &note : diag.getNotes())
+        os << "\n  note: " << note;
+      return success();
+    });
+    verified = verify(*module_);
+  }
+  if (failed(verified)) {
+    error_ = "kernel '" + func_.getSymName().str() +
+             "' failed to verify: " + diagnostics;
+    module_ = nullptr;
+    return failure();
+  }
+  return std::move(module_);
+}

@@ -1,0 +1,97 @@
+//===- Kernel.h - a compiled, loaded kernel and its launch ------*- C++ -*-===//
+//
+// The object behind tk_kernel: an executable loaded on one device with the
+// signature its launches are checked against. Creation does the expensive
+// work (prepare, hash, cache or compile, load) so that a launch only checks
+// the arguments against the precomputed signature, packs them on the stack
+// and calls the plugin: no allocation, no hashing, no lock.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_RUNTIME_KERNEL_H_
+#define TK_RUNTIME_KERNEL_H_
+
+#include "tk/runtime/Device.h"
+#include "tk/runtime/KernelCache.h"
+#include "tk/runtime/KernelSource.h"
+#include "tk/runtime/Stream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk::runtime {
+
+class Kernel : public HandleObject {
+public:
+  static constexpr uint32_t kMagic = 0x746b4b4e; // "tkKN"
+  static constexpr const char *kHandleName = "kernel";
+
+  /// Prepares `source` (KernelSource.h), finds its binary in `cache` or
+  /// compiles it with the device's plugin, and loads it. `options` may be
+  /// null. TK_DUMP_IR=<dir> makes the plugin dump each stage there (and
+  /// skips the cache lookups, so that a compile happens).
+  static Status create(Device &device, KernelCache &cache,
+                       const tk_kernel_source &source,
+                       const tk_compile_options *options, Kernel **out);
+  /// Unloads the executable and retires the handle (see Handle.h).
+  static Status release(Kernel *kernel);
+
+  /// Checks `grid` and `args` against the device limits and the signature
+  /// and enqueues the launch on `stream` (null: the default stream). Does
+  /// not wait. Thread-safe: many threads may launch one kernel at once.
+  Status launch(const tk_grid &grid, const tk_args *args, Stream *stream);
+
+  /// Programs per compute unit: the plugin's answer when it has one, else
+  /// an estimate from the binary's warps, registers and shared memory and
+  /// the device's limits. At least 1.
+  Status getOccupancy(int *out) const;
+
+  /// The estimate getOccupancy falls back on: programs of `binary` that fit
+  /// on one compute unit of a device with `props`, bounded by threads
+  /// (num_warps x warp size against max_threads_per_block, standing in for
+  /// the per-unit limit the props do not carry), registers and shared
+  /// memory. At least 1.
+  static int estimateOccupancy(const tk_device_props &props,
+                               const CompiledBinary &binary);
+
+  Device &getDevice() const { return device; }
+  const std::string &getEntry() const { return entry; }
+  const std::vector<KernelArgument> &getArguments() const { return arguments; }
+  const CompiledBinary &getBinary() const { return *binary; }
+  /// Where creation found the binary (memory, disk, or a fresh compile).
+  KernelCache::Origin getOrigin() const { return origin; }
+
+  tk_kernel toHandle() {
+    return reinterpret_cast<tk_kernel>(static_cast<HandleObject *>(this));
+  }
+  static Status fromHandle(tk_kernel handle, Kernel **out) {
+    return lookupHandle(handle, out);
+  }
+
+private:
+  Kernel(Device &device, PreparedKernel &&prepared,
+         std::shared_ptr<const CompiledBinary> binary, void *executable,
+         KernelCache::Origin origin)
+      : HandleObject(kMagic), device(device), api(device.getApi()),
+        entry(std::move(prepared.entry)),
+        arguments(std::move(prepared.arguments)), binary(std::move(binary)),
+        executable(executable), origin(origin) {}
+
+  Status checkGrid(const tk_grid &grid) const;
+  /// A launch failure naming the kernel and argument `index`.
+  Status argumentError(tk_status code, size_t index,
+                       const std::string &what) const;
+
+  Device &device;
+  const tk_backend_interface &api;
+  std::string entry;
+  std::vector<KernelArgument> arguments;
+  std::shared_ptr<const CompiledBinary> binary;
+  void *executable;
+  KernelCache::Origin origin;
+};
+
+} // namespace tk::runtime
+
+#endif // TK_RUNTIME_KERNEL_H_

@@ -1,0 +1,114 @@
+//===- PluginLoader.h - find, open and select backend plugins ---*- C++ -*-===//
+//
+// Backends are shared objects, libtk_backend_<name>.so, exporting
+// tk_backend_get_interface (tk_plugin.h). The loader finds them on a search
+// path, opens them with a checked ABI, and applies TK_BACKEND to pick the one
+// the process uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_RUNTIME_PLUGINLOADER_H_
+#define TK_RUNTIME_PLUGINLOADER_H_
+
+#include "tk/runtime/Status.h"
+#include "tk/tk_plugin.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tk::runtime {
+
+/// An opened plugin. Plugins are opened once per process (per file) and
+/// never unloaded: their code registers itself with LLVM and vendor drivers,
+/// and a dlclose would leave those registrations dangling.
+class Plugin {
+public:
+  Plugin(std::string name, std::string path, void *library,
+         const tk_backend_interface *api)
+      : name(std::move(name)), path(std::move(path)), library(library),
+        api(api) {}
+
+  /// The name from the file name ("cpu" for libtk_backend_cpu.so).
+  const std::string &getName() const { return name; }
+  const std::string &getPath() const { return path; }
+  const tk_backend_interface &getApi() const { return *api; }
+
+  /// Calls the plugin's initialize() and device_count(), once per process;
+  /// later calls return the first outcome. TK_SUCCESS means at least one
+  /// device; TK_ERROR_NO_DEVICE means the plugin works but found none.
+  Status initialize();
+
+  /// Devices found by initialize() (0 before it or when it failed).
+  int32_t getDeviceCount() const { return deviceCount; }
+
+  /// A failure of plugin call `what`, with the plugin's last_error() text:
+  /// "cpu: compile: <plugin message>".
+  Status makeError(tk_status code, llvm::StringRef what) const;
+
+private:
+  std::string name;
+  std::string path;
+  void *library;
+  const tk_backend_interface *api;
+
+  std::mutex initMutex;
+  bool initialized = false;
+  Status initStatus;
+  int32_t deviceCount = 0;
+};
+
+/// A plugin file found on the search path.
+struct PluginFile {
+  std::string name;
+  std::string path;
+};
+
+class PluginLoader {
+public:
+  /// The order tried when TK_BACKEND is unset: the first with a device wins.
+  static const std::vector<std::string> &getDefaultOrder();
+
+  /// TK_BACKEND_PATH (a colon-separated list), then the folder holding
+  /// libtk.so itself, then that folder's ../lib; duplicates removed.
+  static std::vector<std::string> getDefaultSearchPath();
+
+  explicit PluginLoader(
+      std::vector<std::string> searchPath = getDefaultSearchPath());
+
+  const std::vector<std::string> &getSearchPath() const { return searchPath; }
+
+  /// Every libtk_backend_<name>.so on the search path; where two folders
+  /// hold the same name, the earlier folder wins (as when opening).
+  std::vector<PluginFile> findPlugins() const;
+
+  /// Opens the plugin `name` from the search path. TK_ERROR_NOT_FOUND lists
+  /// the plugins that exist; see openFile for the other errors.
+  Status open(llvm::StringRef name, Plugin **out) const;
+
+  /// Opens one plugin file: TK_ERROR_PLUGIN when it does not load or lacks
+  /// the entry point or a required function, TK_ERROR_ABI_MISMATCH when it
+  /// was built for another plugin ABI (naming both versions).
+  static Status openFile(const std::string &path, const std::string &name,
+                         Plugin **out);
+
+  /// Applies a TK_BACKEND value: one name or an ordered comma-separated list
+  /// (the first that loads and has a device wins); NULL or empty tries
+  /// getDefaultOrder(). The chosen plugin is initialised.
+  Status select(const char *spec, Plugin **out) const;
+
+  /// "cpu (/path/libtk_backend_cpu.so), ..." or "none", for messages.
+  std::string describePlugins() const;
+
+private:
+  Status openAndInitialize(llvm::StringRef name, Plugin **out) const;
+
+  std::vector<std::string> searchPath;
+};
+
+} // namespace tk::runtime
+
+#endif // TK_RUNTIME_PLUGINLOADER_H_

@@ -1,0 +1,48 @@
+//===- Stream.h - an ordered queue of device work ---------------*- C++ -*-===//
+//
+// The object behind tk_stream: a plugin stream on one device. The device's
+// default stream is the plugin's NULL stream and has no Stream object.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_RUNTIME_STREAM_H_
+#define TK_RUNTIME_STREAM_H_
+
+#include "tk/runtime/Device.h"
+
+namespace tk::runtime {
+
+class Stream : public HandleObject {
+public:
+  static constexpr uint32_t kMagic = 0x746b5354; // "tkST"
+  static constexpr const char *kHandleName = "stream";
+
+  static Status create(Device &device, Stream **out);
+  /// Destroys the plugin stream (which waits for its work, as the plugin
+  /// defines) and retires the handle, even when the destroy fails.
+  static Status release(Stream *stream);
+
+  Device &getDevice() const { return device; }
+  /// The plugin's stream, passed to launch.
+  void *getNative() const { return native; }
+
+  Status synchronize();
+
+  tk_stream toHandle() {
+    return reinterpret_cast<tk_stream>(static_cast<HandleObject *>(this));
+  }
+  static Status fromHandle(tk_stream handle, Stream **out) {
+    return lookupHandle(handle, out);
+  }
+
+private:
+  Stream(Device &device, void *native)
+      : HandleObject(kMagic), device(device), native(native) {}
+
+  Device &device;
+  void *native;
+};
+
+} // namespace tk::runtime
+
+#endif // TK_RUNTIME_STREAM_H_

@@ -1,0 +1,323 @@
+//===- CApi.cpp - the tk C API (tk.h) over the runtime objects ------------===//
+//
+// Every tk.h function: resolve handles, call the runtime object, turn its
+// Status into a tk_status and the thread's last error. No C++ exception
+// crosses this boundary; handles are the runtime objects themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/tk.h"
+
+#include "tk/runtime/Buffer.h"
+#include "tk/runtime/Device.h"
+#include "tk/runtime/Kernel.h"
+#include "tk/runtime/Runtime.h"
+#include "tk/runtime/Status.h"
+#include "tk/runtime/Stream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+using namespace tk::runtime;
+
+namespace {
+/// Runs `body` (which returns a Status) and reports its failure; an escaping
+/// exception (std::bad_alloc from a container, say) becomes a status too.
+template <typename Body> tk_status guard(Body &&body) noexcept {
+  try {
+    return body().report();
+  } catch (const std::bad_alloc &) {
+    setLastError("out of host memory");
+    return TK_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception &error) {
+    setLastError(std::string("internal error: ") + error.what());
+    return TK_ERROR_INTERNAL;
+  } catch (...) {
+    setLastError("internal error: unknown exception");
+    return TK_ERROR_INTERNAL;
+  }
+}
+
+Status requireOut(const void *out, const char *name) {
+  if (!out)
+    return Status(TK_ERROR_INVALID_ARGUMENT, std::string(name) + " is NULL");
+  return Status::success();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Status
+//===----------------------------------------------------------------------===//
+
+const char *tk_status_string(tk_status status) { return getStatusName(status); }
+
+const char *tk_last_error(void) { return getLastError(); }
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+
+tk_status tk_device_count(int *out_count) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_count, "out_count"));
+    *out_count = 0;
+    Runtime *runtime = nullptr;
+    TK_RETURN_IF_ERROR(Runtime::get(&runtime));
+    *out_count = runtime->getDeviceCount();
+    return Status::success();
+  });
+}
+
+tk_status tk_device_get(int index, tk_device *out_device) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_device, "out_device"));
+    *out_device = nullptr;
+    Runtime *runtime = nullptr;
+    TK_RETURN_IF_ERROR(Runtime::get(&runtime));
+    Device *device = nullptr;
+    TK_RETURN_IF_ERROR(runtime->getDevice(index, &device));
+    *out_device = device->toHandle();
+    return Status::success();
+  });
+}
+
+tk_status tk_device_query(tk_device device, tk_device_props *out) {
+  return guard([&] {
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    TK_RETURN_IF_ERROR(requireOut(out, "out"));
+    size_t size = out->struct_size;
+    if (size < sizeof(size_t))
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "out->struct_size is " + std::to_string(size) +
+                        "; set it to sizeof(tk_device_props)");
+    // An older caller's smaller struct gets the fields it knows about.
+    std::memcpy(out, &object->getProps(),
+                std::min(size, sizeof(tk_device_props)));
+    out->struct_size = std::min(size, sizeof(tk_device_props));
+    return Status::success();
+  });
+}
+
+tk_status tk_backend_name(const char **out_name) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_name, "out_name"));
+    *out_name = nullptr;
+    Runtime *runtime = nullptr;
+    TK_RETURN_IF_ERROR(Runtime::get(&runtime));
+    *out_name = runtime->getPlugin().getName().c_str();
+    return Status::success();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+tk_status tk_buffer_create(tk_device device, size_t bytes,
+                           tk_buffer *out_buffer) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_buffer, "out_buffer"));
+    *out_buffer = nullptr;
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    Buffer *buffer = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::create(*object, bytes, &buffer));
+    *out_buffer = buffer->toHandle();
+    return Status::success();
+  });
+}
+
+tk_status tk_buffer_wrap(tk_device device, void *device_pointer, size_t bytes,
+                         tk_buffer *out_buffer) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_buffer, "out_buffer"));
+    *out_buffer = nullptr;
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    Buffer *buffer = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::wrap(*object, device_pointer, bytes, &buffer));
+    *out_buffer = buffer->toHandle();
+    return Status::success();
+  });
+}
+
+tk_status tk_buffer_release(tk_buffer buffer) {
+  return guard([&] {
+    Buffer *object = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::fromHandle(buffer, &object));
+    return Buffer::release(object);
+  });
+}
+
+tk_status tk_buffer_size(tk_buffer buffer, size_t *out_bytes) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_bytes, "out_bytes"));
+    Buffer *object = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::fromHandle(buffer, &object));
+    *out_bytes = object->getSize();
+    return Status::success();
+  });
+}
+
+tk_status tk_buffer_device_pointer(tk_buffer buffer, void **out_pointer) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_pointer, "out_pointer"));
+    Buffer *object = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::fromHandle(buffer, &object));
+    *out_pointer = object->getDevicePointer();
+    return Status::success();
+  });
+}
+
+tk_status tk_buffer_write(tk_buffer dst, size_t offset, const void *src,
+                          size_t bytes) {
+  return guard([&] {
+    Buffer *object = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::fromHandle(dst, &object));
+    return object->write(offset, src, bytes);
+  });
+}
+
+tk_status tk_buffer_read(tk_buffer src, size_t offset, void *dst,
+                         size_t bytes) {
+  return guard([&] {
+    Buffer *object = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::fromHandle(src, &object));
+    return object->read(offset, dst, bytes);
+  });
+}
+
+tk_status tk_buffer_copy(tk_buffer dst, size_t dst_offset, tk_buffer src,
+                         size_t src_offset, size_t bytes) {
+  return guard([&] {
+    Buffer *destination = nullptr, *source = nullptr;
+    TK_RETURN_IF_ERROR(Buffer::fromHandle(dst, &destination));
+    TK_RETURN_IF_ERROR(Buffer::fromHandle(src, &source));
+    return destination->copyFrom(dst_offset, *source, src_offset, bytes);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Streams
+//===----------------------------------------------------------------------===//
+
+tk_status tk_stream_create(tk_device device, tk_stream *out_stream) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_stream, "out_stream"));
+    *out_stream = nullptr;
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    Stream *stream = nullptr;
+    TK_RETURN_IF_ERROR(Stream::create(*object, &stream));
+    *out_stream = stream->toHandle();
+    return Status::success();
+  });
+}
+
+tk_status tk_stream_release(tk_stream stream) {
+  return guard([&] {
+    Stream *object = nullptr;
+    TK_RETURN_IF_ERROR(Stream::fromHandle(stream, &object));
+    return Stream::release(object);
+  });
+}
+
+tk_status tk_stream_synchronize(tk_stream stream) {
+  return guard([&] {
+    Stream *object = nullptr;
+    TK_RETURN_IF_ERROR(Stream::fromHandle(stream, &object));
+    return object->synchronize();
+  });
+}
+
+tk_status tk_synchronize(tk_device device) {
+  return guard([&] {
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    return object->synchronize();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
+                           const tk_compile_options *options,
+                           tk_kernel *out_kernel) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_kernel, "out_kernel"));
+    *out_kernel = nullptr;
+    TK_RETURN_IF_ERROR(requireOut(source, "source"));
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    Runtime *runtime = nullptr;
+    TK_RETURN_IF_ERROR(Runtime::get(&runtime));
+    Kernel *kernel = nullptr;
+    TK_RETURN_IF_ERROR(Kernel::create(*object, runtime->getKernelCache(),
+                                      *source, options, &kernel));
+    *out_kernel = kernel->toHandle();
+    return Status::success();
+  });
+}
+
+tk_status tk_kernel_release(tk_kernel kernel) {
+  return guard([&] {
+    Kernel *object = nullptr;
+    TK_RETURN_IF_ERROR(Kernel::fromHandle(kernel, &object));
+    return Kernel::release(object);
+  });
+}
+
+tk_status tk_kernel_num_args(tk_kernel kernel, int *out_count) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_count, "out_count"));
+    Kernel *object = nullptr;
+    TK_RETURN_IF_ERROR(Kernel::fromHandle(kernel, &object));
+    *out_count = static_cast<int>(object->getArguments().size());
+    return Status::success();
+  });
+}
+
+tk_status tk_kernel_occupancy(tk_kernel kernel, int *out_programs_per_cu) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_programs_per_cu, "out_programs_per_cu"));
+    Kernel *object = nullptr;
+    TK_RETURN_IF_ERROR(Kernel::fromHandle(kernel, &object));
+    return object->getOccupancy(out_programs_per_cu);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Launch
+//===----------------------------------------------------------------------===//
+
+tk_status tk_launch(tk_kernel kernel, tk_grid grid, const tk_args *args) {
+  return guard([&] {
+    Kernel *object = nullptr;
+    TK_RETURN_IF_ERROR(Kernel::fromHandle(kernel, &object));
+    TK_RETURN_IF_ERROR(object->launch(grid, args, /*stream=*/nullptr));
+    Device &device = object->getDevice();
+    tk_status code = device.getApi().stream_synchronize(device.getIndex(),
+                                                        /*stream=*/nullptr);
+    if (code != TK_SUCCESS)
+      return device.getPlugin().makeError(code, "stream_synchronize after "
+                                                "launch of '" +
+                                                    object->getEntry() + "'");
+    return Status::success();
+  });
+}
+
+tk_status tk_launch_async(tk_kernel kernel, tk_grid grid, const tk_args *args,
+                          tk_stream stream) {
+  return guard([&] {
+    Kernel *object = nullptr;
+    TK_RETURN_IF_ERROR(Kernel::fromHandle(kernel, &object));
+    Stream *queue = nullptr;
+    if (stream)
+      TK_RETURN_IF_ERROR(Stream::fromHandle(stream, &queue));
+    return object->launch(grid, args, queue);
+  });
+}

@@ -1,0 +1,430 @@
+//===- Kernel.cpp - a compiled, loaded kernel and its launch --------------===//
+//
+// Kernel creation (prepare, key, cache or compile, load), the checked
+// allocation-free launch, and the occupancy estimate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/runtime/Kernel.h"
+
+#include "tk/runtime/Buffer.h"
+#include "tk/runtime/Logging.h"
+#include "tk/runtime/Runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+using namespace tk::runtime;
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The compile options with defaults filled in, whatever the caller's
+/// struct_size (fields are only ever appended).
+struct Options {
+  int32_t numWarps = 0;
+  int32_t numStages = 0;
+  llvm::ArrayRef<tk_constexpr_value> constexprs;
+};
+} // namespace
+
+static Status readOptions(const tk_compile_options *options, Options &out) {
+  if (!options)
+    return Status::success();
+  if (options->struct_size == 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "options->struct_size is 0; set it to "
+                  "sizeof(tk_compile_options)");
+  auto has = [&](size_t offset, size_t size) {
+    return options->struct_size >= offset + size;
+  };
+  if (has(offsetof(tk_compile_options, num_warps), sizeof(int32_t)))
+    out.numWarps = options->num_warps;
+  if (has(offsetof(tk_compile_options, num_stages), sizeof(int32_t)))
+    out.numStages = options->num_stages;
+  if (has(offsetof(tk_compile_options, num_constexprs), sizeof(size_t)) &&
+      options->num_constexprs) {
+    if (!options->constexprs)
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "options->constexprs is NULL but num_constexprs is " +
+                        std::to_string(options->num_constexprs));
+    out.constexprs =
+        llvm::ArrayRef(options->constexprs, options->num_constexprs);
+  }
+  if (out.numWarps < 0 || out.numStages < 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "options->num_warps (" + std::to_string(out.numWarps) +
+                      ") and num_stages (" + std::to_string(out.numStages) +
+                      ") must be >= 0 (0: the backend's default)");
+  return Status::success();
+}
+
+/// Compiles `prepared` with the device's plugin into `out`.
+static Status compileWithPlugin(Device &device, const PreparedKernel &prepared,
+                                const Options &options,
+                                const std::string &dumpDir,
+                                CompiledBinary &out) {
+  const tk_backend_interface &api = device.getApi();
+  tk_plugin_compile_request request;
+  std::memset(&request, 0, sizeof(request));
+  request.struct_size = sizeof(request);
+  request.module_bytecode = prepared.bytecode.data();
+  request.module_size = prepared.bytecode.size();
+  request.entry = prepared.entry.c_str();
+  request.num_warps = options.numWarps;
+  request.num_stages = options.numStages;
+  request.device = device.getIndex();
+  request.dump_dir = dumpDir.empty() ? nullptr : dumpDir.c_str();
+
+  tk_plugin_binary binary;
+  std::memset(&binary, 0, sizeof(binary));
+  binary.struct_size = sizeof(binary);
+  tk_status code = api.compile(&request, &binary);
+  if (code != TK_SUCCESS)
+    return device.getPlugin().makeError(code,
+                                        "compile of '" + prepared.entry + "'");
+  if (!binary.data || binary.size == 0) {
+    api.binary_free(&binary);
+    return Status(TK_ERROR_COMPILATION, device.getPlugin().getName() +
+                                            ": compile of '" + prepared.entry +
+                                            "' returned an empty binary");
+  }
+  const auto *bytes = static_cast<const uint8_t *>(binary.data);
+  out.data.assign(bytes, bytes + binary.size);
+  out.numWarps = binary.num_warps;
+  out.sharedMemoryBytes = binary.shared_memory_bytes;
+  out.registersPerThread = binary.registers_per_thread;
+  api.binary_free(&binary);
+  return Status::success();
+}
+
+/// Loads `binary` on the device with the signature of `prepared`.
+static Status loadExecutable(Device &device, const PreparedKernel &prepared,
+                             const CompiledBinary &binary, void **out) {
+  tk_plugin_arg_type types[kMaxKernelArguments];
+  for (size_t i = 0; i < prepared.arguments.size(); ++i)
+    types[i] = prepared.arguments[i].type;
+  *out = nullptr;
+  tk_status code = device.getApi().executable_load(
+      device.getIndex(), binary.data.data(), binary.data.size(),
+      prepared.entry.c_str(), types, prepared.arguments.size(), out);
+  if (code != TK_SUCCESS)
+    return device.getPlugin().makeError(code, "executable_load of '" +
+                                                  prepared.entry + "'");
+  return Status::success();
+}
+
+Status Kernel::create(Device &device, KernelCache &cache,
+                      const tk_kernel_source &source,
+                      const tk_compile_options *options, Kernel **out) {
+  Options resolved;
+  TK_RETURN_IF_ERROR(readOptions(options, resolved));
+  PreparedKernel prepared;
+  TK_RETURN_IF_ERROR(prepareKernel(source, resolved.constexprs, prepared));
+
+  // Everything that decides the generated code, and nothing else: the launch
+  // never hashes, and two processes compiling the same kernel for the same
+  // arch with the same compiler share one disk entry.
+  const tk_backend_interface &api = device.getApi();
+  CacheKey key = CacheKeyBuilder()
+                     .add("tk kernel")
+                     .add(prepared.bytecode)
+                     .add(prepared.entry)
+                     .add(int64_t(resolved.numWarps))
+                     .add(int64_t(resolved.numStages))
+                     .add(device.getPlugin().getName())
+                     .add(device.getProps().arch)
+                     .add(api.compiler_version ? api.compiler_version : "")
+                     .add(TK_VERSION_STRING)
+                     .finish();
+
+  std::string dumpDir;
+  if (const char *dir = std::getenv("TK_DUMP_IR"); dir && *dir) {
+    dumpDir = dir;
+    if (std::error_code error = llvm::sys::fs::create_directories(dumpDir))
+      getLogger().warn("TK_DUMP_IR: cannot create {}: {}", dumpDir,
+                       error.message());
+  }
+  auto compile = [&](CompiledBinary &binary) {
+    return compileWithPlugin(device, prepared, resolved, dumpDir, binary);
+  };
+
+  std::shared_ptr<const CompiledBinary> binary;
+  KernelCache::Origin origin = KernelCache::Origin::Compiler;
+  TK_RETURN_IF_ERROR(cache.getOrCompile(key, compile, binary, &origin,
+                                        /*forceCompile=*/!dumpDir.empty()));
+  void *executable = nullptr;
+  Status loaded = loadExecutable(device, prepared, *binary, &executable);
+  if (!loaded.isOk() && origin != KernelCache::Origin::Compiler) {
+    // A cached binary the plugin refuses (a plugin updated without changing
+    // its compiler_version, say) is worth one fresh compile.
+    getLogger().warn("cached binary for '{}' does not load ({}); recompiling",
+                     prepared.entry, loaded.message());
+    TK_RETURN_IF_ERROR(cache.getOrCompile(key, compile, binary, &origin,
+                                          /*forceCompile=*/true));
+    loaded = loadExecutable(device, prepared, *binary, &executable);
+  }
+  TK_RETURN_IF_ERROR(loaded);
+
+  *out = new Kernel(device, std::move(prepared), std::move(binary), executable,
+                    origin);
+  return Status::success();
+}
+
+Status Kernel::release(Kernel *kernel) {
+  std::unique_ptr<HandleObject> object(kernel);
+  Status status;
+  if (kernel->executable) {
+    tk_status code = kernel->api.executable_unload(kernel->executable);
+    if (code != TK_SUCCESS)
+      status = kernel->device.getPlugin().makeError(code, "executable_unload");
+    kernel->executable = nullptr;
+  }
+  // The quarantine keeps the object, not what it owned.
+  kernel->arguments = {};
+  kernel->binary.reset();
+  retire(std::move(object));
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// Launch
+//===----------------------------------------------------------------------===//
+
+Status Kernel::checkGrid(const tk_grid &grid) const {
+  static const char *const axes[] = {"x", "y", "z"};
+  const int32_t dims[] = {grid.x, grid.y, grid.z};
+  const tk_device_props &props = device.getProps();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (dims[axis] < 1)
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "launch of '" + entry + "': grid." + axes[axis] + " is " +
+                        std::to_string(dims[axis]) +
+                        "; every grid dimension must be >= 1");
+    // A plugin that reports no limit (0) gets none checked.
+    if (props.max_grid[axis] > 0 && dims[axis] > props.max_grid[axis])
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "launch of '" + entry + "': grid." + axes[axis] + " = " +
+                        std::to_string(dims[axis]) +
+                        " exceeds the device's limit max_grid[" +
+                        std::to_string(axis) +
+                        "] = " + std::to_string(props.max_grid[axis]));
+  }
+  return Status::success();
+}
+
+Status Kernel::argumentError(tk_status code, size_t index,
+                             const std::string &what) const {
+  return Status(code, "launch of '" + entry + "': argument " +
+                          std::to_string(index) + " ('" +
+                          arguments[index].name + "'): " + what);
+}
+
+static const char *getKindName(tk_arg_kind kind) {
+  switch (kind) {
+  case TK_ARG_BUFFER:
+    return "a buffer";
+  case TK_ARG_I32:
+    return "i32";
+  case TK_ARG_I64:
+    return "i64";
+  case TK_ARG_F32:
+    return "f32";
+  case TK_ARG_F64:
+    return "f64";
+  }
+  return "an unknown tk_arg_kind";
+}
+
+/// The tk_arg_kind that passes a plugin argument type.
+static tk_arg_kind getExpectedKind(tk_plugin_arg_type type) {
+  switch (type) {
+  case TK_PLUGIN_ARG_PTR:
+    return TK_ARG_BUFFER;
+  case TK_PLUGIN_ARG_I32:
+    return TK_ARG_I32;
+  case TK_PLUGIN_ARG_I64:
+    return TK_ARG_I64;
+  case TK_PLUGIN_ARG_F32:
+    return TK_ARG_F32;
+  case TK_PLUGIN_ARG_F64:
+    return TK_ARG_F64;
+  }
+  return TK_ARG_I32;
+}
+
+namespace {
+/// One argument's value as the compiled code reads it; `args[i]` of the
+/// plugin's launch points at one of these.
+union ArgumentValue {
+  void *pointer;
+  int32_t i32;
+  int64_t i64;
+  float f32;
+  double f64;
+};
+} // namespace
+
+Status Kernel::launch(const tk_grid &grid, const tk_args *args,
+                      Stream *stream) {
+  TK_RETURN_IF_ERROR(checkGrid(grid));
+  size_t count = args ? args->count : 0;
+  if (count != arguments.size()) {
+    std::string names;
+    for (const KernelArgument &argument : arguments)
+      names += (names.empty() ? "" : ", ") + argument.name;
+    return Status(TK_ERROR_ARGUMENT_MISMATCH,
+                  "launch of '" + entry + "': the kernel takes " +
+                      std::to_string(arguments.size()) + " arguments (" +
+                      names + "), got " + std::to_string(count));
+  }
+  if (count && !args->args)
+    return Status(TK_ERROR_INVALID_ARGUMENT, "launch of '" + entry +
+                                                 "': args->args is NULL but "
+                                                 "args->count is " +
+                                                 std::to_string(count));
+  if (stream && &stream->getDevice() != &device)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "launch of '" + entry + "': the stream belongs to device " +
+                      std::to_string(stream->getDevice().getIndex()) +
+                      ", the kernel to device " +
+                      std::to_string(device.getIndex()));
+
+  // Stack storage only: the signature was sized at creation, so the hot path
+  // neither allocates nor hashes nor locks.
+  ArgumentValue values[kMaxKernelArguments];
+  void *pointers[kMaxKernelArguments];
+  for (size_t i = 0; i < count; ++i) {
+    const tk_arg &arg = args->args[i];
+    const KernelArgument &expected = arguments[i];
+    tk_arg_kind kind = getExpectedKind(expected.type);
+    if (arg.kind != kind)
+      return argumentError(TK_ERROR_ARGUMENT_MISMATCH, i,
+                           std::string("expected ") +
+                               (kind == TK_ARG_BUFFER
+                                    ? "a buffer for " + expected.typeName
+                                    : expected.typeName) +
+                               ", got " + getKindName(arg.kind));
+    switch (kind) {
+    case TK_ARG_BUFFER: {
+      if (!arg.value.buffer)
+        return argumentError(TK_ERROR_INVALID_ARGUMENT, i,
+                             "the buffer is NULL");
+      Buffer *buffer = nullptr;
+      Status found = Buffer::fromHandle(arg.value.buffer, &buffer);
+      if (!found.isOk())
+        return argumentError(found.code(), i, found.message());
+      if (&buffer->getDevice() != &device)
+        return argumentError(
+            TK_ERROR_INVALID_ARGUMENT, i,
+            "the buffer lives on device " +
+                std::to_string(buffer->getDevice().getIndex()) +
+                ", the kernel on device " + std::to_string(device.getIndex()));
+      if (buffer->getSize() < size_t(expected.elementBytes))
+        return argumentError(
+            TK_ERROR_ARGUMENT_MISMATCH, i,
+            "the buffer of " + std::to_string(buffer->getSize()) +
+                " bytes is too small for one element of " + expected.typeName +
+                " (" + std::to_string(expected.elementBytes) + " bytes)");
+      auto address = reinterpret_cast<uintptr_t>(buffer->getDevicePointer());
+      if (address % uint64_t(expected.alignment) != 0)
+        return argumentError(TK_ERROR_ARGUMENT_MISMATCH, i,
+                             "the buffer's device address 0x" +
+                                 llvm::utohexstr(address, /*LowerCase=*/true) +
+                                 " is not a multiple of " +
+                                 std::to_string(expected.alignment) +
+                                 " bytes, which the kernel was specialised for "
+                                 "(tk.divisibility = " +
+                                 std::to_string(expected.divisibility) + ")");
+      values[i].pointer = buffer->getDevicePointer();
+      break;
+    }
+    case TK_ARG_I32:
+      if (arg.value.i32 % expected.divisibility != 0)
+        return argumentError(TK_ERROR_ARGUMENT_MISMATCH, i,
+                             "the value " + std::to_string(arg.value.i32) +
+                                 " is not a multiple of " +
+                                 std::to_string(expected.divisibility) +
+                                 " (tk.divisibility)");
+      values[i].i32 = arg.value.i32;
+      break;
+    case TK_ARG_I64:
+      if (arg.value.i64 % expected.divisibility != 0)
+        return argumentError(TK_ERROR_ARGUMENT_MISMATCH, i,
+                             "the value " + std::to_string(arg.value.i64) +
+                                 " is not a multiple of " +
+                                 std::to_string(expected.divisibility) +
+                                 " (tk.divisibility)");
+      values[i].i64 = arg.value.i64;
+      break;
+    case TK_ARG_F32:
+      values[i].f32 = arg.value.f32;
+      break;
+    case TK_ARG_F64:
+      values[i].f64 = arg.value.f64;
+      break;
+    }
+    pointers[i] = &values[i];
+  }
+
+  const int32_t dims[3] = {grid.x, grid.y, grid.z};
+  tk_status code = api.launch(executable, dims, pointers,
+                              stream ? stream->getNative() : nullptr);
+  if (code != TK_SUCCESS)
+    return device.getPlugin().makeError(code, "launch of '" + entry + "'");
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Occupancy
+//===----------------------------------------------------------------------===//
+
+Status Kernel::getOccupancy(int *out) const {
+  if (api.executable_occupancy) {
+    int32_t programs = 0;
+    tk_status code = api.executable_occupancy(executable, &programs);
+    if (code != TK_SUCCESS)
+      return device.getPlugin().makeError(code, "executable_occupancy");
+    if (programs > 0) {
+      *out = programs;
+      return Status::success();
+    }
+  }
+
+  *out = estimateOccupancy(device.getProps(), *binary);
+  return Status::success();
+}
+
+int Kernel::estimateOccupancy(const tk_device_props &props,
+                              const CompiledBinary &binary) {
+  // Each resource a program holds for its whole life bounds how many share a
+  // unit. max_threads_per_block stands in for the per-unit thread limit, so
+  // this errs low (NVIDIA allows 2048 threads per SM but 1024 per block).
+  int64_t warps = binary.numWarps > 0 ? binary.numWarps : 4;
+  int64_t threads = warps * std::max<int64_t>(props.warp_size, 1);
+  int64_t programs = std::numeric_limits<int32_t>::max();
+  if (props.max_threads_per_block > 0)
+    programs =
+        std::min<int64_t>(programs, props.max_threads_per_block / threads);
+  if (binary.registersPerThread > 0 && props.registers_per_cu > 0)
+    programs =
+        std::min<int64_t>(programs, props.registers_per_cu /
+                                        (binary.registersPerThread * threads));
+  if (binary.sharedMemoryBytes > 0 && props.shared_memory_per_block > 0)
+    programs = std::min<int64_t>(programs, props.shared_memory_per_block /
+                                               binary.sharedMemoryBytes);
+  // Nothing known bounds it: say 1, the one answer that is always safe.
+  if (programs == std::numeric_limits<int32_t>::max())
+    return 1;
+  // A kernel that loaded runs at least one program per unit; never 0, so a
+  // persistent grid sized from this is never empty.
+  return static_cast<int>(std::max<int64_t>(programs, 1));
+}

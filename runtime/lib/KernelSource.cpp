@@ -1,0 +1,395 @@
+//===- KernelSource.cpp - from kernel source to compiler input ------------===//
+//
+// Parsing, verification, entry selection, specialisation and serialisation
+// of a kernel, each failure turned into a status naming what was wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/runtime/KernelSource.h"
+
+#include "tk/core/Specialize.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <optional>
+
+using namespace tk::runtime;
+using namespace mlir;
+
+/// The name text sources are given in diagnostics ("<source>:3:7: error:").
+static constexpr llvm::StringLiteral kSourceName = "<source>";
+
+static const DialectRegistry &getDialectRegistry() {
+  static const DialectRegistry *registry = [] {
+    auto *registry = new DialectRegistry();
+    tk::registerTkDialects(*registry);
+    return registry;
+  }();
+  return *registry;
+}
+
+namespace {
+/// Collects every diagnostic of a context into text. Text sources go through
+/// the SourceMgr handler, which quotes the offending line with a caret; the
+/// other sources print `location: severity: message`.
+class DiagnosticCollector {
+public:
+  DiagnosticCollector(MLIRContext &context, llvm::SourceMgr *sourceMgr)
+      : stream(text) {
+    if (sourceMgr)
+      handler = std::make_unique<SourceMgrDiagnosticHandler>(*sourceMgr,
+                                                             &context, stream);
+    else
+      handler = std::make_unique<ScopedDiagnosticHandler>(
+          &context, [this](Diagnostic &diagnostic) {
+            print(diagnostic);
+            return success();
+          });
+  }
+
+  /// Everything reported so far, without the last newline.
+  std::string take() {
+    std::string result = llvm::StringRef(text).rtrim().str();
+    text.clear();
+    return result.empty() ? "(no diagnostic)" : result;
+  }
+
+private:
+  void print(Diagnostic &diagnostic) {
+    printOne(diagnostic);
+    for (Diagnostic &note : diagnostic.getNotes())
+      printOne(note);
+  }
+
+  void printOne(Diagnostic &diagnostic) {
+    if (auto fileLoc =
+            diagnostic.getLocation()->findInstanceOf<FileLineColLoc>())
+      stream << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+             << ":" << fileLoc.getColumn();
+    else
+      stream << diagnostic.getLocation();
+    switch (diagnostic.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      stream << ": error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      stream << ": warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      stream << ": note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      stream << ": remark: ";
+      break;
+    }
+    stream << diagnostic << "\n";
+  }
+
+  std::string text;
+  llvm::raw_string_ostream stream;
+  /// Registered on construction, removed on destruction; declared last so it
+  /// goes before the stream it writes to.
+  std::unique_ptr<ScopedDiagnosticHandler> handler;
+};
+} // namespace
+
+/// Wraps what the parser produced into one builtin.module (or takes the one
+/// the source wrote).
+static OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context) {
+  LocationAttr loc = FileLineColLoc::get(&context, kSourceName, 1, 1);
+  return detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+      &block, &context, loc);
+}
+
+/// The source names of the arguments of every tk.func that lacks
+/// `tk.arg_names`, read from the parser's record of where each block argument
+/// was defined (`%out` gives "out"), so messages and constexprs can name them.
+static void recoverArgumentNames(ModuleOp module, const AsmParserState &state) {
+  Builder builder(module.getContext());
+  for (tk::FuncOp func : module.getOps<tk::FuncOp>()) {
+    if (func->hasAttr(tk::TkDialect::kArgNamesAttrName) ||
+        func.getBody().empty())
+      continue;
+    const AsmParserState::BlockDefinition *definition =
+        state.getBlockDef(&func.getBody().front());
+    if (!definition || definition->arguments.size() != func.getNumArguments())
+      continue;
+    SmallVector<Attribute> names;
+    for (const AsmParserState::SMDefinition &argument : definition->arguments) {
+      const char *start = argument.loc.Start.getPointer();
+      const char *end = argument.loc.End.getPointer();
+      if (!start || !end || end <= start)
+        return;
+      llvm::StringRef name(start, end - start);
+      name.consume_front("%");
+      if (name.empty())
+        return;
+      names.push_back(builder.getStringAttr(name));
+    }
+    func->setAttr(tk::TkDialect::kArgNamesAttrName,
+                  builder.getArrayAttr(names));
+  }
+}
+
+static Status invalidIR(llvm::StringRef what,
+                        DiagnosticCollector &diagnostics) {
+  return Status(TK_ERROR_INVALID_IR, what.str() + ":\n" + diagnostics.take());
+}
+
+/// Parses text, reads bytecode, or copies a builder module through bytecode
+/// into `context`. The copy goes through bytecode rather than clone(): the
+/// builder's module lives in the caller's context (and may have been built
+/// with another copy of the tk dialect), and the runtime must not register
+/// handlers on, or mutate, a context it does not own.
+static Status readSource(const tk_kernel_source &source, MLIRContext &context,
+                         llvm::SourceMgr &sourceMgr,
+                         DiagnosticCollector &diagnostics,
+                         OwningOpRef<ModuleOp> &module) {
+  ParserConfig config(&context, /*verifyAfterParse=*/true);
+  Block block;
+  switch (source.kind) {
+  case TK_SOURCE_TEXT: {
+    const char *data = static_cast<const char *>(source.data);
+    // A size of 0 means NUL-terminated text.
+    size_t size = source.size ? source.size : std::strlen(data);
+    sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(
+                                     llvm::StringRef(data, size), kSourceName),
+                                 llvm::SMLoc());
+    AsmParserState state;
+    if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
+      return invalidIR("the kernel source does not parse or verify",
+                       diagnostics);
+    module = takeModule(block, context);
+    if (!module)
+      return invalidIR("the kernel source is not a module", diagnostics);
+    recoverArgumentNames(*module, state);
+    return Status::success();
+  }
+  case TK_SOURCE_BYTECODE: {
+    llvm::MemoryBufferRef buffer(
+        llvm::StringRef(static_cast<const char *>(source.data), source.size),
+        kSourceName);
+    if (!isBytecode(buffer))
+      return Status(TK_ERROR_INVALID_IR,
+                    "the kernel source is marked TK_SOURCE_BYTECODE but its " +
+                        std::to_string(source.size) +
+                        " bytes are not MLIR bytecode");
+    if (failed(readBytecodeFile(buffer, &block, config)))
+      return invalidIR("the kernel bytecode does not read or verify",
+                       diagnostics);
+    module = takeModule(block, context);
+    if (!module)
+      return invalidIR("the kernel bytecode is not a module", diagnostics);
+    return Status::success();
+  }
+  case TK_SOURCE_MODULE: {
+    // ModuleOp is a handle class; copying it reads the caller's pointer.
+    ModuleOp builderModule = *static_cast<const ModuleOp *>(source.data);
+    Operation *op = builderModule.getOperation();
+    if (!op)
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "source->data points at a null mlir::ModuleOp");
+    std::string bytecode;
+    llvm::raw_string_ostream stream(bytecode);
+    if (failed(writeBytecodeToFile(op, stream)))
+      return Status(TK_ERROR_INVALID_IR,
+                    "the builder module cannot be serialised to bytecode");
+    llvm::MemoryBufferRef buffer(bytecode, "<builder module>");
+    if (failed(readBytecodeFile(buffer, &block, config)))
+      return invalidIR("the builder module does not verify", diagnostics);
+    module = takeModule(block, context);
+    if (!module)
+      return invalidIR("the builder module is not a module", diagnostics);
+    return Status::success();
+  }
+  }
+  return Status(TK_ERROR_INVALID_ARGUMENT,
+                "source->kind " + std::to_string(int(source.kind)) +
+                    " is not a tk_source_kind");
+}
+
+/// The tk.func to launch: `entry`, or the only one when `entry` is null.
+static Status selectEntry(ModuleOp module, const char *entry, tk::FuncOp &out) {
+  SmallVector<tk::FuncOp> funcs(module.getOps<tk::FuncOp>());
+  std::string available;
+  for (tk::FuncOp func : funcs)
+    available += (available.empty() ? "" : ", ") + func.getSymName().str();
+  if (available.empty())
+    available = "none";
+  if (entry) {
+    for (tk::FuncOp func : funcs)
+      if (func.getSymName() == entry) {
+        out = func;
+        return Status::success();
+      }
+    return Status(TK_ERROR_NOT_FOUND,
+                  std::string("no tk.func named '") + entry +
+                      "' in the kernel source; it defines: " + available);
+  }
+  if (funcs.size() != 1)
+    return Status(TK_ERROR_NOT_FOUND,
+                  "the kernel source defines " + std::to_string(funcs.size()) +
+                      " tk.func (" + available +
+                      "); set tk_kernel_source.entry to pick one");
+  out = funcs.front();
+  return Status::success();
+}
+
+/// Folds the constexpr values, given by argument name, into `func`.
+static Status applyConstexprs(tk::FuncOp func,
+                              llvm::ArrayRef<tk_constexpr_value> constexprs,
+                              DiagnosticCollector &diagnostics) {
+  SmallVector<std::pair<unsigned, int64_t>> values;
+  llvm::StringSet<> seen;
+  std::string names;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    names += (i ? ", " : "") + tk::getArgumentName(func, i);
+  for (auto [position, constexprValue] : llvm::enumerate(constexprs)) {
+    if (!constexprValue.name)
+      return Status(TK_ERROR_INVALID_ARGUMENT, "options->constexprs[" +
+                                                   std::to_string(position) +
+                                                   "].name is NULL");
+    if (!seen.insert(constexprValue.name).second)
+      return Status(TK_ERROR_INVALID_ARGUMENT, std::string("constexpr '") +
+                                                   constexprValue.name +
+                                                   "' is given twice");
+    std::optional<unsigned> index;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (tk::getArgumentName(func, i) == constexprValue.name)
+        index = i;
+    DictionaryAttr folded = func.getConstexprs();
+    if (!index && folded && folded.get(constexprValue.name))
+      return Status(TK_ERROR_NOT_FOUND,
+                    std::string("constexpr '") + constexprValue.name +
+                        "': kernel '" + func.getSymName().str() +
+                        "' already has it folded in (tk.constexprs); only "
+                        "arguments can be specialised: " +
+                        (names.empty() ? "none" : names));
+    if (!index)
+      return Status(TK_ERROR_NOT_FOUND,
+                    std::string("constexpr '") + constexprValue.name +
+                        "': kernel '" + func.getSymName().str() +
+                        "' has no argument of that name; its arguments are: " +
+                        (names.empty() ? "none" : names));
+    values.push_back({*index, constexprValue.value});
+  }
+  if (failed(tk::specializeArguments(func, values)))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "cannot apply the constexprs:\n" + diagnostics.take());
+  return Status::success();
+}
+
+/// The launch signature of `func`: what a launch passes for each argument.
+static Status getSignature(tk::FuncOp func,
+                           std::vector<KernelArgument> &arguments) {
+  if (func.getNumArguments() > kMaxKernelArguments)
+    return Status(TK_ERROR_UNSUPPORTED,
+                  "kernel '" + func.getSymName().str() + "' takes " +
+                      std::to_string(func.getNumArguments()) +
+                      " arguments; tk launches at most " +
+                      std::to_string(kMaxKernelArguments));
+  for (auto [index, type] : llvm::enumerate(func.getArgumentTypes())) {
+    KernelArgument argument;
+    argument.name = tk::getArgumentName(func, index);
+    llvm::raw_string_ostream(argument.typeName) << type;
+    if (auto divisibility = func.getArgAttrOfType<IntegerAttr>(
+            index, tk::TkDialect::kDivisibilityAttrName))
+      argument.divisibility = std::max<int64_t>(divisibility.getInt(), 1);
+    if (auto ptr = dyn_cast<tk::PtrType>(type)) {
+      argument.type = TK_PLUGIN_ARG_PTR;
+      Type pointee = ptr.getPointeeType();
+      argument.elementBytes = pointee.isIntOrFloat()
+                                  ? (pointee.getIntOrFloatBitWidth() + 7) / 8
+                                  : 1;
+      // As in Triton, the divisibility of a pointer is of its byte address.
+      argument.alignment = argument.divisibility;
+    } else if (type.isInteger(32)) {
+      argument.type = TK_PLUGIN_ARG_I32;
+    } else if (type.isInteger(64)) {
+      argument.type = TK_PLUGIN_ARG_I64;
+    } else if (type.isF32()) {
+      argument.type = TK_PLUGIN_ARG_F32;
+    } else if (type.isF64()) {
+      argument.type = TK_PLUGIN_ARG_F64;
+    } else {
+      return Status(TK_ERROR_UNSUPPORTED,
+                    "argument " + std::to_string(index) + " ('" +
+                        argument.name + "') of kernel '" +
+                        func.getSymName().str() + "' has type " +
+                        argument.typeName +
+                        ", which a launch cannot pass (it passes !tk.ptr, "
+                        "i32, i64, f32 and f64); make it a constexpr or "
+                        "widen it");
+    }
+    arguments.push_back(std::move(argument));
+  }
+  return Status::success();
+}
+
+Status tk::runtime::prepareKernel(const tk_kernel_source &source,
+                                  llvm::ArrayRef<tk_constexpr_value> constexprs,
+                                  PreparedKernel &out) {
+  if (!source.data)
+    return Status(TK_ERROR_INVALID_ARGUMENT, "source->data is NULL");
+  if (source.kind == TK_SOURCE_BYTECODE && source.size == 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "source->size is 0 for TK_SOURCE_BYTECODE");
+
+  // A private context per kernel: diagnostics handlers are per context, so
+  // threads creating kernels at the same time never see each other's
+  // messages, and nothing here contends on a shared context. Threading is
+  // off: a kernel is small, and a thread pool per context would be waste.
+  MLIRContext context(getDialectRegistry(), MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  // The located message with its source line says what is wrong; a generic
+  // dump of the whole kernel after it ("see current operation") only buries
+  // it in the error string.
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  DiagnosticCollector diagnostics(
+      context, source.kind == TK_SOURCE_TEXT ? &sourceMgr : nullptr);
+
+  OwningOpRef<ModuleOp> module;
+  TK_RETURN_IF_ERROR(
+      readSource(source, context, sourceMgr, diagnostics, module));
+
+  tk::FuncOp entry;
+  TK_RETURN_IF_ERROR(selectEntry(*module, source.entry, entry));
+  // The compiler gets the entry alone: other kernels of the file would only
+  // cost compile time and make the cache key depend on unrelated code.
+  for (tk::FuncOp func :
+       llvm::make_early_inc_range(module->getOps<tk::FuncOp>()))
+    if (func != entry)
+      func.erase();
+
+  TK_RETURN_IF_ERROR(applyConstexprs(entry, constexprs, diagnostics));
+  if (failed(verify(*module)))
+    return invalidIR("the specialised kernel does not verify", diagnostics);
+
+  out.entry = entry.getSymName().str();
+  out.arguments.clear();
+  TK_RETURN_IF_ERROR(getSignature(entry, out.arguments));
+
+  out.bytecode.clear();
+  llvm::raw_string_ostream stream(out.bytecode);
+  if (failed(writeBytecodeToFile(module->getOperation(), stream)))
+    return Status(TK_ERROR_INTERNAL, "cannot serialise kernel '" + out.entry +
+                                         "' to bytecode:\n" +
+                                         diagnostics.take());
+  return Status::success();
+}

@@ -1,0 +1,391 @@
+//===- PluginLoader.cpp - find, open and select backend plugins -----------===//
+//
+// dlopen-based plugin discovery with the checks that turn a wrong or broken
+// plugin into a status naming the file, instead of a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/runtime/PluginLoader.h"
+
+#include "tk/runtime/Logging.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+using namespace tk::runtime;
+using llvm::StringRef;
+
+static constexpr StringRef kPrefix = "libtk_backend_";
+static constexpr StringRef kSuffix = ".so";
+static constexpr const char *kEntryPoint = "tk_backend_get_interface";
+static constexpr const char *kVersionPoint = "tk_backend_abi_version";
+
+//===----------------------------------------------------------------------===//
+// Plugin
+//===----------------------------------------------------------------------===//
+
+Status Plugin::makeError(tk_status code, StringRef what) const {
+  const char *detail = api->last_error ? api->last_error() : nullptr;
+  std::string message = name + ": " + what.str();
+  if (detail && *detail)
+    message += ": " + std::string(detail);
+  else
+    message += std::string(" failed with ") + getStatusName(code);
+  return Status(code, message);
+}
+
+Status Plugin::initialize() {
+  std::lock_guard<std::mutex> lock(initMutex);
+  if (initialized)
+    return initStatus;
+  initialized = true;
+  tk_status code = api->initialize();
+  if (code != TK_SUCCESS) {
+    initStatus = makeError(code, "initialize");
+    return initStatus;
+  }
+  int32_t count = 0;
+  code = api->device_count(&count);
+  if (code != TK_SUCCESS) {
+    initStatus = makeError(code, "device_count");
+    return initStatus;
+  }
+  deviceCount = std::max<int32_t>(count, 0);
+  if (deviceCount == 0)
+    initStatus = Status(TK_ERROR_NO_DEVICE, name + ": no device found");
+  return initStatus;
+}
+
+//===----------------------------------------------------------------------===//
+// Search path
+//===----------------------------------------------------------------------===//
+
+const std::vector<std::string> &PluginLoader::getDefaultOrder() {
+  static const std::vector<std::string> order = {"cuda", "rocm", "xe", "vulkan",
+                                                 "cpu"};
+  return order;
+}
+
+/// The folder of the shared object holding this code (libtk.so), found with
+/// dladdr so that plugins next to an installed libtk are found without
+/// configuration.
+static std::string getLibraryDirectory() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&getLibraryDirectory), &info) ||
+      !info.dli_fname)
+    return {};
+  llvm::SmallString<256> path(info.dli_fname);
+  if (llvm::sys::fs::make_absolute(path))
+    return {};
+  llvm::sys::path::remove_filename(path);
+  return std::string(path);
+}
+
+std::vector<std::string> PluginLoader::getDefaultSearchPath() {
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("TK_BACKEND_PATH")) {
+    llvm::SmallVector<StringRef> parts;
+    StringRef(env).split(parts, ':', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef part : parts)
+      candidates.push_back(part.trim().str());
+  }
+  std::string libraryDir = getLibraryDirectory();
+  if (!libraryDir.empty()) {
+    candidates.push_back(libraryDir);
+    llvm::SmallString<256> sibling(libraryDir);
+    llvm::sys::path::append(sibling, "..", "lib");
+    candidates.push_back(std::string(sibling));
+  }
+
+  // Drop repeats (the build tree has plugins next to libtk.so, and dir/../lib
+  // is often dir itself) so that messages list each folder once.
+  std::vector<std::string> path;
+  std::vector<std::string> seen;
+  for (const std::string &dir : candidates) {
+    if (dir.empty())
+      continue;
+    llvm::SmallString<256> real;
+    std::string key =
+        llvm::sys::fs::real_path(dir, real) ? dir : std::string(real);
+    if (llvm::is_contained(seen, key))
+      continue;
+    seen.push_back(key);
+    path.push_back(key);
+  }
+  return path;
+}
+
+PluginLoader::PluginLoader(std::vector<std::string> searchPath)
+    : searchPath(std::move(searchPath)) {}
+
+/// Plugin names are identifiers; anything else ("../x", "a b") cannot name a
+/// plugin file and is reported as not found.
+static bool isValidName(StringRef name) {
+  return !name.empty() && llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '-';
+  });
+}
+
+std::vector<PluginFile> PluginLoader::findPlugins() const {
+  std::vector<PluginFile> found;
+  for (const std::string &dir : searchPath) {
+    std::error_code error;
+    std::vector<PluginFile> inDir;
+    for (llvm::sys::fs::directory_iterator it(dir, error), end;
+         !error && it != end; it.increment(error)) {
+      StringRef file = llvm::sys::path::filename(it->path());
+      if (!file.starts_with(kPrefix) || !file.ends_with(kSuffix))
+        continue;
+      StringRef name =
+          file.drop_front(kPrefix.size()).drop_back(kSuffix.size());
+      if (!isValidName(name))
+        continue;
+      bool shadowed = llvm::any_of(
+          found, [&](const PluginFile &plugin) { return plugin.name == name; });
+      if (!shadowed)
+        inDir.push_back({name.str(), it->path()});
+    }
+    llvm::sort(inDir, [](const PluginFile &a, const PluginFile &b) {
+      return a.name < b.name;
+    });
+    found.insert(found.end(), inDir.begin(), inDir.end());
+  }
+  return found;
+}
+
+std::string PluginLoader::describePlugins() const {
+  std::vector<PluginFile> plugins = findPlugins();
+  if (plugins.empty())
+    return "none";
+  std::string text;
+  for (const PluginFile &plugin : plugins) {
+    if (!text.empty())
+      text += ", ";
+    text += plugin.name + " (" + plugin.path + ")";
+  }
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Opening
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Every plugin opened by the process, by real path, so that two loaders (the
+/// runtime, tk-info, a test) share one Plugin and one initialize().
+struct PluginRegistry {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<Plugin>> plugins;
+};
+} // namespace
+
+static PluginRegistry &getRegistry() {
+  // Leaked on purpose, like the plugins it holds.
+  static PluginRegistry *registry = new PluginRegistry();
+  return *registry;
+}
+
+/// The name of the first required function the table lacks, or null.
+static const char *findMissingFunction(const tk_backend_interface &api) {
+#define TK_REQUIRE(field)                                                      \
+  if (!api.field)                                                              \
+    return #field;
+  TK_REQUIRE(last_error)
+  TK_REQUIRE(initialize)
+  TK_REQUIRE(device_count)
+  TK_REQUIRE(device_props)
+  TK_REQUIRE(mem_alloc)
+  TK_REQUIRE(mem_free)
+  TK_REQUIRE(memcpy_host_to_device)
+  TK_REQUIRE(memcpy_device_to_host)
+  TK_REQUIRE(memcpy_device_to_device)
+  TK_REQUIRE(stream_create)
+  TK_REQUIRE(stream_destroy)
+  TK_REQUIRE(stream_synchronize)
+  TK_REQUIRE(device_synchronize)
+  TK_REQUIRE(compile)
+  TK_REQUIRE(binary_free)
+  TK_REQUIRE(executable_load)
+  TK_REQUIRE(executable_unload)
+  TK_REQUIRE(launch)
+#undef TK_REQUIRE
+  // validate and executable_occupancy are optional: the runtime does without.
+  return nullptr;
+}
+
+Status PluginLoader::openFile(const std::string &path, const std::string &name,
+                              Plugin **out) {
+  llvm::SmallString<256> real;
+  std::string key =
+      llvm::sys::fs::real_path(path, real) ? path : std::string(real);
+
+  PluginRegistry &registry = getRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  auto it = registry.plugins.find(key);
+  if (it != registry.plugins.end()) {
+    *out = it->second.get();
+    return Status::success();
+  }
+
+  getLogger().debug("opening plugin {}", key);
+  // RTLD_NOW: an unresolved symbol is an error here, with dlerror's text,
+  // rather than a crash at the first call. RTLD_LOCAL: plugins do not see
+  // each other's symbols. A library that fails a check below stays loaded
+  // (see Plugin): unloading code that may have run constructors is unsafe.
+  void *library = dlopen(key.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *error = dlerror();
+    return Status(TK_ERROR_PLUGIN, "cannot load plugin " + key + ": " +
+                                       (error ? error : "unknown error"));
+  }
+  dlerror();
+  auto getInterface = reinterpret_cast<tk_backend_get_interface_fn>(
+      dlsym(library, kEntryPoint));
+  if (!getInterface)
+    return Status(TK_ERROR_PLUGIN,
+                  "plugin " + key + " does not export the entry point '" +
+                      kEntryPoint + "': it is not a tk backend plugin");
+  auto getVersion = reinterpret_cast<tk_backend_abi_version_fn>(
+      dlsym(library, kVersionPoint));
+
+  const tk_backend_interface *api = getInterface(TK_PLUGIN_ABI_MAJOR);
+  std::string ours = std::to_string(TK_PLUGIN_ABI_MAJOR);
+  if (!api) {
+    if (!getVersion)
+      return Status(TK_ERROR_ABI_MISMATCH,
+                    "plugin " + key + " refused plugin ABI version " + ours +
+                        " (what this tk speaks) and does not export '" +
+                        kVersionPoint +
+                        "' to say which version it was built "
+                        "for");
+    uint32_t theirs = getVersion();
+    if (theirs == TK_PLUGIN_ABI_MAJOR)
+      return Status(TK_ERROR_PLUGIN,
+                    "plugin " + key + " says it speaks plugin ABI version " +
+                        ours + " but its '" + kEntryPoint + "' returned NULL");
+    return Status(TK_ERROR_ABI_MISMATCH,
+                  "plugin " + key + " was built for plugin ABI version " +
+                      std::to_string(theirs) + ", but this tk speaks version " +
+                      ours + ": rebuild the plugin against this tk");
+  }
+  if (api->abi_major != TK_PLUGIN_ABI_MAJOR)
+    return Status(TK_ERROR_ABI_MISMATCH,
+                  "plugin " + key + " returned an interface for plugin ABI " +
+                      "version " + std::to_string(api->abi_major) +
+                      ", but this tk speaks version " + ours);
+  if (api->struct_size < sizeof(tk_backend_interface))
+    return Status(TK_ERROR_PLUGIN,
+                  "plugin " + key + " returned an interface table of " +
+                      std::to_string(api->struct_size) + " bytes; plugin ABI " +
+                      ours + ".0 needs " +
+                      std::to_string(sizeof(tk_backend_interface)));
+  if (const char *missing = findMissingFunction(*api))
+    return Status(TK_ERROR_PLUGIN, "plugin " + key +
+                                       " lacks the required function '" +
+                                       missing + "'");
+  if (api->name && name != api->name)
+    getLogger().warn("plugin {} calls itself '{}'; using the file's name '{}'",
+                     key, api->name, name);
+
+  auto plugin = std::make_unique<Plugin>(name, key, library, api);
+  *out = plugin.get();
+  registry.plugins.emplace(key, std::move(plugin));
+  getLogger().debug("plugin {} ({}) speaks ABI {}.{}", name, key,
+                    api->abi_major, api->abi_minor);
+  return Status::success();
+}
+
+Status PluginLoader::open(StringRef name, Plugin **out) const {
+  if (isValidName(name)) {
+    std::string file = (kPrefix + name + kSuffix).str();
+    for (const std::string &dir : searchPath) {
+      llvm::SmallString<256> path(dir);
+      llvm::sys::path::append(path, file);
+      if (llvm::sys::fs::exists(path))
+        return openFile(std::string(path), name.str(), out);
+    }
+  }
+  std::string path =
+      searchPath.empty() ? "(empty)" : llvm::join(searchPath, ":");
+  return Status(TK_ERROR_NOT_FOUND,
+                "no backend plugin named '" + name.str() + "' (" +
+                    (kPrefix + name + kSuffix).str() + ") on the search path " +
+                    path + "; plugins found: " + describePlugins());
+}
+
+//===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+Status PluginLoader::openAndInitialize(StringRef name, Plugin **out) const {
+  Plugin *plugin = nullptr;
+  TK_RETURN_IF_ERROR(open(name, &plugin));
+  TK_RETURN_IF_ERROR(plugin->initialize());
+  *out = plugin;
+  return Status::success();
+}
+
+Status PluginLoader::select(const char *spec, Plugin **out) const {
+  StringRef text = spec ? StringRef(spec).trim() : StringRef();
+  bool automatic = text.empty();
+  std::vector<std::string> names;
+  if (automatic) {
+    names = getDefaultOrder();
+  } else {
+    llvm::SmallVector<StringRef> parts;
+    text.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef part : parts)
+      if (!part.trim().empty())
+        names.push_back(part.trim().str());
+  }
+
+  std::string attempts;
+  Status last(TK_ERROR_NOT_FOUND, "no backend named");
+  bool anyFound = false;
+  for (const std::string &name : names) {
+    Plugin *plugin = nullptr;
+    Status status = openAndInitialize(name, &plugin);
+    if (status.isOk()) {
+      getLogger().info("backend '{}' selected ({}), {} device(s)", name,
+                       plugin->getPath(), plugin->getDeviceCount());
+      *out = plugin;
+      return Status::success();
+    }
+    getLogger().debug("backend '{}' not usable: {}", name, status.message());
+    if (status.code() != TK_ERROR_NOT_FOUND)
+      anyFound = true;
+    // When trying the default order, a plugin that is simply absent is the
+    // normal case; only say so briefly.
+    std::string what = automatic && status.code() == TK_ERROR_NOT_FOUND
+                           ? name + ": not installed"
+                           : status.message();
+    attempts += (attempts.empty() ? "" : "; ") + what;
+    last = std::move(status);
+  }
+
+  if (automatic) {
+    std::string path = llvm::join(searchPath, ":");
+    return Status(anyFound ? TK_ERROR_NO_DEVICE : TK_ERROR_NOT_FOUND,
+                  "TK_BACKEND is unset and no backend of cuda, rocm, xe, "
+                  "vulkan, cpu has a device (" +
+                      attempts + "); search path " +
+                      (path.empty() ? "(empty)" : path) +
+                      "; plugins found: " + describePlugins());
+  }
+  if (names.size() == 1)
+    return Status(last.code(),
+                  "TK_BACKEND=" + text.str() + ": " + last.message());
+  return Status(last.code(), "TK_BACKEND=" + text.str() +
+                                 ": no listed backend is usable (" + attempts +
+                                 ")");
+}

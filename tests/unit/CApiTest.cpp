@@ -1,0 +1,466 @@
+//===- CApiTest.cpp - tests of the C API (tk.h) ---------------------------===//
+//
+// tk.h used from C++ (it must compile as C++), its handle and argument
+// checks, and launches on the CPU backend: every bad input a user can make
+// must come back as a status with a message that names the problem.
+//
+//===----------------------------------------------------------------------===//
+
+// First, alone: tk.h must compile as C++ without help from other headers.
+#include "tk/tk.h"
+
+#include "RuntimeTestSupport.h"
+
+#include "tk/runtime/Kernel.h"
+#include "tk/runtime/Runtime.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+static_assert(std::is_standard_layout<tk_device_props>::value,
+              "tk_device_props is a C struct");
+static_assert(TK_SUCCESS == 0, "TK_SUCCESS is 0");
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Without a backend
+//===----------------------------------------------------------------------===//
+
+TEST(CApi, StatusStrings) {
+  EXPECT_STREQ(tk_status_string(TK_SUCCESS), "TK_SUCCESS");
+  EXPECT_STREQ(tk_status_string(TK_ERROR_ABI_MISMATCH),
+               "TK_ERROR_ABI_MISMATCH");
+  EXPECT_STREQ(tk_status_string(TK_ERROR_INTERNAL), "TK_ERROR_INTERNAL");
+}
+
+TEST(CApi, ArgConstructors) {
+  tk_arg a = tk_arg_i64(-5);
+  EXPECT_EQ(a.kind, TK_ARG_I64);
+  EXPECT_EQ(a.value.i64, -5);
+  tk_arg f = tk_arg_f32(1.5f);
+  EXPECT_EQ(f.kind, TK_ARG_F32);
+  EXPECT_EQ(f.value.f32, 1.5f);
+}
+
+TEST(CApi, NullHandlesAndOutputs) {
+  EXPECT_EQ(tk_buffer_release(nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("buffer is NULL"));
+  EXPECT_EQ(tk_kernel_release(nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_stream_synchronize(nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_device_query(nullptr, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_device_count(nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("out_count"));
+  tk_grid grid = {1, 1, 1};
+  EXPECT_EQ(tk_launch(nullptr, grid, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("kernel is NULL"));
+}
+
+//===----------------------------------------------------------------------===//
+// On the CPU backend
+//===----------------------------------------------------------------------===//
+
+/// Elements the vector_add tests add; not a multiple of BLOCK (1024).
+constexpr int kN = 5000;
+constexpr int kBlock = 1024;
+
+class CApiCpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(tk_device_get(0, &device), TK_SUCCESS) << tk_last_error();
+    text = tk::test::readKernel("vector_add.tk");
+    ASSERT_FALSE(text.empty());
+  }
+
+  void TearDown() override {
+    for (tk_buffer buffer : buffers)
+      tk_buffer_release(buffer);
+    if (kernel)
+      tk_kernel_release(kernel);
+  }
+
+  tk_kernel_source source(const char *entry = "vector_add") const {
+    return tk_kernel_source{TK_SOURCE_TEXT, text.data(), text.size(), entry};
+  }
+
+  tk_kernel createVectorAdd(const tk_compile_options *options = nullptr) {
+    tk_kernel_source src = source();
+    tk_kernel created = nullptr;
+    EXPECT_EQ(tk_kernel_create(device, &src, options, &created), TK_SUCCESS)
+        << tk_last_error();
+    return created;
+  }
+
+  tk_buffer makeBuffer(size_t bytes) {
+    tk_buffer buffer = nullptr;
+    EXPECT_EQ(tk_buffer_create(device, bytes, &buffer), TK_SUCCESS)
+        << tk_last_error();
+    buffers.push_back(buffer);
+    return buffer;
+  }
+
+  /// x = i, y = 2i, out = -1, as buffers.
+  void makeInputs() {
+    std::vector<float> x(kN), y(kN), out(kN, -1.0f);
+    for (int i = 0; i < kN; ++i) {
+      x[i] = float(i);
+      y[i] = 2.0f * float(i);
+    }
+    bx = makeBuffer(kN * sizeof(float));
+    by = makeBuffer(kN * sizeof(float));
+    bout = makeBuffer(kN * sizeof(float));
+    ASSERT_EQ(tk_buffer_write(bx, 0, x.data(), kN * sizeof(float)), TK_SUCCESS);
+    ASSERT_EQ(tk_buffer_write(by, 0, y.data(), kN * sizeof(float)), TK_SUCCESS);
+    ASSERT_EQ(tk_buffer_write(bout, 0, out.data(), kN * sizeof(float)),
+              TK_SUCCESS);
+  }
+
+  /// Number of wrong elements of out (expects out = 3i).
+  int countWrong(tk_buffer out) {
+    std::vector<float> result(kN);
+    EXPECT_EQ(tk_buffer_read(out, 0, result.data(), kN * sizeof(float)),
+              TK_SUCCESS);
+    int wrong = 0;
+    for (int i = 0; i < kN; ++i)
+      wrong += std::fabs(result[i] - 3.0f * float(i)) > 1e-3f;
+    return wrong;
+  }
+
+  /// Launches vector_add with `args`; returns the status.
+  tk_status launch(std::vector<tk_arg> args,
+                   tk_grid grid = {(kN + kBlock - 1) / kBlock, 1, 1}) {
+    tk_args list = {args.data(), args.size()};
+    return tk_launch(kernel, grid, &list);
+  }
+
+  std::vector<tk_arg> goodArgs() {
+    return {tk_arg_buffer(bx), tk_arg_buffer(by), tk_arg_buffer(bout),
+            tk_arg_i32(kN)};
+  }
+
+  tk_device device = nullptr;
+  std::string text;
+  tk_kernel kernel = nullptr;
+  tk_buffer bx = nullptr, by = nullptr, bout = nullptr;
+  std::vector<tk_buffer> buffers;
+};
+
+TEST_F(CApiCpuTest, DeviceQuery) {
+  int count = 0;
+  ASSERT_EQ(tk_device_count(&count), TK_SUCCESS);
+  EXPECT_GE(count, 1);
+  const char *backend = nullptr;
+  ASSERT_EQ(tk_backend_name(&backend), TK_SUCCESS);
+  EXPECT_STREQ(backend, "cpu");
+  tk_device_props props;
+  std::memset(&props, 0, sizeof(props));
+  props.struct_size = sizeof(props);
+  ASSERT_EQ(tk_device_query(device, &props), TK_SUCCESS) << tk_last_error();
+  EXPECT_STREQ(props.backend, "cpu");
+  EXPECT_GT(props.compute_units, 0);
+  tk_device missing = nullptr;
+  EXPECT_EQ(tk_device_get(count, &missing), TK_ERROR_NOT_FOUND);
+  EXPECT_THAT(tk_last_error(), HasSubstr("device(s)"));
+  props.struct_size = 0;
+  EXPECT_EQ(tk_device_query(device, &props), TK_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiCpuTest, BufferReadWriteCopyAndBounds) {
+  tk_buffer a = makeBuffer(64), b = makeBuffer(64);
+  std::vector<uint8_t> data(64), back(64, 0);
+  for (int i = 0; i < 64; ++i)
+    data[i] = uint8_t(i);
+  ASSERT_EQ(tk_buffer_write(a, 0, data.data(), 64), TK_SUCCESS);
+  ASSERT_EQ(tk_buffer_copy(b, 16, a, 0, 48), TK_SUCCESS) << tk_last_error();
+  ASSERT_EQ(tk_buffer_read(b, 16, back.data(), 48), TK_SUCCESS);
+  EXPECT_EQ(std::memcmp(back.data(), data.data(), 48), 0);
+  size_t size = 0;
+  ASSERT_EQ(tk_buffer_size(a, &size), TK_SUCCESS);
+  EXPECT_EQ(size, 64u);
+
+  EXPECT_EQ(tk_buffer_write(a, 60, data.data(), 8), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("outside the buffer of 64 bytes"));
+  EXPECT_EQ(tk_buffer_read(a, SIZE_MAX, back.data(), 2),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_buffer_copy(b, 0, a, 32, 33), TK_ERROR_INVALID_ARGUMENT);
+  tk_buffer empty = nullptr;
+  EXPECT_EQ(tk_buffer_create(device, 0, &empty), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(empty, nullptr);
+}
+
+TEST_F(CApiCpuTest, VectorAdd) {
+  kernel = createVectorAdd();
+  ASSERT_NE(kernel, nullptr);
+  int numArgs = 0;
+  ASSERT_EQ(tk_kernel_num_args(kernel, &numArgs), TK_SUCCESS);
+  EXPECT_EQ(numArgs, 4);
+  makeInputs();
+  ASSERT_EQ(launch(goodArgs()), TK_SUCCESS) << tk_last_error();
+  EXPECT_EQ(countWrong(bout), 0);
+}
+
+TEST_F(CApiCpuTest, VectorAddWithConstexprAndStream) {
+  tk_constexpr_value n = {"n", kN};
+  tk_compile_options options = {sizeof(options), 0, 0, &n, 1};
+  kernel = createVectorAdd(&options);
+  ASSERT_NE(kernel, nullptr);
+  int numArgs = 0;
+  ASSERT_EQ(tk_kernel_num_args(kernel, &numArgs), TK_SUCCESS);
+  EXPECT_EQ(numArgs, 3);
+  makeInputs();
+  tk_stream stream = nullptr;
+  ASSERT_EQ(tk_stream_create(device, &stream), TK_SUCCESS) << tk_last_error();
+  tk_arg args[] = {tk_arg_buffer(bx), tk_arg_buffer(by), tk_arg_buffer(bout)};
+  tk_args list = {args, 3};
+  ASSERT_EQ(tk_launch_async(kernel, {(kN + kBlock - 1) / kBlock, 1, 1}, &list,
+                            stream),
+            TK_SUCCESS)
+      << tk_last_error();
+  ASSERT_EQ(tk_stream_synchronize(stream), TK_SUCCESS) << tk_last_error();
+  EXPECT_EQ(countWrong(bout), 0);
+  ASSERT_EQ(tk_stream_release(stream), TK_SUCCESS);
+  // Released handle used again.
+  EXPECT_EQ(tk_stream_synchronize(stream), TK_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(tk_launch_async(kernel, {1, 1, 1}, &list, stream),
+            TK_ERROR_INVALID_HANDLE);
+}
+
+TEST_F(CApiCpuTest, MalformedIR) {
+  std::string bad = "tk.func @bad(%x: i32) {\n  %y = tk.bogus %x\n}\n";
+  tk_kernel_source src = {TK_SOURCE_TEXT, bad.data(), bad.size(), nullptr};
+  EXPECT_EQ(tk_kernel_create(device, &src, nullptr, &kernel),
+            TK_ERROR_INVALID_IR);
+  EXPECT_EQ(kernel, nullptr);
+  EXPECT_THAT(tk_last_error(),
+              AllOf(HasSubstr("<source>:2:"), HasSubstr("tk.bogus")));
+}
+
+TEST_F(CApiCpuTest, UnknownEntry) {
+  tk_kernel_source src = source("vector_sub");
+  EXPECT_EQ(tk_kernel_create(device, &src, nullptr, &kernel),
+            TK_ERROR_NOT_FOUND);
+  EXPECT_THAT(tk_last_error(),
+              AllOf(HasSubstr("vector_sub"), HasSubstr("vector_add")));
+}
+
+TEST_F(CApiCpuTest, WrongArgCount) {
+  kernel = createVectorAdd();
+  makeInputs();
+  std::vector<tk_arg> args = goodArgs();
+  args.pop_back();
+  EXPECT_EQ(launch(args), TK_ERROR_ARGUMENT_MISMATCH);
+  EXPECT_THAT(tk_last_error(),
+              AllOf(HasSubstr("takes 4 arguments (x, y, out, n), got 3")));
+}
+
+TEST_F(CApiCpuTest, WrongArgKind) {
+  kernel = createVectorAdd();
+  makeInputs();
+  std::vector<tk_arg> args = goodArgs();
+  args[2] = tk_arg_i32(7);
+  EXPECT_EQ(launch(args), TK_ERROR_ARGUMENT_MISMATCH);
+  EXPECT_THAT(tk_last_error(),
+              HasSubstr("argument 2 ('out'): expected a buffer for "
+                        "!tk.ptr<f32>, got i32"));
+  args = goodArgs();
+  args[3] = tk_arg_i64(kN);
+  EXPECT_EQ(launch(args), TK_ERROR_ARGUMENT_MISMATCH);
+  EXPECT_THAT(tk_last_error(),
+              HasSubstr("argument 3 ('n'): expected i32, got i64"));
+}
+
+TEST_F(CApiCpuTest, NullBuffer) {
+  kernel = createVectorAdd();
+  makeInputs();
+  std::vector<tk_arg> args = goodArgs();
+  args[1] = tk_arg_buffer(nullptr);
+  EXPECT_EQ(launch(args), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(),
+              HasSubstr("argument 1 ('y'): the buffer is NULL"));
+}
+
+TEST_F(CApiCpuTest, GridDimensionBelowOne) {
+  kernel = createVectorAdd();
+  makeInputs();
+  EXPECT_EQ(launch(goodArgs(), {1, 0, 1}), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("grid.y is 0"));
+  EXPECT_EQ(launch(goodArgs(), {1, 1, -3}), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("grid.z is -3"));
+}
+
+TEST_F(CApiCpuTest, GridOverLimit) {
+  kernel = createVectorAdd();
+  makeInputs();
+  tk_device_props props;
+  props.struct_size = sizeof(props);
+  ASSERT_EQ(tk_device_query(device, &props), TK_SUCCESS);
+  if (props.max_grid[1] <= 0 || props.max_grid[1] == INT32_MAX)
+    GTEST_SKIP() << "the device reports no grid limit below INT32_MAX on y ("
+                 << props.max_grid[1] << ")";
+  EXPECT_EQ(launch(goodArgs(), {1, props.max_grid[1] + 1, 1}),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(
+      tk_last_error(),
+      AllOf(HasSubstr("grid.y"),
+            HasSubstr("max_grid[1] = " + std::to_string(props.max_grid[1]))));
+}
+
+TEST_F(CApiCpuTest, BufferTooSmallOrMisaligned) {
+  kernel = createVectorAdd();
+  makeInputs();
+  std::vector<tk_arg> args = goodArgs();
+  args[0] = tk_arg_buffer(makeBuffer(2));
+  EXPECT_EQ(launch(args), TK_ERROR_ARGUMENT_MISMATCH);
+  EXPECT_THAT(tk_last_error(),
+              AllOf(HasSubstr("argument 0 ('x')"), HasSubstr("too small")));
+
+  // tk.divisibility = 16 on a !tk.ptr<f32>: the byte address must be a
+  // multiple of 16 (Triton's meaning); 4 bytes into a buffer breaks that
+  // whatever the allocator gives.
+  void *base = nullptr;
+  ASSERT_EQ(tk_buffer_device_pointer(bx, &base), TK_SUCCESS);
+  char *address = static_cast<char *>(base);
+  if (reinterpret_cast<uintptr_t>(address) % 16 == 0)
+    address += 4;
+  tk_buffer shifted = nullptr;
+  ASSERT_EQ(tk_buffer_wrap(device, address, 1024, &shifted), TK_SUCCESS);
+  buffers.push_back(shifted);
+  args = goodArgs();
+  args[1] = tk_arg_buffer(shifted);
+  EXPECT_EQ(launch(args), TK_ERROR_ARGUMENT_MISMATCH);
+  EXPECT_THAT(tk_last_error(), AllOf(HasSubstr("argument 1 ('y')"),
+                                     HasSubstr("not a multiple of 16 bytes"),
+                                     HasSubstr("tk.divisibility = 16")));
+}
+
+TEST_F(CApiCpuTest, ReleasedHandlesAreRefused) {
+  kernel = createVectorAdd();
+  makeInputs();
+  tk_buffer gone = makeBuffer(kN * sizeof(float));
+  buffers.pop_back();
+  ASSERT_EQ(tk_buffer_release(gone), TK_SUCCESS);
+  std::vector<tk_arg> args = goodArgs();
+  args[2] = tk_arg_buffer(gone);
+  EXPECT_EQ(launch(args), TK_ERROR_INVALID_HANDLE);
+  EXPECT_THAT(tk_last_error(), HasSubstr("argument 2 ('out')"));
+  EXPECT_EQ(tk_buffer_release(gone), TK_ERROR_INVALID_HANDLE);
+  float value = 0;
+  EXPECT_EQ(tk_buffer_read(gone, 0, &value, sizeof(value)),
+            TK_ERROR_INVALID_HANDLE);
+
+  ASSERT_EQ(tk_kernel_release(kernel), TK_SUCCESS);
+  EXPECT_EQ(launch(goodArgs()), TK_ERROR_INVALID_HANDLE);
+  EXPECT_THAT(tk_last_error(), HasSubstr("kernel handle is not live"));
+  EXPECT_EQ(tk_kernel_release(kernel), TK_ERROR_INVALID_HANDLE);
+  kernel = nullptr;
+}
+
+TEST_F(CApiCpuTest, CorruptCacheEntryIsRecompiled) {
+  tk::test::ScopedCacheDir dir;
+  tk::runtime::Runtime *runtime = nullptr;
+  ASSERT_TRUE(tk::runtime::Runtime::get(&runtime).isOk());
+  runtime->getKernelCache().clearMemory();
+  kernel = createVectorAdd();
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_EQ(tk_kernel_release(kernel), TK_SUCCESS);
+  kernel = nullptr;
+
+  // Exactly one entry in the fresh folder: overwrite its tail with garbage.
+  std::error_code error;
+  std::string entry;
+  for (llvm::sys::fs::directory_iterator it(dir.getPath(), error), end;
+       !error && it != end; it.increment(error))
+    entry = it->path();
+  ASSERT_FALSE(entry.empty());
+  {
+    std::FILE *file = std::fopen(entry.c_str(), "r+b");
+    ASSERT_NE(file, nullptr);
+    std::fseek(file, -16, SEEK_END);
+    std::fwrite("garbage-garbage!", 1, 16, file);
+    std::fclose(file);
+  }
+  uint64_t corrupt = runtime->getKernelCache().getStatistics().corruptEntries;
+  runtime->getKernelCache().clearMemory();
+  kernel = createVectorAdd();
+  ASSERT_NE(kernel, nullptr);
+  tk::runtime::Kernel *object = nullptr;
+  ASSERT_TRUE(tk::runtime::Kernel::fromHandle(kernel, &object).isOk());
+  EXPECT_EQ(object->getOrigin(), tk::runtime::KernelCache::Origin::Compiler);
+  EXPECT_EQ(runtime->getKernelCache().getStatistics().corruptEntries,
+            corrupt + 1);
+  makeInputs();
+  ASSERT_EQ(launch(goodArgs()), TK_SUCCESS) << tk_last_error();
+  EXPECT_EQ(countWrong(bout), 0);
+
+  // And the rewritten entry is served from disk next time.
+  runtime->getKernelCache().clearMemory();
+  tk_kernel again = createVectorAdd();
+  ASSERT_NE(again, nullptr);
+  ASSERT_TRUE(tk::runtime::Kernel::fromHandle(again, &object).isOk());
+  EXPECT_EQ(object->getOrigin(), tk::runtime::KernelCache::Origin::Disk);
+  tk_kernel_release(again);
+}
+
+TEST_F(CApiCpuTest, Occupancy) {
+  kernel = createVectorAdd();
+  int programs = 0;
+  ASSERT_EQ(tk_kernel_occupancy(kernel, &programs), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_GE(programs, 1);
+}
+
+TEST_F(CApiCpuTest, EightThreadsCreateAndLaunchAtOnce) {
+  makeInputs();
+  constexpr int kThreads = 8, kLaunches = 20;
+  std::atomic<int> failures{0};
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      tk_kernel_source src = source();
+      tk_kernel mine = nullptr;
+      if (tk_kernel_create(device, &src, nullptr, &mine) != TK_SUCCESS) {
+        errors[t] = tk_last_error();
+        ++failures;
+        return;
+      }
+      // Each thread writes its own output buffer.
+      tk_buffer out = nullptr;
+      if (tk_buffer_create(device, kN * sizeof(float), &out) != TK_SUCCESS) {
+        ++failures;
+        tk_kernel_release(mine);
+        return;
+      }
+      tk_arg args[] = {tk_arg_buffer(bx), tk_arg_buffer(by), tk_arg_buffer(out),
+                       tk_arg_i32(kN)};
+      tk_args list = {args, 4};
+      for (int i = 0; i < kLaunches; ++i)
+        if (tk_launch(mine, {(kN + kBlock - 1) / kBlock, 1, 1}, &list) !=
+            TK_SUCCESS) {
+          errors[t] = tk_last_error();
+          ++failures;
+          break;
+        }
+      if (countWrong(out) != 0)
+        ++failures;
+      tk_buffer_release(out);
+      tk_kernel_release(mine);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const std::string &error : errors)
+    EXPECT_EQ(error, "");
+  EXPECT_EQ(failures, 0);
+}
+
+} // namespace
