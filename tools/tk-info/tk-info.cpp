@@ -49,6 +49,14 @@ static std::string formatBytes(int64_t bytes) {
   return text;
 }
 
+/// A count the backend reports, or "n/a" where it reports 0 (a property the
+/// device does not have, such as registers on a CPU).
+static std::string formatCount(int64_t value, const char *unit = "") {
+  if (value == 0)
+    return "n/a";
+  return std::to_string(value) + unit;
+}
+
 static void printDevice(const tk_device_props &props, int index) {
   std::printf("    device %d: %s\n", index, props.name);
   std::printf("      vendor                   %s\n", props.vendor);
@@ -56,16 +64,18 @@ static void printDevice(const tk_device_props &props, int index) {
   std::printf("      backend                  %s\n", props.backend);
   std::printf("      compute units            %d\n", props.compute_units);
   std::printf("      warp size                %d\n", props.warp_size);
-  std::printf("      registers per CU         %d\n", props.registers_per_cu);
+  std::printf("      registers per CU         %s\n",
+              formatCount(props.registers_per_cu).c_str());
   std::printf("      shared memory per block  %s\n",
               formatBytes(props.shared_memory_per_block).c_str());
   std::printf("      max threads per block    %d\n",
               props.max_threads_per_block);
   std::printf("      max grid                 %d x %d x %d\n",
               props.max_grid[0], props.max_grid[1], props.max_grid[2]);
-  std::printf("      clock                    %d MHz\n", props.clock_mhz);
-  std::printf("      memory bus width         %d bits\n",
-              props.memory_bus_width_bits);
+  std::printf("      clock                    %s\n",
+              formatCount(props.clock_mhz, " MHz").c_str());
+  std::printf("      memory bus width         %s\n",
+              formatCount(props.memory_bus_width_bits, " bits").c_str());
   std::printf("      L2 cache                 %s\n",
               formatBytes(props.l2_cache_bytes).c_str());
   std::printf("      total memory             %s\n",
