@@ -210,6 +210,36 @@ tk_status cpuLaunch(void *executable, const int32_t grid[3], void *const *args,
   return TK_SUCCESS;
 }
 
+tk_status cpuGetCapabilities(int32_t device, tk_backend_capabilities *out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!out || out->struct_size < sizeof(size_t))
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: get_capabilities needs a struct with struct_size set");
+  tk_backend_capabilities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  // Every integer and float type of the dialect but fp8: TkToLoops lowers
+  // them all (f16/bf16 computed in f32), and refuses fp8 dots and casts.
+  caps.dtypes = TK_DTYPE_BIT_I1 | TK_DTYPE_BIT_I8 | TK_DTYPE_BIT_I16 |
+                TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_I64 | TK_DTYPE_BIT_F16 |
+                TK_DTYPE_BIT_BF16 | TK_DTYPE_BIT_F32 | TK_DTYPE_BIT_F64;
+  // Each atomic_rmw kind is an llvm.atomicrmw, CAS an llvm.cmpxchg.
+  caps.atomics = TK_ATOMIC_BIT_ADD | TK_ATOMIC_BIT_FADD | TK_ATOMIC_BIT_MAX |
+                 TK_ATOMIC_BIT_MIN | TK_ATOMIC_BIT_UMAX | TK_ATOMIC_BIT_UMIN |
+                 TK_ATOMIC_BIT_AND | TK_ATOMIC_BIT_OR | TK_ATOMIC_BIT_XOR |
+                 TK_ATOMIC_BIT_XCHG | TK_ATOMIC_BIT_CAS;
+  caps.fp8 = 0;
+  // tk.dot is an i-k-j loop nest of fmas; no matrix unit.
+  caps.mma_kinds = TK_MMA_NONE;
+  // Tiles live in stack buffers of the program's thread; no fixed limit.
+  caps.max_tile_elements = 0;
+  size_t size =
+      out->struct_size < sizeof(caps) ? out->struct_size : sizeof(caps);
+  caps.struct_size = size;
+  std::memcpy(out, &caps, size);
+  return TK_SUCCESS;
+}
+
 const tk_backend_interface kInterface = {
     /*struct_size=*/sizeof(tk_backend_interface),
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
@@ -236,6 +266,7 @@ const tk_backend_interface kInterface = {
     cpuExecutableUnload,
     cpuExecutableOccupancy,
     cpuLaunch,
+    cpuGetCapabilities,
 };
 
 } // namespace

@@ -18,7 +18,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -42,6 +44,41 @@ Status Plugin::makeError(tk_status code, StringRef what) const {
   else
     message += std::string(" failed with ") + getStatusName(code);
   return Status(code, message);
+}
+
+bool Plugin::declaresCapabilities() const {
+  // Fields are only appended, so a table from an older minor version simply
+  // ends before the field: reading past its struct_size would read garbage.
+  size_t end = offsetof(tk_backend_interface, get_capabilities) +
+               sizeof(api->get_capabilities);
+  return api->struct_size >= end && api->get_capabilities;
+}
+
+Status Plugin::queryCapabilities(int32_t device, tk_capabilities &out) const {
+  size_t callerSize = out.struct_size;
+  std::memset(&out, 0, std::min(callerSize, sizeof(tk_capabilities)));
+  out.struct_size = std::min(callerSize, sizeof(tk_capabilities));
+  if (!declaresCapabilities())
+    return Status::success();
+  tk_backend_capabilities declared;
+  std::memset(&declared, 0, sizeof(declared));
+  declared.struct_size = sizeof(declared);
+  tk_status code = api->get_capabilities(device, &declared);
+  if (code != TK_SUCCESS)
+    return makeError(code, "get_capabilities(" + std::to_string(device) + ")");
+  // The plugin may be older than this runtime and fill fewer fields; those
+  // it left out stay 0 ("absent"), as the ABI says.
+  tk_capabilities full;
+  std::memset(&full, 0, sizeof(full));
+  full.struct_size = out.struct_size;
+  full.known = 1;
+  full.dtypes = declared.dtypes;
+  full.atomics = declared.atomics;
+  full.fp8 = declared.fp8;
+  full.mma_kinds = declared.mma_kinds;
+  full.max_tile_elements = declared.max_tile_elements;
+  std::memcpy(&out, &full, out.struct_size);
+  return Status::success();
 }
 
 Status Plugin::initialize() {
@@ -283,12 +320,15 @@ Status PluginLoader::openFile(const std::string &path, const std::string &name,
                   "plugin " + key + " returned an interface for plugin ABI " +
                       "version " + std::to_string(api->abi_major) +
                       ", but this tk speaks version " + ours);
-  if (api->struct_size < sizeof(tk_backend_interface))
+  // A table of minor version 0 ends at `launch`; later minors append (the
+  // capabilities of 1.1), and the runtime checks for those fields by size.
+  constexpr size_t kMinor0Size = offsetof(tk_backend_interface, launch) +
+                                 sizeof(tk_backend_interface::launch);
+  if (api->struct_size < kMinor0Size)
     return Status(TK_ERROR_PLUGIN,
                   "plugin " + key + " returned an interface table of " +
                       std::to_string(api->struct_size) + " bytes; plugin ABI " +
-                      ours + ".0 needs " +
-                      std::to_string(sizeof(tk_backend_interface)));
+                      ours + ".0 needs " + std::to_string(kMinor0Size));
   if (const char *missing = findMissingFunction(*api))
     return Status(TK_ERROR_PLUGIN, "plugin " + key +
                                        " lacks the required function '" +

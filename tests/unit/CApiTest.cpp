@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <thread>
 #include <type_traits>
@@ -173,6 +174,27 @@ TEST_F(CApiCpuTest, DeviceQuery) {
   EXPECT_THAT(tk_last_error(), HasSubstr("device(s)"));
   props.struct_size = 0;
   EXPECT_EQ(tk_device_query(device, &props), TK_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiCpuTest, DeviceCapabilities) {
+  tk_capabilities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  ASSERT_EQ(tk_device_capabilities(device, &caps), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(caps.known, 1);
+  EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_F32);
+  EXPECT_FALSE(caps.dtypes & TK_DTYPE_BIT_F8E4M3);
+  EXPECT_EQ(caps.fp8, 0);
+  // An older caller's smaller struct gets the fields it has.
+  tk_capabilities small;
+  std::memset(&small, 0, sizeof(small));
+  small.struct_size = offsetof(tk_capabilities, atomics);
+  ASSERT_EQ(tk_device_capabilities(device, &small), TK_SUCCESS);
+  EXPECT_EQ(small.known, 1);
+  EXPECT_EQ(small.atomics, 0u);
+  caps.struct_size = 0;
+  EXPECT_EQ(tk_device_capabilities(device, &caps), TK_ERROR_INVALID_ARGUMENT);
 }
 
 TEST_F(CApiCpuTest, BufferReadWriteCopyAndBounds) {

@@ -29,6 +29,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -92,6 +93,42 @@ TEST(PluginLoader, AbiMismatchNamesBothVersions) {
       AllOf(
           HasSubstr("libtk_backend_abi99.so"), HasSubstr("ABI version 99"),
           HasSubstr("speaks version " + std::to_string(TK_PLUGIN_ABI_MAJOR))));
+}
+
+TEST(PluginLoader, MinorZeroPluginHasUnknownCapabilities) {
+  // A table of ABI 1.0 ends before get_capabilities: it loads, and its
+  // capabilities are "unknown" without the field past struct_size being read
+  // (the fixture's trap would set dtypes and fail).
+  Plugin *plugin = nullptr;
+  Status status = makeFixtureLoader().open("minor0", &plugin);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_FALSE(plugin->declaresCapabilities());
+  tk_capabilities caps;
+  std::memset(&caps, 0xff, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  Status query = plugin->queryCapabilities(0, caps);
+  ASSERT_TRUE(query.isOk()) << query.message();
+  EXPECT_EQ(caps.known, 0);
+  EXPECT_EQ(caps.dtypes, 0u);
+  EXPECT_EQ(caps.atomics, 0u);
+}
+
+TEST(PluginLoader, CpuDeclaresCapabilities) {
+  Plugin *plugin = nullptr;
+  Status status = makeFixtureLoader().open("cpu", &plugin);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_TRUE(plugin->declaresCapabilities());
+  tk_capabilities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  ASSERT_TRUE(plugin->queryCapabilities(0, caps).isOk());
+  EXPECT_EQ(caps.known, 1);
+  EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_BF16);
+  // The CPU backend refuses fp8 and says so.
+  EXPECT_FALSE(caps.dtypes & (TK_DTYPE_BIT_F8E4M3 | TK_DTYPE_BIT_F8E5M2));
+  EXPECT_EQ(caps.fp8, 0);
+  EXPECT_EQ(caps.mma_kinds, uint32_t(TK_MMA_NONE));
+  EXPECT_TRUE(caps.atomics & TK_ATOMIC_BIT_CAS);
 }
 
 TEST(PluginLoader, ListReportsEveryAttempt) {

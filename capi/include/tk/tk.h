@@ -85,6 +85,65 @@ tk_status tk_device_query(tk_device device, tk_device_props *out);
 /** The name of the selected backend ("cpu"); valid for the process lifetime. */
 tk_status tk_backend_name(const char **out_name);
 
+/*===--- Capabilities ------------------------------------------------------===*/
+
+/** Element types, one bit each (tk_capabilities.dtypes). */
+typedef enum tk_dtype_bit {
+  TK_DTYPE_BIT_I1 = 1u << 0,
+  TK_DTYPE_BIT_I8 = 1u << 1,
+  TK_DTYPE_BIT_I16 = 1u << 2,
+  TK_DTYPE_BIT_I32 = 1u << 3,
+  TK_DTYPE_BIT_I64 = 1u << 4,
+  TK_DTYPE_BIT_F16 = 1u << 5,
+  TK_DTYPE_BIT_BF16 = 1u << 6,
+  TK_DTYPE_BIT_F32 = 1u << 7,
+  TK_DTYPE_BIT_F64 = 1u << 8,
+  TK_DTYPE_BIT_F8E4M3 = 1u << 9,
+  TK_DTYPE_BIT_F8E5M2 = 1u << 10
+} tk_dtype_bit;
+
+/** Atomic operations, one bit each (tk_capabilities.atomics): the kinds of
+ *  tk.atomic_rmw, and tk.atomic_cas. */
+typedef enum tk_atomic_bit {
+  TK_ATOMIC_BIT_ADD = 1u << 0,
+  TK_ATOMIC_BIT_FADD = 1u << 1,
+  TK_ATOMIC_BIT_MAX = 1u << 2,
+  TK_ATOMIC_BIT_MIN = 1u << 3,
+  TK_ATOMIC_BIT_UMAX = 1u << 4,
+  TK_ATOMIC_BIT_UMIN = 1u << 5,
+  TK_ATOMIC_BIT_AND = 1u << 6,
+  TK_ATOMIC_BIT_OR = 1u << 7,
+  TK_ATOMIC_BIT_XOR = 1u << 8,
+  TK_ATOMIC_BIT_XCHG = 1u << 9,
+  TK_ATOMIC_BIT_CAS = 1u << 10
+} tk_atomic_bit;
+
+/** Matrix units a tk.dot may lower to (tk_capabilities.mma_kinds). */
+typedef enum tk_mma_bit {
+  TK_MMA_NONE = 0,            /* dots are scalar/vector code */
+  TK_MMA_BIT_MMA_SYNC = 1u << 0, /* NVIDIA mma.sync (sm_80+) */
+  TK_MMA_BIT_WGMMA = 1u << 1,    /* NVIDIA wgmma (sm_90) */
+  TK_MMA_BIT_MFMA = 1u << 2,     /* AMD CDNA v_mfma */
+  TK_MMA_BIT_WMMA = 1u << 3,     /* AMD RDNA v_wmma */
+  TK_MMA_BIT_DPAS = 1u << 4      /* Intel Xe dpas */
+} tk_mma_bit;
+
+typedef struct tk_capabilities {
+  size_t struct_size;        /* set by the caller: sizeof(tk_capabilities) */
+  int32_t known;             /* 0: the backend declares nothing (a plugin of
+                                ABI 1.0); every other field is then 0 */
+  uint32_t dtypes;           /* tk_dtype_bit */
+  uint32_t atomics;          /* tk_atomic_bit */
+  int32_t fp8;               /* nonzero: fp8 conversions and dots */
+  uint32_t mma_kinds;        /* tk_mma_bit */
+  int64_t max_tile_elements; /* 0: no limit */
+} tk_capabilities;
+
+/** What `device` declares it supports; fills `out` (whose struct_size the
+ *  caller sets). A backend that declares nothing gives `known` 0: treat
+ *  every feature as possibly present. */
+tk_status tk_device_capabilities(tk_device device, tk_capabilities *out);
+
 /*===--- Buffers -----------------------------------------------------------===*/
 
 typedef struct tk_buffer_t *tk_buffer;

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TK_PLUGIN_ABI_MAJOR 1u
-#define TK_PLUGIN_ABI_MINOR 0u
+#define TK_PLUGIN_ABI_MINOR 1u
 
 /** One kernel argument as the compiled code sees it. */
 typedef enum tk_plugin_arg_type {
@@ -59,6 +59,22 @@ typedef struct tk_plugin_binary {
   int32_t shared_memory_bytes;
   int32_t registers_per_thread; /* 0 if unknown until load */
 } tk_plugin_binary;
+
+/** What a device of the backend can run (ABI 1.1). The runtime sets
+ *  struct_size and zeroes the struct; the plugin fills the fields that fit in
+ *  struct_size. Bits are those of tk.h (tk_dtype_bit, tk_atomic_bit,
+ *  tk_mma_bit). A bit left clear is a declaration that the feature is absent:
+ *  kernels needing it are reported UNSUPPORTED, not run. */
+typedef struct tk_backend_capabilities {
+  size_t struct_size;
+  uint32_t dtypes;           /* tk_dtype_bit: element types loads, stores
+                                and arithmetic support */
+  uint32_t atomics;          /* tk_atomic_bit: atomic_rmw kinds, and CAS */
+  int32_t fp8;               /* nonzero: f8e4m3/f8e5m2 conversions and dots */
+  uint32_t mma_kinds;        /* tk_mma_bit: matrix units tk.dot may use;
+                                TK_MMA_NONE (0) when dots are scalar code */
+  int64_t max_tile_elements; /* largest tile a kernel may hold; 0: no limit */
+} tk_backend_capabilities;
 
 typedef struct tk_backend_interface {
   size_t struct_size;
@@ -112,6 +128,15 @@ typedef struct tk_backend_interface {
    *  pointer), as cuLaunchKernel's kernelParams. Must not allocate. */
   tk_status (*launch)(void *executable, const int32_t grid[3],
                       void *const *args, void *stream);
+
+  /*--- ABI 1.1 -----------------------------------------------------------*/
+
+  /** Declares what `device` supports (see tk_backend_capabilities). Must
+   *  work without hardware (device 0 then describes the compile target), so
+   *  that NO_DEVICE runs can still tell unsupported features from bugs. A
+   *  table whose struct_size ends before this field, or a NULL here, means
+   *  "capabilities unknown". */
+  tk_status (*get_capabilities)(int32_t device, tk_backend_capabilities *out);
 } tk_backend_interface;
 
 typedef const tk_backend_interface *(*tk_backend_get_interface_fn)(

@@ -45,6 +45,16 @@ public:
   /// Devices found by initialize() (0 before it or when it failed).
   int32_t getDeviceCount() const { return deviceCount; }
 
+  /// Whether the plugin's table reaches the ABI 1.1 get_capabilities field
+  /// and fills it.
+  bool declaresCapabilities() const;
+
+  /// What `device` supports. A plugin of ABI 1.0 (a table too small to hold
+  /// get_capabilities) or one leaving it NULL gives `known` 0 and success:
+  /// "capabilities unknown" is an answer, not an error. A plugin whose
+  /// get_capabilities fails gives its error.
+  Status queryCapabilities(int32_t device, tk_capabilities &out) const;
+
   /// A failure of plugin call `what`, with the plugin's last_error() text:
   /// "cpu: compile: <plugin message>".
   Status makeError(tk_status code, llvm::StringRef what) const;

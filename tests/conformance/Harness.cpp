@@ -1,0 +1,792 @@
+//===- Harness.cpp - the conformance suite's cells and runner -------------===//
+//
+// Opens each backend through the runtime (tk::runtime::PluginLoader), reads
+// its declared capabilities, compiles each (case, dtype, configuration) once
+// and runs the cells. Backends are driven through the runtime's C++ objects
+// rather than the process-wide C API selection (TK_BACKEND), so that one
+// process can fill every column of the matrix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+
+#include "tk/ir/Dialect.h"
+#include "tk/runtime/Buffer.h"
+#include "tk/runtime/Device.h"
+#include "tk/runtime/Kernel.h"
+#include "tk/runtime/KernelCache.h"
+#include "tk/runtime/KernelSource.h"
+#include "tk/runtime/PluginLoader.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace tk::conformance;
+namespace rt = tk::runtime;
+
+//===----------------------------------------------------------------------===//
+// Dtypes
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct DTypeInfo {
+  DType dtype;
+  const char *name;
+  size_t bytes;
+  uint32_t bit;
+};
+const DTypeInfo kDTypes[] = {
+    {DType::I1, "i1", 1, TK_DTYPE_BIT_I1},
+    {DType::I8, "i8", 1, TK_DTYPE_BIT_I8},
+    {DType::I16, "i16", 2, TK_DTYPE_BIT_I16},
+    {DType::I32, "i32", 4, TK_DTYPE_BIT_I32},
+    {DType::I64, "i64", 8, TK_DTYPE_BIT_I64},
+    {DType::F16, "f16", 2, TK_DTYPE_BIT_F16},
+    {DType::BF16, "bf16", 2, TK_DTYPE_BIT_BF16},
+    {DType::F32, "f32", 4, TK_DTYPE_BIT_F32},
+    {DType::F64, "f64", 8, TK_DTYPE_BIT_F64},
+    {DType::F8E4M3, "f8e4m3", 1, TK_DTYPE_BIT_F8E4M3},
+    {DType::F8E5M2, "f8e5m2", 1, TK_DTYPE_BIT_F8E5M2},
+};
+
+const DTypeInfo &info(DType dtype) { return kDTypes[static_cast<int>(dtype)]; }
+
+uint16_t toBF16Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if (std::isnan(value))
+    return 0x7fc0;
+  bits += 0x7fff + ((bits >> 16) & 1); // round to nearest even
+  return uint16_t(bits >> 16);
+}
+
+float fromBF16Bits(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, 4);
+  return value;
+}
+
+// GCC and Clang convert to _Float16 with round-to-nearest-even. Rounding
+// double -> f16 directly (not through f32) avoids double rounding.
+uint16_t toF16Bits(double value) {
+  _Float16 h = _Float16(value);
+  uint16_t bits;
+  std::memcpy(&bits, &h, 2);
+  return bits;
+}
+
+double fromF16Bits(uint16_t bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, 2);
+  return double(h);
+}
+
+/// bf16 from a double: through f32 when f32 holds the value exactly is
+/// exact; otherwise f32 rounding first could round twice, so round the
+/// double's own bits when they matter. Values in the suite come from f32
+/// computations or are f32-exact, so the f32 path is enough.
+uint16_t toBF16FromDouble(double value) { return toBF16Bits(float(value)); }
+
+int64_t wrapInt(double value, unsigned bits) {
+  if (!std::isfinite(value))
+    return 0;
+  int64_t whole = static_cast<int64_t>(std::trunc(value));
+  if (bits >= 64)
+    return whole;
+  uint64_t mask = (uint64_t(1) << bits) - 1;
+  uint64_t low = uint64_t(whole) & mask;
+  // Sign-extend from `bits`.
+  if (low >> (bits - 1))
+    low |= ~mask;
+  return int64_t(low);
+}
+} // namespace
+
+llvm::StringRef tk::conformance::dtypeName(DType dtype) {
+  return info(dtype).name;
+}
+
+std::optional<DType> tk::conformance::parseDType(llvm::StringRef name) {
+  for (const DTypeInfo &entry : kDTypes)
+    if (name == entry.name)
+      return entry.dtype;
+  return std::nullopt;
+}
+
+size_t tk::conformance::dtypeBytes(DType dtype) { return info(dtype).bytes; }
+uint32_t tk::conformance::dtypeBit(DType dtype) { return info(dtype).bit; }
+
+bool tk::conformance::isFloat(DType dtype) { return dtype >= DType::F16; }
+
+mlir::Type tk::conformance::toMLIR(mlir::MLIRContext *ctx, DType dtype) {
+  mlir::Builder b(ctx);
+  switch (dtype) {
+  case DType::I1:
+    return b.getI1Type();
+  case DType::I8:
+    return b.getI8Type();
+  case DType::I16:
+    return b.getI16Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F64:
+    return b.getF64Type();
+  case DType::F8E4M3:
+    return b.getType<mlir::Float8E4M3FNType>();
+  case DType::F8E5M2:
+    return b.getType<mlir::Float8E5M2Type>();
+  }
+  return {};
+}
+
+double tk::conformance::roundTo(DType dtype, double value) {
+  switch (dtype) {
+  case DType::I1:
+    return value != 0 ? 1 : 0;
+  case DType::I8:
+    return double(wrapInt(value, 8));
+  case DType::I16:
+    return double(wrapInt(value, 16));
+  case DType::I32:
+    return double(wrapInt(value, 32));
+  case DType::I64:
+    return double(wrapInt(value, 64));
+  case DType::F16:
+    return fromF16Bits(toF16Bits(value));
+  case DType::BF16:
+    return double(fromBF16Bits(toBF16FromDouble(value)));
+  case DType::F32:
+    return double(float(value));
+  case DType::F64:
+    return value;
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    // No host fp8 conversion is needed while no backend runs fp8 cells;
+    // references round through f16, which holds every fp8 value.
+    return fromF16Bits(toF16Bits(value));
+  }
+  return value;
+}
+
+double tk::conformance::epsilonOf(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return 0x1p-10;
+  case DType::BF16:
+    return 0x1p-7;
+  case DType::F32:
+    return 0x1p-23;
+  case DType::F64:
+    return 0x1p-52;
+  case DType::F8E4M3:
+    return 0x1p-3;
+  case DType::F8E5M2:
+    return 0x1p-2;
+  default:
+    return 0;
+  }
+}
+
+Tolerance tk::conformance::defaultTolerance(DType dtype) {
+  // Four units in the last place, relative, and as much absolute for
+  // results near zero (cancellation after a subtraction).
+  double eps = epsilonOf(dtype);
+  return {4 * eps, 4 * eps};
+}
+
+std::string Shape::label() const {
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(dims[i]);
+  if (!variantName.empty())
+    text += "/" + variantName;
+  return text;
+}
+
+const char *tk::conformance::statusName(CellStatus status) {
+  switch (status) {
+  case CellStatus::Pass:
+    return "PASS";
+  case CellStatus::Fail:
+    return "FAIL";
+  case CellStatus::Unsupported:
+    return "UNSUPPORTED";
+  case CellStatus::NoDevice:
+    return "NO_DEVICE";
+  case CellStatus::XFail:
+    return "XFAIL";
+  }
+  return "?";
+}
+
+//===----------------------------------------------------------------------===//
+// Target: one backend
+//===----------------------------------------------------------------------===//
+
+namespace tk::conformance {
+
+/// One backend of the matrix: its plugin, device 0 when it has one, the
+/// capabilities it declares, and its compiled kernels.
+class Target {
+public:
+  explicit Target(std::string name) : name(std::move(name)) {
+    context.appendDialectRegistry(makeRegistry());
+    context.loadAllAvailableDialects();
+    // Kernels are built and compiled one at a time; MLIR's thread pool only
+    // costs start-up time on a shared machine.
+    context.disableMultithreading();
+    open();
+  }
+
+  ~Target() {
+    for (auto &entry : kernels)
+      if (entry.second.kernel)
+        (void)rt::Kernel::release(entry.second.kernel);
+  }
+
+  std::string name;
+  mlir::MLIRContext context;
+  /// Why the backend cannot be used at all (plugin missing or broken).
+  rt::Status openStatus;
+  rt::Plugin *plugin = nullptr;
+  std::unique_ptr<rt::Device> device;
+  tk_capabilities caps = {};
+  rt::KernelCache cache;
+
+  struct Compiled {
+    rt::Kernel *kernel = nullptr;
+    /// Compile-only (NO_DEVICE): the binary passed `validate`.
+    bool validated = false;
+    std::string error;
+  };
+
+  bool hasDevice() const { return device != nullptr; }
+
+  /// The reason the backend's declaration rules out the cell, or "".
+  std::string unsupportedReason(const ConformanceCase &kase, DType dtype) {
+    if (!caps.known)
+      return ""; // capabilities unknown: run and let the result speak
+    std::string missing;
+    uint32_t dtypes = dtypeBit(dtype) | kase.needs.dtypes;
+    for (const DTypeInfo &entry : kDTypes)
+      if ((dtypes & entry.bit) && !(caps.dtypes & entry.bit))
+        missing += std::string(missing.empty() ? "" : ", ") + entry.name;
+    if (!missing.empty())
+      return name + " declares no support for " + missing;
+    if ((kase.needs.fp8 || dtype == DType::F8E4M3 || dtype == DType::F8E5M2) &&
+        !caps.fp8)
+      return name + " declares no fp8 support";
+    if ((caps.atomics & kase.needs.atomics) != kase.needs.atomics)
+      return name + " declares no support for some atomics the kernel uses " +
+             "(needs mask 0x" + llvm::utohexstr(kase.needs.atomics) +
+             ", has 0x" + llvm::utohexstr(caps.atomics) + ")";
+    return "";
+  }
+
+  /// The kernel of `key`, compiled (and loaded, or validated) on first use.
+  Compiled &compile(const std::string &key, const ConformanceCase &kase,
+                    DType dtype, const Shape &shape) {
+    auto it = kernels.find(key);
+    if (it != kernels.end())
+      return it->second;
+    Compiled &out = kernels[key];
+    std::string error;
+    KernelModule module = kase.build(&context, dtype, shape, &error);
+    if (mlir::failed(module)) {
+      out.error = "the builder refused the kernel: " + error;
+      return out;
+    }
+    mlir::ModuleOp op = module->get();
+    tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
+    if (hasDevice()) {
+      rt::Status status =
+          rt::Kernel::create(*device, cache, source, nullptr, &out.kernel);
+      if (!status.isOk()) {
+        out.kernel = nullptr;
+        out.error = std::string(rt::getStatusName(status.code())) + ": " +
+                    status.message();
+      }
+      return out;
+    }
+    out.error = compileAndValidate(source);
+    out.validated = out.error.empty();
+    return out;
+  }
+
+private:
+  static mlir::DialectRegistry makeRegistry() {
+    mlir::DialectRegistry registry;
+    tk::registerTkDialects(registry);
+    return registry;
+  }
+
+  void open() {
+    rt::PluginLoader loader;
+    openStatus = loader.open(name, &plugin);
+    if (!openStatus.isOk())
+      return;
+    rt::Status init = plugin->initialize();
+    if (!init.isOk() && init.code() != TK_ERROR_NO_DEVICE) {
+      openStatus = init;
+      return;
+    }
+    caps.struct_size = sizeof(caps);
+    rt::Status declared = plugin->queryCapabilities(0, caps);
+    if (!declared.isOk()) {
+      openStatus = declared;
+      return;
+    }
+    if (init.isOk()) {
+      rt::Status made = rt::Device::create(*plugin, 0, device);
+      if (!made.isOk())
+        openStatus = made;
+    }
+  }
+
+  /// The NO_DEVICE path: the plugin must still compile the kernel, and its
+  /// binary must pass the plugin's own `validate`.
+  std::string compileAndValidate(const tk_kernel_source &source) {
+    rt::PreparedKernel prepared;
+    rt::Status status = rt::prepareKernel(source, {}, prepared);
+    if (!status.isOk())
+      return status.message();
+    const tk_backend_interface &api = plugin->getApi();
+    tk_plugin_compile_request request;
+    std::memset(&request, 0, sizeof(request));
+    request.struct_size = sizeof(request);
+    request.module_bytecode = prepared.bytecode.data();
+    request.module_size = prepared.bytecode.size();
+    request.entry = prepared.entry.c_str();
+    tk_plugin_binary binary;
+    std::memset(&binary, 0, sizeof(binary));
+    binary.struct_size = sizeof(binary);
+    tk_status code = api.compile(&request, &binary);
+    if (code != TK_SUCCESS)
+      return plugin->makeError(code, "compile").message();
+    std::string error;
+    if (!api.validate)
+      error = name + " has no validate entry point: the binary is unchecked";
+    else if (tk_status checked = api.validate(binary.data, binary.size))
+      error = plugin->makeError(checked, "validate").message();
+    api.binary_free(&binary);
+    return error;
+  }
+
+  std::map<std::string, Compiled> kernels;
+};
+
+} // namespace tk::conformance
+
+//===----------------------------------------------------------------------===//
+// CellRun
+//===----------------------------------------------------------------------===//
+
+CellRun::CellRun(Target &target, const ConformanceCase &kase, DType dtype,
+                 const Shape &shape, tk_kernel kernel)
+    : target_(target), case_(kase), dtype_(dtype), shape_(shape),
+      kernel_(kernel) {
+  result_.kernel = kase.name;
+  result_.dtype = dtypeName(dtype).str();
+  result_.shape = shape.label();
+  result_.backend = target.name;
+}
+
+CellRun::~CellRun() {
+  for (Array &array : arrays_)
+    if (array.buffer)
+      (void)rt::Buffer::release(array.buffer);
+}
+
+void CellRun::fail(const std::string &message) {
+  if (failed_)
+    return;
+  failed_ = true;
+  result_.status = CellStatus::Fail;
+  result_.message = message;
+}
+
+bool CellRun::checkStatus(tk_status code, const std::string &what) {
+  if (code == TK_SUCCESS)
+    return true;
+  fail(what + ": " + tk_status_string(code) + ": " + tk_last_error());
+  return false;
+}
+
+std::vector<double> CellRun::random(size_t count, double lo, double hi,
+                                    DType dtype, uint32_t seed) const {
+  std::vector<double> values(count);
+  uint32_t state = seed * 2654435761u + 1;
+  for (double &v : values) {
+    state = state * 1664525u + 1013904223u; // Numerical Recipes LCG
+    double unit = double(state >> 8) / double(1u << 24);
+    v = lo + unit * (hi - lo);
+    v = isFloat(dtype) ? roundTo(dtype, v) : std::floor(v);
+  }
+  return values;
+}
+
+namespace {
+void encode(DType dtype, double value, uint8_t *out) {
+  switch (dtype) {
+  case DType::I1:
+  case DType::I8: {
+    int8_t v = int8_t(wrapInt(value, 8));
+    std::memcpy(out, &v, 1);
+    return;
+  }
+  case DType::I16: {
+    int16_t v = int16_t(wrapInt(value, 16));
+    std::memcpy(out, &v, 2);
+    return;
+  }
+  case DType::I32: {
+    int32_t v = int32_t(wrapInt(value, 32));
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  case DType::I64: {
+    int64_t v = wrapInt(value, 64);
+    std::memcpy(out, &v, 8);
+    return;
+  }
+  case DType::F16: {
+    uint16_t v = toF16Bits(value);
+    std::memcpy(out, &v, 2);
+    return;
+  }
+  case DType::BF16: {
+    uint16_t v = toBF16FromDouble(value);
+    std::memcpy(out, &v, 2);
+    return;
+  }
+  case DType::F32: {
+    float v = float(value);
+    std::memcpy(out, &v, 4);
+    return;
+  }
+  case DType::F64:
+    std::memcpy(out, &value, 8);
+    return;
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    *out = 0; // never uploaded: no backend runs fp8 cells yet
+    return;
+  }
+}
+
+double decode(DType dtype, const uint8_t *in) {
+  switch (dtype) {
+  case DType::I1:
+  case DType::I8: {
+    int8_t v;
+    std::memcpy(&v, in, 1);
+    return v;
+  }
+  case DType::I16: {
+    int16_t v;
+    std::memcpy(&v, in, 2);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, in, 4);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, in, 8);
+    return double(v);
+  }
+  case DType::F16: {
+    uint16_t v;
+    std::memcpy(&v, in, 2);
+    return fromF16Bits(v);
+  }
+  case DType::BF16: {
+    uint16_t v;
+    std::memcpy(&v, in, 2);
+    return fromBF16Bits(v);
+  }
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, in, 4);
+    return v;
+  }
+  case DType::F64: {
+    double v;
+    std::memcpy(&v, in, 8);
+    return v;
+  }
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    return 0;
+  }
+  return 0;
+}
+} // namespace
+
+tk_arg CellRun::input(DType dtype, const std::vector<double> &values) {
+  tk_arg arg = output(dtype, values.size());
+  if (failed_)
+    return arg;
+  std::vector<uint8_t> bytes(values.size() * dtypeBytes(dtype));
+  for (size_t i = 0; i < values.size(); ++i)
+    encode(dtype, values[i], &bytes[i * dtypeBytes(dtype)]);
+  rt::Status status =
+      arrays_.back().buffer->write(0, bytes.data(), bytes.size());
+  if (!status.isOk())
+    fail("buffer write: " + status.message());
+  return arg;
+}
+
+tk_arg CellRun::output(DType dtype, size_t count, double fill) {
+  Array array;
+  array.dtype = dtype;
+  array.count = count;
+  if (!failed_) {
+    // At least one element: a zero-sized allocation is not what a kernel
+    // with a masked-off tail expects to be handed.
+    size_t bytes = std::max<size_t>(count, 1) * dtypeBytes(dtype);
+    rt::Status status =
+        rt::Buffer::create(*target_.device, bytes, &array.buffer);
+    if (!status.isOk()) {
+      array.buffer = nullptr;
+      fail("buffer create: " + status.message());
+    } else {
+      std::vector<uint8_t> filled(bytes);
+      for (size_t i = 0; i < std::max<size_t>(count, 1); ++i)
+        encode(dtype, fill, &filled[i * dtypeBytes(dtype)]);
+      status = array.buffer->write(0, filled.data(), filled.size());
+      if (!status.isOk())
+        fail("buffer write: " + status.message());
+    }
+  }
+  arrays_.push_back(array);
+  return tk_arg_buffer(array.buffer ? array.buffer->toHandle() : nullptr);
+}
+
+std::vector<double> CellRun::read(const tk_arg &arg) {
+  for (Array &array : arrays_) {
+    if (!array.buffer || array.buffer->toHandle() != arg.value.buffer)
+      continue;
+    std::vector<uint8_t> bytes(array.count * dtypeBytes(array.dtype));
+    std::vector<double> values(array.count);
+    rt::Status status = array.buffer->read(0, bytes.data(), bytes.size());
+    if (!status.isOk()) {
+      fail("buffer read: " + status.message());
+      return values;
+    }
+    for (size_t i = 0; i < array.count; ++i)
+      values[i] = decode(array.dtype, &bytes[i * dtypeBytes(array.dtype)]);
+    return values;
+  }
+  fail("read of a buffer this cell did not create");
+  return {};
+}
+
+bool CellRun::launch(tk_grid grid, const std::vector<tk_arg> &args) {
+  if (failed_)
+    return false;
+  rt::Kernel *kernel = nullptr;
+  rt::Status status = rt::Kernel::fromHandle(kernel_, &kernel);
+  tk_args packed = {args.data(), args.size()};
+  if (status.isOk())
+    status = kernel->launch(grid, &packed, /*stream=*/nullptr);
+  if (status.isOk())
+    status = kernel->getDevice().synchronize();
+  if (!status.isOk()) {
+    fail(std::string("launch: ") + rt::getStatusName(status.code()) + ": " +
+         status.message());
+    return false;
+  }
+  return true;
+}
+
+int CellRun::computeUnits() const {
+  return std::max(1, target_.device->getProps().compute_units);
+}
+
+int CellRun::occupancy() {
+  rt::Kernel *kernel = nullptr;
+  int programs = 1;
+  if (rt::Kernel::fromHandle(kernel_, &kernel).isOk())
+    (void)kernel->getOccupancy(&programs);
+  return std::max(1, programs);
+}
+
+void CellRun::check(llvm::StringRef what, const std::vector<double> &got,
+                    const std::vector<double> &want, Tolerance tol,
+                    const std::vector<double> *extraAtol) {
+  if (failed_)
+    return;
+  compared_ = true;
+  if (got.size() != want.size()) {
+    fail((what + ": got " + llvm::Twine(got.size()) + " elements, want " +
+          llvm::Twine(want.size()))
+             .str());
+    return;
+  }
+  double maxError = 0;
+  int64_t first = -1;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double error = std::fabs(got[i] - want[i]);
+    if (std::isnan(got[i]) != std::isnan(want[i]))
+      error = INFINITY;
+    else if (std::isnan(want[i]) || got[i] == want[i])
+      error = 0; // equal infinities, or NaN where NaN is expected
+    maxError = std::max(maxError, error);
+    double allowed = tol.atol + tol.rtol * std::fabs(want[i]) +
+                     (extraAtol ? (*extraAtol)[i] : 0.0);
+    if (first < 0 && !(error <= allowed))
+      first = int64_t(i);
+  }
+  result_.maxError = std::max(result_.maxError, maxError);
+  if (first < 0)
+    return;
+  char text[256];
+  std::snprintf(text, sizeof(text), "%s[%lld] = %.9g, want %.9g",
+                what.str().c_str(), (long long)first, got[first], want[first]);
+  failed_ = true;
+  result_.status = CellStatus::Fail;
+  result_.firstMismatch = first;
+  result_.mismatch = text;
+  char summary[512];
+  std::snprintf(summary, sizeof(summary),
+                "%s: max error %.3g (atol %.3g, rtol %.3g); first mismatch %s",
+                what.str().c_str(), maxError, tol.atol, tol.rtol, text);
+  result_.message = summary;
+}
+
+//===----------------------------------------------------------------------===//
+// runSuite
+//===----------------------------------------------------------------------===//
+
+std::vector<std::string> tk::conformance::findBackends() {
+  std::vector<std::string> names;
+  for (const rt::PluginFile &file : rt::PluginLoader().findPlugins())
+    names.push_back(file.name);
+  return names;
+}
+
+static bool selected(const std::vector<std::string> &filter,
+                     llvm::StringRef name) {
+  return filter.empty() || llvm::is_contained(filter, name);
+}
+
+static const ExpectedFailure *findExpectedFailure(const CellResult &cell) {
+  auto matches = [](const char *pattern, const std::string &value) {
+    return llvm::StringRef(pattern) == "*" || value == pattern;
+  };
+  for (const ExpectedFailure &entry : getExpectedFailures())
+    if (matches(entry.backend, cell.backend) &&
+        matches(entry.kernel, cell.kernel) && matches(entry.dtype, cell.dtype))
+      return &entry;
+  return nullptr;
+}
+
+/// Runs one cell of `kase` on `target`.
+static CellResult runCell(Target &target, const ConformanceCase &kase,
+                          DType dtype, const Shape &shape) {
+  CellResult result;
+  result.kernel = kase.name;
+  result.dtype = dtypeName(dtype).str();
+  result.shape = shape.label();
+  result.backend = target.name;
+  if (!target.openStatus.isOk()) {
+    result.status = CellStatus::Fail;
+    result.message = "backend unusable: " + target.openStatus.message();
+    return result;
+  }
+  std::string unsupported = target.unsupportedReason(kase, dtype);
+  if (!unsupported.empty()) {
+    result.status = CellStatus::Unsupported;
+    result.message = unsupported;
+    return result;
+  }
+  std::string key = kase.name + "/" + dtypeName(dtype).str() + "/" +
+                    (kase.configKey ? kase.configKey(dtype, shape) : "");
+  Target::Compiled &compiled = target.compile(key, kase, dtype, shape);
+  if (!compiled.error.empty()) {
+    result.status = CellStatus::Fail;
+    result.message = "compile: " + compiled.error;
+    return result;
+  }
+  if (!target.hasDevice()) {
+    result.status = CellStatus::NoDevice;
+    result.message = "compiled; the binary passes " + target.name +
+                     "'s validate (no device to run it)";
+    return result;
+  }
+  CellRun run(target, kase, dtype, shape, compiled.kernel->toHandle());
+  kase.run(run);
+  if (!run.failed() && !run.compared())
+    run.fail("the case compared no result with its reference");
+  return run.result();
+}
+
+std::vector<CellResult> tk::conformance::runSuite(const RunOptions &options) {
+  std::vector<std::string> backends = options.backends;
+  if (backends.empty() || llvm::is_contained(backends, "all"))
+    backends = findBackends();
+  std::vector<ConformanceCase> cases = getCases(options.includeFixtures);
+
+  struct Planned {
+    const ConformanceCase *kase;
+    DType dtype;
+    const Shape *shape;
+  };
+  std::vector<Planned> plan;
+  for (const ConformanceCase &kase : cases) {
+    if (!selected(options.kernels, kase.name))
+      continue;
+    for (DType dtype : kase.dtypes) {
+      if (!selected(options.dtypes, dtypeName(dtype)))
+        continue;
+      for (const Shape &shape : kase.shapes)
+        plan.push_back({&kase, dtype, &shape});
+    }
+  }
+
+  std::vector<CellResult> results;
+  size_t total = plan.size() * backends.size(), index = 0;
+  for (const std::string &backend : backends) {
+    Target target(backend);
+    for (const Planned &cell : plan) {
+      auto start = std::chrono::steady_clock::now();
+      CellResult result = runCell(target, *cell.kase, cell.dtype, *cell.shape);
+      result.seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      if (const ExpectedFailure *known = findExpectedFailure(result)) {
+        if (result.status == CellStatus::Fail) {
+          result.status = CellStatus::XFail;
+          result.message = std::string(known->reason) +
+                           " (observed: " + result.message + ")";
+        } else if (result.status == CellStatus::Pass) {
+          result.message = "unexpectedly passes: remove its XFAIL entry (" +
+                           std::string(known->reason) + ")";
+        }
+      }
+      results.push_back(result);
+      if (options.progress)
+        options.progress(++index, total, results.back());
+    }
+  }
+  return results;
+}

@@ -1,0 +1,269 @@
+//===- Harness.h - the conformance suite's cases, cells and runner -*- C++
+//-*-===//
+//
+// The conformance matrix runs every kernel of the suite over dtypes and shapes
+// on every backend and gives each cell (kernel x dtype x shape x backend) one
+// status. A case is written once: a builder function (tk::KernelBuilder), a
+// run function that launches it on device buffers, and a host reference in
+// double compared with per-dtype tolerances. The harness owns everything
+// else: backends opened through the runtime's plugin loader, the declared
+// capabilities that make a cell UNSUPPORTED, compile-and-validate for
+// backends without hardware (NO_DEVICE), the XFAIL list, and a compiled-kernel
+// cache keyed by (case, dtype, block configuration).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_TESTS_CONFORMANCE_HARNESS_H_
+#define TK_TESTS_CONFORMANCE_HARNESS_H_
+
+#include "tk/tk.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tk::runtime {
+class Buffer;
+} // namespace tk::runtime
+
+namespace tk::conformance {
+
+//===----------------------------------------------------------------------===//
+// Dtypes and tolerances
+//===----------------------------------------------------------------------===//
+
+/// The element types of the matrix (those of tk_dtype_bit).
+enum class DType { I1, I8, I16, I32, I64, F16, BF16, F32, F64, F8E4M3, F8E5M2 };
+
+llvm::StringRef dtypeName(DType dtype);
+std::optional<DType> parseDType(llvm::StringRef name);
+size_t dtypeBytes(DType dtype);
+/// The dtype's bit of tk_capabilities.dtypes.
+uint32_t dtypeBit(DType dtype);
+bool isFloat(DType dtype);
+mlir::Type toMLIR(mlir::MLIRContext *ctx, DType dtype);
+/// `value` as `dtype` holds it: floats rounded to nearest even, integers
+/// truncated toward zero and wrapped to the width (two's complement).
+double roundTo(DType dtype, double value);
+/// The distance from 1 to the next value of a float dtype (0 for integers).
+double epsilonOf(DType dtype);
+
+/// A result element passes when |got - want| <= atol + rtol * |want|.
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+  Tolerance scaled(double factor) const {
+    return {atol * factor, rtol * factor};
+  }
+};
+
+/// A few roundings of `dtype` (exact for integers): what one operation
+/// computed in f32 and rounded to the dtype may be off by.
+Tolerance defaultTolerance(DType dtype);
+
+//===----------------------------------------------------------------------===//
+// Cases
+//===----------------------------------------------------------------------===//
+
+/// One problem size of a case: `dims` are what the case reads them as (n,
+/// rows x cols, M x N x K, ...); `variant` selects a flavour (an axis, a
+/// transposed operand) that `variantName` names in reports.
+struct Shape {
+  std::vector<int64_t> dims;
+  int variant = 0;
+  std::string variantName;
+
+  int64_t operator[](size_t i) const { return dims[i]; }
+  /// "37x100" or "37x100/axis1".
+  std::string label() const;
+};
+
+/// What a backend must declare for the case to run. The dtype of the cell is
+/// always required; `dtypes` adds others (the i32 result of an i8 matmul).
+struct Requirements {
+  uint32_t dtypes = 0;  // tk_dtype_bit
+  uint32_t atomics = 0; // tk_atomic_bit
+  bool fp8 = false;
+};
+
+using KernelModule = mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>;
+class CellRun;
+
+struct ConformanceCase {
+  std::string name;
+  /// One line on what the case checks, for the reports.
+  std::string summary;
+  Requirements needs;
+  std::vector<DType> dtypes;
+  std::vector<Shape> shapes;
+  /// Cells of one dtype whose keys are equal share one compiled kernel; the
+  /// key names the block configuration the shape picks ("" by default: one
+  /// kernel per dtype).
+  std::function<std::string(DType, const Shape &)> configKey;
+  /// Builds the kernel of the cell (its error into `error` on failure).
+  std::function<KernelModule(mlir::MLIRContext *ctx, DType dtype,
+                             const Shape &shape, std::string *error)>
+      build;
+  /// Launches the compiled kernel (CellRun::kernel) and compares with the
+  /// host reference through CellRun::check.
+  std::function<void(CellRun &run)> run;
+  /// A deliberately wrong kernel, kept to test the suite itself; registered
+  /// only with --include-fixtures.
+  bool fixture = false;
+};
+
+/// Every case of the suite, fixtures last (see Registry.cpp).
+std::vector<ConformanceCase> getCases(bool includeFixtures);
+
+/// A known failure: cells matching (backend, kernel, dtype; "*" matches
+/// everything) that fail are XFAIL with `reason`. The list lives in
+/// XFail.cpp, in one place.
+struct ExpectedFailure {
+  const char *backend;
+  const char *kernel;
+  const char *dtype;
+  const char *reason;
+};
+llvm::ArrayRef<ExpectedFailure> getExpectedFailures();
+
+//===----------------------------------------------------------------------===//
+// Cells
+//===----------------------------------------------------------------------===//
+
+enum class CellStatus { Pass, Fail, Unsupported, NoDevice, XFail };
+const char *statusName(CellStatus status);
+
+struct CellResult {
+  std::string kernel;
+  std::string dtype;
+  std::string shape;
+  std::string backend;
+  CellStatus status = CellStatus::Pass;
+  /// Why (FAIL, UNSUPPORTED, XFAIL) or what was checked (NO_DEVICE).
+  std::string message;
+  /// FAIL by comparison: the largest |got - want| and the first element
+  /// outside the tolerance (-1 when none was compared).
+  double maxError = 0;
+  int64_t firstMismatch = -1;
+  std::string mismatch; // "out[3] = 2.5, want 1.5"
+  double seconds = 0;
+};
+
+class Target;
+
+/// The state of one cell while its case runs: device buffers, the launch,
+/// and the comparison that decides PASS or FAIL. A failure (a tk call, a
+/// mismatch) is recorded once; later calls do nothing, so run functions need
+/// not check every step.
+class CellRun {
+public:
+  CellRun(Target &target, const ConformanceCase &kase, DType dtype,
+          const Shape &shape, tk_kernel kernel);
+  ~CellRun();
+  CellRun(const CellRun &) = delete;
+  CellRun &operator=(const CellRun &) = delete;
+
+  DType dtype() const { return dtype_; }
+  const Shape &shape() const { return shape_; }
+  int64_t dim(size_t i) const { return shape_[i]; }
+  tk_kernel kernel() const { return kernel_; }
+  bool failed() const { return failed_; }
+  /// Whether check() ran: a case that compares nothing does not PASS.
+  bool compared() const { return compared_; }
+
+  /// Deterministic values in [lo, hi), rounded to `dtype` (integers: whole
+  /// numbers), so references see exactly the kernel's inputs.
+  std::vector<double> random(size_t count, double lo, double hi, DType dtype,
+                             uint32_t seed) const;
+
+  /// A device buffer holding `values` converted to `dtype`.
+  tk_arg input(DType dtype, const std::vector<double> &values);
+  /// A device buffer of `count` elements of `dtype`, each `fill`.
+  tk_arg output(DType dtype, size_t count, double fill = 0);
+  /// The elements of the buffer of `arg` as doubles.
+  std::vector<double> read(const tk_arg &arg);
+
+  /// Launches the kernel and waits; false (and the cell FAILs) on error.
+  bool launch(tk_grid grid, const std::vector<tk_arg> &args);
+  /// Compute units and programs per unit, for persistent kernels.
+  int computeUnits() const;
+  int occupancy();
+
+  /// Compares `got` with `want` element-wise; the cell FAILs at the first
+  /// element outside `tol` (plus `extraAtol[i]` when given), naming `what`.
+  void check(llvm::StringRef what, const std::vector<double> &got,
+             const std::vector<double> &want, Tolerance tol,
+             const std::vector<double> *extraAtol = nullptr);
+  /// Records a failure with `message`.
+  void fail(const std::string &message);
+
+  CellResult &result() { return result_; }
+
+private:
+  struct Array {
+    runtime::Buffer *buffer = nullptr;
+    DType dtype;
+    size_t count = 0;
+  };
+  bool checkStatus(tk_status code, const std::string &what);
+
+  Target &target_;
+  const ConformanceCase &case_;
+  DType dtype_;
+  const Shape &shape_;
+  tk_kernel kernel_;
+  std::vector<Array> arrays_;
+  CellResult result_;
+  bool failed_ = false;
+  bool compared_ = false;
+};
+
+//===----------------------------------------------------------------------===//
+// Running the suite
+//===----------------------------------------------------------------------===//
+
+struct RunOptions {
+  /// Backend names; empty or "all": every plugin on the search path.
+  std::vector<std::string> backends;
+  /// Only these kernels / dtypes (empty: all).
+  std::vector<std::string> kernels;
+  std::vector<std::string> dtypes;
+  bool includeFixtures = false;
+  /// Called after each cell with its 1-based number and the total.
+  std::function<void(size_t index, size_t total, const CellResult &)> progress;
+};
+
+/// Names of the backend plugins found on the search path (TK_BACKEND_PATH,
+/// then the folder of libtk).
+std::vector<std::string> findBackends();
+
+/// Runs the selected cells. Never aborts on a failing kernel: compile
+/// errors, launch errors and mismatches are FAIL cells with their message.
+std::vector<CellResult> runSuite(const RunOptions &options);
+
+//===----------------------------------------------------------------------===//
+// Reports (Report.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The matrix as text: kernels x backends, each cell "PASS 12/12" or the
+/// worst status with its counts.
+std::string formatTable(const std::vector<CellResult> &results);
+/// The same table in GitHub Markdown, then the non-passing cells.
+std::string formatMarkdown(const std::vector<CellResult> &results);
+std::string formatJson(const std::vector<CellResult> &results);
+/// A self-contained page: the matrix coloured by status, each cell's
+/// dtype/shape sub-cells, failures expandable to their error.
+std::string formatHtml(const std::vector<CellResult> &results);
+
+} // namespace tk::conformance
+
+#endif // TK_TESTS_CONFORMANCE_HARNESS_H_

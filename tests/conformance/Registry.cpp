@@ -1,0 +1,26 @@
+//===- Registry.cpp - the suite's cases, in report order ------------------===//
+//
+// One list of every ConformanceCase: the seed kernels first (the order of
+// DESIGN.md §6), then the feature families. Fixtures are appended only when
+// asked for, so the matrix never shows them by accident.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cases/Cases.h"
+
+using namespace tk::conformance;
+
+std::vector<ConformanceCase> tk::conformance::getCases(bool includeFixtures) {
+  std::vector<ConformanceCase> cases;
+  addSeedCases(cases);
+  addMatmulCases(cases);
+  addReductionCases(cases);
+  addScanCases(cases);
+  addElementwiseCases(cases);
+  addAtomicCases(cases);
+  addBlockPointerCases(cases);
+  addAttentionCases(cases);
+  if (includeFixtures)
+    addFixtureCases(cases);
+  return cases;
+}

@@ -1,0 +1,164 @@
+//===- Atomics.cpp - atomic add, max and compare-and-swap -----------------===//
+//
+// Contended atomics from many programs: a histogram (atomic add of 1 into
+// bins), a running maximum per bucket (atomic max) whose returned old values
+// must never exceed the final maximum, and slot claiming with compare-and-
+// swap, where exactly one lane may win each slot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cases.h"
+
+#include <map>
+
+using namespace tk;
+using namespace tk::conformance;
+
+namespace {
+constexpr int64_t kBlock = 256;
+const std::vector<Shape> kSizes = {shape({1, 1}), shape({1000, 7}),
+                                   shape({20000, 64}), shape({5000, 1})};
+} // namespace
+
+void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
+  {
+    ConformanceCase c;
+    c.name = "atomic_histogram";
+    c.summary = "hist[x[i]] += 1 with atomic add; shape n x bins";
+    c.needs.atomics = TK_ATOMIC_BIT_ADD;
+    c.dtypes = {DType::I32, DType::I64};
+    c.shapes = kSizes;
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      KernelBuilder k(ctx, "atomic_histogram");
+      mlir::Type type = toMLIR(ctx, dtype);
+      Tile x = k.argPtr("x", k.i32(), 16);
+      Tile hist = k.argPtr("hist", type, 16);
+      Tile n = k.argI32("n");
+      Tile start = k.programId(0) * kBlock;
+      Tile offs = start + k.arange(0, kBlock);
+      Tile mask = offs < n;
+      Tile bins = k.load(x + offs, mask, 0);
+      k.atomicAdd(hist + bins, 1, mask);
+      return finishKernel(k, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t n = r.dim(0), bins = r.dim(1);
+      std::vector<double> x = r.random(n, 0, double(bins), DType::I32, 81);
+      tk_arg dx = r.input(DType::I32, x);
+      tk_arg hist = r.output(r.dtype(), bins, 0);
+      r.launch({cdiv(n, kBlock), 1, 1}, {dx, hist, tk_arg_i32(int32_t(n))});
+      std::vector<double> want(bins, 0);
+      for (double v : x)
+        want[int64_t(v)] += 1;
+      r.check("hist", r.read(hist), want, {});
+    };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
+    c.name = "atomic_max";
+    c.summary = "out[i % buckets] = max(...) with atomic max; old values";
+    c.needs.atomics = TK_ATOMIC_BIT_MAX;
+    c.dtypes = {DType::I32, DType::I64, DType::F32};
+    c.shapes = kSizes;
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      KernelBuilder k(ctx, "atomic_max");
+      mlir::Type type = toMLIR(ctx, dtype);
+      Tile x = k.argPtr("x", type, 16);
+      Tile out = k.argPtr("out", type, 16);
+      Tile old = k.argPtr("old", type, 16);
+      Tile n = k.argI32("n"), buckets = k.argI32("buckets");
+      Tile start = k.programId(0) * kBlock;
+      Tile offs = start + k.arange(0, kBlock);
+      Tile mask = offs < n;
+      Tile v = k.load(x + offs, mask);
+      Tile bucket = offs % buckets;
+      Tile previous = k.atomicRMW(AtomicRMWKind::Max, out + bucket, v, mask);
+      k.store(old + offs, previous, mask);
+      return finishKernel(k, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t n = r.dim(0), buckets = r.dim(1);
+      DType t = r.dtype();
+      std::vector<double> x = r.random(n, -1e6, 1e6, t, 82);
+      tk_arg dx = r.input(t, x);
+      tk_arg out = r.output(t, buckets, -2e6);
+      tk_arg old = r.output(t, n);
+      r.launch({cdiv(n, kBlock), 1, 1}, {dx, out, old, tk_arg_i32(int32_t(n)),
+                                         tk_arg_i32(int32_t(buckets))});
+      std::vector<double> want(buckets, -2e6);
+      for (int64_t i = 0; i < n; ++i)
+        want[i % buckets] = std::max(want[i % buckets], x[i]);
+      r.check("out", r.read(out), want, {});
+      // Each returned old value is a value the bucket held: the initial one
+      // or an element of that bucket, and never above the final maximum.
+      std::vector<double> got = r.read(old), clamped(n);
+      for (int64_t i = 0; i < n; ++i)
+        clamped[i] = got[i] <= want[i % buckets] ? got[i] : want[i % buckets];
+      r.check("old (<= final max)", got, clamped, {});
+    };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
+    c.name = "atomic_cas";
+    c.summary = "lane i claims slot i % slots with CAS(-1 -> i); one winner";
+    c.needs.atomics = TK_ATOMIC_BIT_CAS;
+    c.dtypes = {DType::I32, DType::I64};
+    c.shapes = kSizes;
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      KernelBuilder k(ctx, "atomic_cas");
+      mlir::Type type = toMLIR(ctx, dtype);
+      Tile slots = k.argPtr("slots", type, 16);
+      Tile old = k.argPtr("old", type, 16);
+      Tile n = k.argI32("n"), count = k.argI32("count");
+      Tile start = k.programId(0) * kBlock;
+      Tile offs = start + k.arange(0, kBlock);
+      Tile mask = offs < n;
+      // Lanes past n target a slot of their own past `count`, whose claim
+      // the host ignores: CAS has no mask.
+      Tile inRange = offs % count;
+      Tile spare = count + offs;
+      Tile slot = k.where(mask, inRange, spare);
+      Tile id = offs.to(type);
+      Tile previous = k.atomicCAS(slots + slot, -1, id);
+      k.store(old + offs, previous, mask);
+      return finishKernel(k, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t n = r.dim(0), count = r.dim(1);
+      DType t = r.dtype();
+      int64_t padded = cdiv(n, kBlock) * kBlock;
+      tk_arg slots = r.output(t, count + padded, -1);
+      tk_arg old = r.output(t, n, -2);
+      r.launch({cdiv(n, kBlock), 1, 1}, {slots, old, tk_arg_i32(int32_t(n)),
+                                         tk_arg_i32(int32_t(count))});
+      std::vector<double> got = r.read(slots), olds = r.read(old);
+      if (r.failed())
+        return;
+      // Slot s holds the one lane whose CAS saw -1; every other lane of the
+      // slot saw that winner's id.
+      std::vector<double> wantOld(n);
+      for (int64_t i = 0; i < n; ++i) {
+        double winner = got[i % count];
+        wantOld[i] = winner == double(i) ? -1 : winner;
+      }
+      std::vector<double> slotOf(count), wantSlot(count);
+      for (int64_t s = 0; s < count; ++s) {
+        slotOf[s] = got[s];
+        // The winner must be a lane of the slot.
+        bool valid =
+            got[s] >= 0 && got[s] < double(n) && int64_t(got[s]) % count == s;
+        wantSlot[s] = valid ? got[s] : -3;
+      }
+      r.check("slots (a lane of the slot)", slotOf, wantSlot, {});
+      r.check("old (-1 for the winner only)", olds, wantOld, {});
+    };
+    cases.push_back(std::move(c));
+  }
+}

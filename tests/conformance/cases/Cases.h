@@ -1,0 +1,74 @@
+//===- Cases.h - what the case files share ----------------------*- C++ -*-===//
+//
+// Declarations of each case file's registration function (Registry.cpp calls
+// them in order) and the few helpers every case uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_TESTS_CONFORMANCE_CASES_CASES_H_
+#define TK_TESTS_CONFORMANCE_CASES_CASES_H_
+
+#include "Harness.h"
+
+#include "tk/ir/Builder.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace tk::conformance {
+
+/// Each file of cases/ appends its cases.
+void addSeedCases(std::vector<ConformanceCase> &cases);
+void addMatmulCases(std::vector<ConformanceCase> &cases);
+void addReductionCases(std::vector<ConformanceCase> &cases);
+void addScanCases(std::vector<ConformanceCase> &cases);
+void addElementwiseCases(std::vector<ConformanceCase> &cases);
+void addAtomicCases(std::vector<ConformanceCase> &cases);
+void addBlockPointerCases(std::vector<ConformanceCase> &cases);
+void addAttentionCases(std::vector<ConformanceCase> &cases);
+/// fixtures/: deliberately wrong kernels (--include-fixtures).
+void addFixtureCases(std::vector<ConformanceCase> &cases);
+
+/// Finishes `k`, copying the builder's error into `error` on failure.
+inline KernelModule finishKernel(KernelBuilder &k, std::string *error) {
+  KernelModule module = k.finish();
+  if (mlir::failed(module) && error)
+    *error = k.error().str();
+  return module;
+}
+
+inline int32_t cdiv(int64_t a, int64_t b) {
+  return static_cast<int32_t>((a + b - 1) / b);
+}
+
+inline Shape shape(std::vector<int64_t> dims, int variant = 0,
+                   std::string variantName = "") {
+  return Shape{std::move(dims), variant, std::move(variantName)};
+}
+
+/// Every shape of `base` once per variant name (variant i = names[i]).
+inline std::vector<Shape> withVariants(const std::vector<Shape> &base,
+                                       const std::vector<std::string> &names) {
+  std::vector<Shape> shapes;
+  for (size_t v = 0; v < names.size(); ++v)
+    for (const Shape &s : base)
+      shapes.push_back(shape(s.dims, int(v), names[v]));
+  return shapes;
+}
+
+/// The config key of cases whose kernel changes with the variant only.
+inline std::string variantKey(DType, const Shape &s) {
+  return std::to_string(s.variant);
+}
+
+/// Tolerance of a sum of `values` computed in `dtype` with rounding after
+/// each addition, in any order: |error| <= (n - 1) eps sum |x| (Higham 4.2),
+/// per output element; `scale` covers the inputs' own rounding.
+inline double sumErrorBound(DType dtype, double sumAbs, int64_t n) {
+  return double(std::max<int64_t>(n, 1)) * epsilonOf(dtype) * sumAbs;
+}
+
+} // namespace tk::conformance
+
+#endif // TK_TESTS_CONFORMANCE_CASES_CASES_H_

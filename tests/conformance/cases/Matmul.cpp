@@ -1,0 +1,193 @@
+//===- Matmul.cpp - tk.dot: dtypes, transposed operands -------------------===//
+//
+// The seed matmul (grouped program order, K loop, masked edges) over f16,
+// bf16, f32 (input_precision ieee: no tf32) and i8 -> i32, with a or b stored
+// transposed and read through strides; and a kernel that transposes both
+// operand tiles in registers with tk.trans before the dot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cases.h"
+
+#include "SeedKernels.h"
+
+using namespace tk;
+using namespace tk::conformance;
+
+namespace {
+
+/// The accumulator / result dtype of a dot of `dtype` inputs.
+DType accumulatorOf(DType dtype) {
+  return dtype == DType::I8 ? DType::I32 : DType::F32;
+}
+
+/// Inputs: small integers for i8 (exact i32 sums), [-1, 1) otherwise.
+std::vector<double> operand(CellRun &r, size_t count, uint32_t seed) {
+  if (r.dtype() == DType::I8)
+    return r.random(count, -8, 8, DType::I8, seed);
+  return r.random(count, -1, 1, r.dtype(), seed);
+}
+
+/// c = a @ b in double from row-major a (MxK) and b (KxN); `bound` gets the
+/// rounding-error bound of an f32 accumulation, K eps sum |a b| per element.
+std::vector<double> matmulReference(const std::vector<double> &a,
+                                    const std::vector<double> &b, int64_t M,
+                                    int64_t N, int64_t K,
+                                    std::vector<double> &bound) {
+  std::vector<double> c(M * N, 0.0);
+  bound.assign(M * N, 0.0);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double sum = 0, sumAbs = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        sum += a[i * K + k] * b[k * N + j];
+        sumAbs += std::fabs(a[i * K + k] * b[k * N + j]);
+      }
+      c[i * N + j] = sum;
+      bound[i * N + j] = sumErrorBound(DType::F32, sumAbs, K);
+    }
+  return c;
+}
+
+/// `m` (rows x cols, row-major) stored transposed (cols x rows).
+std::vector<double> transposed(const std::vector<double> &m, int64_t rows,
+                               int64_t cols) {
+  std::vector<double> t(m.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      t[j * rows + i] = m[i * cols + j];
+  return t;
+}
+
+const std::vector<DType> kDotTypes = {DType::F16, DType::BF16, DType::F32,
+                                      DType::I8};
+
+} // namespace
+
+void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
+  {
+    ConformanceCase c;
+    c.name = "matmul";
+    c.summary = "seed: grouped matmul 64x64x32; a^T / b^T through strides";
+    c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
+    c.dtypes = kDotTypes;
+    c.shapes = withVariants({shape({1, 1, 1}), shape({33, 17, 45}),
+                             shape({130, 70, 100}), shape({64, 64, 64})},
+                            {"nn", "tn", "nt"});
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      // Float results in the input dtype (as the seed), i8 into i32.
+      DType out = dtype == DType::I8 ? DType::I32 : dtype;
+      seeds::MatmulConfig config; // input_precision ieee: tf32 off
+      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
+                                config, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
+      DType out = r.dtype() == DType::I8 ? DType::I32 : r.dtype();
+      std::vector<double> a = operand(r, M * K, 11), b = operand(r, K * N, 12);
+      bool transA = r.shape().variantName == "tn";
+      bool transB = r.shape().variantName == "nt";
+      // A transposed operand is stored transposed and read with swapped
+      // strides: the kernel sees the same logical matrix.
+      tk_arg da = r.input(r.dtype(), transA ? transposed(a, M, K) : a);
+      tk_arg db = r.input(r.dtype(), transB ? transposed(b, K, N) : b);
+      tk_arg dc = r.output(out, M * N);
+      int32_t strideAm = transA ? 1 : int32_t(K);
+      int32_t strideAk = transA ? int32_t(M) : 1;
+      int32_t strideBk = transB ? 1 : int32_t(N);
+      int32_t strideBn = transB ? int32_t(K) : 1;
+      r.launch({cdiv(M, 64) * cdiv(N, 64), 1, 1},
+               {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
+                tk_arg_i32(int32_t(K)), tk_arg_i32(strideAm),
+                tk_arg_i32(strideAk), tk_arg_i32(strideBk),
+                tk_arg_i32(strideBn), tk_arg_i32(int32_t(N)), tk_arg_i32(1)});
+      std::vector<double> bound;
+      std::vector<double> want = matmulReference(a, b, M, N, K, bound);
+      r.check("c", r.read(dc), want, defaultTolerance(out), &bound);
+    };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
+    c.name = "dot_trans";
+    c.summary = "c = a @ b from a stored KxM, b stored NxK, tk.trans on tiles";
+    c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
+    c.dtypes = kDotTypes;
+    c.shapes = {shape({1, 1, 1}), shape({45, 33, 40}), shape({64, 96, 32})};
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      KernelBuilder k(ctx, "dot_trans");
+      mlir::Type in = toMLIR(ctx, dtype);
+      mlir::Type acc = toMLIR(ctx, accumulatorOf(dtype));
+      Tile aT = k.argPtr("a_t", in, 16); // K x M
+      Tile bT = k.argPtr("b_t", in, 16); // N x K
+      Tile cPtr = k.argPtr("c", acc, 16);
+      Tile M = k.argI32("M"), N = k.argI32("N"), K = k.argI32("K");
+      int64_t BM = k.constexpr_("BLOCK_M", 32);
+      int64_t BN = k.constexpr_("BLOCK_N", 32);
+      int64_t BK = k.constexpr_("BLOCK_K", 16);
+      Tile pidM = k.programId(0), pidN = k.programId(1);
+      Tile startM = pidM * BM;
+      Tile offsM = startM + k.arange(0, BM);
+      Tile startN = pidN * BN;
+      Tile offsN = startN + k.arange(0, BN);
+      Tile rk = k.arange(0, BK);
+      Tile accInit = k.zeros({BM, BN}, acc);
+      llvm::SmallVector<Tile> result = k.forLoop(
+          0, K, BK, {accInit},
+          [&](Tile k0,
+              llvm::ArrayRef<Tile> carried) -> llvm::SmallVector<Tile> {
+            Tile offsK = k0 + rk;
+            // a^T tile [BK, BM]: element (k, m) at k * M + m.
+            Tile aRow = offsK.col();
+            Tile aCol = offsM.row();
+            Tile aOff = aRow * M;
+            Tile aIdx = aOff + aCol;
+            Tile aKMask = aRow < K;
+            Tile aMMask = aCol < M;
+            Tile aMask = aKMask & aMMask;
+            Tile aTile = k.load(aT + aIdx, aMask, 0);
+            // b^T tile [BN, BK]: element (n, k) at n * K + k.
+            Tile bRow = offsN.col();
+            Tile bCol = offsK.row();
+            Tile bOff = bRow * K;
+            Tile bIdx = bOff + bCol;
+            Tile bNMask = bRow < N;
+            Tile bKMask = bCol < K;
+            Tile bMask = bNMask & bKMask;
+            Tile bTile = k.load(bT + bIdx, bMask, 0);
+            Tile a = k.trans(aTile);
+            Tile b = k.trans(bTile);
+            return {k.dot(a, b, carried[0])};
+          });
+      if (result.empty())
+        return finishKernel(k, error);
+      Tile cRow = offsM.col();
+      Tile cCol = offsN.row();
+      Tile cOff = cRow * N;
+      Tile cIdx = cOff + cCol;
+      Tile cMMask = cRow < M;
+      Tile cNMask = cCol < N;
+      Tile cMask = cMMask & cNMask;
+      k.store(cPtr + cIdx, result[0], cMask);
+      return finishKernel(k, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
+      std::vector<double> a = operand(r, M * K, 13), b = operand(r, K * N, 14);
+      tk_arg da = r.input(r.dtype(), transposed(a, M, K));
+      tk_arg db = r.input(r.dtype(), transposed(b, K, N));
+      DType acc = accumulatorOf(r.dtype());
+      tk_arg dc = r.output(acc, M * N);
+      r.launch({cdiv(M, 32), cdiv(N, 32), 1},
+               {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
+                tk_arg_i32(int32_t(K))});
+      std::vector<double> bound;
+      std::vector<double> want = matmulReference(a, b, M, N, K, bound);
+      r.check("c", r.read(dc), want, defaultTolerance(acc), &bound);
+    };
+    cases.push_back(std::move(c));
+  }
+}

@@ -1,0 +1,193 @@
+//===- Reductions.cpp - sum, max, min, argmax along each axis -------------===//
+//
+// One program per matrix of a batch loads it into a masked 64x128 tile
+// (masked lanes hold the operation's identity) and reduces it along axis 1
+// (one result per row) and along axis 0 (one per column), so each kernel
+// checks both axes and the masking of rows and columns that do not fill the
+// tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cases.h"
+
+#include <limits>
+
+using namespace tk;
+using namespace tk::conformance;
+
+namespace {
+
+enum class Reduction { Sum, Max, Min, ArgMax };
+
+constexpr int64_t kRows = 64, kCols = 128;
+
+/// The identity of `op` for masked lanes.
+Operand identity(Reduction op, DType dtype) {
+  if (op == Reduction::Sum)
+    return Operand(0);
+  bool low = op != Reduction::Min; // max and argmax start from the lowest
+  if (isFloat(dtype))
+    return Operand(low ? -std::numeric_limits<double>::infinity()
+                       : std::numeric_limits<double>::infinity());
+  unsigned bits = unsigned(dtypeBytes(dtype) * 8);
+  int64_t max = int64_t((uint64_t(1) << (bits - 1)) - 1);
+  return Operand(low ? -max - 1 : max);
+}
+
+KernelModule buildReduction(mlir::MLIRContext *ctx, Reduction op, DType dtype,
+                            std::string *error) {
+  const char *names[] = {"reduce_sum", "reduce_max", "reduce_min", "argmax"};
+  KernelBuilder k(ctx, names[int(op)]);
+  mlir::Type type = toMLIR(ctx, dtype);
+  Tile x = k.argPtr("x", type, 16);
+  bool arg = op == Reduction::ArgMax;
+  Tile rowOut = k.argPtr("row_out", arg ? k.i32() : type, 16);
+  Tile colOut = k.argPtr("col_out", arg ? k.i32() : type, 16);
+  Tile R = k.argI32("R"), C = k.argI32("C");
+  int64_t BR = k.constexpr_("BLOCK_R", kRows);
+  int64_t BC = k.constexpr_("BLOCK_C", kCols);
+
+  Tile batch = k.programId(0);
+  Tile size = R * C;
+  Tile base = batch * size;
+  Tile rows = k.arange(0, BR), cols = k.arange(0, BC);
+  Tile rowIdx = rows.col(), colIdx = cols.row();
+  Tile rowOff = rowIdx * C;
+  Tile offs = rowOff + colIdx;
+  Tile rowMask = rowIdx < R, colMask = colIdx < C;
+  Tile mask = rowMask & colMask;
+  Tile xBase = x + base;
+  Tile tile = k.load(xBase + offs, mask, identity(op, dtype));
+
+  auto reduce = [&](int axis) -> Tile {
+    switch (op) {
+    case Reduction::Sum:
+      return k.sum(tile, axis);
+    case Reduction::Max:
+      return k.max(tile, axis);
+    case Reduction::Min:
+      return k.min(tile, axis);
+    case Reduction::ArgMax:
+      return k.argmax(tile, axis).second;
+    }
+    return Tile();
+  };
+  // Axis 1: one value per row.
+  Tile perRow = reduce(1);
+  Tile rowBase = batch * R;
+  Tile rowDst = rowOut + rowBase;
+  Tile rowsValid = rows < R;
+  k.store(rowDst + rows, perRow.to(arg ? k.i32() : type), rowsValid);
+  // Axis 0: one value per column.
+  Tile perCol = reduce(0);
+  Tile colBase = batch * C;
+  Tile colDst = colOut + colBase;
+  Tile colsValid = cols < C;
+  k.store(colDst + cols, perCol.to(arg ? k.i32() : type), colsValid);
+  return finishKernel(k, error);
+}
+
+/// The reference of one line of values (`stride` apart).
+void reduceLine(Reduction op, const double *line, int64_t count, int64_t stride,
+                double &value, double &sumAbs) {
+  value = op == Reduction::Sum ? 0 : line[0];
+  double best = line[0];
+  sumAbs = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double v = line[i * stride];
+    sumAbs += std::fabs(v);
+    switch (op) {
+    case Reduction::Sum:
+      value += v;
+      break;
+    case Reduction::Max:
+      value = std::max(value, v);
+      break;
+    case Reduction::Min:
+      value = std::min(value, v);
+      break;
+    case Reduction::ArgMax:
+      // Ties go to the lowest index, as tk's argmax promises.
+      if (v > best) {
+        best = v;
+        value = double(i);
+      } else if (i == 0) {
+        value = 0;
+      }
+      break;
+    }
+  }
+}
+
+void runReduction(CellRun &r, Reduction op) {
+  int64_t B = r.dim(0), R = r.dim(1), C = r.dim(2);
+  DType dtype = r.dtype();
+  // Integers in a range where sums stay exact; ties are likely in narrow
+  // types, which checks argmax's lowest-index rule.
+  std::vector<double> x = isFloat(dtype)
+                              ? r.random(B * R * C, -10, 10, dtype, 21)
+                              : r.random(B * R * C, -100, 100, dtype, 21);
+  DType outType = op == Reduction::ArgMax ? DType::I32 : dtype;
+  tk_arg dx = r.input(dtype, x);
+  tk_arg rowOut = r.output(outType, B * R), colOut = r.output(outType, B * C);
+  r.launch({int32_t(B), 1, 1}, {dx, rowOut, colOut, tk_arg_i32(int32_t(R)),
+                                tk_arg_i32(int32_t(C))});
+
+  std::vector<double> wantRows(B * R), wantCols(B * C), boundRows(B * R),
+      boundCols(B * C);
+  for (int64_t b = 0; b < B; ++b) {
+    const double *m = &x[b * R * C];
+    for (int64_t i = 0; i < R; ++i)
+      reduceLine(op, m + i * C, C, 1, wantRows[b * R + i],
+                 boundRows[b * R + i]);
+    for (int64_t j = 0; j < C; ++j)
+      reduceLine(op, m + j, R, C, wantCols[b * C + j], boundCols[b * C + j]);
+  }
+  Tolerance tol = defaultTolerance(outType);
+  if (op == Reduction::Sum) {
+    for (int64_t i = 0; i < B * R; ++i)
+      boundRows[i] = sumErrorBound(dtype, boundRows[i], C);
+    for (int64_t j = 0; j < B * C; ++j)
+      boundCols[j] = sumErrorBound(dtype, boundCols[j], R);
+    r.check("row_out", r.read(rowOut), wantRows, tol, &boundRows);
+    r.check("col_out", r.read(colOut), wantCols, tol, &boundCols);
+    return;
+  }
+  // max, min and argmax are exact.
+  r.check("row_out", r.read(rowOut), wantRows, {});
+  r.check("col_out", r.read(colOut), wantCols, {});
+}
+
+ConformanceCase reductionCase(Reduction op, const char *name,
+                              const char *summary, std::vector<DType> dtypes) {
+  ConformanceCase c;
+  c.name = name;
+  c.summary = summary;
+  c.dtypes = std::move(dtypes);
+  c.shapes = {shape({1, 1, 1}), shape({3, 37, 100}), shape({2, 64, 128}),
+              shape({1, 1, 128})};
+  c.build = [op](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+    return buildReduction(ctx, op, dtype, error);
+  };
+  c.run = [op](CellRun &r) { runReduction(r, op); };
+  return c;
+}
+
+} // namespace
+
+void tk::conformance::addReductionCases(std::vector<ConformanceCase> &cases) {
+  cases.push_back(reductionCase(
+      Reduction::Sum, "reduce_sum", "tk.reduce add along axis 0 and axis 1",
+      {DType::F32, DType::F16, DType::BF16, DType::I32}));
+  cases.push_back(reductionCase(
+      Reduction::Max, "reduce_max", "tk.reduce max along axis 0 and axis 1",
+      {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I8}));
+  cases.push_back(reductionCase(
+      Reduction::Min, "reduce_min", "tk.reduce min along axis 0 and axis 1",
+      {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I8}));
+  cases.push_back(reductionCase(Reduction::ArgMax, "argmax",
+                                "two-operand tk.reduce (value, index), ties "
+                                "to the lowest index, both axes",
+                                {DType::F32, DType::F16, DType::I32}));
+}

@@ -1,0 +1,86 @@
+//===- Scan.cpp - inclusive cumsum along each axis ------------------------===//
+//
+// One program per matrix of a batch: a masked 64x128 tile, tk.scan add along
+// axis 1 (each row's running sum) and along axis 0 (each column's).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cases.h"
+
+using namespace tk;
+using namespace tk::conformance;
+
+void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
+  ConformanceCase c;
+  c.name = "cumsum";
+  c.summary = "tk.scan add (inclusive) along axis 1 and axis 0";
+  c.dtypes = {DType::F32, DType::F16, DType::I32};
+  c.shapes = {shape({1, 1, 1}), shape({3, 37, 100}), shape({2, 64, 128}),
+              shape({1, 64, 1})};
+  c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+               std::string *error) {
+    KernelBuilder k(ctx, "cumsum");
+    mlir::Type type = toMLIR(ctx, dtype);
+    Tile x = k.argPtr("x", type, 16);
+    Tile rowScan = k.argPtr("row_scan", type, 16);
+    Tile colScan = k.argPtr("col_scan", type, 16);
+    Tile R = k.argI32("R"), C = k.argI32("C");
+    int64_t BR = k.constexpr_("BLOCK_R", 64);
+    int64_t BC = k.constexpr_("BLOCK_C", 128);
+    Tile batch = k.programId(0);
+    Tile size = R * C;
+    Tile base = batch * size;
+    Tile rows = k.arange(0, BR).col(), cols = k.arange(0, BC).row();
+    Tile rowOff = rows * C;
+    Tile offs = rowOff + cols;
+    Tile rowMask = rows < R, colMask = cols < C;
+    Tile mask = rowMask & colMask;
+    Tile xBase = x + base;
+    Tile tile = k.load(xBase + offs, mask, 0);
+    Tile along1 = k.cumsum(tile, 1).to(type);
+    Tile along0 = k.cumsum(tile, 0).to(type);
+    Tile rowDst = rowScan + base;
+    k.store(rowDst + offs, along1, mask);
+    Tile colDst = colScan + base;
+    k.store(colDst + offs, along0, mask);
+    return finishKernel(k, error);
+  };
+  c.run = [](CellRun &r) {
+    int64_t B = r.dim(0), R = r.dim(1), C = r.dim(2);
+    DType dtype = r.dtype();
+    std::vector<double> x = isFloat(dtype)
+                                ? r.random(B * R * C, -1, 1, dtype, 31)
+                                : r.random(B * R * C, -1000, 1000, dtype, 31);
+    tk_arg dx = r.input(dtype, x);
+    tk_arg d1 = r.output(dtype, B * R * C), d0 = r.output(dtype, B * R * C);
+    r.launch({int32_t(B), 1, 1},
+             {dx, d1, d0, tk_arg_i32(int32_t(R)), tk_arg_i32(int32_t(C))});
+    std::vector<double> want1(x.size()), want0(x.size()), bound1(x.size()),
+        bound0(x.size());
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t o = b * R * C;
+      for (int64_t i = 0; i < R; ++i) {
+        double sum = 0, abs = 0;
+        for (int64_t j = 0; j < C; ++j) {
+          sum += x[o + i * C + j];
+          abs += std::fabs(x[o + i * C + j]);
+          want1[o + i * C + j] = sum;
+          bound1[o + i * C + j] = sumErrorBound(dtype, abs, j + 1);
+        }
+      }
+      for (int64_t j = 0; j < C; ++j) {
+        double sum = 0, abs = 0;
+        for (int64_t i = 0; i < R; ++i) {
+          sum += x[o + i * C + j];
+          abs += std::fabs(x[o + i * C + j]);
+          want0[o + i * C + j] = sum;
+          bound0[o + i * C + j] = sumErrorBound(dtype, abs, i + 1);
+        }
+      }
+    }
+    Tolerance tol = defaultTolerance(dtype);
+    r.check("row_scan", r.read(d1), want1, tol, &bound1);
+    r.check("col_scan", r.read(d0), want0, tol, &bound0);
+  };
+  cases.push_back(std::move(c));
+}

@@ -1,0 +1,165 @@
+//===- tk-conformance.cpp - run the conformance matrix --------------------===//
+//
+// Runs the suite of tests/conformance on one backend, a list, or every plugin
+// found (`--backend all`), prints a progress line per cell on stderr and the
+// matrix on stdout, and writes conformance.{json,md,html} into --out. Exits
+// 1 when any cell FAILs, 2 on a usage error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tk::conformance;
+
+static void usage(std::FILE *out) {
+  std::fprintf(
+      out,
+      "usage: tk-conformance [--backend NAMES|all] [--kernel NAMES] "
+      "[--dtype NAMES]\n"
+      "                      [--out DIR] [--include-fixtures] [--list]\n"
+      "  --backend  comma list of backend plugins, or 'all' (default: all)\n"
+      "  --kernel   comma list of kernels to run (default: every kernel)\n"
+      "  --dtype    comma list of dtypes (f32,f16,bf16,i8,i32,...)\n"
+      "  --out      where conformance.{json,md,html} go (default: .)\n"
+      "  --include-fixtures  also run the deliberately wrong kernels\n"
+      "  --list     print the kernels and their dtypes, then exit\n"
+      "Exit status: 0 when no cell FAILs, 1 otherwise, 2 on a usage error.\n");
+}
+
+static std::vector<std::string> splitList(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> out;
+  for (llvm::StringRef part : parts)
+    if (!part.trim().empty())
+      out.push_back(part.trim().str());
+  return out;
+}
+
+static bool writeFile(const std::string &dir, const char *name,
+                      const std::string &text) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code error;
+  llvm::raw_fd_ostream out(path, error);
+  if (error) {
+    std::fprintf(stderr, "tk-conformance: cannot write %s: %s\n", path.c_str(),
+                 error.message().c_str());
+    return false;
+  }
+  out << text;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  RunOptions options;
+  std::string outDir = ".";
+  bool list = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    auto value = [&](const char *flag) -> const char * {
+      if (arg == flag && i + 1 < argc)
+        return argv[++i];
+      if (arg.starts_with(std::string(flag) + "="))
+        return argv[i] + std::strlen(flag) + 1;
+      return nullptr;
+    };
+    if (const char *v = value("--backend"))
+      options.backends = splitList(v);
+    else if (const char *v = value("--kernel"))
+      options.kernels = splitList(v);
+    else if (const char *v = value("--dtype"))
+      options.dtypes = splitList(v);
+    else if (const char *v = value("--out"))
+      outDir = v;
+    else if (arg == "--include-fixtures")
+      options.includeFixtures = true;
+    else if (arg == "--list")
+      list = true;
+    else if (arg == "-h" || arg == "--help") {
+      usage(stdout);
+      return 0;
+    } else {
+      std::fprintf(stderr, "tk-conformance: unknown argument '%s'\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+
+  std::vector<ConformanceCase> cases = getCases(options.includeFixtures);
+  if (list) {
+    for (const ConformanceCase &c : cases) {
+      std::printf("%-20s", c.name.c_str());
+      for (DType d : c.dtypes)
+        std::printf(" %s", dtypeName(d).str().c_str());
+      std::printf("  (%zu shapes) %s\n", c.shapes.size(), c.summary.c_str());
+    }
+    return 0;
+  }
+  // A filter naming nothing known is a typo, not an empty success.
+  for (const std::string &name : options.kernels) {
+    bool known = false;
+    for (const ConformanceCase &c : cases)
+      known |= c.name == name;
+    if (!known) {
+      std::fprintf(stderr,
+                   "tk-conformance: no kernel named '%s' (--list shows them;"
+                   " fixtures need --include-fixtures)\n",
+                   name.c_str());
+      return 2;
+    }
+  }
+  for (const std::string &name : options.dtypes)
+    if (!parseDType(name)) {
+      std::fprintf(stderr, "tk-conformance: unknown dtype '%s'\n",
+                   name.c_str());
+      return 2;
+    }
+  if (options.backends.empty() ||
+      options.backends == std::vector<std::string>{"all"}) {
+    options.backends = findBackends();
+    if (options.backends.empty()) {
+      std::fprintf(stderr, "tk-conformance: no backend plugin found "
+                           "(set TK_BACKEND_PATH)\n");
+      return 2;
+    }
+  }
+
+  options.progress = [](size_t index, size_t total, const CellResult &r) {
+    int width = int(std::to_string(total).size());
+    std::fprintf(stderr, "[%*zu/%zu] %s %s %s %s ... %s", width, index, total,
+                 r.kernel.c_str(), r.dtype.c_str(), r.shape.c_str(),
+                 r.backend.c_str(), statusName(r.status));
+    if (r.status == CellStatus::Fail)
+      std::fprintf(stderr, "\n    %s", r.message.c_str());
+    std::fprintf(stderr, "\n");
+  };
+  std::vector<CellResult> results = runSuite(options);
+
+  std::printf("%s", formatTable(results).c_str());
+  size_t failures = 0;
+  for (const CellResult &r : results)
+    failures += r.status == CellStatus::Fail;
+  std::printf("\n%zu cells, %zu FAIL\n", results.size(), failures);
+
+  if (std::error_code error = llvm::sys::fs::create_directories(outDir)) {
+    std::fprintf(stderr, "tk-conformance: cannot create %s: %s\n",
+                 outDir.c_str(), error.message().c_str());
+    return 1;
+  }
+  bool written = writeFile(outDir, "conformance.json", formatJson(results)) &&
+                 writeFile(outDir, "conformance.md", formatMarkdown(results)) &&
+                 writeFile(outDir, "conformance.html", formatHtml(results));
+  return failures || !written ? 1 : 0;
+}
