@@ -20,6 +20,7 @@ std::vector<ConformanceCase> tk::conformance::getCases(bool includeFixtures) {
   addAtomicCases(cases);
   addBlockPointerCases(cases);
   addAttentionCases(cases);
+  addFp8Cases(cases);
   if (includeFixtures)
     addFixtureCases(cases);
   return cases;

@@ -11,6 +11,7 @@
 #include "tk/runtime/PluginLoader.h"
 #include "tk/runtime/Runtime.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -82,6 +83,52 @@ static void printDevice(const tk_device_props &props, int index) {
               formatBytes(props.total_memory_bytes).c_str());
 }
 
+/// The names of the bits set in `mask`, from `names` (bit i → names[i]).
+static std::string formatBits(uint32_t mask, llvm::ArrayRef<const char *> names,
+                              const char *none) {
+  std::string text;
+  for (size_t bit = 0; bit < names.size(); ++bit)
+    if (mask & (1u << bit))
+      text += (text.empty() ? "" : " ") + std::string(names[bit]);
+  return text.empty() ? none : text;
+}
+
+/// What the backend declares it supports (the conformance matrix's
+/// UNSUPPORTED cells come from this).
+static void printCapabilities(const Plugin &plugin, int32_t index) {
+  tk_capabilities caps = {};
+  caps.struct_size = sizeof(caps);
+  Status queried = plugin.queryCapabilities(index, caps);
+  if (!queried.isOk()) {
+    std::printf("      capabilities             error: %s\n",
+                queried.message().c_str());
+    return;
+  }
+  if (!caps.known) {
+    std::printf(
+        "      capabilities             not declared (plugin ABI 1.0)\n");
+    return;
+  }
+  std::printf("      dtypes                   %s\n",
+              formatBits(caps.dtypes,
+                         {"i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32",
+                          "f64", "f8e4m3", "f8e5m2"},
+                         "none")
+                  .c_str());
+  std::printf("      atomics                  %s\n",
+              formatBits(caps.atomics,
+                         {"add", "fadd", "max", "min", "umax", "umin", "and",
+                          "or", "xor", "xchg", "cas"},
+                         "none")
+                  .c_str());
+  std::printf("      fp8                      %s\n", caps.fp8 ? "yes" : "no");
+  std::printf("      matrix units             %s\n",
+              formatBits(caps.mma_kinds,
+                         {"mma.sync", "wgmma", "mfma", "wmma", "dpas"},
+                         "none (dots are vector code)")
+                  .c_str());
+}
+
 /// Opens and initialises one plugin and prints its status and devices.
 static void probe(const PluginFile &file) {
   std::printf("  %s\n    path      %s\n", file.name.c_str(), file.path.c_str());
@@ -117,6 +164,7 @@ static void probe(const PluginFile &file) {
       continue;
     }
     printDevice(device->getProps(), index);
+    printCapabilities(*plugin, index);
   }
 }
 

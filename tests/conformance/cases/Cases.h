@@ -27,6 +27,7 @@ void addElementwiseCases(std::vector<ConformanceCase> &cases);
 void addAtomicCases(std::vector<ConformanceCase> &cases);
 void addBlockPointerCases(std::vector<ConformanceCase> &cases);
 void addAttentionCases(std::vector<ConformanceCase> &cases);
+void addFp8Cases(std::vector<ConformanceCase> &cases);
 /// fixtures/: deliberately wrong kernels (--include-fixtures).
 void addFixtureCases(std::vector<ConformanceCase> &cases);
 
