@@ -1,14 +1,17 @@
 //===- Compiler.cpp - tk module to a host object file -----------*- C++ -*-===//
 //
-// Parses the tk module, lowers it with tk-convert-to-loops and the upstream
-// conversions to the LLVM dialect, translates to LLVM IR, optimises at O3 for
-// the host CPU and emits an ELF object. Every stage can be dumped.
+// Parses the tk module, takes it through core's layout framework for the
+// `cpu` TargetInfo (one warp: the CPU runs a program on one thread), lowers
+// it with tk-convert-to-loops and the upstream conversions to the LLVM
+// dialect, translates to LLVM IR, optimises at O3 for the host CPU and emits
+// an ELF object. Every stage can be dumped.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
 #include "compiler/Passes.h"
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -106,6 +109,7 @@ LogicalResult runPipeline(ModuleOp module, llvm::StringRef pipeline,
 void registerPassesOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
+    tk::registerTransformsPasses();
     tk::registerConversionPasses();
     tk::cpu::registerCpuPasses();
     registerCanonicalizerPass();
@@ -122,9 +126,26 @@ void registerPassesOnce() {
   });
 }
 
-/// The stages after the tk input, as textual pipelines on builtin.module.
+/// The stages of the layout framework (DESIGN.md §3), each dumped as
+/// `file`. The CPU is a target of one warp of one lane: every layout gives
+/// that warp whole tiles, and with no matrix intrinsic dots stay whole.
+struct Stage {
+  const char *file;
+  const char *pipeline;
+};
+constexpr Stage kLayoutStages[] = {
+    {"1-layouts.mlir", "builtin.module(tk.func(tk-assign-layouts{target=cpu "
+                       "num-warps=1}))"},
+    {"2-warp.mlir", "builtin.module(tk.func(tk-distribute-to-warps))"},
+    {"3-intrinsic.mlir", "builtin.module(tk.func(tk-match-target-size))"},
+};
+
+/// The stages after the framework, as textual pipelines on builtin.module.
+/// tk-drop-layouts leaves the framework (one warp holds every tile, so the
+/// layouts carry nothing the loops need) and hands plain tk to the loops.
 constexpr const char *kLoopsPipeline =
-    "builtin.module(tk-convert-to-loops, canonicalize, cse)";
+    "builtin.module(tk.func(tk-drop-layouts), tk-convert-to-loops, "
+    "canonicalize, cse)";
 constexpr const char *kLLVMPipeline =
     "builtin.module(tk-cpu-approximate-math, tk-cpu-add-launch-wrapper, "
     "convert-scf-to-cf, arith-expand, convert-math-to-llvm, "
@@ -187,6 +208,16 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
             [&](llvm::raw_ostream &os) { module->print(os); });
 
   std::string failedPass;
+  for (const Stage &stage : kLayoutStages) {
+    if (failed(runPipeline(*module, stage.pipeline, failedPass, error))) {
+      error = "tk-cpu: the layout framework failed in pass '" + failedPass +
+              "':\n" + diagnostics + error;
+      return TK_ERROR_COMPILATION;
+    }
+    dumpStage(input.dumpDir, stage.file,
+              [&](llvm::raw_ostream &os) { module->print(os); });
+  }
+
   if (failed(runPipeline(*module, kLoopsPipeline, failedPass, error))) {
     error = "tk-cpu: lowering to loops failed in pass '" + failedPass + "':\n" +
             diagnostics + error;
@@ -195,7 +226,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
                ? TK_ERROR_UNSUPPORTED
                : TK_ERROR_COMPILATION;
   }
-  dumpStage(input.dumpDir, "1-loops.mlir",
+  dumpStage(input.dumpDir, "4-loops.mlir",
             [&](llvm::raw_ostream &os) { module->print(os); });
 
   if (failed(runPipeline(*module, kLLVMPipeline, failedPass, error))) {
@@ -203,7 +234,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
             failedPass + "':\n" + diagnostics + error;
     return TK_ERROR_COMPILATION;
   }
-  dumpStage(input.dumpDir, "2-llvm-dialect.mlir",
+  dumpStage(input.dumpDir, "5-llvm-dialect.mlir",
             [&](llvm::raw_ostream &os) { module->print(os); });
 
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -241,7 +272,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     if (!features.empty())
       f.addFnAttr("target-features", features);
   }
-  dumpStage(input.dumpDir, "3-llvm-ir.ll",
+  dumpStage(input.dumpDir, "6-llvm-ir.ll",
             [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
   {
@@ -263,7 +294,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     error = "tk-cpu: LLVM IR does not verify after optimisation";
     return TK_ERROR_COMPILATION;
   }
-  dumpStage(input.dumpDir, "4-llvm-ir-opt.ll",
+  dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
             [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
   auto emit = [&](llvm::CodeGenFileType type,
@@ -285,7 +316,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     if (!tm.addPassesToEmitFile(codegen, os, nullptr,
                                 llvm::CodeGenFileType::AssemblyFile)) {
       codegen.run(*copy);
-      dumpStage(input.dumpDir, "5-host.s", [&](llvm::raw_ostream &out) {
+      dumpStage(input.dumpDir, "8-host.s", [&](llvm::raw_ostream &out) {
         out << llvm::StringRef(assembly.data(), assembly.size());
       });
     }

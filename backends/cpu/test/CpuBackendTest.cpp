@@ -394,8 +394,10 @@ TEST(CpuBackend, DumpsEveryStage) {
   Kernel k(kernelSource("vector_add.tk", DType::F32), "vector_add_t",
            {P, P, P, I}, true, dir.c_str());
   ASSERT_TRUE(k.ok()) << k.error;
-  for (const char *name : {"0-tk.mlir", "1-loops.mlir", "2-llvm-dialect.mlir",
-                           "3-llvm-ir.ll", "4-llvm-ir-opt.ll", "5-host.s"})
+  for (const char *name :
+       {"0-tk.mlir", "1-layouts.mlir", "2-warp.mlir", "3-intrinsic.mlir",
+        "4-loops.mlir", "5-llvm-dialect.mlir", "6-llvm-ir.ll",
+        "7-llvm-ir-opt.ll", "8-host.s"})
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
 }
 

@@ -1,7 +1,7 @@
 //===- Passes.h - tk's layout passes ----------------------------*- C++ -*-===//
 //
-// Declarations and registration of tk-assign-layouts, tk-distribute-to-warps
-// and tk-match-target-size.
+// Declarations and registration of tk-assign-layouts, tk-distribute-to-warps,
+// tk-match-target-size and tk-drop-layouts.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,8 @@
 //===- Passes.td - tk's layout passes -----------------------*- tablegen -*-===//
 //
 // The three passes of the multi-level pipeline (DESIGN.md §3): workgroup
-// level → layouts → warp level → intrinsic level.
+// level → layouts → warp level → intrinsic level; and, for one-warp
+// targets, the way back out of the framework to plain tk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +71,24 @@ def TkMatchTargetSize : Pass<"tk-match-target-size", "::tk::FuncOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "TargetInfo spec; empty: the `tkw.target` of the function">
   ];
+}
+
+def TkDropLayouts : Pass<"tk-drop-layouts", "::tk::FuncOp"> {
+  let summary = "leave the layout framework on a one-warp target";
+  let description = [{
+    After `tk-match-target-size` on a target that runs a workgroup as one
+    warp (the CPU: one thread per program), every layout gives that warp the
+    whole tile, so the layouts say nothing a lowering needs. This pass
+    erases the `#tkw.*` encodings of tiles and block pointers, forwards
+    `tkw.convert_layout` (an identity within one warp), replaces
+    `tkw.warp_id` by 0 and removes the `tkw.*` attributes, so that a
+    layout-free lowering (`tk-convert-to-loops`) sees plain `tk`. Kernels of
+    more than one warp, and intrinsic-level pieces (`tkw.extract`,
+    `tkw.glue`, which a target without matrix intrinsics never produces),
+    are rejected.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // TK_CORE_PASSES_TD
