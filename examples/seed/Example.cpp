@@ -54,55 +54,14 @@ double tolerance(DType dtype) {
   return 0;
 }
 
-namespace {
-
-uint32_t bitsOf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  return bits;
-}
-
-float floatOf(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
-}
-
-uint16_t toBF16(float value) {
-  uint32_t bits = bitsOf(value);
-  if (std::isnan(value))
-    return 0x7fc0;
-  // Round to nearest even on the 16 dropped bits.
-  bits += 0x7fff + ((bits >> 16) & 1);
-  return uint16_t(bits >> 16);
-}
-
-float fromBF16(uint16_t bits) { return floatOf(uint32_t(bits) << 16); }
-
-// GCC and Clang convert to _Float16 with round-to-nearest-even.
-uint16_t toF16(float value) {
-  _Float16 h = _Float16(value);
-  uint16_t bits;
-  std::memcpy(&bits, &h, 2);
-  return bits;
-}
-
-float fromF16(uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, 2);
-  return float(h);
-}
-
-} // namespace
-
 float roundTo(DType dtype, float value) {
   switch (dtype) {
   case DType::F32:
     return value;
   case DType::F16:
-    return fromF16(toF16(value));
+    return tk_f16_to_f32(tk_f32_to_f16(value));
   case DType::BF16:
-    return fromBF16(toBF16(value));
+    return tk_bf16_to_f32(tk_f32_to_bf16(value));
   }
   return value;
 }
@@ -138,7 +97,8 @@ void DeviceArray::upload(const std::vector<float> &values) {
     if (dtype_ == DType::F32) {
       std::memcpy(&bytes[i * 4], &values[i], 4);
     } else {
-      uint16_t h = dtype_ == DType::F16 ? toF16(values[i]) : toBF16(values[i]);
+      uint16_t h = dtype_ == DType::F16 ? tk_f32_to_f16(values[i])
+                                        : tk_f32_to_bf16(values[i]);
       std::memcpy(&bytes[i * 2], &h, 2);
     }
   }
@@ -161,7 +121,7 @@ std::vector<float> DeviceArray::download() const {
     } else {
       uint16_t h;
       std::memcpy(&h, &bytes[i * 2], 2);
-      values[i] = dtype_ == DType::F16 ? fromF16(h) : fromBF16(h);
+      values[i] = dtype_ == DType::F16 ? tk_f16_to_f32(h) : tk_bf16_to_f32(h);
     }
   }
   return values;

@@ -58,22 +58,6 @@ const DTypeInfo kDTypes[] = {
 
 const DTypeInfo &info(DType dtype) { return kDTypes[static_cast<int>(dtype)]; }
 
-uint16_t toBF16Bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  if (std::isnan(value))
-    return 0x7fc0;
-  bits += 0x7fff + ((bits >> 16) & 1); // round to nearest even
-  return uint16_t(bits >> 16);
-}
-
-float fromBF16Bits(uint16_t bits) {
-  uint32_t wide = uint32_t(bits) << 16;
-  float value;
-  std::memcpy(&value, &wide, 4);
-  return value;
-}
-
 // GCC and Clang convert to _Float16 with round-to-nearest-even. Rounding
 // double -> f16 directly (not through f32) avoids double rounding.
 uint16_t toF16Bits(double value) {
@@ -83,17 +67,13 @@ uint16_t toF16Bits(double value) {
   return bits;
 }
 
-double fromF16Bits(uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, 2);
-  return double(h);
-}
+double fromF16Bits(uint16_t bits) { return double(tk_f16_to_f32(bits)); }
 
 /// bf16 from a double: through f32 when f32 holds the value exactly is
 /// exact; otherwise f32 rounding first could round twice, so round the
 /// double's own bits when they matter. Values in the suite come from f32
 /// computations or are f32-exact, so the f32 path is enough.
-uint16_t toBF16FromDouble(double value) { return toBF16Bits(float(value)); }
+uint16_t toBF16FromDouble(double value) { return tk_f32_to_bf16(float(value)); }
 
 int64_t wrapInt(double value, unsigned bits) {
   if (!std::isfinite(value))
@@ -170,7 +150,7 @@ double tk::conformance::roundTo(DType dtype, double value) {
   case DType::F16:
     return fromF16Bits(toF16Bits(value));
   case DType::BF16:
-    return double(fromBF16Bits(toBF16FromDouble(value)));
+    return double(tk_bf16_to_f32(toBF16FromDouble(value)));
   case DType::F32:
     return double(float(value));
   case DType::F64:
@@ -521,7 +501,7 @@ double decode(DType dtype, const uint8_t *in) {
   case DType::BF16: {
     uint16_t v;
     std::memcpy(&v, in, 2);
-    return fromBF16Bits(v);
+    return tk_bf16_to_f32(v);
   }
   case DType::F32: {
     float v;

@@ -17,6 +17,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "llvm/ADT/APFloat.h"
+
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -52,6 +54,59 @@ TEST(CApi, ArgConstructors) {
   tk_arg f = tk_arg_f32(1.5f);
   EXPECT_EQ(f.kind, TK_ARG_F32);
   EXPECT_EQ(f.value.f32, 1.5f);
+}
+
+/// LLVM's APFloat rounding of `value` into `semantics`, as raw bits.
+static uint16_t roundWithAPFloat(float value,
+                                 const llvm::fltSemantics &semantics) {
+  llvm::APFloat f(value);
+  bool losesInfo = false;
+  f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return uint16_t(f.bitcastToAPInt().getZExtValue());
+}
+
+TEST(CApi, HostConversionsMatchAPFloat) {
+  // Every half and bfloat value widens exactly and narrows back to itself.
+  for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+    float h = tk_f16_to_f32(uint16_t(bits));
+    float b = tk_bf16_to_f32(uint16_t(bits));
+    llvm::APFloat wantH(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
+    llvm::APFloat wantB(llvm::APFloat::BFloat(), llvm::APInt(16, bits));
+    bool losesInfo = false;
+    wantH.convert(llvm::APFloat::IEEEsingle(),
+                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    wantB.convert(llvm::APFloat::IEEEsingle(),
+                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    if (std::isnan(h)) {
+      EXPECT_TRUE(wantH.isNaN()) << bits;
+      EXPECT_TRUE(std::isnan(tk_f16_to_f32(tk_f32_to_f16(h)))) << bits;
+    } else {
+      ASSERT_EQ(h, wantH.convertToFloat()) << bits;
+      ASSERT_EQ(tk_f32_to_f16(h), bits) << bits;
+    }
+    if (std::isnan(b)) {
+      EXPECT_TRUE(wantB.isNaN()) << bits;
+    } else {
+      ASSERT_EQ(b, wantB.convertToFloat()) << bits;
+      ASSERT_EQ(tk_f32_to_bf16(b), bits) << bits;
+    }
+  }
+  // Narrowing rounds to nearest even like APFloat: random bit patterns over
+  // the whole float range (subnormal results, ties, overflow to infinity).
+  uint32_t state = 12345;
+  for (int i = 0; i < 1000000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    float value;
+    std::memcpy(&value, &state, sizeof(value));
+    if (std::isnan(value))
+      continue;
+    ASSERT_EQ(tk_f32_to_f16(value),
+              roundWithAPFloat(value, llvm::APFloat::IEEEhalf()))
+        << value;
+    ASSERT_EQ(tk_f32_to_bf16(value),
+              roundWithAPFloat(value, llvm::APFloat::BFloat()))
+        << value;
+  }
 }
 
 TEST(CApi, NullHandlesAndOutputs) {

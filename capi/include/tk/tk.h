@@ -144,6 +144,16 @@ typedef struct tk_capabilities {
  *  every feature as possibly present. */
 tk_status tk_device_capabilities(tk_device device, tk_capabilities *out);
 
+/*===--- Host conversions --------------------------------------------------===*/
+
+/** IEEE binary16 and bfloat16 on the host, to fill and read f16/bf16 buffers.
+ *  Narrowing rounds to nearest even (overflow gives infinity, NaN stays NaN);
+ *  widening is exact. Pure functions: no status, no error state. */
+uint16_t tk_f32_to_f16(float value);
+float tk_f16_to_f32(uint16_t bits);
+uint16_t tk_f32_to_bf16(float value);
+float tk_bf16_to_f32(uint16_t bits);
+
 /*===--- Buffers -----------------------------------------------------------===*/
 
 typedef struct tk_buffer_t *tk_buffer;
