@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -156,10 +157,12 @@ int64_t blockRank(Type type) {
 class KernelLowering {
 public:
   KernelLowering(tk::FuncOp source, func::FuncOp target,
-                 bool fuseLoadsIntoStores)
+                 bool fuseLoadsIntoStores, int64_t threadsPerProgram,
+                 const tk::MatrixUnit *matrixUnit)
       : source(source), target(target), b(target.getContext()),
         ptrType(LLVM::LLVMPointerType::get(target.getContext())),
-        fuseLoadsIntoStores(fuseLoadsIntoStores) {}
+        fuseLoadsIntoStores(fuseLoadsIntoStores), numThreads(threadsPerProgram),
+        matrixUnit(matrixUnit) {}
 
   LogicalResult run();
 
@@ -179,10 +182,16 @@ private:
   LogicalResult lowerReduce(tk::ReduceOp op);
   LogicalResult lowerScan(tk::ScanOp op);
   LogicalResult lowerDot(tk::DotOp op);
+  // The GPU forms (threads-per-program > 0).
+  LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
+  LogicalResult lowerScanOnThreads(tk::ScanOp op);
+  LogicalResult lowerDotOnThreads(tk::DotOp op);
   LogicalResult lowerAtomicRMW(tk::AtomicRMWOp op);
   LogicalResult lowerAtomicCAS(tk::AtomicCASOp op);
   LogicalResult lowerPrint(tk::PrintOp op);
   LogicalResult lowerAssert(tk::AssertOp op);
+  /// printf(format, args...) on the host or the GPU.
+  void emitPrintf(StringRef format, ValueRange args);
 
   // --- elements ----------------------------------------------------------
   /// The element of tile `value` at `index` (one index per dimension).
@@ -214,9 +223,32 @@ private:
   FailureOr<Value> getBuffer(Value value);
   Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
   void storeBuffer(Value element, Value buffer, ArrayRef<Value> index);
-  /// Runs `body` at every index of `shape` inside a fresh loop nest.
+  /// Runs `body` at every index of `shape` inside a fresh loop nest. On a
+  /// GPU a nest outside any other is spread over the program's threads and
+  /// ends with a barrier.
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body);
+  /// The serial loop nest of forEachIndex.
+  LogicalResult
+  forEachIndexSerial(ArrayRef<int64_t> shape,
+                     function_ref<LogicalResult(ArrayRef<Value>)> body);
+  /// Copies every element of buffer `from` into buffer `to`.
+  LogicalResult copyBuffer(Value from, Value to, ArrayRef<int64_t> shape,
+                           Type elementType);
+
+  // --- GPU programs --------------------------------------------------------
+  bool onThreads() const { return numThreads > 0; }
+  /// Waits until every thread of the program got here (GPU only).
+  void barrier() {
+    if (onThreads())
+      gpu::BarrierOp::create(b, loc);
+  }
+  /// Runs `body` on thread 0 only (everything on the CPU); nests inside are
+  /// serial. The caller adds the barrier that publishes its writes.
+  LogicalResult onFirstThread(function_ref<LogicalResult()> body);
+  /// The scalar `compute` returns, computed once per program (by thread 0
+  /// on a GPU, then read by every thread from workgroup memory).
+  FailureOr<Value> once(Type type, function_ref<FailureOr<Value>()> compute);
 
   Value constIndex(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -239,6 +271,16 @@ private:
   Location loc = UnknownLoc::get(source.getContext());
   LLVM::LLVMPointerType ptrType;
   bool fuseLoadsIntoStores;
+  /// 0 on the CPU; the threads of a GPU program otherwise.
+  int64_t numThreads;
+  const tk::MatrixUnit *matrixUnit;
+  /// gpu.thread_id x (GPU only).
+  Value threadId;
+  /// Nesting of distributed loops and thread-0 regions: only nests at depth
+  /// 0 are spread over threads.
+  int parallelDepth = 0;
+  /// Workgroup-memory globals made so far (their names' suffixes).
+  int numSharedBuffers = 0;
   Block *entryBlock = nullptr;
 
   IRMapping scalars;
@@ -346,6 +388,28 @@ void KernelLowering::analyzeOp(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType) {
+  if (onThreads()) {
+    // Every thread of the program sees the same tile: a workgroup-memory
+    // global per buffer. (No reuse between buffers whose lifetimes do not
+    // overlap yet.)
+    MLIRContext *ctx = b.getContext();
+    auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get(shape, storageType(elementType),
+                                MemRefLayoutAttrInterface(), space);
+    std::string name =
+        (target.getSymName() + "_tile" + std::to_string(numSharedBuffers++))
+            .str();
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(target);
+      memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type,
+                               Attribute(), /*constant=*/false,
+                               b.getI64IntegerAttr(16));
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entryBlock);
+    return memref::GetGlobalOp::create(b, loc, type, name);
+  }
   // Allocas live at function entry so that loops do not grow the stack.
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(entryBlock);
@@ -369,6 +433,50 @@ void KernelLowering::storeBuffer(Value element, Value buffer,
 }
 
 LogicalResult KernelLowering::forEachIndex(
+    ArrayRef<int64_t> shape,
+    function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  if (!onThreads() || parallelDepth > 0)
+    return forEachIndexSerial(shape, body);
+  // One flat loop over the tile, thread t taking elements t, t + N, ...:
+  // consecutive threads touch consecutive innermost elements.
+  int64_t total = 1;
+  for (int64_t size : shape)
+    total *= size;
+  LogicalResult result = success();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    auto loop = scf::ForOp::create(b, loc, threadId, constIndex(total),
+                                   constIndex(numThreads));
+    b.setInsertionPointToStart(loop.getBody());
+    Value linear = loop.getInductionVar();
+    SmallVector<Value> index(shape.size());
+    int64_t stride = 1;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      if (shape[d] == 1) {
+        index[d] = constIndex(0);
+        continue;
+      }
+      Value scaled = stride == 1 ? linear
+                                 : arith::DivUIOp::create(b, loc, linear,
+                                                          constIndex(stride));
+      index[d] =
+          stride * shape[d] == total
+              ? scaled
+              : arith::RemUIOp::create(b, loc, scaled, constIndex(shape[d]));
+      stride *= shape[d];
+    }
+    auto saved = std::move(elementCache);
+    elementCache.clear();
+    ++parallelDepth;
+    result = body(index);
+    --parallelDepth;
+    elementCache = std::move(saved);
+  }
+  barrier();
+  return result;
+}
+
+LogicalResult KernelLowering::forEachIndexSerial(
     ArrayRef<int64_t> shape,
     function_ref<LogicalResult(ArrayRef<Value>)> body) {
   OpBuilder::InsertionGuard guard(b);
@@ -410,6 +518,59 @@ FailureOr<Value> KernelLowering::getBuffer(Value value) {
     return failure();
   buffers[value] = buffer;
   return buffer;
+}
+
+LogicalResult KernelLowering::copyBuffer(Value from, Value to,
+                                         ArrayRef<int64_t> shape,
+                                         Type elementType) {
+  if (!onThreads()) {
+    memref::CopyOp::create(b, loc, from, to);
+    return success();
+  }
+  return forEachIndex(shape, [&](ArrayRef<Value> index) {
+    storeBuffer(loadBuffer(from, index, elementType), to, index);
+    return success();
+  });
+}
+
+LogicalResult
+KernelLowering::onFirstThread(function_ref<LogicalResult()> body) {
+  if (!onThreads() || parallelDepth > 0)
+    return body();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      threadId, constIndex(0));
+  auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  ++parallelDepth;
+  LogicalResult result = body();
+  --parallelDepth;
+  elementCache = std::move(saved);
+  return result;
+}
+
+FailureOr<Value>
+KernelLowering::once(Type type, function_ref<FailureOr<Value>()> compute) {
+  if (!onThreads() || parallelDepth > 0)
+    return compute();
+  Value slot = allocBuffer({1}, type);
+  if (failed(onFirstThread([&]() -> LogicalResult {
+        FailureOr<Value> value = compute();
+        if (failed(value))
+          return failure();
+        storeBuffer(*value, slot, {constIndex(0)});
+        return success();
+      })))
+    return failure();
+  barrier();
+  Value value = loadBuffer(slot, {constIndex(0)}, Type());
+  if (isa<LLVM::LLVMPointerType>(type))
+    value = LLVM::IntToPtrOp::create(b, loc, ptrType, value);
+  // The slot may be written again (in a loop) only after everyone read it.
+  barrier();
+  return value;
 }
 
 Value KernelLowering::zeroOf(Type type) {
@@ -794,8 +955,20 @@ LogicalResult KernelLowering::run() {
   unsigned numArgs = body.getNumArguments();
   for (unsigned i = 0; i < numArgs; ++i)
     scalars.map(body.getArgument(i), entryBlock->getArgument(i));
-  for (unsigned i = 0; i < tk::kNumGridArgs; ++i)
-    grid[i] = entryBlock->getArgument(numArgs + i);
+  if (onThreads()) {
+    threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                                   gpu::Dimension::z};
+    for (unsigned d = 0; d < 3; ++d) {
+      grid[d] = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(), gpu::BlockIdOp::create(b, loc, dims[d]));
+      grid[3 + d] = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(), gpu::GridDimOp::create(b, loc, dims[d]));
+    }
+  } else {
+    for (unsigned i = 0; i < tk::kNumGridArgs; ++i)
+      grid[i] = entryBlock->getArgument(numArgs + i);
+  }
   if (!llvm::hasSingleElement(source.getBody()))
     return source.emitOpError("tk-convert-to-loops: a kernel body must be a "
                               "single block (use scf for control flow)");
@@ -845,14 +1018,19 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
         for (int64_t d = type.getRank() - 2; d >= 0; --d)
           strides[d] = strides[d + 1] * type.getDimSize(d + 1);
         auto values = llvm::to_vector(dense.getValues<Attribute>());
-        for (auto [linear, attr] : llvm::enumerate(values)) {
-          SmallVector<Value> index;
-          for (int64_t d = 0; d < type.getRank(); ++d)
-            index.push_back(
-                constIndex((linear / strides[d]) % type.getDimSize(d)));
-          storeBuffer(arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr)),
-                      buffer, index);
-        }
+        (void)onFirstThread([&] {
+          for (auto [linear, attr] : llvm::enumerate(values)) {
+            SmallVector<Value> index;
+            for (int64_t d = 0; d < type.getRank(); ++d)
+              index.push_back(
+                  constIndex((linear / strides[d]) % type.getDimSize(d)));
+            storeBuffer(
+                arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr)),
+                buffer, index);
+          }
+          return success();
+        });
+        barrier();
         buffers[constant.getResult()] = buffer;
         return success();
       })
@@ -994,6 +1172,8 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
 }
 
 LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
+  if (onThreads())
+    return lowerReduceOnThreads(reduce);
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   int64_t rank = srcType.getRank();
   int64_t axis = reduce.getAxis();
@@ -1166,6 +1346,8 @@ LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
 }
 
 LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
+  if (onThreads())
+    return lowerScanOnThreads(scan);
   auto srcType = cast<RankedTensorType>(scan.getSrcs()[0].getType());
   int64_t axis = scan.getAxis();
   int64_t size = srcType.getDimSize(axis);
@@ -1241,6 +1423,8 @@ LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
 }
 
 LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
+  if (onThreads())
+    return lowerDotOnThreads(dot);
   auto aType = cast<RankedTensorType>(dot.getA().getType());
   auto bType = cast<RankedTensorType>(dot.getB().getType());
   auto cType = cast<RankedTensorType>(dot.getType());
@@ -1373,7 +1557,7 @@ LogicalResult KernelLowering::lowerAtomicRMW(tk::AtomicRMWOp rmw) {
     return branch.getResult(0);
   };
   if (!isTile(rmw.getType())) {
-    FailureOr<Value> old = one({});
+    FailureOr<Value> old = once(valueType, [&] { return one({}); });
     if (failed(old))
       return failure();
     scalars.map(rmw.getResult(), *old);
@@ -1418,7 +1602,7 @@ LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
     return old;
   };
   if (!isTile(cas.getType())) {
-    FailureOr<Value> old = one({});
+    FailureOr<Value> old = once(scalarType(elem), [&] { return one({}); });
     if (failed(old))
       return failure();
     scalars.map(cas.getResult(), *old);
@@ -1472,12 +1656,24 @@ static Value getStringPointer(OpBuilder &b, Location loc, Operation *op,
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 
-LogicalResult KernelLowering::lowerPrint(tk::PrintOp print) {
+void KernelLowering::emitPrintf(StringRef format, ValueRange args) {
+  if (onThreads()) {
+    // The GPU's printf (vprintf on NVIDIA) takes its arguments packed.
+    gpu::PrintfOp::create(b, loc, format, args);
+    return;
+  }
   LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
+  SmallVector<Value> operands{getStringPointer(b, loc, target, format)};
+  llvm::append_range(operands, args);
+  LLVM::CallOp::create(b, loc, printf, operands);
+}
+
+LogicalResult KernelLowering::lowerPrint(tk::PrintOp print) {
+  // One program prints one line, not one per thread.
+  if (onThreads() && parallelDepth == 0)
+    return onFirstThread([&] { return lowerPrint(print); });
   auto call = [&](StringRef format, ValueRange args) {
-    SmallVector<Value> operands{getStringPointer(b, loc, target, format)};
-    llvm::append_range(operands, args);
-    LLVM::CallOp::create(b, loc, printf, operands);
+    emitPrintf(format, args);
   };
   // printf promotes floats to double and small integers to int.
   auto promote = [&](Value v, std::string &spec) -> Value {
@@ -1536,7 +1732,6 @@ LogicalResult KernelLowering::lowerPrint(tk::PrintOp print) {
 LogicalResult KernelLowering::lowerAssert(tk::AssertOp assertOp) {
   // A failed check prints its message (with the program id) and the kernel
   // goes on, as a device assert without a debugger would report it.
-  LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
   Value cond = assertOp.getCondition();
   auto checkOne = [&](ArrayRef<Value> index) -> LogicalResult {
     FailureOr<Value> ok = element(cond, index);
@@ -1547,12 +1742,9 @@ LogicalResult KernelLowering::lowerAssert(tk::AssertOp assertOp) {
     auto branch = scf::IfOp::create(b, loc, failedCheck, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    Value format =
-        getStringPointer(b, loc, target,
-                         "tk assert failed in program (%d, %d, %d): " +
-                             assertOp.getMessage().str() + "\n");
-    LLVM::CallOp::create(b, loc, printf,
-                         ValueRange{format, grid[0], grid[1], grid[2]});
+    emitPrintf("tk assert failed in program (%d, %d, %d): " +
+                   assertOp.getMessage().str() + "\n",
+               ValueRange{grid[0], grid[1], grid[2]});
     return success();
   };
   if (!isTile(cond.getType()))
@@ -1642,8 +1834,11 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         yielded.push_back(*mapped);
       }
     }
-    for (auto [from, to] : copies)
-      memref::CopyOp::create(b, loc, from, to);
+    for (auto [from, to] : copies) {
+      auto type = cast<MemRefType>(to.getType());
+      if (failed(copyBuffer(from, to, type.getShape(), Type())))
+        return failure();
+    }
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       body->back().erase();
     b.setInsertionPointToEnd(body);
@@ -1761,12 +1956,315 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
 }
 
 //===----------------------------------------------------------------------===//
+// GPU programs: reductions, scans and dots spread over threads
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  int64_t axis = reduce.getAxis();
+  int64_t size = srcType.getDimSize(axis);
+  SmallVector<int64_t> resultShape(srcType.getShape());
+  resultShape.erase(resultShape.begin() + axis);
+  int64_t results = 1;
+  for (int64_t extent : resultShape)
+    results *= extent;
+  unsigned numSrcs = reduce.getSrcs().size();
+  Region &combiner = reduce.getCombineOp();
+  SmallVector<Type> elemTypes;
+  for (Value src : reduce.getSrcs())
+    elemTypes.push_back(cast<RankedTensorType>(src.getType()).getElementType());
+
+  // `parts` interleaved partial results per output (part p combines the
+  // elements p, p + parts, ... of its line, so that neighbouring threads
+  // read neighbouring elements), then a tree over the parts. Combiners are
+  // associative and commutative (as on the CPU's partial lanes).
+  int64_t parts = 1;
+  while (parts * 2 <= size && parts * 2 * results <= numThreads)
+    parts *= 2;
+  SmallVector<int64_t> partialShape{parts};
+  llvm::append_range(partialShape, resultShape);
+  SmallVector<Value> partial;
+  for (Type type : elemTypes)
+    partial.push_back(allocBuffer(partialShape, type));
+
+  auto sourceIndex = [&](ArrayRef<Value> resultIndex, Value k) {
+    SmallVector<Value> index(resultIndex);
+    index.insert(index.begin() + axis, k);
+    return index;
+  };
+  auto partialIndex = [&](Value p, ArrayRef<Value> resultIndex) {
+    SmallVector<Value> index{p};
+    llvm::append_range(index, resultIndex);
+    return index;
+  };
+  auto elementsAt =
+      [&](ArrayRef<Value> index) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> values;
+    for (Value src : reduce.getSrcs()) {
+      FailureOr<Value> elem = element(src, index);
+      if (failed(elem))
+        return failure();
+      values.push_back(*elem);
+    }
+    return values;
+  };
+  auto loadParts = [&](ArrayRef<Value> index) {
+    SmallVector<Value> values;
+    for (unsigned s = 0; s < numSrcs; ++s)
+      values.push_back(loadBuffer(partial[s], index, elemTypes[s]));
+    return values;
+  };
+  auto storeParts = [&](ValueRange values, ArrayRef<Value> index) {
+    for (unsigned s = 0; s < numSrcs; ++s)
+      storeBuffer(values[s], partial[s], index);
+  };
+
+  if (failed(forEachIndex(partialShape, [&](ArrayRef<Value> index) {
+        Value p = index[0];
+        ArrayRef<Value> resultIndex = index.drop_front();
+        auto first = elementsAt(sourceIndex(resultIndex, p));
+        if (failed(first))
+          return failure();
+        SmallVector<Value> acc = *first;
+        if (size > parts) {
+          OpBuilder::InsertionGuard guard(b);
+          Value start = arith::AddIOp::create(b, loc, p, constIndex(parts));
+          auto steps = scf::ForOp::create(b, loc, start, constIndex(size),
+                                          constIndex(parts), acc);
+          b.setInsertionPointToStart(steps.getBody());
+          auto saved = std::move(elementCache);
+          elementCache.clear();
+          auto next =
+              elementsAt(sourceIndex(resultIndex, steps.getInductionVar()));
+          if (failed(next))
+            return failure();
+          auto combined = combine(combiner, steps.getRegionIterArgs(), *next);
+          elementCache = std::move(saved);
+          if (failed(combined))
+            return failure();
+          scf::YieldOp::create(b, loc, *combined);
+          acc.assign(steps.getResults().begin(), steps.getResults().end());
+        }
+        storeParts(acc, index);
+        return success();
+      })))
+    return failure();
+  for (int64_t half = parts / 2; half >= 1; half /= 2) {
+    SmallVector<int64_t> shape{half};
+    llvm::append_range(shape, resultShape);
+    if (failed(forEachIndex(shape, [&](ArrayRef<Value> index) {
+          Value other =
+              arith::AddIOp::create(b, loc, index[0], constIndex(half));
+          auto combined =
+              combine(combiner, loadParts(index),
+                      loadParts(partialIndex(other, index.drop_front())));
+          if (failed(combined))
+            return failure();
+          storeParts(*combined, index);
+          return success();
+        })))
+      return failure();
+  }
+
+  if (srcType.getRank() == 1) {
+    // Scalar results: every thread reads part 0, then waits so that a later
+    // reduction (in a loop) does not overwrite it under a slow reader.
+    SmallVector<Value> values = loadParts({constIndex(0)});
+    barrier();
+    for (unsigned s = 0; s < numSrcs; ++s)
+      scalars.map(reduce.getResult(s), values[s]);
+    return success();
+  }
+  for (unsigned s = 0; s < numSrcs; ++s) {
+    Value result = allocBuffer(resultShape, elemTypes[s]);
+    if (failed(forEachIndex(resultShape, [&](ArrayRef<Value> index) {
+          storeBuffer(loadBuffer(partial[s], partialIndex(constIndex(0), index),
+                                 Type()),
+                      result, index);
+          return success();
+        })))
+      return failure();
+    buffers[reduce.getResult(s)] = result;
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerScanOnThreads(tk::ScanOp scan) {
+  // One thread per scanned line, serially along the axis.
+  auto srcType = cast<RankedTensorType>(scan.getSrcs()[0].getType());
+  int64_t axis = scan.getAxis();
+  int64_t size = srcType.getDimSize(axis);
+  bool reverse = scan.getReverse();
+  SmallVector<int64_t> lines(srcType.getShape());
+  lines.erase(lines.begin() + axis);
+  unsigned numSrcs = scan.getSrcs().size();
+  SmallVector<Value> out;
+  for (Value result : scan.getResults())
+    out.push_back(allocBuffer(cast<RankedTensorType>(result.getType())));
+  auto at = [&](ArrayRef<Value> line, Value k) {
+    SmallVector<Value> index(line);
+    index.insert(index.begin() + axis, k);
+    return index;
+  };
+  LogicalResult status = forEachIndex(lines, [&](ArrayRef<Value> line) {
+    SmallVector<Value> acc;
+    SmallVector<Value> first = at(line, constIndex(reverse ? size - 1 : 0));
+    for (unsigned s = 0; s < numSrcs; ++s) {
+      FailureOr<Value> elem = element(scan.getSrcs()[s], first);
+      if (failed(elem))
+        return failure();
+      storeBuffer(*elem, out[s], first);
+      acc.push_back(*elem);
+    }
+    if (size == 1)
+      return success();
+    OpBuilder::InsertionGuard guard(b);
+    auto steps = scf::ForOp::create(b, loc, constIndex(1), constIndex(size),
+                                    constIndex(1), acc);
+    b.setInsertionPointToStart(steps.getBody());
+    Value k = steps.getInductionVar();
+    if (reverse)
+      k = arith::SubIOp::create(b, loc, constIndex(size - 1), k);
+    auto saved = std::move(elementCache);
+    elementCache.clear();
+    SmallVector<Value> index = at(line, k), next;
+    for (Value src : scan.getSrcs()) {
+      FailureOr<Value> elem = element(src, index);
+      if (failed(elem))
+        return failure();
+      next.push_back(*elem);
+    }
+    auto combined =
+        combine(scan.getCombineOp(), steps.getRegionIterArgs(), next);
+    elementCache = std::move(saved);
+    if (failed(combined))
+      return failure();
+    for (unsigned s = 0; s < numSrcs; ++s)
+      storeBuffer((*combined)[s], out[s], index);
+    scf::YieldOp::create(b, loc, *combined);
+    return success();
+  });
+  if (failed(status))
+    return failure();
+  for (unsigned s = 0; s < numSrcs; ++s)
+    buffers[scan.getResult(s)] = out[s];
+  return success();
+}
+
+LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  auto bType = cast<RankedTensorType>(dot.getB().getType());
+  auto cType = cast<RankedTensorType>(dot.getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+          n = bType.getDimSize(1);
+  Type inElem = aType.getElementType();
+  Type accElem = cType.getElementType();
+  bool isFloat = isa<FloatType>(accElem);
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(inElem))
+    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on "
+                           "this target yet");
+  Type computeElem =
+      isFloat && isNarrowFloat(accElem) ? b.getF32Type() : accElem;
+  FailureOr<Value> aBuf = getBuffer(dot.getA());
+  FailureOr<Value> bBuf = getBuffer(dot.getB());
+  if (failed(aBuf) || failed(bBuf))
+    return failure();
+  auto widen = [&](Value v) -> Value {
+    if (v.getType() == computeElem)
+      return v;
+    if (isFloat)
+      return arith::ExtFOp::create(b, loc, computeElem, v);
+    return arith::ExtSIOp::create(b, loc, computeElem, v);
+  };
+  auto narrow = [&](Value v) -> Value {
+    if (computeElem == accElem)
+      return v;
+    return arith::TruncFOp::create(b, loc, accElem, v);
+  };
+
+  if (matrixUnit && matrixUnit->supports(inElem, bType.getElementType(),
+                                         computeElem, m, n, k)) {
+    Value wide = allocBuffer({m, n}, computeElem);
+    LogicalResult status = success();
+    auto accumulator = [&](OpBuilder &, Location, Value row,
+                           Value col) -> Value {
+      FailureOr<Value> c = element(dot.getAcc(), {row, col});
+      if (failed(c)) {
+        status = failure();
+        return zeroOf(computeElem);
+      }
+      return widen(*c);
+    };
+    tk::MatrixUnit::Product product{*aBuf,       *bBuf,    wide,
+                                    accumulator, threadId, numThreads};
+    auto saved = std::move(elementCache);
+    elementCache.clear();
+    ++parallelDepth;
+    if (failed(matrixUnit->emit(b, loc, product)))
+      status = failure();
+    --parallelDepth;
+    elementCache = std::move(saved);
+    if (failed(status))
+      return failure();
+    barrier();
+    if (computeElem == accElem) {
+      buffers[dot.getResult()] = wide;
+      return success();
+    }
+    Value result = allocBuffer(cType);
+    if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
+          storeBuffer(narrow(loadBuffer(wide, index, Type())), result, index);
+          return success();
+        })))
+      return failure();
+    buffers[dot.getResult()] = result;
+    return success();
+  }
+
+  // One thread per output element, the k loop in registers.
+  Value result = allocBuffer(cType);
+  if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
+        FailureOr<Value> c = element(dot.getAcc(), index);
+        if (failed(c))
+          return failure();
+        OpBuilder::InsertionGuard guard(b);
+        auto steps = scf::ForOp::create(b, loc, constIndex(0), constIndex(k),
+                                        constIndex(1), ValueRange{widen(*c)});
+        b.setInsertionPointToStart(steps.getBody());
+        Value kk = steps.getInductionVar();
+        Value aik = widen(
+            memref::LoadOp::create(b, loc, *aBuf, ValueRange{index[0], kk}));
+        Value bkj = widen(
+            memref::LoadOp::create(b, loc, *bBuf, ValueRange{kk, index[1]}));
+        Value acc = steps.getRegionIterArgs()[0];
+        Value sum =
+            isFloat
+                ? Value(math::FmaOp::create(b, loc, aik, bkj, acc))
+                : Value(arith::AddIOp::create(
+                      b, loc, acc, arith::MulIOp::create(b, loc, aik, bkj)));
+        scf::YieldOp::create(b, loc, sum);
+        b.setInsertionPointAfter(steps);
+        storeBuffer(narrow(steps.getResult(0)), result, index);
+        return success();
+      })))
+    return failure();
+  buffers[dot.getResult()] = result;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Pass
 //===----------------------------------------------------------------------===//
 
 struct ConvertTkToLoops
     : public tk::impl::TkConvertToLoopsBase<ConvertTkToLoops> {
   using TkConvertToLoopsBase::TkConvertToLoopsBase;
+  ConvertTkToLoops(const tk::TkConvertToLoopsOptions &options,
+                   std::shared_ptr<const tk::MatrixUnit> matrixUnit)
+      : TkConvertToLoopsBase(options), matrixUnit(std::move(matrixUnit)) {}
+
+  std::shared_ptr<const tk::MatrixUnit> matrixUnit;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
@@ -1776,13 +2274,22 @@ struct ConvertTkToLoops
       SmallVector<Type> inputs;
       for (Type type : kernel.getArgumentTypes())
         inputs.push_back(isa<tk::PtrType>(type) ? Type(ptr) : type);
-      inputs.append(tk::kNumGridArgs, IntegerType::get(ctx, 32));
+      // A GPU program reads its grid position from the hardware.
+      if (threadsPerProgram == 0)
+        inputs.append(tk::kNumGridArgs, IntegerType::get(ctx, 32));
       OpBuilder builder(kernel);
       auto func =
           func::FuncOp::create(builder, kernel.getLoc(), kernel.getSymName(),
                                builder.getFunctionType(inputs, {}));
       func->setAttr(tk::kLoweredKernelAttrName, builder.getUnitAttr());
-      KernelLowering lowering(kernel, func, fuseLoadsIntoStores);
+      if (threadsPerProgram < 0) {
+        kernel.emitError("tk-convert-to-loops: threads-per-program must be "
+                         "0 (CPU) or positive, not ")
+            << threadsPerProgram;
+        return signalPassFailure();
+      }
+      KernelLowering lowering(kernel, func, fuseLoadsIntoStores,
+                              threadsPerProgram, matrixUnit.get());
       if (failed(lowering.run())) {
         func.erase();
         return signalPassFailure();
@@ -1793,3 +2300,9 @@ struct ConvertTkToLoops
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+tk::createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
+                             std::shared_ptr<const MatrixUnit> matrixUnit) {
+  return std::make_unique<ConvertTkToLoops>(options, std::move(matrixUnit));
+}

@@ -9,12 +9,15 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+
+#include <memory>
 
 namespace tk {
 
@@ -31,6 +34,45 @@ inline constexpr unsigned kNumGridArgs = 6;
 
 #define GEN_PASS_REGISTRATION
 #include "tk/core/Conversion/Passes.h.inc"
+
+/// A matrix unit of one GPU (NVIDIA mma.sync, AMD MFMA, Intel DPAS) that the
+/// GPU form of tk-convert-to-loops hands `tk.dot` to. Each backend selects
+/// and emits its own instructions; core only describes the product.
+class MatrixUnit {
+public:
+  virtual ~MatrixUnit() = default;
+
+  /// True when the unit computes an (m x k) . (k x n) product of these
+  /// element types into `accumulator` (the wide type the product is kept in).
+  virtual bool supports(mlir::Type a, mlir::Type b, mlir::Type accumulator,
+                        int64_t m, int64_t n, int64_t k) const = 0;
+
+  /// One product to emit at the builder's insertion point, run by every
+  /// thread of the program.
+  struct Product {
+    /// Operands in workgroup memory: memref<m x k>, memref<k x n>.
+    mlir::Value a, b;
+    /// Where the result goes: memref<m x n x accumulator> in workgroup
+    /// memory; every element must be written.
+    mlir::Value result;
+    /// The initial accumulator at (row, col), widened to the result's type;
+    /// may be called anywhere below the insertion point.
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value row, mlir::Value col)>
+        accumulator;
+    /// This thread's index in the program (index) and the thread count.
+    mlir::Value threadId;
+    int64_t numThreads = 0;
+  };
+
+  virtual mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
+                                   const Product &product) const = 0;
+};
+
+/// tk-convert-to-loops with a backend's matrix unit for the GPU form.
+std::unique_ptr<mlir::Pass>
+createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
+                         std::shared_ptr<const MatrixUnit> matrixUnit);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).

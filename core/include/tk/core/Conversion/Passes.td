@@ -34,7 +34,21 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
     every tile completely before any lane is written.
 
     The kernel gets six trailing i32 arguments: program ids x, y, z and
-    numbers of programs x, y, z. `tk.reduce` uses 16 partial accumulators
+    numbers of programs x, y, z.
+
+    With `threads-per-program=N` (N > 0) the kernel is a GPU program of N
+    threads instead: program ids come from `gpu.block_id` / `gpu.grid_dim`
+    (no trailing arguments), every top-level loop nest is spread over the
+    threads (`gpu.thread_id` strided, consecutive threads on consecutive
+    innermost elements so global accesses coalesce) and followed by a
+    `gpu.barrier`, and tile buffers are `memref.global`s in workgroup memory.
+    Reductions combine interleaved partials in a tree, scans run one thread
+    per scanned line, and `tk.dot` uses the backend's `tk::MatrixUnit` when
+    one is given (see Passes.h) and an FMA loop per output element otherwise.
+    Work that must happen once per program (scalar atomics, prints, dense
+    constants) runs on thread 0 and is broadcast through workgroup memory.
+
+    On the CPU `tk.reduce` uses 16 partial accumulators
     along the innermost axis so that LLVM can vectorise it without
     reassociating floats; `tk.dot` is an i-k-j loop nest whose inner loop
     runs along contiguous rows (f16/bf16 inputs are widened; an f16
@@ -43,10 +57,15 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
   let options = [
     Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
            /*default=*/"true",
-           "compute loaded tiles inside the loop of the store that uses them">
+           "compute loaded tiles inside the loop of the store that uses them">,
+    Option<"threadsPerProgram", "threads-per-program", "int64_t",
+           /*default=*/"0",
+           "0: one CPU thread runs a program; N > 0: a GPU program of N "
+           "threads sharing workgroup memory">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];

@@ -1,0 +1,93 @@
+// RUN: tk-opt %s --tk-convert-to-loops=threads-per-program=128 \
+// RUN:   --split-input-file | FileCheck %s
+
+// A GPU program reads its grid position from the hardware (no trailing
+// arguments); the store's loop is spread over the 128 threads, consecutive
+// threads on consecutive elements, and the loads still sit under the mask.
+// CHECK-LABEL: func.func @add
+// CHECK-SAME: (%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %[[O:.*]]: !llvm.ptr, %[[N:.*]]: i32)
+// CHECK-SAME: attributes {tk_kernel}
+// CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: gpu.block_id x
+// CHECK: scf.for %{{.*}} = %[[TID]] to %[[C256]] step %[[C128]]
+// CHECK: scf.if
+// CHECK-NEXT: llvm.load
+// CHECK: scf.if
+// CHECK-NEXT: llvm.load
+// CHECK: scf.if
+// CHECK-NEXT: llvm.store
+// CHECK: gpu.barrier
+// CHECK-NEXT: return
+tk.func @add(%x: !tk.ptr<f32>, %y: !tk.ptr<f32>, %o: !tk.ptr<f32>, %n: i32) {
+  %pid = tk.program_id 0 : i32
+  %c = arith.constant 256 : i32
+  %s = arith.muli %pid, %c : i32
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %sv = tk.splat %s : i32 -> tensor<256xi32>
+  %offs = arith.addi %sv, %r : tensor<256xi32>
+  %nv = tk.splat %n : i32 -> tensor<256xi32>
+  %mask = arith.cmpi slt, %offs, %nv : tensor<256xi32>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
+  %xp = tk.addptr %xs, %offs : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
+  %ys = tk.splat %y : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
+  %yp = tk.addptr %ys, %offs : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
+  %os = tk.splat %o : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
+  %op = tk.addptr %os, %offs : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
+  %a = tk.load %xp, %mask : tensor<256x!tk.ptr<f32>>
+  %b = tk.load %yp, %mask : tensor<256x!tk.ptr<f32>>
+  %sum = arith.addf %a, %b : tensor<256xf32>
+  tk.store %op, %sum, %mask : tensor<256x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// A row sum: 128 threads, one output, so 128 interleaved partials in
+// workgroup memory, then a tree of 7 halvings, each behind a barrier; every
+// thread reads the scalar from part 0 and waits before the buffer is reused.
+// CHECK: memref.global "private" @rowsum_tile0 : memref<128xf32, #gpu.address_space<workgroup>> {alignment = 16 : i64}
+// CHECK-LABEL: func.func @rowsum
+// CHECK: memref.get_global @rowsum_tile0 : memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK-COUNT-7: gpu.barrier
+// CHECK: memref.load
+// CHECK-NEXT: gpu.barrier
+tk.func @rowsum(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %xp = tk.addptr %xs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %v = tk.load %xp : tensor<1024x!tk.ptr<f32>>
+  %s = tk.reduce(%v : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tk.reduce.return %t : f32
+  }
+  tk.store %o, %s : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+// A scalar atomic happens once per program: thread 0 runs it and publishes
+// the old value through workgroup memory.
+// CHECK-LABEL: func.func @counter
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : index
+// CHECK: scf.if %[[FIRST]]
+// CHECK: llvm.atomicrmw add
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: memref.load
+// CHECK: gpu.barrier
+tk.func @counter(%p: !tk.ptr<i32>, %o: !tk.ptr<i32>) {
+  %one = arith.constant 1 : i32
+  %old = tk.atomic_rmw add, acq_rel, %p, %one : (!tk.ptr<i32>, i32) -> i32
+  tk.store %o, %old : !tk.ptr<i32>
+  tk.return
+}
