@@ -1821,6 +1821,13 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         auto existing = buffers.find(value);
         if (existing != buffers.end() && existing->second == iterBuffers[i])
           continue;
+        // A tile already in a buffer of its own (a dot, a reduction) is
+        // copied from there: no copy below writes that buffer.
+        if (existing != buffers.end() &&
+            !llvm::is_contained(iterBuffers, existing->second)) {
+          copies.push_back({existing->second, iterBuffers[i]});
+          continue;
+        }
         Value temp = allocBuffer(cast<RankedTensorType>(type));
         if (failed(storeTile(value, temp)))
           return failure();

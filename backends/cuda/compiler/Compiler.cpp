@@ -1,0 +1,470 @@
+//===- Compiler.cpp - tk module to PTX and a cubin --------------*- C++ -*-===//
+//
+// Parses the tk module, hands it to the lowering (Lowering.h) for the LLVM
+// dialect, translates to LLVM IR, links the libdevice functions it calls,
+// optimises at O3 for the NVPTX target, emits PTX and runs the toolkit's
+// ptxas for a cubin. Every stage can be dumped (DESIGN.md §3).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "compiler/SharedMemory.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+
+using namespace mlir;
+
+namespace tk::cuda {
+
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+/// The PTX ISA version LLVM emits: 8.6 (CUDA 12.8) covers sm_80 to sm_90a
+/// and every instruction the lowering uses; CUDA 13's ptxas reads it, and a
+/// driver new enough for the GPUs that need the PTX JIT does too.
+constexpr const char *kPtxFeatures = "+ptx86";
+
+constexpr const char *kDefaultToolkit = "/usr/local/cuda";
+
+void initializeNVPTXTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+/// Writes `<dir>/<name>` when dumping is on; failures are ignored (dumps are
+/// a debugging aid, never a reason to fail a compile).
+void dumpStage(const std::string &dir, llvm::StringRef name,
+               llvm::function_ref<void(llvm::raw_ostream &)> print) {
+  if (dir.empty())
+    return;
+  llvm::sys::fs::create_directories(dir);
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (!ec)
+    print(os);
+}
+
+/// The value of environment variable `name`, or "" when unset.
+std::string getEnv(const char *name) {
+  const char *value = std::getenv(name);
+  return value ? value : "";
+}
+
+/// Links the libdevice functions `module` calls (__nv_*), then internalises
+/// everything but the kernel so that O3 may inline and drop them.
+tk_status linkLibdevice(llvm::Module &module, llvm::StringRef entry,
+                        std::string &error) {
+  bool callsLibdevice = false;
+  for (const llvm::Function &function : module)
+    if (function.isDeclaration() && function.getName().starts_with("__nv_"))
+      callsLibdevice = true;
+  if (callsLibdevice) {
+    // Reading libdevice (some 500 KB of bitcode) is skipped for the kernels
+    // that need none of it.
+    llvm::SmallString<256> path(cudaToolkitRoot());
+    llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+    llvm::SMDiagnostic diagnostic;
+    // Lazy: the linker materialises only the functions the kernel calls.
+    std::unique_ptr<llvm::Module> libdevice =
+        llvm::getLazyIRFileModule(path, diagnostic, module.getContext());
+    if (!libdevice) {
+      error = "tk-cuda: cannot read libdevice at " + std::string(path) +
+              " (set CUDA_HOME to the CUDA toolkit): " +
+              diagnostic.getMessage().str();
+      return TK_ERROR_COMPILATION;
+    }
+    // libdevice says "nvptx64-nvidia-gpulibs"; the linker would warn.
+    libdevice->setTargetTriple(module.getTargetTriple());
+    libdevice->setDataLayout(module.getDataLayout());
+    if (llvm::Linker::linkModules(module, std::move(libdevice),
+                                  llvm::Linker::Flags::LinkOnlyNeeded)) {
+      error = "tk-cuda: linking libdevice failed";
+      return TK_ERROR_COMPILATION;
+    }
+  }
+  llvm::internalizeModule(module, [&](const llvm::GlobalValue &value) {
+    return value.getName() == entry;
+  });
+  // libdevice's __nvvm_reflect("__CUDA_FTZ") reads this flag: 0 keeps
+  // denormals, as tk's f32 semantics (and the CPU backend) do.
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t{0});
+  return TK_SUCCESS;
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  // With the target machine, the pipeline includes NVPTX's own passes
+  // (NVVMReflect, address-space inference).
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  pipeline.run(module, mam);
+}
+
+/// A temporary file removed when this goes out of scope.
+struct TemporaryFile {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+
+  std::error_code create(llvm::StringRef suffix) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tk-cuda", suffix, path))
+      return ec;
+    remover.emplace(path);
+    return {};
+  }
+};
+
+/// "ptxas info    : Used 32 registers, ..." → 32; 0 when absent.
+int parseRegisterCount(const std::string &log) {
+  static const std::regex pattern("Used ([0-9]+) registers");
+  std::smatch match;
+  if (std::regex_search(log, match, pattern))
+    return std::atoi(match[1].str().c_str());
+  return 0;
+}
+
+tk_status runPtxas(const std::string &ptx, const Target &target,
+                   CompiledKernel &out, std::string &error) {
+  std::string ptxas;
+  if (tk_status status = findPtxas(ptxas, error))
+    return status;
+  TemporaryFile input, output, log;
+  for (auto [file, suffix] :
+       {std::pair{&input, "ptx"}, std::pair{&output, "cubin"},
+        std::pair{&log, "log"}}) {
+    if (std::error_code ec = file->create(suffix)) {
+      error =
+          "tk-cuda: cannot create a temporary file for ptxas: " + ec.message();
+      return TK_ERROR_IO;
+    }
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec);
+    if (!ec)
+      os << ptx;
+    if (ec || os.has_error()) {
+      error = "tk-cuda: cannot write " + std::string(input.path) + ": " +
+              (ec ? ec : os.error()).message();
+      os.clear_error();
+      return TK_ERROR_IO;
+    }
+  }
+  std::string arch = "-arch=" + target.name();
+  llvm::SmallVector<llvm::StringRef> args = {
+      ptxas, arch, "-O3", "--verbose", "-o", output.path, input.path};
+  // stdout and stderr into one log: errors and -v's register counts.
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(log.path), llvm::StringRef(log.path)};
+  std::string launchError;
+  bool launchFailed = false;
+  int exitCode = llvm::sys::ExecuteAndWait(
+      ptxas, args, /*Env=*/std::nullopt, redirects, /*SecondsToWait=*/0,
+      /*MemoryLimit=*/0, &launchError, &launchFailed);
+  if (auto buffer = llvm::MemoryBuffer::getFile(log.path))
+    out.ptxasLog = (*buffer)->getBuffer().str();
+  if (launchFailed) {
+    error = "tk-cuda: cannot run " + ptxas + ": " + launchError;
+    return TK_ERROR_COMPILATION;
+  }
+  if (exitCode != 0) {
+    error = "tk-cuda: ptxas " + arch + " failed (exit code " +
+            std::to_string(exitCode) + "):\n" + out.ptxasLog;
+    return TK_ERROR_COMPILATION;
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(output.path);
+  if (!cubin) {
+    error = "tk-cuda: ptxas wrote no cubin: " + cubin.getError().message();
+    return TK_ERROR_COMPILATION;
+  }
+  out.cubin = (*cubin)->getBuffer().str();
+  out.registersPerThread = parseRegisterCount(out.ptxasLog);
+  return TK_SUCCESS;
+}
+
+} // namespace
+
+std::string cudaToolkitRoot() {
+  std::string home = getEnv("CUDA_HOME");
+  if (!home.empty())
+    return home;
+  // The toolkit of the ptxas on PATH: <root>/bin/ptxas, symbolic links
+  // (Debian's /usr/bin/ptxas, alternatives) resolved.
+  if (llvm::ErrorOr<std::string> onPath =
+          llvm::sys::findProgramByName("ptxas")) {
+    llvm::SmallString<256> real;
+    if (!llvm::sys::fs::real_path(*onPath, real)) {
+      llvm::sys::path::remove_filename(real); // .../bin
+      llvm::sys::path::remove_filename(real); // the root
+      return std::string(real);
+    }
+  }
+  return kDefaultToolkit;
+}
+
+tk_status findPtxas(std::string &path, std::string &error) {
+  llvm::SmallString<256> candidate(cudaToolkitRoot());
+  llvm::sys::path::append(candidate, "bin", "ptxas");
+  if (llvm::sys::fs::can_execute(candidate)) {
+    path = std::string(candidate);
+    return TK_SUCCESS;
+  }
+  std::string home = getEnv("CUDA_HOME");
+  error = "tk-cuda: ptxas, which turns PTX into a cubin, not found: ";
+  if (!home.empty())
+    error += "looked for " + std::string(candidate) + " (CUDA_HOME=" + home +
+             "); point CUDA_HOME at a CUDA toolkit";
+  else
+    error += std::string("looked on PATH and for ") + kDefaultToolkit +
+             "/bin/ptxas; install the CUDA toolkit or set CUDA_HOME";
+  return TK_ERROR_COMPILATION;
+}
+
+tk_status targetForComputeCapability(int computeCapability, Target &out,
+                                     std::string &error) {
+  if (computeCapability < 80) {
+    error = "tk-cuda: compute capability " +
+            std::to_string(computeCapability / 10) + "." +
+            std::to_string(computeCapability % 10) +
+            " is not supported: tk needs sm_80 (Ampere) or newer";
+    return TK_ERROR_UNSUPPORTED;
+  }
+  if (computeCapability < 90) {
+    out = Target{computeCapability, /*archSpecific=*/false};
+  } else if (computeCapability == 90) {
+    // Hopper: the "a" features (wgmma, setmaxnreg) run only on 9.0 itself.
+    out = Target{90, /*archSpecific=*/true};
+  } else {
+    // Newer GPUs: portable sm_90 code, whose PTX the driver JIT-compiles
+    // (sm_90a's instructions do not exist there).
+    out = Target{90, /*archSpecific=*/false};
+  }
+  return TK_SUCCESS;
+}
+
+tk_status parseTargetName(const std::string &name, Target &out,
+                          std::string &error) {
+  static const std::regex pattern("sm_([0-9]{2,3})(a?)");
+  std::smatch match;
+  if (std::regex_match(name, match, pattern)) {
+    int computeCapability = std::atoi(match[1].str().c_str());
+    bool archSpecific = match[2].length() == 1;
+    bool known = computeCapability == 80 || computeCapability == 86 ||
+                 computeCapability == 89 || computeCapability == 90;
+    // Only sm_90 has an "a" variant tk uses.
+    if (known && (!archSpecific || computeCapability == 90)) {
+      out = Target{computeCapability, archSpecific};
+      return TK_SUCCESS;
+    }
+  }
+  error = "tk-cuda: unknown CUDA target '" + name +
+          "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)";
+  return TK_ERROR_INVALID_ARGUMENT;
+}
+
+tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
+                        CompiledKernel &out, std::string &error) {
+  initializeNVPTXTarget();
+
+  DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  registerLoweringDialects(registry);
+  // One compile, one thread: the runtime compiles kernels concurrently.
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << diag.getLocation() << ": ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    default:
+      os << "note: ";
+      break;
+    }
+    os << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      os << "  " << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+
+  // Verified below, once the ops sit in their module: the bytecode reader
+  // would verify the kernel before its parent module exists.
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      llvm::StringRef(static_cast<const char *>(input.module), input.size),
+      config, "kernel");
+  if (!module || failed(verify(*module))) {
+    error =
+        "tk-cuda: the kernel module does not parse or verify:\n" + diagnostics;
+    return TK_ERROR_INVALID_IR;
+  }
+  if (input.entry.empty() || !module->lookupSymbol<tk::FuncOp>(input.entry)) {
+    error = "tk-cuda: no tk.func named '" + input.entry + "' in the module";
+    return TK_ERROR_NOT_FOUND;
+  }
+  dumpStage(input.dumpDir, "0-tk.mlir",
+            [&](llvm::raw_ostream &os) { module->print(os); });
+
+  std::string loweringError;
+  DumpFn dump = [&](llvm::StringRef file, ModuleOp stage) {
+    dumpStage(input.dumpDir, file,
+              [&](llvm::raw_ostream &os) { stage.print(os); });
+  };
+  tk_status status = lowerToLLVMDialect(
+      *module, input.entry, input.options, out.lowered, loweringError,
+      input.dumpDir.empty() ? DumpFn() : dump);
+  if (status != TK_SUCCESS) {
+    error = "tk-cuda: lowering for " + input.options.target.name() +
+            " failed: " + loweringError;
+    if (!diagnostics.empty())
+      error += "\n" + diagnostics;
+    return status;
+  }
+  if (out.lowered.threadsPerBlock <= 0)
+    out.lowered.threadsPerBlock = input.options.numWarps * 32;
+  dumpStage(input.dumpDir, "5-llvm-dialect.mlir",
+            [&](llvm::raw_ostream &os) { module->print(os); });
+
+  std::string targetError;
+  llvm::Triple triple(kTriple);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, targetError);
+  if (!target) {
+    error = "tk-cuda: LLVM lacks the NVPTX target: " + targetError;
+    return TK_ERROR_COMPILATION;
+  }
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, input.options.target.name(), kPtxFeatures, llvm::TargetOptions(),
+      std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "tk-cuda: cannot create the NVPTX target machine for " +
+            input.options.target.name();
+    return TK_ERROR_COMPILATION;
+  }
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, "tk_kernel");
+  if (!llvmModule) {
+    error = "tk-cuda: translation to LLVM IR failed:\n" + diagnostics;
+    return TK_ERROR_COMPILATION;
+  }
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  out.lowered.sharedMemoryBytes =
+      static_cast<int>(moveSharedMemoryToDynamic(*llvmModule));
+  dumpStage(input.dumpDir, "6-llvm-ir.ll",
+            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+
+  if (tk_status status = linkLibdevice(*llvmModule, input.entry, error))
+    return status;
+  optimize(*llvmModule, *machine);
+  std::string verifierOutput;
+  llvm::raw_string_ostream verifierStream(verifierOutput);
+  if (llvm::verifyModule(*llvmModule, &verifierStream)) {
+    error = "tk-cuda: LLVM IR does not verify after optimisation:\n" +
+            verifierOutput;
+    return TK_ERROR_COMPILATION;
+  }
+  dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
+            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  if (stopAfter == CompileStage::LLVMIR) {
+    llvm::raw_string_ostream os(out.llvmIR);
+    llvmModule->print(os, nullptr);
+    return TK_SUCCESS;
+  }
+
+  {
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::AssemblyFile)) {
+      error = "tk-cuda: the NVPTX target cannot emit PTX";
+      return TK_ERROR_COMPILATION;
+    }
+    codegen.run(*llvmModule);
+    out.ptx.assign(buffer.data(), buffer.size());
+  }
+  dumpStage(input.dumpDir, "8-kernel.ptx",
+            [&](llvm::raw_ostream &os) { os << out.ptx; });
+  if (stopAfter == CompileStage::PTX)
+    return TK_SUCCESS;
+
+  status = runPtxas(out.ptx, input.options.target, out, error);
+  dumpStage(input.dumpDir, "9-ptxas.log",
+            [&](llvm::raw_ostream &os) { os << out.ptxasLog; });
+  return status;
+}
+
+tk_status compileToPackage(const CompileInput &input, Package &out,
+                           std::string &error) {
+  CompiledKernel kernel;
+  if (tk_status status =
+          compileKernel(input, CompileStage::Cubin, kernel, error))
+    return status;
+  out.arch = input.options.target.name();
+  out.entry = input.entry;
+  out.numWarps = input.options.numWarps;
+  out.threadsPerBlock = kernel.lowered.threadsPerBlock;
+  out.sharedMemoryBytes = kernel.lowered.sharedMemoryBytes;
+  out.registersPerThread = kernel.registersPerThread;
+  out.ptx = std::move(kernel.ptx);
+  out.cubin = std::move(kernel.cubin);
+  return TK_SUCCESS;
+}
+
+} // namespace tk::cuda

@@ -1,0 +1,97 @@
+//===- ConvertToNVVM.cpp - loops to the LLVM dialect with NVVM ------------===//
+//
+// One dialect conversion, as MLIR's convert-gpu-to-nvvm does for gpu.module,
+// but on the kernels tk-convert-to-loops leaves at module level.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/ConvertToNVVM.h"
+
+#include "tk/core/Conversion/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+
+namespace tk::cuda {
+namespace {
+
+struct ConvertToNVVM
+    : public PassWrapper<ConvertToNVVM, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertToNVVM)
+
+  explicit ConvertToNVVM(int64_t threadsPerBlock)
+      : threadsPerBlock(threadsPerBlock) {}
+
+  StringRef getArgument() const override { return "tk-cuda-convert-to-nvvm"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<std::string> kernels;
+    module.walk([&](func::FuncOp func) {
+      if (func->hasAttr(tk::kLoweredKernelAttrName))
+        kernels.push_back(func.getSymName().str());
+    });
+
+    LowerToLLVMOptions options(ctx);
+    LLVMTypeConverter converter(ctx, options);
+    configureGpuToNVVMTypeConverter(converter);
+    LLVMConversionTarget target(*ctx);
+    configureGpuToNVVMConversionLegality(target);
+    RewritePatternSet patterns(ctx);
+    // exp, log, sqrt, sin ... as libdevice calls, ahead of LLVM intrinsics
+    // that NVPTX cannot select.
+    populateLibDeviceConversionPatterns(converter, patterns,
+                                        /*benefit=*/10);
+    populateGpuToNVVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    OpBuilder builder(ctx);
+    for (const std::string &name : kernels) {
+      auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+      if (!func) {
+        module.emitError("tk-cuda-convert-to-nvvm: kernel '")
+            << name << "' was not converted";
+        return signalPassFailure();
+      }
+      func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                    builder.getUnitAttr());
+      func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                    builder.getDenseI32ArrayAttr(
+                        {static_cast<int32_t>(threadsPerBlock), 1, 1}));
+      func->removeAttr(tk::kLoweredKernelAttrName);
+    }
+  }
+
+  int64_t threadsPerBlock;
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createConvertToNVVMPass(int64_t threadsPerBlock) {
+  return std::make_unique<ConvertToNVVM>(threadsPerBlock);
+}
+
+} // namespace tk::cuda

@@ -1,0 +1,194 @@
+//===- Lowering.cpp - tk module to the LLVM dialect for NVPTX -------------===//
+//
+// The layout framework with the CUDA TargetInfo, then core's loops in their
+// GPU form (mma.sync through MmaSyncUnit), then NVVM. Pipelines are built in
+// C++ rather than parsed, so nothing lands in MLIR's global pass registry:
+// two plugins linking core's passes can live in one process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Lowering.h"
+#include "compiler/ConvertToNVVM.h"
+#include "compiler/MmaSync.h"
+
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/Passes.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace tk::cuda {
+
+void registerLoweringDialects(DialectRegistry &registry) {
+  tk::registerTkDialects(registry);
+  registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,
+                  NVVM::NVVMDialect, gpu::GPUDialect, cf::ControlFlowDialect,
+                  scf::SCFDialect, arith::ArithDialect, math::MathDialect,
+                  ub::UBDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+namespace {
+
+/// Records the pass that failed so the error message can name it.
+struct FailedPassRecorder : public PassInstrumentation {
+  std::string *name;
+  explicit FailedPassRecorder(std::string *name) : name(name) {}
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    *name = pass->getArgument().str();
+    if (name->empty())
+      *name = pass->getName().str();
+  }
+};
+
+/// Runs the passes `fill` adds on `module`; on failure names the pass.
+LogicalResult runPasses(ModuleOp module, std::string &failedPass,
+                        llvm::function_ref<void(OpPassManager &)> fill) {
+  PassManager pm(module->getContext());
+  fill(pm);
+  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failedPass));
+  return pm.run(module);
+}
+
+/// Bytes of workgroup memory the module's tile buffers take.
+int64_t sharedMemoryBytes(ModuleOp module) {
+  int64_t total = 0;
+  module.walk([&](memref::GlobalOp global) {
+    auto type = global.getType();
+    if (!isa_and_nonnull<gpu::AddressSpaceAttr>(type.getMemorySpace()))
+      return;
+    int64_t bytes = type.getNumElements() *
+                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    total += (bytes + 15) / 16 * 16;
+  });
+  return total;
+}
+
+/// Runs the layout framework's stages on a copy of `module` and dumps each;
+/// a failing stage dumps its diagnostics instead.
+void dumpLayoutFramework(ModuleOp module, llvm::StringRef targetInfo,
+                         int64_t numWarps, const DumpFn &dump) {
+  OwningOpRef<ModuleOp> copy(module.clone());
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  TkAssignLayoutsOptions layouts;
+  layouts.target = targetInfo.str();
+  layouts.numWarps = numWarps;
+  struct FrameworkStage {
+    const char *file;
+    std::function<void(OpPassManager &)> add;
+  };
+  const FrameworkStage stages[] = {
+      {"1-layouts.mlir",
+       [&](OpPassManager &pm) {
+         pm.addNestedPass<tk::FuncOp>(createTkAssignLayouts(layouts));
+       }},
+      {"2-warp.mlir",
+       [&](OpPassManager &pm) {
+         pm.addNestedPass<tk::FuncOp>(createTkDistributeToWarps());
+       }},
+      {"3-intrinsic.mlir",
+       [&](OpPassManager &pm) {
+         pm.addNestedPass<tk::FuncOp>(createTkMatchTargetSize());
+       }},
+  };
+  std::string failedPass;
+  for (const FrameworkStage &stage : stages) {
+    if (failed(runPasses(*copy, failedPass, stage.add))) {
+      // A module holding only the reason, so the dump stays valid MLIR.
+      OpBuilder builder(module->getContext());
+      OwningOpRef<ModuleOp> note(ModuleOp::create(builder.getUnknownLoc()));
+      (*note)->setAttr("tk.layout_framework_failed",
+                       builder.getStringAttr(failedPass + ": " + diagnostics));
+      dump(stage.file, *note);
+      return;
+    }
+    dump(stage.file, *copy);
+  }
+}
+
+} // namespace
+
+tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
+                             const LoweringOptions &options,
+                             LoweredKernel &result, std::string &error,
+                             const DumpFn &dump) {
+  (void)entry;
+  auto stage = [&](llvm::StringRef file) {
+    if (dump)
+      dump(file, module);
+  };
+  const Target &target = options.target;
+  std::string targetInfo = target.computeCapability >= 90 && target.archSpecific
+                               ? "cuda-sm90a"
+                               : "cuda-sm80";
+  int64_t numWarps = std::max(1, options.numWarps);
+  std::string failedPass;
+
+  // The layout framework (DESIGN.md §3) for `numWarps` warps of the target,
+  // dumped for inspection. The GPU form of tk-convert-to-loops assigns tile
+  // elements to threads itself and does not read the warp-level IR yet
+  // (register-resident tiles are the next step, see README.md), so the
+  // framework runs on a copy, only when stages are dumped, and a kernel it
+  // cannot distribute yet (cross-warp reductions) still compiles: its
+  // reason is written into the dump instead.
+  if (dump)
+    dumpLayoutFramework(module, targetInfo, numWarps, dump);
+
+  // Tiles over the threads of a CTA.
+  TkConvertToLoopsOptions loops;
+  loops.threadsPerProgram = numWarps * 32;
+  std::shared_ptr<const MatrixUnit> unit;
+  if (target.computeCapability >= 80) {
+    unit = std::make_shared<MmaSyncUnit>();
+    // The unit creates NVVM ops inside tk-convert-to-loops, which does not
+    // know to load the dialect.
+    module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
+  }
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createConvertToLoopsPass(loops, unit));
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      }))) {
+    error = "tk-cuda: lowering to loops failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("4-loops.mlir");
+  result.threadsPerBlock = static_cast<int>(numWarps * 32);
+  result.staticSharedMemoryBytes = static_cast<int>(sharedMemoryBytes(module));
+  result.sharedMemoryBytes = 0;
+
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createSCFToControlFlowPass());
+        pm.addPass(arith::createArithExpandOpsPass());
+        pm.addPass(createConvertToNVVMPass(numWarps * 32));
+        pm.addPass(createReconcileUnrealizedCastsPass());
+      }))) {
+    error = "tk-cuda: lowering to NVVM failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("5-llvm-dialect.mlir");
+  return TK_SUCCESS;
+}
+
+} // namespace tk::cuda

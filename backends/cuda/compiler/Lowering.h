@@ -1,0 +1,76 @@
+//===- Lowering.h - tk module to the LLVM dialect for NVPTX -----*- C++ -*-===//
+//
+// The MLIR half of the CUDA compile pipeline: the layout framework of core/
+// driven by the target's TargetInfo, core's tk-convert-to-loops in its GPU
+// form (tiles spread over the threads of a CTA, shared-memory tiles, mma.sync
+// dots), then NVVM and the LLVM dialect. What follows (LLVM IR, libdevice,
+// NVPTX, ptxas, packaging) lives in Compiler.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_CUDA_COMPILER_LOWERING_H_
+#define TK_BACKENDS_CUDA_COMPILER_LOWERING_H_
+
+#include "tk/tk.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <string>
+
+namespace tk::cuda {
+
+/// The GPU a kernel is compiled for.
+struct Target {
+  /// Compute capability as major*10+minor: 80, 86, 89, 90.
+  int computeCapability = 90;
+  /// "sm_90a": architecture-specific features (wgmma) allowed.
+  bool archSpecific = true;
+
+  /// "sm_80", "sm_90a".
+  std::string name() const {
+    return "sm_" + std::to_string(computeCapability) +
+           (archSpecific ? "a" : "");
+  }
+};
+
+struct LoweringOptions {
+  Target target;
+  int numWarps = 4;
+  int numStages = 3;
+};
+
+/// What the lowering learned that the package records.
+struct LoweredKernel {
+  /// Dynamic shared memory the kernel needs at launch, in bytes.
+  int sharedMemoryBytes = 0;
+  /// Shared memory declared statically in the module (tile buffers).
+  int staticSharedMemoryBytes = 0;
+  /// Threads per CTA (numWarps * 32).
+  int threadsPerBlock = 0;
+};
+
+/// Called after each stage with a file name ("1-layouts.mlir") and the
+/// module; Compiler.cpp writes it when TK_DUMP_IR is set.
+using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
+
+/// Registers every dialect and LLVM IR translation the lowering needs.
+void registerLoweringDialects(mlir::DialectRegistry &registry);
+
+/// Lowers the verified tk module in place to the LLVM dialect: one llvm.func
+/// named `entry` marked as an NVVM kernel, taking the tk.func's arguments in
+/// order (pointers as generic !llvm.ptr, which NVPTX turns into global
+/// pointers for kernel parameters; i32, i64, f32, f64 by value). On failure
+/// returns TK_ERROR_UNSUPPORTED (a feature the target lacks) or
+/// TK_ERROR_COMPILATION and appends the failing stage to `error`; diagnostics
+/// go to the context's handler.
+tk_status lowerToLLVMDialect(mlir::ModuleOp module, llvm::StringRef entry,
+                             const LoweringOptions &options,
+                             LoweredKernel &result, std::string &error,
+                             const DumpFn &dump);
+
+} // namespace tk::cuda
+
+#endif // TK_BACKENDS_CUDA_COMPILER_LOWERING_H_

@@ -1,0 +1,25 @@
+//===- MmaSync.h - tk.dot on NVIDIA mma.sync --------------------*- C++ -*-===//
+//
+// The CUDA backend's tk::MatrixUnit: warp-level mma.sync.m16n8k16 (fp16 and
+// bf16 into fp32), available from sm_80.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_CUDA_COMPILER_MMASYNC_H_
+#define TK_BACKENDS_CUDA_COMPILER_MMASYNC_H_
+
+#include "tk/core/Conversion/Passes.h"
+
+namespace tk::cuda {
+
+class MmaSyncUnit : public tk::MatrixUnit {
+public:
+  bool supports(mlir::Type a, mlir::Type b, mlir::Type accumulator, int64_t m,
+                int64_t n, int64_t k) const override;
+  mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
+                           const Product &product) const override;
+};
+
+} // namespace tk::cuda
+
+#endif // TK_BACKENDS_CUDA_COMPILER_MMASYNC_H_

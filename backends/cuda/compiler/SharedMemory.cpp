@@ -1,0 +1,51 @@
+//===- SharedMemory.cpp - tile buffers into dynamic shared memory ---------===//
+
+#include "compiler/SharedMemory.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Alignment.h"
+
+namespace tk::cuda {
+
+namespace {
+constexpr unsigned kSharedAddressSpace = 3;
+constexpr uint64_t kMinAlignment = 16;
+} // namespace
+
+int64_t moveSharedMemoryToDynamic(llvm::Module &module) {
+  llvm::SmallVector<llvm::GlobalVariable *> shared;
+  for (llvm::GlobalVariable &global : module.globals())
+    if (global.getAddressSpace() == kSharedAddressSpace &&
+        !global.isDeclaration())
+      shared.push_back(&global);
+  if (shared.empty())
+    return 0;
+
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *i8 = llvm::Type::getInt8Ty(ctx);
+  auto *base = new llvm::GlobalVariable(
+      module, llvm::ArrayType::get(i8, 0), /*isConstant=*/false,
+      llvm::GlobalValue::ExternalLinkage, /*Initializer=*/nullptr,
+      "__tk_dynamic_shared", /*InsertBefore=*/nullptr,
+      llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  base->setAlignment(llvm::Align(kMinAlignment));
+
+  const llvm::DataLayout &layout = module.getDataLayout();
+  uint64_t offset = 0;
+  for (llvm::GlobalVariable *global : shared) {
+    uint64_t alignment = std::max<uint64_t>(
+        kMinAlignment, global->getAlign().valueOrOne().value());
+    offset = llvm::alignTo(offset, alignment);
+    llvm::Constant *address = llvm::ConstantExpr::getInBoundsGetElementPtr(
+        i8, base, llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx), offset));
+    offset += layout.getTypeAllocSize(global->getValueType());
+    global->replaceAllUsesWith(address);
+    global->eraseFromParent();
+  }
+  return static_cast<int64_t>(offset);
+}
+
+} // namespace tk::cuda

@@ -1,0 +1,329 @@
+//===- plugin.cpp - the CUDA backend's plugin interface ---------*- C++ -*-===//
+//
+// Exports tk_backend_get_interface for libtk_backend_cuda.so: NVIDIA GPUs
+// through the driver API (opened at run time, so the plugin loads anywhere
+// and reports "no device" without one), kernels compiled to PTX and cubins.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "driver/Device.h"
+#include "driver/Executable.h"
+#include "tk/tk_plugin.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#define TK_CUDA_EXPORT extern "C" __attribute__((visibility("default")))
+
+#define TK_CUDA_STRINGIFY_VALUE(x) #x
+#define TK_CUDA_STRINGIFY(x) TK_CUDA_STRINGIFY_VALUE(x)
+
+namespace {
+
+thread_local std::string lastError;
+
+tk_status fail(tk_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// Runs a driver-layer call that reports through an error string.
+template <typename Fn> tk_status call(Fn &&fn) {
+  std::string error;
+  tk_status status = fn(error);
+  if (status != TK_SUCCESS)
+    lastError = std::move(error);
+  return status;
+}
+
+/// The target code for `device` is compiled for: TK_CUDA_ARCH when set, else
+/// the device's own (when the driver found it), else sm_90a.
+tk_status selectTarget(int32_t device, tk::cuda::Target &target,
+                       std::string &error) {
+  if (const char *arch = std::getenv("TK_CUDA_ARCH"); arch && *arch)
+    return tk::cuda::parseTargetName(arch, target, error);
+  std::string ignored;
+  if (tk::cuda::initializeDevices(ignored) == TK_SUCCESS && device >= 0 &&
+      device < tk::cuda::deviceCount()) {
+    int computeCapability = 0;
+    if (tk_status status =
+            tk::cuda::deviceComputeCapability(device, computeCapability, error))
+      return status;
+    return tk::cuda::targetForComputeCapability(computeCapability, target,
+                                                error);
+  }
+  // No device to ask: compile for Hopper, the GPU tk is tuned for.
+  target = tk::cuda::Target{90, /*archSpecific=*/true};
+  return TK_SUCCESS;
+}
+
+const char *cudaLastError() { return lastError.c_str(); }
+
+tk_status cudaInitialize() {
+  return call(
+      [](std::string &error) { return tk::cuda::initializeDevices(error); });
+}
+
+tk_status cudaDeviceCount(int32_t *out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_count is NULL");
+  *out = tk::cuda::deviceCount();
+  return TK_SUCCESS;
+}
+
+tk_status cudaDeviceProps(int32_t device, tk_device_props *out) {
+  if (!out || out->struct_size == 0)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cuda: device_props needs a struct with struct_size set");
+  return call([&](std::string &error) {
+    return tk::cuda::queryDeviceProps(device, out, error);
+  });
+}
+
+tk_status cudaMemAlloc(int32_t device, size_t bytes, void **out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_pointer is NULL");
+  return call([&](std::string &error) {
+    return tk::cuda::allocateMemory(device, bytes, out, error);
+  });
+}
+
+tk_status cudaMemFree(int32_t device, void *pointer) {
+  return call([&](std::string &error) {
+    return tk::cuda::freeMemory(device, pointer, error);
+  });
+}
+
+template <tk::cuda::CopyKind kind>
+tk_status cudaMemcpy(int32_t device, void *dst, const void *src, size_t bytes) {
+  return call([&](std::string &error) {
+    return tk::cuda::copyMemory(device, kind, dst, src, bytes, error);
+  });
+}
+
+tk_status cudaStreamCreate(int32_t device, void **out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_stream is NULL");
+  return call([&](std::string &error) {
+    return tk::cuda::createStream(device, out, error);
+  });
+}
+
+tk_status cudaStreamDestroy(int32_t device, void *stream) {
+  return call([&](std::string &error) {
+    return tk::cuda::destroyStream(device, stream, error);
+  });
+}
+
+tk_status cudaStreamSynchronize(int32_t device, void *stream) {
+  return call([&](std::string &error) {
+    return tk::cuda::synchronizeStream(device, stream, error);
+  });
+}
+
+tk_status cudaDeviceSynchronize(int32_t device) {
+  return call([&](std::string &error) {
+    return tk::cuda::synchronizeDevice(device, error);
+  });
+}
+
+tk_status cudaCompile(const tk_plugin_compile_request *request,
+                      tk_plugin_binary *out) {
+  if (!request || !out || !request->module_bytecode ||
+      request->module_size == 0)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cuda: compile needs a request with a module and an "
+                "output");
+  tk::cuda::CompileInput input;
+  input.module = request->module_bytecode;
+  input.size = request->module_size;
+  input.entry = request->entry ? request->entry : "";
+  input.dumpDir = request->dump_dir ? request->dump_dir : "";
+  input.options.numWarps = request->num_warps > 0 ? request->num_warps : 4;
+  input.options.numStages = request->num_stages > 0 ? request->num_stages : 3;
+  std::string error;
+  if (tk_status status =
+          selectTarget(request->device, input.options.target, error))
+    return fail(status, error);
+  tk::cuda::Package package;
+  if (tk_status status = tk::cuda::compileToPackage(input, package, error))
+    return fail(status, error);
+  std::string bytes = tk::cuda::serializePackage(package);
+  void *data = std::malloc(bytes.size());
+  if (!data)
+    return fail(TK_ERROR_OUT_OF_MEMORY, "tk-cuda: no memory for the binary");
+  std::memcpy(data, bytes.data(), bytes.size());
+  if (out->struct_size == 0)
+    out->struct_size = sizeof(*out);
+  out->data = data;
+  out->size = bytes.size();
+  out->num_warps = package.numWarps;
+  out->shared_memory_bytes = package.sharedMemoryBytes;
+  out->registers_per_thread = package.registersPerThread;
+  return TK_SUCCESS;
+}
+
+void cudaBinaryFree(tk_plugin_binary *binary) {
+  if (!binary)
+    return;
+  std::free(binary->data);
+  binary->data = nullptr;
+  binary->size = 0;
+}
+
+tk_status cudaValidate(const void *binary, size_t size) {
+  return call([&](std::string &error) {
+    return tk::cuda::validatePackage(binary, size, error);
+  });
+}
+
+tk_status cudaExecutableLoad(int32_t device, const void *binary, size_t size,
+                             const char *entry,
+                             const tk_plugin_arg_type *argTypes, size_t numArgs,
+                             void **out) {
+  if (!binary || !size || !entry || !out || (numArgs && !argTypes))
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cuda: executable_load needs a binary, an entry and an "
+                "output");
+  std::unique_ptr<tk::cuda::Executable> executable;
+  std::string error;
+  if (tk_status status = tk::cuda::loadExecutable(device, binary, size, entry,
+                                                  executable, error))
+    return fail(status, error);
+  executable->argTypes.assign(argTypes, argTypes + numArgs);
+  *out = executable.release();
+  return TK_SUCCESS;
+}
+
+tk_status cudaExecutableUnload(void *executable) {
+  delete static_cast<tk::cuda::Executable *>(executable);
+  return TK_SUCCESS;
+}
+
+tk_status cudaExecutableOccupancy(void *executable, int32_t *out) {
+  if (!executable || !out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: occupancy needs an "
+                                           "executable and an output");
+  return call([&](std::string &error) {
+    return tk::cuda::executableOccupancy(
+        *static_cast<tk::cuda::Executable *>(executable), *out, error);
+  });
+}
+
+tk_status cudaLaunch(void *executable, const int32_t grid[3], void *const *args,
+                     void *stream) {
+  auto *exe = static_cast<tk::cuda::Executable *>(executable);
+  if (!exe || !grid)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: launch needs an "
+                                           "executable and a grid");
+  if (grid[0] < 1 || grid[1] < 1 || grid[2] < 1)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cuda: grid (" + std::to_string(grid[0]) + ", " +
+                    std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
+                    ") has a dimension below 1");
+  if (!exe->argTypes.empty() && !args)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: launch without arguments");
+  // No allocation on success: the error string is touched only on failure.
+  std::string error;
+  if (tk_status status =
+          tk::cuda::launchExecutable(*exe, grid, args, stream, error))
+    return fail(status, std::move(error));
+  return TK_SUCCESS;
+}
+
+tk_status cudaGetCapabilities(int32_t device, tk_backend_capabilities *out) {
+  if (!out || out->struct_size < sizeof(size_t))
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cuda: get_capabilities needs a struct with struct_size "
+                "set");
+  // Without a device, device 0 describes the compile target (sm_90a).
+  if (tk::cuda::deviceCount() > 0) {
+    std::string error;
+    if (tk_status status = tk::cuda::checkDevice(device, error))
+      return fail(status, error);
+  }
+  tk::cuda::Target target;
+  std::string error;
+  if (tk_status status = selectTarget(device, target, error))
+    return fail(status, error);
+  tk_backend_capabilities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  // Every integer and float type but fp8 (sm_89+ converts fp8, tk does not
+  // lower it yet).
+  caps.dtypes = TK_DTYPE_BIT_I1 | TK_DTYPE_BIT_I8 | TK_DTYPE_BIT_I16 |
+                TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_I64 | TK_DTYPE_BIT_F16 |
+                TK_DTYPE_BIT_BF16 | TK_DTYPE_BIT_F32 | TK_DTYPE_BIT_F64;
+  // Each atomic_rmw kind is a PTX atom.global.<op> (fadd on f32 and f64
+  // from sm_60), CAS atom.cas.
+  caps.atomics = TK_ATOMIC_BIT_ADD | TK_ATOMIC_BIT_FADD | TK_ATOMIC_BIT_MAX |
+                 TK_ATOMIC_BIT_MIN | TK_ATOMIC_BIT_UMAX | TK_ATOMIC_BIT_UMIN |
+                 TK_ATOMIC_BIT_AND | TK_ATOMIC_BIT_OR | TK_ATOMIC_BIT_XOR |
+                 TK_ATOMIC_BIT_XCHG | TK_ATOMIC_BIT_CAS;
+  caps.fp8 = 0;
+  // mma.sync from sm_80; wgmma only on sm_90a.
+  caps.mma_kinds = TK_MMA_BIT_MMA_SYNC;
+  if (target.computeCapability == 90 && target.archSpecific)
+    caps.mma_kinds |= TK_MMA_BIT_WGMMA;
+  // Tiles are spread over the CTA's registers and shared memory; the
+  // lowering reports a tile that does not fit as UNSUPPORTED.
+  caps.max_tile_elements = 0;
+  size_t size =
+      out->struct_size < sizeof(caps) ? out->struct_size : sizeof(caps);
+  caps.struct_size = size;
+  std::memcpy(out, &caps, size);
+  return TK_SUCCESS;
+}
+
+const tk_backend_interface kInterface = {
+    /*struct_size=*/sizeof(tk_backend_interface),
+    /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
+    /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
+    /*name=*/"cuda",
+    // The CUDA version of the headers the plugin was built with; the ptxas
+    // found at run time is expected to be that toolkit's.
+    /*compiler_version=*/
+    "tk-cuda 1 llvm " LLVM_VERSION_STRING
+    " cuda " TK_CUDA_STRINGIFY(CUDA_VERSION),
+    cudaLastError,
+    cudaInitialize,
+    cudaDeviceCount,
+    cudaDeviceProps,
+    cudaMemAlloc,
+    cudaMemFree,
+    cudaMemcpy<tk::cuda::CopyKind::HostToDevice>,
+    cudaMemcpy<tk::cuda::CopyKind::DeviceToHost>,
+    cudaMemcpy<tk::cuda::CopyKind::DeviceToDevice>,
+    cudaStreamCreate,
+    cudaStreamDestroy,
+    cudaStreamSynchronize,
+    cudaDeviceSynchronize,
+    cudaCompile,
+    cudaBinaryFree,
+    cudaValidate,
+    cudaExecutableLoad,
+    cudaExecutableUnload,
+    cudaExecutableOccupancy,
+    cudaLaunch,
+    cudaGetCapabilities,
+};
+
+} // namespace
+
+TK_CUDA_EXPORT const tk_backend_interface *
+tk_backend_get_interface(uint32_t abi_major) {
+  if (abi_major != TK_PLUGIN_ABI_MAJOR) {
+    lastError = "tk-cuda: built for plugin ABI " +
+                std::to_string(TK_PLUGIN_ABI_MAJOR) + ", asked for " +
+                std::to_string(abi_major);
+    return nullptr;
+  }
+  return &kInterface;
+}
+
+TK_CUDA_EXPORT uint32_t tk_backend_abi_version(void) {
+  return TK_PLUGIN_ABI_MAJOR;
+}
