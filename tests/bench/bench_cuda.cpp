@@ -1,0 +1,412 @@
+//===- bench_cuda.cpp - CUDA backend throughput and launch overhead -------===//
+//
+// Prints one JSON object with tk's figures on the GPU: vector add (2^28
+// fp32), softmax (fp32, 1024 / 4096 / 16384 columns), matmul (fp16 4096^3,
+// 8192^3 and the decode shape 16x8192x8192), and the host cost of
+// tk_launch_async against a raw cuLaunchKernel of the same cubin. Kernel
+// times are CUDA events around one launch on the default stream, the median
+// of >= 20 runs after a warm-up; every working set is over 50 MB, so L2
+// does not flatter a rerun. tests/bench/cuda_ratios.py divides these by the
+// peers' figures taken in the same command (.device/triton_reference.py).
+// A benchmark, not a test: it checks results once and asserts no speed.
+//
+//   tk-bench-cuda --cubin vector_add.cubin > tk_cuda.json
+//
+//===----------------------------------------------------------------------===//
+
+#include "SeedKernels.h"
+#include "tk/tk.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+[[noreturn]] void die(const std::string &message) {
+  std::fprintf(stderr, "tk-bench-cuda: %s\n", message.c_str());
+  std::exit(1);
+}
+
+void check(tk_status status, const char *what) {
+  if (status != TK_SUCCESS)
+    die(std::string(what) + ": " + tk_status_string(status) + ": " +
+        tk_last_error());
+}
+
+/// The few driver entry points the benchmark uses beside tk: events for
+/// timing, and a raw module launch for the overhead reference. tk's plugin
+/// has made the primary context current on this thread by then.
+struct Driver {
+  using CUresult = int;
+  CUresult (*eventCreate)(void **, unsigned) = nullptr;
+  CUresult (*eventRecord)(void *, void *) = nullptr;
+  CUresult (*eventSynchronize)(void *) = nullptr;
+  CUresult (*eventElapsedTime)(float *, void *, void *) = nullptr;
+  CUresult (*moduleLoadData)(void **, const void *) = nullptr;
+  CUresult (*moduleGetFunction)(void **, void *, const char *) = nullptr;
+  CUresult (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, unsigned, void *, void **,
+                           void **) = nullptr;
+  CUresult (*ctxSynchronize)() = nullptr;
+
+  void open() {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      die("cannot open libcuda.so.1: this benchmark needs an NVIDIA GPU");
+    auto sym = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(lib, name));
+      if (!fn)
+        die(std::string("libcuda.so.1 lacks ") + name);
+    };
+    sym(eventCreate, "cuEventCreate");
+    sym(eventRecord, "cuEventRecord");
+    sym(eventSynchronize, "cuEventSynchronize");
+    sym(eventElapsedTime, "cuEventElapsedTime_v2");
+    sym(moduleLoadData, "cuModuleLoadData");
+    sym(moduleGetFunction, "cuModuleGetFunction");
+    sym(launchKernel, "cuLaunchKernel");
+    sym(ctxSynchronize, "cuCtxSynchronize");
+  }
+  void ok(CUresult result, const char *what) {
+    if (result != 0)
+      die(std::string(what) + " failed with CUresult " +
+          std::to_string(result));
+  }
+};
+
+Driver driver;
+constexpr int kRuns = 25;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Milliseconds of one `launch`, median of kRuns after a warm-up.
+double timeKernelMs(const std::function<void()> &launch, int runs = kRuns) {
+  void *start, *stop;
+  driver.ok(driver.eventCreate(&start, 0), "cuEventCreate");
+  driver.ok(driver.eventCreate(&stop, 0), "cuEventCreate");
+  launch();
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    driver.ok(driver.eventRecord(start, nullptr), "cuEventRecord");
+    launch();
+    driver.ok(driver.eventRecord(stop, nullptr), "cuEventRecord");
+    driver.ok(driver.eventSynchronize(stop), "cuEventSynchronize");
+    float ms = 0;
+    driver.ok(driver.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+    times.push_back(ms);
+  }
+  return median(times);
+}
+
+struct Bench {
+  tk_device device = nullptr;
+  mlir::MLIRContext context;
+  std::string json;
+  bool first = true;
+
+  Bench() {
+    mlir::DialectRegistry registry;
+    tk::registerTkDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  void emit(const std::string &key, const std::string &value) {
+    json += (first ? "\n  \"" : ",\n  \"") + key + "\": " + value;
+    first = false;
+  }
+
+  tk_kernel create(tk::seeds::KernelModule module, int numWarps) {
+    if (mlir::failed(module))
+      die("the seed builder refused a kernel");
+    mlir::ModuleOp op = module->get();
+    tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
+    tk_compile_options options = {sizeof(tk_compile_options), numWarps, 0,
+                                  nullptr, 0};
+    tk_kernel kernel;
+    check(tk_kernel_create(device, &source, &options, &kernel),
+          "tk_kernel_create");
+    return kernel;
+  }
+
+  tk_buffer buffer(size_t bytes) {
+    tk_buffer b;
+    check(tk_buffer_create(device, bytes, &b), "tk_buffer_create");
+    return b;
+  }
+
+  void launch(tk_kernel kernel, tk_grid grid, std::vector<tk_arg> args) {
+    tk_args packed = {args.data(), args.size()};
+    check(tk_launch_async(kernel, grid, &packed, nullptr), "tk_launch_async");
+  }
+};
+
+std::string num(double v) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.6g", v);
+  return text;
+}
+
+void benchVectorAdd(Bench &bench) {
+  const int64_t n = int64_t(1) << 28;
+  auto *ctx = &bench.context;
+  tk_kernel kernel = bench.create(
+      tk::seeds::buildVectorAdd(ctx, mlir::Float32Type::get(ctx), 1024), 4);
+  size_t bytes = size_t(n) * 4;
+  tk_buffer x = bench.buffer(bytes), y = bench.buffer(bytes),
+            out = bench.buffer(bytes);
+  std::vector<float> host(n);
+  for (int64_t i = 0; i < n; ++i)
+    host[i] = float(i % 977);
+  check(tk_buffer_write(x, 0, host.data(), bytes), "write");
+  check(tk_buffer_write(y, 0, host.data(), bytes), "write");
+  tk_grid grid = {int32_t(n / 1024), 1, 1};
+  double ms = timeKernelMs([&] {
+    bench.launch(kernel, grid,
+                 {tk_arg_buffer(x), tk_arg_buffer(y), tk_arg_buffer(out),
+                  tk_arg_i32(int32_t(n))});
+  });
+  std::vector<float> result(n);
+  check(tk_buffer_read(out, 0, result.data(), bytes), "read");
+  for (int64_t i = 0; i < n; i += 4099)
+    if (result[i] != 2 * host[i])
+      die("vector add gave a wrong result at " + std::to_string(i));
+  bench.emit("vector_add_fp32_2^28", "{\"ms\": " + num(ms) + ", \"GBs\": " +
+                                         num(12.0 * n / ms / 1e6) + "}");
+  for (tk_buffer b : {x, y, out})
+    tk_buffer_release(b);
+  tk_kernel_release(kernel);
+}
+
+void benchSoftmax(Bench &bench) {
+  std::string entries;
+  auto *ctx = &bench.context;
+  for (int64_t cols : {1024, 4096, 16384}) {
+    int64_t rows = cols <= 4096 ? 4096 * 8 : 8192;
+    int64_t block = tk::seeds::nextPowerOf2(cols);
+    int warps = block < 2048 ? 4 : (block < 8192 ? 8 : 16);
+    tk_kernel kernel = bench.create(
+        tk::seeds::buildSoftmax(ctx, mlir::Float32Type::get(ctx), block),
+        warps);
+    size_t bytes = size_t(rows * cols) * 4;
+    tk_buffer in = bench.buffer(bytes), out = bench.buffer(bytes);
+    std::vector<float> host(rows * cols);
+    for (size_t i = 0; i < host.size(); ++i)
+      host[i] = float((i * 2654435761u) % 1000) / 250.0f - 2.0f;
+    check(tk_buffer_write(in, 0, host.data(), bytes), "write");
+    double ms = timeKernelMs([&] {
+      bench.launch(kernel, {int32_t(rows), 1, 1},
+                   {tk_arg_buffer(in), tk_arg_buffer(out),
+                    tk_arg_i32(int32_t(cols)), tk_arg_i32(int32_t(cols)),
+                    tk_arg_i32(int32_t(cols))});
+    });
+    std::vector<float> result(rows * cols);
+    check(tk_buffer_read(out, 0, result.data(), bytes), "read");
+    for (int64_t r = 0; r < rows; r += 997) {
+      double sum = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        sum += result[r * cols + c];
+      if (std::fabs(sum - 1.0) > 1e-3)
+        die("softmax row " + std::to_string(r) + " sums to " +
+            std::to_string(sum));
+    }
+    entries += std::string(entries.empty() ? "" : ", ") + "\"" +
+               std::to_string(rows) + "x" + std::to_string(cols) +
+               "\": {\"ms\": " + num(ms) +
+               ", \"num_warps\": " + std::to_string(warps) +
+               ", \"GBs\": " + num(8.0 * rows * cols / ms / 1e6) + "}";
+    tk_buffer_release(in);
+    tk_buffer_release(out);
+    tk_kernel_release(kernel);
+  }
+  bench.emit("softmax_fp32", "{" + entries + "}");
+}
+
+void benchMatmul(Bench &bench) {
+  std::string entries;
+  auto *ctx = &bench.context;
+  struct Shape {
+    int64_t m, n, k;
+    const char *name;
+  };
+  const Shape shapes[] = {{4096, 4096, 4096, "4096^3_fp16"},
+                          {8192, 8192, 8192, "8192^3_fp16"},
+                          {16, 8192, 8192, "16x8192x8192_fp16"}};
+  tk::seeds::MatmulConfig config; // 64 x 64 x 32 tiles, groups of 8
+  mlir::Type f16 = mlir::Float16Type::get(ctx);
+  tk_kernel kernel =
+      bench.create(tk::seeds::buildMatmul(ctx, f16, f16, config), 4);
+  for (const Shape &s : shapes) {
+    tk_buffer a = bench.buffer(size_t(s.m * s.k) * 2),
+              b = bench.buffer(size_t(s.k * s.n) * 2),
+              c = bench.buffer(size_t(s.m * s.n) * 2);
+    // Small integers are exact in fp16 and in the fp32 accumulator.
+    std::vector<uint16_t> ha(s.m * s.k), hb(s.k * s.n);
+    for (size_t i = 0; i < ha.size(); ++i)
+      ha[i] = tk_f32_to_f16(float(int(i % 3) - 1));
+    for (size_t i = 0; i < hb.size(); ++i)
+      hb[i] = tk_f32_to_f16(float(int(i % 5) - 2) * 0.25f);
+    check(tk_buffer_write(a, 0, ha.data(), ha.size() * 2), "write");
+    check(tk_buffer_write(b, 0, hb.data(), hb.size() * 2), "write");
+    tk_grid grid = {int32_t(((s.m + config.blockM - 1) / config.blockM) *
+                            ((s.n + config.blockN - 1) / config.blockN)),
+                    1, 1};
+    auto run = [&] {
+      bench.launch(kernel, grid,
+                   {tk_arg_buffer(a), tk_arg_buffer(b), tk_arg_buffer(c),
+                    tk_arg_i32(int32_t(s.m)), tk_arg_i32(int32_t(s.n)),
+                    tk_arg_i32(int32_t(s.k)), tk_arg_i32(int32_t(s.k)),
+                    tk_arg_i32(1), tk_arg_i32(int32_t(s.n)), tk_arg_i32(1),
+                    tk_arg_i32(int32_t(s.n)), tk_arg_i32(1)});
+    };
+    double ms = timeKernelMs(run, s.m >= 8192 ? 20 : kRuns);
+    // One output element checked against the host.
+    std::vector<uint16_t> hc(s.m * s.n);
+    check(tk_buffer_read(c, 0, hc.data(), hc.size() * 2), "read");
+    int64_t row = s.m / 2, col = s.n / 3;
+    double expect = 0;
+    for (int64_t kk = 0; kk < s.k; ++kk)
+      expect += double(tk_f16_to_f32(ha[row * s.k + kk])) *
+                tk_f16_to_f32(hb[kk * s.n + col]);
+    double got = tk_f16_to_f32(hc[row * s.n + col]);
+    if (std::fabs(got - expect) > 1e-2 * std::max(1.0, std::fabs(expect)))
+      die(std::string("matmul ") + s.name + " gave " + std::to_string(got) +
+          ", expected " + std::to_string(expect));
+    double tflops = 2.0 * s.m * s.n * s.k / ms / 1e9;
+    entries += std::string(entries.empty() ? "" : ", ") + "\"" + s.name +
+               "\": {\"ms\": " + num(ms) + ", \"TFLOPs\": " + num(tflops) +
+               ", \"config\": \"64x64x32 warps 4\"}";
+    for (tk_buffer buf : {a, b, c})
+      tk_buffer_release(buf);
+  }
+  tk_kernel_release(kernel);
+  bench.emit("matmul", "{" + entries + "}");
+}
+
+/// Host microseconds per launch of a one-program vector add: tk_launch_async
+/// against cuLaunchKernel of `cubinPath` (the same kernel, compiled by
+/// tk-cuda-compile), 20000 launches each, as the Triton reference counts.
+void benchLaunch(Bench &bench, const std::string &cubinPath) {
+  auto *ctx = &bench.context;
+  tk_kernel kernel = bench.create(
+      tk::seeds::buildVectorAdd(ctx, mlir::Float32Type::get(ctx), 1024), 4);
+  tk_buffer x = bench.buffer(4096), y = bench.buffer(4096),
+            out = bench.buffer(4096);
+  tk_arg args[] = {tk_arg_buffer(x), tk_arg_buffer(y), tk_arg_buffer(out),
+                   tk_arg_i32(1024)};
+  tk_args packed = {args, 4};
+  const int calls = 20000;
+  using Clock = std::chrono::steady_clock;
+  auto perCallUs = [&](const std::function<void()> &launch) {
+    launch();
+    driver.ok(driver.ctxSynchronize(), "cuCtxSynchronize");
+    std::vector<double> rounds;
+    for (int round = 0; round < 5; ++round) {
+      auto start = Clock::now();
+      for (int i = 0; i < calls; ++i)
+        launch();
+      driver.ok(driver.ctxSynchronize(), "cuCtxSynchronize");
+      rounds.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - start)
+              .count() /
+          calls);
+    }
+    return median(rounds);
+  };
+  double tkUs = perCallUs([&] {
+    check(tk_launch_async(kernel, {1, 1, 1}, &packed, nullptr),
+          "tk_launch_async");
+  });
+  std::string rawJson = "null";
+  if (!cubinPath.empty()) {
+    std::ifstream file(cubinPath, std::ios::binary);
+    if (!file)
+      die("cannot read " + cubinPath);
+    std::string cubin((std::istreambuf_iterator<char>(file)), {});
+    void *module, *function;
+    driver.ok(driver.moduleLoadData(&module, cubin.data()), "cuModuleLoadData");
+    driver.ok(driver.moduleGetFunction(&function, module, "vector_add"),
+              "cuModuleGetFunction");
+    void *px, *py, *po;
+    check(tk_buffer_device_pointer(x, &px), "device pointer");
+    check(tk_buffer_device_pointer(y, &py), "device pointer");
+    check(tk_buffer_device_pointer(out, &po), "device pointer");
+    int32_t n = 1024;
+    void *params[] = {&px, &py, &po, &n};
+    double rawUs = perCallUs([&] {
+      driver.ok(driver.launchKernel(function, 1, 1, 1, 128, 1, 1, 0, nullptr,
+                                    params, nullptr),
+                "cuLaunchKernel");
+    });
+    rawJson = num(rawUs);
+    bench.emit("launch_us_per_call",
+               "{\"tk_launch_async\": " + num(tkUs) +
+                   ", \"raw_cuLaunchKernel\": " + rawJson +
+                   ", \"ratio\": " + num(tkUs / rawUs) + "}");
+  } else {
+    bench.emit("launch_us_per_call", "{\"tk_launch_async\": " + num(tkUs) +
+                                         ", \"raw_cuLaunchKernel\": null}");
+  }
+  for (tk_buffer b : {x, y, out})
+    tk_buffer_release(b);
+  tk_kernel_release(kernel);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string cubin;
+  std::vector<std::string> only;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--cubin" && i + 1 < argc)
+      cubin = argv[++i];
+    else if (arg == "--only" && i + 1 < argc)
+      only.push_back(argv[++i]);
+    else
+      die("usage: tk-bench-cuda [--cubin vector_add.cubin] [--only "
+          "vector_add|softmax|matmul|launch]...");
+  }
+  auto wanted = [&](const char *name) {
+    return only.empty() ||
+           std::find(only.begin(), only.end(), name) != only.end();
+  };
+  Bench bench;
+  check(tk_device_get(0, &bench.device), "tk_device_get");
+  const char *backend = "?";
+  check(tk_backend_name(&backend), "tk_backend_name");
+  if (std::string(backend) != "cuda")
+    die(std::string("the selected backend is '") + backend +
+        "', not cuda (set TK_BACKEND=cuda on a machine with a GPU)");
+  driver.open();
+  tk_device_props props = {};
+  props.struct_size = sizeof(props);
+  check(tk_device_query(bench.device, &props), "tk_device_query");
+  bench.emit("device", "\"" + std::string(props.name) + "\"");
+  if (wanted("vector_add"))
+    benchVectorAdd(bench);
+  if (wanted("softmax"))
+    benchSoftmax(bench);
+  if (wanted("matmul"))
+    benchMatmul(bench);
+  if (wanted("launch"))
+    benchLaunch(bench, cubin);
+  std::printf("{%s\n}\n", bench.json.c_str());
+  return 0;
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""tk/peer ratios from tk-bench-cuda's JSON and .device/triton_reference.py's,
+both taken in the same command on the same GPU. Prints one JSON object with
+each figure, the peers' figure and the ratio (above 1: tk is faster), and the
+issue's target for it.
+
+    cuda_ratios.py tk_cuda.json triton_reference.json > ratios.json
+"""
+import json
+import sys
+
+
+def ratio(tk, peer):
+    return None if tk is None or not peer else tk / peer
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: cuda_ratios.py tk_cuda.json triton_reference.json")
+    tk = json.load(open(sys.argv[1]))
+    ref = json.load(open(sys.argv[2]))
+    if tk.get("device") != ref.get("device"):
+        sys.exit(f"different devices: tk {tk.get('device')}, "
+                 f"reference {ref.get('device')}")
+    out = {"device": tk["device"], "figures": []}
+
+    def add(name, unit, tk_value, peer_name, peer_value, target):
+        out["figures"].append({
+            "name": name, "unit": unit, "tk": tk_value, "peer": peer_name,
+            "peer_value": peer_value, "ratio": ratio(tk_value, peer_value),
+            "target": target})
+
+    va = tk.get("vector_add_fp32_2^28", {}).get("GBs")
+    rva = ref.get("vector_add_fp32_2^28", {})
+    add("vector_add fp32 2^28", "GB/s", va, "triton", rva.get("triton_GBs"),
+        ">= 0.98")
+    add("vector_add fp32 2^28", "GB/s", va, "d2d copy",
+        rva.get("d2d_copy_GBs"), None)
+    for shape, fig in tk.get("softmax_fp32", {}).items():
+        peer = ref.get("softmax_fp32", {}).get(shape, {})
+        add(f"softmax fp32 {shape}", "GB/s", fig["GBs"], "triton",
+            peer.get("triton_GBs"), ">= 1.0")
+        add(f"softmax fp32 {shape}", "GB/s", fig["GBs"], "torch",
+            peer.get("torch_GBs"), None)
+    for shape, fig in tk.get("matmul", {}).items():
+        peer = ref.get("matmul", {}).get(shape, {})
+        add(f"matmul {shape}", "TFLOP/s", fig["TFLOPs"], "triton",
+            peer.get("triton_TFLOPs"), ">= 0.9" if "8192^3" in shape else None)
+        add(f"matmul {shape}", "TFLOP/s", fig["TFLOPs"], "cublas",
+            peer.get("cublas_TFLOPs"), ">= 1.0 (aim)")
+    launch = tk.get("launch_us_per_call", {})
+    if launch:
+        raw = launch.get("raw_cuLaunchKernel")
+        # Lower is better for time: the ratio is raw / tk (above 1: faster).
+        out["figures"].append({
+            "name": "launch host us per call", "unit": "us",
+            "tk": launch.get("tk_launch_async"), "peer": "raw cuLaunchKernel",
+            "peer_value": raw,
+            "overhead_ratio": ratio(launch.get("tk_launch_async"), raw),
+            "target": "overhead_ratio <= 1.25"})
+        out["figures"].append({
+            "name": "launch host us per call", "unit": "us",
+            "tk": launch.get("tk_launch_async"), "peer": "triton python",
+            "peer_value": ref.get("launch_us_per_call", {}).get(
+                "triton_python"),
+            "overhead_ratio": ratio(
+                launch.get("tk_launch_async"),
+                ref.get("launch_us_per_call", {}).get("triton_python")),
+            "target": None})
+    out["not_measured"] = [
+        "matmul bf16 (tk-bench-cuda has only fp16 so far)",
+        "fused attention forward (no tk benchmark yet)"]
+    json.dump(out, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tk's CUDA benchmarks and the peers' reference figures in one command on the
+# GPU machine, then the ratios. Results go to OUTDIR (default $OUT):
+# tk_cuda.json, triton_reference.json, ratios.json.
+#
+#   bash .device/run.sh bash tests/gpu/cuda-bench.sh OUTDIR
+set -euo pipefail
+out=${1:-${OUT:?give an output folder}}
+shift || true
+mkdir -p "$out"
+export TK_BACKEND=cuda TK_CACHE_DIR
+TK_CACHE_DIR=$(mktemp -d)
+cubin=$(mktemp --suffix=.cubin)
+# The launch-overhead reference launches the same vector add tk launches.
+./build/bin/tk-cuda-compile examples/kernels/vector_add.tk --entry vector_add \
+  --arch sm_90a --num-warps 4 --emit cubin -o "$cubin"
+./build/bin/tk-bench-cuda --cubin "$cubin" "$@" >"$out/tk_cuda.json"
+cat "$out/tk_cuda.json"
+OUT=$out python3 .device/triton_reference.py >"$out/triton_reference.log" 2>&1
+python3 tests/bench/cuda_ratios.py "$out/tk_cuda.json" \
+  "$out/triton_reference.json" >"$out/ratios.json"
+cat "$out/ratios.json"
