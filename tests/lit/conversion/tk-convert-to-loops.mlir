@@ -2,12 +2,27 @@
 // RUN: tk-opt %s --tk-convert-to-loops=fuse-loads-into-stores=false \
 // RUN:   --split-input-file | FileCheck %s --check-prefix=NOFUSE
 
-// A masked vector add becomes one loop: the loads sit under scf.if on the
-// mask (masked-off lanes never touch memory) and fuse into the store.
+// A masked vector add: the loads fuse into the store, which is versioned on
+// its mask. When every lane is on (an and-reduction of the mask says so) one
+// loop runs without branches; otherwise the loads and the store sit under
+// scf.if on the mask (masked-off lanes never touch memory).
 // CHECK-LABEL: func.func @add
 // CHECK-SAME: (%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %[[O:.*]]: !llvm.ptr, %[[N:.*]]: i32, %[[PX:.*]]: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK-SAME: attributes {tk_kernel}
 // CHECK-NOT: memref.alloca
+// CHECK: %[[ALL:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (i1)
+// CHECK: %[[LANE:.*]] = arith.cmpi slt, %{{.*}}, %[[N]]
+// CHECK: %[[AND:.*]] = arith.andi %[[ACC]], %[[LANE]]
+// CHECK: scf.yield %[[AND]]
+// CHECK: scf.if %[[ALL]] {
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK: llvm.getelementptr %[[X]]
+// CHECK-NEXT: llvm.load
+// CHECK: llvm.load
+// CHECK: arith.addf
+// CHECK-NEXT: llvm.store
+// CHECK: } else {
 // CHECK: scf.for
 // CHECK: llvm.getelementptr %[[X]]
 // CHECK: scf.if

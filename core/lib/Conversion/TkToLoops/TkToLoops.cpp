@@ -27,6 +27,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -217,6 +218,11 @@ private:
   /// Runs `body` at every index of `shape` inside a fresh loop nest.
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body);
+  /// An i1 that is true when every element of the i1 tile `mask` is; one
+  /// loop nest that and-reduces the mask (LLVM vectorises it).
+  FailureOr<Value> allTrue(Value mask);
+  /// Makes `element(value, index)` return `known` in the current loop body.
+  void assumeElement(Value value, ArrayRef<Value> index, Value known);
 
   Value constIndex(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -658,6 +664,9 @@ FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
                        ? 8
                        : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
   bool isVolatile = load.getIsVolatile();
+  // A mask known to be on (see lowerStore's versioning) needs no branch.
+  if (guard && matchPattern(guard, m_One()))
+    guard = nullptr;
   if (!guard)
     return Value(
         LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile));
@@ -977,6 +986,8 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     FailureOr<Value> value = element(store.getValue(), index);
     if (failed(value))
       return failure();
+    if (guard && matchPattern(guard, m_One()))
+      guard = nullptr;
     if (!guard) {
       LLVM::StoreOp::create(b, loc, *value, address, align);
       return success();
@@ -990,7 +1001,75 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   if (!isTile(store.getValue().getType()))
     return storeOne({});
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
+  Value mask = store.getMask();
+  if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
+      !isCheap(mask))
+    return forEachIndex(shape, storeOne);
+
+  // Version the store on its mask. A branch per lane keeps LLVM to masked
+  // vector loads and stores, which cost bandwidth on streaming kernels; most
+  // programs of a grid have every lane on, so those run a loop nest without
+  // the guard (and without the guards of loads fused into it that share the
+  // mask). The mask is cheap by construction (integer arithmetic on scalars,
+  // no memory), so evaluating it once more up front costs a few vector
+  // instructions per tile.
+  FailureOr<Value> full = allTrue(mask);
+  if (failed(full))
+    return failure();
+  auto branch = scf::IfOp::create(b, loc, *full, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  Value on = constInt(b.getI1Type(), 1);
+  if (failed(forEachIndex(shape, [&](ArrayRef<Value> index) {
+        assumeElement(mask, index, on);
+        return storeOne(index);
+      })))
+    return failure();
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
   return forEachIndex(shape, storeOne);
+}
+
+FailureOr<Value> KernelLowering::allTrue(Value mask) {
+  OpBuilder::InsertionGuard guard(b);
+  Value acc = constInt(b.getI1Type(), 1);
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> index;
+  for (int64_t size : cast<RankedTensorType>(mask.getType()).getShape()) {
+    if (size == 1) {
+      index.push_back(constIndex(0));
+      continue;
+    }
+    auto loop = scf::ForOp::create(b, loc, constIndex(0), constIndex(size),
+                                   constIndex(1), ValueRange{acc});
+    b.setInsertionPointToStart(loop.getBody());
+    index.push_back(loop.getInductionVar());
+    acc = loop.getRegionIterArgs().front();
+    loops.push_back(loop);
+  }
+  // Elements computed in the reduction's body do not dominate anything after
+  // it.
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  FailureOr<Value> lane = element(mask, index);
+  elementCache = std::move(saved);
+  if (failed(lane))
+    return failure();
+  Value result = arith::AndIOp::create(b, loc, acc, *lane);
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    scf::YieldOp::create(b, loc, result);
+    b.setInsertionPointAfter(loop);
+    result = loop.getResult(0);
+  }
+  return result;
+}
+
+void KernelLowering::assumeElement(Value value, ArrayRef<Value> index,
+                                   Value known) {
+  std::pair<void *, SmallVector<void *, 4>> key;
+  key.first = value.getAsOpaquePointer();
+  for (Value i : index)
+    key.second.push_back(i.getAsOpaquePointer());
+  elementCache[key] = known;
 }
 
 LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
