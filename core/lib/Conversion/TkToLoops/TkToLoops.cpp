@@ -221,6 +221,10 @@ private:
   /// An i1 that is true when every element of the i1 tile `mask` is; one
   /// loop nest that and-reduces the mask (LLVM vectorises it).
   FailureOr<Value> allTrue(Value mask);
+  /// The same in O(1) for the usual bounds mask, `splat(a) + make_range(lo,
+  /// hi) < splat(n)` (or <=, signed or unsigned, either side); null for any
+  /// other mask.
+  Value rangeMaskAllTrue(Value mask);
   /// Makes `element(value, index)` return `known` in the current loop body.
   void assumeElement(Value value, ArrayRef<Value> index, Value known);
 
@@ -1013,10 +1017,14 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   // mask). The mask is cheap by construction (integer arithmetic on scalars,
   // no memory), so evaluating it once more up front costs a few vector
   // instructions per tile.
-  FailureOr<Value> full = allTrue(mask);
-  if (failed(full))
-    return failure();
-  auto branch = scf::IfOp::create(b, loc, *full, /*withElseRegion=*/true);
+  Value full = rangeMaskAllTrue(mask);
+  if (!full) {
+    FailureOr<Value> reduced = allTrue(mask);
+    if (failed(reduced))
+      return failure();
+    full = *reduced;
+  }
+  auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
   Value on = constInt(b.getI1Type(), 1);
@@ -1061,6 +1069,96 @@ FailureOr<Value> KernelLowering::allTrue(Value mask) {
     result = loop.getResult(0);
   }
   return result;
+}
+
+Value KernelLowering::rangeMaskAllTrue(Value mask) {
+  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return nullptr;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  // Bring the bound to the right: `n > offs` is `offs < n`.
+  switch (pred) {
+  case arith::CmpIPredicate::sgt:
+    pred = arith::CmpIPredicate::slt;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::sge:
+    pred = arith::CmpIPredicate::sle;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::ugt:
+    pred = arith::CmpIPredicate::ult;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::uge:
+    pred = arith::CmpIPredicate::ule;
+    std::swap(lhs, rhs);
+    break;
+  default:
+    break;
+  }
+  bool isSigned =
+      pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sle;
+  bool inclusive =
+      pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::ule;
+  if (!isSigned && pred != arith::CmpIPredicate::ult &&
+      pred != arith::CmpIPredicate::ule)
+    return nullptr;
+
+  // The bound: a splat of a scalar or a splat constant.
+  auto bound = [&](Value v) -> Value {
+    if (auto splat = v.getDefiningOp<tk::SplatOp>())
+      return scalars.lookupOrNull(splat.getSrc());
+    SplatElementsAttr attr;
+    if (matchPattern(v, m_Constant(&attr)))
+      return arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(attr.getSplatValue<Attribute>()));
+    return nullptr;
+  };
+  // The offsets: make_range, plus an optional splat of a scalar.
+  auto range = lhs.getDefiningOp<tk::MakeRangeOp>();
+  Value start;
+  if (!range) {
+    auto add = lhs.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return nullptr;
+    for (auto [r, s] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      auto splat = s.getDefiningOp<tk::SplatOp>();
+      if (r.getDefiningOp<tk::MakeRangeOp>() && splat) {
+        range = r.getDefiningOp<tk::MakeRangeOp>();
+        start = scalars.lookupOrNull(splat.getSrc());
+        break;
+      }
+    }
+    if (!range || !start)
+      return nullptr;
+  }
+  int64_t lo = static_cast<int32_t>(range.getStart());
+  int64_t hi = static_cast<int32_t>(range.getEnd());
+  if (lo < 0 || hi <= lo)
+    return nullptr;
+  Value n = bound(rhs);
+  if (!n || !n.getType().isInteger(32))
+    return nullptr;
+
+  // The lanes are start + i for i in [lo, hi), lo >= 0. Computed in i64,
+  // where nothing wraps: when the largest is below the bound (an i32), no
+  // lane wraps in i32 either and every lane is on. Otherwise a lane is off
+  // or wraps, and the guarded loop nest is the right one anyway.
+  Type i64 = b.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (isSigned)
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  };
+  Value last = constInt(i64, hi - 1);
+  if (start)
+    last = arith::AddIOp::create(b, loc, widen(start), last);
+  return arith::CmpIOp::create(
+      b, loc, inclusive ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt,
+      last, widen(n));
 }
 
 void KernelLowering::assumeElement(Value value, ArrayRef<Value> index,
