@@ -245,7 +245,9 @@ const tk_backend_interface kInterface = {
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"cpu",
-    /*compiler_version=*/"tk-cpu 1 llvm " LLVM_VERSION_STRING,
+    // Part of the disk cache key: bump the number whenever the generated
+    // code changes, or binaries of the older compiler keep being loaded.
+    /*compiler_version=*/"tk-cpu 2 llvm " LLVM_VERSION_STRING,
     cpuLastError,
     cpuInitialize,
     cpuDeviceCount,

@@ -2,12 +2,29 @@
 // RUN: tk-opt %s --tk-convert-to-loops=fuse-loads-into-stores=false \
 // RUN:   --split-input-file | FileCheck %s --check-prefix=NOFUSE
 
-// A masked vector add becomes one loop: the loads sit under scf.if on the
-// mask (masked-off lanes never touch memory) and fuse into the store.
+// A masked vector add: the loads fuse into the store, which is versioned on
+// its mask. When every lane is on (for `start + range < n`, when the last
+// lane is, checked in i64 so that nothing wraps) one loop runs without
+// branches; otherwise the loads and the store sit under scf.if on the mask
+// (masked-off lanes never touch memory).
 // CHECK-LABEL: func.func @add
 // CHECK-SAME: (%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %[[O:.*]]: !llvm.ptr, %[[N:.*]]: i32, %[[PX:.*]]: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK-SAME: attributes {tk_kernel}
 // CHECK-NOT: memref.alloca
+// CHECK: %[[START:.*]] = arith.muli %[[PX]]
+// CHECK: %[[START64:.*]] = arith.extsi %[[START]] : i32 to i64
+// CHECK: %[[LAST:.*]] = arith.addi %[[START64]], %{{.*}} : i64
+// CHECK: %[[N64:.*]] = arith.extsi %[[N]] : i32 to i64
+// CHECK: %[[ALL:.*]] = arith.cmpi slt, %[[LAST]], %[[N64]] : i64
+// CHECK: scf.if %[[ALL]] {
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK: llvm.getelementptr %[[X]]
+// CHECK-NEXT: llvm.load
+// CHECK: llvm.load
+// CHECK: arith.addf
+// CHECK-NEXT: llvm.store
+// CHECK: } else {
 // CHECK: scf.for
 // CHECK: llvm.getelementptr %[[X]]
 // CHECK: scf.if
@@ -42,6 +59,36 @@ tk.func @add(%x: !tk.ptr<f32>, %y: !tk.ptr<f32>, %o: !tk.ptr<f32>, %n: i32) {
   %os = tk.splat %o : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>>
   %op = tk.addptr %os, %offs : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
   tk.store %op, %sum, %m : tensor<64x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// Any other cheap mask is and-reduced to decide the version; here the lanes
+// are strided, so the last lane being on says nothing about the others.
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[ALL:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (i1)
+// CHECK: %[[LANE:.*]] = arith.cmpi ugt
+// CHECK: %[[AND:.*]] = arith.andi %[[ACC]], %[[LANE]]
+// CHECK: scf.yield %[[AND]]
+// CHECK: scf.if %[[ALL]] {
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK: llvm.store
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-NEXT: llvm.store
+tk.func @strided(%o: !tk.ptr<f32>, %n: i32, %v: f32) {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %c2 = arith.constant dense<2> : tensor<64xi32>
+  %offs = arith.muli %r, %c2 : tensor<64xi32>
+  %ns = tk.splat %n : i32 -> tensor<64xi32>
+  %m = arith.cmpi ugt, %ns, %offs : tensor<64xi32>
+  %os = tk.splat %o : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>>
+  %op = tk.addptr %os, %offs : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
+  %vs = tk.splat %v : f32 -> tensor<64xf32>
+  tk.store %op, %vs, %m : tensor<64x!tk.ptr<f32>>
   tk.return
 }
 

@@ -28,6 +28,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -249,6 +250,15 @@ private:
   /// The scalar `compute` returns, computed once per program (by thread 0
   /// on a GPU, then read by every thread from workgroup memory).
   FailureOr<Value> once(Type type, function_ref<FailureOr<Value>()> compute);
+  /// An i1 that is true when every element of the i1 tile `mask` is; one
+  /// loop nest that and-reduces the mask (LLVM vectorises it).
+  FailureOr<Value> allTrue(Value mask);
+  /// The same in O(1) for the usual bounds mask, `splat(a) + make_range(lo,
+  /// hi) < splat(n)` (or <=, signed or unsigned, either side); null for any
+  /// other mask.
+  Value rangeMaskAllTrue(Value mask);
+  /// Makes `element(value, index)` return `known` in the current loop body.
+  void assumeElement(Value value, ArrayRef<Value> index, Value known);
 
   Value constIndex(int64_t value) {
     return arith::ConstantIndexOp::create(b, loc, value);
@@ -819,6 +829,9 @@ FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
                        ? 8
                        : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
   bool isVolatile = load.getIsVolatile();
+  // A mask known to be on (see lowerStore's versioning) needs no branch.
+  if (guard && matchPattern(guard, m_One()))
+    guard = nullptr;
   if (!guard)
     return Value(
         LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile));
@@ -1155,6 +1168,8 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     FailureOr<Value> value = element(store.getValue(), index);
     if (failed(value))
       return failure();
+    if (guard && matchPattern(guard, m_One()))
+      guard = nullptr;
     if (!guard) {
       LLVM::StoreOp::create(b, loc, *value, address, align);
       return success();
@@ -1168,7 +1183,172 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   if (!isTile(store.getValue().getType()))
     return storeOne({});
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
+  Value mask = store.getMask();
+  if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
+      !isCheap(mask))
+    return forEachIndex(shape, storeOne);
+
+  // Version the store on its mask. A branch per lane keeps LLVM to masked
+  // vector loads and stores, which cost bandwidth on streaming kernels; most
+  // programs of a grid have every lane on, so those run a loop nest without
+  // the guard (and without the guards of loads fused into it that share the
+  // mask). The mask is cheap by construction (integer arithmetic on scalars,
+  // no memory), so evaluating it once more up front costs a few vector
+  // instructions per tile.
+  Value full = rangeMaskAllTrue(mask);
+  if (!full) {
+    // On a GPU every thread would walk the whole mask: only the O(1) check.
+    if (onThreads())
+      return forEachIndex(shape, storeOne);
+    FailureOr<Value> reduced = allTrue(mask);
+    if (failed(reduced))
+      return failure();
+    full = *reduced;
+  }
+  auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  Value on = constInt(b.getI1Type(), 1);
+  if (failed(forEachIndex(shape, [&](ArrayRef<Value> index) {
+        assumeElement(mask, index, on);
+        return storeOne(index);
+      })))
+    return failure();
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
   return forEachIndex(shape, storeOne);
+}
+
+FailureOr<Value> KernelLowering::allTrue(Value mask) {
+  OpBuilder::InsertionGuard guard(b);
+  Value acc = constInt(b.getI1Type(), 1);
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> index;
+  for (int64_t size : cast<RankedTensorType>(mask.getType()).getShape()) {
+    if (size == 1) {
+      index.push_back(constIndex(0));
+      continue;
+    }
+    auto loop = scf::ForOp::create(b, loc, constIndex(0), constIndex(size),
+                                   constIndex(1), ValueRange{acc});
+    b.setInsertionPointToStart(loop.getBody());
+    index.push_back(loop.getInductionVar());
+    acc = loop.getRegionIterArgs().front();
+    loops.push_back(loop);
+  }
+  // Elements computed in the reduction's body do not dominate anything after
+  // it.
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  FailureOr<Value> lane = element(mask, index);
+  elementCache = std::move(saved);
+  if (failed(lane))
+    return failure();
+  Value result = arith::AndIOp::create(b, loc, acc, *lane);
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    scf::YieldOp::create(b, loc, result);
+    b.setInsertionPointAfter(loop);
+    result = loop.getResult(0);
+  }
+  return result;
+}
+
+Value KernelLowering::rangeMaskAllTrue(Value mask) {
+  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return nullptr;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  // Bring the bound to the right: `n > offs` is `offs < n`.
+  switch (pred) {
+  case arith::CmpIPredicate::sgt:
+    pred = arith::CmpIPredicate::slt;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::sge:
+    pred = arith::CmpIPredicate::sle;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::ugt:
+    pred = arith::CmpIPredicate::ult;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::uge:
+    pred = arith::CmpIPredicate::ule;
+    std::swap(lhs, rhs);
+    break;
+  default:
+    break;
+  }
+  bool isSigned =
+      pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sle;
+  bool inclusive =
+      pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::ule;
+  if (!isSigned && pred != arith::CmpIPredicate::ult &&
+      pred != arith::CmpIPredicate::ule)
+    return nullptr;
+
+  // The bound: a splat of a scalar or a splat constant.
+  auto bound = [&](Value v) -> Value {
+    if (auto splat = v.getDefiningOp<tk::SplatOp>())
+      return scalars.lookupOrNull(splat.getSrc());
+    SplatElementsAttr attr;
+    if (matchPattern(v, m_Constant(&attr)))
+      return arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(attr.getSplatValue<Attribute>()));
+    return nullptr;
+  };
+  // The offsets: make_range, plus an optional splat of a scalar.
+  auto range = lhs.getDefiningOp<tk::MakeRangeOp>();
+  Value start;
+  if (!range) {
+    auto add = lhs.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return nullptr;
+    for (auto [r, s] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      auto splat = s.getDefiningOp<tk::SplatOp>();
+      if (r.getDefiningOp<tk::MakeRangeOp>() && splat) {
+        range = r.getDefiningOp<tk::MakeRangeOp>();
+        start = scalars.lookupOrNull(splat.getSrc());
+        break;
+      }
+    }
+    if (!range || !start)
+      return nullptr;
+  }
+  int64_t lo = static_cast<int32_t>(range.getStart());
+  int64_t hi = static_cast<int32_t>(range.getEnd());
+  if (lo < 0 || hi <= lo)
+    return nullptr;
+  Value n = bound(rhs);
+  if (!n || !n.getType().isInteger(32))
+    return nullptr;
+
+  // The lanes are start + i for i in [lo, hi), lo >= 0. Computed in i64,
+  // where nothing wraps: when the largest is below the bound (an i32), no
+  // lane wraps in i32 either and every lane is on. Otherwise a lane is off
+  // or wraps, and the guarded loop nest is the right one anyway.
+  Type i64 = b.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (isSigned)
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  };
+  Value last = constInt(i64, hi - 1);
+  if (start)
+    last = arith::AddIOp::create(b, loc, widen(start), last);
+  return arith::CmpIOp::create(
+      b, loc, inclusive ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt,
+      last, widen(n));
+}
+
+void KernelLowering::assumeElement(Value value, ArrayRef<Value> index,
+                                   Value known) {
+  std::pair<void *, SmallVector<void *, 4>> key;
+  key.first = value.getAsOpaquePointer();
+  for (Value i : index)
+    key.second.push_back(i.getAsOpaquePointer());
+  elementCache[key] = known;
 }
 
 LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
