@@ -55,20 +55,24 @@ tk.func @add(%x: !tk.ptr<f32>, %y: !tk.ptr<f32>, %o: !tk.ptr<f32>, %n: i32) {
 
 // -----
 
-// A row sum: 128 threads, one output, so 128 interleaved partials in
-// workgroup memory, then a tree of 7 halvings, each behind a barrier; every
-// thread reads the scalar from part 0 and waits before the buffer is reused.
-// CHECK: memref.global "private" @rowsum_tile0 : memref<128xf32, #gpu.address_space<workgroup>> {alignment = 16 : i64}
+// A row sum: 128 threads, one output, so a part per thread (8 strided
+// elements each); every warp combines its 32 parts with 5 butterfly
+// shuffles, lane 0 of each warp writes the warp's value to workgroup memory,
+// and after one barrier every thread combines the 4 warps' values in order
+// (then waits, so a later reduction cannot overwrite them under a slow
+// reader).
+// CHECK: memref.global "private" @rowsum_tile0 : memref<4xf32, #gpu.address_space<workgroup>> {alignment = 16 : i64}
 // CHECK-LABEL: func.func @rowsum
-// CHECK: memref.get_global @rowsum_tile0 : memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK: scf.for
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: arith.addf
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: scf.if
 // CHECK: memref.store
 // CHECK: gpu.barrier
-// CHECK-COUNT-7: gpu.barrier
-// CHECK: memref.load
-// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: memref.load
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
 tk.func @rowsum(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %xs = tk.splat %x : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
@@ -80,6 +84,36 @@ tk.func @rowsum(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
     tk.reduce.return %t : f32
   }
   tk.store %o, %s : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+// Column sums of a 16x8 tile: 8 outputs, 16 parts each (16 x 8 = 128
+// threads), then a tree of 4 halvings in workgroup memory, each behind a
+// barrier, and the 8 results copied out of part 0.
+// CHECK: memref.global "private" @colsum_tile0 : memref<16x8xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.global "private" @colsum_tile1 : memref<8xf32, #gpu.address_space<workgroup>>
+// CHECK-LABEL: func.func @colsum
+// CHECK-NOT: gpu.shuffle
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: gpu.barrier
+tk.func @colsum(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
+  %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<128x!tk.ptr<f32>>
+  %xp = tk.addptr %xs, %r : tensor<128x!tk.ptr<f32>>, tensor<128xi32>
+  %v = tk.load %xp : tensor<128x!tk.ptr<f32>>
+  %m = tk.reshape %v : tensor<128xf32> -> tensor<16x8xf32>
+  %s = tk.reduce(%m : tensor<16x8xf32>) {axis = 0 : i32} -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tk.reduce.return %t : f32
+  }
+  %c = tk.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %os = tk.splat %o : !tk.ptr<f32> -> tensor<8x!tk.ptr<f32>>
+  %op = tk.addptr %os, %c : tensor<8x!tk.ptr<f32>>, tensor<8xi32>
+  tk.store %op, %s : tensor<8x!tk.ptr<f32>>
   tk.return
 }
 

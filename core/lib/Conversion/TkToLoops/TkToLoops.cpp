@@ -2168,7 +2168,17 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   int64_t parts = 1;
   while (parts * 2 <= size && parts * 2 * results <= numThreads)
     parts *= 2;
-  SmallVector<int64_t> partialShape{parts};
+  // One output and a part per thread: each warp combines its parts with
+  // butterfly shuffles (no memory, no barrier), and only one value per warp
+  // goes through workgroup memory. Shuffles move 32-bit values.
+  constexpr int64_t kWarpSize = 32;
+  bool shuffle =
+      srcType.getRank() == 1 && parts == numThreads &&
+      numThreads % kWarpSize == 0 &&
+      llvm::all_of(elemTypes, [](Type type) {
+        return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
+      });
+  SmallVector<int64_t> partialShape{shuffle ? numThreads / kWarpSize : parts};
   llvm::append_range(partialShape, resultShape);
   SmallVector<Value> partial;
   for (Type type : elemTypes)
@@ -2232,10 +2242,50 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
           scf::YieldOp::create(b, loc, *combined);
           acc.assign(steps.getResults().begin(), steps.getResults().end());
         }
-        storeParts(acc, index);
+        if (!shuffle) {
+          storeParts(acc, index);
+          return success();
+        }
+        for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+          SmallVector<Value> other;
+          for (Value value : acc)
+            other.push_back(
+                gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+                                       gpu::ShuffleMode::XOR)
+                    .getShuffleResult());
+          auto combined = combine(combiner, acc, other);
+          if (failed(combined))
+            return failure();
+          acc = *combined;
+        }
+        Value lane = arith::RemUIOp::create(b, loc, p, constIndex(kWarpSize));
+        Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             lane, constIndex(0));
+        auto branch = scf::IfOp::create(b, loc, leader, false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(branch.thenBlock()->getTerminator());
+        SmallVector<Value> warpIndex{
+            arith::DivUIOp::create(b, loc, p, constIndex(kWarpSize))};
+        llvm::append_range(warpIndex, resultIndex);
+        storeParts(acc, warpIndex);
         return success();
       })))
     return failure();
+  if (shuffle) {
+    // Every thread combines the warps' values in order: a handful of
+    // reads of workgroup memory instead of a tree of barriers.
+    SmallVector<Value> acc = loadParts({constIndex(0)});
+    for (int64_t w = 1; w < numThreads / kWarpSize; ++w) {
+      auto combined = combine(combiner, acc, loadParts({constIndex(w)}));
+      if (failed(combined))
+        return failure();
+      acc = *combined;
+    }
+    barrier();
+    for (unsigned s = 0; s < numSrcs; ++s)
+      scalars.map(reduce.getResult(s), acc[s]);
+    return success();
+  }
   for (int64_t half = parts / 2; half >= 1; half /= 2) {
     SmallVector<int64_t> shape{half};
     llvm::append_range(shape, resultShape);
