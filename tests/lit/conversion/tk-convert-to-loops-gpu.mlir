@@ -2,36 +2,40 @@
 // RUN:   --split-input-file | FileCheck %s
 
 // A GPU program reads its grid position from the hardware (no trailing
-// arguments); the store's loop is spread over the 128 threads, consecutive
-// threads on consecutive elements. A program whose tile is all in bounds
-// (decided once, in O(1), from the usual bounds mask) runs the loop without
-// guards; the others keep every load and store under the mask.
+// arguments); the store's loop is spread over the 128 threads. A program
+// whose tile is all in bounds (decided once, in O(1), from the usual bounds
+// mask) runs the loop without guards, each thread taking runs of
+// consecutive elements (here 2: 256 elements, 128 threads) whose loads all
+// come before the run's stores, so that LLVM can merge them into vector
+// accesses; the others keep every load and store under the mask.
 // CHECK-LABEL: func.func @add
-// CHECK-SAME: (%[[X:.*]]: !llvm.ptr, %[[Y:.*]]: !llvm.ptr, %[[O:.*]]: !llvm.ptr, %[[N:.*]]: i32)
+// CHECK-SAME: (%[[X:.*]]: !llvm.ptr {llvm.align = 16 : i64}, %[[Y:.*]]: !llvm.ptr {llvm.align = 16 : i64}, %[[O:.*]]: !llvm.ptr {llvm.align = 16 : i64}, %[[N:.*]]: i32)
 // CHECK-SAME: attributes {tk_kernel}
 // CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
 // CHECK-DAG: gpu.block_id x
 // CHECK: %[[FULL:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i64
 // CHECK: scf.if %[[FULL]] {
-// CHECK: scf.for %{{.*}} = %[[TID]] to %[[C256:.*]] step %[[C128:.*]] {
+// CHECK: scf.for %[[I:.*]] = %[[TID]] to %{{.*}} step %{{.*}} {
+// CHECK: arith.muli %[[I]], %{{.*}} : index
+// CHECK-COUNT-4: llvm.load
 // CHECK-NOT: scf.if
-// CHECK: llvm.load
-// CHECK-NOT: scf.if
-// CHECK: llvm.load
+// CHECK: llvm.store
 // CHECK-NOT: scf.if
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: } else {
 // CHECK: scf.for %{{.*}} = %[[TID]] to
-// CHECK: scf.if
+// CHECK: scf.if %{{.*}} -> (f32)
 // CHECK-NEXT: llvm.load
-// CHECK: scf.if
+// CHECK: scf.if %{{.*}} -> (f32)
 // CHECK-NEXT: llvm.load
-// CHECK: scf.if
+// CHECK: scf.if %{{[0-9]+}} {
 // CHECK-NEXT: llvm.store
 // CHECK: gpu.barrier
-tk.func @add(%x: !tk.ptr<f32>, %y: !tk.ptr<f32>, %o: !tk.ptr<f32>, %n: i32) {
+tk.func @add(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+             %y: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+             %o: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32) {
   %pid = tk.program_id 0 : i32
   %c = arith.constant 256 : i32
   %s = arith.muli %pid, %c : i32

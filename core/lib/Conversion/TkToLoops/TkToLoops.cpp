@@ -227,8 +227,21 @@ private:
   /// Runs `body` at every index of `shape` inside a fresh loop nest. On a
   /// GPU a nest outside any other is spread over the program's threads and
   /// ends with a barrier.
+  /// With `contiguous`, a GPU thread takes runs of up to 4 consecutive
+  /// innermost elements (so that LLVM can merge them into 128-bit accesses)
+  /// instead of every N-th element; only for bodies that do not care which
+  /// thread runs which index.
+  /// `afterRun` (if any) is emitted after the body of each run of indices
+  /// (after every index where runs are single).
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
-                             function_ref<LogicalResult(ArrayRef<Value>)> body);
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             bool contiguous = false,
+                             function_ref<void()> afterRun = nullptr);
+  /// `body` at the index of the tile `shape` (of `total` elements) whose
+  /// row-major position is `linear`.
+  LogicalResult forOneIndex(ArrayRef<int64_t> shape, int64_t total,
+                            Value linear,
+                            function_ref<LogicalResult(ArrayRef<Value>)> body);
   /// The serial loop nest of forEachIndex.
   LogicalResult
   forEachIndexSerial(ArrayRef<int64_t> shape,
@@ -442,23 +455,60 @@ void KernelLowering::storeBuffer(Value element, Value buffer,
   memref::StoreOp::create(b, loc, element, buffer, index);
 }
 
-LogicalResult KernelLowering::forEachIndex(
-    ArrayRef<int64_t> shape,
-    function_ref<LogicalResult(ArrayRef<Value>)> body) {
+LogicalResult
+KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             bool contiguous, function_ref<void()> afterRun) {
   if (!onThreads() || parallelDepth > 0)
-    return forEachIndexSerial(shape, body);
+    return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
+      LogicalResult result = body(index);
+      if (afterRun)
+        afterRun();
+      return result;
+    });
   // One flat loop over the tile, thread t taking elements t, t + N, ...:
-  // consecutive threads touch consecutive innermost elements.
+  // consecutive threads touch consecutive innermost elements. With a run
+  // of `width` elements per thread, thread t takes runs t, t + N, ...
   int64_t total = 1;
   for (int64_t size : shape)
     total *= size;
+  int64_t width = 1;
+  if (contiguous && !shape.empty())
+    while (width < 4 && shape.back() % (width * 2) == 0 &&
+           total % (width * 2 * numThreads) == 0)
+      width *= 2;
   LogicalResult result = success();
   {
     OpBuilder::InsertionGuard guard(b);
-    auto loop = scf::ForOp::create(b, loc, threadId, constIndex(total),
+    // The loop counts runs; the run's first index is computed in the body,
+    // close to the accesses, so that LLVM sees its alignment.
+    auto loop = scf::ForOp::create(b, loc, threadId, constIndex(total / width),
                                    constIndex(numThreads));
     b.setInsertionPointToStart(loop.getBody());
-    Value linear = loop.getInductionVar();
+    Value start = width == 1
+                      ? Value(loop.getInductionVar())
+                      : arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                              constIndex(width));
+    ++parallelDepth;
+    for (int64_t lane = 0; lane < width && succeeded(result); ++lane) {
+      Value linear =
+          lane == 0 ? start
+                    : arith::AddIOp::create(b, loc, start, constIndex(lane));
+      result = forOneIndex(shape, total, linear, body);
+    }
+    if (afterRun)
+      afterRun();
+    --parallelDepth;
+  }
+  barrier();
+  return result;
+}
+
+LogicalResult
+KernelLowering::forOneIndex(ArrayRef<int64_t> shape, int64_t total,
+                            Value linear,
+                            function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  {
     SmallVector<Value> index(shape.size());
     int64_t stride = 1;
     for (int64_t d = shape.size() - 1; d >= 0; --d) {
@@ -477,13 +527,10 @@ LogicalResult KernelLowering::forEachIndex(
     }
     auto saved = std::move(elementCache);
     elementCache.clear();
-    ++parallelDepth;
-    result = body(index);
-    --parallelDepth;
+    LogicalResult result = body(index);
     elementCache = std::move(saved);
+    return result;
   }
-  barrier();
-  return result;
 }
 
 LogicalResult KernelLowering::forEachIndexSerial(
@@ -510,13 +557,16 @@ LogicalResult KernelLowering::forEachIndexSerial(
 
 LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
   auto type = cast<RankedTensorType>(value.getType());
-  return forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
-    FailureOr<Value> elem = element(value, index);
-    if (failed(elem))
-      return failure();
-    storeBuffer(*elem, buffer, index);
-    return success();
-  });
+  return forEachIndex(
+      type.getShape(),
+      [&](ArrayRef<Value> index) {
+        FailureOr<Value> elem = element(value, index);
+        if (failed(elem))
+          return failure();
+        storeBuffer(*elem, buffer, index);
+        return success();
+      },
+      /*contiguous=*/true);
 }
 
 FailureOr<Value> KernelLowering::getBuffer(Value value) {
@@ -537,10 +587,13 @@ LogicalResult KernelLowering::copyBuffer(Value from, Value to,
     memref::CopyOp::create(b, loc, from, to);
     return success();
   }
-  return forEachIndex(shape, [&](ArrayRef<Value> index) {
-    storeBuffer(loadBuffer(from, index, elementType), to, index);
-    return success();
-  });
+  return forEachIndex(
+      shape,
+      [&](ArrayRef<Value> index) {
+        storeBuffer(loadBuffer(from, index, elementType), to, index);
+        return success();
+      },
+      /*contiguous=*/true);
 }
 
 LogicalResult
@@ -1142,6 +1195,27 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   unsigned align = isa<LLVM::LLVMPointerType>(valueType)
                        ? 8
                        : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
+  // A run of lanes computes every value (and does every load fused into
+  // it) before any store: a store between them would keep LLVM from merging
+  // the run's loads, which it cannot prove do not alias the store.
+  struct PendingStore {
+    Value value, address, guard;
+  };
+  SmallVector<PendingStore, 4> pending;
+  auto emitPending = [&] {
+    for (const PendingStore &p : pending) {
+      if (!p.guard) {
+        LLVM::StoreOp::create(b, loc, p.value, p.address, align);
+        continue;
+      }
+      auto branch =
+          scf::IfOp::create(b, loc, p.guard, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      LLVM::StoreOp::create(b, loc, p.value, p.address, align);
+    }
+    pending.clear();
+  };
   auto storeOne = [&](ArrayRef<Value> index) -> LogicalResult {
     Value address, guard;
     if (isBlockPtr(ptr.getType())) {
@@ -1170,23 +1244,19 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
       return failure();
     if (guard && matchPattern(guard, m_One()))
       guard = nullptr;
-    if (!guard) {
-      LLVM::StoreOp::create(b, loc, *value, address, align);
-      return success();
-    }
-    auto branch = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard insertion(b);
-    b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    LLVM::StoreOp::create(b, loc, *value, address, align);
+    pending.push_back({*value, address, guard});
     return success();
   };
-  if (!isTile(store.getValue().getType()))
-    return storeOne({});
+  if (!isTile(store.getValue().getType())) {
+    LogicalResult result = storeOne({});
+    emitPending();
+    return result;
+  }
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
   if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
       !isCheap(mask))
-    return forEachIndex(shape, storeOne);
+    return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
 
   // Version the store on its mask. A branch per lane keeps LLVM to masked
   // vector loads and stores, which cost bandwidth on streaming kernels; most
@@ -1199,7 +1269,7 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   if (!full) {
     // On a GPU every thread would walk the whole mask: only the O(1) check.
     if (onThreads())
-      return forEachIndex(shape, storeOne);
+      return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
     FailureOr<Value> reduced = allTrue(mask);
     if (failed(reduced))
       return failure();
@@ -1209,13 +1279,16 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
   Value on = constInt(b.getI1Type(), 1);
-  if (failed(forEachIndex(shape, [&](ArrayRef<Value> index) {
-        assumeElement(mask, index, on);
-        return storeOne(index);
-      })))
+  if (failed(forEachIndex(
+          shape,
+          [&](ArrayRef<Value> index) {
+            assumeElement(mask, index, on);
+            return storeOne(index);
+          },
+          /*contiguous=*/true, emitPending)))
     return failure();
   b.setInsertionPoint(branch.elseBlock()->getTerminator());
-  return forEachIndex(shape, storeOne);
+  return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
 }
 
 FailureOr<Value> KernelLowering::allTrue(Value mask) {
@@ -2174,8 +2247,7 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   constexpr int64_t kWarpSize = 32;
   bool shuffle =
       srcType.getRank() == 1 && parts == numThreads &&
-      numThreads % kWarpSize == 0 &&
-      llvm::all_of(elemTypes, [](Type type) {
+      numThreads % kWarpSize == 0 && llvm::all_of(elemTypes, [](Type type) {
         return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
       });
   SmallVector<int64_t> partialShape{shuffle ? numThreads / kWarpSize : parts};
@@ -2249,10 +2321,10 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
         for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
           SmallVector<Value> other;
           for (Value value : acc)
-            other.push_back(
-                gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
-                                       gpu::ShuffleMode::XOR)
-                    .getShuffleResult());
+            other.push_back(gpu::ShuffleOp::create(b, loc, value, offset,
+                                                   kWarpSize,
+                                                   gpu::ShuffleMode::XOR)
+                                .getShuffleResult());
           auto combined = combine(combiner, acc, other);
           if (failed(combined))
             return failure();
@@ -2519,6 +2591,14 @@ struct ConvertTkToLoops
           func::FuncOp::create(builder, kernel.getLoc(), kernel.getSymName(),
                                builder.getFunctionType(inputs, {}));
       func->setAttr(tk::kLoweredKernelAttrName, builder.getUnitAttr());
+      // A pointer's divisibility is its alignment: LLVM may then merge
+      // neighbouring accesses into vector ones.
+      for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+        if (auto divisibility =
+                kernel.getArgAttrOfType<IntegerAttr>(i, "tk.divisibility"))
+          if (isa<tk::PtrType>(kernel.getArgumentTypes()[i]))
+            func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                            builder.getI64IntegerAttr(divisibility.getInt()));
       if (threadsPerProgram < 0) {
         kernel.emitError("tk-convert-to-loops: threads-per-program must be "
                          "0 (CPU) or positive, not ")
