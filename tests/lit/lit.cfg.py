@@ -12,3 +12,7 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "Inputs
 config.substitutions.append(("%examples", os.path.join(config.tk_src_root, "examples")))
 config.environment["PATH"] = os.pathsep.join(
     [config.tk_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Tests that compile for NVIDIA GPUs need tk-cuda-compile (built only where
+# cuda.h was found; no GPU needed).
+if getattr(config, "tk_cuda", False):
+    config.available_features.add("cuda")

@@ -1,20 +1,23 @@
 //===- Lowering.cpp - tk module to the LLVM dialect for NVPTX -------------===//
 //
 // The layout framework with the CUDA TargetInfo, then core's loops in their
-// GPU form (mma.sync through MmaSyncUnit), then NVVM. Pipelines are built in
-// C++ rather than parsed, so nothing lands in MLIR's global pass registry:
-// two plugins linking core's passes can live in one process.
+// GPU form (wgmma through WgmmaUnit on sm_90a, mma.sync through MmaSyncUnit
+// from sm_80), then NVVM. Pipelines are built in C++ rather than parsed, so
+// nothing lands in MLIR's global pass registry: two plugins linking core's
+// passes can live in one process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Lowering.h"
 #include "compiler/ConvertToNVVM.h"
 #include "compiler/MmaSync.h"
+#include "compiler/Wgmma.h"
 
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -159,8 +162,12 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   TkConvertToLoopsOptions loops;
   loops.threadsPerProgram = numWarps * 32;
   std::shared_ptr<const MatrixUnit> unit;
-  if (target.computeCapability >= 80) {
+  // wgmma is sm_90a only (not in sm_90's forward-compatible PTX).
+  if (target.computeCapability >= 90 && target.archSpecific)
+    unit = std::make_shared<WgmmaUnit>();
+  else if (target.computeCapability >= 80)
     unit = std::make_shared<MmaSyncUnit>();
+  if (unit) {
     // The unit creates NVVM ops inside tk-convert-to-loops, which does not
     // know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
@@ -182,6 +189,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
         pm.addPass(createSCFToControlFlowPass());
         pm.addPass(arith::createArithExpandOpsPass());
         pm.addPass(createConvertToNVVMPass(numWarps * 32));
+        // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become
+        // inline PTX.
+        pm.addPass(createConvertNVVMToLLVMPass());
         pm.addPass(createReconcileUnrealizedCastsPass());
       }))) {
     error = "tk-cuda: lowering to NVVM failed in pass '" + failedPass + "'";

@@ -67,7 +67,11 @@ tk.func @add(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // reader).
 // CHECK: memref.global "private" @rowsum_tile0 : memref<4xf32, #gpu.address_space<workgroup>> {alignment = 16 : i64}
 // CHECK-LABEL: func.func @rowsum
-// CHECK: scf.for
+// Every thread takes part (all 32 lanes of each warp reach the shuffles).
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[STEP:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[PARTS:.*]] = arith.constant 128 : index
+// CHECK-NEXT: scf.for %{{.*}} = %[[TID]] to %[[PARTS]] step %[[STEP]]
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: arith.addf
 // CHECK-COUNT-5: gpu.shuffle xor

@@ -2250,11 +2250,16 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
       numThreads % kWarpSize == 0 && llvm::all_of(elemTypes, [](Type type) {
         return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
       });
-  SmallVector<int64_t> partialShape{shuffle ? numThreads / kWarpSize : parts};
+  // Phase 1 runs over (part, output); the buffer holds a value per part, or
+  // per warp when warps combine their parts first.
+  SmallVector<int64_t> partialShape{parts};
   llvm::append_range(partialShape, resultShape);
+  SmallVector<int64_t> bufferShape(partialShape);
+  if (shuffle)
+    bufferShape[0] = numThreads / kWarpSize;
   SmallVector<Value> partial;
   for (Type type : elemTypes)
-    partial.push_back(allocBuffer(partialShape, type));
+    partial.push_back(allocBuffer(bufferShape, type));
 
   auto sourceIndex = [&](ArrayRef<Value> resultIndex, Value k) {
     SmallVector<Value> index(resultIndex);

@@ -1,0 +1,309 @@
+//===- Wgmma.cpp - tk.dot on NVIDIA warpgroup MMA (sm_90a) ----------------===//
+//
+// wgmma.mma_async reads A and B from shared memory through 64-bit matrix
+// descriptors, and only in the canonical layouts those describe (PTX ISA,
+// "Asynchronous Warpgroup Level Matrix Shared Memory Layout"), so each
+// product first copies its operands from core's row-major tiles into
+// staging buffers of its own:
+//
+//   Both operands K-major without swizzling, in 8x8 core matrices of 16-bit
+//   elements: 8 rows of 16 contiguous bytes, 128 bytes in all. A is staged
+//   as M x K, B as N x K (transposed from core's K x N), both at
+//     offset(r, k) = ((r/8) * (K/8) + k/8) * 64 + (r%8) * 8 + k%8
+//   so the next core matrix along K lies 128 bytes on (the leading byte
+//   offset, LBO) and the next one along M or N K/8 * 128 bytes on (the
+//   stride byte offset, SBO); CUTLASS's canonical form of this layout is
+//   ((8,m),(T,2)):((1T,SBO),(1,LBO)). K-major is what wgmma reads without
+//   transposing (imm-trans-a = imm-trans-b = 0, the NVVM op's layout row for
+//   A and col for B) and the one layout it reads for every input type, so A
+//   and B share one descriptor form.
+//
+//   Descriptor ("Matrix Descriptor Format"): bits 0-13 the start address in
+//   the shared window >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 49-51 the base
+//   offset (0 without swizzling), 62-63 the swizzle mode (0: none).
+//
+// The staging writes go through the generic proxy and wgmma reads through
+// the async proxy: every thread fences (fence.proxy.async.shared::cta) after
+// its writes, before the barrier that publishes the buffers.
+//
+// Each warpgroup (128 threads, 4 warps) takes 64 x N' tiles of the result in
+// turn, N' a multiple of 8 up to 128 that divides N (narrower where that
+// gives idle warpgroups work). It holds the tile's N'/2 fp32 accumulators
+// per thread in registers, issues the K/16 wgmma of the tile back to back,
+// commits them as one group and waits for it. Accumulator i of a thread
+// (warp w of the warpgroup, lane = 4g + q; PTX ISA figure "WGMMA .m64nNk16
+// register fragment layout for accumulator matrix D", CUTLASS's
+// CLayout_64xN):
+//   row = 16w + g + 8 * ((i/2) % 2),   col = 8 * (i/4) + 2q + i%2
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Wgmma.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+
+namespace tk::cuda {
+
+namespace {
+
+constexpr int64_t kWarpgroupSize = 128, kWarpSize = 32;
+constexpr int64_t kTileM = 64, kTileK = 16;
+/// N' at most 128: 64 accumulators per thread leave registers to the rest
+/// of the kernel (m64n256 would hold 128), and narrower tiles spread over
+/// more warpgroups.
+constexpr int64_t kMaxTileN = 128;
+/// A core matrix: 8 rows of 8 16-bit elements.
+constexpr int64_t kElementBytes = 2, kCoreRows = 8, kCoreBytes = 128;
+/// LBO and SBO are 14-bit fields counting 16 bytes.
+constexpr int64_t kMaxByteOffset = ((int64_t{1} << 14) - 1) << 4;
+
+/// The products wgmma takes itself (the thread count is checked in emit).
+bool takes(Type a, Type b, Type accumulator, int64_t m, int64_t n, int64_t k) {
+  bool halfInputs = (a.isF16() && b.isF16()) || (a.isBF16() && b.isBF16());
+  return halfInputs && accumulator.isF32() && m % kTileM == 0 && n % 8 == 0 &&
+         k % kTileK == 0 && (k / kCoreRows) * kCoreBytes <= kMaxByteOffset;
+}
+
+/// N': the widest multiple of 8 up to kMaxTileN that divides n (itself a
+/// multiple of 8), narrowed while there are fewer 64 x N' tiles than
+/// warpgroups, so that every warpgroup gets one where the shape allows.
+int64_t tileWidth(int64_t m, int64_t n, int64_t numWarpgroups) {
+  auto narrower = [&](int64_t below) -> int64_t {
+    for (int64_t width = std::min(below - 8, kMaxTileN); width >= 8; width -= 8)
+      if (n % width == 0)
+        return width;
+    return 0;
+  };
+  int64_t width = narrower(n + 8);
+  while ((m / kTileM) * (n / width) < numWarpgroups) {
+    int64_t next = narrower(width);
+    if (next == 0)
+      break;
+    width = next;
+  }
+  return width;
+}
+
+/// A fresh workgroup-memory buffer of `size` elements, declared at module
+/// level next to the kernel (named after it, as core names its tiles) and
+/// read at the builder's insertion point.
+FailureOr<Value> createStagingBuffer(OpBuilder &b, Location loc,
+                                     Type elementType, int64_t size,
+                                     StringRef role) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto module = parent->getParentOfType<ModuleOp>();
+  Operation *kernel =
+      module ? module.getBody()->findAncestorOpInBlock(*parent) : nullptr;
+  if (!kernel)
+    return emitError(loc, "tk-cuda: wgmma staging buffers need an enclosing "
+                          "module");
+  std::string prefix = "tk";
+  if (auto symbol = dyn_cast<SymbolOpInterface>(kernel))
+    prefix = symbol.getName().str();
+  std::string name;
+  for (int i = 0;; ++i) {
+    name = prefix + "_wgmma_" + role.str() + std::to_string(i);
+    if (!SymbolTable::lookupSymbolIn(module, name))
+      break;
+  }
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto type =
+      MemRefType::get({size}, elementType, MemRefLayoutAttrInterface(), space);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(kernel);
+    // 128-byte aligned: every core matrix on a line of its own (16 bytes
+    // are what the descriptor needs without swizzling).
+    memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type,
+                             Attribute(), /*constant=*/false,
+                             b.getI64IntegerAttr(kCoreBytes));
+  }
+  return memref::GetGlobalOp::create(b, loc, type, name).getResult();
+}
+
+} // namespace
+
+bool WgmmaUnit::supports(Type a, Type b, Type accumulator, int64_t m, int64_t n,
+                         int64_t k) const {
+  // mma.sync takes every product wgmma takes and more (m % 64 != 0); emit
+  // hands it what wgmma cannot take.
+  return takes(a, b, accumulator, m, n, k) ||
+         fallback.supports(a, b, accumulator, m, n, k);
+}
+
+LogicalResult WgmmaUnit::emit(OpBuilder &b, Location loc,
+                              const Product &product) const {
+  auto aType = cast<MemRefType>(product.a.getType());
+  auto bType = cast<MemRefType>(product.b.getType());
+  auto resultType = cast<MemRefType>(product.result.getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+          n = bType.getDimSize(1);
+  Type elementType = aType.getElementType();
+  // wgmma is issued by whole warpgroups: a program of 2 warps runs mma.sync.
+  if (!takes(elementType, bType.getElementType(), resultType.getElementType(),
+             m, n, k) ||
+      product.numThreads % kWarpgroupSize != 0)
+    return fallback.emit(b, loc, product);
+
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto add = [&](Value x, int64_t c) -> Value {
+    return c == 0 ? x : arith::AddIOp::create(b, loc, x, index(c));
+  };
+  auto mul = [&](Value x, int64_t c) -> Value {
+    return arith::MulIOp::create(b, loc, x, index(c));
+  };
+  auto div = [&](Value x, int64_t c) -> Value {
+    return arith::DivUIOp::create(b, loc, x, index(c));
+  };
+  auto rem = [&](Value x, int64_t c) -> Value {
+    return arith::RemUIOp::create(b, loc, x, index(c));
+  };
+  auto constI64 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  };
+
+  // --- Staging -------------------------------------------------------------
+  FailureOr<Value> stagedA =
+      createStagingBuffer(b, loc, elementType, m * k, "a");
+  if (failed(stagedA))
+    return failure();
+  FailureOr<Value> stagedB =
+      createStagingBuffer(b, loc, elementType, n * k, "b");
+  if (failed(stagedB))
+    return failure();
+  int64_t kBlocks = k / kCoreRows;
+  // Spread over the threads one core-matrix row (8 elements along k, 16
+  // contiguous bytes of the staging buffer) at a time; unit u is staged at
+  // element 8u, so u = ((r/8) * (K/8) + k/8) * 8 + r%8.
+  auto stage = [&](Value source, Value staging, int64_t rows, bool transposed) {
+    auto loop =
+        scf::ForOp::create(b, loc, product.threadId, index(rows * kBlocks),
+                           index(product.numThreads));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value unit = loop.getInductionVar();
+    Value row = arith::AddIOp::create(
+        b, loc, mul(div(unit, kCoreRows * kBlocks), kCoreRows),
+        rem(unit, kCoreRows));
+    Value k0 = mul(rem(div(unit, kCoreRows), kBlocks), kCoreRows);
+    Value at = mul(unit, kCoreRows);
+    for (int64_t i = 0; i < kCoreRows; ++i) {
+      Value kk = add(k0, i);
+      Value element = memref::LoadOp::create(b, loc, source,
+                                             transposed ? ValueRange{kk, row}
+                                                        : ValueRange{row, kk});
+      memref::StoreOp::create(b, loc, element, staging, ValueRange{add(at, i)});
+    }
+  };
+  stage(product.a, *stagedA, m, /*transposed=*/false);
+  stage(product.b, *stagedB, n, /*transposed=*/true);
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, loc);
+
+  // --- Descriptors ---------------------------------------------------------
+  int64_t leadingBytes = kCoreBytes, strideBytes = kBlocks * kCoreBytes;
+  int64_t fixedFields =
+      ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32);
+  // The descriptor of the 8-row groups that start `rowStart` rows into a
+  // staging buffer, at k = 0. A shared-window address is below 2^18 (228 KB
+  // of shared memory), so its start field never carries into bit 14, and
+  // the descriptors of later k steps add to it directly.
+  auto descriptor = [&](Value staging, Value rowStart) -> Value {
+    Value address = arith::IndexCastOp::create(
+        b, loc, i64,
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, staging));
+    Value offset = arith::IndexCastOp::create(b, loc, i64,
+                                              mul(rowStart, k * kElementBytes));
+    address = arith::AddIOp::create(b, loc, address, offset);
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, address, constI64(0x3ffff)),
+        constI64(4));
+    return arith::OrIOp::create(b, loc, start, constI64(fixedFields));
+  };
+
+  // --- Warpgroup tiles -----------------------------------------------------
+  int64_t numWarpgroups = product.numThreads / kWarpgroupSize;
+  int64_t width = tileWidth(m, n, numWarpgroups), tilesN = n / width,
+          tiles = (m / kTileM) * tilesN;
+  Value warpgroup = div(product.threadId, kWarpgroupSize);
+  Value inGroup = rem(product.threadId, kWarpgroupSize);
+  Value lane = rem(inGroup, kWarpSize);
+  Value warpRow = mul(div(inGroup, kWarpSize), 16);
+  Value group = div(lane, 4);
+  Value pairCol = mul(rem(lane, 4), 2);
+
+  auto tileLoop =
+      scf::ForOp::create(b, loc, warpgroup, index(tiles), index(numWarpgroups));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tileLoop.getBody());
+  Value tile = tileLoop.getInductionVar();
+  Value tileRow = mul(div(tile, tilesN), kTileM);
+  Value tileCol = mul(rem(tile, tilesN), width);
+  Value row = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, tileRow, warpRow), group);
+  Value row8 = add(row, 8);
+  Value firstCol = arith::AddIOp::create(b, loc, tileCol, pairCol);
+
+  // (row, col) of each accumulator register, in the order of the fragment.
+  SmallVector<std::pair<Value, Value>> positions;
+  for (int64_t chunk = 0; chunk < width / 8; ++chunk) {
+    Value col = add(firstCol, 8 * chunk), col1 = add(col, 1);
+    positions.append({{row, col}, {row, col1}, {row8, col}, {row8, col1}});
+  }
+  auto fragmentType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(positions.size(), f32));
+  Value fragment = LLVM::PoisonOp::create(b, loc, fragmentType);
+  for (auto [i, position] : llvm::enumerate(positions))
+    fragment = LLVM::InsertValueOp::create(
+        b, loc, fragment,
+        product.accumulator(b, loc, position.first, position.second),
+        ArrayRef<int64_t>{static_cast<int64_t>(i)});
+
+  Value descA = descriptor(*stagedA, tileRow);
+  Value descB = descriptor(*stagedB, tileCol);
+  NVVM::WGMMATypes inputType =
+      elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // The accumulators were written by ordinary instructions: wgmma.fence
+  // orders those writes before the first wgmma reads them.
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t step = 0; step < k / kTileK; ++step) {
+    // k0 = 16 * step is two core matrices along K per step.
+    Value advance = constI64((step * (kTileK / kCoreRows) * leadingBytes) >> 4);
+    fragment = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, fragmentType, fragment,
+        arith::AddIOp::create(b, loc, descA, advance),
+        arith::AddIOp::create(b, loc, descB, advance),
+        NVVM::MMAShapeAttr::get(ctx, kTileM, width, kTileK), inputType,
+        inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+
+  for (auto [i, position] : llvm::enumerate(positions)) {
+    Value value = LLVM::ExtractValueOp::create(
+        b, loc, fragment, ArrayRef<int64_t>{static_cast<int64_t>(i)});
+    memref::StoreOp::create(b, loc, value, product.result,
+                            ValueRange{position.first, position.second});
+  }
+  return success();
+}
+
+} // namespace tk::cuda

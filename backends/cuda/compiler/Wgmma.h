@@ -1,0 +1,32 @@
+//===- Wgmma.h - tk.dot on NVIDIA warpgroup MMA (sm_90a) --------*- C++ -*-===//
+//
+// The CUDA backend's tk::MatrixUnit for sm_90a: warpgroup-level
+// wgmma.mma_async m64nNk16 (fp16 and bf16 into fp32) with both operands read
+// from shared memory through matrix descriptors. Products it cannot take go
+// to mma.sync.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_CUDA_COMPILER_WGMMA_H_
+#define TK_BACKENDS_CUDA_COMPILER_WGMMA_H_
+
+#include "compiler/MmaSync.h"
+
+namespace tk::cuda {
+
+class WgmmaUnit : public tk::MatrixUnit {
+public:
+  bool supports(mlir::Type a, mlir::Type b, mlir::Type accumulator, int64_t m,
+                int64_t n, int64_t k) const override;
+  mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
+                           const Product &product) const override;
+
+private:
+  /// Takes the products whose shape or thread count wgmma cannot (m not a
+  /// multiple of 64, a program that is not whole warpgroups).
+  MmaSyncUnit fallback;
+};
+
+} // namespace tk::cuda
+
+#endif // TK_BACKENDS_CUDA_COMPILER_WGMMA_H_
