@@ -14,7 +14,7 @@ cubin=$(mktemp --suffix=.cubin)
 # The launch-overhead reference launches the same vector add tk launches.
 ./build/bin/tk-cuda-compile examples/kernels/vector_add.tk --entry vector_add \
   --arch sm_90a --num-warps 4 --emit cubin -o "$cubin"
-./build/bin/tk-bench-cuda --cubin "$cubin" "$@" >"$out/tk_cuda.json"
+timeout ${BENCH_TIMEOUT:-300} ./build/bin/tk-bench-cuda --cubin "$cubin" "$@" >"$out/tk_cuda.json"
 cat "$out/tk_cuda.json"
 OUT=$out python3 .device/triton_reference.py >"$out/triton_reference.log" 2>&1
 python3 tests/bench/cuda_ratios.py "$out/tk_cuda.json" \

@@ -20,7 +20,7 @@ step "device"
 { nvidia-smi -L; "$bin/tk-info"; } >>"$summary" 2>&1
 
 step "conformance (cuda column)"
-timeout 300 "$bin/tk-conformance" --backend cuda --out "$out" \
+timeout ${CONFORMANCE_TIMEOUT:-150} "$bin/tk-conformance" --backend cuda --out "$out" \
   >"$out/conformance.log" 2>&1
 echo "tk-conformance exit $?" >>"$summary"
 tail -35 "$out/conformance.log" >>"$summary"
@@ -43,7 +43,7 @@ sanitize() { # tool, kernels (empty: all)
   local tool=$1 kernels=$2 log=$out/$1.log
   local args=(--backend cuda --out "$(mktemp -d)")
   [ -n "$kernels" ] && args+=(--kernel "$kernels")
-  timeout 420 compute-sanitizer --tool "$tool" --print-limit 20 \
+  timeout ${SANITIZER_TIMEOUT:-240} compute-sanitizer --tool "$tool" --print-limit 20 \
     --error-exitcode 3 "$bin/tk-conformance" "${args[@]}" >"$log" 2>&1
   echo "compute-sanitizer --tool $tool exit $?" >>"$summary"
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|cells," "$log" >>"$summary"
