@@ -10,6 +10,7 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/Passes.h"
+#include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
@@ -67,30 +68,6 @@ namespace {
 
 /// Writes `text` to `<dir>/<name>` when dumping is on; failures are ignored
 /// (dumps are a debugging aid, never a reason to fail a compile).
-void dumpStage(const std::string &dir, llvm::StringRef name,
-               llvm::function_ref<void(llvm::raw_ostream &)> print) {
-  if (dir.empty())
-    return;
-  llvm::sys::fs::create_directories(dir);
-  llvm::SmallString<256> path(dir);
-  llvm::sys::path::append(path, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (!ec)
-    print(os);
-}
-
-/// Records the pass that failed so the error message can name it.
-struct FailedPassRecorder : public PassInstrumentation {
-  std::string *name;
-  explicit FailedPassRecorder(std::string *name) : name(name) {}
-  void runAfterPassFailed(Pass *pass, Operation *) override {
-    *name = pass->getArgument().str();
-    if (name->empty())
-      *name = pass->getName().str();
-  }
-};
-
 /// Runs `pipeline` (textual) on `module`, or explains why not.
 LogicalResult runPipeline(ModuleOp module, llvm::StringRef pipeline,
                           std::string &failedPass, std::string &error) {
@@ -102,7 +79,7 @@ LogicalResult runPipeline(ModuleOp module, llvm::StringRef pipeline,
   }
   // Assign (not the two-argument parse, which nests and may do nothing).
   static_cast<OpPassManager &>(pm) = std::move(*parsed);
-  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failedPass));
+  pm.addInstrumentation(std::make_unique<tk::FailedPassRecorder>(&failedPass));
   return pm.run(module);
 }
 
@@ -168,44 +145,21 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   // One compile, one thread: the runtime compiles kernels concurrently.
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
 
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << diag.getLocation() << ": ";
-    switch (diag.getSeverity()) {
-    case DiagnosticSeverity::Error:
-      os << "error: ";
-      break;
-    case DiagnosticSeverity::Warning:
-      os << "warning: ";
-      break;
-    default:
-      os << "note: ";
-      break;
-    }
-    os << diag << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      os << "  " << note.getLocation() << ": note: " << note << "\n";
-    return success();
-  });
+  tk::DiagnosticCapture capture(&context);
+  const std::string &diagnostics = capture.text();
 
-  // Verified below, once the ops sit in their module: the bytecode reader
-  // would verify the kernel before its parent module exists.
-  ParserConfig config(&context, /*verifyAfterParse=*/false);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      llvm::StringRef(static_cast<const char *>(input.module), input.size),
-      config, "kernel");
-  if (!module || failed(verify(*module))) {
-    error =
-        "tk-cpu: the kernel module does not parse or verify:\n" + diagnostics;
+  OwningOpRef<ModuleOp> module;
+  switch (tk::readKernelModule(context, input.module, input.size, input.entry,
+                               "tk-cpu", capture, module, error)) {
+  case tk::KernelModuleError::None:
+    break;
+  case tk::KernelModuleError::InvalidIR:
     return TK_ERROR_INVALID_IR;
-  }
-  if (!input.entry.empty() && !module->lookupSymbol<tk::FuncOp>(input.entry)) {
-    error = "tk-cpu: no tk.func named '" + input.entry + "' in the module";
+  case tk::KernelModuleError::UnknownEntry:
     return TK_ERROR_NOT_FOUND;
   }
-  dumpStage(input.dumpDir, "0-tk.mlir",
-            [&](llvm::raw_ostream &os) { module->print(os); });
+  tk::dumpStage(input.dumpDir, "0-tk.mlir",
+                [&](llvm::raw_ostream &os) { module->print(os); });
 
   std::string failedPass;
   for (const Stage &stage : kLayoutStages) {
@@ -214,8 +168,8 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
               "':\n" + diagnostics + error;
       return TK_ERROR_COMPILATION;
     }
-    dumpStage(input.dumpDir, stage.file,
-              [&](llvm::raw_ostream &os) { module->print(os); });
+    tk::dumpStage(input.dumpDir, stage.file,
+                  [&](llvm::raw_ostream &os) { module->print(os); });
   }
 
   if (failed(runPipeline(*module, kLoopsPipeline, failedPass, error))) {
@@ -226,16 +180,16 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
                ? TK_ERROR_UNSUPPORTED
                : TK_ERROR_COMPILATION;
   }
-  dumpStage(input.dumpDir, "4-loops.mlir",
-            [&](llvm::raw_ostream &os) { module->print(os); });
+  tk::dumpStage(input.dumpDir, "4-loops.mlir",
+                [&](llvm::raw_ostream &os) { module->print(os); });
 
   if (failed(runPipeline(*module, kLLVMPipeline, failedPass, error))) {
     error = "tk-cpu: lowering to the LLVM dialect failed in pass '" +
             failedPass + "':\n" + diagnostics + error;
     return TK_ERROR_COMPILATION;
   }
-  dumpStage(input.dumpDir, "5-llvm-dialect.mlir",
-            [&](llvm::raw_ostream &os) { module->print(os); });
+  tk::dumpStage(input.dumpDir, "5-llvm-dialect.mlir",
+                [&](llvm::raw_ostream &os) { module->print(os); });
 
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) {
@@ -272,8 +226,8 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     if (!features.empty())
       f.addFnAttr("target-features", features);
   }
-  dumpStage(input.dumpDir, "6-llvm-ir.ll",
-            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  tk::dumpStage(input.dumpDir, "6-llvm-ir.ll",
+                [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
   {
     llvm::LoopAnalysisManager lam;
@@ -294,8 +248,8 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     error = "tk-cpu: LLVM IR does not verify after optimisation";
     return TK_ERROR_COMPILATION;
   }
-  dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
-            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  tk::dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
+                [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
   auto emit = [&](llvm::CodeGenFileType type,
                   llvm::SmallVectorImpl<char> &out) -> bool {
@@ -316,7 +270,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     if (!tm.addPassesToEmitFile(codegen, os, nullptr,
                                 llvm::CodeGenFileType::AssemblyFile)) {
       codegen.run(*copy);
-      dumpStage(input.dumpDir, "8-host.s", [&](llvm::raw_ostream &out) {
+      tk::dumpStage(input.dumpDir, "8-host.s", [&](llvm::raw_ostream &out) {
         out << llvm::StringRef(assembly.data(), assembly.size());
       });
     }

@@ -9,6 +9,7 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/SharedMemory.h"
+#include "tk/core/CompileSupport.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -69,18 +70,6 @@ void initializeNVPTXTarget() {
 
 /// Writes `<dir>/<name>` when dumping is on; failures are ignored (dumps are
 /// a debugging aid, never a reason to fail a compile).
-void dumpStage(const std::string &dir, llvm::StringRef name,
-               llvm::function_ref<void(llvm::raw_ostream &)> print) {
-  if (dir.empty())
-    return;
-  llvm::sys::fs::create_directories(dir);
-  llvm::SmallString<256> path(dir);
-  llvm::sys::path::append(path, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (!ec)
-    print(os);
-}
 
 /// The value of environment variable `name`, or "" when unset.
 std::string getEnv(const char *name) {
@@ -319,49 +308,30 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   // One compile, one thread: the runtime compiles kernels concurrently.
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
 
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << diag.getLocation() << ": ";
-    switch (diag.getSeverity()) {
-    case DiagnosticSeverity::Error:
-      os << "error: ";
-      break;
-    case DiagnosticSeverity::Warning:
-      os << "warning: ";
-      break;
-    default:
-      os << "note: ";
-      break;
-    }
-    os << diag << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      os << "  " << note.getLocation() << ": note: " << note << "\n";
-    return success();
-  });
+  tk::DiagnosticCapture capture(&context);
+  const std::string &diagnostics = capture.text();
 
-  // Verified below, once the ops sit in their module: the bytecode reader
-  // would verify the kernel before its parent module exists.
-  ParserConfig config(&context, /*verifyAfterParse=*/false);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      llvm::StringRef(static_cast<const char *>(input.module), input.size),
-      config, "kernel");
-  if (!module || failed(verify(*module))) {
-    error =
-        "tk-cuda: the kernel module does not parse or verify:\n" + diagnostics;
-    return TK_ERROR_INVALID_IR;
-  }
-  if (input.entry.empty() || !module->lookupSymbol<tk::FuncOp>(input.entry)) {
-    error = "tk-cuda: no tk.func named '" + input.entry + "' in the module";
+  if (input.entry.empty()) {
+    error = "tk-cuda: compile needs the name of the kernel to launch";
     return TK_ERROR_NOT_FOUND;
   }
-  dumpStage(input.dumpDir, "0-tk.mlir",
-            [&](llvm::raw_ostream &os) { module->print(os); });
+  OwningOpRef<ModuleOp> module;
+  switch (tk::readKernelModule(context, input.module, input.size, input.entry,
+                               "tk-cuda", capture, module, error)) {
+  case tk::KernelModuleError::None:
+    break;
+  case tk::KernelModuleError::InvalidIR:
+    return TK_ERROR_INVALID_IR;
+  case tk::KernelModuleError::UnknownEntry:
+    return TK_ERROR_NOT_FOUND;
+  }
+  tk::dumpStage(input.dumpDir, "0-tk.mlir",
+                [&](llvm::raw_ostream &os) { module->print(os); });
 
   std::string loweringError;
   DumpFn dump = [&](llvm::StringRef file, ModuleOp stage) {
-    dumpStage(input.dumpDir, file,
-              [&](llvm::raw_ostream &os) { stage.print(os); });
+    tk::dumpStage(input.dumpDir, file,
+                  [&](llvm::raw_ostream &os) { stage.print(os); });
   };
   tk_status status = lowerToLLVMDialect(
       *module, input.entry, input.options, out.lowered, loweringError,
@@ -375,8 +345,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   }
   if (out.lowered.threadsPerBlock <= 0)
     out.lowered.threadsPerBlock = input.options.numWarps * 32;
-  dumpStage(input.dumpDir, "5-llvm-dialect.mlir",
-            [&](llvm::raw_ostream &os) { module->print(os); });
+  tk::dumpStage(input.dumpDir, "5-llvm-dialect.mlir",
+                [&](llvm::raw_ostream &os) { module->print(os); });
 
   std::string targetError;
   llvm::Triple triple(kTriple);
@@ -406,8 +376,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   llvmModule->setDataLayout(machine->createDataLayout());
   out.lowered.sharedMemoryBytes =
       static_cast<int>(moveSharedMemoryToDynamic(*llvmModule));
-  dumpStage(input.dumpDir, "6-llvm-ir.ll",
-            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  tk::dumpStage(input.dumpDir, "6-llvm-ir.ll",
+                [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
 
   if (tk_status status = linkLibdevice(*llvmModule, input.entry, error))
     return status;
@@ -419,8 +389,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
             verifierOutput;
     return TK_ERROR_COMPILATION;
   }
-  dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
-            [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  tk::dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
+                [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
   if (stopAfter == CompileStage::LLVMIR) {
     llvm::raw_string_ostream os(out.llvmIR);
     llvmModule->print(os, nullptr);
@@ -439,14 +409,14 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     codegen.run(*llvmModule);
     out.ptx.assign(buffer.data(), buffer.size());
   }
-  dumpStage(input.dumpDir, "8-kernel.ptx",
-            [&](llvm::raw_ostream &os) { os << out.ptx; });
+  tk::dumpStage(input.dumpDir, "8-kernel.ptx",
+                [&](llvm::raw_ostream &os) { os << out.ptx; });
   if (stopAfter == CompileStage::PTX)
     return TK_SUCCESS;
 
   status = runPtxas(out.ptx, input.options.target, out, error);
-  dumpStage(input.dumpDir, "9-ptxas.log",
-            [&](llvm::raw_ostream &os) { os << out.ptxasLog; });
+  tk::dumpStage(input.dumpDir, "9-ptxas.log",
+                [&](llvm::raw_ostream &os) { os << out.ptxasLog; });
   return status;
 }
 

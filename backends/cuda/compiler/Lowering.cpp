@@ -13,6 +13,7 @@
 #include "compiler/MmaSync.h"
 #include "compiler/Wgmma.h"
 
+#include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
@@ -49,23 +50,12 @@ void registerLoweringDialects(DialectRegistry &registry) {
 
 namespace {
 
-/// Records the pass that failed so the error message can name it.
-struct FailedPassRecorder : public PassInstrumentation {
-  std::string *name;
-  explicit FailedPassRecorder(std::string *name) : name(name) {}
-  void runAfterPassFailed(Pass *pass, Operation *) override {
-    *name = pass->getArgument().str();
-    if (name->empty())
-      *name = pass->getName().str();
-  }
-};
-
 /// Runs the passes `fill` adds on `module`; on failure names the pass.
 LogicalResult runPasses(ModuleOp module, std::string &failedPass,
                         llvm::function_ref<void(OpPassManager &)> fill) {
   PassManager pm(module->getContext());
   fill(pm);
-  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failedPass));
+  pm.addInstrumentation(std::make_unique<tk::FailedPassRecorder>(&failedPass));
   return pm.run(module);
 }
 

@@ -1,0 +1,67 @@
+//===- CompileSupport.h - what every backend's compiler needs ---*- C++ -*-===//
+//
+// The steps every plugin's compile entry point takes before and around its
+// own lowering: reading the kernel module it is handed (diagnostics kept as
+// text for the error message), naming the pass that failed, and writing the
+// stages of TK_DUMP_IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_COMPILESUPPORT_H_
+#define TK_CORE_COMPILESUPPORT_H_
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace tk {
+
+/// Collects the diagnostics of `context` as "loc: error: message" lines for
+/// as long as it lives.
+class DiagnosticCapture {
+public:
+  explicit DiagnosticCapture(mlir::MLIRContext *context);
+  const std::string &text() const { return text_; }
+
+private:
+  std::string text_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+/// Why a kernel module could not be read.
+enum class KernelModuleError { None, InvalidIR, UnknownEntry };
+
+/// Parses `size` bytes of MLIR text or bytecode into a module and verifies
+/// it; with a non-empty `entry`, checks that a tk.func of that name exists.
+/// On failure `module` stays null and `error` says why (prefixed with
+/// `backend`, e.g. "tk-cuda"), diagnostics included.
+KernelModuleError readKernelModule(mlir::MLIRContext &context, const void *data,
+                                   size_t size, llvm::StringRef entry,
+                                   llvm::StringRef backend,
+                                   const DiagnosticCapture &diagnostics,
+                                   mlir::OwningOpRef<mlir::ModuleOp> &module,
+                                   std::string &error);
+
+/// Records the argument (or name) of the pass that failed.
+class FailedPassRecorder : public mlir::PassInstrumentation {
+public:
+  explicit FailedPassRecorder(std::string *name) : name(name) {}
+  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *) override;
+
+private:
+  std::string *name;
+};
+
+/// Writes `print`'s output to `dir`/`name` when `dir` is not empty (the
+/// TK_DUMP_IR folder; created if missing).
+void dumpStage(llvm::StringRef dir, llvm::StringRef name,
+               llvm::function_ref<void(llvm::raw_ostream &)> print);
+
+} // namespace tk
+
+#endif // TK_CORE_COMPILESUPPORT_H_

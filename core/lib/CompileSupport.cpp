@@ -1,0 +1,81 @@
+//===- CompileSupport.cpp - what every backend's compiler needs -----------===//
+
+#include "tk/core/CompileSupport.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+
+namespace tk {
+
+DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
+    : handler_(context, [this](Diagnostic &diag) {
+        llvm::raw_string_ostream os(text_);
+        os << diag.getLocation() << ": ";
+        switch (diag.getSeverity()) {
+        case DiagnosticSeverity::Error:
+          os << "error: ";
+          break;
+        case DiagnosticSeverity::Warning:
+          os << "warning: ";
+          break;
+        default:
+          os << "note: ";
+          break;
+        }
+        os << diag << "\n";
+        for (Diagnostic &note : diag.getNotes())
+          os << "  " << note.getLocation() << ": note: " << note << "\n";
+        return success();
+      }) {}
+
+KernelModuleError readKernelModule(MLIRContext &context, const void *data,
+                                   size_t size, llvm::StringRef entry,
+                                   llvm::StringRef backend,
+                                   const DiagnosticCapture &diagnostics,
+                                   OwningOpRef<ModuleOp> &module,
+                                   std::string &error) {
+  // Verified below, once the ops sit in their module: the bytecode reader
+  // would verify the kernel before its parent module exists.
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(
+      llvm::StringRef(static_cast<const char *>(data), size), config, "kernel");
+  if (!parsed || failed(verify(*parsed))) {
+    error = backend.str() + ": the kernel module does not parse or verify:\n" +
+            diagnostics.text();
+    return KernelModuleError::InvalidIR;
+  }
+  if (!entry.empty() && !parsed->lookupSymbol<tk::FuncOp>(entry)) {
+    error = backend.str() + ": no tk.func named '" + entry.str() +
+            "' in the module";
+    return KernelModuleError::UnknownEntry;
+  }
+  module = std::move(parsed);
+  return KernelModuleError::None;
+}
+
+void FailedPassRecorder::runAfterPassFailed(Pass *pass, Operation *) {
+  *name = pass->getArgument().str();
+  if (name->empty())
+    *name = pass->getName().str();
+}
+
+void dumpStage(llvm::StringRef dir, llvm::StringRef name,
+               llvm::function_ref<void(llvm::raw_ostream &)> print) {
+  if (dir.empty())
+    return;
+  llvm::sys::fs::create_directories(dir);
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (!ec)
+    print(os);
+}
+
+} // namespace tk
