@@ -268,6 +268,53 @@ static inline tk_arg tk_arg_i64(int64_t v) { tk_arg a; a.kind = TK_ARG_I64; a.va
 static inline tk_arg tk_arg_f32(float v) { tk_arg a; a.kind = TK_ARG_F32; a.value.f32 = v; return a; }
 static inline tk_arg tk_arg_f64(double v) { tk_arg a; a.kind = TK_ARG_F64; a.value.f64 = v; return a; }
 
+/*===--- Autotuning --------------------------------------------------------===*/
+
+/** One configuration to try: its source (tile sizes may differ from the
+ *  others'), compile options (num_warps, num_stages, constexprs), the grid it
+ *  needs, and a label for the log and the plot. */
+typedef struct tk_autotune_candidate {
+  tk_kernel_source source;
+  tk_compile_options options;
+  tk_grid grid;
+  const char *label; /* "BM=128 BN=128 w8"; NULL: "#<index>" */
+} tk_autotune_candidate;
+
+/** Progress: `stage` is "compile" or "time"; called from the calling thread. */
+typedef void (*tk_autotune_progress_fn)(const char *stage, size_t done,
+                                        size_t total, void *user);
+
+typedef struct tk_autotune_request {
+  size_t struct_size; /* sizeof(tk_autotune_request) */
+  const tk_autotune_candidate *candidates;
+  size_t num_candidates;
+  /** The arguments every candidate is launched with while timing. */
+  const tk_args *args;
+  /** The shape the choice is for, e.g. "M=4096 N=4096 K=4096": the winner is
+   *  kept on disk (TK_CACHE_DIR/autotune) under this key, the backend, the
+   *  device and the candidates, and reused without timing. */
+  const char *key;
+  int32_t repetitions;   /* timed launches per candidate; 0: 20 */
+  const char *plot_path; /* non-NULL: an SVG of throughput per candidate */
+  tk_autotune_progress_fn progress; /* NULL: progress goes to the log */
+  void *progress_user;
+} tk_autotune_request;
+
+typedef struct tk_autotune_result {
+  size_t struct_size; /* sizeof(tk_autotune_result) */
+  size_t best;        /* index of the fastest candidate */
+  double best_seconds; /* its time per launch; 0 when read from disk */
+  int32_t from_cache; /* nonzero: the disk record chose, nothing was timed */
+  int32_t failed;     /* candidates that did not compile or launch */
+} tk_autotune_result;
+
+/** Compiles the candidates in parallel, times each on `device` (median of
+ *  rounds of back-to-back launches), and returns the fastest as a kernel.
+ *  Candidates that fail are skipped (and counted); if all fail, the first
+ *  failure is returned. The winner is recorded on disk for `key`. */
+tk_status tk_autotune(tk_device device, const tk_autotune_request *request,
+                      tk_kernel *out_kernel, tk_autotune_result *out_result);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

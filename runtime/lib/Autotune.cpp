@@ -1,0 +1,370 @@
+//===- Autotune.cpp - tk_autotune: pick the fastest configuration ---------===//
+//
+// Built on the public C API (kernels, launches, synchronize) the way a user
+// would time configurations by hand: candidates compile in parallel (the
+// runtime compiles concurrently and caches every binary), each is timed as
+// rounds of back-to-back launches on the device's default stream, and the
+// winner is written atomically to TK_CACHE_DIR/autotune so that the next
+// process skips the timing. An SVG bar chart shows throughput per candidate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/tk.h"
+
+#include "tk/runtime/KernelCache.h"
+#include "tk/runtime/Logging.h"
+#include "tk/runtime/Status.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tk::runtime;
+
+namespace {
+
+constexpr int kDefaultRepetitions = 20;
+constexpr int kRounds = 5;
+constexpr llvm::StringLiteral kRecordMagic = "tk-autotune 1";
+
+std::string labelOf(const tk_autotune_request &request, size_t i) {
+  const char *label = request.candidates[i].label;
+  return label && *label ? label : "#" + std::to_string(i);
+}
+
+/// The disk record's name: a hash of everything the choice depends on.
+std::string recordName(const tk_autotune_request &request,
+                       const tk_device_props &props, const char *backend) {
+  std::string identity = kRecordMagic.str();
+  auto add = [&](llvm::StringRef part) {
+    identity += std::to_string(part.size()) + ":" + part.str() + ";";
+  };
+  add(request.key);
+  add(backend);
+  add(props.name);
+  add(props.arch);
+  for (size_t i = 0; i < request.num_candidates; ++i) {
+    const tk_autotune_candidate &c = request.candidates[i];
+    add(labelOf(request, i));
+    add(std::to_string(c.options.num_warps) + "," +
+        std::to_string(c.options.num_stages));
+    for (size_t k = 0; k < c.options.num_constexprs; ++k)
+      add(std::string(c.options.constexprs[k].name) + "=" +
+          std::to_string(c.options.constexprs[k].value));
+    // Text and bytecode are hashed; a builder module is known by its label.
+    if (c.source.kind != TK_SOURCE_MODULE && c.source.data)
+      add(std::to_string(llvm::xxh3_64bits(llvm::StringRef(
+          static_cast<const char *>(c.source.data), c.source.size))));
+  }
+  char name[32];
+  std::snprintf(name, sizeof(name), "%016llx.txt",
+                static_cast<unsigned long long>(llvm::xxh3_64bits(identity)));
+  return name;
+}
+
+std::string recordDirectory() {
+  std::string base = KernelCache::getDirectory();
+  if (base.empty())
+    return {};
+  llvm::SmallString<256> path(base);
+  llvm::sys::path::append(path, "autotune");
+  return std::string(path);
+}
+
+/// The recorded winner, if the record exists, parses, and names a candidate
+/// of this request by index and label.
+std::optional<size_t> readRecord(const std::string &path,
+                                 const tk_autotune_request &request) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 3> lines;
+  (*buffer)->getBuffer().split(lines, '\n', 3, false);
+  size_t index = 0;
+  if (lines.size() < 3 || lines[0] != kRecordMagic ||
+      lines[1].getAsInteger(10, index) || index >= request.num_candidates ||
+      lines[2].rtrim("\n") != labelOf(request, index)) {
+    getLogger().warn("autotune: ignoring the unreadable record {}", path);
+    return std::nullopt;
+  }
+  return index;
+}
+
+/// Writes the record through a temporary in the same folder and a rename,
+/// so that a reader never sees half a record.
+void writeRecord(const std::string &directory, const std::string &path,
+                 const tk_autotune_request &request, size_t best) {
+  if (llvm::sys::fs::create_directories(directory))
+    return;
+  llvm::SmallString<256> temporary;
+  int fd = -1;
+  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temporary))
+    return;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << kRecordMagic << "\n"
+       << best << "\n"
+       << labelOf(request, best) << "\n";
+  }
+  if (llvm::sys::fs::rename(temporary, path))
+    llvm::sys::fs::remove(temporary);
+}
+
+std::string escapeXml(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// A horizontal bar per candidate: launches per second relative to the
+/// fastest (failed candidates get no bar), the winner in another colour.
+Status writePlot(const std::string &path, const tk_autotune_request &request,
+                 const std::vector<double> &seconds, size_t best) {
+  const int barHeight = 22, labelWidth = 260, plotWidth = 420;
+  int height = 40 + barHeight * static_cast<int>(seconds.size());
+  std::string svg;
+  llvm::raw_string_ostream os(svg);
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
+     << labelWidth + plotWidth + 120 << "\" height=\"" << height
+     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+     << "<text x=\"8\" y=\"18\" font-weight=\"bold\">tk autotune: "
+     << escapeXml(request.key) << " (throughput relative to the best)</text>\n";
+  for (size_t i = 0; i < seconds.size(); ++i) {
+    int y = 30 + barHeight * static_cast<int>(i);
+    os << "<text x=\"8\" y=\"" << y + 15 << "\">"
+       << escapeXml(labelOf(request, i)) << "</text>\n";
+    if (seconds[i] <= 0) {
+      os << "<text x=\"" << labelWidth << "\" y=\"" << y + 15
+         << "\" fill=\"#a00\">failed</text>\n";
+      continue;
+    }
+    double relative = seconds[best] / seconds[i];
+    int width = std::max(1, static_cast<int>(relative * plotWidth));
+    os << "<rect x=\"" << labelWidth << "\" y=\"" << y + 3 << "\" width=\""
+       << width << "\" height=\"" << barHeight - 6 << "\" fill=\""
+       << (i == best ? "#d95f02" : "#1b9e77") << "\"/>\n";
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.3g us (%.2fx)", seconds[i] * 1e6,
+                  relative);
+    os << "<text x=\"" << labelWidth + width + 6 << "\" y=\"" << y + 15 << "\">"
+       << text << "</text>\n";
+  }
+  os << "</svg>\n";
+  std::error_code error;
+  llvm::raw_fd_ostream file(path, error);
+  if (error)
+    return Status(TK_ERROR_IO, "autotune: cannot write the plot " + path +
+                                   ": " + error.message());
+  file << svg;
+  return Status::success();
+}
+
+/// Median seconds per launch over kRounds rounds of back-to-back launches.
+Status timeCandidate(tk_device device, tk_kernel kernel, tk_grid grid,
+                     const tk_args *args, int repetitions, double &seconds) {
+  // Warm-up, which also surfaces launch errors (bad grid, arguments).
+  if (tk_status status = tk_launch(kernel, grid, args))
+    return Status(status, tk_last_error());
+  int perRound = std::max(1, repetitions / kRounds);
+  std::vector<double> rounds;
+  for (int r = 0; r < kRounds; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < perRound; ++i)
+      if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
+        return Status(status, tk_last_error());
+    if (tk_status status = tk_synchronize(device))
+      return Status(status, tk_last_error());
+    rounds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count() /
+        perRound);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  seconds = rounds[rounds.size() / 2];
+  return Status::success();
+}
+
+Status autotune(tk_device device, const tk_autotune_request *request,
+                tk_kernel *outKernel, tk_autotune_result *outResult) {
+  if (!outKernel)
+    return Status(TK_ERROR_INVALID_ARGUMENT, "out_kernel is NULL");
+  *outKernel = nullptr;
+  if (!request || request->struct_size < sizeof(tk_autotune_request))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "autotune: request is NULL or its struct_size is too small");
+  if (!request->candidates || request->num_candidates == 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "autotune: the request has no candidates");
+  if (!request->args)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "autotune: the request has no launch arguments (args)");
+  if (!request->key || !*request->key)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "autotune: the request needs a key (the shape it is for)");
+  if (request->repetitions < 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "autotune: repetitions is negative");
+  const size_t n = request->num_candidates;
+  auto progress = [&](const char *stage, size_t done) {
+    if (request->progress)
+      request->progress(stage, done, n, request->progress_user);
+    else
+      getLogger().info("autotune {}: {} {}/{}", request->key, stage, done, n);
+  };
+
+  tk_device_props props = {};
+  props.struct_size = sizeof(props);
+  if (tk_status status = tk_device_query(device, &props))
+    return Status(status, tk_last_error());
+  const char *backend = "?";
+  if (tk_status status = tk_backend_name(&backend))
+    return Status(status, tk_last_error());
+  std::string directory = recordDirectory();
+  std::string record;
+  if (!directory.empty()) {
+    llvm::SmallString<256> path(directory);
+    llvm::sys::path::append(path, recordName(*request, props, backend));
+    record = std::string(path);
+  }
+
+  tk_autotune_result result = {};
+  if (!record.empty()) {
+    if (std::optional<size_t> best = readRecord(record, *request)) {
+      const tk_autotune_candidate &c = request->candidates[*best];
+      if (tk_status status =
+              tk_kernel_create(device, &c.source, &c.options, outKernel))
+        return Status(status, tk_last_error());
+      result.best = *best;
+      result.from_cache = 1;
+      getLogger().info("autotune {}: {} (recorded)", request->key,
+                       labelOf(*request, *best));
+      if (outResult && outResult->struct_size >= sizeof(result)) {
+        result.struct_size = sizeof(result);
+        *outResult = result;
+      }
+      return Status::success();
+    }
+  }
+
+  // Compile every candidate, a few at a time; tk_kernel_create is
+  // thread-safe and shares one cache.
+  std::vector<tk_kernel> kernels(n, nullptr);
+  std::vector<std::string> errors(n);
+  std::vector<tk_status> statuses(n, TK_SUCCESS);
+  size_t workers = std::max<size_t>(
+      1, std::min<size_t>(n, std::thread::hardware_concurrency()));
+  size_t compiled = 0;
+  for (size_t first = 0; first < n; first += workers) {
+    size_t last = std::min(n, first + workers);
+    std::vector<std::thread> threads;
+    for (size_t i = first; i < last; ++i)
+      threads.emplace_back([&, i] {
+        const tk_autotune_candidate &c = request->candidates[i];
+        statuses[i] =
+            tk_kernel_create(device, &c.source, &c.options, &kernels[i]);
+        if (statuses[i] != TK_SUCCESS)
+          errors[i] = tk_last_error();
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+    compiled = last;
+    progress("compile", compiled);
+  }
+
+  std::vector<double> seconds(n, 0.0);
+  int repetitions =
+      request->repetitions ? request->repetitions : kDefaultRepetitions;
+  std::optional<size_t> best;
+  Status firstFailure = Status::success();
+  for (size_t i = 0; i < n; ++i) {
+    if (statuses[i] == TK_SUCCESS) {
+      Status timed =
+          timeCandidate(device, kernels[i], request->candidates[i].grid,
+                        request->args, repetitions, seconds[i]);
+      if (!timed.isOk()) {
+        statuses[i] = timed.code();
+        errors[i] = timed.message();
+        seconds[i] = 0;
+      }
+    }
+    if (statuses[i] != TK_SUCCESS) {
+      ++result.failed;
+      getLogger().warn("autotune {}: candidate {} failed: {}", request->key,
+                       labelOf(*request, i), errors[i]);
+      if (firstFailure.isOk())
+        firstFailure =
+            Status(statuses[i], "autotune: candidate " + labelOf(*request, i) +
+                                    " failed: " + errors[i]);
+    } else if (!best || seconds[i] < seconds[*best]) {
+      best = i;
+    }
+    progress("time", i + 1);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (kernels[i] && (!best || i != *best))
+      tk_kernel_release(kernels[i]);
+  if (!best)
+    return firstFailure;
+
+  if (!record.empty())
+    writeRecord(directory, record, *request, *best);
+  if (request->plot_path) {
+    Status plotted = writePlot(request->plot_path, *request, seconds, *best);
+    if (!plotted.isOk()) {
+      tk_kernel_release(kernels[*best]);
+      return plotted;
+    }
+  }
+  getLogger().info("autotune {}: {} wins, {:.3g} us per launch", request->key,
+                   labelOf(*request, *best), seconds[*best] * 1e6);
+  *outKernel = kernels[*best];
+  result.best = *best;
+  result.best_seconds = seconds[*best];
+  if (outResult && outResult->struct_size >= sizeof(result)) {
+    result.struct_size = sizeof(result);
+    *outResult = result;
+  }
+  return Status::success();
+}
+
+} // namespace
+
+tk_status tk_autotune(tk_device device, const tk_autotune_request *request,
+                      tk_kernel *out_kernel, tk_autotune_result *out_result) {
+  try {
+    return autotune(device, request, out_kernel, out_result).report();
+  } catch (const std::bad_alloc &) {
+    setLastError("out of host memory");
+    return TK_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception &error) {
+    setLastError(std::string("internal error: ") + error.what());
+    return TK_ERROR_INTERNAL;
+  }
+}

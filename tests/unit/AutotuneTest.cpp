@@ -1,0 +1,256 @@
+//===- AutotuneTest.cpp - tk_autotune on the CPU backend ------------------===//
+//
+// Candidates of the seed vector add (BLOCK 256 and 1024, different warps)
+// are compiled, timed and recorded; a second call reads the record; a
+// corrupt record is retuned; bad requests are refused with a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/tk.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string replaceAll(std::string text, const std::string &from,
+                       const std::string &to) {
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+struct Progress {
+  std::vector<std::string> stages;
+  size_t lastTotal = 0;
+};
+
+void recordProgress(const char *stage, size_t, size_t total, void *user) {
+  auto *progress = static_cast<Progress *>(user);
+  progress->stages.push_back(stage);
+  progress->lastTotal = total;
+}
+
+class AutotuneTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(tk_device_get(0, &device), TK_SUCCESS) << tk_last_error();
+    block1024 = readFile(std::string(TK_TEST_KERNELS_DIR) + "/vector_add.tk");
+    ASSERT_FALSE(block1024.empty());
+    // The same kernel with 256-element tiles.
+    block256 = replaceAll(block1024, "1024", "256");
+    const size_t bytes = n * sizeof(float);
+    for (tk_buffer *b : {&x, &y, &out})
+      ASSERT_EQ(tk_buffer_create(device, bytes, b), TK_SUCCESS);
+    std::vector<float> hx(n), hy(n);
+    for (int i = 0; i < n; ++i) {
+      hx[i] = float(i);
+      hy[i] = 0.5f;
+    }
+    ASSERT_EQ(tk_buffer_write(x, 0, hx.data(), bytes), TK_SUCCESS);
+    ASSERT_EQ(tk_buffer_write(y, 0, hy.data(), bytes), TK_SUCCESS);
+    argv = {tk_arg_buffer(x), tk_arg_buffer(y), tk_arg_buffer(out),
+            tk_arg_i32(n)};
+    args = {argv.data(), argv.size()};
+    candidates = {
+        candidate(block1024, 1024, 4, "BLOCK=1024 w4"),
+        candidate(block256, 256, 4, "BLOCK=256 w4"),
+        candidate(block256, 256, 1, "BLOCK=256 w1"),
+    };
+  }
+  void TearDown() override {
+    for (tk_buffer b : {x, y, out})
+      tk_buffer_release(b);
+  }
+
+  tk_autotune_candidate candidate(const std::string &text, int block, int warps,
+                                  const char *label) {
+    tk_autotune_candidate c = {};
+    c.source = {TK_SOURCE_TEXT, text.data(), text.size(), "vector_add"};
+    c.options = {sizeof(tk_compile_options), warps, 0, nullptr, 0};
+    c.grid = {(n + block - 1) / block, 1, 1};
+    c.label = label;
+    return c;
+  }
+
+  tk_autotune_request request(const std::string &key) {
+    tk_autotune_request r = {};
+    r.struct_size = sizeof(r);
+    r.candidates = candidates.data();
+    r.num_candidates = candidates.size();
+    r.args = &args;
+    keyStorage = key; // the request points at it
+    r.key = keyStorage.c_str();
+    r.repetitions = 10;
+    r.progress = recordProgress;
+    r.progress_user = &progress;
+    return r;
+  }
+
+  void expectCorrectOutput(tk_kernel kernel, tk_grid grid) {
+    ASSERT_EQ(tk_launch(kernel, grid, &args), TK_SUCCESS) << tk_last_error();
+    std::vector<float> result(n);
+    ASSERT_EQ(tk_buffer_read(out, 0, result.data(), n * sizeof(float)),
+              TK_SUCCESS);
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(result[i], float(i) + 0.5f) << "at " << i;
+  }
+
+  std::string recordFile() {
+    // The one record the tests' cache folder holds for this key.
+    std::string dir = std::string(std::getenv("TK_CACHE_DIR")) + "/autotune";
+    return dir;
+  }
+
+  static constexpr int n = 100003;
+  tk_device device = nullptr;
+  std::string block1024, block256;
+  tk_buffer x = nullptr, y = nullptr, out = nullptr;
+  std::vector<tk_arg> argv;
+  tk_args args = {};
+  std::vector<tk_autotune_candidate> candidates;
+  Progress progress;
+  std::string keyStorage;
+};
+
+TEST_F(AutotuneTest, TimesRecordsAndReusesTheWinner) {
+  std::string key =
+      "n=100003 " +
+      std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + " " +
+      std::to_string(std::rand());
+  std::string plot = ::testing::TempDir() + "tk-autotune.svg";
+  tk_autotune_request r = request(key);
+  r.plot_path = plot.c_str();
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_LT(result.best, candidates.size());
+  EXPECT_GT(result.best_seconds, 0.0);
+  EXPECT_EQ(result.from_cache, 0);
+  EXPECT_EQ(result.failed, 0);
+  expectCorrectOutput(kernel, candidates[result.best].grid);
+  tk_kernel_release(kernel);
+  // Progress: one compile batch or more, then a timing step per candidate.
+  EXPECT_EQ(progress.lastTotal, candidates.size());
+  EXPECT_EQ(std::count(progress.stages.begin(), progress.stages.end(),
+                       std::string("time")),
+            3);
+  // The plot has a bar per candidate and names them.
+  std::string svg = readFile(plot);
+  size_t bars = 0;
+  for (size_t at = svg.find("<rect"); at != std::string::npos;
+       at = svg.find("<rect", at + 1))
+    ++bars;
+  EXPECT_EQ(bars, 3u);
+  EXPECT_NE(svg.find("BLOCK=256 w1"), std::string::npos);
+
+  // Again: the record chooses, nothing is timed.
+  progress = Progress();
+  tk_autotune_result again = {};
+  again.struct_size = sizeof(again);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &again), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(again.from_cache, 1);
+  EXPECT_EQ(again.best, result.best);
+  EXPECT_TRUE(progress.stages.empty());
+  expectCorrectOutput(kernel, candidates[again.best].grid);
+  tk_kernel_release(kernel);
+}
+
+TEST_F(AutotuneTest, CorruptRecordIsRetuned) {
+  std::string key = "corrupt " + std::to_string(std::rand());
+  tk_autotune_request r = request(key);
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS);
+  tk_kernel_release(kernel);
+  // Overwrite every record in the folder with junk.
+  std::string dir = recordFile();
+  std::string list = "ls " + dir + " > " + ::testing::TempDir() + "records";
+  ASSERT_EQ(std::system(list.c_str()), 0);
+  std::ifstream names(::testing::TempDir() + "records");
+  std::string name;
+  int corrupted = 0;
+  while (std::getline(names, name)) {
+    std::ofstream(dir + "/" + name) << "tk-autotune 1\n99\nnot a label\n";
+    ++corrupted;
+  }
+  ASSERT_GT(corrupted, 0);
+  tk_autotune_result again = {};
+  again.struct_size = sizeof(again);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &again), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(again.from_cache, 0);
+  expectCorrectOutput(kernel, candidates[again.best].grid);
+  tk_kernel_release(kernel);
+}
+
+TEST_F(AutotuneTest, FailingCandidatesAreSkippedAndAllFailingIsAnError) {
+  std::string bad = "this is not a kernel";
+  std::vector<tk_autotune_candidate> mixed = {candidate(bad, 1024, 4, "broken"),
+                                              candidates[0]};
+  tk_autotune_request r = request("mixed " + std::to_string(std::rand()));
+  r.candidates = mixed.data();
+  r.num_candidates = mixed.size();
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(result.best, 1u);
+  EXPECT_EQ(result.failed, 1);
+  tk_kernel_release(kernel);
+
+  r.num_candidates = 1; // only the broken one
+  r.key = "all broken";
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, &result), TK_ERROR_INVALID_IR);
+  EXPECT_NE(std::string(tk_last_error()).find("broken"), std::string::npos)
+      << tk_last_error();
+  EXPECT_EQ(kernel, nullptr);
+}
+
+TEST_F(AutotuneTest, BadRequestsAreRefused) {
+  tk_kernel kernel = nullptr;
+  tk_autotune_request r = request("bad");
+  EXPECT_EQ(tk_autotune(device, nullptr, &kernel, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_autotune(device, &r, nullptr, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  r.num_candidates = 0;
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("no candidates"),
+            std::string::npos);
+  r = request("bad");
+  r.args = nullptr;
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  r = request("");
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("key"), std::string::npos);
+  r = request("bad");
+  r.struct_size = 8;
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+}
+
+} // namespace
