@@ -152,7 +152,7 @@ Status writePlot(const std::string &path, const tk_autotune_request &request,
   std::string svg;
   llvm::raw_string_ostream os(svg);
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
-     << labelWidth + plotWidth + 120 << "\" height=\"" << height
+     << labelWidth + plotWidth + 200 << "\" height=\"" << height
      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
      << "<text x=\"8\" y=\"18\" font-weight=\"bold\">tk autotune: "
      << escapeXml(request.key) << " (throughput relative to the best)</text>\n";

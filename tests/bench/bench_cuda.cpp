@@ -368,10 +368,89 @@ void benchLaunch(Bench &bench, const std::string &cubinPath) {
   tk_kernel_release(kernel);
 }
 
+/// tk_autotune over matmul tile configurations at 4096^3 fp16: the winner,
+/// every candidate's time, and an SVG of throughput per configuration.
+void benchAutotune(Bench &bench, const std::string &plotPath) {
+  auto *ctx = &bench.context;
+  const int64_t s = 4096;
+  mlir::Type f16 = mlir::Float16Type::get(ctx);
+  struct Config {
+    int64_t bm, bn, bk;
+    int warps;
+  };
+  const Config configs[] = {{64, 64, 32, 4},  {64, 64, 32, 8},
+                            {128, 64, 32, 4}, {64, 128, 32, 4},
+                            {64, 64, 64, 4},  {128, 128, 32, 8}};
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
+  std::vector<mlir::ModuleOp> ops;
+  std::vector<std::string> labels;
+  std::vector<tk_autotune_candidate> candidates;
+  modules.reserve(std::size(configs));
+  ops.reserve(std::size(configs));
+  for (const Config &c : configs) {
+    tk::seeds::MatmulConfig config;
+    config.blockM = c.bm;
+    config.blockN = c.bn;
+    config.blockK = c.bk;
+    auto module = tk::seeds::buildMatmul(ctx, f16, f16, config);
+    if (mlir::failed(module))
+      die("the seed builder refused a matmul configuration");
+    modules.push_back(std::move(*module));
+    ops.push_back(modules.back().get());
+    labels.push_back(std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
+                     std::to_string(c.bk) + " w" + std::to_string(c.warps));
+  }
+  for (size_t i = 0; i < std::size(configs); ++i) {
+    tk_autotune_candidate candidate = {};
+    candidate.source = {TK_SOURCE_MODULE, &ops[i], 0, nullptr};
+    candidate.options = {sizeof(tk_compile_options), configs[i].warps, 0,
+                         nullptr, 0};
+    candidate.grid = {int32_t((s / configs[i].bm) * (s / configs[i].bn)), 1, 1};
+    candidate.label = labels[i].c_str();
+    candidates.push_back(candidate);
+  }
+  tk_buffer a = bench.buffer(size_t(s * s) * 2),
+            b = bench.buffer(size_t(s * s) * 2),
+            c = bench.buffer(size_t(s * s) * 2);
+  std::vector<tk_arg> args = {
+      tk_arg_buffer(a),       tk_arg_buffer(b),       tk_arg_buffer(c),
+      tk_arg_i32(int32_t(s)), tk_arg_i32(int32_t(s)), tk_arg_i32(int32_t(s)),
+      tk_arg_i32(int32_t(s)), tk_arg_i32(1),          tk_arg_i32(int32_t(s)),
+      tk_arg_i32(1),          tk_arg_i32(int32_t(s)), tk_arg_i32(1)};
+  tk_args packed = {args.data(), args.size()};
+  tk_autotune_request request = {};
+  request.struct_size = sizeof(request);
+  request.candidates = candidates.data();
+  request.num_candidates = candidates.size();
+  request.args = &packed;
+  request.key = "matmul fp16 M=N=K=4096";
+  request.repetitions = 20;
+  request.plot_path = plotPath.empty() ? nullptr : plotPath.c_str();
+  request.progress = [](const char *stage, size_t done, size_t total, void *) {
+    std::fprintf(stderr, "autotune: %s %zu/%zu\n", stage, done, total);
+  };
+  tk_kernel kernel;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  check(tk_autotune(bench.device, &request, &kernel, &result), "tk_autotune");
+  // From the disk record nothing was timed.
+  std::string tflops = result.best_seconds > 0
+                           ? num(2.0 * s * s * s / result.best_seconds / 1e12)
+                           : "null";
+  bench.emit("autotune_matmul_4096^3_fp16",
+             "{\"best\": \"" + labels[result.best] + "\", \"seconds\": " +
+                 num(result.best_seconds) + ", \"TFLOPs\": " + tflops +
+                 ", \"failed_candidates\": " + std::to_string(result.failed) +
+                 ", \"from_cache\": " + std::to_string(result.from_cache) +
+                 "}");
+  tk_kernel_release(kernel);
+  for (tk_buffer buf : {a, b, c})
+    tk_buffer_release(buf);
+}
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string cubin;
+  std::string cubin, plot;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -379,9 +458,11 @@ int main(int argc, char **argv) {
       cubin = argv[++i];
     else if (arg == "--only" && i + 1 < argc)
       only.push_back(argv[++i]);
+    else if (arg == "--plot" && i + 1 < argc)
+      plot = argv[++i];
     else
       die("usage: tk-bench-cuda [--cubin vector_add.cubin] [--only "
-          "vector_add|softmax|matmul|launch]...");
+          "vector_add|softmax|matmul|launch|autotune]... [--plot file.svg]");
   }
   auto wanted = [&](const char *name) {
     return only.empty() ||
@@ -407,6 +488,8 @@ int main(int argc, char **argv) {
     benchMatmul(bench);
   if (wanted("launch"))
     benchLaunch(bench, cubin);
+  if (wanted("autotune"))
+    benchAutotune(bench, plot);
   std::printf("{%s\n}\n", bench.json.c_str());
   return 0;
 }

@@ -104,10 +104,26 @@ tk_status loadExecutable(int32_t device, const void *data, size_t size,
     error += " (kernel '" + entry + "')";
     return statusOfCudaError(result);
   }
-  if (executable->sharedMemoryBytes > kDefaultDynamicSharedLimit)
+  if (executable->sharedMemoryBytes > kDefaultDynamicSharedLimit) {
+    // Say what does not fit rather than pass on the driver's bare
+    // CUDA_ERROR_INVALID_VALUE.
+    tk_device_props props = {};
+    props.struct_size = sizeof(props);
+    if (queryDeviceProps(device, &props, error) == TK_SUCCESS &&
+        static_cast<int64_t>(executable->sharedMemoryBytes) >
+            props.shared_memory_per_block) {
+      error = "tk-cuda: kernel '" + entry + "' needs " +
+              std::to_string(executable->sharedMemoryBytes) +
+              " bytes of shared memory per block; " + props.name +
+              " allows at most " +
+              std::to_string(props.shared_memory_per_block) +
+              " (use smaller tiles)";
+      return TK_ERROR_UNSUPPORTED;
+    }
     TK_CU_RETURN_IF_ERROR(cuFuncSetAttribute, executable->function,
                           CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                           static_cast<int>(executable->sharedMemoryBytes));
+  }
   TK_CU_RETURN_IF_ERROR(cuFuncGetAttribute, &executable->registersPerThread,
                         CU_FUNC_ATTRIBUTE_NUM_REGS, executable->function);
   int maxThreads = 0;
