@@ -144,3 +144,39 @@ tk.func @counter(%p: !tk.ptr<i32>, %o: !tk.ptr<i32>) {
   tk.store %o, %old : !tk.ptr<i32>
   tk.return
 }
+
+// -----
+
+// On a GPU, exp(x - max) (read by the sum and by the division) is
+// recomputed by both instead of taking a second 256-element tile of
+// workgroup memory; x, a load with two users, stays stored.
+// CHECK: memref.global "private" @softmax_row_tile0 : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref<256xf32
+// CHECK-LABEL: func.func @softmax_row
+// CHECK: math.exp
+// CHECK: llvm.store
+tk.func @softmax_row(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
+  %xp = tk.addptr %xs, %r : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
+  %v = tk.load %xp : tensor<256x!tk.ptr<f32>>
+  %m = tk.reduce(%v : tensor<256xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.maximumf %a, %b : f32
+    tk.reduce.return %t : f32
+  }
+  %ms = tk.splat %m : f32 -> tensor<256xf32>
+  %d = arith.subf %v, %ms : tensor<256xf32>
+  %e = math.exp %d : tensor<256xf32>
+  %s = tk.reduce(%e : tensor<256xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tk.reduce.return %t : f32
+  }
+  %ss = tk.splat %s : f32 -> tensor<256xf32>
+  %y = arith.divf %e, %ss : tensor<256xf32>
+  %os = tk.splat %o : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
+  %op = tk.addptr %os, %r : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
+  tk.store %op, %y : tensor<256x!tk.ptr<f32>>
+  tk.return
+}

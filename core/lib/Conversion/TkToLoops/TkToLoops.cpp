@@ -171,6 +171,9 @@ private:
   // --- analysis ----------------------------------------------------------
   void analyzeRegion(Region &region);
   void analyzeOp(Operation *op);
+  /// GPU only: un-stores arithmetic tiles that every user can recompute
+  /// from stored or cheap tiles (see the definition).
+  void preferRecomputing(Region &region);
   bool isCheap(Value value);
 
   // --- ops ---------------------------------------------------------------
@@ -404,6 +407,47 @@ void KernelLowering::analyzeOp(Operation *op) {
   }
   if (store)
     materialized.insert(op);
+}
+
+/// On a GPU a stored tile costs workgroup memory, which bounds how many
+/// programs share a multiprocessor, and a pass through it with barriers;
+/// arithmetic is cheap. So an arithmetic tile (no load, no fp8 conversion)
+/// stored only because it has several users in its own block is recomputed
+/// by each user instead, provided every tile it reads is itself stored,
+/// cheap, or recomputable the same way: recomputing then reads no global
+/// memory and cannot observe a write out of order. (softmax: exp(x - max)
+/// is read by the sum and by the division; x stays stored.)
+void KernelLowering::preferRecomputing(Region &region) {
+  for (Block &block : region) {
+    for (Operation &op : block) {
+      for (Region &nested : op.getRegions())
+        preferRecomputing(nested);
+      if (!materialized.count(&op) || !isElementwiseLike(&op) ||
+          isa<tk::LoadOp, tk::FpToFpOp>(&op))
+        continue;
+      Value value = op.getResult(0);
+      bool sameBlockUsers = llvm::all_of(value.getUsers(), [&](Operation *u) {
+        return u->getBlock() == op.getBlock() && !isa<tk::BroadcastOp>(u);
+      });
+      bool operandsReady = llvm::all_of(op.getOperands(), [&](Value operand) {
+        if (!isTile(operand.getType()) || isCheap(operand))
+          return true;
+        Operation *def = operand.getDefiningOp();
+        if (!def)
+          return false; // a loop-carried tile: its buffer changes at yields
+        if (materialized.count(def))
+          return true;
+        return isElementwiseLike(def) && !isa<tk::LoadOp, tk::FpToFpOp>(def) &&
+               llvm::all_of(def->getOperands(), [&](Value inner) {
+                 return !isTile(inner.getType()) || isCheap(inner) ||
+                        (inner.getDefiningOp() &&
+                         materialized.count(inner.getDefiningOp()));
+               });
+      });
+      if (sameBlockUsers && operandsReady)
+        materialized.erase(&op);
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -1015,6 +1059,8 @@ KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
 
 LogicalResult KernelLowering::run() {
   analyzeRegion(source.getBody());
+  if (onThreads())
+    preferRecomputing(source.getBody());
   entryBlock = target.addEntryBlock();
   b.setInsertionPointToStart(entryBlock);
   Block &body = source.getBody().front();
