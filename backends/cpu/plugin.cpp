@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/PluginSupport.h"
 #include "compiler/Compiler.h"
 #include "driver/Device.h"
 #include "driver/Executable.h"
@@ -233,10 +234,7 @@ tk_status cpuGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   caps.mma_kinds = TK_MMA_NONE;
   // Tiles live in stack buffers of the program's thread; no fixed limit.
   caps.max_tile_elements = 0;
-  size_t size =
-      out->struct_size < sizeof(caps) ? out->struct_size : sizeof(caps);
-  caps.struct_size = size;
-  std::memcpy(out, &caps, size);
+  tk::plugin::copyVersioned(caps, out);
   return TK_SUCCESS;
 }
 
@@ -275,13 +273,7 @@ const tk_backend_interface kInterface = {
 
 TK_CPU_EXPORT const tk_backend_interface *
 tk_backend_get_interface(uint32_t abi_major) {
-  if (abi_major != TK_PLUGIN_ABI_MAJOR) {
-    lastError = "tk-cpu: built for plugin ABI " +
-                std::to_string(TK_PLUGIN_ABI_MAJOR) + ", asked for " +
-                std::to_string(abi_major);
-    return nullptr;
-  }
-  return &kInterface;
+  return tk::plugin::interfaceForAbi(abi_major, kInterface, lastError);
 }
 
 TK_CPU_EXPORT uint32_t tk_backend_abi_version(void) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/PluginSupport.h"
 #include "compiler/Compiler.h"
 #include "driver/Device.h"
 #include "driver/Executable.h"
@@ -268,13 +269,10 @@ tk_status cudaGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   caps.mma_kinds = TK_MMA_BIT_MMA_SYNC;
   if (target.computeCapability == 90 && target.archSpecific)
     caps.mma_kinds |= TK_MMA_BIT_WGMMA;
-  // Tiles are spread over the CTA's registers and shared memory; the
-  // lowering reports a tile that does not fit as UNSUPPORTED.
+  // Tiles live in shared memory; a kernel whose tiles do not fit is
+  // refused at load as UNSUPPORTED.
   caps.max_tile_elements = 0;
-  size_t size =
-      out->struct_size < sizeof(caps) ? out->struct_size : sizeof(caps);
-  caps.struct_size = size;
-  std::memcpy(out, &caps, size);
+  tk::plugin::copyVersioned(caps, out);
   return TK_SUCCESS;
 }
 
@@ -315,13 +313,7 @@ const tk_backend_interface kInterface = {
 
 TK_CUDA_EXPORT const tk_backend_interface *
 tk_backend_get_interface(uint32_t abi_major) {
-  if (abi_major != TK_PLUGIN_ABI_MAJOR) {
-    lastError = "tk-cuda: built for plugin ABI " +
-                std::to_string(TK_PLUGIN_ABI_MAJOR) + ", asked for " +
-                std::to_string(abi_major);
-    return nullptr;
-  }
-  return &kInterface;
+  return tk::plugin::interfaceForAbi(abi_major, kInterface, lastError);
 }
 
 TK_CUDA_EXPORT uint32_t tk_backend_abi_version(void) {

@@ -59,20 +59,6 @@ LogicalResult runPasses(ModuleOp module, std::string &failedPass,
   return pm.run(module);
 }
 
-/// Bytes of workgroup memory the module's tile buffers take.
-int64_t sharedMemoryBytes(ModuleOp module) {
-  int64_t total = 0;
-  module.walk([&](memref::GlobalOp global) {
-    auto type = global.getType();
-    if (!isa_and_nonnull<gpu::AddressSpaceAttr>(type.getMemorySpace()))
-      return;
-    int64_t bytes = type.getNumElements() *
-                    std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    total += (bytes + 15) / 16 * 16;
-  });
-  return total;
-}
-
 /// Runs the layout framework's stages on a copy of `module` and dumps each;
 /// a failing stage dumps its diagnostics instead.
 void dumpLayoutFramework(ModuleOp module, llvm::StringRef targetInfo,
@@ -172,8 +158,6 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   }
   stage("4-loops.mlir");
   result.threadsPerBlock = static_cast<int>(numWarps * 32);
-  result.staticSharedMemoryBytes = static_cast<int>(sharedMemoryBytes(module));
-  result.sharedMemoryBytes = 0;
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createSCFToControlFlowPass());

@@ -44,10 +44,9 @@ struct LoweringOptions {
 
 /// What the lowering learned that the package records.
 struct LoweredKernel {
-  /// Dynamic shared memory the kernel needs at launch, in bytes.
+  /// Dynamic shared memory the kernel needs at launch, in bytes: left 0
+  /// here, set when Compiler.cpp packs the tile buffers (SharedMemory.h).
   int sharedMemoryBytes = 0;
-  /// Shared memory declared statically in the module (tile buffers).
-  int staticSharedMemoryBytes = 0;
   /// Threads per CTA (numWarps * 32).
   int threadsPerBlock = 0;
 };

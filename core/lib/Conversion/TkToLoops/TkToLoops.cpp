@@ -186,6 +186,21 @@ private:
   LogicalResult lowerReduce(tk::ReduceOp op);
   LogicalResult lowerScan(tk::ScanOp op);
   LogicalResult lowerDot(tk::DotOp op);
+  /// What both forms of the dot lowering start from.
+  struct DotPlan {
+    int64_t m, n, k;
+    /// The result's element type, and the one products accumulate in (f32
+    /// for f16/bf16: a narrow accumulator is rounded once, at the end).
+    Type accElem, computeElem;
+    bool isFloat;
+    /// The operands, stored.
+    Value a, b;
+  };
+  /// Shapes, types and stored operands of `dot`; fails (naming `target`)
+  /// for fp8 operands.
+  FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
+  /// `v` (an operand or accumulator element) in the plan's compute type.
+  Value widenForDot(const DotPlan &plan, Value v);
   // The GPU forms (threads-per-program > 0).
   LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
   LogicalResult lowerScanOnThreads(tk::ScanOp op);
@@ -1721,36 +1736,51 @@ LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
-  if (onThreads())
-    return lowerDotOnThreads(dot);
+FailureOr<KernelLowering::DotPlan> KernelLowering::planDot(tk::DotOp dot,
+                                                           StringRef target) {
   auto aType = cast<RankedTensorType>(dot.getA().getType());
   auto bType = cast<RankedTensorType>(dot.getB().getType());
-  auto cType = cast<RankedTensorType>(dot.getType());
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
-          n = bType.getDimSize(1);
-  Type inElem = aType.getElementType();
-  Type accElem = cType.getElementType();
+  Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(aType.getElementType()))
+    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on ")
+           << target << " yet";
   bool isFloat = isa<FloatType>(accElem);
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(inElem))
-    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on "
-                           "the CPU yet");
-  // Products accumulate in f32 for f16/bf16 (a f16 accumulator is rounded
-  // once at the end, not after every step).
   Type computeElem =
       isFloat && isNarrowFloat(accElem) ? b.getF32Type() : accElem;
   FailureOr<Value> aBuf = getBuffer(dot.getA());
   FailureOr<Value> bBuf = getBuffer(dot.getB());
   if (failed(aBuf) || failed(bBuf))
     return failure();
+  return DotPlan{aType.getDimSize(0),
+                 bType.getDimSize(1),
+                 aType.getDimSize(1),
+                 accElem,
+                 computeElem,
+                 isFloat,
+                 *aBuf,
+                 *bBuf};
+}
+
+Value KernelLowering::widenForDot(const DotPlan &plan, Value v) {
+  if (v.getType() == plan.computeElem)
+    return v;
+  if (plan.isFloat)
+    return arith::ExtFOp::create(b, loc, plan.computeElem, v);
+  return arith::ExtSIOp::create(b, loc, plan.computeElem, v);
+}
+
+LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
+  if (onThreads())
+    return lowerDotOnThreads(dot);
+  FailureOr<DotPlan> plan = planDot(dot, "the CPU");
+  if (failed(plan))
+    return failure();
+  int64_t m = plan->m, n = plan->n, k = plan->k;
+  Type accElem = plan->accElem, computeElem = plan->computeElem;
+  bool isFloat = plan->isFloat;
+  Value aBuf = plan->a, bBuf = plan->b;
+  auto widen = [&](Value v) { return widenForDot(*plan, v); };
   Value acc = allocBuffer({m, n}, computeElem);
-  auto widen = [&](Value v) -> Value {
-    if (v.getType() == computeElem)
-      return v;
-    if (isFloat)
-      return arith::ExtFOp::create(b, loc, computeElem, v);
-    return arith::ExtSIOp::create(b, loc, computeElem, v);
-  };
   if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
         FailureOr<Value> c = element(dot.getAcc(), index);
         if (failed(c))
@@ -1762,10 +1792,10 @@ LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
   // i-k-j: the innermost loop streams a row of B and a row of the
   // accumulator, contiguous in memory, with A[i,k] held in a register.
   if (failed(forEachIndex({m, k}, [&](ArrayRef<Value> ik) {
-        Value aik = widen(memref::LoadOp::create(b, loc, *aBuf, ik));
+        Value aik = widen(memref::LoadOp::create(b, loc, aBuf, ik));
         return forEachIndex({n}, [&](ArrayRef<Value> j) {
           Value bkj = widen(
-              memref::LoadOp::create(b, loc, *bBuf, ValueRange{ik[1], j[0]}));
+              memref::LoadOp::create(b, loc, bBuf, ValueRange{ik[1], j[0]}));
           SmallVector<Value> ij{ik[0], j[0]};
           Value cij = memref::LoadOp::create(b, loc, acc, ij);
           Value sum;
@@ -1783,7 +1813,7 @@ LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
     buffers[dot.getResult()] = acc;
     return success();
   }
-  Value result = allocBuffer(cType);
+  Value result = allocBuffer({m, n}, accElem);
   if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
         Value wide = memref::LoadOp::create(b, loc, acc, index);
         storeBuffer(arith::TruncFOp::create(b, loc, accElem, wide), result,
@@ -2512,38 +2542,26 @@ LogicalResult KernelLowering::lowerScanOnThreads(tk::ScanOp scan) {
 }
 
 LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
+  FailureOr<DotPlan> plan = planDot(dot, "this target");
+  if (failed(plan))
+    return failure();
+  int64_t m = plan->m, n = plan->n, k = plan->k;
+  Type accElem = plan->accElem, computeElem = plan->computeElem;
+  bool isFloat = plan->isFloat;
+  Value aBuf = plan->a, bBuf = plan->b;
+  auto widen = [&](Value v) { return widenForDot(*plan, v); };
   auto aType = cast<RankedTensorType>(dot.getA().getType());
   auto bType = cast<RankedTensorType>(dot.getB().getType());
   auto cType = cast<RankedTensorType>(dot.getType());
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
-          n = bType.getDimSize(1);
-  Type inElem = aType.getElementType();
-  Type accElem = cType.getElementType();
-  bool isFloat = isa<FloatType>(accElem);
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(inElem))
-    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on "
-                           "this target yet");
-  Type computeElem =
-      isFloat && isNarrowFloat(accElem) ? b.getF32Type() : accElem;
-  FailureOr<Value> aBuf = getBuffer(dot.getA());
-  FailureOr<Value> bBuf = getBuffer(dot.getB());
-  if (failed(aBuf) || failed(bBuf))
-    return failure();
-  auto widen = [&](Value v) -> Value {
-    if (v.getType() == computeElem)
-      return v;
-    if (isFloat)
-      return arith::ExtFOp::create(b, loc, computeElem, v);
-    return arith::ExtSIOp::create(b, loc, computeElem, v);
-  };
   auto narrow = [&](Value v) -> Value {
     if (computeElem == accElem)
       return v;
     return arith::TruncFOp::create(b, loc, accElem, v);
   };
 
-  if (matrixUnit && matrixUnit->supports(inElem, bType.getElementType(),
-                                         computeElem, m, n, k)) {
+  if (matrixUnit &&
+      matrixUnit->supports(aType.getElementType(), bType.getElementType(),
+                           computeElem, m, n, k)) {
     Value wide = allocBuffer({m, n}, computeElem);
     LogicalResult status = success();
     auto accumulator = [&](OpBuilder &, Location, Value row,
@@ -2555,7 +2573,7 @@ LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
       }
       return widen(*c);
     };
-    tk::MatrixUnit::Product product{*aBuf,       *bBuf,    wide,
+    tk::MatrixUnit::Product product{aBuf,        bBuf,     wide,
                                     accumulator, threadId, numThreads};
     auto saved = std::move(elementCache);
     elementCache.clear();
@@ -2593,9 +2611,9 @@ LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
         b.setInsertionPointToStart(steps.getBody());
         Value kk = steps.getInductionVar();
         Value aik = widen(
-            memref::LoadOp::create(b, loc, *aBuf, ValueRange{index[0], kk}));
+            memref::LoadOp::create(b, loc, aBuf, ValueRange{index[0], kk}));
         Value bkj = widen(
-            memref::LoadOp::create(b, loc, *bBuf, ValueRange{kk, index[1]}));
+            memref::LoadOp::create(b, loc, bBuf, ValueRange{kk, index[1]}));
         Value acc = steps.getRegionIterArgs()[0];
         Value sum =
             isFloat
