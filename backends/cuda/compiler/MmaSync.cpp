@@ -10,6 +10,16 @@
 //   B (col-major): reg 0 = B[2t..2t+1][g],   reg 1 = B[2t+8..2t+9][g]
 //   C:             c0,c1 = C[g][2t..2t+1],   c2,c3 = C[g+8][2t..2t+1]
 //
+// Held accumulators (a loop-carried accumulator in registers): the warps
+// form a warpsM x warpsN grid and each owns a block of rows x cols m16n8
+// tiles, so that one A fragment serves a row of tiles and one B fragment a
+// column. Fragments come from workgroup memory through ldmatrix: .x4 for
+// the four 8x8 matrices of an A fragment (lanes 8j..8j+7 address the rows
+// of matrix j: rows +8 for odd j, columns +8 for j >= 2, which is the
+// register order above), .x4.trans for the B fragments of two tiles (rows
+// along k, +8 for odd j; columns +8 for j >= 2), .x2.trans for a last odd
+// tile.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MmaSync.h"
@@ -141,6 +151,241 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
   memref::StoreOp::create(b, loc, acc[3], product.result,
                           ValueRange{row8, col1});
   return success();
+}
+
+namespace {
+
+/// At most this many fp32 accumulators per thread (half the register file
+/// of a thread at 255), so that the rest of the kernel keeps room.
+constexpr int64_t kMaxHeldRegisters = 128;
+
+/// How the warps share a held product.
+struct WarpTiling {
+  int64_t warpsM, warpsN, rows, cols;
+};
+
+std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
+  MmaSyncUnit unit;
+  if (product.numThreads % kWarpSize != 0 ||
+      !unit.supports(product.a, product.b, product.accumulator, product.m,
+                     product.n, product.k))
+    return std::nullopt;
+  int64_t numWarps = product.numThreads / kWarpSize;
+  int64_t tilesM = product.m / kTileM, tilesN = product.n / kTileN;
+  std::optional<WarpTiling> best;
+  for (int64_t warpsM = 1; warpsM <= numWarps; ++warpsM) {
+    int64_t warpsN = numWarps / warpsM;
+    if (numWarps % warpsM != 0 || tilesM % warpsM != 0 ||
+        tilesN % warpsN != 0)
+      continue;
+    WarpTiling tiling{warpsM, warpsN, tilesM / warpsM, tilesN / warpsN};
+    if (tiling.rows * tiling.cols * 4 > kMaxHeldRegisters)
+      continue;
+    // Fewest fragment registers loaded per k step: 4 per A, 2 per B.
+    auto cost = [](const WarpTiling &t) { return 4 * t.rows + 2 * t.cols; };
+    if (!best || cost(tiling) < cost(*best))
+      best = tiling;
+  }
+  return best;
+}
+
+/// This thread's place in the tiling.
+struct HeldLayout {
+  WarpTiling tiling;
+  Value lane, group, pairCol;
+  /// The first row and column of this warp's block.
+  Value rowBase, colBase;
+};
+
+HeldLayout layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
+                    Value threadId) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value lane = arith::RemUIOp::create(b, loc, threadId, index(kWarpSize));
+  Value warp = arith::DivUIOp::create(b, loc, threadId, index(kWarpSize));
+  Value warpM = arith::DivUIOp::create(b, loc, warp, index(tiling.warpsN));
+  Value warpN = arith::RemUIOp::create(b, loc, warp, index(tiling.warpsN));
+  HeldLayout layout;
+  layout.tiling = tiling;
+  layout.lane = lane;
+  layout.group = arith::DivUIOp::create(b, loc, lane, index(4));
+  layout.pairCol = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
+  layout.rowBase =
+      arith::MulIOp::create(b, loc, warpM, index(tiling.rows * kTileM));
+  layout.colBase =
+      arith::MulIOp::create(b, loc, warpN, index(tiling.cols * kTileN));
+  return layout;
+}
+
+/// (row, col) of every held register of this thread, in register order.
+SmallVector<std::pair<Value, Value>> heldPositions(OpBuilder &b, Location loc,
+                                                   const HeldLayout &layout) {
+  auto add = [&](Value x, int64_t c) -> Value {
+    if (c == 0)
+      return x;
+    return arith::AddIOp::create(b, loc, x,
+                                 arith::ConstantIndexOp::create(b, loc, c));
+  };
+  Value row0 = arith::AddIOp::create(b, loc, layout.rowBase, layout.group);
+  Value col0 = arith::AddIOp::create(b, loc, layout.colBase, layout.pairCol);
+  SmallVector<std::pair<Value, Value>> positions;
+  for (int64_t r = 0; r < layout.tiling.rows; ++r) {
+    Value row = add(row0, r * kTileM), row8 = add(row, 8);
+    for (int64_t c = 0; c < layout.tiling.cols; ++c) {
+      Value col = add(col0, c * kTileN), col1 = add(col, 1);
+      positions.append({{row, col}, {row, col1}, {row8, col}, {row8, col1}});
+    }
+  }
+  return positions;
+}
+
+} // namespace
+
+bool MmaSyncUnit::holds(const HeldProduct &product) const {
+  return tileWarps(product).has_value();
+}
+
+FailureOr<SmallVector<Value>>
+MmaSyncUnit::initAccumulator(OpBuilder &b, Location loc,
+                             const HeldProduct &product,
+                             AccumulatorFn accumulator) const {
+  std::optional<WarpTiling> tiling = tileWarps(product);
+  if (!tiling)
+    return emitError(loc, "tk-cuda: mma.sync cannot hold this accumulator");
+  SmallVector<Value> registers;
+  for (auto [row, col] :
+       heldPositions(b, loc, layoutOf(b, loc, *tiling, product.threadId)))
+    registers.push_back(accumulator(b, loc, row, col));
+  return registers;
+}
+
+LogicalResult MmaSyncUnit::storeAccumulator(OpBuilder &b, Location loc,
+                                            const HeldProduct &product,
+                                            ValueRange registers,
+                                            Value result) const {
+  std::optional<WarpTiling> tiling = tileWarps(product);
+  if (!tiling)
+    return emitError(loc, "tk-cuda: mma.sync cannot hold this accumulator");
+  for (auto [value, position] : llvm::zip_equal(
+           registers,
+           heldPositions(b, loc, layoutOf(b, loc, *tiling, product.threadId))))
+    memref::StoreOp::create(b, loc, value, result,
+                            ValueRange{position.first, position.second});
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
+                        Value aBuffer, Value bBuffer,
+                        ValueRange registers) const {
+  std::optional<WarpTiling> tiling = tileWarps(product);
+  if (!tiling)
+    return emitError(loc, "tk-cuda: mma.sync cannot hold this accumulator");
+  HeldLayout layout = layoutOf(b, loc, *tiling, product.threadId);
+  MLIRContext *ctx = b.getContext();
+  bool bf16 = product.a.isBF16();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
+  auto sharedPtr = LLVM::LLVMPointerType::get(ctx, 3);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto add = [&](Value x, int64_t c) -> Value {
+    return c == 0 ? x : arith::AddIOp::create(b, loc, x, index(c));
+  };
+  // The shared-window address of element (row, col) of a row-major buffer.
+  auto address = [&](Value buffer, Value row, Value col) -> Value {
+    int64_t width = cast<MemRefType>(buffer.getType()).getDimSize(1);
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value offset = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, index(width)), col);
+    Value bytes = arith::AddIOp::create(
+        b, loc, base, arith::MulIOp::create(b, loc, offset, index(2)));
+    return LLVM::IntToPtrOp::create(
+        b, loc, sharedPtr,
+        arith::IndexCastOp::create(b, loc, i64, bytes).getResult());
+  };
+  // ldmatrix of `count` 8x8 matrices; each i32 register as mma.sync wants
+  // it (two f16 or, for bf16, the i32 itself).
+  auto loadMatrices = [&](Value pointer, int count,
+                          NVVM::MMALayout order) -> SmallVector<Value> {
+    Type resultType =
+        count == 1 ? i32
+                   : Type(LLVM::LLVMStructType::getLiteral(
+                         ctx, SmallVector<Type>(count, i32)));
+    Value loaded = NVVM::LdMatrixOp::create(
+        b, loc, resultType, pointer, count, order,
+        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> parts;
+    for (int i = 0; i < count; ++i) {
+      Value part = count == 1 ? loaded
+                              : Value(LLVM::ExtractValueOp::create(
+                                    b, loc, loaded, ArrayRef<int64_t>{i}));
+      if (!bf16)
+        part = LLVM::BitcastOp::create(
+            b, loc, VectorType::get({2}, b.getF16Type()), part);
+      parts.push_back(part);
+    }
+    return parts;
+  };
+
+  // Lane l addresses row l % 8 of matrix l / 8.
+  Value matrix = arith::DivUIOp::create(b, loc, layout.lane, index(8));
+  Value rowInMatrix = arith::RemUIOp::create(b, loc, layout.lane, index(8));
+  Value oddMatrix = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, matrix, index(2)), index(8));
+  Value upperMatrix = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, matrix, index(2)), index(8));
+  Value fragmentRow = arith::AddIOp::create(b, loc, rowInMatrix, oddMatrix);
+
+  const WarpTiling &t = *tiling;
+  SmallVector<Value> acc(registers);
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, f32));
+  NVVM::MMATypes inputType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  for (int64_t kk = 0; kk < product.k; kk += kTileK) {
+    SmallVector<SmallVector<Value>> aFragments, bFragments;
+    for (int64_t r = 0; r < t.rows; ++r) {
+      Value row = add(arith::AddIOp::create(b, loc, layout.rowBase, fragmentRow),
+                      r * kTileM);
+      Value col = add(upperMatrix, kk);
+      aFragments.push_back(loadMatrices(address(aBuffer, row, col), 4,
+                                        NVVM::MMALayout::row));
+    }
+    for (int64_t c = 0; c < t.cols; c += 2) {
+      bool pair = c + 1 < t.cols;
+      Value row = add(fragmentRow, kk);
+      Value col = add(pair ? arith::AddIOp::create(b, loc, layout.colBase,
+                                                   upperMatrix)
+                           : layout.colBase,
+                      c * kTileN);
+      SmallVector<Value> parts = loadMatrices(address(bBuffer, row, col),
+                                              pair ? 4 : 2,
+                                              NVVM::MMALayout::col);
+      bFragments.push_back({parts[0], parts[1]});
+      if (pair)
+        bFragments.push_back({parts[2], parts[3]});
+    }
+    for (int64_t r = 0; r < t.rows; ++r) {
+      for (int64_t c = 0; c < t.cols; ++c) {
+        int64_t first = (r * t.cols + c) * 4;
+        auto mma = NVVM::MmaOp::create(
+            b, loc, resultType, aFragments[r], bFragments[c],
+            ArrayRef<Value>(acc).slice(first, 4),
+            ArrayRef<int64_t>{kTileM, kTileN, kTileK}, std::nullopt,
+            std::nullopt, std::array<NVVM::MMATypes, 2>{inputType, inputType},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t i = 0; i < 4; ++i)
+          acc[first + i] = LLVM::ExtractValueOp::create(
+              b, loc, mma.getResult(), ArrayRef<int64_t>{i});
+      }
+    }
+  }
+  return acc;
 }
 
 } // namespace tk::cuda

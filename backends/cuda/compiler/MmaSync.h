@@ -18,6 +18,21 @@ public:
                 int64_t n, int64_t k) const override;
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
+
+  bool holds(const HeldProduct &product) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
+                  const HeldProduct &product,
+                  AccumulatorFn accumulator) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  accumulate(mlir::OpBuilder &builder, mlir::Location loc,
+             const HeldProduct &product, mlir::Value a, mlir::Value b,
+             mlir::ValueRange registers) const override;
+  mlir::LogicalResult storeAccumulator(mlir::OpBuilder &builder,
+                                       mlir::Location loc,
+                                       const HeldProduct &product,
+                                       mlir::ValueRange registers,
+                                       mlir::Value result) const override;
 };
 
 } // namespace tk::cuda

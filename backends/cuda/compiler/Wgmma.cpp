@@ -65,6 +65,8 @@ constexpr int64_t kMaxTileN = 128;
 constexpr int64_t kElementBytes = 2, kCoreRows = 8, kCoreBytes = 128;
 /// LBO and SBO are 14-bit fields counting 16 bytes.
 constexpr int64_t kMaxByteOffset = ((int64_t{1} << 14) - 1) << 4;
+/// At most this many fp32 accumulators per thread held across a loop.
+constexpr int64_t kMaxHeldRegisters = 128;
 
 /// The products wgmma takes itself (the thread count is checked in emit).
 bool takes(Type a, Type b, Type accumulator, int64_t m, int64_t n, int64_t k) {
@@ -133,12 +135,287 @@ FailureOr<Value> createStagingBuffer(OpBuilder &b, Location loc,
 
 } // namespace
 
+namespace {
+
+/// The shape of a product wgmma takes, and the helpers that emit it; every
+/// thread of the program runs them.
+class WarpgroupProduct {
+public:
+  WarpgroupProduct(OpBuilder &b, Location loc, Type elementType, int64_t m,
+                   int64_t n, int64_t k, Value threadId, int64_t numThreads)
+      : b(b), loc(loc), elementType(elementType), m(m), n(n), k(k),
+        threadId(threadId), numThreads(numThreads),
+        numWarpgroups(numThreads / kWarpgroupSize),
+        width(tileWidth(m, n, numWarpgroups)), tilesN(n / width),
+        tiles((m / kTileM) * tilesN) {}
+
+  /// True when every warpgroup gets the same number of 64 x N' tiles, so
+  /// that their accumulators can be held in registers.
+  static bool holdable(int64_t m, int64_t n, int64_t numThreads) {
+    int64_t numWarpgroups = numThreads / kWarpgroupSize;
+    int64_t width = tileWidth(m, n, numWarpgroups);
+    int64_t tiles = (m / kTileM) * (n / width);
+    return tiles % numWarpgroups == 0 &&
+           (tiles / numWarpgroups) * (width / 2) <= kMaxHeldRegisters;
+  }
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, int64_t c) {
+    return c == 0 ? x : arith::AddIOp::create(b, loc, x, index(c));
+  }
+  Value mul(Value x, int64_t c) {
+    return arith::MulIOp::create(b, loc, x, index(c));
+  }
+  Value div(Value x, int64_t c) {
+    return arith::DivUIOp::create(b, loc, x, index(c));
+  }
+  Value rem(Value x, int64_t c) {
+    return arith::RemUIOp::create(b, loc, x, index(c));
+  }
+  Value constI64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  }
+
+  /// Copies the operands into the staging buffers, fences and waits for
+  /// every thread.
+  LogicalResult stage(Value a, Value bOperand) {
+    FailureOr<Value> bufferA =
+        createStagingBuffer(b, loc, elementType, m * k, "a");
+    FailureOr<Value> bufferB =
+        createStagingBuffer(b, loc, elementType, n * k, "b");
+    if (failed(bufferA) || failed(bufferB))
+      return failure();
+    stagedA = *bufferA;
+    stagedB = *bufferB;
+    stageOne(a, stagedA, m, /*transposed=*/false);
+    stageOne(bOperand, stagedB, n, /*transposed=*/true);
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+    return success();
+  }
+
+  /// The first row and column of tile `tile` (index).
+  std::pair<Value, Value> tileOrigin(Value tile) {
+    return {mul(div(tile, tilesN), kTileM), mul(rem(tile, tilesN), width)};
+  }
+
+  /// (row, col) of each accumulator register of this thread in the tile at
+  /// `origin`, in the order of the fragment.
+  SmallVector<std::pair<Value, Value>>
+  positions(std::pair<Value, Value> origin) {
+    Value inGroup = rem(threadId, kWarpgroupSize);
+    Value lane = rem(inGroup, kWarpSize);
+    Value row = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, origin.first,
+                              mul(div(inGroup, kWarpSize), 16)),
+        div(lane, 4));
+    Value row8 = add(row, 8);
+    Value firstCol =
+        arith::AddIOp::create(b, loc, origin.second, mul(rem(lane, 4), 2));
+    SmallVector<std::pair<Value, Value>> result;
+    for (int64_t chunk = 0; chunk < width / 8; ++chunk) {
+      Value col = add(firstCol, 8 * chunk), col1 = add(col, 1);
+      result.append({{row, col}, {row, col1}, {row8, col}, {row8, col1}});
+    }
+    return result;
+  }
+
+  LLVM::LLVMStructType fragmentType() {
+    return LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(width / 2, b.getF32Type()));
+  }
+
+  /// The K/16 wgmma of the tile at `origin` on `fragment`, not yet
+  /// committed.
+  Value issue(Value fragment, std::pair<Value, Value> origin) {
+    MLIRContext *ctx = b.getContext();
+    Value descA = descriptor(stagedA, origin.first);
+    Value descB = descriptor(stagedB, origin.second);
+    NVVM::WGMMATypes inputType =
+        elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    for (int64_t step = 0; step < k / kTileK; ++step) {
+      // k0 = 16 * step is two core matrices along K per step.
+      Value advance =
+          constI64((step * (kTileK / kCoreRows) * kCoreBytes) >> 4);
+      fragment = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, fragment.getType(), fragment,
+          arith::AddIOp::create(b, loc, descA, advance),
+          arith::AddIOp::create(b, loc, descB, advance),
+          NVVM::MMAShapeAttr::get(ctx, kTileM, width, kTileK), inputType,
+          inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          NVVM::MMAIntOverflowAttr());
+    }
+    return fragment;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type elementType;
+  int64_t m, n, k;
+  Value threadId;
+  int64_t numThreads, numWarpgroups, width, tilesN, tiles;
+
+private:
+  /// Spread over the threads one core-matrix row (8 elements along k, 16
+  /// contiguous bytes of the staging buffer) at a time; unit u is staged at
+  /// element 8u, so u = ((r/8) * (K/8) + k/8) * 8 + r%8.
+  void stageOne(Value source, Value staging, int64_t rows, bool transposed) {
+    int64_t kBlocks = k / kCoreRows;
+    auto loop = scf::ForOp::create(b, loc, threadId, index(rows * kBlocks),
+                                   index(numThreads));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value unit = loop.getInductionVar();
+    Value row = arith::AddIOp::create(
+        b, loc, mul(div(unit, kCoreRows * kBlocks), kCoreRows),
+        rem(unit, kCoreRows));
+    Value k0 = mul(rem(div(unit, kCoreRows), kBlocks), kCoreRows);
+    Value at = mul(unit, kCoreRows);
+    for (int64_t i = 0; i < kCoreRows; ++i) {
+      Value kk = add(k0, i);
+      Value element = memref::LoadOp::create(
+          b, loc, source, transposed ? ValueRange{kk, row} : ValueRange{row, kk});
+      memref::StoreOp::create(b, loc, element, staging, ValueRange{add(at, i)});
+    }
+  }
+
+  /// The descriptor of the 8-row groups that start `rowStart` rows into a
+  /// staging buffer, at k = 0. A shared-window address is below 2^18 (228 KB
+  /// of shared memory), so its start field never carries into bit 14, and
+  /// the descriptors of later k steps add to it directly.
+  Value descriptor(Value staging, Value rowStart) {
+    Type i64 = b.getI64Type();
+    int64_t leadingBytes = kCoreBytes,
+            strideBytes = (k / kCoreRows) * kCoreBytes;
+    int64_t fixedFields =
+        ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32);
+    Value address = arith::IndexCastOp::create(
+        b, loc, i64,
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, staging));
+    Value offset = arith::IndexCastOp::create(b, loc, i64,
+                                              mul(rowStart, k * kElementBytes));
+    address = arith::AddIOp::create(b, loc, address, offset);
+    Value start = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, address, constI64(0x3ffff)),
+        constI64(4));
+    return arith::OrIOp::create(b, loc, start, constI64(fixedFields));
+  }
+
+  Value stagedA, stagedB;
+};
+
+/// Packs `values` into a fragment struct and back.
+Value packFragment(OpBuilder &b, Location loc, LLVM::LLVMStructType type,
+                   ValueRange values) {
+  Value fragment = LLVM::PoisonOp::create(b, loc, type);
+  for (auto [i, value] : llvm::enumerate(values))
+    fragment = LLVM::InsertValueOp::create(
+        b, loc, fragment, value, ArrayRef<int64_t>{static_cast<int64_t>(i)});
+  return fragment;
+}
+
+void unpackFragment(OpBuilder &b, Location loc, Value fragment,
+                    SmallVectorImpl<Value> &values) {
+  auto type = cast<LLVM::LLVMStructType>(fragment.getType());
+  for (size_t i = 0; i < type.getBody().size(); ++i)
+    values.push_back(LLVM::ExtractValueOp::create(
+        b, loc, fragment, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+}
+
+} // namespace
+
 bool WgmmaUnit::supports(Type a, Type b, Type accumulator, int64_t m, int64_t n,
                          int64_t k) const {
   // mma.sync takes every product wgmma takes and more (m % 64 != 0); emit
   // hands it what wgmma cannot take.
   return takes(a, b, accumulator, m, n, k) ||
          fallback.supports(a, b, accumulator, m, n, k);
+}
+
+/// True when wgmma holds the product (else mma.sync may).
+static bool wgmmaHolds(const MatrixUnit::HeldProduct &p) {
+  return takes(p.a, p.b, p.accumulator, p.m, p.n, p.k) &&
+         p.numThreads % kWarpgroupSize == 0 &&
+         WarpgroupProduct::holdable(p.m, p.n, p.numThreads);
+}
+
+bool WgmmaUnit::holds(const HeldProduct &product) const {
+  return wgmmaHolds(product) || fallback.holds(product);
+}
+
+// Held: warpgroup g owns tiles g, g + G, g + 2G, ... (G warpgroups), their
+// registers one after the other.
+FailureOr<SmallVector<Value>>
+WgmmaUnit::initAccumulator(OpBuilder &b, Location loc,
+                           const HeldProduct &product,
+                           AccumulatorFn accumulator) const {
+  if (!wgmmaHolds(product))
+    return fallback.initAccumulator(b, loc, product, accumulator);
+  WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
+                      product.threadId, product.numThreads);
+  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
+  SmallVector<Value> registers;
+  for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
+    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
+    for (auto [row, col] : wg.positions(wg.tileOrigin(tile)))
+      registers.push_back(accumulator(b, loc, row, col));
+  }
+  return registers;
+}
+
+LogicalResult WgmmaUnit::storeAccumulator(OpBuilder &b, Location loc,
+                                          const HeldProduct &product,
+                                          ValueRange registers,
+                                          Value result) const {
+  if (!wgmmaHolds(product))
+    return fallback.storeAccumulator(b, loc, product, registers, result);
+  WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
+                      product.threadId, product.numThreads);
+  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
+  size_t next = 0;
+  for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
+    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
+    for (auto [row, col] : wg.positions(wg.tileOrigin(tile)))
+      memref::StoreOp::create(b, loc, registers[next++], result,
+                              ValueRange{row, col});
+  }
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
+                      Value a, Value bOperand, ValueRange registers) const {
+  if (!wgmmaHolds(product))
+    return fallback.accumulate(b, loc, product, a, bOperand, registers);
+  WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
+                      product.threadId, product.numThreads);
+  if (failed(wg.stage(a, bOperand)))
+    return failure();
+  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
+  LLVM::LLVMStructType type = wg.fragmentType();
+  size_t perTile = type.getBody().size();
+  // The registers were last written by ordinary instructions: wgmma.fence
+  // orders those writes before the first wgmma reads them.
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  SmallVector<Value> fragments;
+  for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
+    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
+    Value fragment =
+        packFragment(b, loc, type, registers.slice(j * perTile, perTile));
+    fragments.push_back(wg.issue(fragment, wg.tileOrigin(tile)));
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> result;
+  for (Value fragment : fragments)
+    unpackFragment(b, loc, fragment, result);
+  return result;
 }
 
 LogicalResult WgmmaUnit::emit(OpBuilder &b, Location loc,
@@ -155,154 +432,31 @@ LogicalResult WgmmaUnit::emit(OpBuilder &b, Location loc,
       product.numThreads % kWarpgroupSize != 0)
     return fallback.emit(b, loc, product);
 
-  MLIRContext *ctx = b.getContext();
-  Type i64 = b.getI64Type(), f32 = b.getF32Type();
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto add = [&](Value x, int64_t c) -> Value {
-    return c == 0 ? x : arith::AddIOp::create(b, loc, x, index(c));
-  };
-  auto mul = [&](Value x, int64_t c) -> Value {
-    return arith::MulIOp::create(b, loc, x, index(c));
-  };
-  auto div = [&](Value x, int64_t c) -> Value {
-    return arith::DivUIOp::create(b, loc, x, index(c));
-  };
-  auto rem = [&](Value x, int64_t c) -> Value {
-    return arith::RemUIOp::create(b, loc, x, index(c));
-  };
-  auto constI64 = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, i64, v);
-  };
-
-  // --- Staging -------------------------------------------------------------
-  FailureOr<Value> stagedA =
-      createStagingBuffer(b, loc, elementType, m * k, "a");
-  if (failed(stagedA))
+  WarpgroupProduct wg(b, loc, elementType, m, n, k, product.threadId,
+                      product.numThreads);
+  if (failed(wg.stage(product.a, product.b)))
     return failure();
-  FailureOr<Value> stagedB =
-      createStagingBuffer(b, loc, elementType, n * k, "b");
-  if (failed(stagedB))
-    return failure();
-  int64_t kBlocks = k / kCoreRows;
-  // Spread over the threads one core-matrix row (8 elements along k, 16
-  // contiguous bytes of the staging buffer) at a time; unit u is staged at
-  // element 8u, so u = ((r/8) * (K/8) + k/8) * 8 + r%8.
-  auto stage = [&](Value source, Value staging, int64_t rows, bool transposed) {
-    auto loop =
-        scf::ForOp::create(b, loc, product.threadId, index(rows * kBlocks),
-                           index(product.numThreads));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value unit = loop.getInductionVar();
-    Value row = arith::AddIOp::create(
-        b, loc, mul(div(unit, kCoreRows * kBlocks), kCoreRows),
-        rem(unit, kCoreRows));
-    Value k0 = mul(rem(div(unit, kCoreRows), kBlocks), kCoreRows);
-    Value at = mul(unit, kCoreRows);
-    for (int64_t i = 0; i < kCoreRows; ++i) {
-      Value kk = add(k0, i);
-      Value element = memref::LoadOp::create(b, loc, source,
-                                             transposed ? ValueRange{kk, row}
-                                                        : ValueRange{row, kk});
-      memref::StoreOp::create(b, loc, element, staging, ValueRange{add(at, i)});
-    }
-  };
-  stage(product.a, *stagedA, m, /*transposed=*/false);
-  stage(product.b, *stagedB, n, /*transposed=*/true);
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  gpu::BarrierOp::create(b, loc);
-
-  // --- Descriptors ---------------------------------------------------------
-  int64_t leadingBytes = kCoreBytes, strideBytes = kBlocks * kCoreBytes;
-  int64_t fixedFields =
-      ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32);
-  // The descriptor of the 8-row groups that start `rowStart` rows into a
-  // staging buffer, at k = 0. A shared-window address is below 2^18 (228 KB
-  // of shared memory), so its start field never carries into bit 14, and
-  // the descriptors of later k steps add to it directly.
-  auto descriptor = [&](Value staging, Value rowStart) -> Value {
-    Value address = arith::IndexCastOp::create(
-        b, loc, i64,
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, staging));
-    Value offset = arith::IndexCastOp::create(b, loc, i64,
-                                              mul(rowStart, k * kElementBytes));
-    address = arith::AddIOp::create(b, loc, address, offset);
-    Value start = arith::ShRUIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, address, constI64(0x3ffff)),
-        constI64(4));
-    return arith::OrIOp::create(b, loc, start, constI64(fixedFields));
-  };
-
-  // --- Warpgroup tiles -----------------------------------------------------
-  int64_t numWarpgroups = product.numThreads / kWarpgroupSize;
-  int64_t width = tileWidth(m, n, numWarpgroups), tilesN = n / width,
-          tiles = (m / kTileM) * tilesN;
-  Value warpgroup = div(product.threadId, kWarpgroupSize);
-  Value inGroup = rem(product.threadId, kWarpgroupSize);
-  Value lane = rem(inGroup, kWarpSize);
-  Value warpRow = mul(div(inGroup, kWarpSize), 16);
-  Value group = div(lane, 4);
-  Value pairCol = mul(rem(lane, 4), 2);
-
-  auto tileLoop =
-      scf::ForOp::create(b, loc, warpgroup, index(tiles), index(numWarpgroups));
+  // Each warpgroup takes tiles in turn.
+  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
+  auto tileLoop = scf::ForOp::create(b, loc, warpgroup, wg.index(wg.tiles),
+                                     wg.index(wg.numWarpgroups));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tileLoop.getBody());
-  Value tile = tileLoop.getInductionVar();
-  Value tileRow = mul(div(tile, tilesN), kTileM);
-  Value tileCol = mul(rem(tile, tilesN), width);
-  Value row = arith::AddIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, tileRow, warpRow), group);
-  Value row8 = add(row, 8);
-  Value firstCol = arith::AddIOp::create(b, loc, tileCol, pairCol);
-
-  // (row, col) of each accumulator register, in the order of the fragment.
-  SmallVector<std::pair<Value, Value>> positions;
-  for (int64_t chunk = 0; chunk < width / 8; ++chunk) {
-    Value col = add(firstCol, 8 * chunk), col1 = add(col, 1);
-    positions.append({{row, col}, {row, col1}, {row8, col}, {row8, col1}});
-  }
-  auto fragmentType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(positions.size(), f32));
-  Value fragment = LLVM::PoisonOp::create(b, loc, fragmentType);
-  for (auto [i, position] : llvm::enumerate(positions))
-    fragment = LLVM::InsertValueOp::create(
-        b, loc, fragment,
-        product.accumulator(b, loc, position.first, position.second),
-        ArrayRef<int64_t>{static_cast<int64_t>(i)});
-
-  Value descA = descriptor(*stagedA, tileRow);
-  Value descB = descriptor(*stagedB, tileCol);
-  NVVM::WGMMATypes inputType =
-      elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-  // The accumulators were written by ordinary instructions: wgmma.fence
-  // orders those writes before the first wgmma reads them.
+  std::pair<Value, Value> origin = wg.tileOrigin(tileLoop.getInductionVar());
+  SmallVector<std::pair<Value, Value>> positions = wg.positions(origin);
+  SmallVector<Value> initial;
+  for (auto [row, col] : positions)
+    initial.push_back(product.accumulator(b, loc, row, col));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t step = 0; step < k / kTileK; ++step) {
-    // k0 = 16 * step is two core matrices along K per step.
-    Value advance = constI64((step * (kTileK / kCoreRows) * leadingBytes) >> 4);
-    fragment = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, fragmentType, fragment,
-        arith::AddIOp::create(b, loc, descA, advance),
-        arith::AddIOp::create(b, loc, descB, advance),
-        NVVM::MMAShapeAttr::get(ctx, kTileM, width, kTileK), inputType,
-        inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
-        NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
-  }
+  Value fragment =
+      wg.issue(packFragment(b, loc, wg.fragmentType(), initial), origin);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-
-  for (auto [i, position] : llvm::enumerate(positions)) {
-    Value value = LLVM::ExtractValueOp::create(
-        b, loc, fragment, ArrayRef<int64_t>{static_cast<int64_t>(i)});
+  SmallVector<Value> values;
+  unpackFragment(b, loc, fragment, values);
+  for (auto [value, position] : llvm::zip_equal(values, positions))
     memref::StoreOp::create(b, loc, value, product.result,
                             ValueRange{position.first, position.second});
-  }
   return success();
 }
 

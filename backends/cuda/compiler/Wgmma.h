@@ -21,6 +21,21 @@ public:
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
 
+  bool holds(const HeldProduct &product) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
+                  const HeldProduct &product,
+                  AccumulatorFn accumulator) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  accumulate(mlir::OpBuilder &builder, mlir::Location loc,
+             const HeldProduct &product, mlir::Value a, mlir::Value b,
+             mlir::ValueRange registers) const override;
+  mlir::LogicalResult storeAccumulator(mlir::OpBuilder &builder,
+                                       mlir::Location loc,
+                                       const HeldProduct &product,
+                                       mlir::ValueRange registers,
+                                       mlir::Value result) const override;
+
 private:
   /// Takes the products whose shape or thread count wgmma cannot (m not a
   /// multiple of 64, a program that is not whole warpgroups).

@@ -199,6 +199,20 @@ private:
   /// Shapes, types and stored operands of `dot`; fails (naming `target`)
   /// for fp8 operands.
   FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
+  /// The product of `dot` as the matrix unit would hold it, when it does.
+  std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
+  /// The step of iteration argument `i` when `loop` walks it as a
+  /// PointerWalk, null otherwise.
+  Value pointerWalkStep(scf::ForOp loop, unsigned i);
+  /// The dot that updates iteration argument `i` of `loop` in registers
+  /// (its only use, yielded as is), null otherwise.
+  tk::DotOp heldAccumulatorDot(scf::ForOp loop, unsigned i);
+  /// The registers of `product`'s accumulator, from the tile `init`.
+  FailureOr<SmallVector<Value>>
+  initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
+  /// Maps `tile` to its value in `wide`, a buffer of the accumulator type of
+  /// a dot, rounding it to the tile's element type where that is narrower.
+  LogicalResult narrowAccumulator(Value tile, Value wide);
   /// `v` (an operand or accumulator element) in the plan's compute type.
   Value widenForDot(const DotPlan &plan, Value v);
   // The GPU forms (threads-per-program > 0).
@@ -326,6 +340,17 @@ private:
 
   IRMapping scalars;
   DenseMap<Value, Value> buffers;
+  /// Pointer tiles a loop advances by a scalar each trip (`p = addptr(p,
+  /// splat(step))` at the yield, the K walk of a matmul): `start`, a tile
+  /// with no buffer changing under the loop, plus `offset` elements (i64),
+  /// so the loop carries one scalar instead of a tile.
+  struct PointerWalk {
+    Value start, offset;
+  };
+  DenseMap<Value, PointerWalk> pointerWalks;
+  /// Dot accumulators the matrix unit holds in registers, by tile: a
+  /// loop-carried accumulator and the dot results that update it.
+  DenseMap<Value, SmallVector<Value>> heldAccumulators;
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
 
@@ -721,6 +746,16 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   auto buffer = buffers.find(value);
   if (buffer != buffers.end())
     return loadBuffer(buffer->second, index, elementType);
+  auto walk = pointerWalks.find(value);
+  if (walk != pointerWalks.end()) {
+    PointerWalk at = walk->second;
+    FailureOr<Value> start = element(at.start, index);
+    if (failed(start))
+      return failure();
+    Type pointee = cast<tk::PtrType>(elementType).getPointeeType();
+    return Value(LLVM::GEPOp::create(b, loc, ptrType, pointee, *start,
+                                     ValueRange{at.offset}));
+  }
 
   std::pair<void *, SmallVector<void *, 4>> key;
   key.first = value.getAsOpaquePointer();
@@ -2082,24 +2117,166 @@ LogicalResult KernelLowering::lowerAssert(tk::AssertOp assertOp) {
                       checkOne);
 }
 
+Value KernelLowering::pointerWalkStep(scf::ForOp loop, unsigned i) {
+  Value arg = loop.getRegionIterArgs()[i];
+  Value init = loop.getInitArgs()[i];
+  if (!isTile(arg.getType()) ||
+      !isa<tk::PtrType>(getElementTypeOrSelf(arg.getType())))
+    return {};
+  auto advance = loop.getYieldedValues()[i].getDefiningOp<tk::AddPtrOp>();
+  if (!advance || advance.getPtr() != arg ||
+      advance->getBlock() != loop.getBody())
+    return {};
+  auto splat = advance.getOffset().getDefiningOp<tk::SplatOp>();
+  if (!splat)
+    return {};
+  // The start is read on every trip: it must not be a load or anything
+  // else that would read memory again, nor a buffer the loop rewrites.
+  bool steadyStart = pointerWalks.count(init) ||
+                     (buffers.count(init) &&
+                      !llvm::is_contained(loop.getInitArgs().drop_front(i + 1),
+                                          init)) ||
+                     isCheap(init);
+  return steadyStart ? splat.getSrc() : Value();
+}
+
+tk::DotOp KernelLowering::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
+  if (!onThreads() || parallelDepth > 0 || !matrixUnit)
+    return {};
+  Value arg = loop.getRegionIterArgs()[i];
+  if (!isTile(arg.getType()) || !arg.hasOneUse())
+    return {};
+  auto dot = dyn_cast<tk::DotOp>(*arg.getUsers().begin());
+  if (!dot || dot.getAcc() != arg || dot->getBlock() != loop.getBody() ||
+      !dot.getResult().hasOneUse() ||
+      loop.getYieldedValues()[i] != dot.getResult())
+    return {};
+  // An accumulator narrower than the unit's is rounded after every trip,
+  // which registers would skip.
+  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+  if (!product || getElementTypeOrSelf(dot.getType()) != product->accumulator)
+    return {};
+  return dot;
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::initHeldAccumulator(
+    const tk::MatrixUnit::HeldProduct &product, Value init) {
+  LogicalResult status = success();
+  auto accumulator = [&](OpBuilder &, Location, Value row,
+                         Value col) -> Value {
+    FailureOr<Value> c = element(init, {row, col});
+    if (failed(c)) {
+      status = failure();
+      return zeroOf(product.accumulator);
+    }
+    if (c->getType() == product.accumulator)
+      return *c;
+    if (isa<FloatType>(product.accumulator))
+      return arith::ExtFOp::create(b, loc, product.accumulator, *c);
+    return arith::ExtSIOp::create(b, loc, product.accumulator, *c);
+  };
+  // The unit may call `accumulator` inside control flow of its own.
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  ++parallelDepth;
+  FailureOr<SmallVector<Value>> registers =
+      matrixUnit->initAccumulator(b, loc, product, accumulator);
+  --parallelDepth;
+  elementCache = std::move(saved);
+  if (failed(registers) || failed(status))
+    return failure();
+  return registers;
+}
+
+LogicalResult KernelLowering::narrowAccumulator(Value tile, Value wide) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Type elementType = type.getElementType();
+  if (cast<MemRefType>(wide.getType()).getElementType() == elementType) {
+    buffers[tile] = wide;
+    return success();
+  }
+  Value result = allocBuffer(type);
+  if (failed(forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
+        Value value = loadBuffer(wide, index, Type());
+        if (isa<FloatType>(elementType))
+          value = arith::TruncFOp::create(b, loc, elementType, value);
+        else
+          value = arith::TruncIOp::create(b, loc, elementType, value);
+        storeBuffer(value, result, index);
+        return success();
+      })))
+    return failure();
+  buffers[tile] = result;
+  return success();
+}
+
+std::optional<tk::MatrixUnit::HeldProduct>
+KernelLowering::heldProduct(tk::DotOp dot) {
+  if (!matrixUnit || !onThreads() || parallelDepth > 0)
+    return std::nullopt;
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  auto bType = cast<RankedTensorType>(dot.getB().getType());
+  Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
+  tk::MatrixUnit::HeldProduct product;
+  product.a = aType.getElementType();
+  product.b = bType.getElementType();
+  product.accumulator =
+      isa<FloatType>(accElem) && isNarrowFloat(accElem) ? b.getF32Type()
+                                                        : accElem;
+  product.m = aType.getDimSize(0);
+  product.n = bType.getDimSize(1);
+  product.k = aType.getDimSize(1);
+  product.threadId = threadId;
+  product.numThreads = numThreads;
+  if (!matrixUnit->holds(product))
+    return std::nullopt;
+  return product;
+}
+
 LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   // Scalars and block-pointer components are loop-carried SSA values; tiles
-  // live in one buffer per iteration argument, updated at the yield.
+  // live in one buffer per iteration argument, updated at the yield, except
+  // for pointer walks (one scalar offset) and accumulators the matrix unit
+  // holds in registers (its registers).
+  enum class Carried { Scalar, BlockPtr, Tile, Walk, Held };
+  unsigned numArgs = loop.getNumRegionIterArgs();
+  SmallVector<Carried> kinds(numArgs, Carried::Scalar);
   SmallVector<Value> inits;
-  SmallVector<Value> iterBuffers(loop.getNumRegionIterArgs());
+  SmallVector<Value> iterBuffers(numArgs);
+  SmallVector<Value> walkSteps(numArgs);
+  SmallVector<tk::DotOp> heldDots(numArgs);
+  SmallVector<unsigned> numValues(numArgs, 1);
   for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
     Type type = init.getType();
-    if (isTile(type)) {
-      iterBuffers[i] = allocBuffer(cast<RankedTensorType>(type));
-      if (failed(storeTile(init, iterBuffers[i])))
-        return failure();
-    } else if (isBlockPtr(type)) {
+    if (isBlockPtr(type)) {
+      kinds[i] = Carried::BlockPtr;
       llvm::append_range(inits, blockPtrs.lookup(init).flatten());
-    } else {
+      numValues[i] = 1 + 3 * blockRank(type);
+    } else if (!isTile(type)) {
       FailureOr<Value> value = scalar(init);
       if (failed(value))
         return failure();
       inits.push_back(*value);
+    } else if ((walkSteps[i] = pointerWalkStep(loop, i))) {
+      kinds[i] = Carried::Walk;
+      auto outer = pointerWalks.find(init);
+      inits.push_back(outer != pointerWalks.end()
+                          ? outer->second.offset
+                          : constInt(b.getI64Type(), 0));
+    } else if ((heldDots[i] = heldAccumulatorDot(loop, i))) {
+      kinds[i] = Carried::Held;
+      FailureOr<SmallVector<Value>> registers =
+          initHeldAccumulator(*heldProduct(heldDots[i]), init);
+      if (failed(registers))
+        return failure();
+      numValues[i] = registers->size();
+      llvm::append_range(inits, *registers);
+    } else {
+      kinds[i] = Carried::Tile;
+      numValues[i] = 0;
+      iterBuffers[i] = allocBuffer(cast<RankedTensorType>(type));
+      if (failed(storeTile(init, iterBuffers[i])))
+        return failure();
     }
   }
   FailureOr<Value> lb = scalar(loop.getLowerBound()),
@@ -2110,23 +2287,37 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   auto newLoop = scf::ForOp::create(b, loc, *lb, *ub, *step, inits);
   Block *body = newLoop.getBody();
   scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
-  // Map region arguments.
-  unsigned next = 0;
-  for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
-    Type type = arg.getType();
-    if (isTile(type)) {
-      buffers[arg] = iterBuffers[i];
-    } else if (isBlockPtr(type)) {
-      int64_t rank = blockRank(type);
-      blockPtrs[arg] = BlockPtrValue::unflatten(
-          body->getArguments().drop_front(1 + next).take_front(1 + 3 * rank),
-          rank);
-      next += 1 + 3 * rank;
-    } else {
-      scalars.map(arg, body->getArgument(1 + next));
-      ++next;
+  // The lowered values of iteration argument or result `i` among `values`.
+  SmallVector<unsigned> firstValue(numArgs, 0);
+  for (unsigned i = 1; i < numArgs; ++i)
+    firstValue[i] = firstValue[i - 1] + numValues[i - 1];
+  auto bind = [&](Value value, unsigned i, ValueRange values) {
+    ValueRange own = values.drop_front(firstValue[i]).take_front(numValues[i]);
+    switch (kinds[i]) {
+    case Carried::Scalar:
+      scalars.map(value, own[0]);
+      break;
+    case Carried::BlockPtr:
+      blockPtrs[value] =
+          BlockPtrValue::unflatten(own, blockRank(value.getType()));
+      break;
+    case Carried::Tile:
+      buffers[value] = iterBuffers[i];
+      break;
+    case Carried::Walk: {
+      Value init = loop.getInitArgs()[i];
+      auto outer = pointerWalks.find(init);
+      Value start = outer != pointerWalks.end() ? outer->second.start : init;
+      pointerWalks[value] = PointerWalk{start, own[0]};
+      break;
     }
-  }
+    case Carried::Held:
+      heldAccumulators[value] = SmallVector<Value>(own);
+      break;
+    }
+  };
+  for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+    bind(arg, i, body->getArguments().drop_front(1));
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
@@ -2145,8 +2336,32 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     SmallVector<Value> yielded;
     SmallVector<std::pair<Value, Value>> copies;
     for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
-      Type type = value.getType();
-      if (isTile(type)) {
+      switch (kinds[i]) {
+      case Carried::Scalar: {
+        FailureOr<Value> mapped = scalar(value);
+        if (failed(mapped))
+          return failure();
+        yielded.push_back(*mapped);
+        break;
+      }
+      case Carried::BlockPtr:
+        llvm::append_range(yielded, blockPtrs.lookup(value).flatten());
+        break;
+      case Carried::Walk: {
+        FailureOr<Value> stepBy = scalar(walkSteps[i]);
+        if (failed(stepBy))
+          return failure();
+        Value wide = *stepBy;
+        if (wide.getType() != b.getI64Type())
+          wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), wide);
+        Value offset = body->getArgument(1 + firstValue[i]);
+        yielded.push_back(arith::AddIOp::create(b, loc, offset, wide));
+        break;
+      }
+      case Carried::Held:
+        llvm::append_range(yielded, heldAccumulators.lookup(value));
+        break;
+      case Carried::Tile: {
         auto existing = buffers.find(value);
         if (existing != buffers.end() && existing->second == iterBuffers[i])
           continue;
@@ -2157,17 +2372,12 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
           copies.push_back({existing->second, iterBuffers[i]});
           continue;
         }
-        Value temp = allocBuffer(cast<RankedTensorType>(type));
+        Value temp = allocBuffer(cast<RankedTensorType>(value.getType()));
         if (failed(storeTile(value, temp)))
           return failure();
         copies.push_back({temp, iterBuffers[i]});
-      } else if (isBlockPtr(type)) {
-        llvm::append_range(yielded, blockPtrs.lookup(value).flatten());
-      } else {
-        FailureOr<Value> mapped = scalar(value);
-        if (failed(mapped))
-          return failure();
-        yielded.push_back(*mapped);
+        break;
+      }
       }
     }
     for (auto [from, to] : copies) {
@@ -2180,20 +2390,21 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     b.setInsertionPointToEnd(body);
     scf::YieldOp::create(b, loc, yielded);
   }
-  // Results.
-  next = 0;
+  // Results; held accumulators go to workgroup memory for what follows.
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {
-    Type type = result.getType();
-    if (isTile(type)) {
-      buffers[result] = iterBuffers[i];
-    } else if (isBlockPtr(type)) {
-      int64_t rank = blockRank(type);
-      blockPtrs[result] = BlockPtrValue::unflatten(
-          newLoop.getResults().drop_front(next).take_front(1 + 3 * rank), rank);
-      next += 1 + 3 * rank;
-    } else {
-      scalars.map(result, newLoop.getResult(next++));
-    }
+    bind(result, i, newLoop.getResults());
+    if (kinds[i] != Carried::Held)
+      continue;
+    SmallVector<Value> registers = heldAccumulators.lookup(result);
+    heldAccumulators.erase(result);
+    auto product = *heldProduct(heldDots[i]);
+    Value buffer = allocBuffer({product.m, product.n}, product.accumulator);
+    if (failed(matrixUnit->storeAccumulator(b, loc, product, registers,
+                                            buffer)))
+      return failure();
+    barrier();
+    if (failed(narrowAccumulator(result, buffer)))
+      return failure();
   }
   return success();
 }
@@ -2559,6 +2770,38 @@ LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
     return arith::TruncFOp::create(b, loc, accElem, v);
   };
 
+  if (std::optional<tk::MatrixUnit::HeldProduct> held = heldProduct(dot)) {
+    // In a loop that carries the accumulator, the registers are updated in
+    // place; otherwise they start from the accumulator tile and end in a
+    // buffer.
+    auto carried = heldAccumulators.find(dot.getAcc());
+    SmallVector<Value> registers;
+    if (carried != heldAccumulators.end()) {
+      registers = carried->second;
+    } else {
+      FailureOr<SmallVector<Value>> init =
+          initHeldAccumulator(*held, dot.getAcc());
+      if (failed(init))
+        return failure();
+      registers = std::move(*init);
+    }
+    FailureOr<SmallVector<Value>> next =
+        matrixUnit->accumulate(b, loc, *held, aBuf, bBuf, registers);
+    if (failed(next))
+      return failure();
+    // The operands' buffers may be written next (the next trip's tiles).
+    barrier();
+    if (carried != heldAccumulators.end()) {
+      heldAccumulators[dot.getResult()] = std::move(*next);
+      return success();
+    }
+    Value wide = allocBuffer({m, n}, computeElem);
+    if (failed(matrixUnit->storeAccumulator(b, loc, *held, *next, wide)))
+      return failure();
+    barrier();
+    return narrowAccumulator(dot.getResult(), wide);
+  }
+
   if (matrixUnit &&
       matrixUnit->supports(aType.getElementType(), bType.getElementType(),
                            computeElem, m, n, k)) {
@@ -2585,18 +2828,7 @@ LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
     if (failed(status))
       return failure();
     barrier();
-    if (computeElem == accElem) {
-      buffers[dot.getResult()] = wide;
-      return success();
-    }
-    Value result = allocBuffer(cType);
-    if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
-          storeBuffer(narrow(loadBuffer(wide, index, Type())), result, index);
-          return success();
-        })))
-      return failure();
-    buffers[dot.getResult()] = result;
-    return success();
+    return narrowAccumulator(dot.getResult(), wide);
   }
 
   // One thread per output element, the k loop in registers.
@@ -2691,4 +2923,29 @@ std::unique_ptr<Pass>
 tk::createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
                              std::shared_ptr<const MatrixUnit> matrixUnit) {
   return std::make_unique<ConvertTkToLoops>(options, std::move(matrixUnit));
+}
+
+//===----------------------------------------------------------------------===//
+// MatrixUnit defaults: a unit that holds nothing is never asked to.
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<Value>>
+tk::MatrixUnit::initAccumulator(OpBuilder &, Location loc, const HeldProduct &,
+                                AccumulatorFn) const {
+  return emitError(loc, "tk-convert-to-loops: this matrix unit holds no "
+                        "accumulators in registers");
+}
+
+FailureOr<SmallVector<Value>>
+tk::MatrixUnit::accumulate(OpBuilder &, Location loc, const HeldProduct &,
+                           Value, Value, ValueRange) const {
+  return emitError(loc, "tk-convert-to-loops: this matrix unit holds no "
+                        "accumulators in registers");
+}
+
+LogicalResult tk::MatrixUnit::storeAccumulator(OpBuilder &, Location loc,
+                                               const HeldProduct &, ValueRange,
+                                               Value) const {
+  return emitError(loc, "tk-convert-to-loops: this matrix unit holds no "
+                        "accumulators in registers");
 }

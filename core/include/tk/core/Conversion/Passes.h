@@ -67,6 +67,43 @@ public:
 
   virtual mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                                    const Product &product) const = 0;
+
+  /// A product whose accumulator the unit keeps in registers: each thread
+  /// holds a fixed list of accumulator elements, so a loop that carries the
+  /// accumulator (the K loop of a matmul) carries those values instead of a
+  /// tile in workgroup memory.
+  struct HeldProduct {
+    mlir::Type a, b, accumulator;
+    int64_t m = 0, n = 0, k = 0;
+    /// This thread's index in the program (index) and the thread count.
+    mlir::Value threadId;
+    int64_t numThreads = 0;
+  };
+  using AccumulatorFn = llvm::function_ref<mlir::Value(
+      mlir::OpBuilder &, mlir::Location, mlir::Value row, mlir::Value col)>;
+
+  /// True when the unit holds this product's accumulator in registers
+  /// (`threadId` is not read). The other calls are made only then.
+  virtual bool holds(const HeldProduct &product) const { return false; }
+
+  /// This thread's accumulator registers, initialised from `accumulator`.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
+                  const HeldProduct &product, AccumulatorFn accumulator) const;
+
+  /// `registers` + a . b, for operands in workgroup memory (memref<m x k>,
+  /// memref<k x n>) that every thread of the program reaches here with.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  accumulate(mlir::OpBuilder &builder, mlir::Location loc,
+             const HeldProduct &product, mlir::Value a, mlir::Value b,
+             mlir::ValueRange registers) const;
+
+  /// Writes this thread's registers into `result` (memref<m x n> in
+  /// workgroup memory); together the threads write every element.
+  virtual mlir::LogicalResult
+  storeAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
+                   const HeldProduct &product, mlir::ValueRange registers,
+                   mlir::Value result) const;
 };
 
 /// tk-convert-to-loops with a backend's matrix unit for the GPU form.
