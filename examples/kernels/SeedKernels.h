@@ -87,6 +87,22 @@ KernelModule buildMatmul(mlir::MLIRContext *ctx, mlir::Type inputType,
 KernelModule buildLayerNorm(mlir::MLIRContext *ctx, mlir::Type dtype,
                             int64_t block = 1024, std::string *error = nullptr);
 
+/// Block sizes of the attention kernel; BLOCK_D must cover the head dim.
+struct AttentionConfig {
+  int64_t blockM = 64;
+  int64_t blockN = 64;
+  int64_t blockD = 64;
+};
+
+/// Fused attention forward (FlashAttention-2): `o = softmax(q k^T * scale)
+/// v` per head, q, k, v and o [heads, N, D] contiguous, an f32 accumulator
+/// and online softmax. Arguments: q, k, v, o, N, D, sm_scale. Grid:
+/// `cdiv(N, blockM) x heads`. Not a seed kernel: it has no `.tk` twin (the
+/// conformance suite and tk-bench-cuda build it).
+KernelModule buildAttention(mlir::MLIRContext *ctx, mlir::Type type,
+                            const AttentionConfig &config = AttentionConfig(),
+                            std::string *error = nullptr);
+
 /// A seed kernel in the variant its `.tk` file holds.
 struct SeedKernel {
   /// The kernel's symbol name, e.g. `vector_add`.

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""tk/peer ratios from tk-bench-cuda's JSON and .device/triton_reference.py's,
-both taken in the same command on the same GPU. Prints one JSON object with
-each figure, the peers' figure and the ratio (above 1: tk is faster), and the
-issue's target for it.
+"""tk/peer ratios from tk-bench-cuda's JSON, .device/triton_reference.py's
+and tests/bench/cublas_reference.py's, all taken in the same command on the
+same GPU. Prints one JSON object with each figure, the peers' figure and the
+ratio (above 1: tk is faster), and the issue's target for it.
 
-    cuda_ratios.py tk_cuda.json triton_reference.json > ratios.json
+    cuda_ratios.py tk_cuda.json triton_reference.json [cublas_reference.json]
 """
 import json
 import sys
@@ -15,10 +15,15 @@ def ratio(tk, peer):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: cuda_ratios.py tk_cuda.json triton_reference.json")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: cuda_ratios.py tk_cuda.json triton_reference.json "
+                 "[cublas_reference.json]")
     tk = json.load(open(sys.argv[1]))
     ref = json.load(open(sys.argv[2]))
+    cublas = json.load(open(sys.argv[3])) if len(sys.argv) == 4 else {}
+    if cublas and cublas.get("device") != tk.get("device"):
+        sys.exit(f"different devices: tk {tk.get('device')}, "
+                 f"cuBLAS reference {cublas.get('device')}")
     if tk.get("device") != ref.get("device"):
         sys.exit(f"different devices: tk {tk.get('device')}, "
                  f"reference {ref.get('device')}")
@@ -42,12 +47,24 @@ def main():
             peer.get("triton_GBs"), ">= 1.0")
         add(f"softmax fp32 {shape}", "GB/s", fig["GBs"], "torch",
             peer.get("torch_GBs"), None)
-    for shape, fig in tk.get("matmul", {}).items():
+    matmuls = dict(tk.get("matmul", {}))
+    matmuls.update(tk.get("matmul_bf16", {}))
+    for shape, fig in matmuls.items():
         peer = ref.get("matmul", {}).get(shape, {})
-        add(f"matmul {shape}", "TFLOP/s", fig["TFLOPs"], "triton",
-            peer.get("triton_TFLOPs"), ">= 0.9" if "8192^3" in shape else None)
+        extra = cublas.get("matmul", {}).get(shape, {})
+        if peer.get("triton_TFLOPs"):
+            add(f"matmul {shape}", "TFLOP/s", fig["TFLOPs"], "triton",
+                peer.get("triton_TFLOPs"),
+                ">= 0.9" if "8192^3" in shape else None)
         add(f"matmul {shape}", "TFLOP/s", fig["TFLOPs"], "cublas",
-            peer.get("cublas_TFLOPs"), ">= 1.0 (aim)")
+            peer.get("cublas_TFLOPs") or extra.get("cublas_TFLOPs"),
+            ">= 1.0 (aim)")
+    for shape, fig in tk.get("attention_fwd_fp16", {}).items():
+        peer = ref.get("attention_fwd_fp16", {}).get(shape, {})
+        add(f"attention fwd fp16 {shape}", "TFLOP/s", fig["TFLOPs"], "sdpa",
+            peer.get("sdpa_TFLOPs"), ">= 0.8")
+        add(f"attention fwd fp16 {shape}", "TFLOP/s", fig["TFLOPs"],
+            "triton fa2", peer.get("triton_fa2_TFLOPs"), None)
     launch = tk.get("launch_us_per_call", {})
     if launch:
         raw = launch.get("raw_cuLaunchKernel")
@@ -68,8 +85,8 @@ def main():
                 ref.get("launch_us_per_call", {}).get("triton_python")),
             "target": None})
     out["not_measured"] = [
-        "matmul bf16 (tk-bench-cuda has only fp16 so far)",
-        "fused attention forward (no tk benchmark yet)"]
+        "matmul bf16 and decode against Triton (the Triton reference times "
+        "fp16 4096^3 and 8192^3 only; cuBLAS is the peer there)"]
     json.dump(out, sys.stdout, indent=1)
     print()
 

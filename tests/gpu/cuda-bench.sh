@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tk's CUDA benchmarks and the peers' reference figures in one command on the
 # GPU machine, then the ratios. Results go to OUTDIR (default $OUT):
-# tk_cuda.json, triton_reference.json, ratios.json, autotune_matmul.svg.
+# tk_cuda.json, triton_reference.json, cublas_reference.json, ratios.json,
+# autotune_matmul.svg.
 #
 #   bash .device/run.sh bash tests/gpu/cuda-bench.sh OUTDIR
 set -euo pipefail
@@ -18,6 +19,7 @@ timeout ${BENCH_TIMEOUT:-300} ./build/bin/tk-bench-cuda --cubin "$cubin" \
   --plot "$out/autotune_matmul.svg" "$@" >"$out/tk_cuda.json"
 cat "$out/tk_cuda.json"
 OUT=$out python3 .device/triton_reference.py >"$out/triton_reference.log" 2>&1
+OUT=$out python3 tests/bench/cublas_reference.py >"$out/cublas_reference.log" 2>&1
 python3 tests/bench/cuda_ratios.py "$out/tk_cuda.json" \
-  "$out/triton_reference.json" >"$out/ratios.json"
+  "$out/triton_reference.json" "$out/cublas_reference.json" >"$out/ratios.json"
 cat "$out/ratios.json"
