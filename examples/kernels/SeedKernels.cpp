@@ -229,11 +229,11 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   Tile M = k.argI32("M");
   Tile N = k.argI32("N");
   Tile K = k.argI32("K");
-  Tile strideAm = k.argI32("stride_am");
+  Tile strideAm = k.argI32("stride_am", config.rowStrideDivisibility);
   Tile strideAk = k.argI32("stride_ak");
-  Tile strideBk = k.argI32("stride_bk");
+  Tile strideBk = k.argI32("stride_bk", config.rowStrideDivisibility);
   Tile strideBn = k.argI32("stride_bn");
-  Tile strideCm = k.argI32("stride_cm");
+  Tile strideCm = k.argI32("stride_cm", config.rowStrideDivisibility);
   Tile strideCn = k.argI32("stride_cn");
   int64_t BLOCK_M = k.constexpr_("BLOCK_M", config.blockM);
   int64_t BLOCK_N = k.constexpr_("BLOCK_N", config.blockN);

@@ -71,6 +71,11 @@ struct MatmulConfig {
   /// Rows of program tiles walked together for L2 reuse (seed 004, §5.3).
   int64_t groupSizeM = 8;
   InputPrecision inputPrecision = InputPrecision::IEEE;
+  /// tk.divisibility of stride_am, stride_bk and stride_cm (0: none). With
+  /// 16 and unit inner strides (constexprs stride_ak = stride_bn =
+  /// stride_cn = 1, what Triton specialises by itself), rows of every tile
+  /// start 16-byte aligned and load as 128-bit vectors.
+  unsigned rowStrideDivisibility = 0;
 };
 
 /// `c = a @ b` (`a` MxK, `b` KxN, strided), tiled with a K loop, an f32

@@ -256,6 +256,7 @@ struct Candidate {
   std::string label;
   int warps;
   tk_grid grid;
+  std::vector<tk_constexpr_value> constexprs = {};
 };
 
 /// tk_autotune over `candidates`, launched with `args`: they compile in
@@ -274,7 +275,8 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
     ops.push_back(c.module->get());
     tk_autotune_candidate candidate = {};
     candidate.source = {TK_SOURCE_MODULE, &ops.back(), 0, nullptr};
-    candidate.options = {sizeof(tk_compile_options), c.warps, 0, nullptr, 0};
+    candidate.options = {sizeof(tk_compile_options), c.warps, 0,
+                         c.constexprs.data(), c.constexprs.size()};
     candidate.grid = c.grid;
     candidate.label = c.label.c_str();
     request.push_back(candidate);
@@ -301,13 +303,22 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
   return kernel;
 }
 
-/// The launch arguments of the matmul seed kernel for row-major operands.
+/// The matmul seed kernel as the benchmarks compile it for row-major
+/// operands: the unit inner strides folded in and the row strides declared
+/// multiples of 16 elements, which Triton's launcher does by itself for
+/// arguments equal to 1 or divisible by 16.
+const std::vector<tk_constexpr_value> kUnitInnerStrides = {
+    {"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
+constexpr unsigned kRowStrideDivisibility = 16;
+
+/// Its launch arguments: a, b, c, M, N, K and the row strides.
 std::vector<tk_arg> matmulArgs(tk_buffer a, tk_buffer b, tk_buffer c,
                                int64_t m, int64_t n, int64_t k) {
-  return {tk_arg_buffer(a),       tk_arg_buffer(b),       tk_arg_buffer(c),
-          tk_arg_i32(int32_t(m)), tk_arg_i32(int32_t(n)), tk_arg_i32(int32_t(k)),
-          tk_arg_i32(int32_t(k)), tk_arg_i32(1),          tk_arg_i32(int32_t(n)),
-          tk_arg_i32(1),          tk_arg_i32(int32_t(n)), tk_arg_i32(1)};
+  return {tk_arg_buffer(a),       tk_arg_buffer(b),
+          tk_arg_buffer(c),       tk_arg_i32(int32_t(m)),
+          tk_arg_i32(int32_t(n)), tk_arg_i32(int32_t(k)),
+          tk_arg_i32(int32_t(k)), tk_arg_i32(int32_t(n)),
+          tk_arg_i32(int32_t(n))};
 }
 
 /// tk_autotune of matmul tile `configs` for one shape and input type.
@@ -328,12 +339,14 @@ TunedMatmul tuneMatmul(Bench &bench, mlir::Type inputType,
     config.blockM = tiles.bm;
     config.blockN = tiles.bn;
     config.blockK = tiles.bk;
+    config.rowStrideDivisibility = kRowStrideDivisibility;
     candidates.push_back(
         {tk::seeds::buildMatmul(&bench.context, inputType, inputType, config),
          tiles.label(), tiles.warps,
          tk_grid{int32_t(((m + tiles.bm - 1) / tiles.bm) *
                          ((n + tiles.bn - 1) / tiles.bn)),
-                 1, 1}});
+                 1, 1},
+         kUnitInnerStrides});
   }
   TunedMatmul tuned;
   tuned.kernel = autotune(bench, candidates, matmulArgs(a, b, c, m, n, k), key,

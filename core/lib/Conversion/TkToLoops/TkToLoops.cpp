@@ -252,6 +252,8 @@ private:
   }
   /// Writes every element of `value` into `buffer`.
   LogicalResult storeTile(Value value, Value buffer);
+  /// storeTile without versioning a masked load on its bounds mask.
+  LogicalResult storeTileUnversioned(Value value, Value buffer);
   /// The buffer holding `value`, materialising it here if it is lazy.
   FailureOr<Value> getBuffer(Value value);
   Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
@@ -265,10 +267,19 @@ private:
   /// thread runs which index.
   /// `afterRun` (if any) is emitted after the body of each run of indices
   /// (after every index where runs are single).
+  /// `maxRun` bounds the run (16 bytes of 32-bit elements by default).
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body,
                              bool contiguous = false,
-                             function_ref<void()> afterRun = nullptr);
+                             function_ref<void()> afterRun = nullptr,
+                             int64_t maxRun = 4);
+  /// The run that fills 16 bytes with elements of `type` (4 to 8).
+  static int64_t runOf(Type type) {
+    if (!type.isIntOrFloat())
+      return 4;
+    return std::clamp<int64_t>(128 / std::max(8u, type.getIntOrFloatBitWidth()),
+                               4, 8);
+  }
   /// `body` at the index of the tile `shape` (of `total` elements) whose
   /// row-major position is `linear`.
   LogicalResult forOneIndex(ArrayRef<int64_t> shape, int64_t total,
@@ -542,7 +553,8 @@ void KernelLowering::storeBuffer(Value element, Value buffer,
 LogicalResult
 KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body,
-                             bool contiguous, function_ref<void()> afterRun) {
+                             bool contiguous, function_ref<void()> afterRun,
+                             int64_t maxRun) {
   if (!onThreads() || parallelDepth > 0)
     return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
       LogicalResult result = body(index);
@@ -558,7 +570,7 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
     total *= size;
   int64_t width = 1;
   if (contiguous && !shape.empty())
-    while (width < 4 && shape.back() % (width * 2) == 0 &&
+    while (width < maxRun && shape.back() % (width * 2) == 0 &&
            total % (width * 2 * numThreads) == 0)
       width *= 2;
   LogicalResult result = success();
@@ -641,6 +653,42 @@ LogicalResult KernelLowering::forEachIndexSerial(
 
 LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
   auto type = cast<RankedTensorType>(value.getType());
+  // A masked load whose bounds mask is on for every lane of this program
+  // (most programs of a grid) loads without the per-lane branches, which
+  // keep LLVM from merging a run's loads into vector loads; the others keep
+  // them. The bounds check is O(1) (see lowerStore's versioning).
+  auto load = value.getDefiningOp<tk::LoadOp>();
+  if (load && load.getMask() && isTile(load.getMask().getType()) &&
+      !isBlockPtr(load.getPtr().getType()) && isCheap(load.getMask())) {
+    if (Value full = rangeMaskAllTrue(load.getMask())) {
+      auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      Value on = constInt(b.getI1Type(), 1);
+      Value mask = load.getMask();
+      auto saved = elementCache;
+      if (failed(forEachIndex(
+              type.getShape(),
+              [&](ArrayRef<Value> index) {
+                assumeElement(mask, index, on);
+                FailureOr<Value> elem = element(value, index);
+                if (failed(elem))
+                  return failure();
+                storeBuffer(*elem, buffer, index);
+                return success();
+              },
+              /*contiguous=*/true, nullptr, runOf(type.getElementType()))))
+        return failure();
+      elementCache = std::move(saved);
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      return storeTileUnversioned(value, buffer);
+    }
+  }
+  return storeTileUnversioned(value, buffer);
+}
+
+LogicalResult KernelLowering::storeTileUnversioned(Value value, Value buffer) {
+  auto type = cast<RankedTensorType>(value.getType());
   return forEachIndex(
       type.getShape(),
       [&](ArrayRef<Value> index) {
@@ -650,7 +698,7 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
         storeBuffer(*elem, buffer, index);
         return success();
       },
-      /*contiguous=*/true);
+      /*contiguous=*/true, nullptr, runOf(type.getElementType()));
 }
 
 FailureOr<Value> KernelLowering::getBuffer(Value value) {
@@ -1115,8 +1163,24 @@ LogicalResult KernelLowering::run() {
   b.setInsertionPointToStart(entryBlock);
   Block &body = source.getBody().front();
   unsigned numArgs = body.getNumArguments();
-  for (unsigned i = 0; i < numArgs; ++i)
+  for (unsigned i = 0; i < numArgs; ++i) {
     scalars.map(body.getArgument(i), entryBlock->getArgument(i));
+    // An integer's divisibility (checked at launch) tells LLVM the
+    // alignment of the addresses computed from it: strides of 16 elements
+    // keep rows of a tile 16-byte aligned, so runs load as vectors.
+    auto divisibility =
+        source.getArgAttrOfType<IntegerAttr>(i, "tk.divisibility");
+    Value arg = entryBlock->getArgument(i);
+    if (divisibility && divisibility.getInt() > 1 &&
+        isa<IntegerType>(arg.getType())) {
+      Value low = arith::AndIOp::create(
+          b, loc, arg, constInt(arg.getType(), divisibility.getInt() - 1));
+      LLVM::AssumeOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
+                                constInt(arg.getType(), 0)));
+    }
+  }
   if (onThreads()) {
     threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
@@ -1422,10 +1486,33 @@ FailureOr<Value> KernelLowering::allTrue(Value mask) {
 }
 
 Value KernelLowering::rangeMaskAllTrue(Value mask) {
+  // Masks of 2-D tiles: `rows & cols`, each a bounds mask along one axis
+  // made 2-D by expand_dims and broadcast (the loads of a matmul).
+  if (auto both = mask.getDefiningOp<arith::AndIOp>()) {
+    Value lhs = rangeMaskAllTrue(both.getLhs());
+    Value rhs = lhs ? rangeMaskAllTrue(both.getRhs()) : Value();
+    return rhs ? Value(arith::AndIOp::create(b, loc, lhs, rhs)) : Value();
+  }
+  // Both keep "every lane on" as it is.
+  auto reshaped = [](Value v) -> Value {
+    if (auto broadcast = v.getDefiningOp<tk::BroadcastOp>())
+      return broadcast.getSrc();
+    if (auto expand = v.getDefiningOp<tk::ExpandDimsOp>())
+      return expand.getSrc();
+    return nullptr;
+  };
+  if (Value source = reshaped(mask))
+    return rangeMaskAllTrue(source);
   auto cmp = mask.getDefiningOp<arith::CmpIOp>();
   if (!cmp)
     return nullptr;
   Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  // The offsets and bound of an expanded or broadcast compare are those of
+  // the 1-D one.
+  while (Value source = reshaped(lhs))
+    lhs = source;
+  while (Value source = reshaped(rhs))
+    rhs = source;
   arith::CmpIPredicate pred = cmp.getPredicate();
   // Bring the bound to the right: `n > offs` is `offs < n`.
   switch (pred) {
