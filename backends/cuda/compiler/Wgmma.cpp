@@ -6,17 +6,20 @@
 // product first copies its operands from core's row-major tiles into
 // staging buffers of its own:
 //
-//   Both operands K-major without swizzling, in 8x8 core matrices of 16-bit
-//   elements: 8 rows of 16 contiguous bytes, 128 bytes in all. A is staged
-//   as M x K, B as N x K (transposed from core's K x N), both at
+//   No swizzling, in core matrices of 8 x 16 contiguous bytes (8 x 8
+//   16-bit elements, 128 bytes). A is K-major (imm-trans-a = 0, the NVVM
+//   op's layout row): a core matrix is 8 rows of 8 consecutive k, at
 //     offset(r, k) = ((r/8) * (K/8) + k/8) * 64 + (r%8) * 8 + k%8
-//   so the next core matrix along K lies 128 bytes on (the leading byte
-//   offset, LBO) and the next one along M or N K/8 * 128 bytes on (the
-//   stride byte offset, SBO); CUTLASS's canonical form of this layout is
-//   ((8,m),(T,2)):((1T,SBO),(1,LBO)). K-major is what wgmma reads without
-//   transposing (imm-trans-a = imm-trans-b = 0, the NVVM op's layout row for
-//   A and col for B) and the one layout it reads for every input type, so A
-//   and B share one descriptor form.
+//   (CUTLASS's ((8,m),(T,2)):((1T,SBO),(1,LBO))). B is MN-major
+//   (imm-trans-b = 1, 16-bit inputs only; layout row for B): a core matrix
+//   is 8 k-rows of 8 consecutive n, at
+//     offset(k, n) = ((n/8) * (K/8) + k/8) * 64 + (k%8) * 8 + n%8
+//   (CUTLASS's ((T,1,n),(8,k)):((1,T,SBO),(1T,LBO))). In both the next core
+//   matrix along K lies 128 bytes on (the leading byte offset, LBO) and the
+//   next one along M or N K/8 * 128 bytes on (the stride byte offset, SBO),
+//   so A and B share one descriptor form, and each 16 bytes of a core matrix
+//   are 8 elements that are consecutive in core's row-major tile too: the
+//   staging copies move 16 bytes at a time.
 //
 //   Descriptor ("Matrix Descriptor Format"): bits 0-13 the start address in
 //   the shared window >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 49-51 the base
@@ -187,8 +190,8 @@ public:
       return failure();
     stagedA = *bufferA;
     stagedB = *bufferB;
-    stageOne(a, stagedA, m, /*transposed=*/false);
-    stageOne(bOperand, stagedB, n, /*transposed=*/true);
+    stageOne(a, stagedA, m, /*mnMajor=*/false);
+    stageOne(bOperand, stagedB, n, /*mnMajor=*/true);
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
@@ -248,7 +251,7 @@ public:
           NVVM::MMAShapeAttr::get(ctx, kTileM, width, kTileK), inputType,
           inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          NVVM::MMALayout::row, NVVM::MMALayout::row,
           NVVM::MMAIntOverflowAttr());
     }
     return fragment;
@@ -262,27 +265,43 @@ public:
   int64_t numThreads, numWarpgroups, width, tilesN, tiles;
 
 private:
-  /// Spread over the threads one core-matrix row (8 elements along k, 16
-  /// contiguous bytes of the staging buffer) at a time; unit u is staged at
-  /// element 8u, so u = ((r/8) * (K/8) + k/8) * 8 + r%8.
-  void stageOne(Value source, Value staging, int64_t rows, bool transposed) {
+  /// Spread over the threads 16 bytes (one row of a core matrix) at a
+  /// time: unit u is staged at element 8u, so with g the 8-row group along
+  /// M (A) or N (B) and kk the k of the row, u = (g * K/8 + kk/8) * 8 +
+  /// kk%8 for B and u = (g * K/8 + kk/8) * 8 + r%8 with kk a multiple of 8
+  /// for A. The source elements are consecutive in core's row-major tile.
+  void stageOne(Value source, Value staging, int64_t rows, bool mnMajor) {
     int64_t kBlocks = k / kCoreRows;
     auto loop = scf::ForOp::create(b, loc, threadId, index(rows * kBlocks),
                                    index(numThreads));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value unit = loop.getInductionVar();
-    Value row = arith::AddIOp::create(
-        b, loc, mul(div(unit, kCoreRows * kBlocks), kCoreRows),
-        rem(unit, kCoreRows));
-    Value k0 = mul(rem(div(unit, kCoreRows), kBlocks), kCoreRows);
-    Value at = mul(unit, kCoreRows);
-    for (int64_t i = 0; i < kCoreRows; ++i) {
-      Value kk = add(k0, i);
-      Value element = memref::LoadOp::create(
-          b, loc, source, transposed ? ValueRange{kk, row} : ValueRange{row, kk});
-      memref::StoreOp::create(b, loc, element, staging, ValueRange{add(at, i)});
-    }
+    Value group = div(unit, kCoreRows * kBlocks);
+    Value kBlock = mul(rem(div(unit, kCoreRows), kBlocks), kCoreRows);
+    Value inCore = rem(unit, kCoreRows);
+    int64_t width = cast<MemRefType>(source.getType()).getDimSize(1);
+    // A: row 8g + r, columns kk..kk+7; B: row kk + r, columns 8g..8g+7.
+    Value row = mnMajor ? arith::AddIOp::create(b, loc, kBlock, inCore)
+                        : arith::AddIOp::create(b, loc,
+                                                mul(group, kCoreRows), inCore);
+    Value col = mnMajor ? mul(group, kCoreRows) : kBlock;
+    Value from = arith::AddIOp::create(b, loc, mul(row, width), col);
+    auto vectorType = VectorType::get({4}, b.getI32Type());
+    Value chunk = LLVM::LoadOp::create(b, loc, vectorType,
+                                       sharedAddress(source, from), 16);
+    LLVM::StoreOp::create(b, loc, chunk,
+                          sharedAddress(staging, mul(unit, kCoreRows)), 16);
+  }
+
+  /// The shared-window address of element `offset` of `buffer`.
+  Value sharedAddress(Value buffer, Value offset) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value bytes =
+        arith::AddIOp::create(b, loc, base, mul(offset, kElementBytes));
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes).getResult());
   }
 
   /// The descriptor of the 8-row groups that start `rowStart` rows into a
