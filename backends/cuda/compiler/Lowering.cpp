@@ -10,6 +10,7 @@
 
 #include "compiler/Lowering.h"
 #include "compiler/ConvertToNVVM.h"
+#include "compiler/CpAsync.h"
 #include "compiler/MmaSync.h"
 #include "compiler/Wgmma.h"
 
@@ -143,13 +144,18 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     unit = std::make_shared<WgmmaUnit>();
   else if (target.computeCapability >= 80)
     unit = std::make_shared<MmaSyncUnit>();
+  std::shared_ptr<const AsyncCopyUnit> asyncCopy;
+  if (target.computeCapability >= 80) {
+    asyncCopy = std::make_shared<CpAsyncUnit>();
+    loops.numStages = std::max(1, options.numStages);
+  }
   if (unit) {
     // The unit creates NVVM ops inside tk-convert-to-loops, which does not
     // know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(createConvertToLoopsPass(loops, unit));
+        pm.addPass(createConvertToLoopsPass(loops, unit, asyncCopy));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       }))) {

@@ -159,15 +159,24 @@ class KernelLowering {
 public:
   KernelLowering(tk::FuncOp source, func::FuncOp target,
                  bool fuseLoadsIntoStores, int64_t threadsPerProgram,
-                 const tk::MatrixUnit *matrixUnit)
+                 const tk::MatrixUnit *matrixUnit,
+                 const tk::AsyncCopyUnit *asyncCopy, int64_t numStages)
       : source(source), target(target), b(target.getContext()),
         ptrType(LLVM::LLVMPointerType::get(target.getContext())),
         fuseLoadsIntoStores(fuseLoadsIntoStores), numThreads(threadsPerProgram),
-        matrixUnit(matrixUnit) {}
+        matrixUnit(matrixUnit), asyncCopy(asyncCopy), numStages(numStages) {}
 
   LogicalResult run();
 
 private:
+  /// Pointer tiles a loop advances by a scalar each trip (`p = addptr(p,
+  /// splat(step))` at the yield, the K walk of a matmul): `start`, a tile
+  /// with no buffer changing under the loop, plus `offset` elements (i64),
+  /// so the loop carries one scalar instead of a tile.
+  struct PointerWalk {
+    Value start, offset;
+  };
+
   // --- analysis ----------------------------------------------------------
   void analyzeRegion(Region &region);
   void analyzeOp(Operation *op);
@@ -207,6 +216,19 @@ private:
   /// The dot that updates iteration argument `i` of `loop` in registers
   /// (its only use, yielded as is), null otherwise.
   tk::DotOp heldAccumulatorDot(scf::ForOp loop, unsigned i);
+  /// A load of a dot operand that `loop` can issue trips ahead: its
+  /// address and mask depend only on the induction variable, pointer walks
+  /// with steps fixed outside the loop, pure scalar ops and values from
+  /// outside, and nothing in the loop writes memory.
+  bool canPrefetch(scf::ForOp loop, tk::LoadOp load,
+                   ArrayRef<Value> walkSteps, int64_t &runBytes);
+  /// Copies the tile `load` reads at trip `iv` (the old loop's induction
+  /// variable's value) into `slot`, with the loop's pointer walks as in
+  /// `walks`: async copies of `runBytes` where a run of elements is
+  /// contiguous, aligned and unmasked, plain loads elsewhere.
+  LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot,
+                         Value iv, const DenseMap<Value, PointerWalk> &walks,
+                         int64_t runBytes);
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
@@ -340,6 +362,8 @@ private:
   /// 0 on the CPU; the threads of a GPU program otherwise.
   int64_t numThreads;
   const tk::MatrixUnit *matrixUnit;
+  const tk::AsyncCopyUnit *asyncCopy;
+  int64_t numStages;
   /// gpu.thread_id x (GPU only).
   Value threadId;
   /// Nesting of distributed loops and thread-0 regions: only nests at depth
@@ -351,13 +375,6 @@ private:
 
   IRMapping scalars;
   DenseMap<Value, Value> buffers;
-  /// Pointer tiles a loop advances by a scalar each trip (`p = addptr(p,
-  /// splat(step))` at the yield, the K walk of a matmul): `start`, a tile
-  /// with no buffer changing under the loop, plus `offset` elements (i64),
-  /// so the loop carries one scalar instead of a tile.
-  struct PointerWalk {
-    Value start, offset;
-  };
   DenseMap<Value, PointerWalk> pointerWalks;
   /// Dot accumulators the matrix unit holds in registers, by tile: a
   /// loop-carried accumulator and the dot results that update it.
@@ -2320,6 +2337,181 @@ KernelLowering::heldProduct(tk::DotOp dot) {
   return product;
 }
 
+bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
+                                 ArrayRef<Value> walkSteps,
+                                 int64_t &runBytes) {
+  Value tile = load.getResult();
+  auto type = dyn_cast<RankedTensorType>(tile.getType());
+  if (!type || load->getBlock() != loop.getBody() || !tile.hasOneUse() ||
+      isBlockPtr(load.getPtr().getType()) || load.getIsVolatile() ||
+      !type.getElementType().isIntOrFloat())
+    return false;
+  // A run: the widest copy the unit takes that divides the inner dimension.
+  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (elementBytes == 0)
+    return false;
+  runBytes = 0;
+  for (int64_t bytes : {16, 8, 4})
+    if (asyncCopy->supportsBytes(bytes) && bytes % elementBytes == 0 &&
+        type.getShape().back() % (bytes / elementBytes) == 0) {
+      runBytes = bytes;
+      break;
+    }
+  if (runBytes == 0)
+    return false;
+  // Moving a load ahead of trips that write memory could read stale data.
+  bool writes = false;
+  for (Operation &op : loop.getBody()->without_terminator())
+    writes = writes || mayWriteMemory(&op);
+  if (writes)
+    return false;
+  // Everything the address, mask and other value read inside the loop.
+  SmallVector<Value> worklist(load->getOperands());
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second || loop.isDefinedOutsideOfLoop(value))
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() != loop.getBody())
+        return false;
+      if (arg == loop.getInductionVar())
+        continue;
+      unsigned i = arg.getArgNumber() - 1;
+      if (!walkSteps[i] || !loop.isDefinedOutsideOfLoop(walkSteps[i]))
+        return false;
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0)
+      return false;
+    bool elementwise = isElementwiseLike(def) && !isa<tk::LoadOp>(def);
+    bool pureScalar = !isTile(value.getType()) && isMemoryEffectFree(def) &&
+                      isa<arith::ArithDialect>(def->getDialect());
+    if (!elementwise && !pureScalar)
+      return false;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return true;
+}
+
+LogicalResult KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load,
+                                       Value slot, Value iv,
+                                       const DenseMap<Value, PointerWalk> &walks,
+                                       int64_t runBytes) {
+  // Evaluate the trip's scalars and walks, then restore the current ones.
+  auto savedCache = std::move(elementCache);
+  elementCache.clear();
+  DenseMap<Value, PointerWalk> savedWalks;
+  for (auto [arg, walk] : walks) {
+    savedWalks[arg] = pointerWalks.lookup(arg);
+    pointerWalks[arg] = walk;
+  }
+  Value oldIv = loop.getInductionVar();
+  Value currentIv = scalars.lookupOrNull(oldIv);
+  scalars.map(oldIv, iv);
+  SmallVector<Value> tripScalars;
+  LogicalResult status = success();
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (&op == load.getOperation())
+      break;
+    if (isElementwiseLike(&op) || op.getNumResults() != 1 ||
+        isTile(op.getResult(0).getType()) || !isMemoryEffectFree(&op) ||
+        !isa<arith::ArithDialect>(op.getDialect()))
+      continue;
+    if (failed(lowerOp(&op))) {
+      status = failure();
+      break;
+    }
+    tripScalars.push_back(op.getResult(0));
+  }
+
+  auto type = cast<RankedTensorType>(load.getType());
+  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t width = runBytes / elementBytes;
+  int64_t total = type.getNumElements();
+  if (succeeded(status)) {
+    OpBuilder::InsertionGuard guard(b);
+    auto runs = scf::ForOp::create(b, loc, threadId, constIndex(total / width),
+                                   constIndex(numThreads));
+    b.setInsertionPointToStart(runs.getBody());
+    Value first = arith::MulIOp::create(b, loc, runs.getInductionVar(),
+                                        constIndex(width));
+    SmallVector<SmallVector<Value>> indices;
+    SmallVector<Value> addresses;
+    Value fast = constInt(b.getI1Type(), 1);
+    for (int64_t lane = 0; lane < width && succeeded(status); ++lane) {
+      Value linear = lane == 0 ? first
+                               : arith::AddIOp::create(b, loc, first,
+                                                       constIndex(lane));
+      status = forOneIndex(type.getShape(), total, linear,
+                           [&](ArrayRef<Value> index) -> LogicalResult {
+                             indices.emplace_back(index);
+                             FailureOr<Value> address =
+                                 element(load.getPtr(), index);
+                             if (failed(address))
+                               return failure();
+                             addresses.push_back(*address);
+                             if (!load.getMask())
+                               return success();
+                             FailureOr<Value> on =
+                                 element(load.getMask(), index);
+                             if (failed(on))
+                               return failure();
+                             fast = arith::AndIOp::create(b, loc, fast, *on);
+                             return success();
+                           });
+    }
+    if (succeeded(status)) {
+      // One async copy when the run is unmasked, contiguous and aligned.
+      Type i64 = b.getI64Type();
+      Value start = LLVM::PtrToIntOp::create(b, loc, i64, addresses.front());
+      Value end = LLVM::PtrToIntOp::create(b, loc, i64, addresses.back());
+      Value span = arith::SubIOp::create(b, loc, end, start);
+      fast = arith::AndIOp::create(
+          b, loc, fast,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, span,
+                                constInt(i64, runBytes - elementBytes)));
+      fast = arith::AndIOp::create(
+          b, loc, fast,
+          arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::AndIOp::create(b, loc, start, constInt(i64, runBytes - 1)),
+              constInt(i64, 0)));
+      auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      asyncCopy->copy(b, loc, slot, first, addresses.front(), runBytes);
+      // Otherwise element by element, with the load's mask and other.
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      auto saved = elementCache;
+      for (ArrayRef<Value> index : indices) {
+        FailureOr<Value> value = loadElement(load, index);
+        if (failed(value)) {
+          status = failure();
+          break;
+        }
+        storeBuffer(*value, slot, index);
+      }
+      elementCache = std::move(saved);
+    }
+  }
+
+  for (Value value : tripScalars)
+    scalars.erase(value);
+  if (currentIv)
+    scalars.map(oldIv, currentIv);
+  else
+    scalars.erase(oldIv);
+  for (auto [arg, walk] : savedWalks) {
+    if (walk.start)
+      pointerWalks[arg] = walk;
+    else
+      pointerWalks.erase(arg);
+  }
+  elementCache = std::move(savedCache);
+  return status;
+}
+
 LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   // Scalars and block-pointer components are loop-carried SSA values; tiles
   // live in one buffer per iteration argument, updated at the yield, except
@@ -2371,13 +2563,110 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
                    step = scalar(loop.getStep());
   if (failed(lb) || failed(ub) || failed(step))
     return failure();
-  auto newLoop = scf::ForOp::create(b, loc, *lb, *ub, *step, inits);
-  Block *body = newLoop.getBody();
-  scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
   // The lowered values of iteration argument or result `i` among `values`.
   SmallVector<unsigned> firstValue(numArgs, 0);
   for (unsigned i = 1; i < numArgs; ++i)
     firstValue[i] = firstValue[i - 1] + numValues[i - 1];
+
+  // Software pipelining: the operand loads of held dots are issued
+  // numStages - 1 trips ahead into a ring of numStages buffers each.
+  struct Prefetched {
+    tk::LoadOp load;
+    int64_t runBytes;
+    SmallVector<Value> slots;
+  };
+  SmallVector<Prefetched> prefetched;
+  if (asyncCopy && numStages > 1 && llvm::is_contained(kinds, Carried::Held)) {
+    for (tk::DotOp dot : heldDots) {
+      if (!dot)
+        continue;
+      for (Value operand : {dot.getA(), dot.getB()}) {
+        auto load = operand.getDefiningOp<tk::LoadOp>();
+        int64_t runBytes = 0;
+        if (!load || !canPrefetch(loop, load, walkSteps, runBytes))
+          continue;
+        Prefetched entry{load, runBytes, {}};
+        for (int64_t s = 0; s < numStages; ++s)
+          entry.slots.push_back(
+              allocBuffer(cast<RankedTensorType>(operand.getType())));
+        prefetched.push_back(std::move(entry));
+      }
+    }
+  }
+  Type ivType = (*lb).getType();
+  auto ivConst = [&](int64_t v) -> Value {
+    return ivType.isIndex() ? constIndex(v) : constInt(ivType, v);
+  };
+  // The pointer walks `trips` trips after the ones at `offsets`.
+  auto walksAhead =
+      [&](ValueRange offsets,
+          int64_t trips) -> FailureOr<DenseMap<Value, PointerWalk>> {
+    DenseMap<Value, PointerWalk> result;
+    for (unsigned i = 0; i < numArgs; ++i) {
+      if (kinds[i] != Carried::Walk)
+        continue;
+      FailureOr<Value> stepBy = scalar(walkSteps[i]);
+      if (failed(stepBy))
+        return failure();
+      Value wide = *stepBy;
+      if (wide.getType() != b.getI64Type())
+        wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), wide);
+      Value ahead = arith::MulIOp::create(b, loc, wide,
+                                          constInt(b.getI64Type(), trips));
+      Value init = loop.getInitArgs()[i];
+      auto outer = pointerWalks.find(init);
+      result[loop.getRegionIterArgs()[i]] = PointerWalk{
+          outer != pointerWalks.end() ? outer->second.start : init,
+          arith::AddIOp::create(b, loc, offsets[firstValue[i]], ahead)};
+    }
+    return result;
+  };
+  // Issues the loads of trip `trip` (counted from 0, at induction value
+  // `iv`) into slot `trip % numStages` when `iv` is below the bound, then
+  // closes the group either way (every thread counts the same groups).
+  auto issueTrip = [&](Value trip, Value iv, ValueRange offsets,
+                       int64_t tripsAhead) -> LogicalResult {
+    Value active =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, *ub);
+    auto branch = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      FailureOr<DenseMap<Value, PointerWalk>> walks =
+          walksAhead(offsets, tripsAhead);
+      if (failed(walks))
+        return failure();
+      Value slotIndex =
+          arith::RemSIOp::create(b, loc, trip, ivConst(numStages));
+      for (Prefetched &entry : prefetched) {
+        Value slot = entry.slots[0];
+        for (int64_t s = 1; s < numStages; ++s)
+          slot = arith::SelectOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    slotIndex, ivConst(s)),
+              entry.slots[s], slot);
+        if (failed(prefetch(loop, entry.load, slot, iv, *walks,
+                            entry.runBytes)))
+          return failure();
+      }
+    }
+    asyncCopy->commit(b, loc);
+    return success();
+  };
+  if (!prefetched.empty()) {
+    // Prologue: trips 0 .. numStages - 2.
+    for (int64_t s = 0; s + 1 < numStages; ++s) {
+      Value iv = arith::AddIOp::create(
+          b, loc, *lb, arith::MulIOp::create(b, loc, *step, ivConst(s)));
+      if (failed(issueTrip(ivConst(s), iv, inits, s)))
+        return failure();
+    }
+  }
+
+  auto newLoop = scf::ForOp::create(b, loc, *lb, *ub, *step, inits);
+  Block *body = newLoop.getBody();
+  scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
   auto bind = [&](Value value, unsigned i, ValueRange values) {
     ValueRange own = values.drop_front(firstValue[i]).take_front(numValues[i]);
     switch (kinds[i]) {
@@ -2411,6 +2700,37 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       b.setInsertionPoint(&body->back());
     Block &oldBody = *loop.getBody();
+    if (!prefetched.empty()) {
+      // Trip t issues trip t + numStages - 1, then waits for its own
+      // group (numStages - 1 younger ones may stay in flight) and for
+      // every thread's copies.
+      Value iv = newLoop.getInductionVar();
+      Value trip = arith::DivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, iv, *lb), *step);
+      Value aheadTrip = arith::AddIOp::create(b, loc, trip,
+                                              ivConst(numStages - 1));
+      Value aheadIv = arith::AddIOp::create(
+          b, loc, iv,
+          arith::MulIOp::create(b, loc, *step, ivConst(numStages - 1)));
+      if (failed(issueTrip(aheadTrip, aheadIv,
+                           body->getArguments().drop_front(1),
+                           numStages - 1)))
+        return failure();
+      asyncCopy->wait(b, loc, numStages - 1);
+      barrier();
+      Value slotIndex =
+          arith::RemSIOp::create(b, loc, trip, ivConst(numStages));
+      for (Prefetched &entry : prefetched) {
+        Value slot = entry.slots[0];
+        for (int64_t s = 1; s < numStages; ++s)
+          slot = arith::SelectOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    slotIndex, ivConst(s)),
+              entry.slots[s], slot);
+        buffers[entry.load.getResult()] = slot;
+      }
+    }
     for (Operation &op : oldBody.without_terminator()) {
       loc = op.getLoc();
       if (failed(lowerOp(&op)))
@@ -2477,6 +2797,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     b.setInsertionPointToEnd(body);
     scf::YieldOp::create(b, loc, yielded);
   }
+  // No copy outlives the loop (the trips past its end issued none).
+  if (!prefetched.empty())
+    asyncCopy->wait(b, loc, 0);
   // Results; held accumulators go to workgroup memory for what follows.
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {
     bind(result, i, newLoop.getResults());
@@ -2957,10 +3280,13 @@ struct ConvertTkToLoops
     : public tk::impl::TkConvertToLoopsBase<ConvertTkToLoops> {
   using TkConvertToLoopsBase::TkConvertToLoopsBase;
   ConvertTkToLoops(const tk::TkConvertToLoopsOptions &options,
-                   std::shared_ptr<const tk::MatrixUnit> matrixUnit)
-      : TkConvertToLoopsBase(options), matrixUnit(std::move(matrixUnit)) {}
+                   std::shared_ptr<const tk::MatrixUnit> matrixUnit,
+                   std::shared_ptr<const tk::AsyncCopyUnit> asyncCopy)
+      : TkConvertToLoopsBase(options), matrixUnit(std::move(matrixUnit)),
+        asyncCopy(std::move(asyncCopy)) {}
 
   std::shared_ptr<const tk::MatrixUnit> matrixUnit;
+  std::shared_ptr<const tk::AsyncCopyUnit> asyncCopy;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -2994,7 +3320,8 @@ struct ConvertTkToLoops
         return signalPassFailure();
       }
       KernelLowering lowering(kernel, func, fuseLoadsIntoStores,
-                              threadsPerProgram, matrixUnit.get());
+                              threadsPerProgram, matrixUnit.get(),
+                              asyncCopy.get(), std::max<int64_t>(1, numStages));
       if (failed(lowering.run())) {
         func.erase();
         return signalPassFailure();
@@ -3008,8 +3335,10 @@ struct ConvertTkToLoops
 
 std::unique_ptr<Pass>
 tk::createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
-                             std::shared_ptr<const MatrixUnit> matrixUnit) {
-  return std::make_unique<ConvertTkToLoops>(options, std::move(matrixUnit));
+                             std::shared_ptr<const MatrixUnit> matrixUnit,
+                             std::shared_ptr<const AsyncCopyUnit> asyncCopy) {
+  return std::make_unique<ConvertTkToLoops>(options, std::move(matrixUnit),
+                                            std::move(asyncCopy));
 }
 
 //===----------------------------------------------------------------------===//

@@ -106,10 +106,39 @@ public:
                    mlir::Value result) const;
 };
 
-/// tk-convert-to-loops with a backend's matrix unit for the GPU form.
+/// A GPU's asynchronous copy from global to workgroup memory (NVIDIA
+/// cp.async). With it and num-stages > 1, the GPU form of
+/// tk-convert-to-loops loads the operand tiles of a loop's dot num-stages - 1
+/// trips ahead into a ring of buffers, so that loads overlap the products.
+class AsyncCopyUnit {
+public:
+  virtual ~AsyncCopyUnit() = default;
+
+  /// True when one copy may move `bytes` bytes (aligned to `bytes`).
+  virtual bool supportsBytes(int64_t bytes) const = 0;
+
+  /// Starts copying `bytes` bytes from `source` (an !llvm.ptr into global
+  /// memory) to element `offset` (index) of `destination`, a row-major
+  /// memref in workgroup memory.
+  virtual void copy(mlir::OpBuilder &builder, mlir::Location loc,
+                    mlir::Value destination, mlir::Value offset,
+                    mlir::Value source, int64_t bytes) const = 0;
+
+  /// Closes the group of copies this thread started since the last commit.
+  virtual void commit(mlir::OpBuilder &builder, mlir::Location loc) const = 0;
+
+  /// Waits until at most `pending` of this thread's groups are in flight.
+  virtual void wait(mlir::OpBuilder &builder, mlir::Location loc,
+                    int64_t pending) const = 0;
+};
+
+/// tk-convert-to-loops with a backend's matrix unit and async copy unit
+/// (either may be null) for the GPU form.
 std::unique_ptr<mlir::Pass>
 createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
-                         std::shared_ptr<const MatrixUnit> matrixUnit);
+                         std::shared_ptr<const MatrixUnit> matrixUnit,
+                         std::shared_ptr<const AsyncCopyUnit> asyncCopy =
+                             nullptr);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).

@@ -61,7 +61,10 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
     Option<"threadsPerProgram", "threads-per-program", "int64_t",
            /*default=*/"0",
            "0: one CPU thread runs a program; N > 0: a GPU program of N "
-           "threads sharing workgroup memory">
+           "threads sharing workgroup memory">,
+    Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
+           "GPU form with an async copy unit: the operand tiles of a dot in "
+           "a loop are loaded this many trips ahead, minus one">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -1,0 +1,57 @@
+//===- CpAsync.cpp - asynchronous copies on NVIDIA sm_80+ -----------------===//
+//
+// cp.async.{ca,cg}.shared.global moves 4, 8 or 16 bytes per thread without
+// passing through registers; .cg (16 bytes only) bypasses L1, which a tile
+// read once per program does not need. Completion is tracked per thread in
+// commit groups: cp.async.wait_group N returns once at most N of the
+// thread's groups are pending, and a barrier then publishes every thread's
+// copies to the program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/CpAsync.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+
+namespace tk::cuda {
+
+bool CpAsyncUnit::supportsBytes(int64_t bytes) const {
+  return bytes == 4 || bytes == 8 || bytes == 16;
+}
+
+void CpAsyncUnit::copy(OpBuilder &b, Location loc, Value destination,
+                       Value offset, Value source, int64_t bytes) const {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<MemRefType>(destination.getType());
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  // The shared-window address of element `offset`.
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                              destination);
+  Value byteOffset = arith::MulIOp::create(
+      b, loc, offset, arith::ConstantIndexOp::create(b, loc, elementBytes));
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, byteOffset));
+  Value shared = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 3), address);
+  Value global = LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 1), source);
+  NVVM::CpAsyncOp::create(b, loc, shared, global, bytes,
+                          bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                      : NVVM::LoadCacheModifierKind::CA,
+                          Value());
+}
+
+void CpAsyncUnit::commit(OpBuilder &b, Location loc) const {
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+}
+
+void CpAsyncUnit::wait(OpBuilder &b, Location loc, int64_t pending) const {
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+}
+
+} // namespace tk::cuda

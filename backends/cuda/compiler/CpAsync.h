@@ -1,0 +1,28 @@
+//===- CpAsync.h - asynchronous copies on NVIDIA sm_80+ ---------*- C++ -*-===//
+//
+// The CUDA backend's tk::AsyncCopyUnit: cp.async from global to shared
+// memory, committed and waited for in groups.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_CUDA_COMPILER_CPASYNC_H_
+#define TK_BACKENDS_CUDA_COMPILER_CPASYNC_H_
+
+#include "tk/core/Conversion/Passes.h"
+
+namespace tk::cuda {
+
+class CpAsyncUnit : public tk::AsyncCopyUnit {
+public:
+  bool supportsBytes(int64_t bytes) const override;
+  void copy(mlir::OpBuilder &builder, mlir::Location loc,
+            mlir::Value destination, mlir::Value offset, mlir::Value source,
+            int64_t bytes) const override;
+  void commit(mlir::OpBuilder &builder, mlir::Location loc) const override;
+  void wait(mlir::OpBuilder &builder, mlir::Location loc,
+            int64_t pending) const override;
+};
+
+} // namespace tk::cuda
+
+#endif // TK_BACKENDS_CUDA_COMPILER_CPASYNC_H_
