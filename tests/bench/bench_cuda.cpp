@@ -244,9 +244,12 @@ void benchSoftmax(Bench &bench) {
 struct MatmulTiles {
   int64_t bm, bn, bk;
   int warps;
+  /// num_stages (0: the backend's default, 3 on CUDA).
+  int stages = 0;
   std::string label() const {
     return std::to_string(bm) + "x" + std::to_string(bn) + "x" +
-           std::to_string(bk) + " w" + std::to_string(warps);
+           std::to_string(bk) + " w" + std::to_string(warps) +
+           (stages ? " s" + std::to_string(stages) : "");
   }
 };
 
@@ -257,6 +260,7 @@ struct Candidate {
   int warps;
   tk_grid grid;
   std::vector<tk_constexpr_value> constexprs = {};
+  int stages = 0;
 };
 
 /// tk_autotune over `candidates`, launched with `args`: they compile in
@@ -275,7 +279,7 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
     ops.push_back(c.module->get());
     tk_autotune_candidate candidate = {};
     candidate.source = {TK_SOURCE_MODULE, &ops.back(), 0, nullptr};
-    candidate.options = {sizeof(tk_compile_options), c.warps, 0,
+    candidate.options = {sizeof(tk_compile_options), c.warps, c.stages,
                          c.constexprs.data(), c.constexprs.size()};
     candidate.grid = c.grid;
     candidate.label = c.label.c_str();
@@ -346,7 +350,7 @@ TunedMatmul tuneMatmul(Bench &bench, mlir::Type inputType,
          tk_grid{int32_t(((m + tiles.bm - 1) / tiles.bm) *
                          ((n + tiles.bn - 1) / tiles.bn)),
                  1, 1},
-         kUnitInnerStrides});
+         kUnitInnerStrides, tiles.stages});
   }
   TunedMatmul tuned;
   tuned.kernel = autotune(bench, candidates, matmulArgs(a, b, c, m, n, k), key,
@@ -368,13 +372,13 @@ void benchMatmul(Bench &bench) {
   const Shape shapes[] = {{4096, 4096, 4096, "4096^3"},
                           {8192, 8192, 8192, "8192^3"},
                           {16, 8192, 8192, "16x8192x8192"}};
-  const MatmulTiles square[] = {{128, 128, 32, 8}, {128, 128, 64, 8},
-                                {128, 64, 32, 4},  {64, 128, 32, 4},
-                                {128, 256, 32, 8}, {64, 64, 32, 4}};
-  const MatmulTiles decode[] = {{16, 64, 64, 4},
-                                {16, 128, 64, 4},
-                                {16, 64, 128, 4},
-                                {32, 64, 64, 4}};
+  const MatmulTiles square[] = {
+      {128, 256, 32, 8, 3}, {128, 256, 32, 8, 4}, {128, 256, 64, 8, 3},
+      {128, 128, 64, 8, 4}, {128, 128, 32, 8, 4}, {128, 128, 64, 4, 3},
+      {128, 64, 64, 4, 4},  {256, 128, 32, 8, 3}};
+  const MatmulTiles decode[] = {{16, 64, 64, 4, 3},  {16, 64, 64, 4, 5},
+                                {16, 128, 64, 4, 4}, {16, 64, 128, 4, 3},
+                                {16, 32, 128, 4, 4}, {32, 64, 64, 4, 4}};
   mlir::Type types[] = {mlir::Float16Type::get(ctx),
                         mlir::BFloat16Type::get(ctx)};
   for (mlir::Type type : types) {
@@ -607,10 +611,10 @@ void benchLaunch(Bench &bench, const std::string &cubinPath) {
 void benchAutotune(Bench &bench, const std::string &plotPath) {
   auto *ctx = &bench.context;
   const int64_t s = 4096;
-  const MatmulTiles configs[] = {{64, 64, 32, 4},   {64, 64, 32, 8},
-                                 {128, 64, 32, 4},  {64, 128, 32, 4},
-                                 {128, 128, 32, 8}, {128, 128, 64, 8},
-                                 {128, 256, 32, 8}, {256, 128, 64, 8}};
+  const MatmulTiles configs[] = {
+      {64, 64, 32, 4, 3},   {128, 64, 32, 4, 3},  {128, 128, 32, 8, 3},
+      {128, 128, 64, 8, 3}, {128, 128, 64, 8, 4}, {128, 256, 32, 8, 3},
+      {128, 256, 32, 8, 4}, {128, 256, 64, 8, 3}};
   tk_buffer a = bench.buffer(size_t(s * s) * 2),
             b = bench.buffer(size_t(s * s) * 2),
             c = bench.buffer(size_t(s * s) * 2);

@@ -200,6 +200,19 @@ public:
     return success();
   }
 
+  /// Reads operands already in the staging layouts (operandOffset):
+  /// fences their writes against wgmma's async proxy and waits for every
+  /// thread.
+  void useStaged(Value a, Value bOperand) {
+    stagedA = a;
+    stagedB = bOperand;
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+  }
+
   /// The first row and column of tile `tile` (index).
   std::pair<Value, Value> tileOrigin(Value tile) {
     return {mul(div(tile, tilesN), kTileM), mul(rem(tile, tilesN), width)};
@@ -368,6 +381,44 @@ bool WgmmaUnit::holds(const HeldProduct &product) const {
   return wgmmaHolds(product) || fallback.holds(product);
 }
 
+bool WgmmaUnit::laysOutOperands(const HeldProduct &product) const {
+  return wgmmaHolds(product);
+}
+
+// The staging layouts of the file comment: A K-major, B MN-major, core
+// matrices of 8 x 8 with their 16-byte rows along k (A) or n (B).
+Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
+                               const HeldProduct &product, unsigned operand,
+                               Value row, Value col) const {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto div = [&](Value x, int64_t c) -> Value {
+    return arith::DivUIOp::create(b, loc, x, index(c));
+  };
+  auto rem = [&](Value x, int64_t c) -> Value {
+    return arith::RemUIOp::create(b, loc, x, index(c));
+  };
+  // A: (r, k) = (row, col); B: (k, n) = (row, col), n in the role of r.
+  Value mn = operand == 0 ? row : col, kk = operand == 0 ? col : row;
+  Value core = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, div(mn, kCoreRows),
+                            index(product.k / kCoreRows)),
+      div(kk, kCoreRows));
+  Value inCore =
+      operand == 0
+          ? arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, rem(mn, 8), index(8)),
+                rem(kk, 8))
+          : arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, rem(kk, 8), index(8)),
+                rem(mn, 8));
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, core, index(kCoreRows * 8)),
+      inCore);
+}
+
 // Held: warpgroup g owns tiles g, g + G, g + 2G, ... (G warpgroups), their
 // registers one after the other.
 FailureOr<SmallVector<Value>>
@@ -414,8 +465,8 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
     return fallback.accumulate(b, loc, product, a, bOperand, registers);
   WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
                       product.threadId, product.numThreads);
-  if (failed(wg.stage(a, bOperand)))
-    return failure();
+  // Held products come in the staging layouts (laysOutOperands).
+  wg.useStaged(a, bOperand);
   Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
   LLVM::LLVMStructType type = wg.fragmentType();
   size_t perTile = type.getBody().size();

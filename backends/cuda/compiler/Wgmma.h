@@ -22,6 +22,10 @@ public:
                            const Product &product) const override;
 
   bool holds(const HeldProduct &product) const override;
+  bool laysOutOperands(const HeldProduct &product) const override;
+  mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
+                            const HeldProduct &product, unsigned operand,
+                            mlir::Value row, mlir::Value col) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
                   const HeldProduct &product,

@@ -226,9 +226,12 @@ private:
   /// variable's value) into `slot`, with the loop's pointer walks as in
   /// `walks`: async copies of `runBytes` where a run of elements is
   /// contiguous, aligned and unmasked, plain loads elsewhere.
+  /// `offsetOf` (row, col) gives the element offset in a 1-D slot laid out
+  /// for a matrix unit; null: the slot is row-major like the tile.
+  using OffsetFn = function_ref<Value(Value row, Value col)>;
   LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot,
                          Value iv, const DenseMap<Value, PointerWalk> &walks,
-                         int64_t runBytes);
+                         int64_t runBytes, OffsetFn offsetOf);
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
@@ -241,6 +244,14 @@ private:
   LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
   LogicalResult lowerScanOnThreads(tk::ScanOp op);
   LogicalResult lowerDotOnThreads(tk::DotOp op);
+  /// A dot the matrix unit holds in registers (see heldProduct).
+  LogicalResult lowerHeldDot(tk::DotOp dot,
+                             const tk::MatrixUnit::HeldProduct &held);
+  /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
+  /// from: row-major, or in the unit's own layout where it has one.
+  FailureOr<Value> heldOperand(tk::DotOp dot,
+                               const tk::MatrixUnit::HeldProduct &product,
+                               unsigned operand);
   LogicalResult lowerAtomicRMW(tk::AtomicRMWOp op);
   LogicalResult lowerAtomicCAS(tk::AtomicCASOp op);
   LogicalResult lowerPrint(tk::PrintOp op);
@@ -379,6 +390,9 @@ private:
   /// Dot accumulators the matrix unit holds in registers, by tile: a
   /// loop-carried accumulator and the dot results that update it.
   DenseMap<Value, SmallVector<Value>> heldAccumulators;
+  /// Dot operands whose buffer (in `buffers`) is already in the matrix
+  /// unit's layout: the prefetched ones.
+  llvm::DenseSet<Value> laidOutOperands;
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
 
@@ -2398,7 +2412,7 @@ bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
 LogicalResult KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load,
                                        Value slot, Value iv,
                                        const DenseMap<Value, PointerWalk> &walks,
-                                       int64_t runBytes) {
+                                       int64_t runBytes, OffsetFn offsetOf) {
   // Evaluate the trip's scalars and walks, then restore the current ones.
   auto savedCache = std::move(elementCache);
   elementCache.clear();
@@ -2480,7 +2494,9 @@ LogicalResult KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load,
               constInt(i64, 0)));
       auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
       b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      asyncCopy->copy(b, loc, slot, first, addresses.front(), runBytes);
+      Value at = offsetOf ? offsetOf(indices.front()[0], indices.front()[1])
+                          : first;
+      asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
       // Otherwise element by element, with the load's mask and other.
       b.setInsertionPoint(branch.elseBlock()->getTerminator());
       auto saved = elementCache;
@@ -2490,7 +2506,10 @@ LogicalResult KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load,
           status = failure();
           break;
         }
-        storeBuffer(*value, slot, index);
+        if (offsetOf)
+          storeBuffer(*value, slot, {offsetOf(index[0], index[1])});
+        else
+          storeBuffer(*value, slot, index);
       }
       elementCache = std::move(saved);
     }
@@ -2574,21 +2593,33 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     tk::LoadOp load;
     int64_t runBytes;
     SmallVector<Value> slots;
+    /// The product and operand whose layout the slots have, if the unit
+    /// lays out its operands.
+    std::optional<tk::MatrixUnit::HeldProduct> layout;
+    unsigned operand;
   };
   SmallVector<Prefetched> prefetched;
   if (asyncCopy && numStages > 1 && llvm::is_contained(kinds, Carried::Held)) {
     for (tk::DotOp dot : heldDots) {
       if (!dot)
         continue;
-      for (Value operand : {dot.getA(), dot.getB()}) {
+      std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+      bool laidOut = matrixUnit->laysOutOperands(*product);
+      for (unsigned index : {0u, 1u}) {
+        Value operand = index == 0 ? dot.getA() : dot.getB();
         auto load = operand.getDefiningOp<tk::LoadOp>();
         int64_t runBytes = 0;
         if (!load || !canPrefetch(loop, load, walkSteps, runBytes))
           continue;
-        Prefetched entry{load, runBytes, {}};
+        Prefetched entry{load, runBytes, {}, std::nullopt, index};
+        if (laidOut)
+          entry.layout = product;
+        auto type = cast<RankedTensorType>(operand.getType());
         for (int64_t s = 0; s < numStages; ++s)
           entry.slots.push_back(
-              allocBuffer(cast<RankedTensorType>(operand.getType())));
+              laidOut ? allocBuffer({type.getNumElements()},
+                                    type.getElementType())
+                      : allocBuffer(type));
         prefetched.push_back(std::move(entry));
       }
     }
@@ -2646,8 +2677,12 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
               arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                     slotIndex, ivConst(s)),
               entry.slots[s], slot);
-        if (failed(prefetch(loop, entry.load, slot, iv, *walks,
-                            entry.runBytes)))
+        auto offsetOf = [&](Value row, Value col) -> Value {
+          return matrixUnit->operandOffset(b, loc, *entry.layout,
+                                           entry.operand, row, col);
+        };
+        if (failed(prefetch(loop, entry.load, slot, iv, *walks, entry.runBytes,
+                            entry.layout ? OffsetFn(offsetOf) : nullptr)))
           return failure();
       }
     }
@@ -2729,6 +2764,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
                                     slotIndex, ivConst(s)),
               entry.slots[s], slot);
         buffers[entry.load.getResult()] = slot;
+        if (entry.layout)
+          laidOutOperands.insert(entry.load.getResult());
       }
     }
     for (Operation &op : oldBody.without_terminator()) {
@@ -3162,7 +3199,79 @@ LogicalResult KernelLowering::lowerScanOnThreads(tk::ScanOp scan) {
   return success();
 }
 
+FailureOr<Value>
+KernelLowering::heldOperand(tk::DotOp dot,
+                            const tk::MatrixUnit::HeldProduct &product,
+                            unsigned operand) {
+  Value tile = operand == 0 ? dot.getA() : dot.getB();
+  if (!matrixUnit->laysOutOperands(product))
+    return getBuffer(tile);
+  if (laidOutOperands.count(tile))
+    return buffers.lookup(tile);
+  // Written into the unit's layout here (a tile stored row-major for other
+  // users is copied).
+  auto type = cast<RankedTensorType>(tile.getType());
+  Value buffer = allocBuffer({type.getNumElements()}, type.getElementType());
+  if (failed(forEachIndex(
+          type.getShape(),
+          [&](ArrayRef<Value> index) {
+            FailureOr<Value> elem = element(tile, index);
+            if (failed(elem))
+              return failure();
+            Value offset = matrixUnit->operandOffset(b, loc, product, operand,
+                                                     index[0], index[1]);
+            storeBuffer(*elem, buffer, {offset});
+            return success();
+          },
+          /*contiguous=*/true, nullptr, runOf(type.getElementType()))))
+    return failure();
+  return buffer;
+}
+
+LogicalResult
+KernelLowering::lowerHeldDot(tk::DotOp dot,
+                             const tk::MatrixUnit::HeldProduct &held) {
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(held.a))
+    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on "
+                           "this target yet");
+  FailureOr<Value> aBuf = heldOperand(dot, held, 0);
+  FailureOr<Value> bBuf = heldOperand(dot, held, 1);
+  if (failed(aBuf) || failed(bBuf))
+    return failure();
+  // In a loop that carries the accumulator, the registers are updated in
+  // place; otherwise they start from the accumulator tile and end in a
+  // buffer.
+  auto carried = heldAccumulators.find(dot.getAcc());
+  SmallVector<Value> registers;
+  if (carried != heldAccumulators.end()) {
+    registers = carried->second;
+  } else {
+    FailureOr<SmallVector<Value>> init =
+        initHeldAccumulator(held, dot.getAcc());
+    if (failed(init))
+      return failure();
+    registers = std::move(*init);
+  }
+  FailureOr<SmallVector<Value>> next =
+      matrixUnit->accumulate(b, loc, held, *aBuf, *bBuf, registers);
+  if (failed(next))
+    return failure();
+  // The operands' buffers may be written next (the next trip's tiles).
+  barrier();
+  if (carried != heldAccumulators.end()) {
+    heldAccumulators[dot.getResult()] = std::move(*next);
+    return success();
+  }
+  Value wide = allocBuffer({held.m, held.n}, held.accumulator);
+  if (failed(matrixUnit->storeAccumulator(b, loc, held, *next, wide)))
+    return failure();
+  barrier();
+  return narrowAccumulator(dot.getResult(), wide);
+}
+
 LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
+  if (std::optional<tk::MatrixUnit::HeldProduct> held = heldProduct(dot))
+    return lowerHeldDot(dot, *held);
   FailureOr<DotPlan> plan = planDot(dot, "this target");
   if (failed(plan))
     return failure();
@@ -3179,38 +3288,6 @@ LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
       return v;
     return arith::TruncFOp::create(b, loc, accElem, v);
   };
-
-  if (std::optional<tk::MatrixUnit::HeldProduct> held = heldProduct(dot)) {
-    // In a loop that carries the accumulator, the registers are updated in
-    // place; otherwise they start from the accumulator tile and end in a
-    // buffer.
-    auto carried = heldAccumulators.find(dot.getAcc());
-    SmallVector<Value> registers;
-    if (carried != heldAccumulators.end()) {
-      registers = carried->second;
-    } else {
-      FailureOr<SmallVector<Value>> init =
-          initHeldAccumulator(*held, dot.getAcc());
-      if (failed(init))
-        return failure();
-      registers = std::move(*init);
-    }
-    FailureOr<SmallVector<Value>> next =
-        matrixUnit->accumulate(b, loc, *held, aBuf, bBuf, registers);
-    if (failed(next))
-      return failure();
-    // The operands' buffers may be written next (the next trip's tiles).
-    barrier();
-    if (carried != heldAccumulators.end()) {
-      heldAccumulators[dot.getResult()] = std::move(*next);
-      return success();
-    }
-    Value wide = allocBuffer({m, n}, computeElem);
-    if (failed(matrixUnit->storeAccumulator(b, loc, *held, *next, wide)))
-      return failure();
-    barrier();
-    return narrowAccumulator(dot.getResult(), wide);
-  }
 
   if (matrixUnit &&
       matrixUnit->supports(aType.getElementType(), bType.getElementType(),

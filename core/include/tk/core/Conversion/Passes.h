@@ -86,13 +86,32 @@ public:
   /// (`threadId` is not read). The other calls are made only then.
   virtual bool holds(const HeldProduct &product) const { return false; }
 
+  /// The layout the unit reads the operands of a held product in: null
+  /// (the default) for row-major memref<m x k> and memref<k x n>; otherwise
+  /// the element offset of (row, col) of operand `operand` (0: A, 1: B)
+  /// in a 1-D buffer of m*k (k*n) elements. Elements of a row that lie in
+  /// one aligned run of 16 bytes must stay consecutive, so that a copy of
+  /// that run stays one copy (see AsyncCopyUnit).
+  virtual mlir::Value operandOffset(mlir::OpBuilder &builder,
+                                    mlir::Location loc,
+                                    const HeldProduct &product,
+                                    unsigned operand, mlir::Value row,
+                                    mlir::Value col) const {
+    return {};
+  }
+  /// True when operandOffset gives a layout for `product`.
+  virtual bool laysOutOperands(const HeldProduct &product) const {
+    return false;
+  }
+
   /// This thread's accumulator registers, initialised from `accumulator`.
   virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
                   const HeldProduct &product, AccumulatorFn accumulator) const;
 
   /// `registers` + a . b, for operands in workgroup memory (memref<m x k>,
-  /// memref<k x n>) that every thread of the program reaches here with.
+  /// memref<k x n>, or 1-D in the unit's layout where laysOutOperands)
+  /// that every thread of the program reaches here with.
   virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
