@@ -247,33 +247,13 @@ bool MmaSyncUnit::holds(const HeldProduct &product) const {
   return tileWarps(product).has_value();
 }
 
-FailureOr<SmallVector<Value>>
-MmaSyncUnit::initAccumulator(OpBuilder &b, Location loc,
-                             const HeldProduct &product,
-                             AccumulatorFn accumulator) const {
+SmallVector<std::pair<Value, Value>>
+MmaSyncUnit::registerPositions(OpBuilder &b, Location loc,
+                               const HeldProduct &product) const {
   std::optional<WarpTiling> tiling = tileWarps(product);
   if (!tiling)
-    return emitError(loc, "tk-cuda: mma.sync cannot hold this accumulator");
-  SmallVector<Value> registers;
-  for (auto [row, col] :
-       heldPositions(b, loc, layoutOf(b, loc, *tiling, product.threadId)))
-    registers.push_back(accumulator(b, loc, row, col));
-  return registers;
-}
-
-LogicalResult MmaSyncUnit::storeAccumulator(OpBuilder &b, Location loc,
-                                            const HeldProduct &product,
-                                            ValueRange registers,
-                                            Value result) const {
-  std::optional<WarpTiling> tiling = tileWarps(product);
-  if (!tiling)
-    return emitError(loc, "tk-cuda: mma.sync cannot hold this accumulator");
-  for (auto [value, position] : llvm::zip_equal(
-           registers,
-           heldPositions(b, loc, layoutOf(b, loc, *tiling, product.threadId))))
-    memref::StoreOp::create(b, loc, value, result,
-                            ValueRange{position.first, position.second});
-  return success();
+    return {};
+  return heldPositions(b, loc, layoutOf(b, loc, *tiling, product.threadId));
 }
 
 FailureOr<SmallVector<Value>>

@@ -20,19 +20,13 @@ public:
                            const Product &product) const override;
 
   bool holds(const HeldProduct &product) const override;
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
-                  const HeldProduct &product,
-                  AccumulatorFn accumulator) const override;
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
+  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
+                    const HeldProduct &product) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const override;
-  mlir::LogicalResult storeAccumulator(mlir::OpBuilder &builder,
-                                       mlir::Location loc,
-                                       const HeldProduct &product,
-                                       mlir::ValueRange registers,
-                                       mlir::Value result) const override;
 };
 
 } // namespace tk::cuda

@@ -421,41 +421,20 @@ Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
 
 // Held: warpgroup g owns tiles g, g + G, g + 2G, ... (G warpgroups), their
 // registers one after the other.
-FailureOr<SmallVector<Value>>
-WgmmaUnit::initAccumulator(OpBuilder &b, Location loc,
-                           const HeldProduct &product,
-                           AccumulatorFn accumulator) const {
+SmallVector<std::pair<Value, Value>>
+WgmmaUnit::registerPositions(OpBuilder &b, Location loc,
+                             const HeldProduct &product) const {
   if (!wgmmaHolds(product))
-    return fallback.initAccumulator(b, loc, product, accumulator);
+    return fallback.registerPositions(b, loc, product);
   WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
                       product.threadId, product.numThreads);
   Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
-  SmallVector<Value> registers;
+  SmallVector<std::pair<Value, Value>> positions;
   for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
     Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
-    for (auto [row, col] : wg.positions(wg.tileOrigin(tile)))
-      registers.push_back(accumulator(b, loc, row, col));
+    llvm::append_range(positions, wg.positions(wg.tileOrigin(tile)));
   }
-  return registers;
-}
-
-LogicalResult WgmmaUnit::storeAccumulator(OpBuilder &b, Location loc,
-                                          const HeldProduct &product,
-                                          ValueRange registers,
-                                          Value result) const {
-  if (!wgmmaHolds(product))
-    return fallback.storeAccumulator(b, loc, product, registers, result);
-  WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
-                      product.threadId, product.numThreads);
-  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
-  size_t next = 0;
-  for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
-    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
-    for (auto [row, col] : wg.positions(wg.tileOrigin(tile)))
-      memref::StoreOp::create(b, loc, registers[next++], result,
-                              ValueRange{row, col});
-  }
-  return success();
+  return positions;
 }
 
 FailureOr<SmallVector<Value>>

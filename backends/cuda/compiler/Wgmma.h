@@ -26,19 +26,13 @@ public:
   mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
                             const HeldProduct &product, unsigned operand,
                             mlir::Value row, mlir::Value col) const override;
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
-                  const HeldProduct &product,
-                  AccumulatorFn accumulator) const override;
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
+  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
+                    const HeldProduct &product) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const override;
-  mlir::LogicalResult storeAccumulator(mlir::OpBuilder &builder,
-                                       mlir::Location loc,
-                                       const HeldProduct &product,
-                                       mlir::ValueRange registers,
-                                       mlir::Value result) const override;
 
 private:
   /// Takes the products whose shape or thread count wgmma cannot (m not a

@@ -235,6 +235,10 @@ private:
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
+  /// Writes held registers into `buffer` (memref<m x n>), each at its
+  /// register's position.
+  LogicalResult storeHeld(const tk::MatrixUnit::HeldProduct &product,
+                          ValueRange registers, Value buffer);
   /// Maps `tile` to its value in `wide`, a buffer of the accumulator type of
   /// a dot, rounding it to the tile's element type where that is narrower.
   LogicalResult narrowAccumulator(Value tile, Value wide);
@@ -2279,31 +2283,37 @@ tk::DotOp KernelLowering::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
 
 FailureOr<SmallVector<Value>> KernelLowering::initHeldAccumulator(
     const tk::MatrixUnit::HeldProduct &product, Value init) {
-  LogicalResult status = success();
-  auto accumulator = [&](OpBuilder &, Location, Value row,
-                         Value col) -> Value {
+  SmallVector<Value> registers;
+  for (auto [row, col] : matrixUnit->registerPositions(b, loc, product)) {
     FailureOr<Value> c = element(init, {row, col});
-    if (failed(c)) {
-      status = failure();
-      return zeroOf(product.accumulator);
-    }
+    if (failed(c))
+      return failure();
     if (c->getType() == product.accumulator)
-      return *c;
-    if (isa<FloatType>(product.accumulator))
-      return arith::ExtFOp::create(b, loc, product.accumulator, *c);
-    return arith::ExtSIOp::create(b, loc, product.accumulator, *c);
-  };
-  // The unit may call `accumulator` inside control flow of its own.
-  auto saved = std::move(elementCache);
-  elementCache.clear();
-  ++parallelDepth;
-  FailureOr<SmallVector<Value>> registers =
-      matrixUnit->initAccumulator(b, loc, product, accumulator);
-  --parallelDepth;
-  elementCache = std::move(saved);
-  if (failed(registers) || failed(status))
-    return failure();
+      registers.push_back(*c);
+    else if (isa<FloatType>(product.accumulator))
+      registers.push_back(
+          arith::ExtFOp::create(b, loc, product.accumulator, *c));
+    else
+      registers.push_back(
+          arith::ExtSIOp::create(b, loc, product.accumulator, *c));
+  }
+  if (registers.empty())
+    return emitError(loc, "tk-convert-to-loops: the matrix unit gave no "
+                          "accumulator registers");
   return registers;
+}
+
+LogicalResult KernelLowering::storeHeld(const tk::MatrixUnit::HeldProduct &product,
+                                        ValueRange registers, Value buffer) {
+  auto positions = matrixUnit->registerPositions(b, loc, product);
+  if (positions.size() != registers.size())
+    return emitError(loc, "tk-convert-to-loops: the matrix unit gave ")
+           << positions.size() << " register positions for "
+           << registers.size() << " registers";
+  for (auto [value, position] : llvm::zip_equal(registers, positions))
+    memref::StoreOp::create(b, loc, value, buffer,
+                            ValueRange{position.first, position.second});
+  return success();
 }
 
 LogicalResult KernelLowering::narrowAccumulator(Value tile, Value wide) {
@@ -2846,8 +2856,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     heldAccumulators.erase(result);
     auto product = *heldProduct(heldDots[i]);
     Value buffer = allocBuffer({product.m, product.n}, product.accumulator);
-    if (failed(matrixUnit->storeAccumulator(b, loc, product, registers,
-                                            buffer)))
+    if (failed(storeHeld(product, registers, buffer)))
       return failure();
     barrier();
     if (failed(narrowAccumulator(result, buffer)))
@@ -3263,7 +3272,7 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
     return success();
   }
   Value wide = allocBuffer({held.m, held.n}, held.accumulator);
-  if (failed(matrixUnit->storeAccumulator(b, loc, held, *next, wide)))
+  if (failed(storeHeld(held, *next, wide)))
     return failure();
   barrier();
   return narrowAccumulator(dot.getResult(), wide);
@@ -3422,23 +3431,14 @@ tk::createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
 // MatrixUnit defaults: a unit that holds nothing is never asked to.
 //===----------------------------------------------------------------------===//
 
-FailureOr<SmallVector<Value>>
-tk::MatrixUnit::initAccumulator(OpBuilder &, Location loc, const HeldProduct &,
-                                AccumulatorFn) const {
-  return emitError(loc, "tk-convert-to-loops: this matrix unit holds no "
-                        "accumulators in registers");
+SmallVector<std::pair<Value, Value>>
+tk::MatrixUnit::registerPositions(OpBuilder &, Location, const HeldProduct &) const {
+  return {};
 }
 
 FailureOr<SmallVector<Value>>
 tk::MatrixUnit::accumulate(OpBuilder &, Location loc, const HeldProduct &,
                            Value, Value, ValueRange) const {
-  return emitError(loc, "tk-convert-to-loops: this matrix unit holds no "
-                        "accumulators in registers");
-}
-
-LogicalResult tk::MatrixUnit::storeAccumulator(OpBuilder &, Location loc,
-                                               const HeldProduct &, ValueRange,
-                                               Value) const {
   return emitError(loc, "tk-convert-to-loops: this matrix unit holds no "
                         "accumulators in registers");
 }

@@ -79,9 +79,6 @@ public:
     mlir::Value threadId;
     int64_t numThreads = 0;
   };
-  using AccumulatorFn = llvm::function_ref<mlir::Value(
-      mlir::OpBuilder &, mlir::Location, mlir::Value row, mlir::Value col)>;
-
   /// True when the unit holds this product's accumulator in registers
   /// (`threadId` is not read). The other calls are made only then.
   virtual bool holds(const HeldProduct &product) const { return false; }
@@ -104,10 +101,12 @@ public:
     return false;
   }
 
-  /// This thread's accumulator registers, initialised from `accumulator`.
-  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  initAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
-                  const HeldProduct &product, AccumulatorFn accumulator) const;
+  /// The (row, col) of each accumulator register of this thread, in
+  /// register order: core initialises the registers there, and writes them
+  /// back from there (to workgroup memory, or straight to a tk.store).
+  virtual llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
+  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
+                    const HeldProduct &product) const;
 
   /// `registers` + a . b, for operands in workgroup memory (memref<m x k>,
   /// memref<k x n>, or 1-D in the unit's layout where laysOutOperands)
@@ -117,12 +116,6 @@ public:
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const;
 
-  /// Writes this thread's registers into `result` (memref<m x n> in
-  /// workgroup memory); together the threads write every element.
-  virtual mlir::LogicalResult
-  storeAccumulator(mlir::OpBuilder &builder, mlir::Location loc,
-                   const HeldProduct &product, mlir::ValueRange registers,
-                   mlir::Value result) const;
 };
 
 /// A GPU's asynchronous copy from global to workgroup memory (NVIDIA
