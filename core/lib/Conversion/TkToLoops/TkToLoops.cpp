@@ -235,6 +235,12 @@ private:
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
+  /// True when every use of `tile` is, through element-wise ops of its own
+  /// shape that are not stored themselves, the value of a tk.store: those
+  /// stores can then read the held registers directly.
+  bool onlyStoredFromRegisters(Value tile);
+  /// The held loop result `value` is computed from that way, if any.
+  Value heldRoot(Value value);
   /// Writes held registers into `buffer` (memref<m x n>), each at its
   /// register's position.
   LogicalResult storeHeld(const tk::MatrixUnit::HeldProduct &product,
@@ -394,6 +400,13 @@ private:
   /// Dot accumulators the matrix unit holds in registers, by tile: a
   /// loop-carried accumulator and the dot results that update it.
   DenseMap<Value, SmallVector<Value>> heldAccumulators;
+  /// Loop results held in registers past their loop, for tk.stores to
+  /// write from there (onlyStoredFromRegisters).
+  struct HeldResult {
+    tk::MatrixUnit::HeldProduct product;
+    SmallVector<Value> registers;
+  };
+  DenseMap<Value, HeldResult> heldResults;
   /// Dot operands whose buffer (in `buffers`) is already in the matrix
   /// unit's layout: the prefetched ones.
   llvm::DenseSet<Value> laidOutOperands;
@@ -848,6 +861,11 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (cached != elementCache.end())
     return cached->second;
 
+  if (heldResults.count(value))
+    return emitError(value.getLoc(),
+                     "tk-convert-to-loops: an accumulator held in registers "
+                     "is read where its registers do not reach (two held "
+                     "accumulators combined in one store?)");
   Operation *op = value.getDefiningOp();
   if (!op || !isElementwiseLike(op))
     return emitError(value.getLoc(),
@@ -1446,6 +1464,43 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     LogicalResult result = storeOne({});
     emitPending();
     return result;
+  }
+  // A value computed from a held accumulator is stored by the threads that
+  // hold it, each at its registers' positions, without workgroup memory.
+  if (Value held = heldRoot(store.getValue())) {
+    HeldResult &result = heldResults[held];
+    auto storeRegisters = [&](Value knownMask) -> LogicalResult {
+      auto positions =
+          matrixUnit->registerPositions(b, loc, result.product);
+      for (auto [value, position] :
+           llvm::zip_equal(result.registers, positions)) {
+        SmallVector<Value> index{position.first, position.second};
+        assumeElement(held, index, value);
+        if (knownMask)
+          assumeElement(store.getMask(), index, knownMask);
+        if (failed(storeOne(index)))
+          return failure();
+        emitPending();
+      }
+      return success();
+    };
+    Value mask = store.getMask();
+    Value full = mask && !isBlockPtr(ptr.getType()) && isCheap(mask)
+                     ? rangeMaskAllTrue(mask)
+                     : Value();
+    if (!full)
+      return storeRegisters(Value());
+    auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    auto saved = elementCache;
+    if (failed(storeRegisters(constInt(b.getI1Type(), 1))))
+      return failure();
+    elementCache = saved;
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    LogicalResult status = storeRegisters(Value());
+    elementCache = std::move(saved);
+    return status;
   }
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
@@ -2303,6 +2358,52 @@ FailureOr<SmallVector<Value>> KernelLowering::initHeldAccumulator(
   return registers;
 }
 
+/// Element-wise ops that keep the index of their tile operands (no
+/// broadcast, reshape or transpose in between).
+static bool keepsIndex(Operation *op) {
+  return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+          isa<tk::FpToFpOp>(op)) &&
+         isTile(op->getResult(0).getType()) &&
+         llvm::all_of(op->getOperands(), [&](Value operand) {
+           return !isTile(operand.getType()) ||
+                  cast<RankedTensorType>(operand.getType()).getShape() ==
+                      cast<RankedTensorType>(op->getResult(0).getType())
+                          .getShape();
+         });
+}
+
+bool KernelLowering::onlyStoredFromRegisters(Value tile) {
+  if (tile.use_empty())
+    return false;
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto store = dyn_cast<tk::StoreOp>(user)) {
+      if (store.getValue() != tile || store.getPtr() == tile ||
+          store.getMask() == tile)
+        return false;
+      continue;
+    }
+    if (!keepsIndex(user) || materialized.count(user) ||
+        !onlyStoredFromRegisters(user->getResult(0)))
+      return false;
+  }
+  return true;
+}
+
+Value KernelLowering::heldRoot(Value value) {
+  if (heldResults.count(value))
+    return value;
+  Operation *def = value.getDefiningOp();
+  if (!def || !keepsIndex(def) || materialized.count(def))
+    return {};
+  for (Value operand : def->getOperands())
+    if (isTile(operand.getType()))
+      if (Value root = heldRoot(operand))
+        return root;
+  return {};
+}
+
 LogicalResult KernelLowering::storeHeld(const tk::MatrixUnit::HeldProduct &product,
                                         ValueRange registers, Value buffer) {
   auto positions = matrixUnit->registerPositions(b, loc, product);
@@ -2855,6 +2956,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     SmallVector<Value> registers = heldAccumulators.lookup(result);
     heldAccumulators.erase(result);
     auto product = *heldProduct(heldDots[i]);
+    if (onlyStoredFromRegisters(result)) {
+      heldResults[result] = HeldResult{product, registers};
+      continue;
+    }
     Value buffer = allocBuffer({product.m, product.n}, product.accumulator);
     if (failed(storeHeld(product, registers, buffer)))
       return failure();
