@@ -18,7 +18,9 @@
 // of matrix j: rows +8 for odd j, columns +8 for j >= 2, which is the
 // register order above), .x4.trans for the B fragments of two tiles (rows
 // along k, +8 for odd j; columns +8 for j >= 2), .x2.trans for a last odd
-// tile.
+// tile. f32 operands of a dot with input_precision tf32 run m16n8k8 on
+// their f32 bits (the unit reads them as tf32), fragments read one element
+// at a time: A reg i = A[g + 8 (i%2)][q + 4 (i/2)], B reg i = B[q + 4i][g].
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,11 +166,23 @@ struct WarpTiling {
   int64_t warpsM, warpsN, rows, cols;
 };
 
+/// f32 operands rounded to tf32: m16n8k8.
+constexpr int64_t kTf32TileK = 8;
+
+bool isTf32(const MatrixUnit::HeldProduct &product) {
+  return product.tf32 && product.a.isF32() && product.b.isF32() &&
+         product.accumulator.isF32();
+}
+
 std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
   MmaSyncUnit unit;
-  if (product.numThreads % kWarpSize != 0 ||
-      !unit.supports(product.a, product.b, product.accumulator, product.m,
-                     product.n, product.k))
+  bool shapeFits =
+      isTf32(product)
+          ? product.m % kTileM == 0 && product.n % kTileN == 0 &&
+                product.k % kTf32TileK == 0
+          : unit.supports(product.a, product.b, product.accumulator,
+                          product.m, product.n, product.k);
+  if (product.numThreads % kWarpSize != 0 || !shapeFits)
     return std::nullopt;
   int64_t numWarps = product.numThreads / kWarpSize;
   int64_t tilesM = product.m / kTileM, tilesN = product.n / kTileN;
@@ -325,6 +339,60 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   SmallVector<Value> acc(registers);
   auto resultType =
       LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(4, f32));
+  // One mma.sync per (row, col) tile of the warp's block.
+  auto multiply = [&](ArrayRef<SmallVector<Value>> aFragments,
+                      ArrayRef<SmallVector<Value>> bFragments, int64_t tileK,
+                      NVVM::MMATypes inputType) {
+    for (int64_t r = 0; r < t.rows; ++r) {
+      for (int64_t c = 0; c < t.cols; ++c) {
+        int64_t first = (r * t.cols + c) * 4;
+        auto mma = NVVM::MmaOp::create(
+            b, loc, resultType, aFragments[r], bFragments[c],
+            ArrayRef<Value>(acc).slice(first, 4),
+            ArrayRef<int64_t>{kTileM, kTileN, tileK}, std::nullopt,
+            std::nullopt, std::array<NVVM::MMATypes, 2>{inputType, inputType},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t i = 0; i < 4; ++i)
+          acc[first + i] = LLVM::ExtractValueOp::create(
+              b, loc, mma.getResult(), ArrayRef<int64_t>{i});
+      }
+    }
+  };
+
+  if (isTf32(product)) {
+    // m16n8k8 with f32 bits as tf32 (the unit ignores the low 13 mantissa
+    // bits): A reg i = A[g + 8 (i%2)][q + 4 (i/2)], B reg i = B[q + 4i][g]
+    // (lane = 4g + q), read one 32-bit element at a time.
+    Value q = arith::RemUIOp::create(b, loc, layout.lane, index(4));
+    auto bits = [&](Value buffer, Value row, Value col) -> Value {
+      Value value =
+          memref::LoadOp::create(b, loc, buffer, ValueRange{row, col});
+      return arith::BitcastOp::create(b, loc, i32, value);
+    };
+    for (int64_t kk = 0; kk < product.k; kk += kTf32TileK) {
+      SmallVector<SmallVector<Value>> aFragments, bFragments;
+      Value k0 = add(q, kk), k4 = add(q, kk + 4);
+      for (int64_t r = 0; r < t.rows; ++r) {
+        Value row = add(arith::AddIOp::create(b, loc, layout.rowBase,
+                                              layout.group),
+                        r * kTileM);
+        Value row8 = add(row, 8);
+        aFragments.push_back({bits(aBuffer, row, k0), bits(aBuffer, row8, k0),
+                              bits(aBuffer, row, k4),
+                              bits(aBuffer, row8, k4)});
+      }
+      for (int64_t c = 0; c < t.cols; ++c) {
+        Value col = add(arith::AddIOp::create(b, loc, layout.colBase,
+                                              layout.group),
+                        c * kTileN);
+        bFragments.push_back({bits(bBuffer, k0, col), bits(bBuffer, k4, col)});
+      }
+      multiply(aFragments, bFragments, kTf32TileK, NVVM::MMATypes::tf32);
+    }
+    return acc;
+  }
+
   NVVM::MMATypes inputType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   for (int64_t kk = 0; kk < product.k; kk += kTileK) {
     SmallVector<SmallVector<Value>> aFragments, bFragments;
@@ -349,21 +417,7 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
       if (pair)
         bFragments.push_back({parts[2], parts[3]});
     }
-    for (int64_t r = 0; r < t.rows; ++r) {
-      for (int64_t c = 0; c < t.cols; ++c) {
-        int64_t first = (r * t.cols + c) * 4;
-        auto mma = NVVM::MmaOp::create(
-            b, loc, resultType, aFragments[r], bFragments[c],
-            ArrayRef<Value>(acc).slice(first, 4),
-            ArrayRef<int64_t>{kTileM, kTileN, kTileK}, std::nullopt,
-            std::nullopt, std::array<NVVM::MMATypes, 2>{inputType, inputType},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t i = 0; i < 4; ++i)
-          acc[first + i] = LLVM::ExtractValueOp::create(
-              b, loc, mma.getResult(), ArrayRef<int64_t>{i});
-      }
-    }
+    multiply(aFragments, bFragments, kTileK, inputType);
   }
   return acc;
 }

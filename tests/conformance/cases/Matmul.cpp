@@ -111,6 +111,45 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
 
   {
     ConformanceCase c;
+    c.name = "matmul_tf32";
+    c.summary = "the seed matmul on f32 with input_precision tf32: operands "
+                "may be rounded to tf32 (10-bit mantissa)";
+    c.needs.dtypes = TK_DTYPE_BIT_F32;
+    c.dtypes = {DType::F32};
+    c.shapes = {shape({1, 1, 1}), shape({33, 17, 45}), shape({130, 70, 100}),
+                shape({64, 64, 64})};
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      seeds::MatmulConfig config;
+      config.inputPrecision = InputPrecision::TF32;
+      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, dtype),
+                                config, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
+      std::vector<double> a = operand(r, M * K, 13), b = operand(r, K * N, 14);
+      tk_arg da = r.input(DType::F32, a), db = r.input(DType::F32, b);
+      tk_arg dc = r.output(DType::F32, M * N);
+      r.launch({cdiv(M, 64) * cdiv(N, 64), 1, 1},
+               {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
+                tk_arg_i32(int32_t(K)), tk_arg_i32(int32_t(K)), tk_arg_i32(1),
+                tk_arg_i32(int32_t(N)), tk_arg_i32(1), tk_arg_i32(int32_t(N)),
+                tk_arg_i32(1)});
+      std::vector<double> bound;
+      std::vector<double> want = matmulReference(a, b, M, N, K, bound);
+      // Each product may lose 2^-10 of each operand to tf32 (truncated):
+      // 2^-9 sum |a b| on top of the f32 sum's K eps sum |a b|.
+      double tf32 = 0x1p-9 / (double(std::max<int64_t>(K, 1)) *
+                              epsilonOf(DType::F32));
+      for (double &x : bound)
+        x *= 1 + tf32;
+      r.check("c", r.read(dc), want, defaultTolerance(DType::F32), &bound);
+    };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
     c.name = "dot_trans";
     c.summary = "c = a @ b from a stored KxM, b stored NxK, tk.trans on tiles";
     c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;

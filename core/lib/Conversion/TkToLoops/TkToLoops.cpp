@@ -2455,6 +2455,8 @@ KernelLowering::heldProduct(tk::DotOp dot) {
   product.m = aType.getDimSize(0);
   product.n = bType.getDimSize(1);
   product.k = aType.getDimSize(1);
+  product.tf32 = product.a.isF32() &&
+                 dot.getInputPrecision() == tk::InputPrecision::TF32;
   product.threadId = threadId;
   product.numThreads = numThreads;
   if (!matrixUnit->holds(product))

@@ -75,6 +75,8 @@ public:
   struct HeldProduct {
     mlir::Type a, b, accumulator;
     int64_t m = 0, n = 0, k = 0;
+    /// f32 operands may be rounded to tf32 (input_precision tf32).
+    bool tf32 = false;
     /// This thread's index in the program (index) and the thread count.
     mlir::Value threadId;
     int64_t numThreads = 0;
