@@ -15,6 +15,7 @@
 
 #include "llvm/Config/llvm-config.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -114,6 +115,57 @@ tk_status cpuStreamSynchronize(int32_t device, void *) {
   return checkDevice(device);
 }
 tk_status cpuDeviceSynchronize(int32_t device) { return checkDevice(device); }
+
+/// Events: with synchronous streams, the work before a record is done when
+/// the record runs, so an event is the host's clock at its last record.
+struct CpuEvent {
+  std::chrono::steady_clock::time_point recorded;
+};
+
+tk_status cpuEventCreate(int32_t device, void **out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: out_event is NULL");
+  *out = new CpuEvent{std::chrono::steady_clock::now()};
+  return TK_SUCCESS;
+}
+
+tk_status cpuEventDestroy(int32_t device, void *event) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  delete static_cast<CpuEvent *>(event);
+  return TK_SUCCESS;
+}
+
+tk_status cpuEventRecord(int32_t device, void *event, void *) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!event)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: event is NULL");
+  static_cast<CpuEvent *>(event)->recorded = std::chrono::steady_clock::now();
+  return TK_SUCCESS;
+}
+
+tk_status cpuEventSynchronize(int32_t device, void *event) {
+  if (!event)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: event is NULL");
+  return checkDevice(device);
+}
+
+tk_status cpuEventElapsedMs(int32_t device, void *start, void *end,
+                            float *out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!start || !end || !out)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: event_elapsed_ms needs two events and an output");
+  std::chrono::duration<float, std::milli> elapsed =
+      static_cast<CpuEvent *>(end)->recorded -
+      static_cast<CpuEvent *>(start)->recorded;
+  *out = elapsed.count();
+  return TK_SUCCESS;
+}
 
 tk_status cpuCompile(const tk_plugin_compile_request *request,
                      tk_plugin_binary *out) {
@@ -267,6 +319,11 @@ const tk_backend_interface kInterface = {
     cpuExecutableOccupancy,
     cpuLaunch,
     cpuGetCapabilities,
+    cpuEventCreate,
+    cpuEventDestroy,
+    cpuEventRecord,
+    cpuEventSynchronize,
+    cpuEventElapsedMs,
 };
 
 } // namespace

@@ -126,6 +126,41 @@ tk_status cudaStreamSynchronize(int32_t device, void *stream) {
   });
 }
 
+tk_status cudaEventCreate(int32_t device, void **out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_event is NULL");
+  return call([&](std::string &error) {
+    return tk::cuda::createEvent(device, out, error);
+  });
+}
+
+tk_status cudaEventDestroy(int32_t device, void *event) {
+  return call([&](std::string &error) {
+    return tk::cuda::destroyEvent(device, event, error);
+  });
+}
+
+tk_status cudaEventRecord(int32_t device, void *event, void *stream) {
+  return call([&](std::string &error) {
+    return tk::cuda::recordEvent(device, event, stream, error);
+  });
+}
+
+tk_status cudaEventSynchronize(int32_t device, void *event) {
+  return call([&](std::string &error) {
+    return tk::cuda::synchronizeEvent(device, event, error);
+  });
+}
+
+tk_status cudaEventElapsedMs(int32_t device, void *start, void *end,
+                             float *out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_ms is NULL");
+  return call([&](std::string &error) {
+    return tk::cuda::eventElapsedMs(device, start, end, out, error);
+  });
+}
+
 tk_status cudaDeviceSynchronize(int32_t device) {
   return call([&](std::string &error) {
     return tk::cuda::synchronizeDevice(device, error);
@@ -307,6 +342,11 @@ const tk_backend_interface kInterface = {
     cudaExecutableOccupancy,
     cudaLaunch,
     cudaGetCapabilities,
+    cudaEventCreate,
+    cudaEventDestroy,
+    cudaEventRecord,
+    cudaEventSynchronize,
+    cudaEventElapsedMs,
 };
 
 } // namespace

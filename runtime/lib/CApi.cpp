@@ -13,6 +13,7 @@
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/Runtime.h"
 #include "tk/runtime/Status.h"
+#include "tk/runtime/Event.h"
 #include "tk/runtime/Stream.h"
 
 #include <algorithm>
@@ -242,6 +243,60 @@ tk_status tk_stream_synchronize(tk_stream stream) {
     Stream *object = nullptr;
     TK_RETURN_IF_ERROR(Stream::fromHandle(stream, &object));
     return object->synchronize();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+tk_status tk_event_create(tk_device device, tk_event *out_event) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_event, "out_event"));
+    *out_event = nullptr;
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    Event *event = nullptr;
+    TK_RETURN_IF_ERROR(Event::create(*object, &event));
+    *out_event = event->toHandle();
+    return Status::success();
+  });
+}
+
+tk_status tk_event_release(tk_event event) {
+  return guard([&] {
+    Event *object = nullptr;
+    TK_RETURN_IF_ERROR(Event::fromHandle(event, &object));
+    return Event::release(object);
+  });
+}
+
+tk_status tk_event_record(tk_event event, tk_stream stream) {
+  return guard([&] {
+    Event *object = nullptr;
+    TK_RETURN_IF_ERROR(Event::fromHandle(event, &object));
+    Stream *on = nullptr;
+    if (stream)
+      TK_RETURN_IF_ERROR(Stream::fromHandle(stream, &on));
+    return object->record(on);
+  });
+}
+
+tk_status tk_event_synchronize(tk_event event) {
+  return guard([&] {
+    Event *object = nullptr;
+    TK_RETURN_IF_ERROR(Event::fromHandle(event, &object));
+    return object->synchronize();
+  });
+}
+
+tk_status tk_event_elapsed_ms(tk_event start, tk_event end, float *out_ms) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_ms, "out_ms"));
+    Event *first = nullptr, *last = nullptr;
+    TK_RETURN_IF_ERROR(Event::fromHandle(start, &first));
+    TK_RETURN_IF_ERROR(Event::fromHandle(end, &last));
+    return Event::elapsedMs(*first, *last, *out_ms);
   });
 }
 

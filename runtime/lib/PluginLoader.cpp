@@ -54,6 +54,13 @@ bool Plugin::declaresCapabilities() const {
   return api->struct_size >= end && api->get_capabilities;
 }
 
+bool Plugin::hasEvents() const {
+  size_t end = offsetof(tk_backend_interface, event_elapsed_ms) +
+               sizeof(api->event_elapsed_ms);
+  return api->struct_size >= end && api->event_create && api->event_destroy &&
+         api->event_record && api->event_synchronize && api->event_elapsed_ms;
+}
+
 Status Plugin::queryCapabilities(int32_t device, tk_capabilities &out) const {
   size_t callerSize = out.struct_size;
   std::memset(&out, 0, std::min(callerSize, sizeof(tk_capabilities)));

@@ -6,7 +6,7 @@
 // tile configuration tk_autotune picks for it), fused attention forward
 // (fp16, B4 H32 N4096, head dims 64 and 128), and the host cost of
 // tk_launch_async against a raw cuLaunchKernel of the same cubin. Kernel
-// times are CUDA events around one launch on the default stream, the median
+// times are tk events (CUDA events) around one launch on the default stream, the median
 // of >= 20 runs after a warm-up; every working set is over 50 MB, so L2
 // does not flatter a rerun. tests/bench/cuda_ratios.py divides these by the
 // peers' figures taken in the same command (.device/triton_reference.py).
@@ -47,15 +47,11 @@ void check(tk_status status, const char *what) {
         tk_last_error());
 }
 
-/// The few driver entry points the benchmark uses beside tk: events for
-/// timing, and a raw module launch for the overhead reference. tk's plugin
-/// has made the primary context current on this thread by then.
+/// The few driver entry points the benchmark uses beside tk: a raw module
+/// launch for the overhead reference. tk's plugin has made the primary
+/// context current on this thread by then.
 struct Driver {
   using CUresult = int;
-  CUresult (*eventCreate)(void **, unsigned) = nullptr;
-  CUresult (*eventRecord)(void *, void *) = nullptr;
-  CUresult (*eventSynchronize)(void *) = nullptr;
-  CUresult (*eventElapsedTime)(float *, void *, void *) = nullptr;
   CUresult (*moduleLoadData)(void **, const void *) = nullptr;
   CUresult (*moduleGetFunction)(void **, void *, const char *) = nullptr;
   CUresult (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned,
@@ -73,10 +69,6 @@ struct Driver {
       if (!fn)
         die(std::string("libcuda.so.1 lacks ") + name);
     };
-    sym(eventCreate, "cuEventCreate");
-    sym(eventRecord, "cuEventRecord");
-    sym(eventSynchronize, "cuEventSynchronize");
-    sym(eventElapsedTime, "cuEventElapsedTime_v2");
     sym(moduleLoadData, "cuModuleLoadData");
     sym(moduleGetFunction, "cuModuleGetFunction");
     sym(launchKernel, "cuLaunchKernel");
@@ -97,22 +89,28 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// Milliseconds of one `launch`, median of kRuns after a warm-up.
+/// The device every benchmark runs on (set once in main).
+tk_device benchDevice = nullptr;
+
+/// Milliseconds of one `launch` between two tk events on the default
+/// stream, median of kRuns after a warm-up.
 double timeKernelMs(const std::function<void()> &launch, int runs = kRuns) {
-  void *start, *stop;
-  driver.ok(driver.eventCreate(&start, 0), "cuEventCreate");
-  driver.ok(driver.eventCreate(&stop, 0), "cuEventCreate");
+  tk_event start, stop;
+  check(tk_event_create(benchDevice, &start), "tk_event_create");
+  check(tk_event_create(benchDevice, &stop), "tk_event_create");
   launch();
   std::vector<double> times;
   for (int i = 0; i < runs; ++i) {
-    driver.ok(driver.eventRecord(start, nullptr), "cuEventRecord");
+    check(tk_event_record(start, nullptr), "tk_event_record");
     launch();
-    driver.ok(driver.eventRecord(stop, nullptr), "cuEventRecord");
-    driver.ok(driver.eventSynchronize(stop), "cuEventSynchronize");
+    check(tk_event_record(stop, nullptr), "tk_event_record");
+    check(tk_event_synchronize(stop), "tk_event_synchronize");
     float ms = 0;
-    driver.ok(driver.eventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+    check(tk_event_elapsed_ms(start, stop, &ms), "tk_event_elapsed_ms");
     times.push_back(ms);
   }
+  check(tk_event_release(start), "tk_event_release");
+  check(tk_event_release(stop), "tk_event_release");
   return median(times);
 }
 
@@ -664,6 +662,7 @@ int main(int argc, char **argv) {
   };
   Bench bench;
   check(tk_device_get(0, &bench.device), "tk_device_get");
+  benchDevice = bench.device;
   const char *backend = "?";
   check(tk_backend_name(&backend), "tk_backend_name");
   if (std::string(backend) != "cuda")

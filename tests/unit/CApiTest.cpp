@@ -312,6 +312,43 @@ TEST_F(CApiCpuTest, VectorAddWithConstexprAndStream) {
             TK_ERROR_INVALID_HANDLE);
 }
 
+TEST_F(CApiCpuTest, EventsTimeALaunch) {
+  kernel = createVectorAdd(nullptr);
+  ASSERT_NE(kernel, nullptr);
+  makeInputs();
+  tk_event start = nullptr, end = nullptr;
+  ASSERT_EQ(tk_event_create(device, &start), TK_SUCCESS) << tk_last_error();
+  ASSERT_EQ(tk_event_create(device, &end), TK_SUCCESS) << tk_last_error();
+  // Timing an event that was never recorded is refused with a reason.
+  float ms = -1;
+  EXPECT_EQ(tk_event_elapsed_ms(start, end, &ms), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("never recorded"));
+  EXPECT_EQ(tk_event_synchronize(end), TK_ERROR_INVALID_ARGUMENT);
+  tk_stream stream = nullptr;
+  ASSERT_EQ(tk_stream_create(device, &stream), TK_SUCCESS) << tk_last_error();
+  ASSERT_EQ(tk_event_record(start, stream), TK_SUCCESS) << tk_last_error();
+  std::vector<tk_arg> args = goodArgs();
+  tk_args list = {args.data(), args.size()};
+  ASSERT_EQ(tk_launch_async(kernel, {(kN + kBlock - 1) / kBlock, 1, 1}, &list,
+                            stream),
+            TK_SUCCESS)
+      << tk_last_error();
+  ASSERT_EQ(tk_event_record(end, stream), TK_SUCCESS) << tk_last_error();
+  ASSERT_EQ(tk_event_synchronize(end), TK_SUCCESS) << tk_last_error();
+  ASSERT_EQ(tk_event_elapsed_ms(start, end, &ms), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_GE(ms, 0.0f);
+  EXPECT_EQ(countWrong(bout), 0);
+  EXPECT_EQ(tk_event_elapsed_ms(start, end, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(tk_stream_release(stream), TK_SUCCESS);
+  ASSERT_EQ(tk_event_release(start), TK_SUCCESS);
+  ASSERT_EQ(tk_event_release(end), TK_SUCCESS);
+  // Released handles are refused.
+  EXPECT_EQ(tk_event_record(start, nullptr), TK_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(tk_event_elapsed_ms(start, end, &ms), TK_ERROR_INVALID_HANDLE);
+}
+
 TEST_F(CApiCpuTest, MalformedIR) {
   std::string bad = "tk.func @bad(%x: i32) {\n  %y = tk.bogus %x\n}\n";
   tk_kernel_source src = {TK_SOURCE_TEXT, bad.data(), bad.size(), nullptr};

@@ -103,6 +103,7 @@ TEST(PluginLoader, MinorZeroPluginHasUnknownCapabilities) {
   Status status = makeFixtureLoader().open("minor0", &plugin);
   ASSERT_TRUE(status.isOk()) << status.message();
   EXPECT_FALSE(plugin->declaresCapabilities());
+  EXPECT_FALSE(plugin->hasEvents());
   tk_capabilities caps;
   std::memset(&caps, 0xff, sizeof(caps));
   caps.struct_size = sizeof(caps);
@@ -118,6 +119,7 @@ TEST(PluginLoader, CpuDeclaresCapabilities) {
   Status status = makeFixtureLoader().open("cpu", &plugin);
   ASSERT_TRUE(status.isOk()) << status.message();
   EXPECT_TRUE(plugin->declaresCapabilities());
+  EXPECT_TRUE(plugin->hasEvents());
   tk_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
   caps.struct_size = sizeof(caps);

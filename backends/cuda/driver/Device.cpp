@@ -296,6 +296,50 @@ tk_status synchronizeStream(int32_t device, void *stream, std::string &error) {
   return TK_SUCCESS;
 }
 
+tk_status createEvent(int32_t device, void **out, std::string &error) {
+  if (tk_status status = makeDeviceCurrent(device, error))
+    return status;
+  // CU_EVENT_DEFAULT: timed, and synchronize waits by yielding the CPU.
+  CUevent event = nullptr;
+  TK_CU_RETURN_IF_ERROR(cuEventCreate, &event, CU_EVENT_DEFAULT);
+  *out = event;
+  return TK_SUCCESS;
+}
+
+tk_status destroyEvent(int32_t device, void *event, std::string &error) {
+  if (tk_status status = makeDeviceCurrent(device, error))
+    return status;
+  if (!event)
+    return TK_SUCCESS;
+  TK_CU_RETURN_IF_ERROR(cuEventDestroy_v2, static_cast<CUevent>(event));
+  return TK_SUCCESS;
+}
+
+tk_status recordEvent(int32_t device, void *event, void *stream,
+                      std::string &error) {
+  if (tk_status status = makeDeviceCurrent(device, error))
+    return status;
+  TK_CU_RETURN_IF_ERROR(cuEventRecord, static_cast<CUevent>(event),
+                        static_cast<CUstream>(stream));
+  return TK_SUCCESS;
+}
+
+tk_status synchronizeEvent(int32_t device, void *event, std::string &error) {
+  if (tk_status status = makeDeviceCurrent(device, error))
+    return status;
+  TK_CU_RETURN_IF_ERROR(cuEventSynchronize, static_cast<CUevent>(event));
+  return TK_SUCCESS;
+}
+
+tk_status eventElapsedMs(int32_t device, void *start, void *end, float *out,
+                         std::string &error) {
+  if (tk_status status = makeDeviceCurrent(device, error))
+    return status;
+  TK_CU_RETURN_IF_ERROR(cuEventElapsedTime_v2, out, static_cast<CUevent>(start),
+                        static_cast<CUevent>(end));
+  return TK_SUCCESS;
+}
+
 tk_status synchronizeDevice(int32_t device, std::string &error) {
   if (tk_status status = makeDeviceCurrent(device, error))
     return status;

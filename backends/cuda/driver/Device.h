@@ -63,6 +63,15 @@ tk_status copyMemory(int32_t device, CopyKind kind, void *dst, const void *src,
 tk_status createStream(int32_t device, void **out, std::string &error);
 tk_status destroyStream(int32_t device, void *stream, std::string &error);
 tk_status synchronizeStream(int32_t device, void *stream, std::string &error);
+
+/// CUevents (with timing) on the primary context of `device`.
+tk_status createEvent(int32_t device, void **out, std::string &error);
+tk_status destroyEvent(int32_t device, void *event, std::string &error);
+tk_status recordEvent(int32_t device, void *event, void *stream,
+                      std::string &error);
+tk_status synchronizeEvent(int32_t device, void *event, std::string &error);
+tk_status eventElapsedMs(int32_t device, void *start, void *end, float *out,
+                         std::string &error);
 tk_status synchronizeDevice(int32_t device, std::string &error);
 
 } // namespace tk::cuda

@@ -181,6 +181,23 @@ tk_status tk_stream_synchronize(tk_stream stream);
 /** Waits for all work on every stream of `device`. */
 tk_status tk_synchronize(tk_device device);
 
+/*===--- Events ------------------------------------------------------------===*/
+
+/** A marker in a stream's work, for waiting on and timing it (CUDA events).
+ *  TK_ERROR_UNSUPPORTED where the backend has none. */
+typedef struct tk_event_t *tk_event;
+
+tk_status tk_event_create(tk_device device, tk_event *out_event);
+tk_status tk_event_release(tk_event event);
+/** Marks the point after the work enqueued so far on `stream` (NULL: the
+ *  device's default stream). */
+tk_status tk_event_record(tk_event event, tk_stream stream);
+/** Waits until the work before the event's last record has finished. */
+tk_status tk_event_synchronize(tk_event event);
+/** Milliseconds from `start` to `end`, both recorded on the same device and
+ *  finished (synchronize `end` first). */
+tk_status tk_event_elapsed_ms(tk_event start, tk_event end, float *out_ms);
+
 /*===--- Kernels -----------------------------------------------------------===*/
 
 typedef struct tk_kernel_t *tk_kernel;

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TK_PLUGIN_ABI_MAJOR 1u
-#define TK_PLUGIN_ABI_MINOR 1u
+#define TK_PLUGIN_ABI_MINOR 2u
 
 /** One kernel argument as the compiled code sees it. */
 typedef enum tk_plugin_arg_type {
@@ -137,6 +137,19 @@ typedef struct tk_backend_interface {
    *  table whose struct_size ends before this field, or a NULL here, means
    *  "capabilities unknown". */
   tk_status (*get_capabilities)(int32_t device, tk_backend_capabilities *out);
+
+  /*--- ABI 1.2 -----------------------------------------------------------*/
+
+  /** Events: markers in a stream's work (`stream` NULL: the default stream)
+   *  whose completion can be awaited and timed. A table that ends before
+   *  these fields, or has any of them NULL, has no events. */
+  tk_status (*event_create)(int32_t device, void **out_event);
+  tk_status (*event_destroy)(int32_t device, void *event);
+  tk_status (*event_record)(int32_t device, void *event, void *stream);
+  tk_status (*event_synchronize)(int32_t device, void *event);
+  /** Milliseconds between two recorded, completed events. */
+  tk_status (*event_elapsed_ms)(int32_t device, void *start, void *end,
+                                float *out_ms);
 } tk_backend_interface;
 
 typedef const tk_backend_interface *(*tk_backend_get_interface_fn)(

@@ -119,6 +119,12 @@ static const tk_backend_interface kInterface = {
     NULL,
     launch,
     trap,
+    /* ABI 1.2's events: past struct_size as well. */
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 const tk_backend_interface *tk_backend_get_interface(uint32_t abi_major) {

@@ -49,6 +49,10 @@ public:
   /// and fills it.
   bool declaresCapabilities() const;
 
+  /// Whether the plugin's table reaches the ABI 1.2 event fields and fills
+  /// all of them.
+  bool hasEvents() const;
+
   /// What `device` supports. A plugin of ABI 1.0 (a table too small to hold
   /// get_capabilities) or one leaving it NULL gives `known` 0 and success:
   /// "capabilities unknown" is an answer, not an error. A plugin whose
