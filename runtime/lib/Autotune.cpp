@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tk/runtime/Autotune.h"
+
 #include "tk/tk.h"
 
 #include "tk/runtime/KernelCache.h"
@@ -23,6 +25,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -211,8 +214,12 @@ Status timeCandidate(tk_device device, tk_kernel kernel, tk_grid grid,
   return Status::success();
 }
 
-Status autotune(tk_device device, const tk_autotune_request *request,
-                tk_kernel *outKernel, tk_autotune_result *outResult) {
+} // namespace
+
+Status tk::runtime::autotune(tk_device device,
+                             const tk_autotune_request *request,
+                             tk_kernel *outKernel,
+                             tk_autotune_result *outResult) {
   if (!outKernel)
     return Status(TK_ERROR_INVALID_ARGUMENT, "out_kernel is NULL");
   *outKernel = nullptr;
@@ -354,12 +361,61 @@ Status autotune(tk_device device, const tk_autotune_request *request,
   return Status::success();
 }
 
-} // namespace
+Status tk::runtime::createAutotuned(tk_device device,
+                                    const tk_kernel_source &source,
+                                    const tk_autotune_options &options,
+                                    tk_kernel *outKernel) {
+  if (options.struct_size < sizeof(tk_autotune_options))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "options->autotune->struct_size is too small; set it to "
+                  "sizeof(tk_autotune_options)");
+  if (!options.configs || options.num_configs == 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "options->autotune has no configurations");
+  std::vector<tk_autotune_candidate> candidates(options.num_configs);
+  for (size_t i = 0; i < options.num_configs; ++i) {
+    const tk_autotune_config &config = options.configs[i];
+    tk_autotune_candidate &candidate = candidates[i];
+    candidate.source = source;
+    // The candidate's own options carry no autotune: no recursion.
+    candidate.options = {};
+    candidate.options.struct_size = sizeof(tk_compile_options);
+    candidate.options.num_warps = config.num_warps;
+    candidate.options.num_stages = config.num_stages;
+    candidate.options.constexprs = config.constexprs;
+    candidate.options.num_constexprs = config.num_constexprs;
+    candidate.grid = config.grid;
+    candidate.label = config.label;
+  }
+  tk_autotune_request request = {};
+  request.struct_size = sizeof(request);
+  request.candidates = candidates.data();
+  request.num_candidates = candidates.size();
+  request.args = options.args;
+  request.key = options.key;
+  request.repetitions = options.repetitions;
+  request.plot_path = options.plot_path;
+  request.progress = options.progress;
+  request.progress_user = options.progress_user;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  TK_RETURN_IF_ERROR(autotune(device, &request, outKernel, &result));
+  if (options.result) {
+    size_t size = std::min(options.result->struct_size, sizeof(result));
+    if (size < sizeof(size_t))
+      size = 0;
+    std::memcpy(static_cast<void *>(options.result), &result, size);
+    if (size)
+      options.result->struct_size = size;
+  }
+  return Status::success();
+}
 
 tk_status tk_autotune(tk_device device, const tk_autotune_request *request,
                       tk_kernel *out_kernel, tk_autotune_result *out_result) {
   try {
-    return autotune(device, request, out_kernel, out_result).report();
+    return tk::runtime::autotune(device, request, out_kernel, out_result)
+        .report();
   } catch (const std::bad_alloc &) {
     setLastError("out of host memory");
     return TK_ERROR_OUT_OF_MEMORY;

@@ -13,6 +13,7 @@
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/Runtime.h"
 #include "tk/runtime/Status.h"
+#include "tk/runtime/Autotune.h"
 #include "tk/runtime/Event.h"
 #include "tk/runtime/Stream.h"
 
@@ -321,6 +322,13 @@ tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
     TK_RETURN_IF_ERROR(requireOut(source, "source"));
     Device *object = nullptr;
     TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    // Autotuning (an option of creation) creates each configuration through
+    // this function and keeps the fastest.
+    if (options &&
+        options->struct_size >= offsetof(tk_compile_options, autotune) +
+                                    sizeof(options->autotune) &&
+        options->autotune)
+      return createAutotuned(device, *source, *options->autotune, out_kernel);
     Runtime *runtime = nullptr;
     TK_RETURN_IF_ERROR(Runtime::get(&runtime));
     Kernel *kernel = nullptr;

@@ -138,7 +138,7 @@ struct Bench {
     mlir::ModuleOp op = module->get();
     tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
     tk_compile_options options = {sizeof(tk_compile_options), numWarps, 0,
-                                  nullptr, 0};
+                                  nullptr, 0, nullptr};
     tk_kernel kernel;
     check(tk_kernel_create(device, &source, &options, &kernel),
           "tk_kernel_create");
@@ -278,7 +278,7 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
     tk_autotune_candidate candidate = {};
     candidate.source = {TK_SOURCE_MODULE, &ops.back(), 0, nullptr};
     candidate.options = {sizeof(tk_compile_options), c.warps, c.stages,
-                         c.constexprs.data(), c.constexprs.size()};
+                         c.constexprs.data(), c.constexprs.size(), nullptr};
     candidate.grid = c.grid;
     candidate.label = c.label.c_str();
     request.push_back(candidate);

@@ -81,7 +81,7 @@ protected:
                                   const char *label) {
     tk_autotune_candidate c = {};
     c.source = {TK_SOURCE_TEXT, text.data(), text.size(), "vector_add"};
-    c.options = {sizeof(tk_compile_options), warps, 0, nullptr, 0};
+    c.options = {sizeof(tk_compile_options), warps, 0, nullptr, 0, nullptr};
     c.grid = {(n + block - 1) / block, 1, 1};
     c.label = label;
     return c;
@@ -251,6 +251,67 @@ TEST_F(AutotuneTest, BadRequestsAreRefused) {
   r.struct_size = 8;
   EXPECT_EQ(tk_autotune(device, &r, &kernel, nullptr),
             TK_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(AutotuneTest, AsAnOptionOfKernelCreation) {
+  // One source; the configurations vary num_warps and num_stages (all
+  // take the same arguments, so none specialises n).
+  std::string key = "creation n=100003 " + std::to_string(std::rand());
+  tk_autotune_config configs[] = {
+      {4, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w4"},
+      {1, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w1"},
+      {8, 2, nullptr, 0, {(n + 1023) / 1024, 1, 1}, nullptr},
+  };
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  tk_autotune_options tuning = {};
+  tuning.struct_size = sizeof(tuning);
+  tuning.configs = configs;
+  tuning.num_configs = 3;
+  tuning.args = &args;
+  tuning.key = key.c_str();
+  tuning.repetitions = 5;
+  tuning.progress = recordProgress;
+  tuning.progress_user = &progress;
+  tuning.result = &result;
+  tk_compile_options options = {};
+  options.struct_size = sizeof(options);
+  options.autotune = &tuning;
+  tk_kernel_source source = {TK_SOURCE_TEXT, block1024.data(),
+                             block1024.size(), "vector_add"};
+  tk_kernel kernel = nullptr;
+  ASSERT_EQ(tk_kernel_create(device, &source, &options, &kernel), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_LT(result.best, 3u);
+  EXPECT_EQ(result.from_cache, 0);
+  EXPECT_GT(result.best_seconds, 0.0);
+  EXPECT_EQ(result.failed, 0);
+  EXPECT_EQ(progress.lastTotal, 3u);
+  expectCorrectOutput(kernel, configs[result.best].grid);
+  ASSERT_EQ(tk_kernel_release(kernel), TK_SUCCESS);
+
+  // The same creation again reads the record.
+  tk_autotune_result again = {};
+  again.struct_size = sizeof(again);
+  tuning.result = &again;
+  ASSERT_EQ(tk_kernel_create(device, &source, &options, &kernel), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(again.from_cache, 1);
+  EXPECT_EQ(again.best, result.best);
+  ASSERT_EQ(tk_kernel_release(kernel), TK_SUCCESS);
+
+  // Bad tuning options are refused with a reason.
+  tuning.num_configs = 0;
+  EXPECT_EQ(tk_kernel_create(device, &source, &options, &kernel),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("no configurations"),
+            std::string::npos)
+      << tk_last_error();
+  tuning.num_configs = 3;
+  tuning.struct_size = 8;
+  EXPECT_EQ(tk_kernel_create(device, &source, &options, &kernel),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(kernel, nullptr);
 }
 
 } // namespace

@@ -288,7 +288,7 @@ TEST_F(CApiCpuTest, VectorAdd) {
 
 TEST_F(CApiCpuTest, VectorAddWithConstexprAndStream) {
   tk_constexpr_value n = {"n", kN};
-  tk_compile_options options = {sizeof(options), 0, 0, &n, 1};
+  tk_compile_options options = {sizeof(options), 0, 0, &n, 1, nullptr};
   kernel = createVectorAdd(&options);
   ASSERT_NE(kernel, nullptr);
   int numArgs = 0;

@@ -220,12 +220,18 @@ typedef struct tk_constexpr_value {
   int64_t value;
 } tk_constexpr_value;
 
+struct tk_autotune_options;
+
 typedef struct tk_compile_options {
   size_t struct_size;  /* sizeof(tk_compile_options) */
   int32_t num_warps;   /* 0: the backend's default (4) */
-  int32_t num_stages;  /* 0: the backend's default (2) */
+  int32_t num_stages;  /* 0: the backend's default (CUDA: 3) */
   const tk_constexpr_value *constexprs; /* folded into the kernel */
   size_t num_constexprs;
+  /** Non-NULL: create the fastest of several configurations of the source
+   *  instead (see tk_autotune_options; the three fields above are then
+   *  ignored). */
+  const struct tk_autotune_options *autotune;
 } tk_compile_options;
 
 /** Parses, verifies, specialises and compiles (or fetches from the cache).
@@ -324,6 +330,36 @@ typedef struct tk_autotune_result {
   int32_t from_cache; /* nonzero: the disk record chose, nothing was timed */
   int32_t failed;     /* candidates that did not compile or launch */
 } tk_autotune_result;
+
+/** One configuration of a kernel created with tk_compile_options.autotune:
+ *  num_warps, num_stages and constexprs of the one source, and the grid the
+ *  timing launches use with it. */
+typedef struct tk_autotune_config {
+  int32_t num_warps;
+  int32_t num_stages;
+  const tk_constexpr_value *constexprs;
+  size_t num_constexprs;
+  tk_grid grid;
+  const char *label; /* NULL: "#<index>" */
+} tk_autotune_config;
+
+/** Autotuning as an option of kernel creation: tk_kernel_create compiles
+ *  every configuration in parallel, times each with `args`, and returns the
+ *  fastest, recorded on disk for `key` as tk_autotune does (a later
+ *  creation with the same key, source and configurations times nothing).
+ *  The timing launches run the kernel: `args` must be safe to run it on. */
+typedef struct tk_autotune_options {
+  size_t struct_size; /* sizeof(tk_autotune_options) */
+  const tk_autotune_config *configs;
+  size_t num_configs;
+  const tk_args *args;
+  const char *key;
+  int32_t repetitions;   /* 0: 20 */
+  const char *plot_path; /* non-NULL: an SVG of throughput per config */
+  tk_autotune_progress_fn progress;
+  void *progress_user;
+  tk_autotune_result *result; /* non-NULL: which configuration won */
+} tk_autotune_options;
 
 /** Compiles the candidates in parallel, times each on `device` (median of
  *  rounds of back-to-back launches), and returns the fastest as a kernel.

@@ -1,0 +1,29 @@
+//===- Autotune.h - choosing the fastest of several kernels -----*- C++ -*-===//
+//
+// tk_autotune and its use as an option of kernel creation
+// (tk_compile_options.autotune), both layered over the C API.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_RUNTIME_AUTOTUNE_H_
+#define TK_RUNTIME_AUTOTUNE_H_
+
+#include "tk/runtime/Status.h"
+#include "tk/tk.h"
+
+namespace tk::runtime {
+
+/// tk_autotune: compiles the candidates in parallel, times each, records
+/// and returns the fastest.
+Status autotune(tk_device device, const tk_autotune_request *request,
+                tk_kernel *outKernel, tk_autotune_result *outResult);
+
+/// tk_kernel_create with `options.autotune`: the configurations become
+/// candidates of `source` and are tuned as above.
+Status createAutotuned(tk_device device, const tk_kernel_source &source,
+                       const tk_autotune_options &options,
+                       tk_kernel *outKernel);
+
+} // namespace tk::runtime
+
+#endif // TK_RUNTIME_AUTOTUNE_H_
