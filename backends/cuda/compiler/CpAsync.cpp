@@ -54,6 +54,15 @@ void CpAsyncUnit::commit(OpBuilder &b, Location loc) const {
 
 void CpAsyncUnit::wait(OpBuilder &b, Location loc, int64_t pending) const {
   NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+  if (!asyncProxyReaders)
+    return;
+  // cp.async writes through the generic proxy and wgmma reads through the
+  // async proxy: the fence, before the barrier that follows, makes the
+  // copies visible to wgmma (which then needs no barrier of its own).
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
 }
 
 } // namespace tk::cuda

@@ -14,6 +14,11 @@ namespace tk::cuda {
 
 class CpAsyncUnit : public tk::AsyncCopyUnit {
 public:
+  /// `asyncProxyReaders`: the copies are read through the async proxy too
+  /// (wgmma, sm_90+), so waits fence them for it.
+  explicit CpAsyncUnit(bool asyncProxyReaders)
+      : asyncProxyReaders(asyncProxyReaders) {}
+
   bool supportsBytes(int64_t bytes) const override;
   void copy(mlir::OpBuilder &builder, mlir::Location loc,
             mlir::Value destination, mlir::Value offset, mlir::Value source,
@@ -21,6 +26,9 @@ public:
   void commit(mlir::OpBuilder &builder, mlir::Location loc) const override;
   void wait(mlir::OpBuilder &builder, mlir::Location loc,
             int64_t pending) const override;
+
+private:
+  bool asyncProxyReaders;
 };
 
 } // namespace tk::cuda

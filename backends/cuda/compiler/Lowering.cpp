@@ -146,7 +146,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     unit = std::make_shared<MmaSyncUnit>();
   std::shared_ptr<const AsyncCopyUnit> asyncCopy;
   if (target.computeCapability >= 80) {
-    asyncCopy = std::make_shared<CpAsyncUnit>();
+    asyncCopy = std::make_shared<CpAsyncUnit>(
+        /*asyncProxyReaders=*/target.computeCapability >= 90 &&
+        target.archSpecific);
     loops.numStages = std::max(1, options.numStages);
   }
   if (unit) {

@@ -202,10 +202,12 @@ public:
 
   /// Reads operands already in the staging layouts (operandOffset):
   /// fences their writes against wgmma's async proxy and waits for every
-  /// thread.
-  void useStaged(Value a, Value bOperand) {
+  /// thread, unless that was done (`published`).
+  void useStaged(Value a, Value bOperand, bool published) {
     stagedA = a;
     stagedB = bOperand;
+    if (published)
+      return;
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
@@ -445,7 +447,7 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
                       product.threadId, product.numThreads);
   // Held products come in the staging layouts (laysOutOperands).
-  wg.useStaged(a, bOperand);
+  wg.useStaged(a, bOperand, product.operandsPublished);
   Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
   LLVM::LLVMStructType type = wg.fragmentType();
   size_t perTile = type.getBody().size();

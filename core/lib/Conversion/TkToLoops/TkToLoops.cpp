@@ -3368,8 +3368,11 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
       return failure();
     registers = std::move(*init);
   }
+  tk::MatrixUnit::HeldProduct product = held;
+  product.operandsPublished = laidOutOperands.count(dot.getA()) &&
+                              laidOutOperands.count(dot.getB());
   FailureOr<SmallVector<Value>> next =
-      matrixUnit->accumulate(b, loc, held, *aBuf, *bBuf, registers);
+      matrixUnit->accumulate(b, loc, product, *aBuf, *bBuf, registers);
   if (failed(next))
     return failure();
   // The operands' buffers may be written next (the next trip's tiles).

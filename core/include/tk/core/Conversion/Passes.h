@@ -77,6 +77,10 @@ public:
     int64_t m = 0, n = 0, k = 0;
     /// f32 operands may be rounded to tf32 (input_precision tf32).
     bool tf32 = false;
+    /// Set for accumulate: both operands came through the AsyncCopyUnit,
+    /// whose wait and the barrier after it already published them to every
+    /// reader (so the unit needs no barrier of its own).
+    bool operandsPublished = false;
     /// This thread's index in the program (index) and the thread count.
     mlir::Value threadId;
     int64_t numThreads = 0;
@@ -141,7 +145,9 @@ public:
   /// Closes the group of copies this thread started since the last commit.
   virtual void commit(mlir::OpBuilder &builder, mlir::Location loc) const = 0;
 
-  /// Waits until at most `pending` of this thread's groups are in flight.
+  /// Waits until at most `pending` of this thread's groups are in flight;
+  /// after it and a barrier every thread's completed copies are visible to
+  /// every reader, the matrix unit's included.
   virtual void wait(mlir::OpBuilder &builder, mlir::Location loc,
                     int64_t pending) const = 0;
 };
