@@ -462,10 +462,40 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
     fragments.push_back(wg.issue(fragment, wg.tileOrigin(tile)));
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // In a pipelined loop this group may run on while the loop issues its
+  // next copies; the previous trip's group must be done (its operand slot
+  // is written next).
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, product.mayStayInFlight ? 1 : 0);
   SmallVector<Value> result;
   for (Value fragment : fragments)
     unpackFragment(b, loc, fragment, result);
+  return result;
+}
+
+// wgmma.wait_group as inline assembly that reads and writes every
+// accumulator register ("=f" tied to its input): NVVM's wait op takes no
+// operands, so LLVM would be free to move conversions of the accumulators
+// above it, and ptxas then serialises every wgmma of the kernel ("non wgmma
+// instructions reading accumulator registers").
+SmallVector<Value> WgmmaUnit::finish(OpBuilder &b, Location loc,
+                                     const HeldProduct &product,
+                                     ValueRange registers) const {
+  if (!wgmmaHolds(product))
+    return fallback.finish(b, loc, product, registers);
+  std::string constraints;
+  for (size_t i = 0; i < registers.size(); ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (size_t i = 0; i < registers.size(); ++i)
+    constraints += "," + std::to_string(i);
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(registers.size(), b.getF32Type()));
+  auto wait = LLVM::InlineAsmOp::create(
+      b, loc, type, registers, "wgmma.wait_group.sync.aligned 0;",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  SmallVector<Value> result;
+  unpackFragment(b, loc, wait.getResult(0), result);
   return result;
 }
 

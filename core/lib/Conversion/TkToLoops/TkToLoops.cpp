@@ -2848,23 +2848,16 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       b.setInsertionPoint(&body->back());
     Block &oldBody = *loop.getBody();
+    Value trip;
     if (!prefetched.empty()) {
-      // Trip t issues trip t + numStages - 1, then waits for its own
-      // group (numStages - 1 younger ones may stay in flight) and for
-      // every thread's copies.
+      // Trip t waits for its own group (the numStages - 2 younger ones may
+      // stay in flight) and for every thread's copies; it issues trip
+      // t + numStages - 1 at its end, into the slot trip t - 1 read, once
+      // the barrier after its products says every thread is done with it.
       Value iv = newLoop.getInductionVar();
-      Value trip = arith::DivSIOp::create(
+      trip = arith::DivSIOp::create(
           b, loc, arith::SubIOp::create(b, loc, iv, *lb), *step);
-      Value aheadTrip = arith::AddIOp::create(b, loc, trip,
-                                              ivConst(numStages - 1));
-      Value aheadIv = arith::AddIOp::create(
-          b, loc, iv,
-          arith::MulIOp::create(b, loc, *step, ivConst(numStages - 1)));
-      if (failed(issueTrip(aheadTrip, aheadIv,
-                           body->getArguments().drop_front(1),
-                           numStages - 1)))
-        return failure();
-      asyncCopy->wait(b, loc, numStages - 1);
+      asyncCopy->wait(b, loc, numStages - 2);
       barrier();
       Value slotIndex =
           arith::RemSIOp::create(b, loc, trip, ivConst(numStages));
@@ -2884,6 +2877,18 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     for (Operation &op : oldBody.without_terminator()) {
       loc = op.getLoc();
       if (failed(lowerOp(&op)))
+        return failure();
+    }
+    if (!prefetched.empty()) {
+      Value iv = newLoop.getInductionVar();
+      Value aheadTrip = arith::AddIOp::create(b, loc, trip,
+                                              ivConst(numStages - 1));
+      Value aheadIv = arith::AddIOp::create(
+          b, loc, iv,
+          arith::MulIOp::create(b, loc, *step, ivConst(numStages - 1)));
+      if (failed(issueTrip(aheadTrip, aheadIv,
+                           body->getArguments().drop_front(1),
+                           numStages - 1)))
         return failure();
     }
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
@@ -2947,7 +2952,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     b.setInsertionPointToEnd(body);
     scf::YieldOp::create(b, loc, yielded);
   }
-  // No copy outlives the loop (the trips past its end issued none).
+  // No copy outlives the loop (the trips past its end issued none), nor
+  // a product left running.
   if (!prefetched.empty())
     asyncCopy->wait(b, loc, 0);
   // Results; held accumulators go to workgroup memory for what follows.
@@ -2958,6 +2964,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     SmallVector<Value> registers = heldAccumulators.lookup(result);
     heldAccumulators.erase(result);
     auto product = *heldProduct(heldDots[i]);
+    if (!prefetched.empty())
+      registers = matrixUnit->finish(b, loc, product, registers);
     if (onlyStoredFromRegisters(result)) {
       heldResults[result] = HeldResult{product, registers};
       continue;
@@ -3371,6 +3379,11 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   tk::MatrixUnit::HeldProduct product = held;
   product.operandsPublished = laidOutOperands.count(dot.getA()) &&
                               laidOutOperands.count(dot.getB());
+  // In a pipelined loop the next write of these operands' slots comes after
+  // the barrier below and a wait of the unit, so the product may still run
+  // when the unit returns (finish waits for it after the loop).
+  product.mayStayInFlight =
+      product.operandsPublished && heldAccumulators.count(dot.getAcc());
   FailureOr<SmallVector<Value>> next =
       matrixUnit->accumulate(b, loc, product, *aBuf, *bBuf, registers);
   if (failed(next))

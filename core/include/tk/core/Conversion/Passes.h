@@ -81,6 +81,11 @@ public:
     /// whose wait and the barrier after it already published them to every
     /// reader (so the unit needs no barrier of its own).
     bool operandsPublished = false;
+    /// Set for accumulate: the unit may return before the product is done
+    /// (the registers are only read by the next accumulate or after
+    /// `finish`, and the operands are not written before a barrier that
+    /// follows the next accumulate's return).
+    bool mayStayInFlight = false;
     /// This thread's index in the program (index) and the thread count.
     mlir::Value threadId;
     int64_t numThreads = 0;
@@ -105,6 +110,16 @@ public:
   /// True when operandOffset gives a layout for `product`.
   virtual bool laysOutOperands(const HeldProduct &product) const {
     return false;
+  }
+
+  /// Waits for the products accumulate left in flight (mayStayInFlight)
+  /// and returns the registers as they are after it: code reading the
+  /// accumulator must use these, which the compiler cannot move above the
+  /// wait.
+  virtual llvm::SmallVector<mlir::Value>
+  finish(mlir::OpBuilder &builder, mlir::Location loc,
+         const HeldProduct &product, mlir::ValueRange registers) const {
+    return llvm::SmallVector<mlir::Value>(registers);
   }
 
   /// The (row, col) of each accumulator register of this thread, in
