@@ -410,7 +410,6 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
   return finish(k, error);
 }
 
-
 KernelModule tk::seeds::buildLayerNorm(MLIRContext *ctx, Type dtype,
                                        int64_t block, std::string *error) {
   KernelBuilder k(ctx, "layernorm");

@@ -25,9 +25,9 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
-#include <cstring>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>

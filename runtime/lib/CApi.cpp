@@ -8,13 +8,13 @@
 
 #include "tk/tk.h"
 
+#include "tk/runtime/Autotune.h"
 #include "tk/runtime/Buffer.h"
 #include "tk/runtime/Device.h"
+#include "tk/runtime/Event.h"
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/Runtime.h"
 #include "tk/runtime/Status.h"
-#include "tk/runtime/Autotune.h"
-#include "tk/runtime/Event.h"
 #include "tk/runtime/Stream.h"
 
 #include <algorithm>

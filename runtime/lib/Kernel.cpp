@@ -130,9 +130,8 @@ static std::string pluginBuildStamp(const std::string &path) {
   if (path.empty() || llvm::sys::fs::status(path, status))
     return "unknown build";
   return std::to_string(status.getSize()) + "@" +
-         std::to_string(status.getLastModificationTime()
-                            .time_since_epoch()
-                            .count());
+         std::to_string(
+             status.getLastModificationTime().time_since_epoch().count());
 }
 
 Status Kernel::create(Device &device, KernelCache &cache,

@@ -6,9 +6,9 @@
 // tile configuration tk_autotune picks for it), fused attention forward
 // (fp16, B4 H32 N4096, head dims 64 and 128), and the host cost of
 // tk_launch_async against a raw cuLaunchKernel of the same cubin. Kernel
-// times are tk events (CUDA events) around one launch on the default stream, the median
-// of >= 20 runs after a warm-up; every working set is over 50 MB, so L2
-// does not flatter a rerun. tests/bench/cuda_ratios.py divides these by the
+// times are tk events (CUDA events) around one launch on the default stream,
+// the median of >= 20 runs after a warm-up; every working set is over 50 MB, so
+// L2 does not flatter a rerun. tests/bench/cuda_ratios.py divides these by the
 // peers' figures taken in the same command (.device/triton_reference.py).
 // A benchmark, not a test: it checks results once and asserts no speed.
 //
@@ -137,8 +137,8 @@ struct Bench {
       die("the seed builder refused a kernel");
     mlir::ModuleOp op = module->get();
     tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
-    tk_compile_options options = {sizeof(tk_compile_options), numWarps, 0,
-                                  nullptr, 0, nullptr};
+    tk_compile_options options = {
+        sizeof(tk_compile_options), numWarps, 0, nullptr, 0, nullptr};
     tk_kernel kernel;
     check(tk_kernel_create(device, &source, &options, &kernel),
           "tk_kernel_create");
@@ -277,8 +277,9 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
     ops.push_back(c.module->get());
     tk_autotune_candidate candidate = {};
     candidate.source = {TK_SOURCE_MODULE, &ops.back(), 0, nullptr};
-    candidate.options = {sizeof(tk_compile_options), c.warps, c.stages,
-                         c.constexprs.data(), c.constexprs.size(), nullptr};
+    candidate.options = {
+        sizeof(tk_compile_options), c.warps, c.stages, c.constexprs.data(),
+        c.constexprs.size(),        nullptr};
     candidate.grid = c.grid;
     candidate.label = c.label.c_str();
     request.push_back(candidate);
@@ -292,8 +293,7 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
   tune.key = key.c_str();
   tune.repetitions = 10;
   tune.plot_path = plotPath.empty() ? nullptr : plotPath.c_str();
-  tune.progress = [](const char *stage, size_t done, size_t total,
-                     void *user) {
+  tune.progress = [](const char *stage, size_t done, size_t total, void *user) {
     std::fprintf(stderr, "autotune %s: %s %zu/%zu\n",
                  static_cast<const char *>(user), stage, done, total);
   };
@@ -314,13 +314,12 @@ const std::vector<tk_constexpr_value> kUnitInnerStrides = {
 constexpr unsigned kRowStrideDivisibility = 16;
 
 /// Its launch arguments: a, b, c, M, N, K and the row strides.
-std::vector<tk_arg> matmulArgs(tk_buffer a, tk_buffer b, tk_buffer c,
-                               int64_t m, int64_t n, int64_t k) {
-  return {tk_arg_buffer(a),       tk_arg_buffer(b),
-          tk_arg_buffer(c),       tk_arg_i32(int32_t(m)),
-          tk_arg_i32(int32_t(n)), tk_arg_i32(int32_t(k)),
-          tk_arg_i32(int32_t(k)), tk_arg_i32(int32_t(n)),
-          tk_arg_i32(int32_t(n))};
+std::vector<tk_arg> matmulArgs(tk_buffer a, tk_buffer b, tk_buffer c, int64_t m,
+                               int64_t n, int64_t k) {
+  return {
+      tk_arg_buffer(a),       tk_arg_buffer(b),       tk_arg_buffer(c),
+      tk_arg_i32(int32_t(m)), tk_arg_i32(int32_t(n)), tk_arg_i32(int32_t(k)),
+      tk_arg_i32(int32_t(k)), tk_arg_i32(int32_t(n)), tk_arg_i32(int32_t(n))};
 }
 
 /// tk_autotune of matmul tile `configs` for one shape and input type.
@@ -370,10 +369,10 @@ void benchMatmul(Bench &bench) {
   const Shape shapes[] = {{4096, 4096, 4096, "4096^3"},
                           {8192, 8192, 8192, "8192^3"},
                           {16, 8192, 8192, "16x8192x8192"}};
-  const MatmulTiles square[] = {
-      {128, 256, 64, 8, 3}, {256, 128, 64, 8, 3}, {128, 256, 32, 8, 4},
-      {256, 128, 32, 8, 4}, {128, 256, 32, 8, 3}, {256, 128, 32, 8, 3},
-      {128, 128, 64, 8, 4}, {128, 128, 64, 4, 4}};
+  const MatmulTiles square[] = {{128, 256, 64, 8, 3}, {256, 128, 64, 8, 3},
+                                {128, 256, 32, 8, 4}, {256, 128, 32, 8, 4},
+                                {128, 256, 32, 8, 3}, {256, 128, 32, 8, 3},
+                                {128, 128, 64, 8, 4}, {128, 128, 64, 4, 4}};
   const MatmulTiles decode[] = {{16, 64, 64, 4, 3},  {16, 64, 64, 4, 5},
                                 {16, 128, 64, 4, 4}, {16, 64, 128, 4, 3},
                                 {16, 32, 128, 4, 4}, {32, 64, 64, 4, 4}};
@@ -400,13 +399,12 @@ void benchMatmul(Bench &bench) {
         hb[i] = toHalf(float(int(i % 5) - 2) * 0.25f);
       check(tk_buffer_write(a, 0, ha.data(), ha.size() * 2), "write");
       check(tk_buffer_write(b, 0, hb.data(), hb.size() * 2), "write");
-      std::string name =
-          std::string(s.name) + (bf16 ? "_bf16" : "_fp16");
-      TunedMatmul tuned = tuneMatmul(
-          bench, type,
-          s.m < 64 ? llvm::ArrayRef<MatmulTiles>(decode)
-                   : llvm::ArrayRef<MatmulTiles>(square),
-          s.m, s.n, s.k, a, b, c, "matmul " + name);
+      std::string name = std::string(s.name) + (bf16 ? "_bf16" : "_fp16");
+      TunedMatmul tuned =
+          tuneMatmul(bench, type,
+                     s.m < 64 ? llvm::ArrayRef<MatmulTiles>(decode)
+                              : llvm::ArrayRef<MatmulTiles>(square),
+                     s.m, s.n, s.k, a, b, c, "matmul " + name);
       tk_grid grid = {int32_t(((s.m + tuned.tiles.bm - 1) / tuned.tiles.bm) *
                               ((s.n + tuned.tiles.bn - 1) / tuned.tiles.bn)),
                       1, 1};
@@ -472,19 +470,19 @@ void benchAttention(Bench &bench) {
       int64_t bm, bn;
       int warps;
     };
-    const Blocks configs[] = {{64, 64, 4}, {128, 64, 8}, {64, 32, 4},
-                              {128, 32, 8}};
+    const Blocks configs[] = {
+        {64, 64, 4}, {128, 64, 8}, {64, 32, 4}, {128, 32, 8}};
     std::vector<Candidate> candidates;
     for (const Blocks &c : configs) {
       tk::seeds::AttentionConfig config;
       config.blockM = c.bm;
       config.blockN = c.bn;
       config.blockD = d;
-      candidates.push_back(
-          {tk::seeds::buildAttention(ctx, f16, config),
-           std::to_string(c.bm) + "x" + std::to_string(c.bn) + " w" +
-               std::to_string(c.warps),
-           c.warps, tk_grid{int32_t(n / c.bm), int32_t(heads), 1}});
+      candidates.push_back({tk::seeds::buildAttention(ctx, f16, config),
+                            std::to_string(c.bm) + "x" + std::to_string(c.bn) +
+                                " w" + std::to_string(c.warps),
+                            c.warps,
+                            tk_grid{int32_t(n / c.bm), int32_t(heads), 1}});
     }
     std::string name = "B4H32N4096D" + std::to_string(d);
     tk_autotune_result result;
@@ -609,10 +607,10 @@ void benchLaunch(Bench &bench, const std::string &cubinPath) {
 void benchAutotune(Bench &bench, const std::string &plotPath) {
   auto *ctx = &bench.context;
   const int64_t s = 4096;
-  const MatmulTiles configs[] = {
-      {64, 64, 32, 4, 3},   {128, 64, 32, 4, 3},  {128, 128, 32, 8, 3},
-      {128, 128, 64, 8, 4}, {128, 256, 32, 8, 3}, {128, 256, 32, 8, 4},
-      {128, 256, 64, 8, 3}, {256, 128, 64, 8, 3}};
+  const MatmulTiles configs[] = {{64, 64, 32, 4, 3},   {128, 64, 32, 4, 3},
+                                 {128, 128, 32, 8, 3}, {128, 128, 64, 8, 4},
+                                 {128, 256, 32, 8, 3}, {128, 256, 32, 8, 4},
+                                 {128, 256, 64, 8, 3}, {256, 128, 64, 8, 3}};
   tk_buffer a = bench.buffer(size_t(s * s) * 2),
             b = bench.buffer(size_t(s * s) * 2),
             c = bench.buffer(size_t(s * s) * 2);
@@ -626,14 +624,14 @@ void benchAutotune(Bench &bench, const std::string &plotPath) {
       first.result.best_seconds > 0
           ? num(2.0 * s * s * s / first.result.best_seconds / 1e12)
           : "null";
-  bench.emit("autotune_matmul_4096^3_fp16",
-             "{\"best\": \"" + first.tiles.label() + "\", \"seconds\": " +
-                 num(first.result.best_seconds) + ", \"TFLOPs\": " + tflops +
-                 ", \"failed_candidates\": " +
-                 std::to_string(first.result.failed) +
-                 ", \"from_cache\": " + std::to_string(first.result.from_cache) +
-                 ", \"second_call_from_cache\": " +
-                 std::to_string(again.result.from_cache) + "}");
+  bench.emit(
+      "autotune_matmul_4096^3_fp16",
+      "{\"best\": \"" + first.tiles.label() + "\", \"seconds\": " +
+          num(first.result.best_seconds) + ", \"TFLOPs\": " + tflops +
+          ", \"failed_candidates\": " + std::to_string(first.result.failed) +
+          ", \"from_cache\": " + std::to_string(first.result.from_cache) +
+          ", \"second_call_from_cache\": " +
+          std::to_string(again.result.from_cache) + "}");
   tk_kernel_release(first.kernel);
   tk_kernel_release(again.kernel);
   for (tk_buffer buf : {a, b, c})
@@ -654,7 +652,8 @@ int main(int argc, char **argv) {
       plot = argv[++i];
     else
       die("usage: tk-bench-cuda [--cubin vector_add.cubin] [--only "
-          "vector_add|softmax|matmul|attention|launch|autotune]... [--plot file.svg]");
+          "vector_add|softmax|matmul|attention|launch|autotune]... [--plot "
+          "file.svg]");
   }
   auto wanted = [&](const char *name) {
     return only.empty() ||

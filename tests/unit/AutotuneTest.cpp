@@ -277,8 +277,8 @@ TEST_F(AutotuneTest, AsAnOptionOfKernelCreation) {
   tk_compile_options options = {};
   options.struct_size = sizeof(options);
   options.autotune = &tuning;
-  tk_kernel_source source = {TK_SOURCE_TEXT, block1024.data(),
-                             block1024.size(), "vector_add"};
+  tk_kernel_source source = {TK_SOURCE_TEXT, block1024.data(), block1024.size(),
+                             "vector_add"};
   tk_kernel kernel = nullptr;
   ASSERT_EQ(tk_kernel_create(device, &source, &options, &kernel), TK_SUCCESS)
       << tk_last_error();

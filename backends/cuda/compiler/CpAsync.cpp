@@ -34,8 +34,8 @@ void CpAsyncUnit::copy(OpBuilder &b, Location loc, Value destination,
   auto type = cast<MemRefType>(destination.getType());
   int64_t elementBytes = type.getElementTypeBitWidth() / 8;
   // The shared-window address of element `offset`.
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
-                                                              destination);
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, destination);
   Value byteOffset = arith::MulIOp::create(
       b, loc, offset, arith::ConstantIndexOp::create(b, loc, elementBytes));
   Value address = arith::IndexCastOp::create(

@@ -177,11 +177,10 @@ bool isTf32(const MatrixUnit::HeldProduct &product) {
 std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
   MmaSyncUnit unit;
   bool shapeFits =
-      isTf32(product)
-          ? product.m % kTileM == 0 && product.n % kTileN == 0 &&
-                product.k % kTf32TileK == 0
-          : unit.supports(product.a, product.b, product.accumulator,
-                          product.m, product.n, product.k);
+      isTf32(product) ? product.m % kTileM == 0 && product.n % kTileN == 0 &&
+                            product.k % kTf32TileK == 0
+                      : unit.supports(product.a, product.b, product.accumulator,
+                                      product.m, product.n, product.k);
   if (product.numThreads % kWarpSize != 0 || !shapeFits)
     return std::nullopt;
   int64_t numWarps = product.numThreads / kWarpSize;
@@ -189,8 +188,7 @@ std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
   std::optional<WarpTiling> best;
   for (int64_t warpsM = 1; warpsM <= numWarps; ++warpsM) {
     int64_t warpsN = numWarps / warpsM;
-    if (numWarps % warpsM != 0 || tilesM % warpsM != 0 ||
-        tilesN % warpsN != 0)
+    if (numWarps % warpsM != 0 || tilesM % warpsM != 0 || tilesN % warpsN != 0)
       continue;
     WarpTiling tiling{warpsM, warpsN, tilesM / warpsM, tilesN / warpsN};
     if (tiling.rows * tiling.cols * 4 > kMaxHeldRegisters)
@@ -291,8 +289,7 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   // The shared-window address of element (row, col) of a row-major buffer.
   auto address = [&](Value buffer, Value row, Value col) -> Value {
     int64_t width = cast<MemRefType>(buffer.getType()).getDimSize(1);
-    Value base =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
     Value offset = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, row, index(width)), col);
     Value bytes = arith::AddIOp::create(
@@ -305,14 +302,13 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   // it (two f16 or, for bf16, the i32 itself).
   auto loadMatrices = [&](Value pointer, int count,
                           NVVM::MMALayout order) -> SmallVector<Value> {
-    Type resultType =
-        count == 1 ? i32
-                   : Type(LLVM::LLVMStructType::getLiteral(
-                         ctx, SmallVector<Type>(count, i32)));
-    Value loaded = NVVM::LdMatrixOp::create(
-        b, loc, resultType, pointer, count, order,
-        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-        NVVM::LdStMatrixEltType::B16);
+    Type resultType = count == 1 ? i32
+                                 : Type(LLVM::LLVMStructType::getLiteral(
+                                       ctx, SmallVector<Type>(count, i32)));
+    Value loaded =
+        NVVM::LdMatrixOp::create(b, loc, resultType, pointer, count, order,
+                                 NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+                                 NVVM::LdStMatrixEltType::B16);
     SmallVector<Value> parts;
     for (int i = 0; i < count; ++i) {
       Value part = count == 1 ? loaded
@@ -354,8 +350,8 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});
         for (int64_t i = 0; i < 4; ++i)
-          acc[first + i] = LLVM::ExtractValueOp::create(
-              b, loc, mma.getResult(), ArrayRef<int64_t>{i});
+          acc[first + i] = LLVM::ExtractValueOp::create(b, loc, mma.getResult(),
+                                                        ArrayRef<int64_t>{i});
       }
     }
   };
@@ -374,18 +370,17 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
       SmallVector<SmallVector<Value>> aFragments, bFragments;
       Value k0 = add(q, kk), k4 = add(q, kk + 4);
       for (int64_t r = 0; r < t.rows; ++r) {
-        Value row = add(arith::AddIOp::create(b, loc, layout.rowBase,
-                                              layout.group),
-                        r * kTileM);
+        Value row =
+            add(arith::AddIOp::create(b, loc, layout.rowBase, layout.group),
+                r * kTileM);
         Value row8 = add(row, 8);
         aFragments.push_back({bits(aBuffer, row, k0), bits(aBuffer, row8, k0),
-                              bits(aBuffer, row, k4),
-                              bits(aBuffer, row8, k4)});
+                              bits(aBuffer, row, k4), bits(aBuffer, row8, k4)});
       }
       for (int64_t c = 0; c < t.cols; ++c) {
-        Value col = add(arith::AddIOp::create(b, loc, layout.colBase,
-                                              layout.group),
-                        c * kTileN);
+        Value col =
+            add(arith::AddIOp::create(b, loc, layout.colBase, layout.group),
+                c * kTileN);
         bFragments.push_back({bits(bBuffer, k0, col), bits(bBuffer, k4, col)});
       }
       multiply(aFragments, bFragments, kTf32TileK, NVVM::MMATypes::tf32);
@@ -397,22 +392,22 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   for (int64_t kk = 0; kk < product.k; kk += kTileK) {
     SmallVector<SmallVector<Value>> aFragments, bFragments;
     for (int64_t r = 0; r < t.rows; ++r) {
-      Value row = add(arith::AddIOp::create(b, loc, layout.rowBase, fragmentRow),
-                      r * kTileM);
+      Value row =
+          add(arith::AddIOp::create(b, loc, layout.rowBase, fragmentRow),
+              r * kTileM);
       Value col = add(upperMatrix, kk);
-      aFragments.push_back(loadMatrices(address(aBuffer, row, col), 4,
-                                        NVVM::MMALayout::row));
+      aFragments.push_back(
+          loadMatrices(address(aBuffer, row, col), 4, NVVM::MMALayout::row));
     }
     for (int64_t c = 0; c < t.cols; c += 2) {
       bool pair = c + 1 < t.cols;
       Value row = add(fragmentRow, kk);
-      Value col = add(pair ? arith::AddIOp::create(b, loc, layout.colBase,
-                                                   upperMatrix)
-                           : layout.colBase,
-                      c * kTileN);
-      SmallVector<Value> parts = loadMatrices(address(bBuffer, row, col),
-                                              pair ? 4 : 2,
-                                              NVVM::MMALayout::col);
+      Value col =
+          add(pair ? arith::AddIOp::create(b, loc, layout.colBase, upperMatrix)
+                   : layout.colBase,
+              c * kTileN);
+      SmallVector<Value> parts = loadMatrices(
+          address(bBuffer, row, col), pair ? 4 : 2, NVVM::MMALayout::col);
       bFragments.push_back({parts[0], parts[1]});
       if (pair)
         bFragments.push_back({parts[2], parts[3]});

@@ -257,8 +257,7 @@ public:
         elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     for (int64_t step = 0; step < k / kTileK; ++step) {
       // k0 = 16 * step is two core matrices along K per step.
-      Value advance =
-          constI64((step * (kTileK / kCoreRows) * kCoreBytes) >> 4);
+      Value advance = constI64((step * (kTileK / kCoreRows) * kCoreBytes) >> 4);
       fragment = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, fragment.getType(), fragment,
           arith::AddIOp::create(b, loc, descA, advance),
@@ -297,9 +296,9 @@ private:
     Value inCore = rem(unit, kCoreRows);
     int64_t width = cast<MemRefType>(source.getType()).getDimSize(1);
     // A: row 8g + r, columns kk..kk+7; B: row kk + r, columns 8g..8g+7.
-    Value row = mnMajor ? arith::AddIOp::create(b, loc, kBlock, inCore)
-                        : arith::AddIOp::create(b, loc,
-                                                mul(group, kCoreRows), inCore);
+    Value row =
+        mnMajor ? arith::AddIOp::create(b, loc, kBlock, inCore)
+                : arith::AddIOp::create(b, loc, mul(group, kCoreRows), inCore);
     Value col = mnMajor ? mul(group, kCoreRows) : kBlock;
     Value from = arith::AddIOp::create(b, loc, mul(row, width), col);
     auto vectorType = VectorType::get({4}, b.getI32Type());
@@ -403,11 +402,11 @@ Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
   };
   // A: (r, k) = (row, col); B: (k, n) = (row, col), n in the role of r.
   Value mn = operand == 0 ? row : col, kk = operand == 0 ? col : row;
-  Value core = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, div(mn, kCoreRows),
-                            index(product.k / kCoreRows)),
-      div(kk, kCoreRows));
+  Value core =
+      arith::AddIOp::create(b, loc,
+                            arith::MulIOp::create(b, loc, div(mn, kCoreRows),
+                                                  index(product.k / kCoreRows)),
+                            div(kk, kCoreRows));
   Value inCore =
       operand == 0
           ? arith::AddIOp::create(
@@ -490,8 +489,8 @@ SmallVector<Value> WgmmaUnit::finish(OpBuilder &b, Location loc,
   auto type = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(registers.size(), b.getF32Type()));
   auto wait = LLVM::InlineAsmOp::create(
-      b, loc, type, registers, "wgmma.wait_group.sync.aligned 0;",
-      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      b, loc, type, registers, "wgmma.wait_group.sync.aligned 0;", constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
       ArrayAttr());
   SmallVector<Value> result;

@@ -24,8 +24,7 @@ public:
   bool holds(const HeldProduct &product) const override;
   llvm::SmallVector<mlir::Value>
   finish(mlir::OpBuilder &builder, mlir::Location loc,
-         const HeldProduct &product,
-         mlir::ValueRange registers) const override;
+         const HeldProduct &product, mlir::ValueRange registers) const override;
   bool laysOutOperands(const HeldProduct &product) const override;
   mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
                             const HeldProduct &product, unsigned operand,

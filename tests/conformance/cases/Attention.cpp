@@ -9,7 +9,6 @@
 #include "Cases.h"
 #include "SeedKernels.h"
 
-
 using namespace tk;
 using namespace tk::conformance;
 

@@ -139,8 +139,8 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
       std::vector<double> want = matmulReference(a, b, M, N, K, bound);
       // Each product may lose 2^-10 of each operand to tf32 (truncated):
       // 2^-9 sum |a b| on top of the f32 sum's K eps sum |a b|.
-      double tf32 = 0x1p-9 / (double(std::max<int64_t>(K, 1)) *
-                              epsilonOf(DType::F32));
+      double tf32 =
+          0x1p-9 / (double(std::max<int64_t>(K, 1)) * epsilonOf(DType::F32));
       for (double &x : bound)
         x *= 1 + tf32;
       r.check("c", r.read(dc), want, defaultTolerance(DType::F32), &bound);

@@ -220,8 +220,8 @@ private:
   /// address and mask depend only on the induction variable, pointer walks
   /// with steps fixed outside the loop, pure scalar ops and values from
   /// outside, and nothing in the loop writes memory.
-  bool canPrefetch(scf::ForOp loop, tk::LoadOp load,
-                   ArrayRef<Value> walkSteps, int64_t &runBytes);
+  bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
+                   int64_t &runBytes);
   /// Copies the tile `load` reads at trip `iv` (the old loop's induction
   /// variable's value) into `slot`, with the loop's pointer walks as in
   /// `walks`: async copies of `runBytes` where a run of elements is
@@ -229,8 +229,8 @@ private:
   /// `offsetOf` (row, col) gives the element offset in a 1-D slot laid out
   /// for a matrix unit; null: the slot is row-major like the tile.
   using OffsetFn = function_ref<Value(Value row, Value col)>;
-  LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot,
-                         Value iv, const DenseMap<Value, PointerWalk> &walks,
+  LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
+                         const DenseMap<Value, PointerWalk> &walks,
                          int64_t runBytes, OffsetFn offsetOf);
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
@@ -598,11 +598,9 @@ void KernelLowering::storeBuffer(Value element, Value buffer,
   memref::StoreOp::create(b, loc, element, buffer, index);
 }
 
-LogicalResult
-KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
-                             function_ref<LogicalResult(ArrayRef<Value>)> body,
-                             bool contiguous, function_ref<void()> afterRun,
-                             int64_t maxRun) {
+LogicalResult KernelLowering::forEachIndex(
+    ArrayRef<int64_t> shape, function_ref<LogicalResult(ArrayRef<Value>)> body,
+    bool contiguous, function_ref<void()> afterRun, int64_t maxRun) {
   if (!onThreads() || parallelDepth > 0)
     return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
       LogicalResult result = body(index);
@@ -1470,8 +1468,7 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   if (Value held = heldRoot(store.getValue())) {
     HeldResult &result = heldResults[held];
     auto storeRegisters = [&](Value knownMask) -> LogicalResult {
-      auto positions =
-          matrixUnit->registerPositions(b, loc, result.product);
+      auto positions = matrixUnit->registerPositions(b, loc, result.product);
       for (auto [value, position] :
            llvm::zip_equal(result.registers, positions)) {
         SmallVector<Value> index{position.first, position.second};
@@ -2309,11 +2306,11 @@ Value KernelLowering::pointerWalkStep(scf::ForOp loop, unsigned i) {
     return {};
   // The start is read on every trip: it must not be a load or anything
   // else that would read memory again, nor a buffer the loop rewrites.
-  bool steadyStart = pointerWalks.count(init) ||
-                     (buffers.count(init) &&
-                      !llvm::is_contained(loop.getInitArgs().drop_front(i + 1),
-                                          init)) ||
-                     isCheap(init);
+  bool steadyStart =
+      pointerWalks.count(init) ||
+      (buffers.count(init) &&
+       !llvm::is_contained(loop.getInitArgs().drop_front(i + 1), init)) ||
+      isCheap(init);
   return steadyStart ? splat.getSrc() : Value();
 }
 
@@ -2336,8 +2333,9 @@ tk::DotOp KernelLowering::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
   return dot;
 }
 
-FailureOr<SmallVector<Value>> KernelLowering::initHeldAccumulator(
-    const tk::MatrixUnit::HeldProduct &product, Value init) {
+FailureOr<SmallVector<Value>>
+KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
+                                    Value init) {
   SmallVector<Value> registers;
   for (auto [row, col] : matrixUnit->registerPositions(b, loc, product)) {
     FailureOr<Value> c = element(init, {row, col});
@@ -2404,13 +2402,14 @@ Value KernelLowering::heldRoot(Value value) {
   return {};
 }
 
-LogicalResult KernelLowering::storeHeld(const tk::MatrixUnit::HeldProduct &product,
-                                        ValueRange registers, Value buffer) {
+LogicalResult
+KernelLowering::storeHeld(const tk::MatrixUnit::HeldProduct &product,
+                          ValueRange registers, Value buffer) {
   auto positions = matrixUnit->registerPositions(b, loc, product);
   if (positions.size() != registers.size())
     return emitError(loc, "tk-convert-to-loops: the matrix unit gave ")
-           << positions.size() << " register positions for "
-           << registers.size() << " registers";
+           << positions.size() << " register positions for " << registers.size()
+           << " registers";
   for (auto [value, position] : llvm::zip_equal(registers, positions))
     memref::StoreOp::create(b, loc, value, buffer,
                             ValueRange{position.first, position.second});
@@ -2449,14 +2448,14 @@ KernelLowering::heldProduct(tk::DotOp dot) {
   tk::MatrixUnit::HeldProduct product;
   product.a = aType.getElementType();
   product.b = bType.getElementType();
-  product.accumulator =
-      isa<FloatType>(accElem) && isNarrowFloat(accElem) ? b.getF32Type()
-                                                        : accElem;
+  product.accumulator = isa<FloatType>(accElem) && isNarrowFloat(accElem)
+                            ? b.getF32Type()
+                            : accElem;
   product.m = aType.getDimSize(0);
   product.n = bType.getDimSize(1);
   product.k = aType.getDimSize(1);
-  product.tf32 = product.a.isF32() &&
-                 dot.getInputPrecision() == tk::InputPrecision::TF32;
+  product.tf32 =
+      product.a.isF32() && dot.getInputPrecision() == tk::InputPrecision::TF32;
   product.threadId = threadId;
   product.numThreads = numThreads;
   if (!matrixUnit->holds(product))
@@ -2465,8 +2464,7 @@ KernelLowering::heldProduct(tk::DotOp dot) {
 }
 
 bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
-                                 ArrayRef<Value> walkSteps,
-                                 int64_t &runBytes) {
+                                 ArrayRef<Value> walkSteps, int64_t &runBytes) {
   Value tile = load.getResult();
   auto type = dyn_cast<RankedTensorType>(tile.getType());
   if (!type || load->getBlock() != loop.getBody() || !tile.hasOneUse() ||
@@ -2522,10 +2520,10 @@ bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
   return true;
 }
 
-LogicalResult KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load,
-                                       Value slot, Value iv,
-                                       const DenseMap<Value, PointerWalk> &walks,
-                                       int64_t runBytes, OffsetFn offsetOf) {
+LogicalResult
+KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
+                         const DenseMap<Value, PointerWalk> &walks,
+                         int64_t runBytes, OffsetFn offsetOf) {
   // Evaluate the trip's scalars and walks, then restore the current ones.
   auto savedCache = std::move(elementCache);
   elementCache.clear();
@@ -2568,9 +2566,9 @@ LogicalResult KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load,
     SmallVector<Value> addresses;
     Value fast = constInt(b.getI1Type(), 1);
     for (int64_t lane = 0; lane < width && succeeded(status); ++lane) {
-      Value linear = lane == 0 ? first
-                               : arith::AddIOp::create(b, loc, first,
-                                                       constIndex(lane));
+      Value linear =
+          lane == 0 ? first
+                    : arith::AddIOp::create(b, loc, first, constIndex(lane));
       status = forOneIndex(type.getShape(), total, linear,
                            [&](ArrayRef<Value> index) -> LogicalResult {
                              indices.emplace_back(index);
@@ -2607,8 +2605,8 @@ LogicalResult KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load,
               constInt(i64, 0)));
       auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
       b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      Value at = offsetOf ? offsetOf(indices.front()[0], indices.front()[1])
-                          : first;
+      Value at =
+          offsetOf ? offsetOf(indices.front()[0], indices.front()[1]) : first;
       asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
       // Otherwise element by element, with the load's mask and other.
       b.setInsertionPoint(branch.elseBlock()->getTerminator());
@@ -2729,10 +2727,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
           entry.layout = product;
         auto type = cast<RankedTensorType>(operand.getType());
         for (int64_t s = 0; s < numStages; ++s)
-          entry.slots.push_back(
-              laidOut ? allocBuffer({type.getNumElements()},
-                                    type.getElementType())
-                      : allocBuffer(type));
+          entry.slots.push_back(laidOut ? allocBuffer({type.getNumElements()},
+                                                      type.getElementType())
+                                        : allocBuffer(type));
         prefetched.push_back(std::move(entry));
       }
     }
@@ -2755,8 +2752,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       Value wide = *stepBy;
       if (wide.getType() != b.getI64Type())
         wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), wide);
-      Value ahead = arith::MulIOp::create(b, loc, wide,
-                                          constInt(b.getI64Type(), trips));
+      Value ahead =
+          arith::MulIOp::create(b, loc, wide, constInt(b.getI64Type(), trips));
       Value init = loop.getInitArgs()[i];
       auto outer = pointerWalks.find(init);
       result[loop.getRegionIterArgs()[i]] = PointerWalk{
@@ -2787,12 +2784,12 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         for (int64_t s = 1; s < numStages; ++s)
           slot = arith::SelectOp::create(
               b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                    slotIndex, ivConst(s)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slotIndex,
+                                    ivConst(s)),
               entry.slots[s], slot);
         auto offsetOf = [&](Value row, Value col) -> Value {
-          return matrixUnit->operandOffset(b, loc, *entry.layout,
-                                           entry.operand, row, col);
+          return matrixUnit->operandOffset(b, loc, *entry.layout, entry.operand,
+                                           row, col);
         };
         if (failed(prefetch(loop, entry.load, slot, iv, *walks, entry.runBytes,
                             entry.layout ? OffsetFn(offsetOf) : nullptr)))
@@ -2866,8 +2863,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         for (int64_t s = 1; s < numStages; ++s)
           slot = arith::SelectOp::create(
               b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                    slotIndex, ivConst(s)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slotIndex,
+                                    ivConst(s)),
               entry.slots[s], slot);
         buffers[entry.load.getResult()] = slot;
         if (entry.layout)
@@ -2881,14 +2878,13 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     }
     if (!prefetched.empty()) {
       Value iv = newLoop.getInductionVar();
-      Value aheadTrip = arith::AddIOp::create(b, loc, trip,
-                                              ivConst(numStages - 1));
+      Value aheadTrip =
+          arith::AddIOp::create(b, loc, trip, ivConst(numStages - 1));
       Value aheadIv = arith::AddIOp::create(
           b, loc, iv,
           arith::MulIOp::create(b, loc, *step, ivConst(numStages - 1)));
       if (failed(issueTrip(aheadTrip, aheadIv,
-                           body->getArguments().drop_front(1),
-                           numStages - 1)))
+                           body->getArguments().drop_front(1), numStages - 1)))
         return failure();
     }
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
@@ -3377,8 +3373,8 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
     registers = std::move(*init);
   }
   tk::MatrixUnit::HeldProduct product = held;
-  product.operandsPublished = laidOutOperands.count(dot.getA()) &&
-                              laidOutOperands.count(dot.getB());
+  product.operandsPublished =
+      laidOutOperands.count(dot.getA()) && laidOutOperands.count(dot.getB());
   // In a pipelined loop the next write of these operands' slots comes after
   // the barrier below and a wait of the unit, so the product may still run
   // when the unit returns (finish waits for it after the loop).
@@ -3555,7 +3551,8 @@ tk::createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
 //===----------------------------------------------------------------------===//
 
 SmallVector<std::pair<Value, Value>>
-tk::MatrixUnit::registerPositions(OpBuilder &, Location, const HeldProduct &) const {
+tk::MatrixUnit::registerPositions(OpBuilder &, Location,
+                                  const HeldProduct &) const {
   return {};
 }
 

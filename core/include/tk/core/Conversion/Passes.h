@@ -136,7 +136,6 @@ public:
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const;
-
 };
 
 /// A GPU's asynchronous copy from global to workgroup memory (NVIDIA
@@ -169,11 +168,10 @@ public:
 
 /// tk-convert-to-loops with a backend's matrix unit and async copy unit
 /// (either may be null) for the GPU form.
-std::unique_ptr<mlir::Pass>
-createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
-                         std::shared_ptr<const MatrixUnit> matrixUnit,
-                         std::shared_ptr<const AsyncCopyUnit> asyncCopy =
-                             nullptr);
+std::unique_ptr<mlir::Pass> createConvertToLoopsPass(
+    const TkConvertToLoopsOptions &options,
+    std::shared_ptr<const MatrixUnit> matrixUnit,
+    std::shared_ptr<const AsyncCopyUnit> asyncCopy = nullptr);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).
