@@ -2762,6 +2762,18 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     }
     return result;
   };
+  // The slot of `entry`'s ring that trip `trip` (counted from 0) uses.
+  auto slotOfTrip = [&](const Prefetched &entry, Value trip) -> Value {
+    Value index = arith::RemSIOp::create(b, loc, trip, ivConst(numStages));
+    Value slot = entry.slots[0];
+    for (int64_t s = 1; s < numStages; ++s)
+      slot = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                                ivConst(s)),
+          entry.slots[s], slot);
+    return slot;
+  };
   // Issues the loads of trip `trip` (counted from 0, at induction value
   // `iv`) into slot `trip % numStages` when `iv` is below the bound, then
   // closes the group either way (every thread counts the same groups).
@@ -2777,16 +2789,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
           walksAhead(offsets, tripsAhead);
       if (failed(walks))
         return failure();
-      Value slotIndex =
-          arith::RemSIOp::create(b, loc, trip, ivConst(numStages));
       for (Prefetched &entry : prefetched) {
-        Value slot = entry.slots[0];
-        for (int64_t s = 1; s < numStages; ++s)
-          slot = arith::SelectOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slotIndex,
-                                    ivConst(s)),
-              entry.slots[s], slot);
+        Value slot = slotOfTrip(entry, trip);
         auto offsetOf = [&](Value row, Value col) -> Value {
           return matrixUnit->operandOffset(b, loc, *entry.layout, entry.operand,
                                            row, col);
@@ -2856,17 +2860,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
           b, loc, arith::SubIOp::create(b, loc, iv, *lb), *step);
       asyncCopy->wait(b, loc, numStages - 2);
       barrier();
-      Value slotIndex =
-          arith::RemSIOp::create(b, loc, trip, ivConst(numStages));
       for (Prefetched &entry : prefetched) {
-        Value slot = entry.slots[0];
-        for (int64_t s = 1; s < numStages; ++s)
-          slot = arith::SelectOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, slotIndex,
-                                    ivConst(s)),
-              entry.slots[s], slot);
-        buffers[entry.load.getResult()] = slot;
+        buffers[entry.load.getResult()] = slotOfTrip(entry, trip);
         if (entry.layout)
           laidOutOperands.insert(entry.load.getResult());
       }
