@@ -200,21 +200,57 @@ void benchSoftmax(Bench &bench) {
   for (int64_t cols : {1024, 4096, 16384}) {
     int64_t rows = cols <= 4096 ? 4096 * 8 : 8192;
     int64_t block = tk::seeds::nextPowerOf2(cols);
-    int warps = block < 2048 ? 4 : (block < 8192 ? 8 : 16);
-    tk_kernel kernel = bench.create(
-        tk::seeds::buildSoftmax(ctx, mlir::Float32Type::get(ctx), block),
-        warps);
     size_t bytes = size_t(rows * cols) * 4;
     tk_buffer in = bench.buffer(bytes), out = bench.buffer(bytes);
     std::vector<float> host(rows * cols);
     for (size_t i = 0; i < host.size(); ++i)
       host[i] = float((i * 2654435761u) % 1000) / 250.0f - 2.0f;
     check(tk_buffer_write(in, 0, host.data(), bytes), "write");
+    std::vector<tk_arg> args = {
+        tk_arg_buffer(in), tk_arg_buffer(out), tk_arg_i32(int32_t(cols)),
+        tk_arg_i32(int32_t(cols)), tk_arg_i32(int32_t(cols))};
+    tk_args packed = {args.data(), args.size()};
+    // num_warps chosen by autotuning at kernel creation
+    // (tk_compile_options.autotune): every count from 2 warps to one
+    // element per thread.
+    std::vector<tk_autotune_config> configs;
+    std::vector<std::string> labels;
+    for (int w = 2; w <= 32 && w * 32 <= block; w *= 2)
+      labels.push_back("w" + std::to_string(w));
+    for (size_t i = 0; i < labels.size(); ++i)
+      configs.push_back({2 << int(i),
+                         0,
+                         nullptr,
+                         0,
+                         {int32_t(rows), 1, 1},
+                         labels[i].c_str()});
+    std::string key =
+        "softmax fp32 " + std::to_string(rows) + "x" + std::to_string(cols);
+    tk_autotune_result tuned = {};
+    tuned.struct_size = sizeof(tuned);
+    tk_autotune_options tuning = {};
+    tuning.struct_size = sizeof(tuning);
+    tuning.configs = configs.data();
+    tuning.num_configs = configs.size();
+    tuning.args = &packed;
+    tuning.key = key.c_str();
+    tuning.repetitions = 10;
+    tuning.result = &tuned;
+    tk_compile_options options = {};
+    options.struct_size = sizeof(options);
+    options.autotune = &tuning;
+    auto module =
+        tk::seeds::buildSoftmax(ctx, mlir::Float32Type::get(ctx), block);
+    if (mlir::failed(module))
+      die("the seed builder refused softmax");
+    mlir::ModuleOp op = module->get();
+    tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
+    tk_kernel kernel;
+    check(tk_kernel_create(bench.device, &source, &options, &kernel),
+          "tk_kernel_create (autotuned)");
+    int warps = configs[tuned.best].num_warps;
     double ms = timeKernelMs([&] {
-      bench.launch(kernel, {int32_t(rows), 1, 1},
-                   {tk_arg_buffer(in), tk_arg_buffer(out),
-                    tk_arg_i32(int32_t(cols)), tk_arg_i32(int32_t(cols)),
-                    tk_arg_i32(int32_t(cols))});
+      bench.launch(kernel, {int32_t(rows), 1, 1}, args);
     });
     std::vector<float> result(rows * cols);
     check(tk_buffer_read(out, 0, result.data(), bytes), "read");
