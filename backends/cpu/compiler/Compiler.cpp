@@ -24,9 +24,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -66,41 +64,16 @@ std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
 
 namespace {
 
-/// Writes `text` to `<dir>/<name>` when dumping is on; failures are ignored
-/// (dumps are a debugging aid, never a reason to fail a compile).
-/// Runs `pipeline` (textual) on `module`, or explains why not.
-LogicalResult runPipeline(ModuleOp module, llvm::StringRef pipeline,
-                          std::string &failedPass, std::string &error) {
+/// Runs the passes `fill` adds on `module`; on failure names the pass. The
+/// pipelines are built in C++ rather than parsed from text, so that no pass
+/// has to be in MLIR's global registry: two plugins that link core's passes
+/// (tk-conformance loads cpu and cuda) share one process.
+LogicalResult runPasses(ModuleOp module, std::string &failedPass,
+                        llvm::function_ref<void(OpPassManager &)> fill) {
   PassManager pm(module->getContext());
-  FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline);
-  if (failed(parsed)) {
-    error = "internal error: bad pass pipeline '" + pipeline.str() + "'";
-    return failure();
-  }
-  // Assign (not the two-argument parse, which nests and may do nothing).
-  static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  fill(pm);
   pm.addInstrumentation(std::make_unique<tk::FailedPassRecorder>(&failedPass));
   return pm.run(module);
-}
-
-void registerPassesOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    tk::registerTransformsPasses();
-    tk::registerConversionPasses();
-    tk::cpu::registerCpuPasses();
-    registerCanonicalizerPass();
-    registerCSEPass();
-    registerSCFToControlFlowPass();
-    arith::registerArithExpandOpsPass();
-    registerConvertMathToLLVMPass();
-    registerConvertMathToLibmPass();
-    registerFinalizeMemRefToLLVMConversionPass();
-    registerArithToLLVMConversionPass();
-    registerConvertControlFlowToLLVMPass();
-    registerConvertFuncToLLVMPass();
-    registerReconcileUnrealizedCastsPass();
-  });
 }
 
 /// The stages of the layout framework (DESIGN.md §3), each dumped as
@@ -108,33 +81,56 @@ void registerPassesOnce() {
 /// that warp whole tiles, and with no matrix intrinsic dots stay whole.
 struct Stage {
   const char *file;
-  const char *pipeline;
+  void (*fill)(OpPassManager &pm);
 };
-constexpr Stage kLayoutStages[] = {
-    {"1-layouts.mlir", "builtin.module(tk.func(tk-assign-layouts{target=cpu "
-                       "num-warps=1}))"},
-    {"2-warp.mlir", "builtin.module(tk.func(tk-distribute-to-warps))"},
-    {"3-intrinsic.mlir", "builtin.module(tk.func(tk-match-target-size))"},
+const Stage kLayoutStages[] = {
+    {"1-layouts.mlir",
+     [](OpPassManager &pm) {
+       tk::TkAssignLayoutsOptions layouts;
+       layouts.target = "cpu";
+       layouts.numWarps = 1;
+       pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLayouts(layouts));
+     }},
+    {"2-warp.mlir",
+     [](OpPassManager &pm) {
+       pm.addNestedPass<tk::FuncOp>(tk::createTkDistributeToWarps());
+     }},
+    {"3-intrinsic.mlir",
+     [](OpPassManager &pm) {
+       pm.addNestedPass<tk::FuncOp>(tk::createTkMatchTargetSize());
+     }},
 };
 
-/// The stages after the framework, as textual pipelines on builtin.module.
-/// tk-drop-layouts leaves the framework (one warp holds every tile, so the
-/// layouts carry nothing the loops need) and hands plain tk to the loops.
-constexpr const char *kLoopsPipeline =
-    "builtin.module(tk.func(tk-drop-layouts), tk-convert-to-loops, "
-    "canonicalize, cse)";
-constexpr const char *kLLVMPipeline =
-    "builtin.module(tk-cpu-approximate-math, tk-cpu-add-launch-wrapper, "
-    "convert-scf-to-cf, arith-expand, convert-math-to-llvm, "
-    "convert-math-to-libm, finalize-memref-to-llvm, convert-arith-to-llvm, "
-    "convert-cf-to-llvm, convert-func-to-llvm, reconcile-unrealized-casts)";
+/// After the framework: tk-drop-layouts leaves it (one warp holds every
+/// tile, so the layouts carry nothing the loops need) and hands plain tk to
+/// the loops.
+void addLoopsPasses(OpPassManager &pm) {
+  pm.addNestedPass<tk::FuncOp>(tk::createTkDropLayouts());
+  pm.addPass(tk::createConvertToLoopsPass(tk::TkConvertToLoopsOptions(),
+                                          /*matrixUnit=*/nullptr));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void addLLVMPasses(OpPassManager &pm) {
+  pm.addPass(createTkCpuApproximateMath());
+  pm.addPass(createTkCpuAddLaunchWrapper());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
 
 } // namespace
 
 tk_status compileToObject(const CompileInput &input, std::string &object,
                           std::string &error) {
   initializeNativeTarget();
-  registerPassesOnce();
 
   DialectRegistry registry;
   tk::registerTkDialects(registry);
@@ -163,7 +159,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
 
   std::string failedPass;
   for (const Stage &stage : kLayoutStages) {
-    if (failed(runPipeline(*module, stage.pipeline, failedPass, error))) {
+    if (failed(runPasses(*module, failedPass, stage.fill))) {
       error = "tk-cpu: the layout framework failed in pass '" + failedPass +
               "':\n" + diagnostics + error;
       return TK_ERROR_COMPILATION;
@@ -172,7 +168,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
                   [&](llvm::raw_ostream &os) { module->print(os); });
   }
 
-  if (failed(runPipeline(*module, kLoopsPipeline, failedPass, error))) {
+  if (failed(runPasses(*module, failedPass, addLoopsPasses))) {
     error = "tk-cpu: lowering to loops failed in pass '" + failedPass + "':\n" +
             diagnostics + error;
     return diagnostics.find("does not support") != std::string::npos ||
@@ -183,7 +179,7 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   tk::dumpStage(input.dumpDir, "4-loops.mlir",
                 [&](llvm::raw_ostream &os) { module->print(os); });
 
-  if (failed(runPipeline(*module, kLLVMPipeline, failedPass, error))) {
+  if (failed(runPasses(*module, failedPass, addLLVMPasses))) {
     error = "tk-cpu: lowering to the LLVM dialect failed in pass '" +
             failedPass + "':\n" + diagnostics + error;
     return TK_ERROR_COMPILATION;
