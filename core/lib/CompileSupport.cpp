@@ -59,6 +59,14 @@ KernelModuleError readKernelModule(MLIRContext &context, const void *data,
   return KernelModuleError::None;
 }
 
+LogicalResult runPasses(ModuleOp module, std::string &failedPass,
+                        llvm::function_ref<void(OpPassManager &)> fill) {
+  PassManager pm(module->getContext());
+  fill(pm);
+  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failedPass));
+  return pm.run(module);
+}
+
 void FailedPassRecorder::runAfterPassFailed(Pass *pass, Operation *) {
   *name = pass->getArgument().str();
   if (name->empty())

@@ -122,18 +122,6 @@ static Status loadExecutable(Device &device, const PreparedKernel &prepared,
   return Status::success();
 }
 
-/// The plugin file's size and modification time: a rebuilt plugin may
-/// generate other code under the same compiler_version, and must not be
-/// served the binaries of the one it replaced.
-static std::string pluginBuildStamp(const std::string &path) {
-  llvm::sys::fs::file_status status;
-  if (path.empty() || llvm::sys::fs::status(path, status))
-    return "unknown build";
-  return std::to_string(status.getSize()) + "@" +
-         std::to_string(
-             status.getLastModificationTime().time_since_epoch().count());
-}
-
 Status Kernel::create(Device &device, KernelCache &cache,
                       const tk_kernel_source &source,
                       const tk_compile_options *options, Kernel **out) {
@@ -155,7 +143,7 @@ Status Kernel::create(Device &device, KernelCache &cache,
                      .add(device.getPlugin().getName())
                      .add(device.getProps().arch)
                      .add(api.compiler_version ? api.compiler_version : "")
-                     .add(pluginBuildStamp(device.getPlugin().getPath()))
+                     .add(device.getPlugin().getBuildStamp())
                      .add(TK_VERSION_STRING)
                      .finish();
 

@@ -46,6 +46,19 @@ Status Plugin::makeError(tk_status code, StringRef what) const {
   return Status(code, message);
 }
 
+Plugin::Plugin(std::string name, std::string path, void *library,
+               const tk_backend_interface *api)
+    : name(std::move(name)), path(std::move(path)), library(library), api(api) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(this->path, status)) {
+    buildStamp = "unknown build";
+    return;
+  }
+  buildStamp = std::to_string(status.getSize()) + "@" +
+               std::to_string(
+                   status.getLastModificationTime().time_since_epoch().count());
+}
+
 bool Plugin::declaresCapabilities() const {
   // Fields are only appended, so a table from an older minor version simply
   // ends before the field: reading past its struct_size would read garbage.

@@ -64,17 +64,6 @@ std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
 
 namespace {
 
-/// Runs the passes `fill` adds on `module`; on failure names the pass. The
-/// pipelines are built in C++ rather than parsed from text, so that no pass
-/// has to be in MLIR's global registry: two plugins that link core's passes
-/// (tk-conformance loads cpu and cuda) share one process.
-LogicalResult runPasses(ModuleOp module, std::string &failedPass,
-                        llvm::function_ref<void(OpPassManager &)> fill) {
-  PassManager pm(module->getContext());
-  fill(pm);
-  pm.addInstrumentation(std::make_unique<tk::FailedPassRecorder>(&failedPass));
-  return pm.run(module);
-}
 
 /// The stages of the layout framework (DESIGN.md §3), each dumped as
 /// `file`. The CPU is a target of one warp of one lane: every layout gives

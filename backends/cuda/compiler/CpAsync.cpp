@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/CpAsync.h"
+#include "compiler/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -31,17 +32,7 @@ bool CpAsyncUnit::supportsBytes(int64_t bytes) const {
 void CpAsyncUnit::copy(OpBuilder &b, Location loc, Value destination,
                        Value offset, Value source, int64_t bytes) const {
   MLIRContext *ctx = b.getContext();
-  auto type = cast<MemRefType>(destination.getType());
-  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-  // The shared-window address of element `offset`.
-  Value base =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, destination);
-  Value byteOffset = arith::MulIOp::create(
-      b, loc, offset, arith::ConstantIndexOp::create(b, loc, elementBytes));
-  Value address = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, byteOffset));
-  Value shared = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, 3), address);
+  Value shared = sharedElementAddress(b, loc, destination, offset);
   Value global = LLVM::AddrSpaceCastOp::create(
       b, loc, LLVM::LLVMPointerType::get(ctx, 1), source);
   NVVM::CpAsyncOp::create(b, loc, shared, global, bytes,

@@ -51,15 +51,6 @@ void registerLoweringDialects(DialectRegistry &registry) {
 
 namespace {
 
-/// Runs the passes `fill` adds on `module`; on failure names the pass.
-LogicalResult runPasses(ModuleOp module, std::string &failedPass,
-                        llvm::function_ref<void(OpPassManager &)> fill) {
-  PassManager pm(module->getContext());
-  fill(pm);
-  pm.addInstrumentation(std::make_unique<tk::FailedPassRecorder>(&failedPass));
-  return pm.run(module);
-}
-
 /// Runs the layout framework's stages on a copy of `module` and dumps each;
 /// a failing stage dumps its diagnostics instead.
 void dumpLayoutFramework(ModuleOp module, llvm::StringRef targetInfo,

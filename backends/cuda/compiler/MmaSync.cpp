@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MmaSync.h"
+#include "compiler/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -278,8 +279,7 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   HeldLayout layout = layoutOf(b, loc, *tiling, product.threadId);
   MLIRContext *ctx = b.getContext();
   bool bf16 = product.a.isBF16();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
-  auto sharedPtr = LLVM::LLVMPointerType::get(ctx, 3);
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -289,14 +289,9 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   // The shared-window address of element (row, col) of a row-major buffer.
   auto address = [&](Value buffer, Value row, Value col) -> Value {
     int64_t width = cast<MemRefType>(buffer.getType()).getDimSize(1);
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
     Value offset = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, row, index(width)), col);
-    Value bytes = arith::AddIOp::create(
-        b, loc, base, arith::MulIOp::create(b, loc, offset, index(2)));
-    return LLVM::IntToPtrOp::create(
-        b, loc, sharedPtr,
-        arith::IndexCastOp::create(b, loc, i64, bytes).getResult());
+    return sharedElementAddress(b, loc, buffer, offset);
   };
   // ldmatrix of `count` 8x8 matrices; each i32 register as mma.sync wants
   // it (two f16 or, for bf16, the i32 itself).

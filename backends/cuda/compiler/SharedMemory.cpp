@@ -2,6 +2,12 @@
 
 #include "compiler/SharedMemory.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -46,6 +52,22 @@ int64_t moveSharedMemoryToDynamic(llvm::Module &module) {
     global->eraseFromParent();
   }
   return static_cast<int64_t>(offset);
+}
+
+mlir::Value sharedElementAddress(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value buffer, mlir::Value offset) {
+  using namespace mlir;
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value bytes = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(
+          b, loc, offset,
+          arith::ConstantIndexOp::create(b, loc, elementBytes)));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes).getResult());
 }
 
 } // namespace tk::cuda

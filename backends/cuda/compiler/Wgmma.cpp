@@ -42,6 +42,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Wgmma.h"
+#include "compiler/SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -302,20 +303,11 @@ private:
     Value col = mnMajor ? mul(group, kCoreRows) : kBlock;
     Value from = arith::AddIOp::create(b, loc, mul(row, width), col);
     auto vectorType = VectorType::get({4}, b.getI32Type());
-    Value chunk = LLVM::LoadOp::create(b, loc, vectorType,
-                                       sharedAddress(source, from), 16);
-    LLVM::StoreOp::create(b, loc, chunk,
-                          sharedAddress(staging, mul(unit, kCoreRows)), 16);
-  }
-
-  /// The shared-window address of element `offset` of `buffer`.
-  Value sharedAddress(Value buffer, Value offset) {
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value bytes =
-        arith::AddIOp::create(b, loc, base, mul(offset, kElementBytes));
-    return LLVM::IntToPtrOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes).getResult());
+    Value chunk = LLVM::LoadOp::create(
+        b, loc, vectorType, sharedElementAddress(b, loc, source, from), 16);
+    LLVM::StoreOp::create(
+        b, loc, chunk,
+        sharedElementAddress(b, loc, staging, mul(unit, kCoreRows)), 16);
   }
 
   /// The descriptor of the 8-row groups that start `rowStart` rows into a

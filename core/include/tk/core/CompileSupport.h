@@ -14,6 +14,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -56,6 +57,13 @@ public:
 private:
   std::string *name;
 };
+
+/// Runs the passes `fill` adds to a fresh pass manager on `module`; on
+/// failure `failedPass` names the pass. Backends build their pipelines in
+/// C++ this way, so no pass needs MLIR's global registry.
+mlir::LogicalResult
+runPasses(mlir::ModuleOp module, std::string &failedPass,
+          llvm::function_ref<void(mlir::OpPassManager &)> fill);
 
 /// Writes `print`'s output to `dir`/`name` when `dir` is not empty (the
 /// TK_DUMP_IR folder; created if missing).

@@ -295,8 +295,6 @@ private:
   }
   /// Writes every element of `value` into `buffer`.
   LogicalResult storeTile(Value value, Value buffer);
-  /// storeTile without versioning a masked load on its bounds mask.
-  LogicalResult storeTileUnversioned(Value value, Value buffer);
   /// The buffer holding `value`, materialising it here if it is lazy.
   FailureOr<Value> getBuffer(Value value);
   Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
@@ -356,6 +354,11 @@ private:
   /// hi) < splat(n)` (or <=, signed or unsigned, either side); null for any
   /// other mask.
   Value rangeMaskAllTrue(Value mask);
+  /// `body(on)` under `scf.if full`: with `on` an i1 true (every lane of
+  /// the mask `full` was computed from is on) in the then branch, null in
+  /// the else branch.
+  LogicalResult versionOnMask(Value full,
+                              function_ref<LogicalResult(Value on)> body);
   /// Makes `element(value, index)` return `known` in the current loop body.
   void assumeElement(Value value, ArrayRef<Value> index, Value known);
 
@@ -698,53 +701,34 @@ LogicalResult KernelLowering::forEachIndexSerial(
 }
 
 LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
-  auto type = cast<RankedTensorType>(value.getType());
   // A masked load whose bounds mask is on for every lane of this program
   // (most programs of a grid) loads without the per-lane branches, which
   // keep LLVM from merging a run's loads into vector loads; the others keep
   // them. The bounds check is O(1) (see lowerStore's versioning).
   auto load = value.getDefiningOp<tk::LoadOp>();
-  if (load && load.getMask() && isTile(load.getMask().getType()) &&
-      !isBlockPtr(load.getPtr().getType()) && isCheap(load.getMask())) {
-    if (Value full = rangeMaskAllTrue(load.getMask())) {
-      auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard insertion(b);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      Value on = constInt(b.getI1Type(), 1);
-      Value mask = load.getMask();
-      auto saved = elementCache;
-      if (failed(forEachIndex(
-              type.getShape(),
-              [&](ArrayRef<Value> index) {
-                assumeElement(mask, index, on);
-                FailureOr<Value> elem = element(value, index);
-                if (failed(elem))
-                  return failure();
-                storeBuffer(*elem, buffer, index);
-                return success();
-              },
-              /*contiguous=*/true, nullptr, runOf(type.getElementType()))))
-        return failure();
-      elementCache = std::move(saved);
-      b.setInsertionPoint(branch.elseBlock()->getTerminator());
-      return storeTileUnversioned(value, buffer);
-    }
-  }
-  return storeTileUnversioned(value, buffer);
-}
-
-LogicalResult KernelLowering::storeTileUnversioned(Value value, Value buffer) {
-  auto type = cast<RankedTensorType>(value.getType());
-  return forEachIndex(
-      type.getShape(),
-      [&](ArrayRef<Value> index) {
-        FailureOr<Value> elem = element(value, index);
-        if (failed(elem))
-          return failure();
-        storeBuffer(*elem, buffer, index);
-        return success();
-      },
-      /*contiguous=*/true, nullptr, runOf(type.getElementType()));
+  Value mask = load ? load.getMask() : Value();
+  Value full = mask && isTile(mask.getType()) &&
+                       !isBlockPtr(load.getPtr().getType()) && isCheap(mask)
+                   ? rangeMaskAllTrue(mask)
+                   : Value();
+  auto store = [&](Value on) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return forEachIndex(
+        type.getShape(),
+        [&](ArrayRef<Value> index) {
+          if (on)
+            assumeElement(mask, index, on);
+          FailureOr<Value> elem = element(value, index);
+          if (failed(elem))
+            return failure();
+          storeBuffer(*elem, buffer, index);
+          return success();
+        },
+        /*contiguous=*/true, nullptr, runOf(type.getElementType()));
+  };
+  if (!full)
+    return store(Value());
+  return versionOnMask(full, store);
 }
 
 FailureOr<Value> KernelLowering::getBuffer(Value value) {
@@ -1487,17 +1471,7 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
                      : Value();
     if (!full)
       return storeRegisters(Value());
-    auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard insertion(b);
-    b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    auto saved = elementCache;
-    if (failed(storeRegisters(constInt(b.getI1Type(), 1))))
-      return failure();
-    elementCache = saved;
-    b.setInsertionPoint(branch.elseBlock()->getTerminator());
-    LogicalResult status = storeRegisters(Value());
-    elementCache = std::move(saved);
-    return status;
+    return versionOnMask(full, storeRegisters);
   }
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
@@ -1522,20 +1496,33 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
       return failure();
     full = *reduced;
   }
+  return versionOnMask(full, [&](Value on) {
+    return forEachIndex(
+        shape,
+        [&](ArrayRef<Value> index) {
+          if (on)
+            assumeElement(mask, index, on);
+          return storeOne(index);
+        },
+        /*contiguous=*/true, emitPending);
+  });
+}
+
+LogicalResult
+KernelLowering::versionOnMask(Value full,
+                              function_ref<LogicalResult(Value on)> body) {
   auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  Value on = constInt(b.getI1Type(), 1);
-  if (failed(forEachIndex(
-          shape,
-          [&](ArrayRef<Value> index) {
-            assumeElement(mask, index, on);
-            return storeOne(index);
-          },
-          /*contiguous=*/true, emitPending)))
+  // Elements computed in one branch do not dominate the other.
+  auto saved = elementCache;
+  if (failed(body(constInt(b.getI1Type(), 1))))
     return failure();
+  elementCache = saved;
   b.setInsertionPoint(branch.elseBlock()->getTerminator());
-  return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
+  LogicalResult status = body(Value());
+  elementCache = std::move(saved);
+  return status;
 }
 
 FailureOr<Value> KernelLowering::allTrue(Value mask) {
@@ -2738,6 +2725,13 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   auto ivConst = [&](int64_t v) -> Value {
     return ivType.isIndex() ? constIndex(v) : constInt(ivType, v);
   };
+  // The step of walk `i` in elements, as the i64 its offset counts in.
+  auto walkStepOf = [&](unsigned i) -> FailureOr<Value> {
+    FailureOr<Value> step = scalar(walkSteps[i]);
+    if (failed(step) || step->getType() == b.getI64Type())
+      return step;
+    return Value(arith::ExtSIOp::create(b, loc, b.getI64Type(), *step));
+  };
   // The pointer walks `trips` trips after the ones at `offsets`.
   auto walksAhead =
       [&](ValueRange offsets,
@@ -2746,14 +2740,11 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     for (unsigned i = 0; i < numArgs; ++i) {
       if (kinds[i] != Carried::Walk)
         continue;
-      FailureOr<Value> stepBy = scalar(walkSteps[i]);
+      FailureOr<Value> stepBy = walkStepOf(i);
       if (failed(stepBy))
         return failure();
-      Value wide = *stepBy;
-      if (wide.getType() != b.getI64Type())
-        wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), wide);
-      Value ahead =
-          arith::MulIOp::create(b, loc, wide, constInt(b.getI64Type(), trips));
+      Value ahead = arith::MulIOp::create(b, loc, *stepBy,
+                                          constInt(b.getI64Type(), trips));
       Value init = loop.getInitArgs()[i];
       auto outer = pointerWalks.find(init);
       result[loop.getRegionIterArgs()[i]] = PointerWalk{
@@ -2901,14 +2892,11 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         llvm::append_range(yielded, blockPtrs.lookup(value).flatten());
         break;
       case Carried::Walk: {
-        FailureOr<Value> stepBy = scalar(walkSteps[i]);
+        FailureOr<Value> stepBy = walkStepOf(i);
         if (failed(stepBy))
           return failure();
-        Value wide = *stepBy;
-        if (wide.getType() != b.getI64Type())
-          wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), wide);
         Value offset = body->getArgument(1 + firstValue[i]);
-        yielded.push_back(arith::AddIOp::create(b, loc, offset, wide));
+        yielded.push_back(arith::AddIOp::create(b, loc, offset, *stepBy));
         break;
       }
       case Carried::Held:

@@ -27,15 +27,19 @@ namespace tk::runtime {
 /// and a dlclose would leave those registrations dangling.
 class Plugin {
 public:
+  /// `path` is the file just loaded: its size and modification time are
+  /// read now, for getBuildStamp.
   Plugin(std::string name, std::string path, void *library,
-         const tk_backend_interface *api)
-      : name(std::move(name)), path(std::move(path)), library(library),
-        api(api) {}
+         const tk_backend_interface *api);
 
   /// The name from the file name ("cpu" for libtk_backend_cpu.so).
   const std::string &getName() const { return name; }
   const std::string &getPath() const { return path; }
   const tk_backend_interface &getApi() const { return *api; }
+  /// The loaded file's size and modification time: part of the kernel cache
+  /// key, since a rebuilt plugin may generate other code under the same
+  /// compiler_version and must not be served its predecessor's binaries.
+  const std::string &getBuildStamp() const { return buildStamp; }
 
   /// Calls the plugin's initialize() and device_count(), once per process;
   /// later calls return the first outcome. TK_SUCCESS means at least one
@@ -68,6 +72,7 @@ private:
   std::string path;
   void *library;
   const tk_backend_interface *api;
+  std::string buildStamp;
 
   std::mutex initMutex;
   bool initialized = false;
