@@ -220,19 +220,32 @@ tk_status runPtxas(const std::string &ptx, const Target &target,
 
 } // namespace
 
+namespace {
+/// Whether `root` holds what tk uses of a CUDA toolkit: ptxas and libdevice.
+bool holdsToolkit(llvm::StringRef root) {
+  llvm::SmallString<256> ptxas(root), libdevice(root);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  return llvm::sys::fs::can_execute(ptxas) && llvm::sys::fs::exists(libdevice);
+}
+} // namespace
+
 std::string cudaToolkitRoot() {
   std::string home = getEnv("CUDA_HOME");
   if (!home.empty())
     return home;
   // The toolkit of the ptxas on PATH: <root>/bin/ptxas, symbolic links
-  // (Debian's /usr/bin/ptxas, alternatives) resolved.
+  // (Debian's /usr/bin/ptxas, alternatives) resolved. A wrapper script
+  // (/usr/local/bin/ptxas exec'ing the toolkit's) leaves no link to follow,
+  // so a root counts only when it holds libdevice too.
   if (llvm::ErrorOr<std::string> onPath =
           llvm::sys::findProgramByName("ptxas")) {
     llvm::SmallString<256> real;
     if (!llvm::sys::fs::real_path(*onPath, real)) {
       llvm::sys::path::remove_filename(real); // .../bin
       llvm::sys::path::remove_filename(real); // the root
-      return std::string(real);
+      if (holdsToolkit(real))
+        return std::string(real);
     }
   }
   return kDefaultToolkit;

@@ -66,7 +66,8 @@ tk_status parseTargetName(const std::string &name, Target &out,
                           std::string &error);
 
 /// The CUDA toolkit used: $CUDA_HOME when set; otherwise the toolkit of the
-/// ptxas on PATH; otherwise /usr/local/cuda.
+/// ptxas on PATH when its folder holds libdevice too; otherwise
+/// /usr/local/cuda.
 std::string cudaToolkitRoot();
 
 /// The ptxas to run, or TK_ERROR_COMPILATION naming where it looked.

@@ -229,6 +229,26 @@ TEST(CudaCompiler, ToolkitFromPathWithoutCudaHome) {
   EXPECT_TRUE(std::filesystem::exists(ptxas)) << ptxas;
 }
 
+/// CI's PATH has /usr/local/bin/ptxas, a script that execs the toolkit's
+/// ptxas: its folder's parent holds no libdevice, so it is not the toolkit.
+TEST(CudaCompiler, WrapperScriptOnPathIsNotTheToolkit) {
+  if (!std::filesystem::exists(
+          "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"))
+    GTEST_SKIP() << "no CUDA toolkit in /usr/local/cuda";
+  std::filesystem::path wrapperRoot =
+      std::filesystem::path(::testing::TempDir()) / "tk-cuda-ptxas-wrapper";
+  std::filesystem::create_directories(wrapperRoot / "bin");
+  std::filesystem::path wrapper = wrapperRoot / "bin" / "ptxas";
+  {
+    std::ofstream script(wrapper);
+    script << "#!/bin/sh\nexec /usr/local/cuda/bin/ptxas \"$@\"\n";
+  }
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  ScopedEnv home("CUDA_HOME", "");
+  ScopedEnv path("PATH", (wrapperRoot / "bin").string() + ":/usr/bin:/bin");
+  EXPECT_EQ(tk::cuda::cudaToolkitRoot(), "/usr/local/cuda");
+}
+
 //===----------------------------------------------------------------------===//
 // The compile path (needs the MLIR lowering, compiler/Lowering.cpp)
 //===----------------------------------------------------------------------===//
