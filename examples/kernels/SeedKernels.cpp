@@ -174,12 +174,13 @@ static void softmaxRow(KernelBuilder &k, Type dtype, Tile input, Tile output,
 }
 
 KernelModule tk::seeds::buildSoftmax(MLIRContext *ctx, Type dtype,
-                                     int64_t block, std::string *error) {
+                                     int64_t block, std::string *error,
+                                     unsigned rowStrideDivisibility) {
   KernelBuilder k(ctx, "softmax");
   Tile input = k.argPtr("input", dtype, 16);
   Tile output = k.argPtr("output", dtype, 16);
-  Tile inStride = k.argI32("input_row_stride");
-  Tile outStride = k.argI32("output_row_stride");
+  Tile inStride = k.argI32("input_row_stride", rowStrideDivisibility);
+  Tile outStride = k.argI32("output_row_stride", rowStrideDivisibility);
   Tile nCols = k.argI32("n_cols");
   int64_t BLOCK = k.constexpr_("BLOCK", block);
 

@@ -53,9 +53,13 @@ KernelModule buildMatrixTranspose(mlir::MLIRContext *ctx, mlir::Type dtype,
 
 /// Fused row softmax, one row per program (seeds 002 and 004); `block` is
 /// `nextPowerOf2(n_cols)`. Computes in f32 whatever the dtype. Grid:
-/// `n_rows`.
+/// `n_rows`. `rowStrideDivisibility` (0: none) is the `tk.divisibility` of
+/// both row strides: with 16 (what Triton's launcher specialises by itself
+/// for strides divisible by 16), rows start 16-byte aligned and load as
+/// 128-bit vectors; the runtime rejects a launch whose strides are not.
 KernelModule buildSoftmax(mlir::MLIRContext *ctx, mlir::Type dtype,
-                          int64_t block = 1024, std::string *error = nullptr);
+                          int64_t block = 1024, std::string *error = nullptr,
+                          unsigned rowStrideDivisibility = 0);
 
 /// The persistent softmax of seed 002: each program loops over rows
 /// `program_id, program_id + num_programs, ...`. Grid: occupancy x SMs.

@@ -239,8 +239,11 @@ void benchSoftmax(Bench &bench) {
     tk_compile_options options = {};
     options.struct_size = sizeof(options);
     options.autotune = &tuning;
-    auto module =
-        tk::seeds::buildSoftmax(ctx, mlir::Float32Type::get(ctx), block);
+    // Row strides declared multiples of 16 elements, as Triton's launcher
+    // specialises them: the rows load as 128-bit vectors.
+    auto module = tk::seeds::buildSoftmax(ctx, mlir::Float32Type::get(ctx),
+                                          block, nullptr,
+                                          /*rowStrideDivisibility=*/16);
     if (mlir::failed(module))
       die("the seed builder refused softmax");
     mlir::ModuleOp op = module->get();
@@ -396,7 +399,7 @@ TunedMatmul tuneMatmul(Bench &bench, mlir::Type inputType,
 /// bf16 inputs (fp32 accumulator, output in the input type). Each shape
 /// takes the tile configuration tk_autotune picks for it, then is timed
 /// like every other kernel here.
-void benchMatmul(Bench &bench) {
+void benchMatmul(Bench &bench, const std::string &onlyConfig) {
   auto *ctx = &bench.context;
   struct Shape {
     int64_t m, n, k;
@@ -436,11 +439,21 @@ void benchMatmul(Bench &bench) {
       check(tk_buffer_write(a, 0, ha.data(), ha.size() * 2), "write");
       check(tk_buffer_write(b, 0, hb.data(), hb.size() * 2), "write");
       std::string name = std::string(s.name) + (bf16 ? "_bf16" : "_fp16");
-      TunedMatmul tuned =
-          tuneMatmul(bench, type,
-                     s.m < 64 ? llvm::ArrayRef<MatmulTiles>(decode)
-                              : llvm::ArrayRef<MatmulTiles>(square),
-                     s.m, s.n, s.k, a, b, c, "matmul " + name);
+      std::vector<MatmulTiles> configs;
+      for (const MatmulTiles &tiles : s.m < 64
+                                          ? llvm::ArrayRef<MatmulTiles>(decode)
+                                          : llvm::ArrayRef<MatmulTiles>(square))
+        if (onlyConfig.empty() || tiles.label() == onlyConfig)
+          configs.push_back(tiles);
+      if (configs.empty()) {
+        std::fprintf(stderr, "matmul %s: no candidate is '%s'; skipped\n",
+                     name.c_str(), onlyConfig.c_str());
+        for (tk_buffer buf : {a, b, c})
+          tk_buffer_release(buf);
+        continue;
+      }
+      TunedMatmul tuned = tuneMatmul(bench, type, configs, s.m, s.n, s.k, a, b,
+                                     c, "matmul " + name);
       tk_grid grid = {int32_t(((s.m + tuned.tiles.bm - 1) / tuned.tiles.bm) *
                               ((s.n + tuned.tiles.bn - 1) / tuned.tiles.bn)),
                       1, 1};
@@ -451,8 +464,11 @@ void benchMatmul(Bench &bench) {
       // Output elements checked against the host.
       std::vector<uint16_t> hc(s.m * s.n);
       check(tk_buffer_read(c, 0, hc.data(), hc.size() * 2), "read");
-      for (int64_t row : {int64_t(0), s.m / 2, s.m - 1}) {
-        int64_t col = (row * 7 + s.n / 3) % s.n;
+      // 16 rows x 16 columns spread over the tiles and over the positions
+      // inside a tile (every warpgroup, warp and register of the product).
+      for (int64_t i = 0; i < 256; ++i) {
+        int64_t row = (i / 16 * (s.m / 16) + i * 37) % s.m;
+        int64_t col = (i % 16 * (s.n / 16) + i * 53) % s.n;
         double expect = 0;
         for (int64_t kk = 0; kk < s.k; ++kk)
           expect += double(fromHalf(ha[row * s.k + kk])) *
@@ -676,7 +692,7 @@ void benchAutotune(Bench &bench, const std::string &plotPath) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string cubin, plot;
+  std::string cubin, plot, matmulConfig;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -686,10 +702,13 @@ int main(int argc, char **argv) {
       only.push_back(argv[++i]);
     else if (arg == "--plot" && i + 1 < argc)
       plot = argv[++i];
+    else if (arg == "--matmul-config" && i + 1 < argc)
+      matmulConfig = argv[++i];
     else
       die("usage: tk-bench-cuda [--cubin vector_add.cubin] [--only "
           "vector_add|softmax|matmul|attention|launch|autotune]... [--plot "
-          "file.svg]");
+          "file.svg] [--matmul-config 'BMxBNxBK wW sS' (one candidate, for "
+          "profiling)]");
   }
   auto wanted = [&](const char *name) {
     return only.empty() ||
@@ -713,7 +732,7 @@ int main(int argc, char **argv) {
   if (wanted("softmax"))
     benchSoftmax(bench);
   if (wanted("matmul"))
-    benchMatmul(bench);
+    benchMatmul(bench, matmulConfig);
   if (wanted("attention"))
     benchAttention(bench);
   if (wanted("launch"))
