@@ -40,10 +40,11 @@ int64_t moveSharedMemoryToDynamic(llvm::Module &module) {
   base->setAlignment(llvm::Align(kMinAlignment));
 
   const llvm::DataLayout &layout = module.getDataLayout();
-  uint64_t offset = 0;
+  uint64_t offset = 0, baseAlignment = kMinAlignment;
   for (llvm::GlobalVariable *global : shared) {
     uint64_t alignment = std::max<uint64_t>(
         kMinAlignment, global->getAlign().valueOrOne().value());
+    baseAlignment = std::max(baseAlignment, alignment);
     offset = llvm::alignTo(offset, alignment);
     llvm::Constant *address = llvm::ConstantExpr::getInBoundsGetElementPtr(
         i8, base, llvm::ConstantInt::get(llvm::Type::getInt64Ty(ctx), offset));
@@ -51,6 +52,10 @@ int64_t moveSharedMemoryToDynamic(llvm::Module &module) {
     global->replaceAllUsesWith(address);
     global->eraseFromParent();
   }
+  // Offsets are aligned relative to the base, so the base carries the
+  // largest alignment (the driver starts dynamic shared memory on a
+  // 1024-byte boundary, which wgmma's swizzled buffers need).
+  base->setAlignment(llvm::Align(baseAlignment));
   return static_cast<int64_t>(offset);
 }
 

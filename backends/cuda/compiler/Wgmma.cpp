@@ -61,22 +61,36 @@ namespace {
 
 constexpr int64_t kWarpgroupSize = 128, kWarpSize = 32;
 constexpr int64_t kTileM = 64, kTileK = 16;
-/// N' at most 128: 64 accumulators per thread leave registers to the rest
-/// of the kernel (m64n256 would hold 128), and narrower tiles spread over
-/// more warpgroups.
-constexpr int64_t kMaxTileN = 128;
+/// N' at most 256, the widest wgmma: one instruction per k step reads A
+/// once for all of N' (kMaxHeldRegisters still bounds the accumulators a
+/// thread holds, and tileWidth narrows tiles to spread them over the
+/// warpgroups).
+constexpr int64_t kMaxTileN = 256;
 /// A core matrix: 8 rows of 8 16-bit elements.
 constexpr int64_t kElementBytes = 2, kCoreRows = 8, kCoreBytes = 128;
 /// LBO and SBO are 14-bit fields counting 16 bytes.
 constexpr int64_t kMaxByteOffset = ((int64_t{1} << 14) - 1) << 4;
 /// At most this many fp32 accumulators per thread held across a loop.
 constexpr int64_t kMaxHeldRegisters = 128;
+/// The 128-byte swizzle: atoms of 8 rows of 128 bytes (64 16-bit elements),
+/// 1024-byte aligned; descriptor layout type 1 in bits 62-63.
+constexpr int64_t kSwizzleElements = 64, kAtomBytes = 1024;
+constexpr int64_t kSwizzle128Mode = int64_t{1} << 62;
 
 /// The products wgmma takes itself (the thread count is checked in emit).
 bool takes(Type a, Type b, Type accumulator, int64_t m, int64_t n, int64_t k) {
   bool halfInputs = (a.isF16() && b.isF16()) || (a.isBF16() && b.isBF16());
   return halfInputs && accumulator.isF32() && m % kTileM == 0 && n % 8 == 0 &&
          k % kTileK == 0 && (k / kCoreRows) * kCoreBytes <= kMaxByteOffset;
+}
+
+/// Whether a held product's operand (0: A, 1: B) is laid out with the
+/// 128-byte swizzle: its contiguous dimension (A: k, B: n) spans whole
+/// 128-byte rows, and for B each wgmma's N' covers whole atoms.
+bool swizzled(unsigned operand, int64_t n, int64_t k, int64_t width) {
+  return operand == 0
+             ? k % kSwizzleElements == 0
+             : n % kSwizzleElements == 0 && width % kSwizzleElements == 0;
 }
 
 /// N': the widest multiple of 8 up to kMaxTileN that divides n (itself a
@@ -201,12 +215,14 @@ public:
     return success();
   }
 
-  /// Reads operands already in the staging layouts (operandOffset):
-  /// fences their writes against wgmma's async proxy and waits for every
-  /// thread, unless that was done (`published`).
+  /// Reads operands already in the held layouts (operandOffset): fences
+  /// their writes against wgmma's async proxy and waits for every thread,
+  /// unless that was done (`published`).
   void useStaged(Value a, Value bOperand, bool published) {
     stagedA = a;
     stagedB = bOperand;
+    swizzledA = swizzled(0, n, k, width);
+    swizzledB = swizzled(1, n, k, width);
     if (published)
       return;
     NVVM::FenceProxyOp::create(
@@ -252,17 +268,17 @@ public:
   /// committed.
   Value issue(Value fragment, std::pair<Value, Value> origin) {
     MLIRContext *ctx = b.getContext();
-    Value descA = descriptor(stagedA, origin.first);
-    Value descB = descriptor(stagedB, origin.second);
+    Value descA = descriptor(stagedA, 0, origin.first);
+    Value descB = descriptor(stagedB, 1, origin.second);
     NVVM::WGMMATypes inputType =
         elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     for (int64_t step = 0; step < k / kTileK; ++step) {
-      // k0 = 16 * step is two core matrices along K per step.
-      Value advance = constI64((step * (kTileK / kCoreRows) * kCoreBytes) >> 4);
       fragment = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, fragment.getType(), fragment,
-          arith::AddIOp::create(b, loc, descA, advance),
-          arith::AddIOp::create(b, loc, descB, advance),
+          arith::AddIOp::create(b, loc, descA,
+                                constI64(stepBytes(0, step) >> 4)),
+          arith::AddIOp::create(b, loc, descB,
+                                constI64(stepBytes(1, step) >> 4)),
           NVVM::MMAShapeAttr::get(ctx, kTileM, width, kTileK), inputType,
           inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
@@ -310,22 +326,57 @@ private:
         sharedElementAddress(b, loc, staging, mul(unit, kCoreRows)), 16);
   }
 
-  /// The descriptor of the 8-row groups that start `rowStart` rows into a
-  /// staging buffer, at k = 0. A shared-window address is below 2^18 (228 KB
+  /// The byte offset of k step `step` (k0 = 16 step) from k = 0. Without
+  /// swizzling that is two core matrices along K; swizzled A moves 32 bytes
+  /// along its 128-byte rows, then to the next column of atoms, and
+  /// swizzled B moves down two 8-row groups of atoms (the hardware applies
+  /// the swizzle to the address it computes).
+  int64_t stepBytes(unsigned operand, int64_t step) const {
+    int64_t k0 = step * kTileK;
+    if (operand == 0 && swizzledA)
+      return (k0 / kSwizzleElements) * (m / kCoreRows) * kAtomBytes +
+             (k0 % kSwizzleElements) * kElementBytes;
+    if (operand == 1 && swizzledB)
+      return (k0 / kCoreRows) * kAtomBytes;
+    return (k0 / kCoreRows) * kCoreBytes;
+  }
+
+  /// The descriptor of operand `operand` from row (A) or column (B)
+  /// `first` on, at k = 0. A shared-window address is below 2^18 (228 KB
   /// of shared memory), so its start field never carries into bit 14, and
   /// the descriptors of later k steps add to it directly.
-  Value descriptor(Value staging, Value rowStart) {
+  ///   Interleaved: LBO = the next core matrix along K (128 bytes), SBO =
+  ///   the next 8 rows along M or N (K/8 core matrices on).
+  ///   Swizzled A (K-major): SBO = the next 8 rows (one atom, 1024 bytes);
+  ///   LBO is unused (1 by convention).
+  ///   Swizzled B (MN-major): LBO = the next 64 columns (K/8 atoms on),
+  ///   SBO = the next 8 k rows (one atom).
+  Value descriptor(Value staging, unsigned operand, Value first) {
     Type i64 = b.getI64Type();
+    bool swizzle = operand == 0 ? swizzledA : swizzledB;
     int64_t leadingBytes = kCoreBytes,
-            strideBytes = (k / kCoreRows) * kCoreBytes;
+            strideBytes = (k / kCoreRows) * kCoreBytes, mode = 0;
+    Value offset;
+    if (!swizzle) {
+      offset = mul(first, k * kElementBytes);
+    } else if (operand == 0) {
+      leadingBytes = 16;
+      strideBytes = kAtomBytes;
+      mode = kSwizzle128Mode;
+      offset = mul(div(first, kCoreRows), kAtomBytes);
+    } else {
+      leadingBytes = (k / kCoreRows) * kAtomBytes;
+      strideBytes = kAtomBytes;
+      mode = kSwizzle128Mode;
+      offset = mul(div(first, kSwizzleElements), leadingBytes);
+    }
     int64_t fixedFields =
-        ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32);
+        ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) | mode;
     Value address = arith::IndexCastOp::create(
         b, loc, i64,
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, staging));
-    Value offset = arith::IndexCastOp::create(b, loc, i64,
-                                              mul(rowStart, k * kElementBytes));
-    address = arith::AddIOp::create(b, loc, address, offset);
+    address = arith::AddIOp::create(
+        b, loc, address, arith::IndexCastOp::create(b, loc, i64, offset));
     Value start = arith::ShRUIOp::create(
         b, loc, arith::AndIOp::create(b, loc, address, constI64(0x3ffff)),
         constI64(4));
@@ -333,6 +384,9 @@ private:
   }
 
   Value stagedA, stagedB;
+  /// The operands' layouts: 128-byte swizzled (held products whose shape
+  /// allows it) or interleaved core matrices (the staging copies of emit).
+  bool swizzledA = false, swizzledB = false;
 };
 
 /// Packs `values` into a fragment struct and back.
@@ -378,8 +432,14 @@ bool WgmmaUnit::laysOutOperands(const HeldProduct &product) const {
   return wgmmaHolds(product);
 }
 
-// The staging layouts of the file comment: A K-major, B MN-major, core
-// matrices of 8 x 8 with their 16-byte rows along k (A) or n (B).
+// Swizzled atoms repeat from 1024-byte boundaries: the hardware swizzles
+// address bits 4-6 with bits 7-9.
+int64_t WgmmaUnit::operandAlignment(const HeldProduct &product) const {
+  return kAtomBytes;
+}
+
+// The layouts of the file comment: A K-major, B MN-major; 128-byte swizzled
+// atoms where the shape allows, else interleaved core matrices.
 Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
                                const HeldProduct &product, unsigned operand,
                                Value row, Value col) const {
@@ -392,8 +452,30 @@ Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
   auto rem = [&](Value x, int64_t c) -> Value {
     return arith::RemUIOp::create(b, loc, x, index(c));
   };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, int64_t c) -> Value {
+    return arith::MulIOp::create(b, loc, x, index(c));
+  };
   // A: (r, k) = (row, col); B: (k, n) = (row, col), n in the role of r.
   Value mn = operand == 0 ? row : col, kk = operand == 0 ? col : row;
+  int64_t width =
+      tileWidth(product.m, product.n, product.numThreads / kWarpgroupSize);
+  if (swizzled(operand, product.n, product.k, width)) {
+    // The contiguous coordinate c (A: k, B: n) and the other one o (A: m,
+    // B: k): atom (c/64, o/8), row o%8 of it, 16-byte chunk (c%64)/8
+    // stored at chunk ((c%64)/8) ^ (o%8).
+    Value c = operand == 0 ? kk : mn, o = operand == 0 ? mn : kk;
+    int64_t otherAtoms = (operand == 0 ? product.m : product.k) / kCoreRows;
+    Value atom =
+        add(mul(div(c, kSwizzleElements), otherAtoms), div(o, kCoreRows));
+    Value chunk = arith::XOrIOp::create(
+        b, loc, div(rem(c, kSwizzleElements), 8), rem(o, kCoreRows));
+    return add(add(mul(atom, kAtomBytes / kElementBytes),
+                   mul(rem(o, kCoreRows), kSwizzleElements)),
+               add(mul(chunk, 8), rem(c, 8)));
+  }
   Value core =
       arith::AddIOp::create(b, loc,
                             arith::MulIOp::create(b, loc, div(mn, kCoreRows),

@@ -26,6 +26,7 @@ public:
   finish(mlir::OpBuilder &builder, mlir::Location loc,
          const HeldProduct &product, mlir::ValueRange registers) const override;
   bool laysOutOperands(const HeldProduct &product) const override;
+  int64_t operandAlignment(const HeldProduct &product) const override;
   mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
                             const HeldProduct &product, unsigned operand,
                             mlir::Value row, mlir::Value col) const override;

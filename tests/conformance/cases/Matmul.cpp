@@ -62,6 +62,33 @@ std::vector<double> transposed(const std::vector<double> &m, int64_t rows,
 const std::vector<DType> kDotTypes = {DType::F16, DType::BF16, DType::F32,
                                       DType::I8};
 
+/// Runs the seed matmul built with `blockM` x `blockN` tiles on the cell's
+/// shape, its variant storing a ("tn") or b ("nt") transposed.
+void runMatmul(CellRun &r, int64_t blockM, int64_t blockN) {
+  int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
+  DType out = r.dtype() == DType::I8 ? DType::I32 : r.dtype();
+  std::vector<double> a = operand(r, M * K, 11), b = operand(r, K * N, 12);
+  bool transA = r.shape().variantName == "tn";
+  bool transB = r.shape().variantName == "nt";
+  // A transposed operand is stored transposed and read with swapped
+  // strides: the kernel sees the same logical matrix.
+  tk_arg da = r.input(r.dtype(), transA ? transposed(a, M, K) : a);
+  tk_arg db = r.input(r.dtype(), transB ? transposed(b, K, N) : b);
+  tk_arg dc = r.output(out, M * N);
+  int32_t strideAm = transA ? 1 : int32_t(K);
+  int32_t strideAk = transA ? int32_t(M) : 1;
+  int32_t strideBk = transB ? 1 : int32_t(N);
+  int32_t strideBn = transB ? int32_t(K) : 1;
+  r.launch({cdiv(M, blockM) * cdiv(N, blockN), 1, 1},
+           {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
+            tk_arg_i32(int32_t(K)), tk_arg_i32(strideAm), tk_arg_i32(strideAk),
+            tk_arg_i32(strideBk), tk_arg_i32(strideBn), tk_arg_i32(int32_t(N)),
+            tk_arg_i32(1)});
+  std::vector<double> bound;
+  std::vector<double> want = matmulReference(a, b, M, N, K, bound);
+  r.check("c", r.read(dc), want, defaultTolerance(out), &bound);
+}
+
 } // namespace
 
 void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
@@ -82,30 +109,32 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
       return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
                                 config, error);
     };
-    c.run = [](CellRun &r) {
-      int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
-      DType out = r.dtype() == DType::I8 ? DType::I32 : r.dtype();
-      std::vector<double> a = operand(r, M * K, 11), b = operand(r, K * N, 12);
-      bool transA = r.shape().variantName == "tn";
-      bool transB = r.shape().variantName == "nt";
-      // A transposed operand is stored transposed and read with swapped
-      // strides: the kernel sees the same logical matrix.
-      tk_arg da = r.input(r.dtype(), transA ? transposed(a, M, K) : a);
-      tk_arg db = r.input(r.dtype(), transB ? transposed(b, K, N) : b);
-      tk_arg dc = r.output(out, M * N);
-      int32_t strideAm = transA ? 1 : int32_t(K);
-      int32_t strideAk = transA ? int32_t(M) : 1;
-      int32_t strideBk = transB ? 1 : int32_t(N);
-      int32_t strideBn = transB ? int32_t(K) : 1;
-      r.launch({cdiv(M, 64) * cdiv(N, 64), 1, 1},
-               {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
-                tk_arg_i32(int32_t(K)), tk_arg_i32(strideAm),
-                tk_arg_i32(strideAk), tk_arg_i32(strideBk),
-                tk_arg_i32(strideBn), tk_arg_i32(int32_t(N)), tk_arg_i32(1)});
-      std::vector<double> bound;
-      std::vector<double> want = matmulReference(a, b, M, N, K, bound);
-      r.check("c", r.read(dc), want, defaultTolerance(out), &bound);
+    c.run = [](CellRun &r) { runMatmul(r, 64, 64); };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    // Tiles whose operands span whole 128-byte rows along K and N: on
+    // sm_90a wgmma reads both through 128-byte swizzled layouts.
+    ConformanceCase c;
+    c.name = "matmul_wide";
+    c.summary = "the seed matmul with 128x128x64 tiles; a^T / b^T through "
+                "strides";
+    c.needs.dtypes = TK_DTYPE_BIT_F32;
+    c.dtypes = {DType::F16, DType::BF16};
+    c.shapes = withVariants(
+        {shape({1, 1, 1}), shape({130, 70, 100}), shape({256, 256, 192})},
+        {"nn", "tn", "nt"});
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      seeds::MatmulConfig config;
+      config.blockM = 128;
+      config.blockN = 128;
+      config.blockK = 64;
+      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, dtype),
+                                config, error);
     };
+    c.run = [](CellRun &r) { runMatmul(r, 128, 128); };
     cases.push_back(std::move(c));
   }
 

@@ -289,7 +289,10 @@ private:
                                         ValueRange next);
 
   // --- storage -----------------------------------------------------------
-  Value allocBuffer(ArrayRef<int64_t> shape, Type elementType);
+  /// A buffer of workgroup memory (on threads; `alignment` bytes) or of
+  /// the stack.
+  Value allocBuffer(ArrayRef<int64_t> shape, Type elementType,
+                    int64_t alignment = 16);
   Value allocBuffer(RankedTensorType type) {
     return allocBuffer(type.getShape(), type.getElementType());
   }
@@ -556,7 +559,8 @@ void KernelLowering::preferRecomputing(Region &region) {
 // Storage
 //===----------------------------------------------------------------------===//
 
-Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType) {
+Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType,
+                                  int64_t alignment) {
   if (onThreads()) {
     // Every thread of the program sees the same tile: a workgroup-memory
     // global per buffer. (No reuse between buffers whose lifetimes do not
@@ -573,7 +577,7 @@ Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType) {
       b.setInsertionPoint(target);
       memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type,
                                Attribute(), /*constant=*/false,
-                               b.getI64IntegerAttr(16));
+                               b.getI64IntegerAttr(alignment));
     }
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(entryBlock);
@@ -2714,9 +2718,11 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
           entry.layout = product;
         auto type = cast<RankedTensorType>(operand.getType());
         for (int64_t s = 0; s < numStages; ++s)
-          entry.slots.push_back(laidOut ? allocBuffer({type.getNumElements()},
-                                                      type.getElementType())
-                                        : allocBuffer(type));
+          entry.slots.push_back(
+              laidOut
+                  ? allocBuffer({type.getNumElements()}, type.getElementType(),
+                                matrixUnit->operandAlignment(*product))
+                  : allocBuffer(type));
         prefetched.push_back(std::move(entry));
       }
     }
@@ -3314,7 +3320,8 @@ KernelLowering::heldOperand(tk::DotOp dot,
   // Written into the unit's layout here (a tile stored row-major for other
   // users is copied).
   auto type = cast<RankedTensorType>(tile.getType());
-  Value buffer = allocBuffer({type.getNumElements()}, type.getElementType());
+  Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
+                             matrixUnit->operandAlignment(product));
   if (failed(forEachIndex(
           type.getShape(),
           [&](ArrayRef<Value> index) {

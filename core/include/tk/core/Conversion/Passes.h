@@ -111,6 +111,11 @@ public:
   virtual bool laysOutOperands(const HeldProduct &product) const {
     return false;
   }
+  /// The byte alignment of workgroup buffers that hold operands in the
+  /// operandOffset layout (a swizzled layout repeats from aligned bases).
+  virtual int64_t operandAlignment(const HeldProduct &product) const {
+    return 16;
+  }
 
   /// Waits for the products accumulate left in flight (mayStayInFlight)
   /// and returns the registers as they are after it: code reading the
