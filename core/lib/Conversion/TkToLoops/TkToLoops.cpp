@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AxisFacts.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/ir/Dialect.h"
 
@@ -231,7 +232,15 @@ private:
   using OffsetFn = function_ref<Value(Value row, Value col)>;
   LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
                          const DenseMap<Value, PointerWalk> &walks,
-                         int64_t runBytes, OffsetFn offsetOf);
+                         int64_t runBytes, OffsetFn offsetOf, bool runsProven);
+  /// Copies `load`'s tile into `slot` (in the unit's layout where
+  /// `offsetOf` is given) a run of `runBytes` at a time, the runs spread
+  /// over the threads: an async copy where a run is on, contiguous and
+  /// aligned, element by element (with the mask and other) otherwise.
+  /// `proven`: the facts show every run contiguous and aligned; `allOn`:
+  /// every lane of the mask is on as well, so no run is checked.
+  LogicalResult copyRuns(tk::LoadOp load, Value slot, int64_t runBytes,
+                         OffsetFn offsetOf, bool proven, bool allOn);
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
@@ -2514,7 +2523,7 @@ bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
 LogicalResult
 KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
                          const DenseMap<Value, PointerWalk> &walks,
-                         int64_t runBytes, OffsetFn offsetOf) {
+                         int64_t runBytes, OffsetFn offsetOf, bool runsProven) {
   // Evaluate the trip's scalars and walks, then restore the current ones.
   auto savedCache = std::move(elementCache);
   elementCache.clear();
@@ -2542,11 +2551,47 @@ KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
     tripScalars.push_back(op.getResult(0));
   }
 
+  // Runs the static facts prove contiguous and aligned, with every lane of
+  // the trip's mask on (an O(1) check), are copied without a check per run.
+  if (succeeded(status)) {
+    Value allOn = runsProven && load.getMask()
+                      ? rangeMaskAllTrue(load.getMask())
+                      : Value();
+    if (runsProven && !load.getMask())
+      status = copyRuns(load, slot, runBytes, offsetOf, true, true);
+    else if (allOn)
+      status = versionOnMask(allOn, [&](Value on) {
+        return copyRuns(load, slot, runBytes, offsetOf, true, bool(on));
+      });
+    else
+      status = copyRuns(load, slot, runBytes, offsetOf, runsProven, false);
+  }
+
+  for (Value value : tripScalars)
+    scalars.erase(value);
+  if (currentIv)
+    scalars.map(oldIv, currentIv);
+  else
+    scalars.erase(oldIv);
+  for (auto [arg, walk] : savedWalks) {
+    if (walk.start)
+      pointerWalks[arg] = walk;
+    else
+      pointerWalks.erase(arg);
+  }
+  elementCache = std::move(savedCache);
+  return status;
+}
+
+LogicalResult KernelLowering::copyRuns(tk::LoadOp load, Value slot,
+                                       int64_t runBytes, OffsetFn offsetOf,
+                                       bool proven, bool allOn) {
   auto type = cast<RankedTensorType>(load.getType());
   int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
   int64_t width = runBytes / elementBytes;
   int64_t total = type.getNumElements();
-  if (succeeded(status)) {
+  LogicalResult status = success();
+  {
     OpBuilder::InsertionGuard guard(b);
     auto runs = scf::ForOp::create(b, loc, threadId, constIndex(total / width),
                                    constIndex(numThreads));
@@ -2556,7 +2601,9 @@ KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
     SmallVector<SmallVector<Value>> indices;
     SmallVector<Value> addresses;
     Value fast = constInt(b.getI1Type(), 1);
-    for (int64_t lane = 0; lane < width && succeeded(status); ++lane) {
+    // With every lane on only the run's first address is needed.
+    for (int64_t lane = 0; lane < (allOn ? 1 : width) && succeeded(status);
+         ++lane) {
       Value linear =
           lane == 0 ? first
                     : arith::AddIOp::create(b, loc, first, constIndex(lane));
@@ -2568,7 +2615,7 @@ KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
                              if (failed(address))
                                return failure();
                              addresses.push_back(*address);
-                             if (!load.getMask())
+                             if (!load.getMask() || allOn)
                                return success();
                              FailureOr<Value> on =
                                  element(load.getMask(), index);
@@ -2579,25 +2626,32 @@ KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
                            });
     }
     if (succeeded(status)) {
-      // One async copy when the run is unmasked, contiguous and aligned.
-      Type i64 = b.getI64Type();
-      Value start = LLVM::PtrToIntOp::create(b, loc, i64, addresses.front());
-      Value end = LLVM::PtrToIntOp::create(b, loc, i64, addresses.back());
-      Value span = arith::SubIOp::create(b, loc, end, start);
-      fast = arith::AndIOp::create(
-          b, loc, fast,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, span,
-                                constInt(i64, runBytes - elementBytes)));
-      fast = arith::AndIOp::create(
-          b, loc, fast,
-          arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq,
-              arith::AndIOp::create(b, loc, start, constInt(i64, runBytes - 1)),
-              constInt(i64, 0)));
-      auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
       Value at =
           offsetOf ? offsetOf(indices.front()[0], indices.front()[1]) : first;
+      if (allOn) {
+        asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
+        return success();
+      }
+      // One async copy when the run is on, contiguous and aligned.
+      if (!proven) {
+        Type i64 = b.getI64Type();
+        Value start = LLVM::PtrToIntOp::create(b, loc, i64, addresses.front());
+        Value end = LLVM::PtrToIntOp::create(b, loc, i64, addresses.back());
+        Value span = arith::SubIOp::create(b, loc, end, start);
+        fast = arith::AndIOp::create(
+            b, loc, fast,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, span,
+                                  constInt(i64, runBytes - elementBytes)));
+        fast = arith::AndIOp::create(
+            b, loc, fast,
+            arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq,
+                arith::AndIOp::create(b, loc, start,
+                                      constInt(i64, runBytes - 1)),
+                constInt(i64, 0)));
+      }
+      auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
       asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
       // Otherwise element by element, with the load's mask and other.
       b.setInsertionPoint(branch.elseBlock()->getTerminator());
@@ -2617,19 +2671,6 @@ KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
     }
   }
 
-  for (Value value : tripScalars)
-    scalars.erase(value);
-  if (currentIv)
-    scalars.map(oldIv, currentIv);
-  else
-    scalars.erase(oldIv);
-  for (auto [arg, walk] : savedWalks) {
-    if (walk.start)
-      pointerWalks[arg] = walk;
-    else
-      pointerWalks.erase(arg);
-  }
-  elementCache = std::move(savedCache);
   return status;
 }
 
@@ -2699,6 +2740,23 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     /// lays out its operands.
     std::optional<tk::MatrixUnit::HeldProduct> layout;
     unsigned operand;
+    /// The facts of the pointer tile prove every run contiguous and
+    /// aligned.
+    bool runsProven = false;
+  };
+  // The facts of the loop's pointer walks: their start advanced by steps.
+  auto walkFacts = [&](BlockArgument arg) -> std::optional<tk::AxisFacts> {
+    if (arg.getOwner() != loop.getBody() || arg == loop.getInductionVar())
+      return std::nullopt;
+    unsigned i = arg.getArgNumber() - 1;
+    if (kinds[i] != Carried::Walk || !walkSteps[i])
+      return std::nullopt;
+    auto unknown = [](BlockArgument) -> std::optional<tk::AxisFacts> {
+      return std::nullopt;
+    };
+    return tk::getWalkFacts(tk::getAxisFacts(loop.getInitArgs()[i], unknown),
+                            tk::getAxisFacts(walkSteps[i], unknown),
+                            arg.getType());
   };
   SmallVector<Prefetched> prefetched;
   if (asyncCopy && numStages > 1 && llvm::is_contained(kinds, Carried::Held)) {
@@ -2714,6 +2772,13 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         if (!load || !canPrefetch(loop, load, walkSteps, runBytes))
           continue;
         Prefetched entry{load, runBytes, {}, std::nullopt, index};
+        int64_t elementBytes = cast<RankedTensorType>(load.getType())
+                                   .getElementType()
+                                   .getIntOrFloatBitWidth() /
+                               8;
+        entry.runsProven = tk::runsAreContiguousAndAligned(
+            tk::getAxisFacts(load.getPtr(), walkFacts), runBytes / elementBytes,
+            elementBytes, runBytes);
         if (laidOut)
           entry.layout = product;
         auto type = cast<RankedTensorType>(operand.getType());
@@ -2793,7 +2858,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
                                            row, col);
         };
         if (failed(prefetch(loop, entry.load, slot, iv, *walks, entry.runBytes,
-                            entry.layout ? OffsetFn(offsetOf) : nullptr)))
+                            entry.layout ? OffsetFn(offsetOf) : nullptr,
+                            entry.runsProven)))
           return failure();
       }
     }

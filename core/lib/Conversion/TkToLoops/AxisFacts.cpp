@@ -1,0 +1,198 @@
+//===- AxisFacts.cpp - contiguity and divisibility along a tile's last axis
+//===//
+
+#include "AxisFacts.h"
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace tk {
+namespace {
+
+/// Divisibility is capped: beyond it the facts never matter, and products
+/// stay far from overflow.
+constexpr int64_t kMaxDivisibility = int64_t{1} << 30;
+
+int64_t lowestPowerOfTwo(int64_t value) {
+  if (value == 0)
+    return kMaxDivisibility;
+  return std::min<int64_t>(value & -value, kMaxDivisibility);
+}
+
+int64_t lastDimSize(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile && tile.getRank() > 0 ? tile.getShape().back() : 1;
+}
+
+/// The byte size of what a pointer (tile) points to; 1 for integers.
+int64_t pointeeBytes(Type type) {
+  if (auto tile = dyn_cast<RankedTensorType>(type))
+    type = tile.getElementType();
+  if (auto pointer = dyn_cast<tk::PtrType>(type))
+    if (pointer.getPointeeType().isIntOrFloat())
+      return std::max<int64_t>(
+          pointer.getPointeeType().getIntOrFloatBitWidth() / 8, 1);
+  return 1;
+}
+
+/// A value constant along the last axis, each of which `divisibility`
+/// divides.
+AxisFacts constantFacts(Type type, int64_t divisibility) {
+  return AxisFacts{1, lastDimSize(type), divisibility};
+}
+
+/// What divides `facts`' values at the starts of runs of `length` values (a
+/// power of two; `unit` bytes per value for pointers, else 1): inside a
+/// longer run of consecutive values, such a start lies a multiple of
+/// `length` past the run's first value.
+int64_t divisibilityAtRunStarts(const AxisFacts &facts, int64_t length,
+                                int64_t unit) {
+  return facts.contiguity <= length
+             ? facts.divisibility
+             : std::gcd(facts.divisibility, length * unit);
+}
+
+/// a + b (b scaled by `scale` bytes per unit, for pointer offsets).
+AxisFacts sumFacts(const AxisFacts &a, const AxisFacts &b, int64_t scale) {
+  AxisFacts result;
+  // A run of one stays a run where the other is constant across it.
+  result.contiguity = std::max(std::gcd(a.contiguity, b.constancy),
+                               std::gcd(a.constancy, b.contiguity));
+  result.constancy = std::gcd(a.constancy, b.constancy);
+  result.divisibility = std::gcd(
+      divisibilityAtRunStarts(a, result.contiguity, scale),
+      std::min(divisibilityAtRunStarts(b, result.contiguity, 1) * scale,
+               kMaxDivisibility));
+  return result;
+}
+
+/// Whether `value` is the integer 1, or a tile of ones (a unit stride the
+/// specialiser folded in, say).
+bool isOne(Value value) {
+  if (auto splat = value.getDefiningOp<tk::SplatOp>())
+    value = splat.getSrc();
+  APInt scalar;
+  if (matchPattern(value, m_ConstantInt(&scalar)))
+    return scalar.isOne();
+  SplatElementsAttr tile;
+  return matchPattern(value, m_Constant(&tile)) &&
+         tile.getElementType().isIntOrIndex() &&
+         tile.getSplatValue<APInt>().isOne();
+}
+
+class Analysis {
+public:
+  explicit Analysis(
+      llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument)
+      : blockArgument(blockArgument) {}
+
+  AxisFacts facts(Value value, int depth = 0) {
+    // Address computations are short chains; give up on anything deeper.
+    if (depth > 32)
+      return AxisFacts{};
+    Type type = value.getType();
+    if (auto argument = dyn_cast<BlockArgument>(value)) {
+      if (std::optional<AxisFacts> known = blockArgument(argument))
+        return *known;
+      auto function =
+          dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
+      if (function && argument.getOwner()->isEntryBlock())
+        if (auto divisibility = function.getArgAttrOfType<IntegerAttr>(
+                argument.getArgNumber(), "tk.divisibility"))
+          return constantFacts(type, lowestPowerOfTwo(divisibility.getInt()));
+      return constantFacts(type, 1);
+    }
+    Operation *op = value.getDefiningOp();
+    APInt scalar;
+    if (matchPattern(value, m_ConstantInt(&scalar)))
+      return constantFacts(type, lowestPowerOfTwo(scalar.getSExtValue()));
+    SplatElementsAttr splat;
+    if (matchPattern(value, m_Constant(&splat)) &&
+        splat.getElementType().isIntOrIndex())
+      return constantFacts(
+          type, lowestPowerOfTwo(splat.getSplatValue<APInt>().getSExtValue()));
+    if (auto range = dyn_cast<tk::MakeRangeOp>(op))
+      return AxisFacts{range.getEnd() - range.getStart(), 1,
+                       lowestPowerOfTwo(range.getStart())};
+    if (auto splatOp = dyn_cast<tk::SplatOp>(op))
+      return constantFacts(type,
+                           facts(splatOp.getSrc(), depth + 1).divisibility);
+    if (auto broadcast = dyn_cast<tk::BroadcastOp>(op)) {
+      AxisFacts source = facts(broadcast.getSrc(), depth + 1);
+      if (lastDimSize(broadcast.getSrc().getType()) == 1 &&
+          lastDimSize(type) != 1)
+        return constantFacts(type, source.divisibility);
+      return source;
+    }
+    if (auto expand = dyn_cast<tk::ExpandDimsOp>(op)) {
+      AxisFacts source = facts(expand.getSrc(), depth + 1);
+      if (int64_t(expand.getAxis()) + 1 <
+          cast<RankedTensorType>(type).getRank())
+        return source;
+      // A new last axis of size 1: every value is a run of its own.
+      return AxisFacts{1, 1, source.contiguity == 1 ? source.divisibility : 1};
+    }
+    if (auto add = dyn_cast<tk::AddPtrOp>(op))
+      return sumFacts(facts(add.getPtr(), depth + 1),
+                      facts(add.getOffset(), depth + 1), pointeeBytes(type));
+    if (auto add = dyn_cast<arith::AddIOp>(op))
+      return sumFacts(facts(add.getLhs(), depth + 1),
+                      facts(add.getRhs(), depth + 1), 1);
+    if (auto mul = dyn_cast<arith::MulIOp>(op)) {
+      AxisFacts lhs = facts(mul.getLhs(), depth + 1),
+                rhs = facts(mul.getRhs(), depth + 1);
+      if (isOne(mul.getRhs()))
+        return lhs;
+      if (isOne(mul.getLhs()))
+        return rhs;
+      // Products of values that each divisibility divides.
+      AxisFacts result;
+      result.constancy = std::gcd(lhs.constancy, rhs.constancy);
+      if (lhs.contiguity == 1 && rhs.contiguity == 1)
+        result.divisibility =
+            std::min(lhs.divisibility * rhs.divisibility, kMaxDivisibility);
+      return result;
+    }
+    if (auto ext = dyn_cast<arith::ExtSIOp>(op))
+      return facts(ext.getIn(), depth + 1);
+    return AxisFacts{};
+  }
+
+private:
+  llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument;
+};
+
+} // namespace
+
+AxisFacts getWalkFacts(const AxisFacts &start, const AxisFacts &step,
+                       Type pointerType) {
+  AxisFacts result = start;
+  result.divisibility =
+      std::gcd(start.divisibility,
+               std::min(step.divisibility * pointeeBytes(pointerType),
+                        kMaxDivisibility));
+  return result;
+}
+
+bool runsAreContiguousAndAligned(const AxisFacts &facts, int64_t width,
+                                 int64_t elementBytes, int64_t runBytes) {
+  // Runs of `width` inside a contiguous run start `width` elements apart.
+  return facts.contiguity % width == 0 &&
+         std::gcd(facts.divisibility, width * elementBytes) % runBytes == 0;
+}
+
+AxisFacts getAxisFacts(
+    Value value,
+    llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument) {
+  return Analysis(blockArgument).facts(value);
+}
+
+} // namespace tk

@@ -1,0 +1,154 @@
+//===- AxisFactsTest.cpp - contiguity and divisibility of pointer tiles ---===//
+//
+// The facts that let the pipelined copies of a held dot skip their checks
+// per run: a row-major tile whose unit inner stride and 16-element row stride
+// are known is proven contiguous and 16-byte aligned in runs of 8 f16;
+// unknown strides, an odd offset or a strided column axis prove nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AxisFacts.h"
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+using namespace mlir;
+
+namespace {
+
+class AxisFactsTest : public ::testing::Test {
+protected:
+  AxisFactsTest() {
+    DialectRegistry registry;
+    tk::registerTkDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+
+  /// The facts of the pointer of the only tk.load in `body`, a kernel of
+  /// %a: !tk.ptr<f16> (divisibility 16), %stride (divisibility 16),
+  /// %any and %one (the constant 1).
+  tk::AxisFacts loadFacts(const std::string &body) {
+    std::string source =
+        "tk.func @k(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, "
+        "%stride: i32 {tk.divisibility = 16 : i32}, %any: i32) {\n"
+        "  %one = arith.constant 1 : i32\n"
+        "  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : "
+        "tensor<64xi32>\n"
+        "  %rows = tk.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> "
+        "tensor<64x1xi32>\n"
+        "  %cols = tk.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> "
+        "tensor<1x64xi32>\n" +
+        body + "  tk.return\n}\n";
+    module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx));
+    EXPECT_TRUE(module) << source;
+    std::optional<tk::AxisFacts> facts;
+    if (module)
+      module->walk([&](tk::LoadOp load) {
+        facts = tk::getAxisFacts(load.getPtr(), [](BlockArgument) {
+          return std::optional<tk::AxisFacts>();
+        });
+      });
+    EXPECT_TRUE(facts.has_value());
+    return facts.value_or(tk::AxisFacts{});
+  }
+
+  /// Runs of 8 f16 (16 bytes) contiguous and 16-byte aligned.
+  static bool copiesIn16Bytes(const tk::AxisFacts &facts) {
+    return tk::runsAreContiguousAndAligned(facts, 8, 2, 16);
+  }
+
+  /// `a + rows * <rowStride> + cols * <colStride>` loaded.
+  static std::string rowMajor(const std::string &rowStride,
+                              const std::string &colStride) {
+    return "  %rs = tk.splat " + rowStride +
+           " : i32 -> tensor<64x1xi32>\n"
+           "  %ro = arith.muli %rows, %rs : tensor<64x1xi32>\n"
+           "  %cs = tk.splat " +
+           colStride +
+           " : i32 -> tensor<1x64xi32>\n"
+           "  %co = arith.muli %cols, %cs : tensor<1x64xi32>\n"
+           "  %rb = tk.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>\n"
+           "  %cb = tk.broadcast %co : tensor<1x64xi32> -> tensor<64x64xi32>\n"
+           "  %off = arith.addi %rb, %cb : tensor<64x64xi32>\n"
+           "  %base = tk.splat %a : !tk.ptr<f16> -> "
+           "tensor<64x64x!tk.ptr<f16>>\n"
+           "  %p = tk.addptr %base, %off : tensor<64x64x!tk.ptr<f16>>, "
+           "tensor<64x64xi32>\n"
+           "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n";
+  }
+
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(AxisFactsTest, RowMajorWithKnownStridesCopiesIn16Bytes) {
+  tk::AxisFacts facts = loadFacts(rowMajor("%stride", "%one"));
+  EXPECT_EQ(facts.contiguity, 64);
+  EXPECT_EQ(facts.divisibility, 16);
+  EXPECT_TRUE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, UnknownRowStrideProvesNoAlignment) {
+  tk::AxisFacts facts = loadFacts(rowMajor("%any", "%one"));
+  EXPECT_EQ(facts.contiguity, 64);
+  EXPECT_EQ(facts.divisibility, 2);
+  EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, UnknownColumnStrideProvesNoContiguity) {
+  tk::AxisFacts facts = loadFacts(rowMajor("%stride", "%any"));
+  EXPECT_EQ(facts.contiguity, 1);
+  EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, OddOffsetBreaksAlignment) {
+  // One element past an aligned start: runs stay contiguous, not aligned.
+  tk::AxisFacts facts = loadFacts(
+      "  %c1 = arith.constant dense<1> : tensor<1x64xi32>\n"
+      "  %shifted = arith.addi %cols, %c1 : tensor<1x64xi32>\n"
+      "  %sb = tk.broadcast %shifted : tensor<1x64xi32> -> tensor<64x64xi32>\n"
+      "  %base = tk.splat %a : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>\n"
+      "  %p = tk.addptr %base, %sb : tensor<64x64x!tk.ptr<f16>>, "
+      "tensor<64x64xi32>\n"
+      "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n");
+  EXPECT_EQ(facts.contiguity, 64);
+  EXPECT_EQ(facts.divisibility, 2);
+  EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, SumOfTwoRangesIsNotContiguousNorDivisible) {
+  // cols + cols = 0, 2, 4, ...: neither consecutive nor all divisible by
+  // what divides their first value.
+  tk::AxisFacts facts = loadFacts(
+      "  %twice = arith.addi %cols, %cols : tensor<1x64xi32>\n"
+      "  %tb = tk.broadcast %twice : tensor<1x64xi32> -> tensor<64x64xi32>\n"
+      "  %base = tk.splat %a : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>\n"
+      "  %p = tk.addptr %base, %tb : tensor<64x64x!tk.ptr<f16>>, "
+      "tensor<64x64xi32>\n"
+      "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n");
+  EXPECT_EQ(facts.contiguity, 1);
+  EXPECT_LE(facts.divisibility, 2);
+  EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, WalkStepsKeepOrBreakAlignment) {
+  tk::AxisFacts start{64, 1, 16};
+  Type pointers = RankedTensorType::get(
+      {64, 64}, tk::PtrType::get(&ctx, Float16Type::get(&ctx)));
+  EXPECT_TRUE(copiesIn16Bytes(
+      tk::getWalkFacts(start, tk::AxisFacts{1, 1, 64}, pointers)));
+  EXPECT_FALSE(copiesIn16Bytes(
+      tk::getWalkFacts(start, tk::AxisFacts{1, 1, 4}, pointers)));
+}
+
+} // namespace
