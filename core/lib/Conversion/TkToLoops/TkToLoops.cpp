@@ -2876,6 +2876,27 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     }
   }
 
+  // A pipelined loop with held accumulators runs behind a check that it
+  // runs at all, and finishes its products inside it: the path that skips
+  // the loop then joins only after the products are done. (Where a product
+  // still running at the loop's exit meets the skipping path's copies of
+  // the initial registers, ptxas serialises every wgmma: its C7515.)
+  bool finishInside =
+      !prefetched.empty() && llvm::is_contained(kinds, Carried::Held);
+  scf::IfOp runsAtAll;
+  if (finishInside) {
+    runsAtAll = scf::IfOp::create(
+        b, loc, ValueRange(inits).getTypes(),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, *lb, *ub),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(runsAtAll.elseBlock());
+    scf::YieldOp::create(b, loc, inits);
+    b.setInsertionPointToStart(runsAtAll.thenBlock());
+  }
+  OpBuilder::InsertionGuard afterLoop(b);
+  if (finishInside)
+    b.setInsertionPointToStart(runsAtAll.thenBlock());
   auto newLoop = scf::ForOp::create(b, loc, *lb, *ub, *step, inits);
   Block *body = newLoop.getBody();
   scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
@@ -3005,18 +3026,34 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   }
   // No copy outlives the loop (the trips past its end issued none), nor
   // a product left running.
+  ValueRange results = newLoop.getResults();
+  if (finishInside) {
+    SmallVector<Value> finished(newLoop.getResults());
+    for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+      if (kinds[i] != Carried::Held)
+        continue;
+      auto held =
+          MutableArrayRef<Value>(finished).slice(firstValue[i], numValues[i]);
+      SmallVector<Value> registers = matrixUnit->finish(
+          b, loc, *heldProduct(heldDots[i]), SmallVector<Value>(held));
+      llvm::copy(registers, held.begin());
+    }
+    scf::YieldOp::create(b, loc, finished);
+    b.setInsertionPointAfter(runsAtAll);
+    results = runsAtAll.getResults();
+  } else {
+    b.setInsertionPointAfter(newLoop);
+  }
   if (!prefetched.empty())
     asyncCopy->wait(b, loc, 0);
   // Results; held accumulators go to workgroup memory for what follows.
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {
-    bind(result, i, newLoop.getResults());
+    bind(result, i, results);
     if (kinds[i] != Carried::Held)
       continue;
     SmallVector<Value> registers = heldAccumulators.lookup(result);
     heldAccumulators.erase(result);
     auto product = *heldProduct(heldDots[i]);
-    if (!prefetched.empty())
-      registers = matrixUnit->finish(b, loc, product, registers);
     if (onlyStoredFromRegisters(result)) {
       heldResults[result] = HeldResult{product, registers};
       continue;
