@@ -150,6 +150,9 @@ int64_t blockRank(Type type) {
       .getRank();
 }
 
+/// The most async copies of a trip a thread issues as straight-line code.
+constexpr int64_t kMaxUnrolledRuns = 16;
+
 //===----------------------------------------------------------------------===//
 // KernelLowering
 //===----------------------------------------------------------------------===//
@@ -2590,14 +2593,10 @@ LogicalResult KernelLowering::copyRuns(tk::LoadOp load, Value slot,
   int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
   int64_t width = runBytes / elementBytes;
   int64_t total = type.getNumElements();
-  LogicalResult status = success();
-  {
-    OpBuilder::InsertionGuard guard(b);
-    auto runs = scf::ForOp::create(b, loc, threadId, constIndex(total / width),
-                                   constIndex(numThreads));
-    b.setInsertionPointToStart(runs.getBody());
-    Value first = arith::MulIOp::create(b, loc, runs.getInductionVar(),
-                                        constIndex(width));
+  // Copies run `run` (index): its first element is run * width.
+  auto copyRun = [&](Value run) -> LogicalResult {
+    LogicalResult status = success();
+    Value first = arith::MulIOp::create(b, loc, run, constIndex(width));
     SmallVector<SmallVector<Value>> indices;
     SmallVector<Value> addresses;
     Value fast = constInt(b.getI1Type(), 1);
@@ -2669,9 +2668,25 @@ LogicalResult KernelLowering::copyRuns(tk::LoadOp load, Value slot,
       }
       elementCache = std::move(saved);
     }
+    return status;
+  };
+  OpBuilder::InsertionGuard guard(b);
+  int64_t numRuns = total / width;
+  // With every lane on and the same number of runs on every thread, the
+  // copies are straight-line code: their addresses are fixed offsets from
+  // the trip's, which LLVM then computes once for all trips.
+  if (allOn && numRuns % numThreads == 0 &&
+      numRuns / numThreads <= kMaxUnrolledRuns) {
+    for (int64_t j = 0; j < numRuns / numThreads; ++j)
+      if (failed(copyRun(arith::AddIOp::create(b, loc, threadId,
+                                               constIndex(j * numThreads)))))
+        return failure();
+    return success();
   }
-
-  return status;
+  auto runs = scf::ForOp::create(b, loc, threadId, constIndex(numRuns),
+                                 constIndex(numThreads));
+  b.setInsertionPointToStart(runs.getBody());
+  return copyRun(runs.getInductionVar());
 }
 
 LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
