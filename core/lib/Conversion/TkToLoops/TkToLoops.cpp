@@ -267,6 +267,9 @@ private:
   LogicalResult lowerScanOnThreads(tk::ScanOp op);
   LogicalResult lowerDotOnThreads(tk::DotOp op);
   /// A dot the matrix unit holds in registers (see heldProduct).
+  /// The held accumulator (a loop's iteration argument) that `acc` is an
+  /// element-wise function of, or null.
+  Value rescaledHeldAccumulator(Value acc);
   LogicalResult lowerHeldDot(tk::DotOp dot,
                              const tk::MatrixUnit::HeldProduct &held);
   /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
@@ -418,6 +421,9 @@ private:
   /// Dot accumulators the matrix unit holds in registers, by tile: a
   /// loop-carried accumulator and the dot results that update it.
   DenseMap<Value, SmallVector<Value>> heldAccumulators;
+  /// While one register of a held accumulator is rescaled: the accumulator
+  /// tile and that register, which `element` returns for the tile.
+  DenseMap<Value, Value> heldElementOverride;
   /// Loop results held in registers past their loop, for tk.stores to
   /// write from there (onlyStoredFromRegisters).
   struct HeldResult {
@@ -836,6 +842,9 @@ FailureOr<Value> KernelLowering::scalar(Value value) {
 FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (!isTile(value.getType()))
     return scalar(value);
+  if (auto held = heldElementOverride.find(value);
+      held != heldElementOverride.end())
+    return held->second;
   Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
   auto buffer = buffers.find(value);
   if (buffer != buffers.end())
@@ -2323,8 +2332,23 @@ tk::DotOp KernelLowering::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
   Value arg = loop.getRegionIterArgs()[i];
   if (!isTile(arg.getType()) || !arg.hasOneUse())
     return {};
-  auto dot = dyn_cast<tk::DotOp>(*arg.getUsers().begin());
-  if (!dot || dot.getAcc() != arg || dot->getBlock() != loop.getBody() ||
+  // The accumulator may pass through element-wise ops of its own shape and
+  // type on its way to the dot (FlashAttention's rescale, acc * alpha):
+  // each register is then rescaled in place.
+  Value acc = arg;
+  while (acc.hasOneUse()) {
+    Operation *user = *acc.getUsers().begin();
+    if (isa<tk::DotOp>(user) || !isElementwiseLike(user) ||
+        user->getBlock() != loop.getBody() ||
+        user->getResult(0).getType() != arg.getType() ||
+        llvm::count(user->getOperands(), acc) != 1)
+      break;
+    acc = user->getResult(0);
+  }
+  if (!acc.hasOneUse())
+    return {};
+  auto dot = dyn_cast<tk::DotOp>(*acc.getUsers().begin());
+  if (!dot || dot.getAcc() != acc || dot->getBlock() != loop.getBody() ||
       !dot.getResult().hasOneUse() ||
       loop.getYieldedValues()[i] != dot.getResult())
     return {};
@@ -2334,6 +2358,23 @@ tk::DotOp KernelLowering::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
   if (!product || getElementTypeOrSelf(dot.getType()) != product->accumulator)
     return {};
   return dot;
+}
+
+Value KernelLowering::rescaledHeldAccumulator(Value acc) {
+  // Up the chain heldAccumulatorDot accepted: element-wise ops, one
+  // operand each from the chain.
+  while (acc && !heldAccumulators.count(acc)) {
+    Operation *op = acc.getDefiningOp();
+    if (!op || !isElementwiseLike(op))
+      return {};
+    Value next;
+    for (Value operand : op->getOperands())
+      if (operand.getType() == acc.getType() &&
+          (heldAccumulators.count(operand) || rescaledHeldAccumulator(operand)))
+        next = operand;
+    acc = next;
+  }
+  return acc;
 }
 
 FailureOr<SmallVector<Value>>
@@ -3470,9 +3511,27 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   // place; otherwise they start from the accumulator tile and end in a
   // buffer.
   auto carried = heldAccumulators.find(dot.getAcc());
+  Value rescaled = rescaledHeldAccumulator(dot.getAcc());
   SmallVector<Value> registers;
   if (carried != heldAccumulators.end()) {
     registers = carried->second;
+  } else if (rescaled) {
+    // Each register through the element-wise ops at its own position (the
+    // positions differ, so cached elements never mix registers; what was
+    // cached with a register in place is dropped afterwards).
+    SmallVector<Value> old = heldAccumulators.lookup(rescaled);
+    auto savedCache = elementCache;
+    for (auto [i, position] :
+         llvm::enumerate(matrixUnit->registerPositions(b, loc, held))) {
+      heldElementOverride[rescaled] = old[i];
+      FailureOr<Value> value =
+          element(dot.getAcc(), {position.first, position.second});
+      if (failed(value))
+        return failure();
+      registers.push_back(*value);
+    }
+    heldElementOverride.erase(rescaled);
+    elementCache = std::move(savedCache);
   } else {
     FailureOr<SmallVector<Value>> init =
         initHeldAccumulator(held, dot.getAcc());
@@ -3488,13 +3547,15 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   // when the unit returns (finish waits for it after the loop).
   product.mayStayInFlight =
       product.operandsPublished && heldAccumulators.count(dot.getAcc());
+  // (A rescaled accumulator is read by ordinary instructions at the start
+  // of the next trip: its product must be done when the unit returns.)
   FailureOr<SmallVector<Value>> next =
       matrixUnit->accumulate(b, loc, product, *aBuf, *bBuf, registers);
   if (failed(next))
     return failure();
   // The operands' buffers may be written next (the next trip's tiles).
   barrier();
-  if (carried != heldAccumulators.end()) {
+  if (carried != heldAccumulators.end() || rescaled) {
     heldAccumulators[dot.getResult()] = std::move(*next);
     return success();
   }
