@@ -342,7 +342,7 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
   KernelBuilder k(ctx, "attention_fwd");
   Tile q = k.argPtr("q", type, 16), kk = k.argPtr("k", type, 16);
   Tile v = k.argPtr("v", type, 16), o = k.argPtr("o", type, 16);
-  Tile N = k.argI32("N"), D = k.argI32("D");
+  Tile N = k.argI32("N"), D = k.argI32("D", config.headDimDivisibility);
   Tile scale = k.argF32("sm_scale");
   int64_t BM = k.constexpr_("BLOCK_M", config.blockM);
   int64_t BN = k.constexpr_("BLOCK_N", config.blockN);

@@ -101,6 +101,10 @@ struct AttentionConfig {
   int64_t blockM = 64;
   int64_t blockN = 64;
   int64_t blockD = 64;
+  /// tk.divisibility of the head dim D (0: none). With 16, rows of q, k,
+  /// v and o start 16-byte aligned and load as 128-bit vectors; the runtime
+  /// rejects a launch whose D is not a multiple.
+  unsigned headDimDivisibility = 0;
 };
 
 /// Fused attention forward (FlashAttention-2): `o = softmax(q k^T * scale)

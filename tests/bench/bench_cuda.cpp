@@ -527,6 +527,7 @@ void benchAttention(Bench &bench) {
     std::vector<Candidate> candidates;
     for (const Blocks &c : configs) {
       tk::seeds::AttentionConfig config;
+      config.headDimDivisibility = 16;
       config.blockM = c.bm;
       config.blockN = c.bn;
       config.blockD = d;

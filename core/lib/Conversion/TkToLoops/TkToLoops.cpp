@@ -3236,6 +3236,101 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   for (Value src : reduce.getSrcs())
     elemTypes.push_back(cast<RankedTensorType>(src.getType()).getElementType());
 
+  auto elementsAt =
+      [&](ArrayRef<Value> index) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> values;
+    for (Value src : reduce.getSrcs()) {
+      FailureOr<Value> elem = element(src, index);
+      if (failed(elem))
+        return failure();
+      values.push_back(*elem);
+    }
+    return values;
+  };
+  // Shuffles move 32-bit values.
+  constexpr int64_t kWarpSize = 32;
+  bool words = llvm::all_of(elemTypes, [](Type type) {
+    return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
+  });
+  // `acc` of every lane of the warp combined, with butterfly shuffles.
+  auto combineWarp =
+      [&](SmallVector<Value> acc) -> FailureOr<SmallVector<Value>> {
+    for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+      SmallVector<Value> other;
+      for (Value value : acc)
+        other.push_back(gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+                                               gpu::ShuffleMode::XOR)
+                            .getShuffleResult());
+      auto combined = combine(combiner, acc, other);
+      if (failed(combined))
+        return failure();
+      acc = *combined;
+    }
+    return acc;
+  };
+
+  // Along the rows of a 2-D tile (FlashAttention's row max and sum): each
+  // warp takes whole rows, its lanes neighbouring columns, and combines
+  // them with shuffles. (A thread per row would read down a column of
+  // workgroup memory, every lane of a warp in one bank.)
+  if (srcType.getRank() == 2 && axis == 1 && size % kWarpSize == 0 &&
+      numThreads % kWarpSize == 0 && words) {
+    SmallVector<Value> out;
+    for (Type type : elemTypes)
+      out.push_back(allocBuffer(resultShape, type));
+    Value lane =
+        arith::RemUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      auto rows = scf::ForOp::create(
+          b, loc,
+          arith::DivUIOp::create(b, loc, threadId, constIndex(kWarpSize)),
+          constIndex(results), constIndex(numThreads / kWarpSize));
+      b.setInsertionPointToStart(rows.getBody());
+      Value row = rows.getInductionVar();
+      auto saved = std::move(elementCache);
+      elementCache.clear();
+      auto first = elementsAt({row, lane});
+      if (failed(first))
+        return failure();
+      SmallVector<Value> acc = *first;
+      if (size > kWarpSize) {
+        OpBuilder::InsertionGuard inner(b);
+        auto steps = scf::ForOp::create(
+            b, loc, arith::AddIOp::create(b, loc, lane, constIndex(kWarpSize)),
+            constIndex(size), constIndex(kWarpSize), acc);
+        b.setInsertionPointToStart(steps.getBody());
+        auto rowCache = std::move(elementCache);
+        elementCache.clear();
+        auto next = elementsAt({row, steps.getInductionVar()});
+        if (failed(next))
+          return failure();
+        auto combined = combine(combiner, steps.getRegionIterArgs(), *next);
+        elementCache = std::move(rowCache);
+        if (failed(combined))
+          return failure();
+        scf::YieldOp::create(b, loc, *combined);
+        acc.assign(steps.getResults().begin(), steps.getResults().end());
+      }
+      auto total = combineWarp(acc);
+      elementCache = std::move(saved);
+      if (failed(total))
+        return failure();
+      auto leader = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                constIndex(0)),
+          /*withElseRegion=*/false);
+      b.setInsertionPoint(leader.thenBlock()->getTerminator());
+      for (unsigned s = 0; s < numSrcs; ++s)
+        storeBuffer((*total)[s], out[s], {row});
+    }
+    barrier();
+    for (unsigned s = 0; s < numSrcs; ++s)
+      buffers[reduce.getResult(s)] = out[s];
+    return success();
+  }
+
   // `parts` interleaved partial results per output (part p combines the
   // elements p, p + parts, ... of its line, so that neighbouring threads
   // read neighbouring elements), then a tree over the parts. Combiners are
@@ -3245,13 +3340,9 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
     parts *= 2;
   // One output and a part per thread: each warp combines its parts with
   // butterfly shuffles (no memory, no barrier), and only one value per warp
-  // goes through workgroup memory. Shuffles move 32-bit values.
-  constexpr int64_t kWarpSize = 32;
-  bool shuffle =
-      srcType.getRank() == 1 && parts == numThreads &&
-      numThreads % kWarpSize == 0 && llvm::all_of(elemTypes, [](Type type) {
-        return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
-      });
+  // goes through workgroup memory.
+  bool shuffle = srcType.getRank() == 1 && parts == numThreads &&
+                 numThreads % kWarpSize == 0 && words;
   // Phase 1 runs over (part, output); the buffer holds a value per part, or
   // per warp when warps combine their parts first.
   SmallVector<int64_t> partialShape{parts};
@@ -3272,17 +3363,6 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
     SmallVector<Value> index{p};
     llvm::append_range(index, resultIndex);
     return index;
-  };
-  auto elementsAt =
-      [&](ArrayRef<Value> index) -> FailureOr<SmallVector<Value>> {
-    SmallVector<Value> values;
-    for (Value src : reduce.getSrcs()) {
-      FailureOr<Value> elem = element(src, index);
-      if (failed(elem))
-        return failure();
-      values.push_back(*elem);
-    }
-    return values;
   };
   auto loadParts = [&](ArrayRef<Value> index) {
     SmallVector<Value> values;
@@ -3325,18 +3405,10 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
           storeParts(acc, index);
           return success();
         }
-        for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
-          SmallVector<Value> other;
-          for (Value value : acc)
-            other.push_back(gpu::ShuffleOp::create(b, loc, value, offset,
-                                                   kWarpSize,
-                                                   gpu::ShuffleMode::XOR)
-                                .getShuffleResult());
-          auto combined = combine(combiner, acc, other);
-          if (failed(combined))
-            return failure();
-          acc = *combined;
-        }
+        auto total = combineWarp(acc);
+        if (failed(total))
+          return failure();
+        acc = *total;
         Value lane = arith::RemUIOp::create(b, loc, p, constIndex(kWarpSize));
         Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                              lane, constIndex(0));
