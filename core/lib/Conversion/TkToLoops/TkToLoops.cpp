@@ -34,6 +34,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include <map>
 
@@ -434,6 +435,12 @@ private:
   /// Dot operands whose buffer (in `buffers`) is already in the matrix
   /// unit's layout: the prefetched ones.
   llvm::DenseSet<Value> laidOutOperands;
+  /// The loop whose body is being lowered (source and lowered op, the
+  /// outermost op the lowering made for it), and the operands defined
+  /// outside it that were laid out once before it.
+  scf::ForOp sourceLoop;
+  Operation *loweredLoop = nullptr;
+  DenseMap<Value, Value> hoistedOperands;
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
 
@@ -2955,6 +2962,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     b.setInsertionPointToStart(runsAtAll.thenBlock());
   auto newLoop = scf::ForOp::create(b, loc, *lb, *ub, *step, inits);
   Block *body = newLoop.getBody();
+  llvm::SaveAndRestore<scf::ForOp> savedSourceLoop(sourceLoop, loop);
+  llvm::SaveAndRestore<Operation *> savedLoweredLoop(
+      loweredLoop,
+      finishInside ? runsAtAll.getOperation() : newLoop.getOperation());
   scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
   auto bind = [&](Value value, unsigned i, ValueRange values) {
     ValueRange own = values.drop_front(firstValue[i]).take_front(numValues[i]);
@@ -3548,8 +3559,18 @@ KernelLowering::heldOperand(tk::DotOp dot,
     return getBuffer(tile);
   if (laidOutOperands.count(tile))
     return buffers.lookup(tile);
+  if (Value hoisted = hoistedOperands.lookup(tile))
+    return hoisted;
   // Written into the unit's layout here (a tile stored row-major for other
-  // users is copied).
+  // users is copied), or once before the loop for a tile the loop does not
+  // compute (FlashAttention's q).
+  OpBuilder::InsertionGuard guard(b);
+  bool invariant = loweredLoop && sourceLoop.isDefinedOutsideOfLoop(tile);
+  auto savedCache = elementCache;
+  if (invariant) {
+    b.setInsertionPoint(loweredLoop);
+    elementCache.clear();
+  }
   auto type = cast<RankedTensorType>(tile.getType());
   Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
                              matrixUnit->operandAlignment(product));
@@ -3566,6 +3587,10 @@ KernelLowering::heldOperand(tk::DotOp dot,
           },
           /*contiguous=*/true, nullptr, runOf(type.getElementType()))))
     return failure();
+  if (invariant) {
+    elementCache = std::move(savedCache);
+    hoistedOperands[tile] = buffer;
+  }
   return buffer;
 }
 
