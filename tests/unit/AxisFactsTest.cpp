@@ -87,6 +87,17 @@ protected:
            "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n";
   }
 
+  /// `a + <offsets>` loaded, offsets (1 x 64) the same on every row.
+  static std::string sameOffsetsOnEveryRow(const std::string &offsets) {
+    return "  %ob = tk.broadcast " + offsets +
+           " : tensor<1x64xi32> -> tensor<64x64xi32>\n"
+           "  %base = tk.splat %a : !tk.ptr<f16> -> "
+           "tensor<64x64x!tk.ptr<f16>>\n"
+           "  %p = tk.addptr %base, %ob : tensor<64x64x!tk.ptr<f16>>, "
+           "tensor<64x64xi32>\n"
+           "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n";
+  }
+
   MLIRContext ctx;
   OwningOpRef<ModuleOp> module;
 };
@@ -113,14 +124,10 @@ TEST_F(AxisFactsTest, UnknownColumnStrideProvesNoContiguity) {
 
 TEST_F(AxisFactsTest, OddOffsetBreaksAlignment) {
   // One element past an aligned start: runs stay contiguous, not aligned.
-  tk::AxisFacts facts = loadFacts(
-      "  %c1 = arith.constant dense<1> : tensor<1x64xi32>\n"
-      "  %shifted = arith.addi %cols, %c1 : tensor<1x64xi32>\n"
-      "  %sb = tk.broadcast %shifted : tensor<1x64xi32> -> tensor<64x64xi32>\n"
-      "  %base = tk.splat %a : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>\n"
-      "  %p = tk.addptr %base, %sb : tensor<64x64x!tk.ptr<f16>>, "
-      "tensor<64x64xi32>\n"
-      "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n");
+  tk::AxisFacts facts =
+      loadFacts("  %c1 = arith.constant dense<1> : tensor<1x64xi32>\n"
+                "  %cols1 = arith.addi %cols, %c1 : tensor<1x64xi32>\n" +
+                sameOffsetsOnEveryRow("%cols1"));
   EXPECT_EQ(facts.contiguity, 64);
   EXPECT_EQ(facts.divisibility, 2);
   EXPECT_FALSE(copiesIn16Bytes(facts));
@@ -129,13 +136,9 @@ TEST_F(AxisFactsTest, OddOffsetBreaksAlignment) {
 TEST_F(AxisFactsTest, SumOfTwoRangesIsNotContiguousNorDivisible) {
   // cols + cols = 0, 2, 4, ...: neither consecutive nor all divisible by
   // what divides their first value.
-  tk::AxisFacts facts = loadFacts(
-      "  %twice = arith.addi %cols, %cols : tensor<1x64xi32>\n"
-      "  %tb = tk.broadcast %twice : tensor<1x64xi32> -> tensor<64x64xi32>\n"
-      "  %base = tk.splat %a : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>\n"
-      "  %p = tk.addptr %base, %tb : tensor<64x64x!tk.ptr<f16>>, "
-      "tensor<64x64xi32>\n"
-      "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n");
+  tk::AxisFacts facts =
+      loadFacts("  %cols1 = arith.addi %cols, %cols : tensor<1x64xi32>\n" +
+                sameOffsetsOnEveryRow("%cols1"));
   EXPECT_EQ(facts.contiguity, 1);
   EXPECT_LE(facts.divisibility, 2);
   EXPECT_FALSE(copiesIn16Bytes(facts));

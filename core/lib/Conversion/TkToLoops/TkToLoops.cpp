@@ -288,6 +288,9 @@ private:
   // --- elements ----------------------------------------------------------
   /// The element of tile `value` at `index` (one index per dimension).
   FailureOr<Value> element(Value value, ArrayRef<Value> index);
+  /// The elements of `values` (tiles of one shape) at `index`.
+  FailureOr<SmallVector<Value>> elements(ValueRange values,
+                                         ArrayRef<Value> index);
   FailureOr<Value> computeElement(Operation *op, ArrayRef<Value> index);
   FailureOr<Value> loadElement(tk::LoadOp op, ArrayRef<Value> index);
   FailureOr<Value> blockAddress(const BlockPtrValue &bp, Type elementType,
@@ -844,6 +847,18 @@ FailureOr<Value> KernelLowering::scalar(Value value) {
     return def->emitOpError("tk-convert-to-loops: no lowered value for "
                             "this scalar");
   return emitError(value.getLoc(), "tk-convert-to-loops: unmapped argument");
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::elements(ValueRange values,
+                                                       ArrayRef<Value> index) {
+  SmallVector<Value> result;
+  for (Value value : values) {
+    FailureOr<Value> elem = element(value, index);
+    if (failed(elem))
+      return failure();
+    result.push_back(*elem);
+  }
+  return result;
 }
 
 FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
@@ -1742,16 +1757,8 @@ LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
     llvm::append_range(index, innerIndex);
     return index;
   };
-  auto elementsAt =
-      [&](ArrayRef<Value> index) -> FailureOr<SmallVector<Value>> {
-    SmallVector<Value> values;
-    for (Value src : reduce.getSrcs()) {
-      FailureOr<Value> elem = element(src, index);
-      if (failed(elem))
-        return failure();
-      values.push_back(*elem);
-    }
-    return values;
+  auto elementsAt = [&](ArrayRef<Value> index) {
+    return elements(reduce.getSrcs(), index);
   };
 
   if (axis == rank - 1) {
@@ -3247,16 +3254,8 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   for (Value src : reduce.getSrcs())
     elemTypes.push_back(cast<RankedTensorType>(src.getType()).getElementType());
 
-  auto elementsAt =
-      [&](ArrayRef<Value> index) -> FailureOr<SmallVector<Value>> {
-    SmallVector<Value> values;
-    for (Value src : reduce.getSrcs()) {
-      FailureOr<Value> elem = element(src, index);
-      if (failed(elem))
-        return failure();
-      values.push_back(*elem);
-    }
-    return values;
+  auto elementsAt = [&](ArrayRef<Value> index) {
+    return elements(reduce.getSrcs(), index);
   };
   // Shuffles move 32-bit values.
   constexpr int64_t kWarpSize = 32;
