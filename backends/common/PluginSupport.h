@@ -8,12 +8,26 @@
 #ifndef TK_BACKENDS_COMMON_PLUGINSUPPORT_H_
 #define TK_BACKENDS_COMMON_PLUGINSUPPORT_H_
 
+#include "tk/core/CompileSupport.h"
 #include "tk/tk_plugin.h"
 
 #include <cstring>
 #include <string>
 
 namespace tk::plugin {
+
+/// The status a plugin's compile returns for readKernelModule's answer.
+inline tk_status statusOf(tk::KernelModuleError error) {
+  switch (error) {
+  case tk::KernelModuleError::None:
+    return TK_SUCCESS;
+  case tk::KernelModuleError::InvalidIR:
+    return TK_ERROR_INVALID_IR;
+  case tk::KernelModuleError::UnknownEntry:
+    return TK_ERROR_NOT_FOUND;
+  }
+  return TK_ERROR_INVALID_IR;
+}
 
 /// Copies the fields of `full` that fit in the caller's `out->struct_size`
 /// (ABI structs only grow at the end), and records the size copied.

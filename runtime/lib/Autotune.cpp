@@ -18,6 +18,7 @@
 #include "tk/runtime/Status.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -124,25 +125,10 @@ void writeRecord(const std::string &directory, const std::string &path,
 }
 
 std::string escapeXml(llvm::StringRef text) {
+  // LLVM's escaping of & < > " and '.
   std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
+  llvm::raw_string_ostream os(out);
+  llvm::printHTMLEscaped(text, os);
   return out;
 }
 

@@ -10,6 +10,8 @@
 #include "Harness.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -125,25 +127,10 @@ std::string escapeJson(const std::string &text) {
 }
 
 std::string escapeHtml(const std::string &text) {
+  // LLVM's escaping of & < > " and '.
   std::string out;
-  for (char ch : text) {
-    switch (ch) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += ch;
-    }
-  }
+  llvm::raw_string_ostream os(out);
+  llvm::printHTMLEscaped(text, os);
   return out;
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
+#include "common/PluginSupport.h"
 #include "compiler/Passes.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
@@ -63,7 +64,6 @@ void initializeNativeTarget() {
 std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
 
 namespace {
-
 
 /// The stages of the layout framework (DESIGN.md §3), each dumped as
 /// `file`. The CPU is a target of one warp of one lane: every layout gives
@@ -134,15 +134,10 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   const std::string &diagnostics = capture.text();
 
   OwningOpRef<ModuleOp> module;
-  switch (tk::readKernelModule(context, input.module, input.size, input.entry,
-                               "tk-cpu", capture, module, error)) {
-  case tk::KernelModuleError::None:
-    break;
-  case tk::KernelModuleError::InvalidIR:
-    return TK_ERROR_INVALID_IR;
-  case tk::KernelModuleError::UnknownEntry:
-    return TK_ERROR_NOT_FOUND;
-  }
+  if (tk_status status = tk::plugin::statusOf(
+          tk::readKernelModule(context, input.module, input.size, input.entry,
+                               "tk-cpu", capture, module, error)))
+    return status;
   tk::dumpStage(input.dumpDir, "0-tk.mlir",
                 [&](llvm::raw_ostream &os) { module->print(os); });
 

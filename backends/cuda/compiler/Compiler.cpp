@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
+#include "common/PluginSupport.h"
 #include "compiler/SharedMemory.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/ir/Dialect.h"
@@ -329,15 +330,10 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     return TK_ERROR_NOT_FOUND;
   }
   OwningOpRef<ModuleOp> module;
-  switch (tk::readKernelModule(context, input.module, input.size, input.entry,
-                               "tk-cuda", capture, module, error)) {
-  case tk::KernelModuleError::None:
-    break;
-  case tk::KernelModuleError::InvalidIR:
-    return TK_ERROR_INVALID_IR;
-  case tk::KernelModuleError::UnknownEntry:
-    return TK_ERROR_NOT_FOUND;
-  }
+  if (tk_status status = tk::plugin::statusOf(
+          tk::readKernelModule(context, input.module, input.size, input.entry,
+                               "tk-cuda", capture, module, error)))
+    return status;
   tk::dumpStage(input.dumpDir, "0-tk.mlir",
                 [&](llvm::raw_ostream &os) { module->print(os); });
 
