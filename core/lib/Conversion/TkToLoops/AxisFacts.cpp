@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <numeric>
 
@@ -98,6 +99,16 @@ public:
     // Address computations are short chains; give up on anything deeper.
     if (depth > 32)
       return AxisFacts{};
+    // A value shared by several operands is analysed once.
+    if (auto known = memo.find(value); known != memo.end())
+      return known->second;
+    AxisFacts result = compute(value, depth);
+    memo[value] = result;
+    return result;
+  }
+
+private:
+  AxisFacts compute(Value value, int depth) {
     Type type = value.getType();
     if (auto argument = dyn_cast<BlockArgument>(value)) {
       if (std::optional<AxisFacts> known = blockArgument(argument))
@@ -166,8 +177,8 @@ public:
     return AxisFacts{};
   }
 
-private:
   llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument;
+  llvm::DenseMap<Value, AxisFacts> memo;
 };
 
 } // namespace

@@ -37,6 +37,7 @@
 #include "llvm/Support/SaveAndRestore.h"
 
 #include <map>
+#include <optional>
 
 namespace tk {
 #define GEN_PASS_DEF_TKCONVERTTOLOOPS
@@ -3115,8 +3116,6 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     scf::YieldOp::create(b, loc, finished);
     b.setInsertionPointAfter(runsAtAll);
     results = runsAtAll.getResults();
-  } else {
-    b.setInsertionPointAfter(newLoop);
   }
   if (!prefetched.empty())
     asyncCopy->wait(b, loc, 0);
@@ -3565,9 +3564,11 @@ KernelLowering::heldOperand(tk::DotOp dot,
   // compute (FlashAttention's q).
   OpBuilder::InsertionGuard guard(b);
   bool invariant = loweredLoop && sourceLoop.isDefinedOutsideOfLoop(tile);
-  auto savedCache = elementCache;
+  // Elements computed inside the loop do not dominate code before it.
+  std::optional<decltype(elementCache)> loopCache;
   if (invariant) {
     b.setInsertionPoint(loweredLoop);
+    loopCache = std::move(elementCache);
     elementCache.clear();
   }
   auto type = cast<RankedTensorType>(tile.getType());
@@ -3587,7 +3588,7 @@ KernelLowering::heldOperand(tk::DotOp dot,
           /*contiguous=*/true, nullptr, runOf(type.getElementType()))))
     return failure();
   if (invariant) {
-    elementCache = std::move(savedCache);
+    elementCache = std::move(*loopCache);
     hoistedOperands[tile] = buffer;
   }
   return buffer;
