@@ -194,7 +194,9 @@ void benchVectorAdd(Bench &bench) {
   tk_kernel_release(kernel);
 }
 
-void benchSoftmax(Bench &bench) {
+/// `onlyWarps` (0: all) restricts the candidates to one warp count, for
+/// profiling one configuration.
+void benchSoftmax(Bench &bench, int onlyWarps) {
   std::string entries;
   auto *ctx = &bench.context;
   for (int64_t cols : {1024, 4096, 16384}) {
@@ -215,15 +217,18 @@ void benchSoftmax(Bench &bench) {
     // element per thread.
     std::vector<tk_autotune_config> configs;
     std::vector<std::string> labels;
+    std::vector<int> warpCounts;
     for (int w = 2; w <= 32 && w * 32 <= block; w *= 2)
+      if (!onlyWarps || w == onlyWarps)
+        warpCounts.push_back(w);
+    if (warpCounts.empty())
+      die("--softmax-warps " + std::to_string(onlyWarps) +
+          ": no such candidate for " + std::to_string(cols) + " columns");
+    for (int w : warpCounts)
       labels.push_back("w" + std::to_string(w));
     for (size_t i = 0; i < labels.size(); ++i)
-      configs.push_back({2 << int(i),
-                         0,
-                         nullptr,
-                         0,
-                         {int32_t(rows), 1, 1},
-                         labels[i].c_str()});
+      configs.push_back(
+          {warpCounts[i], 0, nullptr, 0, {int32_t(rows), 1, 1}, labels[i].c_str()});
     std::string key =
         "softmax fp32 " + std::to_string(rows) + "x" + std::to_string(cols);
     tk_autotune_result tuned = {};
@@ -588,7 +593,9 @@ void benchAttention(Bench &bench) {
 
 /// Host microseconds per launch of a one-program vector add: tk_launch_async
 /// against cuLaunchKernel of `cubinPath` (the same kernel, compiled by
-/// tk-cuda-compile), 20000 launches each, as the Triton reference counts.
+/// tk-cuda-compile), 20000 launches a round, as the Triton reference counts.
+/// The two take turns round by round, so that a drift of the machine (clock,
+/// driver queue) falls on both alike; each figure is its rounds' median.
 void benchLaunch(Bench &bench, const std::string &cubinPath) {
   auto *ctx = &bench.context;
   tk_kernel kernel = bench.create(
@@ -598,54 +605,61 @@ void benchLaunch(Bench &bench, const std::string &cubinPath) {
   tk_arg args[] = {tk_arg_buffer(x), tk_arg_buffer(y), tk_arg_buffer(out),
                    tk_arg_i32(1024)};
   tk_args packed = {args, 4};
-  const int calls = 20000;
+  const int calls = 20000, rounds = 11;
   using Clock = std::chrono::steady_clock;
-  auto perCallUs = [&](const std::function<void()> &launch) {
-    launch();
+  auto roundUs = [&](const std::function<void()> &launch) {
+    auto start = Clock::now();
+    for (int i = 0; i < calls; ++i)
+      launch();
     driver.ok(driver.ctxSynchronize(), "cuCtxSynchronize");
-    std::vector<double> rounds;
-    for (int round = 0; round < 5; ++round) {
-      auto start = Clock::now();
-      for (int i = 0; i < calls; ++i)
-        launch();
-      driver.ok(driver.ctxSynchronize(), "cuCtxSynchronize");
-      rounds.push_back(
-          std::chrono::duration<double, std::micro>(Clock::now() - start)
-              .count() /
-          calls);
-    }
-    return median(rounds);
+    return std::chrono::duration<double, std::micro>(Clock::now() - start)
+               .count() /
+           calls;
   };
-  double tkUs = perCallUs([&] {
+  auto tkLaunch = [&] {
     check(tk_launch_async(kernel, {1, 1, 1}, &packed, nullptr),
           "tk_launch_async");
-  });
-  std::string rawJson = "null";
+  };
+  std::function<void()> rawLaunch;
+  void *module = nullptr, *function = nullptr;
+  void *px, *py, *po;
+  int32_t n = 1024;
+  void *params[] = {&px, &py, &po, &n};
   if (!cubinPath.empty()) {
     std::ifstream file(cubinPath, std::ios::binary);
     if (!file)
       die("cannot read " + cubinPath);
     std::string cubin((std::istreambuf_iterator<char>(file)), {});
-    void *module, *function;
     driver.ok(driver.moduleLoadData(&module, cubin.data()), "cuModuleLoadData");
     driver.ok(driver.moduleGetFunction(&function, module, "vector_add"),
               "cuModuleGetFunction");
-    void *px, *py, *po;
     check(tk_buffer_device_pointer(x, &px), "device pointer");
     check(tk_buffer_device_pointer(y, &py), "device pointer");
     check(tk_buffer_device_pointer(out, &po), "device pointer");
-    int32_t n = 1024;
-    void *params[] = {&px, &py, &po, &n};
-    double rawUs = perCallUs([&] {
+    rawLaunch = [&] {
       driver.ok(driver.launchKernel(function, 1, 1, 1, 128, 1, 1, 0, nullptr,
                                     params, nullptr),
                 "cuLaunchKernel");
-    });
-    rawJson = num(rawUs);
+    };
+  }
+  // Warm-up: both paths once, then a round each not counted.
+  std::vector<double> tkRounds, rawRounds;
+  roundUs(tkLaunch);
+  if (rawLaunch)
+    roundUs(rawLaunch);
+  for (int round = 0; round < rounds; ++round) {
+    tkRounds.push_back(roundUs(tkLaunch));
+    if (rawLaunch)
+      rawRounds.push_back(roundUs(rawLaunch));
+  }
+  double tkUs = median(tkRounds);
+  if (rawLaunch) {
+    double rawUs = median(rawRounds);
     bench.emit("launch_us_per_call",
                "{\"tk_launch_async\": " + num(tkUs) +
-                   ", \"raw_cuLaunchKernel\": " + rawJson +
-                   ", \"ratio\": " + num(tkUs / rawUs) + "}");
+                   ", \"raw_cuLaunchKernel\": " + num(rawUs) +
+                   ", \"ratio\": " + num(tkUs / rawUs) +
+                   ", \"rounds\": " + std::to_string(rounds) + "}");
   } else {
     bench.emit("launch_us_per_call", "{\"tk_launch_async\": " + num(tkUs) +
                                          ", \"raw_cuLaunchKernel\": null}");
@@ -695,6 +709,7 @@ void benchAutotune(Bench &bench, const std::string &plotPath) {
 
 int main(int argc, char **argv) {
   std::string cubin, plot, matmulConfig;
+  int softmaxWarps = 0;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -706,11 +721,13 @@ int main(int argc, char **argv) {
       plot = argv[++i];
     else if (arg == "--matmul-config" && i + 1 < argc)
       matmulConfig = argv[++i];
+    else if (arg == "--softmax-warps" && i + 1 < argc)
+      softmaxWarps = std::atoi(argv[++i]);
     else
       die("usage: tk-bench-cuda [--cubin vector_add.cubin] [--only "
           "vector_add|softmax|matmul|attention|launch|autotune]... [--plot "
           "file.svg] [--matmul-config 'BMxBNxBK wW sS' (one candidate, for "
-          "profiling)]");
+          "profiling)] [--softmax-warps W (one candidate)]");
   }
   auto wanted = [&](const char *name) {
     return only.empty() ||
@@ -732,7 +749,7 @@ int main(int argc, char **argv) {
   if (wanted("vector_add"))
     benchVectorAdd(bench);
   if (wanted("softmax"))
-    benchSoftmax(bench);
+    benchSoftmax(bench, softmaxWarps);
   if (wanted("matmul"))
     benchMatmul(bench, matmulConfig);
   if (wanted("attention"))

@@ -62,9 +62,9 @@ tk.func @add(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // A row sum: 128 threads, one output, so a part per thread (8 strided
 // elements each); every warp combines its 32 parts with 5 butterfly
 // shuffles, lane 0 of each warp writes the warp's value to workgroup memory,
-// and after one barrier every thread combines the 4 warps' values in order
-// (then waits, so a later reduction cannot overwrite them under a slow
-// reader).
+// and after one barrier every thread combines the 4 warps' values in order.
+// Each reduction has buffers of its own, so only one in a loop waits after
+// reading (the next trip would overwrite them under a slow reader).
 // CHECK: memref.global "private" @rowsum_tile0 : memref<4xf32, #gpu.address_space<workgroup>> {alignment = 16 : i64}
 // CHECK-LABEL: func.func @rowsum
 // Every thread takes part (all 32 lanes of each warp reach the shuffles).
@@ -79,7 +79,6 @@ tk.func @add(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // CHECK: memref.store
 // CHECK: gpu.barrier
 // CHECK-COUNT-4: memref.load
-// CHECK: gpu.barrier
 // CHECK-NOT: gpu.barrier
 tk.func @rowsum(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
@@ -147,14 +146,20 @@ tk.func @counter(%p: !tk.ptr<i32>, %o: !tk.ptr<i32>) {
 
 // -----
 
-// On a GPU, exp(x - max) (read by the sum and by the division) is
-// recomputed by both instead of taking a second 256-element tile of
-// workgroup memory; x, a load with two users, stays stored.
-// CHECK: memref.global "private" @softmax_row_tile0 : memref<256xf32, #gpu.address_space<workgroup>>
+// Where every reader visits a tile at the indices its own thread owns (here
+// a run of 2 elements for each of 128 threads), the tile stays in registers:
+// x and exp(x - max) take no workgroup memory (only a value per warp for
+// each reduction), each thread loads its elements once, computes their
+// exponentials once, combines them, then shuffles across the warp.
 // CHECK-NOT: memref<256xf32
 // CHECK-LABEL: func.func @softmax_row
-// CHECK: math.exp
-// CHECK: llvm.store
+// CHECK-NOT: scf.for
+// CHECK-COUNT-2: llvm.load
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK-COUNT-2: math.exp
+// CHECK-NOT: math.exp
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK-COUNT-2: llvm.store
 tk.func @softmax_row(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %xs = tk.splat %x : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
@@ -178,5 +183,41 @@ tk.func @softmax_row(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
   %os = tk.splat %o : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
   %op = tk.addptr %os, %r : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
   tk.store %op, %y : tensor<256x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// On a GPU, exp(x - max) (read by the sum and by the division) is
+// recomputed by both instead of taking a second 16384-element tile of
+// workgroup memory; x, a load with two users, stays stored.
+// CHECK: memref.global "private" @softmax_wide_row_tile0 : memref<16384xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref<16384xf32
+// CHECK-LABEL: func.func @softmax_wide_row
+// CHECK: math.exp
+// CHECK: llvm.store
+tk.func @softmax_wide_row(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
+  %r = tk.make_range {end = 16384 : i32, start = 0 : i32} : tensor<16384xi32>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<16384x!tk.ptr<f32>>
+  %xp = tk.addptr %xs, %r : tensor<16384x!tk.ptr<f32>>, tensor<16384xi32>
+  %v = tk.load %xp : tensor<16384x!tk.ptr<f32>>
+  %m = tk.reduce(%v : tensor<16384xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.maximumf %a, %b : f32
+    tk.reduce.return %t : f32
+  }
+  %ms = tk.splat %m : f32 -> tensor<16384xf32>
+  %d = arith.subf %v, %ms : tensor<16384xf32>
+  %e = math.exp %d : tensor<16384xf32>
+  %s = tk.reduce(%e : tensor<16384xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tk.reduce.return %t : f32
+  }
+  %ss = tk.splat %s : f32 -> tensor<16384xf32>
+  %y = arith.divf %e, %ss : tensor<16384xf32>
+  %os = tk.splat %o : !tk.ptr<f32> -> tensor<16384x!tk.ptr<f32>>
+  %op = tk.addptr %os, %r : tensor<16384x!tk.ptr<f32>>, tensor<16384xi32>
+  tk.store %op, %y : tensor<16384x!tk.ptr<f32>>
   tk.return
 }

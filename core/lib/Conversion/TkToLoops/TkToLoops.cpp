@@ -82,6 +82,20 @@ bool isElementwiseLike(Operation *op) {
   return false;
 }
 
+/// True for element-wise ops that read their operands' elements at their
+/// own index (no broadcast, permutation or reshaping of the index).
+bool preservesIndex(Operation *op) {
+  return isElementwiseLike(op) &&
+         !isa<tk::BroadcastOp, tk::ExpandDimsOp, tk::ReshapeOp, tk::TransOp,
+              tk::CatOp, tk::JoinOp>(op);
+}
+
+/// True when `op` may run more than once in a program: it is in a loop.
+bool insideLoop(Operation *op) {
+  return op->getParentOfType<scf::ForOp>() ||
+         op->getParentOfType<scf::WhileOp>();
+}
+
 /// True when an op may write memory a load could read (tk stores, atomics,
 /// prints), looking inside nested regions.
 bool mayWriteMemory(Operation *op) {
@@ -155,6 +169,27 @@ int64_t blockRank(Type type) {
 /// The most async copies of a trip a thread issues as straight-line code.
 constexpr int64_t kMaxUnrolledRuns = 16;
 
+/// The threads of a GPU warp (shuffles span them).
+constexpr int64_t kWarpSize = 32;
+
+/// The most elements of one register-resident tile a GPU thread holds.
+constexpr int64_t kMaxOwnedElements = 64;
+
+/// The run of innermost elements each thread takes when `numThreads` threads
+/// spread a tile of `shape` (`total` elements) a run at a time: the widest
+/// power of two up to `maxRun` that divides the rows and gives every thread
+/// the same number of runs.
+int64_t runWidth(ArrayRef<int64_t> shape, int64_t total, int64_t numThreads,
+                 int64_t maxRun) {
+  int64_t width = 1;
+  if (shape.empty())
+    return width;
+  while (width < maxRun && shape.back() % (width * 2) == 0 &&
+         total % (width * 2 * numThreads) == 0)
+    width *= 2;
+  return width;
+}
+
 //===----------------------------------------------------------------------===//
 // KernelLowering
 //===----------------------------------------------------------------------===//
@@ -190,6 +225,19 @@ private:
   /// from stored or cheap tiles (see the definition).
   void preferRecomputing(Region &region);
   bool isCheap(Value value);
+  /// GPU only: the stored tiles kept in their threads' registers instead
+  /// of workgroup memory (see the definition).
+  void chooseRegisterResident(Region &region);
+  /// True when every use of `tile` reads it, directly or through
+  /// index-preserving element-wise ops in `block`, at the indices the
+  /// reading thread owns: a store, a whole-tile reduction of 32-bit
+  /// values, or a register-resident tile.
+  bool readByOwners(Value tile, Block *block);
+  /// The run width of a register-resident tile of `shape`; 0 when the
+  /// threads cannot hold it (uneven, or more than kMaxOwnedElements each).
+  int64_t ownedRun(ArrayRef<int64_t> shape) const;
+  /// True when evaluating `value` reads a register-resident tile.
+  bool readsOwnedTile(Value value);
 
   // --- ops ---------------------------------------------------------------
   LogicalResult lowerBlock(Block &block);
@@ -266,6 +314,19 @@ private:
   Value widenForDot(const DotPlan &plan, Value v);
   // The GPU forms (threads-per-program > 0).
   LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
+  /// A whole-tile reduction of register-resident elements: each thread
+  /// combines its own, then the warps with shuffles.
+  LogicalResult lowerReduceOfOwned(tk::ReduceOp op);
+  /// `acc` of every lane of the warp combined by `combiner`, with
+  /// butterfly shuffles of 32-bit values.
+  FailureOr<SmallVector<Value>> combineLanes(Region &combiner,
+                                             SmallVector<Value> acc);
+  /// The values of `perWarp` (a buffer of one value per warp for each
+  /// result, published by a barrier) combined, read by every thread.
+  /// `again`: the buffers are written again later (the reduction is in a
+  /// loop), so a barrier follows the reads.
+  FailureOr<SmallVector<Value>>
+  combineWarpValues(Region &combiner, ArrayRef<Value> perWarp, bool again);
   LogicalResult lowerScanOnThreads(tk::ScanOp op);
   LogicalResult lowerDotOnThreads(tk::DotOp op);
   /// A dot the matrix unit holds in registers (see heldProduct).
@@ -318,6 +379,9 @@ private:
   }
   /// Writes every element of `value` into `buffer`.
   LogicalResult storeTile(Value value, Value buffer);
+  /// Computes the register-resident tile `value` into its owners'
+  /// registers (ownedTiles).
+  LogicalResult keepInRegisters(Value value);
   /// The buffer holding `value`, materialising it here if it is lazy.
   FailureOr<Value> getBuffer(Value value);
   Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
@@ -328,7 +392,9 @@ private:
   /// With `contiguous`, a GPU thread takes runs of up to 4 consecutive
   /// innermost elements (so that LLVM can merge them into 128-bit accesses)
   /// instead of every N-th element; only for bodies that do not care which
-  /// thread runs which index.
+  /// thread runs which index. Under an OwnerIteration scope such a nest is
+  /// straight-line code over the indices each thread owns (ownedRun), with
+  /// no barrier: register-resident tiles can be read there.
   /// `afterRun` (if any) is emitted after the body of each run of indices
   /// (after every index where runs are single).
   /// `maxRun` bounds the run (16 bytes of 32-bit elements by default).
@@ -359,6 +425,17 @@ private:
 
   // --- GPU programs --------------------------------------------------------
   bool onThreads() const { return numThreads > 0; }
+  /// While alive, contiguous top-level forEachIndex nests iterate over the
+  /// indices each thread owns (where register-resident tiles are read).
+  struct OwnerIteration {
+    OwnerIteration(KernelLowering &lowering, bool enabled = true)
+        : lowering(lowering), saved(lowering.iterateAsOwner) {
+      lowering.iterateAsOwner = enabled;
+    }
+    ~OwnerIteration() { lowering.iterateAsOwner = saved; }
+    KernelLowering &lowering;
+    bool saved;
+  };
   /// Waits until every thread of the program got here (GPU only).
   void barrier() {
     if (onThreads())
@@ -447,6 +524,17 @@ private:
   DenseMap<Value, Value> hoistedOperands;
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
+
+  /// Tiles kept in registers (chooseRegisterResident), and their values:
+  /// thread t owns the runs t, t + N, ... of ownedRun(shape) elements;
+  /// register j * run + l holds element (t + N * j) * run + l.
+  llvm::DenseSet<Operation *> registerResident;
+  DenseMap<Value, SmallVector<Value>> ownedTiles;
+  /// Inside an owner iteration's body: the index it visits and the
+  /// register that holds it.
+  bool iterateAsOwner = false;
+  int64_t ownedSlot = -1;
+  SmallVector<Value, 4> ownedIndex;
 
   /// Tiles that get a buffer at their definition.
   llvm::DenseSet<Operation *> materialized;
@@ -557,7 +645,7 @@ void KernelLowering::preferRecomputing(Region &region) {
       for (Region &nested : op.getRegions())
         preferRecomputing(nested);
       if (!materialized.count(&op) || !isElementwiseLike(&op) ||
-          isa<tk::LoadOp, tk::FpToFpOp>(&op))
+          isa<tk::LoadOp, tk::FpToFpOp>(&op) || registerResident.count(&op))
         continue;
       Value value = op.getResult(0);
       bool sameBlockUsers = llvm::all_of(value.getUsers(), [&](Operation *u) {
@@ -582,6 +670,85 @@ void KernelLowering::preferRecomputing(Region &region) {
         materialized.erase(&op);
     }
   }
+}
+
+/// A stored tile whose every reader visits it at the indices its own thread
+/// owns (element-wise chains into stores, whole-tile reductions, other such
+/// tiles: softmax's row and its exponentials) needs no workgroup memory:
+/// each thread keeps its elements in registers, as Triton's blocked layouts
+/// do. That saves the pass through memory, its barriers and the shared
+/// memory that limits occupancy. Decided as a fixpoint: a candidate stays
+/// while every stored tile reading it stays.
+void KernelLowering::chooseRegisterResident(Region &region) {
+  region.walk([&](Operation *op) {
+    if (!materialized.count(op) || !isElementwiseLike(op))
+      return;
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (type.getElementType().isIntOrFloat() && ownedRun(type.getShape()))
+      registerResident.insert(op);
+  });
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation *op : llvm::to_vector(registerResident)) {
+      if (readByOwners(op->getResult(0), op->getBlock()))
+        continue;
+      registerResident.erase(op);
+      changed = true;
+    }
+  }
+}
+
+bool KernelLowering::readByOwners(Value tile, Block *block) {
+  for (Operation *user : tile.getUsers()) {
+    if (user->getBlock() != block)
+      return false;
+    if (isa<tk::StoreOp>(user))
+      continue;
+    if (auto reduce = dyn_cast<tk::ReduceOp>(user)) {
+      bool words = llvm::all_of(reduce.getSrcs(), [](Value src) {
+        Type type = cast<RankedTensorType>(src.getType()).getElementType();
+        return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
+      });
+      if (reduce.getSrcs()[0].getType() != tile.getType() ||
+          cast<RankedTensorType>(tile.getType()).getRank() != 1 || !words ||
+          numThreads % kWarpSize != 0)
+        return false;
+      continue;
+    }
+    if (!preservesIndex(user))
+      return false;
+    if (materialized.count(user)) {
+      if (!registerResident.count(user))
+        return false;
+      continue;
+    }
+    if (!readByOwners(user->getResult(0), block))
+      return false;
+  }
+  return true;
+}
+
+int64_t KernelLowering::ownedRun(ArrayRef<int64_t> shape) const {
+  int64_t total = 1;
+  for (int64_t size : shape)
+    total *= size;
+  if (!onThreads() || shape.empty() || total % numThreads != 0 ||
+      total / numThreads > kMaxOwnedElements)
+    return 0;
+  return runWidth(shape, total, numThreads, /*maxRun=*/4);
+}
+
+bool KernelLowering::readsOwnedTile(Value value) {
+  if (ownedTiles.empty() || !isTile(value.getType()))
+    return false;
+  if (ownedTiles.count(value))
+    return true;
+  if (buffers.count(value) || pointerWalks.count(value))
+    return false;
+  Operation *op = value.getDefiningOp();
+  return op && isElementwiseLike(op) &&
+         llvm::any_of(op->getOperands(),
+                      [&](Value operand) { return readsOwnedTile(operand); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -650,11 +817,41 @@ LogicalResult KernelLowering::forEachIndex(
   int64_t total = 1;
   for (int64_t size : shape)
     total *= size;
-  int64_t width = 1;
-  if (contiguous && !shape.empty())
-    while (width < maxRun && shape.back() % (width * 2) == 0 &&
-           total % (width * 2 * numThreads) == 0)
-      width *= 2;
+  if (contiguous && iterateAsOwner) {
+    // Straight-line code: the registers of a resident tile are picked by
+    // position, which must be a constant.
+    int64_t run = ownedRun(shape);
+    if (!run)
+      return emitError(loc, "tk-convert-to-loops: a register-resident tile "
+                            "does not spread evenly over the threads");
+    LogicalResult result = success();
+    ++parallelDepth;
+    for (int64_t j = 0; j < total / (run * numThreads); ++j) {
+      Value first = arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, threadId, constIndex(j * numThreads)),
+          constIndex(run));
+      for (int64_t lane = 0; lane < run && succeeded(result); ++lane) {
+        Value linear =
+            lane == 0 ? first
+                      : arith::AddIOp::create(b, loc, first, constIndex(lane));
+        result = forOneIndex(shape, total, linear, [&](ArrayRef<Value> index) {
+          ownedSlot = j * run + lane;
+          ownedIndex.assign(index.begin(), index.end());
+          LogicalResult visited = body(index);
+          ownedSlot = -1;
+          ownedIndex.clear();
+          return visited;
+        });
+      }
+      if (afterRun)
+        afterRun();
+    }
+    --parallelDepth;
+    return result;
+  }
+  int64_t width =
+      contiguous ? runWidth(shape, total, numThreads, maxRun) : int64_t(1);
   LogicalResult result = success();
   {
     OpBuilder::InsertionGuard guard(b);
@@ -744,6 +941,10 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
                        !isBlockPtr(load.getPtr().getType()) && isCheap(mask)
                    ? rangeMaskAllTrue(mask)
                    : Value();
+  // A stored tile computed from register-resident ones is written by their
+  // owners (then published with a barrier, which owner nests leave out).
+  bool byOwners = readsOwnedTile(value);
+  OwnerIteration owners(*this, byOwners);
   auto store = [&](Value on) {
     auto type = cast<RankedTensorType>(value.getType());
     return forEachIndex(
@@ -759,9 +960,66 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
         },
         /*contiguous=*/true, nullptr, runOf(type.getElementType()));
   };
-  if (!full)
-    return store(Value());
-  return versionOnMask(full, store);
+  LogicalResult result = full ? versionOnMask(full, store) : store(Value());
+  if (byOwners)
+    barrier();
+  return result;
+}
+
+LogicalResult KernelLowering::keepInRegisters(Value value) {
+  // The mask versioning of storeTile: most programs load every lane
+  // unguarded, so runs merge into vector loads.
+  auto load = value.getDefiningOp<tk::LoadOp>();
+  Value mask = load ? load.getMask() : Value();
+  Value full = mask && isTile(mask.getType()) &&
+                       !isBlockPtr(load.getPtr().getType()) && isCheap(mask)
+                   ? rangeMaskAllTrue(mask)
+                   : Value();
+  auto type = cast<RankedTensorType>(value.getType());
+  auto compute = [&](Value on) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> registers;
+    OwnerIteration owners(*this);
+    if (failed(forEachIndex(
+            type.getShape(),
+            [&](ArrayRef<Value> index) -> LogicalResult {
+              if (on)
+                assumeElement(mask, index, on);
+              FailureOr<Value> elem = element(value, index);
+              if (failed(elem))
+                return failure();
+              registers.push_back(*elem);
+              return success();
+            },
+            /*contiguous=*/true)))
+      return failure();
+    return registers;
+  };
+  if (!full) {
+    FailureOr<SmallVector<Value>> registers = compute(Value());
+    if (failed(registers))
+      return failure();
+    ownedTiles[value] = std::move(*registers);
+    return success();
+  }
+  int64_t count = type.getNumElements() / numThreads;
+  SmallVector<Type> types(count, scalarType(type.getElementType()));
+  auto branch = scf::IfOp::create(b, loc, types, full, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    for (Block *side : {branch.thenBlock(), branch.elseBlock()}) {
+      b.setInsertionPointToEnd(side);
+      // Elements computed in one branch do not dominate the other.
+      auto saved = elementCache;
+      FailureOr<SmallVector<Value>> registers = compute(
+          side == branch.thenBlock() ? constInt(b.getI1Type(), 1) : Value());
+      elementCache = std::move(saved);
+      if (failed(registers))
+        return failure();
+      scf::YieldOp::create(b, loc, *registers);
+    }
+  }
+  ownedTiles[value] = SmallVector<Value>(branch.getResults());
+  return success();
 }
 
 FailureOr<Value> KernelLowering::getBuffer(Value value) {
@@ -868,6 +1126,13 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (auto held = heldElementOverride.find(value);
       held != heldElementOverride.end())
     return held->second;
+  if (auto owned = ownedTiles.find(value); owned != ownedTiles.end()) {
+    if (ownedSlot < 0 || !llvm::equal(index, ownedIndex))
+      return emitError(value.getLoc(),
+                       "tk-convert-to-loops: a register-resident tile is read "
+                       "at an index its thread does not own");
+    return owned->second[ownedSlot];
+  }
   Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
   auto buffer = buffers.find(value);
   if (buffer != buffers.end())
@@ -1240,8 +1505,10 @@ KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
 
 LogicalResult KernelLowering::run() {
   analyzeRegion(source.getBody());
-  if (onThreads())
+  if (onThreads()) {
+    chooseRegisterResident(source.getBody());
     preferRecomputing(source.getBody());
+  }
   entryBlock = target.addEntryBlock();
   b.setInsertionPointToStart(entryBlock);
   Block &body = source.getBody().front();
@@ -1299,6 +1566,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
   if (isElementwiseLike(op)) {
     if (!materialized.count(op))
       return success();
+    if (registerResident.count(op))
+      return keepInRegisters(op->getResult(0));
     return failure(failed(getBuffer(op->getResult(0))));
   }
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -1523,37 +1792,50 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   }
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
-  if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
-      !isCheap(mask))
-    return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
-
-  // Version the store on its mask. A branch per lane keeps LLVM to masked
-  // vector loads and stores, which cost bandwidth on streaming kernels; most
-  // programs of a grid have every lane on, so those run a loop nest without
-  // the guard (and without the guards of loads fused into it that share the
-  // mask). The mask is cheap by construction (integer arithmetic on scalars,
-  // no memory), so evaluating it once more up front costs a few vector
-  // instructions per tile.
-  Value full = rangeMaskAllTrue(mask);
-  if (!full) {
-    // On a GPU every thread would walk the whole mask: only the O(1) check.
-    if (onThreads())
+  auto storeLanes = [&]() -> LogicalResult {
+    if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
+        !isCheap(mask))
       return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
-    FailureOr<Value> reduced = allTrue(mask);
-    if (failed(reduced))
-      return failure();
-    full = *reduced;
-  }
-  return versionOnMask(full, [&](Value on) {
-    return forEachIndex(
-        shape,
-        [&](ArrayRef<Value> index) {
-          if (on)
-            assumeElement(mask, index, on);
-          return storeOne(index);
-        },
-        /*contiguous=*/true, emitPending);
-  });
+
+    // Version the store on its mask. A branch per lane keeps LLVM to masked
+    // vector loads and stores, which cost bandwidth on streaming kernels; most
+    // programs of a grid have every lane on, so those run a loop nest without
+    // the guard (and without the guards of loads fused into it that share the
+    // mask). The mask is cheap by construction (integer arithmetic on scalars,
+    // no memory), so evaluating it once more up front costs a few vector
+    // instructions per tile.
+    Value full = rangeMaskAllTrue(mask);
+    if (!full) {
+      // On a GPU every thread would walk the whole mask: only the O(1) check.
+      if (onThreads())
+        return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
+      FailureOr<Value> reduced = allTrue(mask);
+      if (failed(reduced))
+        return failure();
+      full = *reduced;
+    }
+    return versionOnMask(full, [&](Value on) {
+      return forEachIndex(
+          shape,
+          [&](ArrayRef<Value> index) {
+            if (on)
+              assumeElement(mask, index, on);
+            return storeOne(index);
+          },
+          /*contiguous=*/true, emitPending);
+    });
+  };
+  // A value computed from register-resident tiles is stored by their
+  // owners; their nests leave the barrier to the caller.
+  bool byOwners = readsOwnedTile(store.getValue()) || readsOwnedTile(ptr) ||
+                  (store.getMask() && readsOwnedTile(store.getMask()));
+  OwnerIteration owners(*this, byOwners);
+  LogicalResult result = storeLanes();
+  // The barrier that orders the store before later reads of other threads;
+  // a store that ends the kernel has none.
+  if (byOwners && !isa<tk::ReturnOp>(store->getNextNode()))
+    barrier();
+  return result;
 }
 
 LogicalResult
@@ -3256,26 +3538,15 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   auto elementsAt = [&](ArrayRef<Value> index) {
     return elements(reduce.getSrcs(), index);
   };
+  if (llvm::any_of(reduce.getSrcs(),
+                   [&](Value src) { return readsOwnedTile(src); }))
+    return lowerReduceOfOwned(reduce);
   // Shuffles move 32-bit values.
-  constexpr int64_t kWarpSize = 32;
   bool words = llvm::all_of(elemTypes, [](Type type) {
     return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
   });
-  // `acc` of every lane of the warp combined, with butterfly shuffles.
-  auto combineWarp =
-      [&](SmallVector<Value> acc) -> FailureOr<SmallVector<Value>> {
-    for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
-      SmallVector<Value> other;
-      for (Value value : acc)
-        other.push_back(gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
-                                               gpu::ShuffleMode::XOR)
-                            .getShuffleResult());
-      auto combined = combine(combiner, acc, other);
-      if (failed(combined))
-        return failure();
-      acc = *combined;
-    }
-    return acc;
+  auto combineWarp = [&](SmallVector<Value> acc) {
+    return combineLanes(combiner, acc);
   };
 
   // Along the rows of a 2-D tile (FlashAttention's row max and sum): each
@@ -3432,18 +3703,11 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
       })))
     return failure();
   if (shuffle) {
-    // Every thread combines the warps' values in order: a handful of
-    // reads of workgroup memory instead of a tree of barriers.
-    SmallVector<Value> acc = loadParts({constIndex(0)});
-    for (int64_t w = 1; w < numThreads / kWarpSize; ++w) {
-      auto combined = combine(combiner, acc, loadParts({constIndex(w)}));
-      if (failed(combined))
-        return failure();
-      acc = *combined;
-    }
-    barrier();
+    auto acc = combineWarpValues(combiner, partial, insideLoop(reduce));
+    if (failed(acc))
+      return failure();
     for (unsigned s = 0; s < numSrcs; ++s)
-      scalars.map(reduce.getResult(s), acc[s]);
+      scalars.map(reduce.getResult(s), (*acc)[s]);
     return success();
   }
   for (int64_t half = parts / 2; half >= 1; half /= 2) {
@@ -3483,6 +3747,105 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
       return failure();
     buffers[reduce.getResult(s)] = result;
   }
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+KernelLowering::combineLanes(Region &combiner, SmallVector<Value> acc) {
+  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+    SmallVector<Value> other;
+    for (Value value : acc)
+      other.push_back(gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult());
+    auto combined = combine(combiner, acc, other);
+    if (failed(combined))
+      return failure();
+    acc = *combined;
+  }
+  return acc;
+}
+
+FailureOr<SmallVector<Value>>
+KernelLowering::combineWarpValues(Region &combiner, ArrayRef<Value> perWarp,
+                                  bool again) {
+  // Every thread combines the warps' values in order: a handful of reads
+  // of workgroup memory instead of a tree of barriers.
+  auto valuesOf = [&](int64_t warp) {
+    SmallVector<Value> values;
+    for (Value buffer : perWarp)
+      values.push_back(loadBuffer(buffer, {constIndex(warp)}, Type()));
+    return values;
+  };
+  SmallVector<Value> acc = valuesOf(0);
+  for (int64_t w = 1; w < numThreads / kWarpSize; ++w) {
+    auto combined = combine(combiner, acc, valuesOf(w));
+    if (failed(combined))
+      return failure();
+    acc = *combined;
+  }
+  // The buffers may be written again (in a loop) only after everyone read.
+  if (again)
+    barrier();
+  return acc;
+}
+
+LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce) {
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  Region &combiner = reduce.getCombineOp();
+  // Each thread's own elements, in registers, combined in order.
+  SmallVector<Value> acc;
+  {
+    OwnerIteration owners(*this);
+    if (failed(forEachIndex(
+            srcType.getShape(),
+            [&](ArrayRef<Value> index) -> LogicalResult {
+              auto next = elements(reduce.getSrcs(), index);
+              if (failed(next))
+                return failure();
+              if (acc.empty()) {
+                acc = *next;
+                return success();
+              }
+              auto combined = combine(combiner, acc, *next);
+              if (failed(combined))
+                return failure();
+              acc = *combined;
+              return success();
+            },
+            /*contiguous=*/true)))
+      return failure();
+  }
+  auto warpTotal = combineLanes(combiner, acc);
+  if (failed(warpTotal))
+    return failure();
+  // Lane 0 of each warp publishes the warp's value.
+  SmallVector<Value> perWarp;
+  for (Value src : reduce.getSrcs())
+    perWarp.push_back(
+        allocBuffer({numThreads / kWarpSize},
+                    cast<RankedTensorType>(src.getType()).getElementType()));
+  {
+    Value lane =
+        arith::RemUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+    auto leader = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              constIndex(0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(leader.thenBlock()->getTerminator());
+    Value warp =
+        arith::DivUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+    for (auto [value, buffer] : llvm::zip_equal(*warpTotal, perWarp))
+      storeBuffer(value, buffer, {warp});
+  }
+  barrier();
+  auto total = combineWarpValues(combiner, perWarp, insideLoop(reduce));
+  if (failed(total))
+    return failure();
+  for (auto [result, value] : llvm::zip_equal(reduce.getResults(), *total))
+    scalars.map(result, value);
   return success();
 }
 
