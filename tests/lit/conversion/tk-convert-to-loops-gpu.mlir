@@ -221,3 +221,38 @@ tk.func @softmax_wide_row(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
   tk.store %op, %y : tensor<16384x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// x - max(x, 1)[:, None]: the row maxima have storage of their own (the
+// reduction's), so their expand_dims is read through the broadcast at the
+// moved index instead of being copied into a 64x1 tile first.
+// CHECK-DAG: memref.global "private" @center_rows_tile{{[0-9]+}} : memref<64x64xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.global "private" @center_rows_tile{{[0-9]+}} : memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref<64x1xf32
+// CHECK-LABEL: func.func @center_rows
+tk.func @center_rows(%x: !tk.ptr<f32>, %o: !tk.ptr<f32>) {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %row = tk.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %col = tk.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %rows = arith.muli %row, %c64 : tensor<64x1xi32>
+  %rb = tk.broadcast %rows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tk.broadcast %col : tensor<1x64xi32> -> tensor<64x64xi32>
+  %offs = arith.addi %rb, %cb : tensor<64x64xi32>
+  %sx = tk.splat %x : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %px = tk.addptr %sx, %offs : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  %v = tk.load %px : tensor<64x64x!tk.ptr<f32>>
+  %m = tk.reduce(%v : tensor<64x64xf32>) {axis = 1 : i32} -> tensor<64xf32> {
+  ^bb0(%lhs: f32, %rhs: f32):
+    %mx = arith.maximumf %lhs, %rhs : f32
+    tk.reduce.return %mx : f32
+  }
+  %mc = tk.expand_dims %m {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+  %mb = tk.broadcast %mc : tensor<64x1xf32> -> tensor<64x64xf32>
+  %d = arith.subf %v, %mb : tensor<64x64xf32>
+  %so = tk.splat %o : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %po = tk.addptr %so, %offs : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  tk.store %po, %d : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}

@@ -640,6 +640,18 @@ void KernelLowering::analyzeOp(Operation *op) {
 /// memory and cannot observe a write out of order. (softmax: exp(x - max)
 /// is read by the sum and by the division; x stays stored.)
 void KernelLowering::preferRecomputing(Region &region) {
+  // A tile with storage of its own in this block: a stored element-wise
+  // tile, or a dot's, reduction's or scan's result (always stored).
+  auto hasStorage = [&](Value tile) {
+    Operation *def = tile.getDefiningOp();
+    if (!def)
+      return false; // a loop-carried tile: its buffer changes at yields
+    return materialized.count(def) ||
+           isa<tk::DotOp, tk::ReduceOp, tk::ScanOp>(def);
+  };
+  auto readyToRead = [&](Value tile) {
+    return !isTile(tile.getType()) || isCheap(tile) || hasStorage(tile);
+  };
   for (Block &block : region) {
     for (Operation &op : block) {
       for (Region &nested : op.getRegions())
@@ -648,23 +660,24 @@ void KernelLowering::preferRecomputing(Region &region) {
           isa<tk::LoadOp, tk::FpToFpOp>(&op) || registerResident.count(&op))
         continue;
       Value value = op.getResult(0);
+      // Recomputing through a broadcast repeats the op's work for every
+      // copy, unless the op only moves the index over stored elements
+      // (FlashAttention's m[:, None]).
+      bool movesIndexOnly =
+          isa<tk::ExpandDimsOp, tk::ReshapeOp, tk::TransOp, tk::BroadcastOp>(
+              op) &&
+          llvm::all_of(op.getOperands(), readyToRead);
       bool sameBlockUsers = llvm::all_of(value.getUsers(), [&](Operation *u) {
-        return u->getBlock() == op.getBlock() && !isa<tk::BroadcastOp>(u);
+        return u->getBlock() == op.getBlock() &&
+               (movesIndexOnly || !isa<tk::BroadcastOp>(u));
       });
       bool operandsReady = llvm::all_of(op.getOperands(), [&](Value operand) {
-        if (!isTile(operand.getType()) || isCheap(operand))
+        if (readyToRead(operand))
           return true;
         Operation *def = operand.getDefiningOp();
-        if (!def)
-          return false; // a loop-carried tile: its buffer changes at yields
-        if (materialized.count(def))
-          return true;
-        return isElementwiseLike(def) && !isa<tk::LoadOp, tk::FpToFpOp>(def) &&
-               llvm::all_of(def->getOperands(), [&](Value inner) {
-                 return !isTile(inner.getType()) || isCheap(inner) ||
-                        (inner.getDefiningOp() &&
-                         materialized.count(inner.getDefiningOp()));
-               });
+        return def && isElementwiseLike(def) &&
+               !isa<tk::LoadOp, tk::FpToFpOp>(def) &&
+               llvm::all_of(def->getOperands(), readyToRead);
       });
       if (sameBlockUsers && operandsReady)
         materialized.erase(&op);
