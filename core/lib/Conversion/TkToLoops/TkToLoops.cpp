@@ -82,12 +82,19 @@ bool isElementwiseLike(Operation *op) {
   return false;
 }
 
-/// True for element-wise ops that read their operands' elements at their
-/// own index (no broadcast, permutation or reshaping of the index).
-bool preservesIndex(Operation *op) {
-  return isElementwiseLike(op) &&
-         !isa<tk::BroadcastOp, tk::ExpandDimsOp, tk::ReshapeOp, tk::TransOp,
-              tk::CatOp, tk::JoinOp>(op);
+/// Element-wise ops that keep the index of their tile operands (no
+/// broadcast, reshape or transpose in between).
+bool keepsIndex(Operation *op) {
+  return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+          isa<tk::FpToFpOp>(op)) &&
+         isTile(op->getResult(0).getType()) &&
+         llvm::all_of(op->getOperands(), [&](Value operand) {
+           return !isTile(operand.getType()) ||
+                  cast<RankedTensorType>(operand.getType()).getShape() ==
+                      cast<RankedTensorType>(op->getResult(0).getType())
+                          .getShape();
+         });
 }
 
 /// True when `op` may run more than once in a program: it is in a loop.
@@ -194,6 +201,13 @@ int64_t runWidth(ArrayRef<int64_t> shape, int64_t total, int64_t numThreads,
 // KernelLowering
 //===----------------------------------------------------------------------===//
 
+/// A tile kept in registers: this thread's elements, and how elements fall
+/// on threads (runs of the flat tile, or a held product's accumulator).
+struct OwnedTile {
+  SmallVector<Value> registers;
+  std::optional<tk::MatrixUnit::HeldProduct> fragment;
+};
+
 /// Lowers one tk.func into an empty func.func. Holds the value maps of the
 /// walk: scalars (IRMapping), tiles kept in buffers, block pointers.
 class KernelLowering {
@@ -225,19 +239,27 @@ private:
   /// from stored or cheap tiles (see the definition).
   void preferRecomputing(Region &region);
   bool isCheap(Value value);
-  /// GPU only: the stored tiles kept in their threads' registers instead
-  /// of workgroup memory (see the definition).
+  /// GPU only: the tiles kept in their threads' registers instead of
+  /// workgroup memory, and their layouts (see the definition).
   void chooseRegisterResident(Region &region);
+  /// True when the matrix unit can keep `dot`'s product in registers for
+  /// its readers (a product not carried by a loop).
+  bool holdsForReaders(tk::DotOp dot);
+  /// The layouts (residentLayout values) of the resident tiles evaluating
+  /// `value` reads, through element-wise ops that are not stored.
+  void collectLayouts(Value value, llvm::SmallPtrSetImpl<Operation *> &out);
   /// True when every use of `tile` reads it, directly or through
   /// index-preserving element-wise ops in `block`, at the indices the
-  /// reading thread owns: a store, a whole-tile reduction of 32-bit
-  /// values, or a register-resident tile.
-  bool readByOwners(Value tile, Block *block);
+  /// reading thread holds in `layout` (null: runs; else a dot's
+  /// accumulator): a store, a dot operand, a reduction (of the whole tile
+  /// for runs, along rows for an accumulator) of 32-bit values, or a
+  /// resident tile of the same layout.
+  bool readByOwners(Value tile, Block *block, Operation *layout);
   /// The run width of a register-resident tile of `shape`; 0 when the
   /// threads cannot hold it (uneven, or more than kMaxOwnedElements each).
   int64_t ownedRun(ArrayRef<int64_t> shape) const;
-  /// True when evaluating `value` reads a register-resident tile.
-  bool readsOwnedTile(Value value);
+  /// A register-resident tile evaluating `value` reads, or null.
+  const OwnedTile *ownedRead(Value value);
 
   // --- ops ---------------------------------------------------------------
   LogicalResult lowerBlock(Block &block);
@@ -316,11 +338,19 @@ private:
   LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
   /// A whole-tile reduction of register-resident elements: each thread
   /// combines its own, then the warps with shuffles.
-  LogicalResult lowerReduceOfOwned(tk::ReduceOp op);
-  /// `acc` of every lane of the warp combined by `combiner`, with
+  LogicalResult lowerReduceOfOwned(tk::ReduceOp op, const OwnedTile &owned);
+  /// A reduction along the rows of elements held in a product's
+  /// accumulator layout: each thread combines its registers of a row, then
+  /// the lanes sharing the row with shuffles; one of them writes the row's
+  /// value.
+  LogicalResult lowerRowReduceOfHeld(tk::ReduceOp op,
+                                     const tk::MatrixUnit::HeldProduct &held);
+  /// `acc` of the lanes of the warp that differ only in the bits
+  /// `laneMask` (all lanes by default) combined by `combiner`, with
   /// butterfly shuffles of 32-bit values.
   FailureOr<SmallVector<Value>> combineLanes(Region &combiner,
-                                             SmallVector<Value> acc);
+                                             SmallVector<Value> acc,
+                                             int64_t laneMask = kWarpSize - 1);
   /// The values of `perWarp` (a buffer of one value per warp for each
   /// result, published by a barrier) combined, read by every thread.
   /// `again`: the buffers are written again later (the reduction is in a
@@ -426,15 +456,28 @@ private:
   // --- GPU programs --------------------------------------------------------
   bool onThreads() const { return numThreads > 0; }
   /// While alive, contiguous top-level forEachIndex nests iterate over the
-  /// indices each thread owns (where register-resident tiles are read).
+  /// indices each thread owns (where register-resident tiles are read):
+  /// runs, or the positions of `fragment`'s accumulator registers.
   struct OwnerIteration {
-    OwnerIteration(KernelLowering &lowering, bool enabled = true)
-        : lowering(lowering), saved(lowering.iterateAsOwner) {
+    OwnerIteration(
+        KernelLowering &lowering, bool enabled,
+        std::optional<tk::MatrixUnit::HeldProduct> fragment = std::nullopt)
+        : lowering(lowering), saved(lowering.iterateAsOwner),
+          savedFragment(lowering.ownerFragment) {
       lowering.iterateAsOwner = enabled;
+      lowering.ownerFragment = fragment;
     }
-    ~OwnerIteration() { lowering.iterateAsOwner = saved; }
+    /// Iterates in the layout of `owned` (disabled when null).
+    OwnerIteration(KernelLowering &lowering, const OwnedTile *owned)
+        : OwnerIteration(lowering, owned != nullptr,
+                         owned ? owned->fragment : std::nullopt) {}
+    ~OwnerIteration() {
+      lowering.iterateAsOwner = saved;
+      lowering.ownerFragment = savedFragment;
+    }
     KernelLowering &lowering;
     bool saved;
+    std::optional<tk::MatrixUnit::HeldProduct> savedFragment;
   };
   /// Waits until every thread of the program got here (GPU only).
   void barrier() {
@@ -525,14 +568,17 @@ private:
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
 
-  /// Tiles kept in registers (chooseRegisterResident), and their values:
-  /// thread t owns the runs t, t + N, ... of ownedRun(shape) elements;
-  /// register j * run + l holds element (t + N * j) * run + l.
-  llvm::DenseSet<Operation *> registerResident;
-  DenseMap<Value, SmallVector<Value>> ownedTiles;
+  /// Tiles kept in registers (chooseRegisterResident), by defining op, with
+  /// their layout: null for runs (thread t owns the runs t, t + N, ... of
+  /// ownedRun(shape) elements; register j * run + l holds element
+  /// (t + N * j) * run + l), else the dot whose accumulator layout they
+  /// share (register i holds the element at the unit's position i).
+  DenseMap<Operation *, Operation *> residentLayout;
+  DenseMap<Value, OwnedTile> ownedTiles;
   /// Inside an owner iteration's body: the index it visits and the
   /// register that holds it.
   bool iterateAsOwner = false;
+  std::optional<tk::MatrixUnit::HeldProduct> ownerFragment;
   int64_t ownedSlot = -1;
   SmallVector<Value, 4> ownedIndex;
 
@@ -657,7 +703,7 @@ void KernelLowering::preferRecomputing(Region &region) {
       for (Region &nested : op.getRegions())
         preferRecomputing(nested);
       if (!materialized.count(&op) || !isElementwiseLike(&op) ||
-          isa<tk::LoadOp, tk::FpToFpOp>(&op) || registerResident.count(&op))
+          isa<tk::LoadOp, tk::FpToFpOp>(&op) || residentLayout.count(&op))
         continue;
       Value value = op.getResult(0);
       // Recomputing through a broadcast repeats the op's work for every
@@ -690,52 +736,103 @@ void KernelLowering::preferRecomputing(Region &region) {
 /// tiles: softmax's row and its exponentials) needs no workgroup memory:
 /// each thread keeps its elements in registers, as Triton's blocked layouts
 /// do. That saves the pass through memory, its barriers and the shared
-/// memory that limits occupancy. Decided as a fixpoint: a candidate stays
-/// while every stored tile reading it stays.
+/// memory that limits occupancy. The same holds for a product the matrix
+/// unit computes in registers when its readers visit it at the registers'
+/// positions (FlashAttention's scores: row maxima and sums, exponentials,
+/// the next product's operand), and for stored tiles computed from it,
+/// which share its layout. Decided as a fixpoint: a candidate stays while
+/// every resident tile reading it stays, in the same layout.
 void KernelLowering::chooseRegisterResident(Region &region) {
   region.walk([&](Operation *op) {
+    if (auto dot = dyn_cast<tk::DotOp>(op)) {
+      if (holdsForReaders(dot))
+        residentLayout[op] = op;
+      return;
+    }
     if (!materialized.count(op) || !isElementwiseLike(op))
       return;
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    if (type.getElementType().isIntOrFloat() && ownedRun(type.getShape()))
-      registerResident.insert(op);
+    if (!type.getElementType().isIntOrFloat())
+      return;
+    llvm::SmallPtrSet<Operation *, 2> layouts;
+    for (Value operand : op->getOperands())
+      collectLayouts(operand, layouts);
+    layouts.erase(nullptr);
+    if (layouts.size() == 1)
+      residentLayout[op] = *layouts.begin();
+    else if (layouts.empty() && ownedRun(type.getShape()))
+      residentLayout[op] = nullptr;
   });
   for (bool changed = true; changed;) {
     changed = false;
-    for (Operation *op : llvm::to_vector(registerResident)) {
-      if (readByOwners(op->getResult(0), op->getBlock()))
+    for (auto [op, layout] : llvm::to_vector(residentLayout)) {
+      if ((!layout || residentLayout.count(layout)) &&
+          readByOwners(op->getResult(0), op->getBlock(), layout))
         continue;
-      registerResident.erase(op);
+      residentLayout.erase(op);
       changed = true;
     }
   }
 }
 
-bool KernelLowering::readByOwners(Value tile, Block *block) {
-  for (Operation *user : tile.getUsers()) {
+bool KernelLowering::holdsForReaders(tk::DotOp dot) {
+  if (!matrixUnit || !onThreads())
+    return false;
+  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+  return product && matrixUnit->registerRows(*product) &&
+         cast<RankedTensorType>(dot.getType()).getElementType() ==
+             product->accumulator;
+}
+
+void KernelLowering::collectLayouts(Value value,
+                                    llvm::SmallPtrSetImpl<Operation *> &out) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !isTile(value.getType()))
+    return;
+  if (auto it = residentLayout.find(def); it != residentLayout.end()) {
+    out.insert(it->second);
+    return;
+  }
+  if (isElementwiseLike(def) && !materialized.count(def))
+    for (Value operand : def->getOperands())
+      collectLayouts(operand, out);
+}
+
+bool KernelLowering::readByOwners(Value tile, Block *block, Operation *layout) {
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
     if (user->getBlock() != block)
       return false;
     if (isa<tk::StoreOp>(user))
       continue;
+    if (auto dot = dyn_cast<tk::DotOp>(user)) {
+      // Laid out for the unit (or stored) by its owners; an accumulator is
+      // read at the unit's positions instead.
+      if (use.get() == dot.getAcc())
+        return false;
+      continue;
+    }
     if (auto reduce = dyn_cast<tk::ReduceOp>(user)) {
       bool words = llvm::all_of(reduce.getSrcs(), [](Value src) {
         Type type = cast<RankedTensorType>(src.getType()).getElementType();
         return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
       });
-      if (reduce.getSrcs()[0].getType() != tile.getType() ||
-          cast<RankedTensorType>(tile.getType()).getRank() != 1 || !words ||
-          numThreads % kWarpSize != 0)
+      int64_t rank = cast<RankedTensorType>(tile.getType()).getRank();
+      bool shapeFits = layout ? rank == 2 && reduce.getAxis() == 1 : rank == 1;
+      if (reduce.getSrcs()[0].getType() != tile.getType() || !shapeFits ||
+          !words || numThreads % kWarpSize != 0)
         return false;
       continue;
     }
-    if (!preservesIndex(user))
+    if (!keepsIndex(user))
       return false;
     if (materialized.count(user)) {
-      if (!registerResident.count(user))
+      auto it = residentLayout.find(user);
+      if (it == residentLayout.end() || it->second != layout)
         return false;
       continue;
     }
-    if (!readByOwners(user->getResult(0), block))
+    if (!readByOwners(user->getResult(0), block, layout))
       return false;
   }
   return true;
@@ -751,17 +848,20 @@ int64_t KernelLowering::ownedRun(ArrayRef<int64_t> shape) const {
   return runWidth(shape, total, numThreads, /*maxRun=*/4);
 }
 
-bool KernelLowering::readsOwnedTile(Value value) {
+const OwnedTile *KernelLowering::ownedRead(Value value) {
   if (ownedTiles.empty() || !isTile(value.getType()))
-    return false;
-  if (ownedTiles.count(value))
-    return true;
+    return nullptr;
+  if (auto it = ownedTiles.find(value); it != ownedTiles.end())
+    return &it->second;
   if (buffers.count(value) || pointerWalks.count(value))
-    return false;
+    return nullptr;
   Operation *op = value.getDefiningOp();
-  return op && isElementwiseLike(op) &&
-         llvm::any_of(op->getOperands(),
-                      [&](Value operand) { return readsOwnedTile(operand); });
+  if (!op || !isElementwiseLike(op))
+    return nullptr;
+  for (Value operand : op->getOperands())
+    if (const OwnedTile *owned = ownedRead(operand))
+      return owned;
+  return nullptr;
 }
 
 //===----------------------------------------------------------------------===//
@@ -830,6 +930,32 @@ LogicalResult KernelLowering::forEachIndex(
   int64_t total = 1;
   for (int64_t size : shape)
     total *= size;
+  if (contiguous && iterateAsOwner && ownerFragment) {
+    // At the positions of the accumulator registers, in register order.
+    if (shape != ArrayRef<int64_t>{ownerFragment->m, ownerFragment->n})
+      return emitError(loc, "tk-convert-to-loops: a tile in a product's "
+                            "register layout has another shape");
+    auto positions = matrixUnit->registerPositions(b, loc, *ownerFragment);
+    LogicalResult result = success();
+    ++parallelDepth;
+    for (auto [slot, position] : llvm::enumerate(positions)) {
+      SmallVector<Value> index{position.first, position.second};
+      ownedSlot = slot;
+      ownedIndex.assign(index.begin(), index.end());
+      auto saved = std::move(elementCache);
+      elementCache.clear();
+      result = body(index);
+      elementCache = std::move(saved);
+      ownedSlot = -1;
+      ownedIndex.clear();
+      if (failed(result))
+        break;
+      if (afterRun)
+        afterRun();
+    }
+    --parallelDepth;
+    return result;
+  }
   if (contiguous && iterateAsOwner) {
     // Straight-line code: the registers of a resident tile are picked by
     // position, which must be a constant.
@@ -956,8 +1082,8 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
                    : Value();
   // A stored tile computed from register-resident ones is written by their
   // owners (then published with a barrier, which owner nests leave out).
-  bool byOwners = readsOwnedTile(value);
-  OwnerIteration owners(*this, byOwners);
+  const OwnedTile *owned = ownedRead(value);
+  OwnerIteration owners(*this, owned);
   auto store = [&](Value on) {
     auto type = cast<RankedTensorType>(value.getType());
     return forEachIndex(
@@ -974,24 +1100,28 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
         /*contiguous=*/true, nullptr, runOf(type.getElementType()));
   };
   LogicalResult result = full ? versionOnMask(full, store) : store(Value());
-  if (byOwners)
+  if (owned)
     barrier();
   return result;
 }
 
 LogicalResult KernelLowering::keepInRegisters(Value value) {
+  // The layout of the resident tile it is computed from (runs if none).
+  const OwnedTile *source = ownedRead(value);
+  std::optional<tk::MatrixUnit::HeldProduct> fragment =
+      source ? source->fragment : std::nullopt;
   // The mask versioning of storeTile: most programs load every lane
   // unguarded, so runs merge into vector loads.
   auto load = value.getDefiningOp<tk::LoadOp>();
   Value mask = load ? load.getMask() : Value();
-  Value full = mask && isTile(mask.getType()) &&
+  Value full = mask && !fragment && isTile(mask.getType()) &&
                        !isBlockPtr(load.getPtr().getType()) && isCheap(mask)
                    ? rangeMaskAllTrue(mask)
                    : Value();
   auto type = cast<RankedTensorType>(value.getType());
   auto compute = [&](Value on) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> registers;
-    OwnerIteration owners(*this);
+    OwnerIteration owners(*this, /*enabled=*/true, fragment);
     if (failed(forEachIndex(
             type.getShape(),
             [&](ArrayRef<Value> index) -> LogicalResult {
@@ -1011,7 +1141,7 @@ LogicalResult KernelLowering::keepInRegisters(Value value) {
     FailureOr<SmallVector<Value>> registers = compute(Value());
     if (failed(registers))
       return failure();
-    ownedTiles[value] = std::move(*registers);
+    ownedTiles[value] = {std::move(*registers), fragment};
     return success();
   }
   int64_t count = type.getNumElements() / numThreads;
@@ -1031,7 +1161,7 @@ LogicalResult KernelLowering::keepInRegisters(Value value) {
       scf::YieldOp::create(b, loc, *registers);
     }
   }
-  ownedTiles[value] = SmallVector<Value>(branch.getResults());
+  ownedTiles[value] = {SmallVector<Value>(branch.getResults()), fragment};
   return success();
 }
 
@@ -1144,7 +1274,7 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
       return emitError(value.getLoc(),
                        "tk-convert-to-loops: a register-resident tile is read "
                        "at an index its thread does not own");
-    return owned->second[ownedSlot];
+    return owned->second.registers[ownedSlot];
   }
   Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
   auto buffer = buffers.find(value);
@@ -1579,7 +1709,7 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
   if (isElementwiseLike(op)) {
     if (!materialized.count(op))
       return success();
-    if (registerResident.count(op))
+    if (residentLayout.count(op))
       return keepInRegisters(op->getResult(0));
     return failure(failed(getBuffer(op->getResult(0))));
   }
@@ -1840,13 +1970,16 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   };
   // A value computed from register-resident tiles is stored by their
   // owners; their nests leave the barrier to the caller.
-  bool byOwners = readsOwnedTile(store.getValue()) || readsOwnedTile(ptr) ||
-                  (store.getMask() && readsOwnedTile(store.getMask()));
-  OwnerIteration owners(*this, byOwners);
+  const OwnedTile *owned = ownedRead(store.getValue());
+  if (!owned)
+    owned = ownedRead(ptr);
+  if (!owned && store.getMask())
+    owned = ownedRead(store.getMask());
+  OwnerIteration owners(*this, owned);
   LogicalResult result = storeLanes();
   // The barrier that orders the store before later reads of other threads;
   // a store that ends the kernel has none.
-  if (byOwners && !isa<tk::ReturnOp>(store->getNextNode()))
+  if (owned && !isa<tk::ReturnOp>(store->getNextNode()))
     barrier();
   return result;
 }
@@ -2710,21 +2843,6 @@ KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
   return registers;
 }
 
-/// Element-wise ops that keep the index of their tile operands (no
-/// broadcast, reshape or transpose in between).
-static bool keepsIndex(Operation *op) {
-  return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
-         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-          isa<tk::FpToFpOp>(op)) &&
-         isTile(op->getResult(0).getType()) &&
-         llvm::all_of(op->getOperands(), [&](Value operand) {
-           return !isTile(operand.getType()) ||
-                  cast<RankedTensorType>(operand.getType()).getShape() ==
-                      cast<RankedTensorType>(op->getResult(0).getType())
-                          .getShape();
-         });
-}
-
 bool KernelLowering::onlyStoredFromRegisters(Value tile) {
   if (tile.use_empty())
     return false;
@@ -3551,9 +3669,10 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   auto elementsAt = [&](ArrayRef<Value> index) {
     return elements(reduce.getSrcs(), index);
   };
-  if (llvm::any_of(reduce.getSrcs(),
-                   [&](Value src) { return readsOwnedTile(src); }))
-    return lowerReduceOfOwned(reduce);
+  for (Value src : reduce.getSrcs())
+    if (const OwnedTile *owned = ownedRead(src))
+      return owned->fragment ? lowerRowReduceOfHeld(reduce, *owned->fragment)
+                             : lowerReduceOfOwned(reduce, *owned);
   // Shuffles move 32-bit values.
   bool words = llvm::all_of(elemTypes, [](Type type) {
     return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
@@ -3764,8 +3883,11 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
 }
 
 FailureOr<SmallVector<Value>>
-KernelLowering::combineLanes(Region &combiner, SmallVector<Value> acc) {
+KernelLowering::combineLanes(Region &combiner, SmallVector<Value> acc,
+                             int64_t laneMask) {
   for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+    if (!(laneMask & offset))
+      continue;
     SmallVector<Value> other;
     for (Value value : acc)
       other.push_back(gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
@@ -3803,13 +3925,14 @@ KernelLowering::combineWarpValues(Region &combiner, ArrayRef<Value> perWarp,
   return acc;
 }
 
-LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce) {
+LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce,
+                                                 const OwnedTile &owned) {
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   Region &combiner = reduce.getCombineOp();
   // Each thread's own elements, in registers, combined in order.
   SmallVector<Value> acc;
   {
-    OwnerIteration owners(*this);
+    OwnerIteration owners(*this, &owned);
     if (failed(forEachIndex(
             srcType.getShape(),
             [&](ArrayRef<Value> index) -> LogicalResult {
@@ -3859,6 +3982,71 @@ LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce) {
     return failure();
   for (auto [result, value] : llvm::zip_equal(reduce.getResults(), *total))
     scalars.map(result, value);
+  return success();
+}
+
+LogicalResult
+KernelLowering::lowerRowReduceOfHeld(tk::ReduceOp reduce,
+                                     const tk::MatrixUnit::HeldProduct &held) {
+  std::optional<tk::MatrixUnit::RegisterRows> rows =
+      matrixUnit->registerRows(held);
+  if (!rows || int64_t(rows->rowOfRegister.size()) !=
+                   int64_t(matrixUnit->registerPositions(b, loc, held).size()))
+    return reduce.emitOpError("tk-convert-to-loops: the matrix unit does not "
+                              "describe the rows of its registers");
+  Region &combiner = reduce.getCombineOp();
+  // Each row's registers combined in register order (the row's index is
+  // its first register's).
+  struct RowPart {
+    Value row;
+    SmallVector<Value> acc;
+  };
+  llvm::MapVector<int64_t, RowPart> parts;
+  {
+    OwnerIteration owners(*this, /*enabled=*/true, held);
+    if (failed(forEachIndex(
+            cast<RankedTensorType>(reduce.getSrcs()[0].getType()).getShape(),
+            [&](ArrayRef<Value> index) -> LogicalResult {
+              auto next = elements(reduce.getSrcs(), index);
+              if (failed(next))
+                return failure();
+              RowPart &part = parts[rows->rowOfRegister[ownedSlot]];
+              if (part.acc.empty()) {
+                part = {index[0], *next};
+                return success();
+              }
+              auto combined = combine(combiner, part.acc, *next);
+              if (failed(combined))
+                return failure();
+              part.acc = *combined;
+              return success();
+            },
+            /*contiguous=*/true)))
+      return failure();
+  }
+  // The lanes that hold a row meet in butterflies over the bits of the
+  // lane mask; the lowest of them writes the row.
+  SmallVector<Value> out;
+  for (Value result : reduce.getResults())
+    out.push_back(allocBuffer(cast<RankedTensorType>(result.getType())));
+  Value lane = arith::RemUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+  Value writer = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc, lane, constIndex(rows->laneMask)),
+      constIndex(0));
+  for (auto &[id, part] : parts) {
+    auto acc = combineLanes(combiner, part.acc, rows->laneMask);
+    if (failed(acc))
+      return failure();
+    auto branch = scf::IfOp::create(b, loc, writer, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    for (auto [value, buffer] : llvm::zip_equal(*acc, out))
+      storeBuffer(value, buffer, {part.row});
+  }
+  barrier();
+  for (auto [result, buffer] : llvm::zip_equal(reduce.getResults(), out))
+    buffers[result] = buffer;
   return success();
 }
 
@@ -3950,6 +4138,9 @@ KernelLowering::heldOperand(tk::DotOp dot,
   auto type = cast<RankedTensorType>(tile.getType());
   Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
                              matrixUnit->operandAlignment(product));
+  // A tile computed from register-resident ones is written by its owners.
+  const OwnedTile *owned = ownedRead(tile);
+  OwnerIteration owners(*this, owned);
   if (failed(forEachIndex(
           type.getShape(),
           [&](ArrayRef<Value> index) {
@@ -3963,6 +4154,8 @@ KernelLowering::heldOperand(tk::DotOp dot,
           },
           /*contiguous=*/true, nullptr, runOf(type.getElementType()))))
     return failure();
+  if (owned)
+    barrier();
   if (invariant) {
     elementCache = std::move(*loopCache);
     hoistedOperands[tile] = buffer;
@@ -4030,6 +4223,10 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   barrier();
   if (carried != heldAccumulators.end() || rescaled) {
     heldAccumulators[dot.getResult()] = std::move(*next);
+    return success();
+  }
+  if (residentLayout.count(dot)) {
+    ownedTiles[dot.getResult()] = {std::move(*next), product};
     return success();
   }
   Value wide = allocBuffer({held.m, held.n}, held.accumulator);

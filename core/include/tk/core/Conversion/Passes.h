@@ -18,6 +18,7 @@
 #include "mlir/Pass/Pass.h"
 
 #include <memory>
+#include <optional>
 
 namespace tk {
 
@@ -133,6 +134,23 @@ public:
   virtual llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
   registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
                     const HeldProduct &product) const;
+
+  /// How the rows of a held accumulator fall on registers and lanes, for
+  /// reductions along rows without workgroup memory: this thread's
+  /// registers i and j hold elements of one row, in every thread, exactly
+  /// when `rowOfRegister[i] == rowOfRegister[j]`; and the threads holding
+  /// one row are the lanes of a warp that differ only in the bits
+  /// `laneMask` of their lane index.
+  struct RegisterRows {
+    llvm::SmallVector<int64_t> rowOfRegister;
+    int64_t laneMask = 0;
+  };
+  /// Empty (the default) when the unit does not describe its rows; row
+  /// reductions of its products then go through workgroup memory.
+  virtual std::optional<RegisterRows>
+  registerRows(const HeldProduct &product) const {
+    return std::nullopt;
+  }
 
   /// `registers` + a . b, for operands in workgroup memory (memref<m x k>,
   /// memref<k x n>, or 1-D in the unit's layout where laysOutOperands)
