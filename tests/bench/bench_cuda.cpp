@@ -227,8 +227,12 @@ void benchSoftmax(Bench &bench, int onlyWarps) {
     for (int w : warpCounts)
       labels.push_back("w" + std::to_string(w));
     for (size_t i = 0; i < labels.size(); ++i)
-      configs.push_back(
-          {warpCounts[i], 0, nullptr, 0, {int32_t(rows), 1, 1}, labels[i].c_str()});
+      configs.push_back({warpCounts[i],
+                         0,
+                         nullptr,
+                         0,
+                         {int32_t(rows), 1, 1},
+                         labels[i].c_str()});
     std::string key =
         "softmax fp32 " + std::to_string(rows) + "x" + std::to_string(cols);
     tk_autotune_result tuned = {};
@@ -501,7 +505,8 @@ void benchMatmul(Bench &bench, const std::string &onlyConfig) {
 /// and 128 (the reference's shapes): the block configuration tk_autotune
 /// picks, then timed; 4 * B * H * N^2 * D flops. One output row is checked
 /// against the host.
-void benchAttention(Bench &bench) {
+/// `onlyConfig` (empty: all) keeps one candidate, by label, for profiling.
+void benchAttention(Bench &bench, const std::string &onlyConfig) {
   auto *ctx = &bench.context;
   const int64_t heads = 4 * 32, n = 4096;
   mlir::Type f16 = mlir::Float16Type::get(ctx);
@@ -528,26 +533,36 @@ void benchAttention(Bench &bench) {
       int64_t bm, bn;
       int warps;
     };
-    const Blocks configs[] = {
-        {64, 64, 4}, {128, 64, 8}, {64, 32, 4}, {128, 32, 8}};
+    // With the scores held in registers, one warpgroup can take 128 rows
+    // (two 64-row tiles) and wider key blocks fit in shared memory.
+    const Blocks configs[] = {{64, 64, 4},  {128, 64, 8}, {64, 32, 4},
+                              {128, 32, 8}, {128, 64, 4}, {128, 128, 8}};
+    auto label = [](const Blocks &c) {
+      return std::to_string(c.bm) + "x" + std::to_string(c.bn) + " w" +
+             std::to_string(c.warps);
+    };
+    std::vector<Blocks> chosen;
+    for (const Blocks &c : configs)
+      if (onlyConfig.empty() || label(c) == onlyConfig)
+        chosen.push_back(c);
+    if (chosen.empty())
+      die("--attention-config '" + onlyConfig + "': no such candidate");
     std::vector<Candidate> candidates;
-    for (const Blocks &c : configs) {
+    for (const Blocks &c : chosen) {
       tk::seeds::AttentionConfig config;
       config.headDimDivisibility = 16;
       config.blockM = c.bm;
       config.blockN = c.bn;
       config.blockD = d;
       candidates.push_back({tk::seeds::buildAttention(ctx, f16, config),
-                            std::to_string(c.bm) + "x" + std::to_string(c.bn) +
-                                " w" + std::to_string(c.warps),
-                            c.warps,
+                            label(c), c.warps,
                             tk_grid{int32_t(n / c.bm), int32_t(heads), 1}});
     }
     std::string name = "B4H32N4096D" + std::to_string(d);
     tk_autotune_result result;
     tk_kernel kernel =
         autotune(bench, candidates, args, "attention fp16 " + name, result);
-    const Blocks &best = configs[result.best];
+    const Blocks &best = chosen[result.best];
     double ms = timeKernelMs([&] {
       bench.launch(kernel, {int32_t(n / best.bm), int32_t(heads), 1}, args);
     });
@@ -708,7 +723,7 @@ void benchAutotune(Bench &bench, const std::string &plotPath) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string cubin, plot, matmulConfig;
+  std::string cubin, plot, matmulConfig, attentionConfig;
   int softmaxWarps = 0;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
@@ -721,13 +736,16 @@ int main(int argc, char **argv) {
       plot = argv[++i];
     else if (arg == "--matmul-config" && i + 1 < argc)
       matmulConfig = argv[++i];
+    else if (arg == "--attention-config" && i + 1 < argc)
+      attentionConfig = argv[++i];
     else if (arg == "--softmax-warps" && i + 1 < argc)
       softmaxWarps = std::atoi(argv[++i]);
     else
       die("usage: tk-bench-cuda [--cubin vector_add.cubin] [--only "
           "vector_add|softmax|matmul|attention|launch|autotune]... [--plot "
           "file.svg] [--matmul-config 'BMxBNxBK wW sS' (one candidate, for "
-          "profiling)] [--softmax-warps W (one candidate)]");
+          "profiling)] [--softmax-warps W] [--attention-config 'BMxBN "
+          "wW'] (one candidate)");
   }
   auto wanted = [&](const char *name) {
     return only.empty() ||
@@ -753,7 +771,7 @@ int main(int argc, char **argv) {
   if (wanted("matmul"))
     benchMatmul(bench, matmulConfig);
   if (wanted("attention"))
-    benchAttention(bench);
+    benchAttention(bench, attentionConfig);
   if (wanted("launch"))
     benchLaunch(bench, cubin);
   if (wanted("autotune"))

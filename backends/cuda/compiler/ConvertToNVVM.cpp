@@ -18,6 +18,7 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -59,6 +60,11 @@ struct ConvertToNVVM
     populateLibDeviceConversionPatterns(converter, patterns,
                                         /*benefit=*/10);
     populateGpuToNVVMConversionPatterns(converter, patterns);
+    // Ceil and floor divisions have no LLVM instruction. The float
+    // minimum and maximum keep theirs: llvm.maxnum / llvm.maximum become
+    // one max.f32 / max.NaN.f32 where arith-expand-ops would leave two
+    // compares and two selects.
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

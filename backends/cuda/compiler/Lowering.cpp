@@ -160,7 +160,6 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createSCFToControlFlowPass());
-        pm.addPass(arith::createArithExpandOpsPass());
         pm.addPass(createConvertToNVVMPass(numWarps * 32));
         // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become
         // inline PTX.
