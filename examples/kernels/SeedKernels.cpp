@@ -367,6 +367,10 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
   Tile kBase = kk + base;
   Tile vBase = v + base;
 
+  // The scores in base 2: exp(x) = exp2(x * log2(e)), with log2(e) folded
+  // into the scale once, so that each score costs one ex2 (FlashAttention's
+  // and Triton's tutorial's form). m and l are kept in that base.
+  Tile scaleLog2 = scale * 1.4426950408889634;
   Tile mInit = k.full({BM}, -inf, k.f32());
   Tile lInit = k.zeros({BM}, k.f32());
   Tile accInit = k.zeros({BM, BD}, k.f32());
@@ -383,19 +387,19 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
                   Tile kvMask = nValid & dMask;
                   Tile kTile = k.load(kBase + kvOffs, kvMask, 0); // [BN, BD]
                   Tile vTile = k.load(vBase + kvOffs, kvMask, 0);
-                  // s = q k^T * scale, with keys past N at -inf.
+                  // s = q k^T * scale * log2(e), keys past N at -inf.
                   Tile kT = k.trans(kTile);
                   Tile qk = k.dot(qTile, kT);
-                  Tile scaled = qk * scale;
+                  Tile scaled = qk * scaleLog2;
                   Tile colValid = offsN.row() < N;
                   Tile s = k.where(colValid, scaled, -inf);
                   // Online softmax: new running max, rescale of l and acc.
                   Tile blockMax = k.max(s, 1);
                   Tile mNew = k.maximum(m, blockMax);
                   Tile shifted = s - mNew.col();
-                  Tile p = k.exp(shifted);
+                  Tile p = k.exp2(shifted);
                   Tile mDiff = m - mNew;
-                  Tile alpha = k.exp(mDiff);
+                  Tile alpha = k.exp2(mDiff);
                   Tile lScaled = l * alpha;
                   Tile lNew = lScaled + k.sum(p, 1);
                   Tile accScaled = acc * alpha.col();
