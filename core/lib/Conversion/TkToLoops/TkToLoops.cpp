@@ -243,7 +243,8 @@ private:
   /// workgroup memory, and their layouts (see the definition).
   void chooseRegisterResident(Region &region);
   /// True when the matrix unit can keep `dot`'s product in registers for
-  /// its readers (a product not carried by a loop).
+  /// its readers and describes their rows (readByOwners then decides
+  /// whether the readers allow it; a loop's yield does not).
   bool holdsForReaders(tk::DotOp dot);
   /// The layouts (residentLayout values) of the resident tiles evaluating
   /// `value` reads, through element-wise ops that are not stored.
