@@ -85,10 +85,12 @@ bool takes(Type a, Type b, Type accumulator, int64_t m, int64_t n, int64_t k) {
 }
 
 /// Whether a held product's operand (0: A, 1: B) is laid out with the
-/// 128-byte swizzle: its contiguous dimension (A: k, B: n) spans whole
-/// 128-byte rows, and for B each wgmma's N' covers whole atoms.
-bool swizzled(unsigned operand, int64_t n, int64_t k, int64_t width) {
-  return operand == 0
+/// 128-byte swizzle: its contiguous dimension (A and K-major B: k,
+/// MN-major B: n) spans whole 128-byte rows, and for MN-major B each
+/// wgmma's N' covers whole atoms.
+bool swizzled(unsigned operand, int64_t n, int64_t k, int64_t width,
+              bool kMajorB) {
+  return operand == 0 || kMajorB
              ? k % kSwizzleElements == 0
              : n % kSwizzleElements == 0 && width % kSwizzleElements == 0;
 }
@@ -160,9 +162,10 @@ namespace {
 class WarpgroupProduct {
 public:
   WarpgroupProduct(OpBuilder &b, Location loc, Type elementType, int64_t m,
-                   int64_t n, int64_t k, Value threadId, int64_t numThreads)
+                   int64_t n, int64_t k, Value threadId, int64_t numThreads,
+                   bool kMajorB = false)
       : b(b), loc(loc), elementType(elementType), m(m), n(n), k(k),
-        threadId(threadId), numThreads(numThreads),
+        threadId(threadId), numThreads(numThreads), kMajorB(kMajorB),
         numWarpgroups(numThreads / kWarpgroupSize),
         width(tileWidth(m, n, numWarpgroups)), tilesN(n / width),
         tiles((m / kTileM) * tilesN) {}
@@ -221,8 +224,8 @@ public:
   void useStaged(Value a, Value bOperand, bool published) {
     stagedA = a;
     stagedB = bOperand;
-    swizzledA = swizzled(0, n, k, width);
-    swizzledB = swizzled(1, n, k, width);
+    swizzledA = swizzled(0, n, k, width, kMajorB);
+    swizzledB = swizzled(1, n, k, width, kMajorB);
     if (published)
       return;
     NVVM::FenceProxyOp::create(
@@ -282,7 +285,8 @@ public:
           NVVM::MMAShapeAttr::get(ctx, kTileM, width, kTileK), inputType,
           inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::row,
+          NVVM::MMALayout::row,
+          kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row,
           NVVM::MMAIntOverflowAttr());
     }
     return fragment;
@@ -293,7 +297,11 @@ public:
   Type elementType;
   int64_t m, n, k;
   Value threadId;
-  int64_t numThreads, numWarpgroups, width, tilesN, tiles;
+  int64_t numThreads;
+  /// B comes K-major (imm-trans-b = 0), laid out as A is with n in the
+  /// role of m; MN-major otherwise.
+  bool kMajorB;
+  int64_t numWarpgroups, width, tilesN, tiles;
 
 private:
   /// Spread over the threads 16 bytes (one row of a core matrix) at a
@@ -336,6 +344,9 @@ private:
     if (operand == 0 && swizzledA)
       return (k0 / kSwizzleElements) * (m / kCoreRows) * kAtomBytes +
              (k0 % kSwizzleElements) * kElementBytes;
+    if (operand == 1 && swizzledB && kMajorB)
+      return (k0 / kSwizzleElements) * (n / kCoreRows) * kAtomBytes +
+             (k0 % kSwizzleElements) * kElementBytes;
     if (operand == 1 && swizzledB)
       return (k0 / kCoreRows) * kAtomBytes;
     return (k0 / kCoreRows) * kCoreBytes;
@@ -347,8 +358,8 @@ private:
   /// the descriptors of later k steps add to it directly.
   ///   Interleaved: LBO = the next core matrix along K (128 bytes), SBO =
   ///   the next 8 rows along M or N (K/8 core matrices on).
-  ///   Swizzled A (K-major): SBO = the next 8 rows (one atom, 1024 bytes);
-  ///   LBO is unused (1 by convention).
+  ///   Swizzled A and K-major B: SBO = the next 8 rows (one atom, 1024
+  ///   bytes); LBO is unused (1 by convention).
   ///   Swizzled B (MN-major): LBO = the next 64 columns (K/8 atoms on),
   ///   SBO = the next 8 k rows (one atom).
   Value descriptor(Value staging, unsigned operand, Value first) {
@@ -359,7 +370,7 @@ private:
     Value offset;
     if (!swizzle) {
       offset = mul(first, k * kElementBytes);
-    } else if (operand == 0) {
+    } else if (operand == 0 || kMajorB) {
       leadingBytes = 16;
       strideBytes = kAtomBytes;
       mode = kSwizzle128Mode;
@@ -462,12 +473,15 @@ Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
   Value mn = operand == 0 ? row : col, kk = operand == 0 ? col : row;
   int64_t width =
       tileWidth(product.m, product.n, product.numThreads / kWarpgroupSize);
-  if (swizzled(operand, product.n, product.k, width)) {
-    // The contiguous coordinate c (A: k, B: n) and the other one o (A: m,
-    // B: k): atom (c/64, o/8), row o%8 of it, 16-byte chunk (c%64)/8
+  bool kMajor = operand == 0 || product.kMajorB;
+  if (swizzled(operand, product.n, product.k, width, product.kMajorB)) {
+    // The contiguous coordinate c (K-major: k, MN-major B: n) and the other
+    // one o: atom (c/64, o/8), row o%8 of it, 16-byte chunk (c%64)/8
     // stored at chunk ((c%64)/8) ^ (o%8).
-    Value c = operand == 0 ? kk : mn, o = operand == 0 ? mn : kk;
-    int64_t otherAtoms = (operand == 0 ? product.m : product.k) / kCoreRows;
+    Value c = kMajor ? kk : mn, o = kMajor ? mn : kk;
+    int64_t otherAtoms =
+        (kMajor ? (operand == 0 ? product.m : product.n) : product.k) /
+        kCoreRows;
     Value atom =
         add(mul(div(c, kSwizzleElements), otherAtoms), div(o, kCoreRows));
     Value chunk = arith::XOrIOp::create(
@@ -482,13 +496,12 @@ Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
                                                   index(product.k / kCoreRows)),
                             div(kk, kCoreRows));
   Value inCore =
-      operand == 0
-          ? arith::AddIOp::create(
-                b, loc, arith::MulIOp::create(b, loc, rem(mn, 8), index(8)),
-                rem(kk, 8))
-          : arith::AddIOp::create(
-                b, loc, arith::MulIOp::create(b, loc, rem(kk, 8), index(8)),
-                rem(mn, 8));
+      kMajor ? arith::AddIOp::create(
+                   b, loc, arith::MulIOp::create(b, loc, rem(mn, 8), index(8)),
+                   rem(kk, 8))
+             : arith::AddIOp::create(
+                   b, loc, arith::MulIOp::create(b, loc, rem(kk, 8), index(8)),
+                   rem(mn, 8));
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, core, index(kCoreRows * 8)),
       inCore);
@@ -502,7 +515,7 @@ WgmmaUnit::registerPositions(OpBuilder &b, Location loc,
   if (!wgmmaHolds(product))
     return fallback.registerPositions(b, loc, product);
   WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
-                      product.threadId, product.numThreads);
+                      product.threadId, product.numThreads, product.kMajorB);
   Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
   SmallVector<std::pair<Value, Value>> positions;
   for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
@@ -559,7 +572,7 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   if (!wgmmaHolds(product))
     return fallback.accumulate(b, loc, product, a, bOperand, registers);
   WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
-                      product.threadId, product.numThreads);
+                      product.threadId, product.numThreads, product.kMajorB);
   // Held products come in the staging layouts (laysOutOperands).
   wg.useStaged(a, bOperand, product.operandsPublished);
   Value warpgroup = wg.div(product.threadId, kWarpgroupSize);

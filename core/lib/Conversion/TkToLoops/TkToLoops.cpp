@@ -408,8 +408,11 @@ private:
   Value allocBuffer(RankedTensorType type) {
     return allocBuffer(type.getShape(), type.getElementType());
   }
-  /// Writes every element of `value` into `buffer`.
-  LogicalResult storeTile(Value value, Value buffer);
+  /// Writes every element of `value` into `buffer`, at its index, or at
+  /// `offsetOf(index)` in a 1-D buffer.
+  using IndexOffsetFn = function_ref<Value(ArrayRef<Value> index)>;
+  LogicalResult storeTile(Value value, Value buffer,
+                          IndexOffsetFn offsetOf = nullptr);
   /// Computes the register-resident tile `value` into its owners'
   /// registers (ownedTiles).
   LogicalResult keepInRegisters(Value value);
@@ -1070,7 +1073,8 @@ LogicalResult KernelLowering::forEachIndexSerial(
   return result;
 }
 
-LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
+LogicalResult KernelLowering::storeTile(Value value, Value buffer,
+                                        IndexOffsetFn offsetOf) {
   // A masked load whose bounds mask is on for every lane of this program
   // (most programs of a grid) loads without the per-lane branches, which
   // keep LLVM from merging a run's loads into vector loads; the others keep
@@ -1095,7 +1099,10 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer) {
           FailureOr<Value> elem = element(value, index);
           if (failed(elem))
             return failure();
-          storeBuffer(*elem, buffer, index);
+          if (offsetOf)
+            storeBuffer(*elem, buffer, {offsetOf(index)});
+          else
+            storeBuffer(*elem, buffer, index);
           return success();
         },
         /*contiguous=*/true, nullptr, runOf(type.getElementType()));
@@ -2929,6 +2936,7 @@ KernelLowering::heldProduct(tk::DotOp dot) {
   product.k = aType.getDimSize(1);
   product.tf32 =
       product.a.isF32() && dot.getInputPrecision() == tk::InputPrecision::TF32;
+  product.kMajorB = static_cast<bool>(dot.getB().getDefiningOp<tk::TransOp>());
   product.threadId = threadId;
   product.numThreads = numThreads;
   if (!matrixUnit->holds(product))
@@ -4139,24 +4147,24 @@ KernelLowering::heldOperand(tk::DotOp dot,
   auto type = cast<RankedTensorType>(tile.getType());
   Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
                              matrixUnit->operandAlignment(product));
-  // A tile computed from register-resident ones is written by its owners.
-  const OwnedTile *owned = ownedRead(tile);
-  OwnerIteration owners(*this, owned);
-  if (failed(forEachIndex(
-          type.getShape(),
-          [&](ArrayRef<Value> index) {
-            FailureOr<Value> elem = element(tile, index);
-            if (failed(elem))
-              return failure();
-            Value offset = matrixUnit->operandOffset(b, loc, product, operand,
-                                                     index[0], index[1]);
-            storeBuffer(*elem, buffer, {offset});
-            return success();
-          },
-          /*contiguous=*/true, nullptr, runOf(type.getElementType()))))
+  // A transposed tile that is not stored (attention's k^T) is copied in its
+  // source's order, so that the reads run along the source's rows (vectors
+  // of a masked load versioned on its mask) rather than down its columns.
+  Value source = tile;
+  bool transposed = false;
+  if (auto trans = tile.getDefiningOp<tk::TransOp>();
+      trans && !buffers.count(tile) && !ownedRead(tile) &&
+      !materialized.count(trans)) {
+    source = trans.getSrc();
+    transposed = true;
+  }
+  if (failed(storeTile(source, buffer, [&](ArrayRef<Value> index) {
+        return transposed ? matrixUnit->operandOffset(b, loc, product, operand,
+                                                      index[1], index[0])
+                          : matrixUnit->operandOffset(b, loc, product, operand,
+                                                      index[0], index[1]);
+      })))
     return failure();
-  if (owned)
-    barrier();
   if (invariant) {
     elementCache = std::move(*loopCache);
     hoistedOperands[tile] = buffer;

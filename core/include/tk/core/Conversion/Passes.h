@@ -87,6 +87,10 @@ public:
     /// `finish`, and the operands are not written before a barrier that
     /// follows the next accumulate's return).
     bool mayStayInFlight = false;
+    /// B is the transpose of a row-major tile (attention's k^T): a unit
+    /// that lays out operands may take it K-major, so that its rows copy
+    /// as they are.
+    bool kMajorB = false;
     /// This thread's index in the program (index) and the thread count.
     mlir::Value threadId;
     int64_t numThreads = 0;
