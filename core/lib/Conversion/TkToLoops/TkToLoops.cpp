@@ -3227,6 +3227,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   // numStages - 1 trips ahead into a ring of numStages buffers each.
   struct Prefetched {
     tk::LoadOp load;
+    /// The dot operand the slots hold: the load's tile, or its transpose
+    /// (attention's k^T) in the unit's layout.
+    Value tile;
+    bool transposed = false;
     int64_t runBytes;
     SmallVector<Value> slots;
     /// The product and operand whose layout the slots have, if the unit
@@ -3253,18 +3257,33 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   };
   SmallVector<Prefetched> prefetched;
   if (asyncCopy && numStages > 1 && llvm::is_contained(kinds, Carried::Held)) {
-    for (tk::DotOp dot : heldDots) {
-      if (!dot)
-        continue;
+    // The carried products' operands, and those of the other products the
+    // unit holds in the body (attention's scores: q k^T).
+    SmallVector<tk::DotOp> dots;
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (auto dot = dyn_cast<tk::DotOp>(op);
+          dot && (llvm::is_contained(heldDots, dot) || heldProduct(dot)))
+        dots.push_back(dot);
+    for (tk::DotOp dot : dots) {
       std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
       bool laidOut = matrixUnit->laysOutOperands(*product);
       for (unsigned index : {0u, 1u}) {
         Value operand = index == 0 ? dot.getA() : dot.getB();
         auto load = operand.getDefiningOp<tk::LoadOp>();
+        // A transposed load goes into the unit's layout at swapped
+        // positions (the unit keeps runs of the source's rows together).
+        bool transposed = false;
+        if (auto trans = operand.getDefiningOp<tk::TransOp>();
+            trans && laidOut && trans->hasOneUse() &&
+            !materialized.count(trans)) {
+          load = trans.getSrc().getDefiningOp<tk::LoadOp>();
+          transposed = true;
+        }
         int64_t runBytes = 0;
         if (!load || !canPrefetch(loop, load, walkSteps, runBytes))
           continue;
-        Prefetched entry{load, runBytes, {}, std::nullopt, index};
+        Prefetched entry{load, operand,      transposed, runBytes,
+                         {},   std::nullopt, index};
         int64_t elementBytes = cast<RankedTensorType>(load.getType())
                                    .getElementType()
                                    .getIntOrFloatBitWidth() /
@@ -3347,6 +3366,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       for (Prefetched &entry : prefetched) {
         Value slot = slotOfTrip(entry, trip);
         auto offsetOf = [&](Value row, Value col) -> Value {
+          if (entry.transposed)
+            std::swap(row, col);
           return matrixUnit->operandOffset(b, loc, *entry.layout, entry.operand,
                                            row, col);
         };
@@ -3442,9 +3463,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       asyncCopy->wait(b, loc, numStages - 2);
       barrier();
       for (Prefetched &entry : prefetched) {
-        buffers[entry.load.getResult()] = slotOfTrip(entry, trip);
+        buffers[entry.tile] = slotOfTrip(entry, trip);
         if (entry.layout)
-          laidOutOperands.insert(entry.load.getResult());
+          laidOutOperands.insert(entry.tile);
       }
     }
     for (Operation &op : oldBody.without_terminator()) {
