@@ -532,14 +532,20 @@ void benchAttention(Bench &bench, const std::string &onlyConfig) {
     struct Blocks {
       int64_t bm, bn;
       int warps;
+      /// num_stages (0: the backend's default, 3 on CUDA).
+      int stages = 0;
     };
     // With the scores held in registers, one warpgroup can take 128 rows
-    // (two 64-row tiles) and wider key blocks fit in shared memory.
-    const Blocks configs[] = {{64, 64, 4},  {128, 64, 8}, {64, 32, 4},
-                              {128, 32, 8}, {128, 64, 4}, {128, 128, 8}};
+    // (two 64-row tiles) and wider key blocks fit in shared memory; two
+    // stages leave room for more programs per multiprocessor.
+    const Blocks configs[] = {
+        {64, 64, 4},     {128, 64, 8},    {64, 32, 4},
+        {128, 32, 8},    {128, 64, 4},    {128, 128, 8},
+        {128, 64, 4, 2}, {128, 64, 8, 2}, {128, 128, 8, 2}};
     auto label = [](const Blocks &c) {
       return std::to_string(c.bm) + "x" + std::to_string(c.bn) + " w" +
-             std::to_string(c.warps);
+             std::to_string(c.warps) +
+             (c.stages ? " s" + std::to_string(c.stages) : "");
     };
     std::vector<Blocks> chosen;
     for (const Blocks &c : configs)
@@ -555,8 +561,11 @@ void benchAttention(Bench &bench, const std::string &onlyConfig) {
       config.blockN = c.bn;
       config.blockD = d;
       candidates.push_back({tk::seeds::buildAttention(ctx, f16, config),
-                            label(c), c.warps,
-                            tk_grid{int32_t(n / c.bm), int32_t(heads), 1}});
+                            label(c),
+                            c.warps,
+                            tk_grid{int32_t(n / c.bm), int32_t(heads), 1},
+                            {},
+                            c.stages});
     }
     std::string name = "B4H32N4096D" + std::to_string(d);
     tk_autotune_result result;

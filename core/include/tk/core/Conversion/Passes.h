@@ -102,9 +102,10 @@ public:
   /// The layout the unit reads the operands of a held product in: null
   /// (the default) for row-major memref<m x k> and memref<k x n>; otherwise
   /// the element offset of (row, col) of operand `operand` (0: A, 1: B)
-  /// in a 1-D buffer of m*k (k*n) elements. Elements of a row that lie in
-  /// one aligned run of 16 bytes must stay consecutive, so that a copy of
-  /// that run stays one copy (see AsyncCopyUnit).
+  /// in a 1-D buffer of m*k (k*n) elements. Elements along the operand's
+  /// contiguous dimension (A: k; B: n, or k for kMajorB) that lie in one
+  /// aligned run of 16 bytes must stay consecutive, so that a copy of that
+  /// run stays one copy (see AsyncCopyUnit).
   virtual mlir::Value operandOffset(mlir::OpBuilder &builder,
                                     mlir::Location loc,
                                     const HeldProduct &product,
