@@ -235,6 +235,11 @@ private:
   // --- analysis ----------------------------------------------------------
   void analyzeRegion(Region &region);
   void analyzeOp(Operation *op);
+  /// True for a load whose only readers are held products in the loop
+  /// right after it, as operands the unit lays out (FlashAttention's q):
+  /// the lowering writes it into that layout once before the loop, straight
+  /// from memory, so a stored copy would only take workgroup memory.
+  bool laidOutBeforeLoop(Operation *op);
   /// GPU only: un-stores arithmetic tiles that every user can recompute
   /// from stored or cheap tiles (see the definition).
   void preferRecomputing(Region &region);
@@ -655,7 +660,10 @@ void KernelLowering::analyzeOp(Operation *op) {
     if (user->getBlock() != op->getBlock() || isa<tk::BroadcastOp>(user))
       store = true;
   }
-  if (!store && isa<tk::LoadOp>(op)) {
+  bool readBeforeLoop = store && laidOutBeforeLoop(op);
+  if (readBeforeLoop)
+    store = false;
+  if (!store && !readBeforeLoop && isa<tk::LoadOp>(op)) {
     // Follow the single-user chain to the op that will evaluate the load.
     // A write on the way would observe memory in another order than the
     // program's, so the load is done here instead. The evaluator itself may
@@ -679,6 +687,32 @@ void KernelLowering::analyzeOp(Operation *op) {
   }
   if (store)
     materialized.insert(op);
+}
+
+bool KernelLowering::laidOutBeforeLoop(Operation *op) {
+  auto load = dyn_cast<tk::LoadOp>(op);
+  if (!load || !matrixUnit || !onThreads())
+    return false;
+  scf::ForOp loop;
+  for (OpOperand &use : load.getResult().getUses()) {
+    auto dot = dyn_cast<tk::DotOp>(use.getOwner());
+    auto parent = dot ? dyn_cast<scf::ForOp>(dot->getParentOp()) : nullptr;
+    if (!parent || use.getOperandNumber() > 1 ||
+        parent->getBlock() != op->getBlock() || (loop && parent != loop))
+      return false;
+    loop = parent;
+    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+    if (!product || !matrixUnit->laysOutOperands(*product))
+      return false;
+  }
+  if (!loop)
+    return false;
+  // It is read where the loop starts: nothing on the way may write memory.
+  for (Operation *it = op->getNextNode(); it && it != loop.getOperation();
+       it = it->getNextNode())
+    if (mayWriteMemory(it))
+      return false;
+  return true;
 }
 
 /// On a GPU a stored tile costs workgroup memory, which bounds how many
