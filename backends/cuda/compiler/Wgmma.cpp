@@ -157,6 +157,9 @@ FailureOr<Value> createStagingBuffer(OpBuilder &b, Location loc,
 
 namespace {
 
+void unpackFragment(OpBuilder &b, Location loc, Value fragment,
+                    SmallVectorImpl<Value> &values);
+
 /// The shape of a product wgmma takes, and the helpers that emit it; every
 /// thread of the program runs them.
 class WarpgroupProduct {
@@ -195,6 +198,9 @@ public:
   }
   Value constI64(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  }
+  Value constI32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   }
 
   /// Copies the operands into the staging buffers, fences and waits for
@@ -288,6 +294,68 @@ public:
           NVVM::MMALayout::row,
           kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row,
           NVVM::MMAIntOverflowAttr());
+    }
+    return fragment;
+  }
+
+  /// A's register fragments for the K/16 steps of a tile, 4 registers a
+  /// step: `a` holds the tile's A in the accumulator layout of a product
+  /// K wide (per 8 columns c, rows g and g + 8 at columns 8c + 2q and
+  /// 8c + 2q + 1), which is A's fragment of each k step (registers
+  /// {(g, 2q), (g + 8, 2q), (g, 8 + 2q), (g + 8, 8 + 2q)}, two halves each,
+  /// the lower column in the low half).
+  SmallVector<Value> packRegisterA(ValueRange a) {
+    auto halves = VectorType::get({2}, elementType);
+    SmallVector<Value> packed;
+    for (size_t i = 0; i + 1 < a.size(); i += 2) {
+      Value vector = LLVM::PoisonOp::create(b, loc, halves);
+      vector = LLVM::InsertElementOp::create(b, loc, vector, a[i], constI32(0));
+      vector =
+          LLVM::InsertElementOp::create(b, loc, vector, a[i + 1], constI32(1));
+      packed.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), vector));
+    }
+    return packed;
+  }
+
+  /// The K/16 wgmma of the tile at `origin` on `fragment`, A from the
+  /// registers packRegisterA made; not yet committed. (wgmma.mma_async with
+  /// A in registers has no NVVM op: inline assembly, the accumulators tied
+  /// in and out.)
+  Value issueRegisterA(Value fragment, std::pair<Value, Value> origin,
+                       ValueRange packedA) {
+    Value descB = descriptor(stagedB, 1, origin.second);
+    std::string type = elementType.isBF16() ? "bf16" : "f16";
+    int64_t outs =
+        cast<LLVM::LLVMStructType>(fragment.getType()).getBody().size();
+    auto operand = [](int64_t i) { return "$" + std::to_string(i); };
+    std::string registers;
+    for (int64_t i = 0; i < outs; ++i)
+      registers += (i ? ", " : "") + operand(i);
+    std::string asmText =
+        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync."
+        "aligned.m64n" +
+        std::to_string(width) + "k16.f32." + type + "." + type + " {" +
+        registers + "}, {" + operand(outs) + ", " + operand(outs + 1) + ", " +
+        operand(outs + 2) + ", " + operand(outs + 3) + "}, " +
+        operand(outs + 4) + ", p, 1, 1, " + (kMajorB ? "0" : "1") + ";\n}";
+    std::string constraints;
+    for (int64_t i = 0; i < outs; ++i)
+      constraints += (i ? ",=f" : "=f");
+    constraints += ",r,r,r,r,l";
+    for (int64_t i = 0; i < outs; ++i)
+      constraints += "," + std::to_string(i);
+    for (int64_t step = 0; step < k / kTileK; ++step) {
+      SmallVector<Value> operands(packedA.slice(4 * step, 4));
+      operands.push_back(arith::AddIOp::create(
+          b, loc, descB, constI64(stepBytes(1, step) >> 4)));
+      unpackFragment(b, loc, fragment, operands);
+      fragment =
+          LLVM::InlineAsmOp::create(
+              b, loc, fragment.getType(), operands, asmText, constraints,
+              /*has_side_effects=*/true,
+              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr(), ArrayAttr())
+              .getResult(0);
     }
     return fragment;
   }
@@ -593,6 +661,62 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   // next copies; the previous trip's group must be done (its operand slot
   // is written next).
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, product.mayStayInFlight ? 1 : 0);
+  SmallVector<Value> result;
+  for (Value fragment : fragments)
+    unpackFragment(b, loc, fragment, result);
+  return result;
+}
+
+// The scores' accumulator layout is A's register fragment when both
+// products split their rows alike: the same rows and warpgroups, one tile
+// of each across N, A's k the scores' n.
+bool WgmmaUnit::takesRegisterA(const HeldProduct &product,
+                               const HeldProduct &from) const {
+  if (!wgmmaHolds(product) || !wgmmaHolds(from) ||
+      product.numThreads != from.numThreads || product.m != from.m ||
+      product.k != from.n || product.a != product.b)
+    return false;
+  int64_t numWarpgroups = product.numThreads / kWarpgroupSize;
+  return tileWidth(product.m, product.n, numWarpgroups) == product.n &&
+         tileWidth(from.m, from.n, numWarpgroups) == from.n;
+}
+
+FailureOr<SmallVector<Value>>
+WgmmaUnit::accumulateRegisterA(OpBuilder &b, Location loc,
+                               const HeldProduct &product,
+                               const HeldProduct &from, ValueRange aElements,
+                               Value bOperand, ValueRange registers) const {
+  WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
+                      product.threadId, product.numThreads, product.kMajorB);
+  // A is not read from memory: only B's buffer is published.
+  wg.useStaged(Value(), bOperand, product.operandsPublished);
+  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
+  LLVM::LLVMStructType type = wg.fragmentType();
+  size_t perTile = type.getBody().size();
+  size_t aPerTile = from.n / 2;
+  if (aElements.size() != aPerTile * (wg.tiles / wg.numWarpgroups))
+    return emitError(loc, "tk-cuda: wgmma got ")
+           << aElements.size() << " register elements of A";
+  // Every register is written before the fence, A's packed halves too:
+  // wgmma.fence orders those writes before the first wgmma reads them.
+  int64_t tilesHere = wg.tiles / wg.numWarpgroups;
+  SmallVector<SmallVector<Value>> packedA;
+  SmallVector<Value> fragments;
+  for (int64_t j = 0; j < tilesHere; ++j) {
+    packedA.push_back(
+        wg.packRegisterA(aElements.slice(j * aPerTile, aPerTile)));
+    fragments.push_back(
+        packFragment(b, loc, type, registers.slice(j * perTile, perTile)));
+  }
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t j = 0; j < tilesHere; ++j) {
+    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
+    fragments[j] =
+        wg.issueRegisterA(fragments[j], wg.tileOrigin(tile), packedA[j]);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // A's registers may be written right after: the product must be done.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> result;
   for (Value fragment : fragments)
     unpackFragment(b, loc, fragment, result);

@@ -39,6 +39,13 @@ public:
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const override;
+  bool takesRegisterA(const HeldProduct &product,
+                      const HeldProduct &from) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  accumulateRegisterA(mlir::OpBuilder &builder, mlir::Location loc,
+                      const HeldProduct &product, const HeldProduct &from,
+                      mlir::ValueRange aElements, mlir::Value b,
+                      mlir::ValueRange registers) const override;
 
 private:
   /// Takes the products whose shape or thread count wgmma cannot (m not a

@@ -4233,7 +4233,31 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   if (isa<Float8E4M3FNType, Float8E5M2Type>(held.a))
     return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on "
                            "this target yet");
-  FailureOr<Value> aBuf = heldOperand(dot, held, 0);
+  // A computed from a product the unit holds, in its register layout
+  // (FlashAttention's probabilities), goes to the unit in registers.
+  const OwnedTile *ownedA = ownedRead(dot.getA());
+  std::optional<tk::MatrixUnit::HeldProduct> registerA;
+  if (ownedA && ownedA->fragment &&
+      matrixUnit->takesRegisterA(held, *ownedA->fragment))
+    registerA = ownedA->fragment;
+  SmallVector<Value> aElements;
+  if (registerA) {
+    OwnerIteration owners(*this, ownedA);
+    auto aType = cast<RankedTensorType>(dot.getA().getType());
+    if (failed(forEachIndex(
+            aType.getShape(),
+            [&](ArrayRef<Value> index) -> LogicalResult {
+              FailureOr<Value> elem = element(dot.getA(), index);
+              if (failed(elem))
+                return failure();
+              aElements.push_back(*elem);
+              return success();
+            },
+            /*contiguous=*/true)))
+      return failure();
+  }
+  FailureOr<Value> aBuf =
+      registerA ? FailureOr<Value>(Value()) : heldOperand(dot, held, 0);
   FailureOr<Value> bBuf = heldOperand(dot, held, 1);
   if (failed(aBuf) || failed(bBuf))
     return failure();
@@ -4271,7 +4295,8 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   }
   tk::MatrixUnit::HeldProduct product = held;
   product.operandsPublished =
-      laidOutOperands.count(dot.getA()) && laidOutOperands.count(dot.getB());
+      (registerA || laidOutOperands.count(dot.getA())) &&
+      laidOutOperands.count(dot.getB());
   // In a pipelined loop the next write of these operands' slots comes after
   // the barrier below and a wait of the unit, so the product may still run
   // when the unit returns (finish waits for it after the loop).
@@ -4280,7 +4305,10 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   // (A rescaled accumulator is read by ordinary instructions at the start
   // of the next trip: its product must be done when the unit returns.)
   FailureOr<SmallVector<Value>> next =
-      matrixUnit->accumulate(b, loc, product, *aBuf, *bBuf, registers);
+      registerA
+          ? matrixUnit->accumulateRegisterA(b, loc, product, *registerA,
+                                            aElements, *bBuf, registers)
+          : matrixUnit->accumulate(b, loc, product, *aBuf, *bBuf, registers);
   if (failed(next))
     return failure();
   // The operands' buffers may be written next (the next trip's tiles).

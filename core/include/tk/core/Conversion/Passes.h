@@ -157,6 +157,25 @@ public:
     return std::nullopt;
   }
 
+  /// True when `product` can read its A operand from registers that hold
+  /// it in the accumulator layout of `from` (register i of a thread holds
+  /// A's element at from's position i): FlashAttention's probabilities,
+  /// computed from the scores' registers, feeding the next product without
+  /// workgroup memory. accumulateRegisterA is called only then.
+  virtual bool takesRegisterA(const HeldProduct &product,
+                              const HeldProduct &from) const {
+    return false;
+  }
+  /// accumulate with A given as `aElements` (of product.a's type, in
+  /// `from`'s register order) instead of a buffer.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  accumulateRegisterA(mlir::OpBuilder &builder, mlir::Location loc,
+                      const HeldProduct &product, const HeldProduct &from,
+                      mlir::ValueRange aElements, mlir::Value b,
+                      mlir::ValueRange registers) const {
+    return mlir::failure();
+  }
+
   /// `registers` + a . b, for operands in workgroup memory (memref<m x k>,
   /// memref<k x n>, or 1-D in the unit's layout where laysOutOperands)
   /// that every thread of the program reaches here with.
