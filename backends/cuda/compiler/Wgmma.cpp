@@ -667,6 +667,16 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   return result;
 }
 
+// Ordinary stores go through the generic proxy, wgmma reads through the
+// async proxy: a proxy fence, then the barrier.
+void WgmmaUnit::publishOperands(OpBuilder &b, Location loc) const {
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, loc);
+}
+
 // The scores' accumulator layout is A's register fragment when both
 // products split their rows alike: the same rows and warpgroups, one tile
 // of each across N, A's k the scores' n.

@@ -39,6 +39,8 @@ public:
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const override;
+  void publishOperands(mlir::OpBuilder &builder,
+                       mlir::Location loc) const override;
   bool takesRegisterA(const HeldProduct &product,
                       const HeldProduct &from) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>

@@ -437,11 +437,13 @@ private:
   /// `afterRun` (if any) is emitted after the body of each run of indices
   /// (after every index where runs are single).
   /// `maxRun` bounds the run (16 bytes of 32-bit elements by default).
+  /// `publish`: the GPU nest ends with its barrier (off for nests whose
+  /// caller publishes several at once).
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body,
                              bool contiguous = false,
                              function_ref<void()> afterRun = nullptr,
-                             int64_t maxRun = 4);
+                             int64_t maxRun = 4, bool publish = true);
   /// The run that fills 16 bytes with elements of `type` (4 to 8).
   static int64_t runOf(Type type) {
     if (!type.isIntOrFloat())
@@ -460,7 +462,7 @@ private:
                      function_ref<LogicalResult(ArrayRef<Value>)> body);
   /// Copies every element of buffer `from` into buffer `to`.
   LogicalResult copyBuffer(Value from, Value to, ArrayRef<int64_t> shape,
-                           Type elementType);
+                           Type elementType, bool publish = true);
 
   // --- GPU programs --------------------------------------------------------
   bool onThreads() const { return numThreads > 0; }
@@ -490,8 +492,14 @@ private:
   };
   /// Waits until every thread of the program got here (GPU only).
   void barrier() {
-    if (onThreads())
-      gpu::BarrierOp::create(b, loc);
+    if (!onThreads())
+      return;
+    // A barrier right after another one waits for nothing.
+    Block *block = b.getInsertionBlock();
+    auto point = b.getInsertionPoint();
+    if (point != block->begin() && isa<gpu::BarrierOp>(*std::prev(point)))
+      return;
+    gpu::BarrierOp::create(b, loc);
   }
   /// Runs `body` on thread 0 only (everything on the CPU); nests inside are
   /// serial. The caller adds the barrier that publishes its writes.
@@ -952,9 +960,11 @@ void KernelLowering::storeBuffer(Value element, Value buffer,
   memref::StoreOp::create(b, loc, element, buffer, index);
 }
 
-LogicalResult KernelLowering::forEachIndex(
-    ArrayRef<int64_t> shape, function_ref<LogicalResult(ArrayRef<Value>)> body,
-    bool contiguous, function_ref<void()> afterRun, int64_t maxRun) {
+LogicalResult
+KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             bool contiguous, function_ref<void()> afterRun,
+                             int64_t maxRun, bool publish) {
   if (!onThreads() || parallelDepth > 0)
     return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
       LogicalResult result = body(index);
@@ -1052,7 +1062,8 @@ LogicalResult KernelLowering::forEachIndex(
       afterRun();
     --parallelDepth;
   }
-  barrier();
+  if (publish)
+    barrier();
   return result;
 }
 
@@ -1220,7 +1231,7 @@ FailureOr<Value> KernelLowering::getBuffer(Value value) {
 
 LogicalResult KernelLowering::copyBuffer(Value from, Value to,
                                          ArrayRef<int64_t> shape,
-                                         Type elementType) {
+                                         Type elementType, bool publish) {
   if (!onThreads()) {
     memref::CopyOp::create(b, loc, from, to);
     return success();
@@ -1231,7 +1242,7 @@ LogicalResult KernelLowering::copyBuffer(Value from, Value to,
         storeBuffer(loadBuffer(from, index, elementType), to, index);
         return success();
       },
-      /*contiguous=*/true);
+      /*contiguous=*/true, nullptr, /*maxRun=*/4, publish);
 }
 
 LogicalResult
@@ -3566,11 +3577,19 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       }
       }
     }
+    // The copies overwrite the carried buffers: every thread must be done
+    // reading them (register nests end without a barrier), and one barrier
+    // publishes all the copies (no copy reads a buffer another writes).
+    if (!copies.empty())
+      barrier();
     for (auto [from, to] : copies) {
       auto type = cast<MemRefType>(to.getType());
-      if (failed(copyBuffer(from, to, type.getShape(), Type())))
+      if (failed(copyBuffer(from, to, type.getShape(), Type(),
+                            /*publish=*/false)))
         return failure();
     }
+    if (!copies.empty())
+      barrier();
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       body->back().erase();
     b.setInsertionPointToEnd(body);
@@ -4221,6 +4240,8 @@ KernelLowering::heldOperand(tk::DotOp dot,
       })))
     return failure();
   if (invariant) {
+    // Written once: published to the unit's reads here, not per product.
+    matrixUnit->publishOperands(b, loc);
     elementCache = std::move(*loopCache);
     hoistedOperands[tile] = buffer;
   }
@@ -4294,9 +4315,13 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
     registers = std::move(*init);
   }
   tk::MatrixUnit::HeldProduct product = held;
+  // Prefetched operands were published by their wait, operands laid out
+  // before the loop there.
+  auto published = [&](Value operand) {
+    return laidOutOperands.count(operand) || hoistedOperands.count(operand);
+  };
   product.operandsPublished =
-      (registerA || laidOutOperands.count(dot.getA())) &&
-      laidOutOperands.count(dot.getB());
+      (registerA || published(dot.getA())) && published(dot.getB());
   // In a pipelined loop the next write of these operands' slots comes after
   // the barrier below and a wait of the unit, so the product may still run
   // when the unit returns (finish waits for it after the loop).

@@ -123,6 +123,15 @@ public:
     return 16;
   }
 
+  /// Makes operands that ordinary stores wrote in the operandOffset layout
+  /// visible to the unit's reads, for every thread (all reach it): what
+  /// accumulate does for operands that are not `operandsPublished`. Core
+  /// calls it once for an operand it lays out before a loop.
+  virtual void publishOperands(mlir::OpBuilder &builder,
+                               mlir::Location loc) const {
+    mlir::gpu::BarrierOp::create(builder, loc);
+  }
+
   /// Waits for the products accumulate left in flight (mayStayInFlight)
   /// and returns the registers as they are after it: code reading the
   /// accumulator must use these, which the compiler cannot move above the
