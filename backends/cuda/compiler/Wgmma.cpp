@@ -25,6 +25,15 @@
 //   the shared window >> 4, 16-29 LBO >> 4, 32-45 SBO >> 4, 49-51 the base
 //   offset (0 without swizzling), 62-63 the swizzle mode (0: none).
 //
+// Held products (core writes their operands in these layouts itself) take
+// the 128-byte swizzled forms where the contiguous dimension spans whole
+// 128-byte rows; a B that is the transpose of a row-major tile comes
+// K-major (imm-trans-b = 0) in A's form, n in the role of m; and an A
+// computed from another held product in the same rows comes in registers
+// (the accumulator fragment of m64nKk16 is A's register fragment of each
+// k step), issued as inline assembly since NVVM's op takes descriptors
+// only.
+//
 // The staging writes go through the generic proxy and wgmma reads through
 // the async proxy: every thread fences (fence.proxy.async.shared::cta) after
 // its writes, before the barrier that publishes the buffers.
