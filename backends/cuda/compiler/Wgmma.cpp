@@ -495,6 +495,36 @@ void unpackFragment(OpBuilder &b, Location loc, Value fragment,
         b, loc, fragment, ArrayRef<int64_t>{static_cast<int64_t>(i)}));
 }
 
+/// A held product's tiles of this thread's warpgroup: `registers` packed
+/// into fragments, `issue` giving tile j's wgmma from its fragment and
+/// origin, all between one wgmma.fence (the registers were last written by
+/// ordinary instructions; it orders those writes before the wgmma reads)
+/// and one commit; then a wait until at most `inFlight` groups run. The
+/// registers after.
+SmallVector<Value> issueHeldTiles(
+    OpBuilder &b, Location loc, WarpgroupProduct &wg,
+    const MatrixUnit::HeldProduct &product, ValueRange registers,
+    int64_t inFlight,
+    function_ref<Value(int64_t, Value, std::pair<Value, Value>)> issue) {
+  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
+  LLVM::LLVMStructType type = wg.fragmentType();
+  size_t perTile = type.getBody().size();
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  SmallVector<Value> fragments;
+  for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
+    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
+    Value fragment =
+        packFragment(b, loc, type, registers.slice(j * perTile, perTile));
+    fragments.push_back(issue(j, fragment, wg.tileOrigin(tile)));
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
+  SmallVector<Value> result;
+  for (Value fragment : fragments)
+    unpackFragment(b, loc, fragment, result);
+  return result;
+}
+
 } // namespace
 
 bool WgmmaUnit::supports(Type a, Type b, Type accumulator, int64_t m, int64_t n,
@@ -652,28 +682,14 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
                       product.threadId, product.numThreads, product.kMajorB);
   // Held products come in the staging layouts (laysOutOperands).
   wg.useStaged(a, bOperand, product.operandsPublished);
-  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
-  LLVM::LLVMStructType type = wg.fragmentType();
-  size_t perTile = type.getBody().size();
-  // The registers were last written by ordinary instructions: wgmma.fence
-  // orders those writes before the first wgmma reads them.
-  NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  SmallVector<Value> fragments;
-  for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
-    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
-    Value fragment =
-        packFragment(b, loc, type, registers.slice(j * perTile, perTile));
-    fragments.push_back(wg.issue(fragment, wg.tileOrigin(tile)));
-  }
-  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   // In a pipelined loop this group may run on while the loop issues its
   // next copies; the previous trip's group must be done (its operand slot
   // is written next).
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, product.mayStayInFlight ? 1 : 0);
-  SmallVector<Value> result;
-  for (Value fragment : fragments)
-    unpackFragment(b, loc, fragment, result);
-  return result;
+  return issueHeldTiles(
+      b, loc, wg, product, registers, product.mayStayInFlight ? 1 : 0,
+      [&](int64_t, Value fragment, std::pair<Value, Value> origin) {
+        return wg.issue(fragment, origin);
+      });
 }
 
 // Ordinary stores go through the generic proxy, wgmma reads through the
@@ -709,37 +725,23 @@ WgmmaUnit::accumulateRegisterA(OpBuilder &b, Location loc,
                       product.threadId, product.numThreads, product.kMajorB);
   // A is not read from memory: only B's buffer is published.
   wg.useStaged(Value(), bOperand, product.operandsPublished);
-  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
-  LLVM::LLVMStructType type = wg.fragmentType();
-  size_t perTile = type.getBody().size();
   size_t aPerTile = from.n / 2;
-  if (aElements.size() != aPerTile * (wg.tiles / wg.numWarpgroups))
+  int64_t tilesHere = wg.tiles / wg.numWarpgroups;
+  if (aElements.size() != aPerTile * tilesHere)
     return emitError(loc, "tk-cuda: wgmma got ")
            << aElements.size() << " register elements of A";
-  // Every register is written before the fence, A's packed halves too:
-  // wgmma.fence orders those writes before the first wgmma reads them.
-  int64_t tilesHere = wg.tiles / wg.numWarpgroups;
+  // A's packed halves are written before the fence like every register
+  // (packed between two wgmma, ptxas would add a fence there: C7519).
   SmallVector<SmallVector<Value>> packedA;
-  SmallVector<Value> fragments;
-  for (int64_t j = 0; j < tilesHere; ++j) {
+  for (int64_t j = 0; j < tilesHere; ++j)
     packedA.push_back(
         wg.packRegisterA(aElements.slice(j * aPerTile, aPerTile)));
-    fragments.push_back(
-        packFragment(b, loc, type, registers.slice(j * perTile, perTile)));
-  }
-  NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t j = 0; j < tilesHere; ++j) {
-    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
-    fragments[j] =
-        wg.issueRegisterA(fragments[j], wg.tileOrigin(tile), packedA[j]);
-  }
-  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   // A's registers may be written right after: the product must be done.
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  SmallVector<Value> result;
-  for (Value fragment : fragments)
-    unpackFragment(b, loc, fragment, result);
-  return result;
+  return issueHeldTiles(
+      b, loc, wg, product, registers, /*inFlight=*/0,
+      [&](int64_t j, Value fragment, std::pair<Value, Value> origin) {
+        return wg.issueRegisterA(fragment, origin, packedA[j]);
+      });
 }
 
 // wgmma.wait_group as inline assembly that reads and writes every

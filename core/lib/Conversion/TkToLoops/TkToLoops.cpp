@@ -351,6 +351,13 @@ private:
   /// value.
   LogicalResult lowerRowReduceOfHeld(tk::ReduceOp op,
                                      const tk::MatrixUnit::HeldProduct &held);
+  /// `acc` combined with `elementsAt(i)` for i = start, start + step, ...
+  /// below `end`, in a loop that carries it (each trip computes its
+  /// elements afresh).
+  FailureOr<SmallVector<Value>> accumulateStrided(
+      Region &combiner, SmallVector<Value> acc, Value start, int64_t end,
+      int64_t step,
+      function_ref<FailureOr<SmallVector<Value>>(Value)> elementsAt);
   /// `acc` of the lanes of the warp that differ only in the bits
   /// `laneMask` (all lanes by default) combined by `combiner`, with
   /// butterfly shuffles of 32-bit values.
@@ -3760,9 +3767,6 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   bool words = llvm::all_of(elemTypes, [](Type type) {
     return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
   });
-  auto combineWarp = [&](SmallVector<Value> acc) {
-    return combineLanes(combiner, acc);
-  };
 
   // Along the rows of a 2-D tile (FlashAttention's row max and sum): each
   // warp takes whole rows, its lanes neighbouring columns, and combines
@@ -3790,24 +3794,17 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
         return failure();
       SmallVector<Value> acc = *first;
       if (size > kWarpSize) {
-        OpBuilder::InsertionGuard inner(b);
-        auto steps = scf::ForOp::create(
-            b, loc, arith::AddIOp::create(b, loc, lane, constIndex(kWarpSize)),
-            constIndex(size), constIndex(kWarpSize), acc);
-        b.setInsertionPointToStart(steps.getBody());
-        auto rowCache = std::move(elementCache);
-        elementCache.clear();
-        auto next = elementsAt({row, steps.getInductionVar()});
-        if (failed(next))
+        auto rest = accumulateStrided(
+            combiner, acc,
+            arith::AddIOp::create(b, loc, lane, constIndex(kWarpSize)), size,
+            kWarpSize, [&](Value col) {
+              return elementsAt({row, col});
+            });
+        if (failed(rest))
           return failure();
-        auto combined = combine(combiner, steps.getRegionIterArgs(), *next);
-        elementCache = std::move(rowCache);
-        if (failed(combined))
-          return failure();
-        scf::YieldOp::create(b, loc, *combined);
-        acc.assign(steps.getResults().begin(), steps.getResults().end());
+        acc = *rest;
       }
-      auto total = combineWarp(acc);
+      auto total = combineLanes(combiner, acc);
       elementCache = std::move(saved);
       if (failed(total))
         return failure();
@@ -3878,29 +3875,19 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
           return failure();
         SmallVector<Value> acc = *first;
         if (size > parts) {
-          OpBuilder::InsertionGuard guard(b);
-          Value start = arith::AddIOp::create(b, loc, p, constIndex(parts));
-          auto steps = scf::ForOp::create(b, loc, start, constIndex(size),
-                                          constIndex(parts), acc);
-          b.setInsertionPointToStart(steps.getBody());
-          auto saved = std::move(elementCache);
-          elementCache.clear();
-          auto next =
-              elementsAt(sourceIndex(resultIndex, steps.getInductionVar()));
-          if (failed(next))
+          auto rest = accumulateStrided(
+              combiner, acc,
+              arith::AddIOp::create(b, loc, p, constIndex(parts)), size, parts,
+              [&](Value k) { return elementsAt(sourceIndex(resultIndex, k)); });
+          if (failed(rest))
             return failure();
-          auto combined = combine(combiner, steps.getRegionIterArgs(), *next);
-          elementCache = std::move(saved);
-          if (failed(combined))
-            return failure();
-          scf::YieldOp::create(b, loc, *combined);
-          acc.assign(steps.getResults().begin(), steps.getResults().end());
+          acc = *rest;
         }
         if (!shuffle) {
           storeParts(acc, index);
           return success();
         }
-        auto total = combineWarp(acc);
+        auto total = combineLanes(combiner, acc);
         if (failed(total))
           return failure();
         acc = *total;
@@ -3963,6 +3950,27 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
     buffers[reduce.getResult(s)] = result;
   }
   return success();
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::accumulateStrided(
+    Region &combiner, SmallVector<Value> acc, Value start, int64_t end,
+    int64_t step,
+    function_ref<FailureOr<SmallVector<Value>>(Value)> elementsAt) {
+  OpBuilder::InsertionGuard guard(b);
+  auto steps =
+      scf::ForOp::create(b, loc, start, constIndex(end), constIndex(step), acc);
+  b.setInsertionPointToStart(steps.getBody());
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  auto next = elementsAt(steps.getInductionVar());
+  FailureOr<SmallVector<Value>> combined =
+      succeeded(next) ? combine(combiner, steps.getRegionIterArgs(), *next)
+                      : FailureOr<SmallVector<Value>>(failure());
+  elementCache = std::move(saved);
+  if (failed(combined))
+    return failure();
+  scf::YieldOp::create(b, loc, *combined);
+  return SmallVector<Value>(steps.getResults());
 }
 
 FailureOr<SmallVector<Value>>
@@ -4073,8 +4081,8 @@ KernelLowering::lowerRowReduceOfHeld(tk::ReduceOp reduce,
                                      const tk::MatrixUnit::HeldProduct &held) {
   std::optional<tk::MatrixUnit::RegisterRows> rows =
       matrixUnit->registerRows(held);
-  if (!rows || int64_t(rows->rowOfRegister.size()) !=
-                   int64_t(matrixUnit->registerPositions(b, loc, held).size()))
+  if (!rows ||
+      int64_t(rows->rowOfRegister.size()) * numThreads != held.m * held.n)
     return reduce.emitOpError("tk-convert-to-loops: the matrix unit does not "
                               "describe the rows of its registers");
   Region &combiner = reduce.getCombineOp();
