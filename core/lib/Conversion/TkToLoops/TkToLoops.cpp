@@ -985,6 +985,15 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
   int64_t total = 1;
   for (int64_t size : shape)
     total *= size;
+  // The body at `index`, which register `slot` of a resident tile holds.
+  auto visitOwned = [&](int64_t slot, ArrayRef<Value> index) {
+    ownedSlot = slot;
+    ownedIndex.assign(index.begin(), index.end());
+    LogicalResult visited = body(index);
+    ownedSlot = -1;
+    ownedIndex.clear();
+    return visited;
+  };
   if (contiguous && iterateAsOwner && ownerFragment) {
     // At the positions of the accumulator registers, in register order.
     if (shape != ArrayRef<int64_t>{ownerFragment->m, ownerFragment->n})
@@ -994,15 +1003,10 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
     LogicalResult result = success();
     ++parallelDepth;
     for (auto [slot, position] : llvm::enumerate(positions)) {
-      SmallVector<Value> index{position.first, position.second};
-      ownedSlot = slot;
-      ownedIndex.assign(index.begin(), index.end());
       auto saved = std::move(elementCache);
       elementCache.clear();
-      result = body(index);
+      result = visitOwned(slot, {position.first, position.second});
       elementCache = std::move(saved);
-      ownedSlot = -1;
-      ownedIndex.clear();
       if (failed(result))
         break;
       if (afterRun)
@@ -1030,12 +1034,7 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
             lane == 0 ? first
                       : arith::AddIOp::create(b, loc, first, constIndex(lane));
         result = forOneIndex(shape, total, linear, [&](ArrayRef<Value> index) {
-          ownedSlot = j * run + lane;
-          ownedIndex.assign(index.begin(), index.end());
-          LogicalResult visited = body(index);
-          ownedSlot = -1;
-          ownedIndex.clear();
-          return visited;
+          return visitOwned(j * run + lane, index);
         });
       }
       if (afterRun)
