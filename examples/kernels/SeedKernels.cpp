@@ -397,9 +397,9 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
                   Tile blockMax = k.max(s, 1);
                   Tile mNew = k.maximum(m, blockMax);
                   Tile shifted = s - mNew.col();
-                  Tile p = k.exp2(shifted);
+                  Tile p = k.fastExp2(shifted);
                   Tile mDiff = m - mNew;
-                  Tile alpha = k.exp2(mDiff);
+                  Tile alpha = k.fastExp2(mDiff);
                   Tile lScaled = l * alpha;
                   Tile lNew = lScaled + k.sum(p, 1);
                   Tile accScaled = acc * alpha.col();

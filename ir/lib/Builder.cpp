@@ -940,6 +940,15 @@ TK_MATH_FUNCTION(floor, FloorOp)
 TK_MATH_FUNCTION(ceil, CeilOp)
 #undef TK_MATH_FUNCTION
 
+Tile KernelBuilder::fastExp2(const Tile &x) {
+  return unaryMath("fastExp2", x, [](OpBuilder &b, Location loc, Value v) {
+    return Value(
+        math::Exp2Op::create(b, loc, v,
+                             arith::FastMathFlagsAttr::get(
+                                 b.getContext(), arith::FastMathFlags::afn)));
+  });
+}
+
 Tile KernelBuilder::abs(const Tile &x) {
   if (!check(x, "abs"))
     return Tile();

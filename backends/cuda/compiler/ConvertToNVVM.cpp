@@ -14,6 +14,7 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
@@ -21,12 +22,36 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 
 namespace tk::cuda {
 namespace {
+
+/// `math.exp2` of f32 with `fastmath<afn>` as one `ex2.approx.ftz.f32`
+/// (MUFU.EX2). libdevice's `__nv_exp2f` without ftz is `ex2.approx.f32`, to
+/// which ptxas adds a range check and two multiplications per call that keep
+/// subnormal results; approximate
+/// exponentials (softmax's, attention's) are summed and scaled, where a
+/// subnormal counts as zero.
+struct ApproxExp2Lowering : ConvertOpToLLVMPattern<math::Exp2Op> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return rewriter.notifyMatchFailure(op, "not an approximate f32 exp2");
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(),
+        rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+        ValueRange{adaptor.getOperand()});
+    return success();
+  }
+};
 
 struct ConvertToNVVM
     : public PassWrapper<ConvertToNVVM, OperationPass<ModuleOp>> {
@@ -59,6 +84,7 @@ struct ConvertToNVVM
     // that NVPTX cannot select.
     populateLibDeviceConversionPatterns(converter, patterns,
                                         /*benefit=*/10);
+    patterns.add<ApproxExp2Lowering>(converter, /*benefit=*/20);
     populateGpuToNVVMConversionPatterns(converter, patterns);
     // Ceil and floor divisions have no LLVM instruction. The float
     // minimum and maximum keep theirs: llvm.maxnum / llvm.maximum become

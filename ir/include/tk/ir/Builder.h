@@ -328,6 +328,11 @@ public:
   /// `math` dialect functions of float tiles.
   Tile exp(const Tile &x);
   Tile exp2(const Tile &x);
+  /// `math.exp2` with `fastmath<afn>`: backends may use the hardware's
+  /// approximation (CUDA: `ex2.approx.ftz.f32`, 2 ulp, subnormal results
+  /// flushed to zero), as Triton's `tl.exp2` does. For exponentials whose
+  /// results are only summed and scaled (softmax, attention).
+  Tile fastExp2(const Tile &x);
   Tile log(const Tile &x);
   Tile log2(const Tile &x);
   Tile sqrt(const Tile &x);
