@@ -635,9 +635,11 @@ WgmmaUnit::registerPositions(OpBuilder &b, Location loc,
 // A thread holds, for each of its tiles, the rows lane / 4 and lane / 4 + 8
 // of the tile's 16-row slice of its warp (registers 4c, 4c+1 and 4c+2,
 // 4c+3 of each 8-column chunk c), shared by the 4 lanes of a quad; each
-// 16-row slice belongs to one warp. Tiles j and j' of one warpgroup (tiles
-// wg + j * W) cover the same rows when they sit in one row of tiles; that
-// must hold alike in every warpgroup.
+// 16-row slice belongs to one warp. Warpgroup wg holds tiles wg + j * W.
+// With one warpgroup, or with one tile per row of tiles, tile j of every
+// warpgroup lies 64 * (tile row of j in warpgroup 0) rows below its tile 0,
+// and register 0 of a thread is in row 16 * warp + lane / 4 whatever the
+// product's width.
 std::optional<MatrixUnit::RegisterRows>
 WgmmaUnit::registerRows(const HeldProduct &product) const {
   if (!wgmmaHolds(product))
@@ -649,27 +651,13 @@ WgmmaUnit::registerRows(const HeldProduct &product) const {
   if (numWarpgroups > 1 && tilesN > 1)
     return std::nullopt;
   int64_t perWarpgroup = (product.m / kTileM) * tilesN / numWarpgroups;
-  auto tileRow = [&](int64_t wg, int64_t j) {
-    return (wg + j * numWarpgroups) / tilesN;
-  };
-  // The first tile of this thread in the same row of tiles as tile j.
-  SmallVector<int64_t> rowTile(perWarpgroup);
-  for (int64_t j = 0; j < perWarpgroup; ++j) {
-    rowTile[j] = j;
-    for (int64_t i = 0; i < j; ++i)
-      if (tileRow(0, i) == tileRow(0, j)) {
-        rowTile[j] = i;
-        break;
-      }
-    for (int64_t wg = 1; wg < numWarpgroups; ++wg)
-      if (tileRow(wg, rowTile[j]) != tileRow(wg, j))
-        return std::nullopt;
-  }
   RegisterRows rows;
   rows.laneMask = 3;
-  for (int64_t j = 0; j < perWarpgroup; ++j)
+  for (int64_t j = 0; j < perWarpgroup; ++j) {
+    int64_t tileRow = j * numWarpgroups / tilesN;
     for (int64_t r = 0; r < width / 2; ++r)
-      rows.rowOfRegister.push_back(2 * rowTile[j] + (r / 2) % 2);
+      rows.rowOfRegister.push_back(kTileM * tileRow + 8 * ((r / 2) % 2));
+  }
   return rows;
 }
 

@@ -247,6 +247,33 @@ private:
   /// GPU only: the tiles kept in their threads' registers instead of
   /// workgroup memory, and their layouts (see the definition).
   void chooseRegisterResident(Region &region);
+  /// GPU only: the 1-D tiles of one value per row of a held product kept
+  /// in the registers of the threads holding the row, and the dots whose
+  /// rows they follow (see the definition).
+  void chooseRowResident(Region &region);
+  /// The dot whose held registers `reduce` combines along rows
+  /// (lowerRowReduceOfHeld), or null.
+  tk::DotOp heldRowsOf(tk::ReduceOp reduce);
+  /// The sorted distinct row offsets (RegisterRows) of `product`'s
+  /// registers; empty when the unit does not describe its rows.
+  SmallVector<int64_t> rowOffsets(const tk::MatrixUnit::HeldProduct &product);
+  /// True when `tile` (1-D) can be evaluated at rows only: it is row
+  /// resident or cheap, or an element-wise function of such tiles; the
+  /// layouts of the row-resident tiles it reads go to `layouts`.
+  bool readableByRows(Value tile, SmallVectorImpl<tk::DotOp> &layouts);
+  /// True when every read of `tile` (1-D, row-resident or computed from
+  /// such tiles) happens at a row of registers holding `offsets`: another
+  /// row-resident tile, a loop's next value of one, or `tile[:, None]`
+  /// read where a product's registers are visited (readInFragments).
+  bool readAtRows(Value tile, ArrayRef<int64_t> offsets);
+  /// True when every read of the 2-D `tile` happens while the registers of
+  /// a held product whose rows are among `offsets` are visited: a resident
+  /// tile in such a product's layout, a row reduction of one, the rescale
+  /// of a loop's held accumulator, a store of a held loop result.
+  bool readInFragments(Value tile, ArrayRef<int64_t> offsets);
+  /// The held accumulator's dot a store of `value` writes from registers
+  /// (what heldRoot finds at the store), or null.
+  tk::DotOp heldStoreDot(Value value);
   /// True when the matrix unit can keep `dot`'s product in registers for
   /// its readers and describes their rows (readByOwners then decides
   /// whether the readers allow it; a loop's yield does not).
@@ -428,6 +455,12 @@ private:
   /// Computes the register-resident tile `value` into its owners'
   /// registers (ownedTiles).
   LogicalResult keepInRegisters(Value value);
+  /// Computes the row-resident tile `value` into the registers of its rows
+  /// (rowTiles).
+  LogicalResult keepInRows(Value value);
+  /// The registers of `value` (1-D) at each row of `layout`'s product that
+  /// this thread holds.
+  FailureOr<SmallVector<Value>> computeRows(Value value, tk::DotOp layout);
   /// The buffer holding `value`, materialising it here if it is lazy.
   FailureOr<Value> getBuffer(Value value);
   Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
@@ -606,6 +639,45 @@ private:
   int64_t ownedSlot = -1;
   SmallVector<Value, 4> ownedIndex;
 
+  /// Row-resident tiles (chooseRowResident): 1-D tiles with one value per
+  /// row of a held product (FlashAttention's running max and sum), by
+  /// value, with the dot whose product's rows they follow. Each thread
+  /// keeps the values of the rows it holds, one register per row offset
+  /// (MatrixUnit::RegisterRows), like the lanes sharing the row.
+  DenseMap<Value, tk::DotOp> rowLayout;
+  struct RowTile {
+    SmallVector<int64_t> offsets;
+    SmallVector<Value> registers;
+  };
+  DenseMap<Value, RowTile> rowTiles;
+  /// While a held product's registers are visited, the row index of the
+  /// visited register and its row offset: reads of row-resident tiles at
+  /// that index take the register of that offset.
+  Value visitedRow;
+  int64_t visitedRowOffset = 0;
+  struct RowVisit {
+    /// Visits register `i` of a product with `rows` at row index `row`
+    /// (no row when the unit does not describe its rows).
+    RowVisit(KernelLowering &lowering, Value row, int64_t offset)
+        : lowering(lowering), savedRow(lowering.visitedRow),
+          savedOffset(lowering.visitedRowOffset) {
+      lowering.visitedRow = row;
+      lowering.visitedRowOffset = offset;
+    }
+    RowVisit(KernelLowering &lowering,
+             const std::optional<tk::MatrixUnit::RegisterRows> &rows, size_t i,
+             Value row)
+        : RowVisit(lowering, rows ? row : Value(),
+                   rows ? rows->rowOfRegister[i] : 0) {}
+    ~RowVisit() {
+      lowering.visitedRow = savedRow;
+      lowering.visitedRowOffset = savedOffset;
+    }
+    KernelLowering &lowering;
+    Value savedRow;
+    int64_t savedOffset;
+  };
+
   /// Tiles that get a buffer at their definition.
   llvm::DenseSet<Operation *> materialized;
   DenseMap<Value, bool> cheap;
@@ -742,6 +814,8 @@ void KernelLowering::preferRecomputing(Region &region) {
   // A tile with storage of its own in this block: a stored element-wise
   // tile, or a dot's, reduction's or scan's result (always stored).
   auto hasStorage = [&](Value tile) {
+    if (rowLayout.count(tile))
+      return true; // in registers, read at its rows
     Operation *def = tile.getDefiningOp();
     if (!def)
       return false; // a loop-carried tile: its buffer changes at yields
@@ -756,7 +830,8 @@ void KernelLowering::preferRecomputing(Region &region) {
       for (Region &nested : op.getRegions())
         preferRecomputing(nested);
       if (!materialized.count(&op) || !isElementwiseLike(&op) ||
-          isa<tk::LoadOp, tk::FpToFpOp>(&op) || residentLayout.count(&op))
+          isa<tk::LoadOp, tk::FpToFpOp>(&op) || residentLayout.count(&op) ||
+          rowLayout.count(op.getResult(0)))
         continue;
       Value value = op.getResult(0);
       // Recomputing through a broadcast repeats the op's work for every
@@ -917,6 +992,271 @@ const OwnedTile *KernelLowering::ownedRead(Value value) {
   return nullptr;
 }
 
+/// FlashAttention's running max m and sum l are 1-D tiles of one value per
+/// row of the scores, which the matrix unit holds in registers: the row
+/// maxima and sums are combined there (lowerRowReduceOfHeld), and m and l
+/// are read back at the scores' and the output's registers (`m[:, None]`,
+/// `l[:, None]`). Such a tile stays in the registers of the threads that
+/// hold its rows, one register per row a thread holds, instead of workgroup
+/// memory with a barrier on every write: the row reductions of a held
+/// product, loop-carried tiles updated from them, and element-wise tiles of
+/// those, provided every read is at a row of the same offsets (readAtRows).
+/// Decided optimistically, then pruned to a fixpoint.
+void KernelLowering::chooseRowResident(Region &region) {
+  if (!matrixUnit || !onThreads())
+    return;
+  auto rowShaped = [](Type type) {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    return tile && tile.getRank() == 1 && tile.getElementType().isIntOrFloat();
+  };
+  // Every lane holding a row keeps its own copy of the row's value: they
+  // must agree bit for bit. The butterflies of a row reduction combine the
+  // lanes' parts in a different order in each lane, which a commutative
+  // combiner (max, sum) makes the same.
+  auto commutes = [](tk::ReduceOp reduce) {
+    Block &block = reduce.getCombineOp().front();
+    if (!llvm::hasSingleElement(block.without_terminator()))
+      return false;
+    Operation &op = block.front();
+    return op.hasTrait<OpTrait::IsCommutative>() && op.getNumOperands() == 2 &&
+           llvm::is_contained(op.getOperands(), block.getArgument(0)) &&
+           llvm::is_contained(op.getOperands(), block.getArgument(1)) &&
+           block.getTerminator()->getOperands() == ValueRange(op.getResults());
+  };
+  // Candidates: row reductions (their layout known), loop-carried 1-D
+  // tiles and stored element-wise 1-D tiles (layouts from what they read).
+  region.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<tk::ReduceOp>(op)) {
+      tk::DotOp dot = heldRowsOf(reduce);
+      if (dot && commutes(reduce))
+        rowLayout[reduce.getResult(0)] = dot;
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [arg, result] :
+           llvm::zip_equal(loop.getRegionIterArgs(), loop.getResults()))
+        if (rowShaped(arg.getType()))
+          rowLayout[arg] = rowLayout[result] = tk::DotOp();
+    } else if (materialized.count(op) && keepsIndex(op) &&
+               !residentLayout.count(op) &&
+               rowShaped(op->getResult(0).getType())) {
+      rowLayout[op->getResult(0)] = tk::DotOp();
+    }
+  });
+  // What a candidate reads: a loop-carried tile its first and next value.
+  auto sources = [&](Value tile) -> SmallVector<Value> {
+    if (auto arg = dyn_cast<BlockArgument>(tile)) {
+      auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      unsigned i = arg.getArgNumber() - 1;
+      return {loop.getInitArgs()[i], loop.getYieldedValues()[i]};
+    }
+    if (auto result = dyn_cast<OpResult>(tile))
+      if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+        return {loop.getRegionIterArgs()[result.getResultNumber()]};
+    SmallVector<Value> operands;
+    if (!isa<tk::ReduceOp>(tile.getDefiningOp()))
+      for (Value operand : tile.getDefiningOp()->getOperands())
+        if (isTile(operand.getType()))
+          operands.push_back(operand);
+    return operands;
+  };
+  // Layouts flow from the reductions to what reads them.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+      if (dot)
+        continue;
+      SmallVector<tk::DotOp> layouts;
+      for (Value source : sources(tile))
+        (void)readableByRows(source, layouts);
+      if (!layouts.empty()) {
+        rowLayout[tile] = layouts.front();
+        changed = true;
+      }
+    }
+  }
+  // A candidate stays while what it reads is readable at its rows, in
+  // layouts of its own offsets, and every read of it is at such a row.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+      bool keep = static_cast<bool>(dot);
+      SmallVector<int64_t> offsets;
+      if (keep) {
+        offsets = rowOffsets(*heldProduct(dot));
+        SmallVector<tk::DotOp> layouts;
+        for (Value source : sources(tile))
+          keep = keep && readableByRows(source, layouts);
+        for (tk::DotOp layout : layouts)
+          keep = keep && rowOffsets(*heldProduct(layout)) == offsets;
+        keep = keep && readAtRows(tile, offsets);
+      }
+      if (keep)
+        continue;
+      rowLayout.erase(tile);
+      changed = true;
+    }
+    // A loop-carried tile and the loop's result go together.
+    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+      auto partner = [&]() -> Value {
+        if (auto arg = dyn_cast<BlockArgument>(tile))
+          if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+            return loop.getResult(arg.getArgNumber() - 1);
+        if (auto result = dyn_cast<OpResult>(tile))
+          if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+            return loop.getRegionIterArgs()[result.getResultNumber()];
+        return {};
+      }();
+      if (partner && !rowLayout.count(partner)) {
+        rowLayout.erase(tile);
+        changed = true;
+      }
+    }
+  }
+}
+
+tk::DotOp KernelLowering::heldRowsOf(tk::ReduceOp reduce) {
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  if (srcType.getRank() != 2 || reduce.getAxis() != 1 ||
+      reduce.getNumResults() != 1)
+    return {};
+  llvm::SmallPtrSet<Operation *, 2> layouts;
+  for (Value src : reduce.getSrcs())
+    collectLayouts(src, layouts);
+  layouts.erase(nullptr);
+  auto dot =
+      layouts.size() == 1 ? dyn_cast<tk::DotOp>(*layouts.begin()) : tk::DotOp();
+  std::optional<tk::MatrixUnit::HeldProduct> product =
+      dot ? heldProduct(dot) : std::nullopt;
+  return product && matrixUnit->registerRows(*product) ? dot : tk::DotOp();
+}
+
+SmallVector<int64_t>
+KernelLowering::rowOffsets(const tk::MatrixUnit::HeldProduct &product) {
+  std::optional<tk::MatrixUnit::RegisterRows> rows =
+      matrixUnit->registerRows(product);
+  if (!rows)
+    return {};
+  SmallVector<int64_t> offsets(rows->rowOfRegister);
+  llvm::sort(offsets);
+  offsets.erase(llvm::unique(offsets), offsets.end());
+  return offsets;
+}
+
+bool KernelLowering::readableByRows(Value tile,
+                                    SmallVectorImpl<tk::DotOp> &layouts) {
+  if (auto it = rowLayout.find(tile); it != rowLayout.end()) {
+    if (it->second)
+      layouts.push_back(it->second);
+    return true;
+  }
+  if (isCheap(tile))
+    return true;
+  Operation *def = tile.getDefiningOp();
+  if (!def || materialized.count(def) || !keepsIndex(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (isTile(operand.getType()) && !readableByRows(operand, layouts))
+      return false;
+  return true;
+}
+
+bool KernelLowering::readAtRows(Value tile, ArrayRef<int64_t> offsets) {
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+      auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
+      if (!loop ||
+          !rowLayout.count(loop.getRegionIterArgs()[use.getOperandNumber()]))
+        return false;
+      continue;
+    }
+    if (auto expand = dyn_cast<tk::ExpandDimsOp>(user)) {
+      // tile[:, None], recomputed where it is read (preferRecomputing):
+      // every reader in its block.
+      bool sameBlock = llvm::all_of(expand->getUsers(), [&](Operation *u) {
+        return u->getBlock() == expand->getBlock();
+      });
+      if (expand.getAxis() != 1 || !sameBlock ||
+          !readInFragments(expand.getResult(), offsets))
+        return false;
+      continue;
+    }
+    if (!keepsIndex(user))
+      return false;
+    if (rowLayout.count(user->getResult(0)))
+      continue;
+    if (materialized.count(user) || !readAtRows(user->getResult(0), offsets))
+      return false;
+  }
+  return true;
+}
+
+bool KernelLowering::readInFragments(Value tile, ArrayRef<int64_t> offsets) {
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    // The product whose registers are visited where `user` reads `tile`.
+    std::optional<tk::MatrixUnit::HeldProduct> visited;
+    if (auto dot = dyn_cast<tk::DotOp>(user)) {
+      // The rescale of an accumulator the loop holds (acc * alpha[:, None])
+      // runs register by register.
+      auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+      bool rescaled =
+          loop && use.get() == dot.getAcc() &&
+          llvm::any_of(llvm::seq(loop.getNumRegionIterArgs()), [&](unsigned i) {
+            return heldAccumulatorDot(loop, i) == dot;
+          });
+      if (rescaled)
+        visited = heldProduct(dot);
+    } else if (auto reduce = dyn_cast<tk::ReduceOp>(user)) {
+      if (tk::DotOp dot = heldRowsOf(reduce))
+        visited = heldProduct(dot);
+    } else if (auto store = dyn_cast<tk::StoreOp>(user)) {
+      // Stored from a held loop result's registers, or by the owners of
+      // the one resident product it is computed from (lowerStore).
+      llvm::SmallPtrSet<Operation *, 2> layouts;
+      collectLayouts(store.getValue(), layouts);
+      layouts.erase(nullptr);
+      tk::DotOp dot = heldStoreDot(store.getValue());
+      if (!dot && layouts.size() == 1)
+        dot = dyn_cast<tk::DotOp>(*layouts.begin());
+      if (use.get() == store.getValue() && dot)
+        visited = heldProduct(dot);
+    } else if (auto it = residentLayout.find(user);
+               it != residentLayout.end()) {
+      if (auto dot = dyn_cast_if_present<tk::DotOp>(it->second))
+        visited = heldProduct(dot);
+    } else if (isElementwiseLike(user) && !materialized.count(user)) {
+      if (!readInFragments(user->getResult(0), offsets))
+        return false;
+      continue;
+    }
+    if (!visited)
+      return false;
+    std::optional<tk::MatrixUnit::RegisterRows> rows =
+        matrixUnit->registerRows(*visited);
+    if (!rows || !llvm::all_of(rows->rowOfRegister, [&](int64_t offset) {
+          return llvm::is_contained(offsets, offset);
+        }))
+      return false;
+  }
+  return true;
+}
+
+tk::DotOp KernelLowering::heldStoreDot(Value value) {
+  if (auto result = dyn_cast<OpResult>(value))
+    if (auto loop = dyn_cast<scf::ForOp>(result.getOwner())) {
+      tk::DotOp dot = heldAccumulatorDot(loop, result.getResultNumber());
+      return dot && onlyStoredFromRegisters(value) ? dot : tk::DotOp();
+    }
+  Operation *def = value.getDefiningOp();
+  if (!def || !keepsIndex(def) || materialized.count(def))
+    return {};
+  for (Value operand : def->getOperands())
+    if (isTile(operand.getType()))
+      if (tk::DotOp dot = heldStoreDot(operand))
+        return dot;
+  return {};
+}
+
 //===----------------------------------------------------------------------===//
 // Storage
 //===----------------------------------------------------------------------===//
@@ -1000,11 +1340,14 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
       return emitError(loc, "tk-convert-to-loops: a tile in a product's "
                             "register layout has another shape");
     auto positions = matrixUnit->registerPositions(b, loc, *ownerFragment);
+    std::optional<tk::MatrixUnit::RegisterRows> rows =
+        matrixUnit->registerRows(*ownerFragment);
     LogicalResult result = success();
     ++parallelDepth;
     for (auto [slot, position] : llvm::enumerate(positions)) {
       auto saved = std::move(elementCache);
       elementCache.clear();
+      RowVisit visit(*this, rows, slot, position.first);
       result = visitOwned(slot, {position.first, position.second});
       elementCache = std::move(saved);
       if (failed(result))
@@ -1224,6 +1567,43 @@ LogicalResult KernelLowering::keepInRegisters(Value value) {
   return success();
 }
 
+LogicalResult KernelLowering::keepInRows(Value value) {
+  tk::DotOp layout = rowLayout.lookup(value);
+  FailureOr<SmallVector<Value>> registers = computeRows(value, layout);
+  if (failed(registers))
+    return failure();
+  rowTiles[value] = {rowOffsets(*heldProduct(layout)), std::move(*registers)};
+  return success();
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::computeRows(Value value,
+                                                          tk::DotOp layout) {
+  std::optional<tk::MatrixUnit::HeldProduct> product =
+      layout ? heldProduct(layout) : std::nullopt;
+  std::optional<tk::MatrixUnit::RegisterRows> rows =
+      product ? matrixUnit->registerRows(*product) : std::nullopt;
+  if (!rows)
+    return emitError(loc, "tk-convert-to-loops: a row-resident tile outside "
+                          "the layout of a held product");
+  // Each row at the position of its first register.
+  auto positions = matrixUnit->registerPositions(b, loc, *product);
+  SmallVector<Value> registers;
+  for (int64_t offset : rowOffsets(*product)) {
+    size_t first =
+        llvm::find(rows->rowOfRegister, offset) - rows->rowOfRegister.begin();
+    Value row = positions[first].first;
+    RowVisit visit(*this, row, offset);
+    auto saved = std::move(elementCache);
+    elementCache.clear();
+    FailureOr<Value> elem = element(value, {row});
+    elementCache = std::move(saved);
+    if (failed(elem))
+      return failure();
+    registers.push_back(*elem);
+  }
+  return registers;
+}
+
 FailureOr<Value> KernelLowering::getBuffer(Value value) {
   auto it = buffers.find(value);
   if (it != buffers.end())
@@ -1334,6 +1714,16 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
                        "tk-convert-to-loops: a register-resident tile is read "
                        "at an index its thread does not own");
     return owned->second.registers[ownedSlot];
+  }
+  if (auto rows = rowTiles.find(value); rows != rowTiles.end()) {
+    const RowTile &tile = rows->second;
+    const int64_t *offset = llvm::find(tile.offsets, visitedRowOffset);
+    if (!visitedRow || index.size() != 1 || index[0] != visitedRow ||
+        offset == tile.offsets.end())
+      return emitError(value.getLoc(),
+                       "tk-convert-to-loops: a row-resident tile is read at "
+                       "a row its thread does not hold");
+    return tile.registers[offset - tile.offsets.begin()];
   }
   Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
   auto buffer = buffers.find(value);
@@ -1709,6 +2099,7 @@ LogicalResult KernelLowering::run() {
   analyzeRegion(source.getBody());
   if (onThreads()) {
     chooseRegisterResident(source.getBody());
+    chooseRowResident(source.getBody());
     preferRecomputing(source.getBody());
   }
   entryBlock = target.addEntryBlock();
@@ -1770,6 +2161,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       return success();
     if (residentLayout.count(op))
       return keepInRegisters(op->getResult(0));
+    if (rowLayout.count(op->getResult(0)))
+      return keepInRows(op->getResult(0));
     return failure(failed(getBuffer(op->getResult(0))));
   }
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -1972,8 +2365,11 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     HeldResult &result = heldResults[held];
     auto storeRegisters = [&](Value knownMask) -> LogicalResult {
       auto positions = matrixUnit->registerPositions(b, loc, result.product);
-      for (auto [value, position] :
-           llvm::zip_equal(result.registers, positions)) {
+      std::optional<tk::MatrixUnit::RegisterRows> rows =
+          matrixUnit->registerRows(result.product);
+      for (auto [i, value, position] :
+           llvm::enumerate(result.registers, positions)) {
+        RowVisit visit(*this, rows, i, position.first);
         SmallVector<Value> index{position.first, position.second};
         assumeElement(held, index, value);
         if (knownMask)
@@ -3223,7 +3619,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   // live in one buffer per iteration argument, updated at the yield, except
   // for pointer walks (one scalar offset) and accumulators the matrix unit
   // holds in registers (its registers).
-  enum class Carried { Scalar, BlockPtr, Tile, Walk, Held };
+  enum class Carried { Scalar, BlockPtr, Tile, Walk, Held, Rows };
   unsigned numArgs = loop.getNumRegionIterArgs();
   SmallVector<Carried> kinds(numArgs, Carried::Scalar);
   SmallVector<Value> inits;
@@ -3248,6 +3644,14 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       inits.push_back(outer != pointerWalks.end()
                           ? outer->second.offset
                           : constInt(b.getI64Type(), 0));
+    } else if (tk::DotOp layout =
+                   rowLayout.lookup(loop.getRegionIterArgs()[i])) {
+      kinds[i] = Carried::Rows;
+      FailureOr<SmallVector<Value>> registers = computeRows(init, layout);
+      if (failed(registers))
+        return failure();
+      numValues[i] = registers->size();
+      llvm::append_range(inits, *registers);
     } else if ((heldDots[i] = heldAccumulatorDot(loop, i))) {
       kinds[i] = Carried::Held;
       FailureOr<SmallVector<Value>> registers =
@@ -3492,6 +3896,11 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     case Carried::Held:
       heldAccumulators[value] = SmallVector<Value>(own);
       break;
+    case Carried::Rows:
+      rowTiles[value] = {rowOffsets(*heldProduct(
+                             rowLayout.lookup(loop.getRegionIterArgs()[i]))),
+                         SmallVector<Value>(own)};
+      break;
     }
   };
   for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
@@ -3564,6 +3973,14 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       case Carried::Held:
         llvm::append_range(yielded, heldAccumulators.lookup(value));
         break;
+      case Carried::Rows: {
+        FailureOr<SmallVector<Value>> registers =
+            computeRows(value, rowLayout.lookup(loop.getRegionIterArgs()[i]));
+        if (failed(registers))
+          return failure();
+        llvm::append_range(yielded, *registers);
+        break;
+      }
       case Carried::Tile: {
         auto existing = buffers.find(value);
         if (existing != buffers.end() && existing->second == iterBuffers[i])
@@ -4115,7 +4532,21 @@ KernelLowering::lowerRowReduceOfHeld(tk::ReduceOp reduce,
       return failure();
   }
   // The lanes that hold a row meet in butterflies over the bits of the
-  // lane mask; the lowest of them writes the row.
+  // lane mask. A row-resident result stays in their registers (every lane
+  // ends with the row's value); otherwise the lowest of them writes it.
+  if (rowLayout.count(reduce.getResult(0))) {
+    RowTile tile{rowOffsets(held), {}};
+    tile.registers.resize(tile.offsets.size());
+    for (auto &[offset, part] : parts) {
+      auto acc = combineLanes(combiner, part.acc, rows->laneMask);
+      const int64_t *at = llvm::find(tile.offsets, offset);
+      if (failed(acc) || at == tile.offsets.end())
+        return failure();
+      tile.registers[at - tile.offsets.begin()] = acc->front();
+    }
+    rowTiles[reduce.getResult(0)] = std::move(tile);
+    return success();
+  }
   SmallVector<Value> out;
   for (Value result : reduce.getResults())
     out.push_back(allocBuffer(cast<RankedTensorType>(result.getType())));
@@ -4303,8 +4734,11 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
     // cached with a register in place is dropped afterwards).
     SmallVector<Value> old = heldAccumulators.lookup(rescaled);
     auto savedCache = elementCache;
+    std::optional<tk::MatrixUnit::RegisterRows> rows =
+        matrixUnit->registerRows(held);
     for (auto [i, position] :
          llvm::enumerate(matrixUnit->registerPositions(b, loc, held))) {
+      RowVisit visit(*this, rows, i, position.first);
       heldElementOverride[rescaled] = old[i];
       FailureOr<Value> value =
           element(dot.getAcc(), {position.first, position.second});

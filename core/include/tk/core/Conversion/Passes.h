@@ -150,11 +150,15 @@ public:
                     const HeldProduct &product) const;
 
   /// How the rows of a held accumulator fall on registers and lanes, for
-  /// reductions along rows without workgroup memory: this thread's
-  /// registers i and j hold elements of one row, in every thread, exactly
-  /// when `rowOfRegister[i] == rowOfRegister[j]`; and the threads holding
-  /// one row are the lanes of a warp that differ only in the bits
-  /// `laneMask` of their lane index.
+  /// reductions along rows without workgroup memory and for per-row values
+  /// kept in registers (FlashAttention's running max and sum):
+  /// `rowOfRegister[i]` is the row of this thread's register i minus the
+  /// row of its register 0, the same in every thread; and the threads
+  /// holding one row are the lanes of a warp that differ only in the bits
+  /// `laneMask` of their lane index. A thread's register 0 lies in the same
+  /// row for every product of the unit that describes its rows with the
+  /// same number of threads, so a row's value computed from one product's
+  /// registers can be read at another's.
   struct RegisterRows {
     llvm::SmallVector<int64_t> rowOfRegister;
     int64_t laneMask = 0;
