@@ -335,7 +335,8 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
 // the f32 accumulator by exp(m_old - m_new) between the two dots, as
 // FlashAttention-2 does. p is cast to the input type before the second dot
 // (f16/bf16 inputs multiply on the tensor cores of GPUs). Sequence lengths
-// and head dims that do not fill a block are masked.
+// and head dims that do not fill a block are masked; the keys only in a
+// second loop over the last partial block, so the main loop has no mask.
 KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
                                        const AttentionConfig &config,
                                        std::string *error) {
@@ -374,39 +375,51 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
   Tile mInit = k.full({BM}, -inf, k.f32());
   Tile lInit = k.zeros({BM}, k.f32());
   Tile accInit = k.zeros({BM, BD}, k.f32());
+  // One trip over the keys [startN, startN + BN). Only a trip past the last
+  // full block (`masked`) has keys past N to hide.
+  auto trip = [&](Tile startN, llvm::ArrayRef<Tile> carried,
+                  bool masked) -> llvm::SmallVector<Tile> {
+    Tile m = carried[0], l = carried[1], acc = carried[2];
+    Tile offsN = startN + k.arange(0, BN);
+    Tile nIdx = offsN.col();
+    Tile nRowOff = nIdx * D;
+    Tile kvOffs = nRowOff + dIdx;
+    Tile kvMask = masked ? (nIdx < N) & dMask : dMask;
+    Tile kTile = k.load(kBase + kvOffs, kvMask, 0); // [BN, BD]
+    Tile vTile = k.load(vBase + kvOffs, kvMask, 0);
+    // s = q k^T, keys past N at -inf.
+    Tile kT = k.trans(kTile);
+    Tile s = k.dot(qTile, kT);
+    if (masked)
+      s = k.where(offsN.row() < N, s, -inf);
+    // Online softmax: new running max (of the scaled scores: the scaled
+    // max, as sm_scale > 0), rescale of l and acc. Each score is scaled
+    // and shifted by one fma.
+    Tile blockMax = k.max(s, 1) * scaleLog2;
+    Tile mNew = k.maximum(m, blockMax);
+    Tile p = k.fastExp2(k.fma(s, scaleLog2, (-mNew).col()));
+    Tile mDiff = m - mNew;
+    Tile alpha = k.fastExp2(mDiff);
+    Tile lScaled = l * alpha;
+    Tile lNew = lScaled + k.sum(p, 1);
+    Tile accScaled = acc * alpha.col();
+    Tile pIn = p.to(type);
+    Tile accNew = k.dot(pIn, vTile, accScaled);
+    return {mNew, lNew, accNew};
+  };
+  // The full blocks, then the last partial one (no trip when BN divides N).
+  Tile nFull = (N / BN) * BN;
   llvm::SmallVector<Tile> state =
-      k.forLoop(0, N, BN, {mInit, lInit, accInit},
-                [&](Tile startN,
-                    llvm::ArrayRef<Tile> carried) -> llvm::SmallVector<Tile> {
-                  Tile m = carried[0], l = carried[1], acc = carried[2];
-                  Tile offsN = startN + k.arange(0, BN);
-                  Tile nIdx = offsN.col();
-                  Tile nRowOff = nIdx * D;
-                  Tile kvOffs = nRowOff + dIdx;
-                  Tile nValid = nIdx < N;
-                  Tile kvMask = nValid & dMask;
-                  Tile kTile = k.load(kBase + kvOffs, kvMask, 0); // [BN, BD]
-                  Tile vTile = k.load(vBase + kvOffs, kvMask, 0);
-                  // s = q k^T * scale * log2(e), keys past N at -inf.
-                  Tile kT = k.trans(kTile);
-                  Tile qk = k.dot(qTile, kT);
-                  Tile scaled = qk * scaleLog2;
-                  Tile colValid = offsN.row() < N;
-                  Tile s = k.where(colValid, scaled, -inf);
-                  // Online softmax: new running max, rescale of l and acc.
-                  Tile blockMax = k.max(s, 1);
-                  Tile mNew = k.maximum(m, blockMax);
-                  Tile shifted = s - mNew.col();
-                  Tile p = k.fastExp2(shifted);
-                  Tile mDiff = m - mNew;
-                  Tile alpha = k.fastExp2(mDiff);
-                  Tile lScaled = l * alpha;
-                  Tile lNew = lScaled + k.sum(p, 1);
-                  Tile accScaled = acc * alpha.col();
-                  Tile pIn = p.to(type);
-                  Tile accNew = k.dot(pIn, vTile, accScaled);
-                  return {mNew, lNew, accNew};
+      k.forLoop(0, nFull, BN, {mInit, lInit, accInit},
+                [&](Tile startN, llvm::ArrayRef<Tile> carried) {
+                  return trip(startN, carried, /*masked=*/false);
                 });
+  if (state.empty())
+    return finish(k, error);
+  state = k.forLoop(nFull, N, BN, state,
+                    [&](Tile startN, llvm::ArrayRef<Tile> carried) {
+                      return trip(startN, carried, /*masked=*/true);
+                    });
   if (state.empty())
     return finish(k, error);
   Tile out = state[2] / state[1].col();

@@ -109,7 +109,8 @@ struct AttentionConfig {
 
 /// Fused attention forward (FlashAttention-2): `o = softmax(q k^T * scale)
 /// v` per head, q, k, v and o [heads, N, D] contiguous, an f32 accumulator
-/// and online softmax (in base 2: exp2, log2(e) folded into the scale).
+/// and online softmax (in base 2: exp2, log2(e) folded into the scale);
+/// sm_scale must be positive (the running max is taken before scaling).
 /// Arguments: q, k, v, o, N, D, sm_scale. Grid:
 /// `cdiv(N, blockM) x heads`. Not a seed kernel: it has no `.tk` twin (the
 /// conformance suite and tk-bench-cuda build it).

@@ -905,6 +905,31 @@ Tile KernelBuilder::where(const Tile &cond, const Operand &aOp,
       arith::SelectOp::create(b_, loc_, c.value(), a.value(), b.value()));
 }
 
+Tile KernelBuilder::fma(const Tile &aTile, const Operand &bOp,
+                        const Operand &cOp) {
+  if (!check(aTile, "fma"))
+    return Tile();
+  if (!aTile.isFloat()) {
+    emitError("fma: expected floating-point values, got " + str(aTile.type()));
+    return Tile();
+  }
+  Tile a = aTile;
+  Tile b = resolve(bOp, a, "fma");
+  Tile c = resolve(cOp, a, "fma");
+  if (!b.valid() || !c.valid())
+    return Tile();
+  if (b.dtype() != a.dtype() || c.dtype() != a.dtype()) {
+    emitError("fma: dtype mismatch: " + str(a.dtype()) + ", " + str(b.dtype()) +
+              " and " + str(c.dtype()) + "; cast first");
+    return Tile();
+  }
+  if (!broadcastPair(a, b, "fma") || !broadcastPair(a, c, "fma") ||
+      !broadcastPair(b, c, "fma"))
+    return Tile();
+  return wrapResult(
+      math::FmaOp::create(b_, loc_, a.value(), b.value(), c.value()));
+}
+
 //===----------------------------------------------------------------------===//
 // Math and casts
 //===----------------------------------------------------------------------===//

@@ -178,10 +178,7 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
       Lanes l = lanes(k, n);
       Tile av = k.load(a + l.offs, l.mask), bv = k.load(b + l.offs, l.mask),
            cv = k.load(cc + l.offs, l.mask);
-      // The builder has no fma call: build math.fma on the tiles directly.
-      Tile fused =
-          k.wrap(mlir::math::FmaOp::create(k.getOpBuilder(), k.getLocation(),
-                                           av.value(), bv.value(), cv.value()));
+      Tile fused = k.fma(av, bv, cv);
       k.store(out + l.offs, fused, l.mask);
       return finishKernel(k, error);
     };

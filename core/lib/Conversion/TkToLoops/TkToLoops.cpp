@@ -201,6 +201,15 @@ int64_t runWidth(ArrayRef<int64_t> shape, int64_t total, int64_t numThreads,
 // KernelLowering
 //===----------------------------------------------------------------------===//
 
+/// True when two held products lay out their accumulator registers and
+/// operands alike (their element types and shapes match).
+bool sameLayout(const tk::MatrixUnit::HeldProduct &x,
+                const tk::MatrixUnit::HeldProduct &y) {
+  return x.a == y.a && x.b == y.b && x.accumulator == y.accumulator &&
+         x.m == y.m && x.n == y.n && x.k == y.k && x.tf32 == y.tf32 &&
+         x.kMajorB == y.kMajorB && x.numThreads == y.numThreads;
+}
+
 /// A tile kept in registers: this thread's elements, and how elements fall
 /// on threads (runs of the flat tile, or a held product's accumulator).
 struct OwnedTile {
@@ -352,10 +361,13 @@ private:
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
-  /// True when every use of `tile` is, through element-wise ops of its own
-  /// shape that are not stored themselves, the value of a tk.store: those
-  /// stores can then read the held registers directly.
-  bool onlyStoredFromRegisters(Value tile);
+  /// True when every use of the held loop result `tile` (in `product`'s
+  /// registers) is, through element-wise ops of its own shape that are not
+  /// stored themselves, the value of a tk.store, or is the first value of
+  /// an accumulator a later loop holds alike (a main loop's product handed
+  /// to its tail): those read the held registers directly.
+  bool onlyStoredFromRegisters(Value tile,
+                               const tk::MatrixUnit::HeldProduct &product);
   /// The held loop result `value` is computed from that way, if any.
   Value heldRoot(Value value);
   /// Writes held registers into `buffer` (memref<m x n>), each at its
@@ -447,6 +459,9 @@ private:
   Value allocBuffer(RankedTensorType type) {
     return allocBuffer(type.getShape(), type.getElementType());
   }
+  /// A buffer for a slot of a prefetch ring: one an earlier loop's ring
+  /// left free (freeRingSlots) where one fits, else a new one.
+  Value ringSlot(ArrayRef<int64_t> shape, Type elementType, int64_t alignment);
   /// Writes every element of `value` into `buffer`, at its index, or at
   /// `offsetOf(index)` in a 1-D buffer.
   using IndexOffsetFn = function_ref<Value(ArrayRef<Value> index)>;
@@ -622,6 +637,10 @@ private:
   scf::ForOp sourceLoop;
   Operation *loweredLoop = nullptr;
   DenseMap<Value, Value> hoistedOperands;
+  /// Workgroup buffers of the prefetch rings of loops already lowered:
+  /// nothing reads them after their loop, so a later loop's ring reuses them
+  /// (a main loop and its tail share one ring).
+  SmallVector<Value> freeRingSlots;
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
 
@@ -780,21 +799,32 @@ bool KernelLowering::laidOutBeforeLoop(Operation *op) {
   auto load = dyn_cast<tk::LoadOp>(op);
   if (!load || !matrixUnit || !onThreads())
     return false;
+  // Read by held products of loops of this block (a main loop and its
+  // tail), all as the same operand of products laid out alike: the first
+  // loop lays it out, the others read that buffer.
   scf::ForOp loop;
+  std::optional<tk::MatrixUnit::HeldProduct> layout;
+  unsigned operand = 0;
   for (OpOperand &use : load.getResult().getUses()) {
     auto dot = dyn_cast<tk::DotOp>(use.getOwner());
     auto parent = dot ? dyn_cast<scf::ForOp>(dot->getParentOp()) : nullptr;
     if (!parent || use.getOperandNumber() > 1 ||
-        parent->getBlock() != op->getBlock() || (loop && parent != loop))
+        parent->getBlock() != op->getBlock())
       return false;
-    loop = parent;
     std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-    if (!product || !matrixUnit->laysOutOperands(*product))
+    if (!product || !matrixUnit->laysOutOperands(*product) ||
+        (layout &&
+         (!sameLayout(*layout, *product) || operand != use.getOperandNumber())))
       return false;
+    layout = product;
+    operand = use.getOperandNumber();
+    if (!loop || parent->isBeforeInBlock(loop))
+      loop = parent;
   }
   if (!loop)
     return false;
-  // It is read where the loop starts: nothing on the way may write memory.
+  // It is read where the first loop starts: nothing on the way may write
+  // memory.
   for (Operation *it = op->getNextNode(); it && it != loop.getOperation();
        it = it->getNextNode())
     if (mayWriteMemory(it))
@@ -814,8 +844,11 @@ void KernelLowering::preferRecomputing(Region &region) {
   // A tile with storage of its own in this block: a stored element-wise
   // tile, or a dot's, reduction's or scan's result (always stored).
   auto hasStorage = [&](Value tile) {
-    if (rowLayout.count(tile))
-      return true; // in registers, read at its rows
+    // Row-resident tiles and element-wise tiles of them are read from
+    // registers at their rows.
+    SmallVector<tk::DotOp> rowLayouts;
+    if (readableByRows(tile, rowLayouts) && !rowLayouts.empty())
+      return true;
     Operation *def = tile.getDefiningOp();
     if (!def)
       return false; // a loop-carried tile: its buffer changes at yields
@@ -1169,6 +1202,15 @@ bool KernelLowering::readAtRows(Value tile, ArrayRef<int64_t> offsets) {
         return false;
       continue;
     }
+    if (auto loop = dyn_cast<scf::ForOp>(user)) {
+      // The first value of a later loop's row-resident tile.
+      unsigned first = loop.getNumControlOperands();
+      if (use.getOperandNumber() < first ||
+          !rowLayout.count(
+              loop.getRegionIterArgs()[use.getOperandNumber() - first]))
+        return false;
+      continue;
+    }
     if (auto expand = dyn_cast<tk::ExpandDimsOp>(user)) {
       // tile[:, None], recomputed where it is read (preferRecomputing):
       // every reader in its block.
@@ -1245,7 +1287,9 @@ tk::DotOp KernelLowering::heldStoreDot(Value value) {
   if (auto result = dyn_cast<OpResult>(value))
     if (auto loop = dyn_cast<scf::ForOp>(result.getOwner())) {
       tk::DotOp dot = heldAccumulatorDot(loop, result.getResultNumber());
-      return dot && onlyStoredFromRegisters(value) ? dot : tk::DotOp();
+      return dot && onlyStoredFromRegisters(value, *heldProduct(dot))
+                 ? dot
+                 : tk::DotOp();
     }
   Operation *def = value.getDefiningOp();
   if (!def || !keepsIndex(def) || materialized.count(def))
@@ -1290,6 +1334,27 @@ Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType,
   b.setInsertionPointToStart(entryBlock);
   auto type = MemRefType::get(shape, storageType(elementType));
   return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64));
+}
+
+Value KernelLowering::ringSlot(ArrayRef<int64_t> shape, Type elementType,
+                               int64_t alignment) {
+  auto type = MemRefType::get(
+      shape, storageType(elementType), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  for (auto *it = freeRingSlots.begin(); it != freeRingSlots.end(); ++it) {
+    auto global = it->getDefiningOp<memref::GetGlobalOp>();
+    auto symbol = global
+                      ? SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+                            target, global.getNameAttr())
+                      : memref::GlobalOp();
+    if (it->getType() != type || !symbol || !symbol.getAlignment() ||
+        *symbol.getAlignment() < uint64_t(alignment))
+      continue;
+    Value slot = *it;
+    freeRingSlots.erase(it);
+    return slot;
+  }
+  return allocBuffer(shape, elementType, alignment);
 }
 
 Value KernelLowering::loadBuffer(Value buffer, ArrayRef<Value> index,
@@ -3278,6 +3343,10 @@ Value KernelLowering::rescaledHeldAccumulator(Value acc) {
 FailureOr<SmallVector<Value>>
 KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
                                     Value init) {
+  // A previous loop's product handed over in its registers.
+  if (auto held = heldResults.find(init);
+      held != heldResults.end() && sameLayout(held->second.product, product))
+    return held->second.registers;
   SmallVector<Value> registers;
   for (auto [row, col] : matrixUnit->registerPositions(b, loc, product)) {
     FailureOr<Value> c = element(init, {row, col});
@@ -3298,11 +3367,25 @@ KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
   return registers;
 }
 
-bool KernelLowering::onlyStoredFromRegisters(Value tile) {
+bool KernelLowering::onlyStoredFromRegisters(
+    Value tile, const tk::MatrixUnit::HeldProduct &product) {
   if (tile.use_empty())
     return false;
   for (OpOperand &use : tile.getUses()) {
     Operation *user = use.getOwner();
+    if (auto loop = dyn_cast<scf::ForOp>(user)) {
+      unsigned first = loop.getNumControlOperands();
+      tk::DotOp dot =
+          use.getOperandNumber() >= first
+              ? heldAccumulatorDot(loop, use.getOperandNumber() - first)
+              : tk::DotOp();
+      std::optional<tk::MatrixUnit::HeldProduct> next =
+          dot ? heldProduct(dot) : std::nullopt;
+      if (!next || !sameLayout(*next, product) ||
+          user->getBlock() != tile.getParentBlock())
+        return false;
+      continue;
+    }
     if (auto store = dyn_cast<tk::StoreOp>(user)) {
       if (store.getValue() != tile || store.getPtr() == tile ||
           store.getMask() == tile)
@@ -3310,7 +3393,7 @@ bool KernelLowering::onlyStoredFromRegisters(Value tile) {
       continue;
     }
     if (!keepsIndex(user) || materialized.count(user) ||
-        !onlyStoredFromRegisters(user->getResult(0)))
+        !onlyStoredFromRegisters(user->getResult(0), product))
       return false;
   }
   return true;
@@ -3751,10 +3834,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         auto type = cast<RankedTensorType>(operand.getType());
         for (int64_t s = 0; s < numStages; ++s)
           entry.slots.push_back(
-              laidOut
-                  ? allocBuffer({type.getNumElements()}, type.getElementType(),
-                                matrixUnit->operandAlignment(*product))
-                  : allocBuffer(type));
+              laidOut ? ringSlot({type.getNumElements()}, type.getElementType(),
+                                 matrixUnit->operandAlignment(*product))
+                      : ringSlot(type.getShape(), type.getElementType(), 16));
         prefetched.push_back(std::move(entry));
       }
     }
@@ -4036,8 +4118,14 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     b.setInsertionPointAfter(runsAtAll);
     results = runsAtAll.getResults();
   }
-  if (!prefetched.empty())
+  if (!prefetched.empty()) {
     asyncCopy->wait(b, loc, 0);
+    // The rings are free for a later loop (its prologue writes them) once
+    // every thread's products are done reading them.
+    barrier();
+    for (Prefetched &entry : prefetched)
+      llvm::append_range(freeRingSlots, entry.slots);
+  }
   // Results; held accumulators go to workgroup memory for what follows.
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {
     bind(result, i, results);
@@ -4046,7 +4134,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     SmallVector<Value> registers = heldAccumulators.lookup(result);
     heldAccumulators.erase(result);
     auto product = *heldProduct(heldDots[i]);
-    if (onlyStoredFromRegisters(result)) {
+    if (onlyStoredFromRegisters(result, product)) {
       heldResults[result] = HeldResult{product, registers};
       continue;
     }

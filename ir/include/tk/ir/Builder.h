@@ -324,6 +324,9 @@ public:
   Tile cdiv(const Operand &a, const Operand &b);
   /// `tl.where`: `arith.select` after broadcasting all three.
   Tile where(const Tile &cond, const Operand &a, const Operand &b);
+  /// `tl.fma`: `math.fma` (a * b + c, rounded once) after broadcasting all
+  /// three; float tiles of one dtype.
+  Tile fma(const Tile &a, const Operand &b, const Operand &c);
 
   /// `math` dialect functions of float tiles.
   Tile exp(const Tile &x);
