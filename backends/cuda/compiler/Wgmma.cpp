@@ -60,6 +60,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -284,7 +285,10 @@ public:
 
   /// The K/16 wgmma of the tile at `origin` on `fragment`, not yet
   /// committed.
-  Value issue(Value fragment, std::pair<Value, Value> origin) {
+  /// `zeroInit`: the tile starts at zero; its first step ignores the
+  /// fragment (scale-d 0).
+  Value issue(Value fragment, std::pair<Value, Value> origin,
+              bool zeroInit = false) {
     MLIRContext *ctx = b.getContext();
     Value descA = descriptor(stagedA, 0, origin.first);
     Value descB = descriptor(stagedB, 1, origin.second);
@@ -298,7 +302,9 @@ public:
           arith::AddIOp::create(b, loc, descB,
                                 constI64(stepBytes(1, step) >> 4)),
           NVVM::MMAShapeAttr::get(ctx, kTileM, width, kTileK), inputType,
-          inputType, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          inputType, NVVM::WGMMATypes::f32,
+          zeroInit && step == 0 ? NVVM::WGMMAScaleOut::zero
+                                : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row,
           kMajorB ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -331,7 +337,7 @@ public:
   /// A in registers has no NVVM op: inline assembly, the accumulators tied
   /// in and out.)
   Value issueRegisterA(Value fragment, std::pair<Value, Value> origin,
-                       ValueRange packedA) {
+                       ValueRange packedA, bool zeroInit = false) {
     Value descB = descriptor(stagedB, 1, origin.second);
     std::string type = elementType.isBF16() ? "bf16" : "f16";
     int64_t outs =
@@ -340,13 +346,16 @@ public:
     std::string registers;
     for (int64_t i = 0; i < outs; ++i)
       registers += (i ? ", " : "") + operand(i);
-    std::string asmText =
-        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync."
-        "aligned.m64n" +
-        std::to_string(width) + "k16.f32." + type + "." + type + " {" +
-        registers + "}, {" + operand(outs) + ", " + operand(outs + 1) + ", " +
-        operand(outs + 2) + ", " + operand(outs + 3) + "}, " +
-        operand(outs + 4) + ", p, 1, 1, " + (kMajorB ? "0" : "1") + ";\n}";
+    // p is scale-d: 0 makes the step ignore the accumulator.
+    auto asmText = [&](bool scaleD) {
+      return "{\n.reg .pred p;\nsetp.ne.b32 p, " +
+             std::string(scaleD ? "1" : "0") +
+             ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(width) +
+             "k16.f32." + type + "." + type + " {" + registers + "}, {" +
+             operand(outs) + ", " + operand(outs + 1) + ", " +
+             operand(outs + 2) + ", " + operand(outs + 3) + "}, " +
+             operand(outs + 4) + ", p, 1, 1, " + (kMajorB ? "0" : "1") + ";\n}";
+    };
     std::string constraints;
     for (int64_t i = 0; i < outs; ++i)
       constraints += (i ? ",=f" : "=f");
@@ -360,7 +369,8 @@ public:
       unpackFragment(b, loc, fragment, operands);
       fragment =
           LLVM::InlineAsmOp::create(
-              b, loc, fragment.getType(), operands, asmText, constraints,
+              b, loc, fragment.getType(), operands,
+              asmText(!(zeroInit && step == 0)), constraints,
               /*has_side_effects=*/true,
               /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
               LLVM::AsmDialectAttr(), ArrayAttr())
@@ -505,7 +515,7 @@ SmallVector<Value> issueHeldTiles(
     OpBuilder &b, Location loc, WarpgroupProduct &wg,
     const MatrixUnit::HeldProduct &product, ValueRange registers,
     int64_t inFlight,
-    function_ref<Value(int64_t, Value, std::pair<Value, Value>)> issue) {
+    function_ref<Value(int64_t, Value, std::pair<Value, Value>, bool)> issue) {
   Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
   LLVM::LLVMStructType type = wg.fragmentType();
   size_t perTile = type.getBody().size();
@@ -513,9 +523,18 @@ SmallVector<Value> issueHeldTiles(
   SmallVector<Value> fragments;
   for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
     Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
-    Value fragment =
-        packFragment(b, loc, type, registers.slice(j * perTile, perTile));
-    fragments.push_back(issue(j, fragment, wg.tileOrigin(tile)));
+    // A tile that starts at zero (a product without an accumulator: the
+    // scores) ignores its registers on its first step: nothing is written
+    // to them between the fence and the wgmmas (ptxas would serialise the
+    // wgmmas around such writes, its C7519/C7520).
+    ValueRange initial = registers.slice(j * perTile, perTile);
+    bool zeroInit = llvm::all_of(initial, [](Value value) {
+      return matchPattern(value, m_AnyZeroFloat()) ||
+             matchPattern(value, m_Zero());
+    });
+    Value fragment = zeroInit ? Value(LLVM::PoisonOp::create(b, loc, type))
+                              : packFragment(b, loc, type, initial);
+    fragments.push_back(issue(j, fragment, wg.tileOrigin(tile), zeroInit));
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
@@ -675,9 +694,8 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   // is written next).
   return issueHeldTiles(
       b, loc, wg, product, registers, product.mayStayInFlight ? 1 : 0,
-      [&](int64_t, Value fragment, std::pair<Value, Value> origin) {
-        return wg.issue(fragment, origin);
-      });
+      [&](int64_t, Value fragment, std::pair<Value, Value> origin,
+          bool zeroInit) { return wg.issue(fragment, origin, zeroInit); });
 }
 
 // Ordinary stores go through the generic proxy, wgmma reads through the
@@ -725,11 +743,12 @@ WgmmaUnit::accumulateRegisterA(OpBuilder &b, Location loc,
     packedA.push_back(
         wg.packRegisterA(aElements.slice(j * aPerTile, aPerTile)));
   // A's registers may be written right after: the product must be done.
-  return issueHeldTiles(
-      b, loc, wg, product, registers, /*inFlight=*/0,
-      [&](int64_t j, Value fragment, std::pair<Value, Value> origin) {
-        return wg.issueRegisterA(fragment, origin, packedA[j]);
-      });
+  return issueHeldTiles(b, loc, wg, product, registers, /*inFlight=*/0,
+                        [&](int64_t j, Value fragment,
+                            std::pair<Value, Value> origin, bool zeroInit) {
+                          return wg.issueRegisterA(fragment, origin, packedA[j],
+                                                   zeroInit);
+                        });
 }
 
 // wgmma.wait_group as inline assembly that reads and writes every

@@ -3994,11 +3994,29 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       b.setInsertionPoint(&body->back());
     Block &oldBody = *loop.getBody();
     Value trip;
+    // Trip t issues trip t + numStages - 1 into the slot trip t - 1 read,
+    // as soon as every thread is done with it.
+    auto issueAhead = [&]() -> LogicalResult {
+      Value iv = newLoop.getInductionVar();
+      Value aheadTrip =
+          arith::AddIOp::create(b, loc, trip, ivConst(numStages - 1));
+      Value aheadIv = arith::AddIOp::create(
+          b, loc, iv,
+          arith::MulIOp::create(b, loc, *step, ivConst(numStages - 1)));
+      return issueTrip(aheadTrip, aheadIv, body->getArguments().drop_front(1),
+                       numStages - 1);
+    };
+    // Only a product updating a carried accumulator in place may still run
+    // when its trip ends (mayStayInFlight). Without one, the barrier at the
+    // top of trip t says every thread is done with trip t - 1's slots, and
+    // the copies go out there, a whole trip ahead of their readers;
+    // otherwise at the end, after the barrier that follows the products.
+    bool previousMayRun = llvm::any_of(heldDots, [&](tk::DotOp dot) {
+      return dot && llvm::is_contained(loop.getRegionIterArgs(), dot.getAcc());
+    });
     if (!prefetched.empty()) {
       // Trip t waits for its own group (the numStages - 2 younger ones may
-      // stay in flight) and for every thread's copies; it issues trip
-      // t + numStages - 1 at its end, into the slot trip t - 1 read, once
-      // the barrier after its products says every thread is done with it.
+      // stay in flight) and for every thread's copies.
       Value iv = newLoop.getInductionVar();
       trip = arith::DivSIOp::create(
           b, loc, arith::SubIOp::create(b, loc, iv, *lb), *step);
@@ -4009,23 +4027,16 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         if (entry.layout)
           laidOutOperands.insert(entry.tile);
       }
+      if (!previousMayRun && failed(issueAhead()))
+        return failure();
     }
     for (Operation &op : oldBody.without_terminator()) {
       loc = op.getLoc();
       if (failed(lowerOp(&op)))
         return failure();
     }
-    if (!prefetched.empty()) {
-      Value iv = newLoop.getInductionVar();
-      Value aheadTrip =
-          arith::AddIOp::create(b, loc, trip, ivConst(numStages - 1));
-      Value aheadIv = arith::AddIOp::create(
-          b, loc, iv,
-          arith::MulIOp::create(b, loc, *step, ivConst(numStages - 1)));
-      if (failed(issueTrip(aheadTrip, aheadIv,
-                           body->getArguments().drop_front(1), numStages - 1)))
-        return failure();
-    }
+    if (!prefetched.empty() && previousMayRun && failed(issueAhead()))
+      return failure();
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
     loc = yield.getLoc();
     // Tiles first go to temporaries when the new value reads another
