@@ -236,6 +236,11 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   Tile strideBn = k.argI32("stride_bn");
   Tile strideCm = k.argI32("stride_cm", config.rowStrideDivisibility);
   Tile strideCn = k.argI32("stride_cn");
+  Tile kPerSplit, strideCs;
+  if (config.splitK) {
+    kPerSplit = k.argI32("k_per_split", 16);
+    strideCs = k.argI32("stride_cs");
+  }
   int64_t BLOCK_M = k.constexpr_("BLOCK_M", config.blockM);
   int64_t BLOCK_N = k.constexpr_("BLOCK_N", config.blockN);
   int64_t BLOCK_K = k.constexpr_("BLOCK_K", config.blockK);
@@ -281,6 +286,15 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   Tile nMask = (nIdx < N).named("n_mask");
   Tile aStep = (strideAk * BLOCK_K).named("a_step");
   Tile bStep = (strideBk * BLOCK_K).named("b_step");
+  // Split-K: this program's rows of K start at k_start; K counts the rows
+  // left from there, at most k_per_split.
+  if (config.splitK) {
+    Tile kStart = (k.programId(1) * kPerSplit).named("k_start");
+    aPtrs = (aPtrs + kStart * strideAk).named("a_split_ptrs");
+    bPtrs = (bPtrs + kStart * strideBk).named("b_split_ptrs");
+    K = k.minimum(K - kStart, kPerSplit).named("k_split");
+    c = (c + k.programId(1) * strideCs).named("c_split");
+  }
 
   DotOptions dotOptions;
   dotOptions.inputPrecision = config.inputPrecision;
@@ -318,6 +332,26 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   Tile cOffs = (cRowOffs + cColOffs).named("c_offs");
   Tile cMask = (mMask & nMask).named("c_mask");
   k.store(c + cOffs, cTile, cMask);
+  return finish(k, error);
+}
+
+KernelModule tk::seeds::buildSplitKSum(MLIRContext *ctx, Type outputType,
+                                       int64_t splits, int64_t block,
+                                       std::string *error) {
+  KernelBuilder k(ctx, "split_k_sum");
+  Tile partial = k.argPtr("partial", k.f32(), 16);
+  Tile out = k.argPtr("out", outputType, 16);
+  Tile n = k.argI32("n");
+  Tile strideS = k.argI32("stride_s", 16);
+  int64_t BLOCK = k.constexpr_("BLOCK", block);
+  k.constexpr_("SPLITS", splits);
+  Tile offs = (k.programId(0) * BLOCK + k.arange(0, BLOCK)).named("offs");
+  Tile mask = (offs < n).named("mask");
+  // The planes in order, one element-wise chain: every load is a vector.
+  Tile sum = k.load(partial + offs, mask, 0);
+  for (int64_t s = 1; s < splits; ++s)
+    sum = sum + k.load(partial + strideS * s + offs, mask, 0);
+  k.store(out + offs, sum.to(outputType), mask);
   return finish(k, error);
 }
 

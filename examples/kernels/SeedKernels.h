@@ -75,6 +75,13 @@ struct MatmulConfig {
   /// Rows of program tiles walked together for L2 reuse (seed 004, §5.3).
   int64_t groupSizeM = 8;
   InputPrecision inputPrecision = InputPrecision::IEEE;
+  /// Split-K (decode shapes, where M x N tiles are too few to fill the
+  /// GPU): program (tile, s) of a `cdiv(M, blockM) * cdiv(N, blockN) x S`
+  /// grid sums K rows [s * k_per_split, (s + 1) * k_per_split) into plane
+  /// s of an f32 output (c + s * stride_cs); buildSplitKSum adds the planes.
+  /// Two more arguments: k_per_split (a multiple of blockK and of 16) and
+  /// stride_cs.
+  bool splitK = false;
   /// tk.divisibility of stride_am, stride_bk and stride_cm (0: none). With
   /// 16 and unit inner strides (constexprs stride_ak = stride_bn =
   /// stride_cn = 1, what Triton specialises by itself), rows of every tile
@@ -90,6 +97,14 @@ KernelModule buildMatmul(mlir::MLIRContext *ctx, mlir::Type inputType,
                          mlir::Type outputType,
                          const MatmulConfig &config = MatmulConfig(),
                          std::string *error = nullptr);
+
+/// The second kernel of a split-K matmul: `out[i] = sum over s < splits of
+/// partial[s * stride_s + i]` for i < n, f32 planes summed in order and
+/// rounded once to `outputType`; `block` elements a program. Arguments:
+/// partial, out, n, stride_s. Grid: `cdiv(n, block)`.
+KernelModule buildSplitKSum(mlir::MLIRContext *ctx, mlir::Type outputType,
+                            int64_t splits, int64_t block,
+                            std::string *error = nullptr);
 
 /// Layer norm of each row: `(x - mean) * rsqrt(var + eps) * weight + bias`,
 /// one row per program, f32 statistics; `block` >= n_cols. Grid: `n_rows`.

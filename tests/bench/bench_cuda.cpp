@@ -33,6 +33,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -427,6 +428,69 @@ TunedMatmul tuneMatmul(Bench &bench, mlir::Type inputType,
   return tuned;
 }
 
+/// A split-K matmul: the seed matmul over S slices of K into f32 planes,
+/// then buildSplitKSum adding the planes into c (two launches, as cuBLAS
+/// splits K for shapes whose M x N tiles cannot fill the GPU).
+struct SplitKMatmul {
+  tk_kernel matmul = nullptr, sum = nullptr;
+  tk_buffer planes = nullptr;
+  tk_grid matmulGrid = {}, sumGrid = {};
+  std::vector<tk_arg> matmulArgs, sumArgs;
+  std::string label;
+  void launch(Bench &bench) const {
+    bench.launch(matmul, matmulGrid, matmulArgs);
+    bench.launch(sum, sumGrid, sumArgs);
+  }
+  void release() {
+    tk_kernel_release(matmul);
+    tk_kernel_release(sum);
+    tk_buffer_release(planes);
+  }
+};
+
+/// The split-K matmul of `splits` slices for c = a @ b (m x n x k), its
+/// tiles picked by tk_autotune among `configs`.
+SplitKMatmul tuneSplitK(Bench &bench, mlir::Type inputType,
+                        llvm::ArrayRef<MatmulTiles> configs, int64_t splits,
+                        int64_t m, int64_t n, int64_t k, tk_buffer a,
+                        tk_buffer b, tk_buffer c, const std::string &key) {
+  SplitKMatmul split;
+  int64_t plane = m * n;
+  split.planes = bench.buffer(size_t(splits * plane) * 4);
+  split.matmulArgs = matmulArgs(a, b, split.planes, m, n, k);
+  split.matmulArgs.push_back(tk_arg_i32(int32_t(k / splits)));
+  split.matmulArgs.push_back(tk_arg_i32(int32_t(plane)));
+  std::vector<Candidate> candidates;
+  for (const MatmulTiles &tiles : configs) {
+    tk::seeds::MatmulConfig config;
+    config.blockM = tiles.bm;
+    config.blockN = tiles.bn;
+    config.blockK = tiles.bk;
+    config.rowStrideDivisibility = kRowStrideDivisibility;
+    config.splitK = true;
+    candidates.push_back(
+        {tk::seeds::buildMatmul(&bench.context, inputType,
+                                mlir::Float32Type::get(&bench.context), config),
+         tiles.label(), tiles.warps,
+         tk_grid{int32_t(((m + tiles.bm - 1) / tiles.bm) *
+                         ((n + tiles.bn - 1) / tiles.bn)),
+                 int32_t(splits), 1},
+         kUnitInnerStrides, tiles.stages});
+  }
+  tk_autotune_result result = {};
+  split.matmul = autotune(bench, candidates, split.matmulArgs, key, result);
+  split.matmulGrid = candidates[result.best].grid;
+  const int64_t block = 1024;
+  split.sum = bench.create(
+      tk::seeds::buildSplitKSum(&bench.context, inputType, splits, block), 4);
+  split.sumGrid = {int32_t((plane + block - 1) / block), 1, 1};
+  split.sumArgs = {tk_arg_buffer(split.planes), tk_arg_buffer(c),
+                   tk_arg_i32(int32_t(plane)), tk_arg_i32(int32_t(plane))};
+  split.label = "split-K " + std::to_string(splits) + ": " +
+                configs[result.best].label() + " + sum";
+  return split;
+}
+
 /// Matmul at 4096^3, 8192^3 and the decode shape 16x8192x8192 for fp16 and
 /// bf16 inputs (fp32 accumulator, output in the input type). Each shape
 /// takes the tile configuration tk_autotune picks for it, then is timed
@@ -448,6 +512,12 @@ void benchMatmul(Bench &bench, const std::string &onlyConfig) {
       {16, 64, 64, 4, 3},  {16, 64, 64, 4, 5},  {16, 128, 64, 4, 4},
       {16, 64, 128, 4, 3}, {16, 32, 128, 4, 4}, {32, 64, 64, 4, 4},
       {16, 64, 256, 4, 3}, {16, 32, 256, 4, 4}, {16, 128, 128, 4, 3}};
+  // Tiles of the split-K candidates: each slice of K is shorter, and small
+  // rings leave room for more programs on a multiprocessor.
+  const MatmulTiles splitTiles[] = {{16, 64, 64, 4, 2},  {16, 64, 64, 4, 3},
+                                    {16, 128, 64, 4, 2}, {16, 128, 64, 4, 3},
+                                    {16, 64, 128, 4, 2}, {16, 128, 64, 8, 3},
+                                    {16, 256, 64, 8, 2}, {16, 64, 256, 4, 2}};
   mlir::Type types[] = {mlir::Float16Type::get(ctx),
                         mlir::BFloat16Type::get(ctx)};
   for (mlir::Type type : types) {
@@ -494,6 +564,31 @@ void benchMatmul(Bench &bench, const std::string &onlyConfig) {
         bench.launch(tuned.kernel, grid, matmulArgs(a, b, c, s.m, s.n, s.k));
       };
       double ms = timeKernelMs(run, s.m >= 8192 ? 20 : kRuns);
+      std::string label = tuned.tiles.label();
+      // The decode shape also tries split-K (2 to 16 slices of K); the
+      // fastest of all is the figure, and the last to write c.
+      std::optional<SplitKMatmul> bestSplit;
+      for (int64_t splits = 2; s.m < 64 && onlyConfig.empty() && splits <= 16;
+           splits *= 2) {
+        SplitKMatmul split =
+            tuneSplitK(bench, type, splitTiles, splits, s.m, s.n, s.k, a, b, c,
+                       "matmul " + name + " split-K " + std::to_string(splits));
+        double splitMs = timeKernelMs([&] { split.launch(bench); });
+        if (splitMs >= ms) {
+          split.release();
+          continue;
+        }
+        ms = splitMs;
+        label = split.label;
+        if (bestSplit)
+          bestSplit->release();
+        bestSplit = std::move(split);
+      }
+      // The figure's variant writes c last, for the check below.
+      if (bestSplit)
+        bestSplit->launch(bench);
+      else
+        run();
       // Output elements checked against the host.
       std::vector<uint16_t> hc(s.m * s.n);
       check(tk_buffer_read(c, 0, hc.data(), hc.size() * 2), "read");
@@ -515,8 +610,10 @@ void benchMatmul(Bench &bench, const std::string &onlyConfig) {
       double tflops = 2.0 * s.m * s.n * s.k / ms / 1e9;
       entries += std::string(entries.empty() ? "" : ", ") + "\"" + name +
                  "\": {\"ms\": " + num(ms) + ", \"TFLOPs\": " + num(tflops) +
-                 ", \"config\": \"" + tuned.tiles.label() + "\"}";
+                 ", \"config\": \"" + label + "\"}";
       tk_kernel_release(tuned.kernel);
+      if (bestSplit)
+        bestSplit->release();
       for (tk_buffer buf : {a, b, c})
         tk_buffer_release(buf);
     }

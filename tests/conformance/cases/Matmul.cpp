@@ -2,8 +2,9 @@
 //
 // The seed matmul (grouped program order, K loop, masked edges) over f16,
 // bf16, f32 (input_precision ieee: no tf32) and i8 -> i32, with a or b stored
-// transposed and read through strides; and a kernel that transposes both
-// operand tiles in registers with tk.trans before the dot.
+// transposed and read through strides, and split over K into f32 planes;
+// and a kernel that transposes both operand tiles in registers with tk.trans
+// before the dot.
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,6 +173,55 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
           0x1p-9 / (double(std::max<int64_t>(K, 1)) * epsilonOf(DType::F32));
       for (double &x : bound)
         x *= 1 + tf32;
+      r.check("c", r.read(dc), want, defaultTolerance(DType::F32), &bound);
+    };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    // The first kernel of a split-K matmul: each program column of the grid
+    // sums one slice of K into its own f32 plane.
+    ConformanceCase c;
+    c.name = "matmul_split_k";
+    c.summary = "the seed matmul split over K: slices of 64 rows of K into "
+                "f32 planes";
+    c.needs.dtypes = TK_DTYPE_BIT_F32;
+    c.dtypes = {DType::F16, DType::BF16, DType::F32};
+    c.shapes = {shape({1, 1, 1}), shape({16, 70, 200}), shape({33, 64, 128})};
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      seeds::MatmulConfig config;
+      config.splitK = true;
+      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype),
+                                toMLIR(ctx, DType::F32), config, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
+      const int64_t kPerSplit = 64; // a multiple of BLOCK_K (32) and 16
+      int64_t splits = cdiv(K, kPerSplit);
+      std::vector<double> a = operand(r, M * K, 15), b = operand(r, K * N, 16);
+      tk_arg da = r.input(r.dtype(), a), db = r.input(r.dtype(), b);
+      tk_arg dc = r.output(DType::F32, splits * M * N);
+      r.launch({cdiv(M, 64) * cdiv(N, 64), int32_t(splits), 1},
+               {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
+                tk_arg_i32(int32_t(K)), tk_arg_i32(int32_t(K)), tk_arg_i32(1),
+                tk_arg_i32(int32_t(N)), tk_arg_i32(1), tk_arg_i32(int32_t(N)),
+                tk_arg_i32(1), tk_arg_i32(int32_t(kPerSplit)),
+                tk_arg_i32(int32_t(M * N))});
+      // Plane s is the product of a's columns and b's rows of slice s.
+      std::vector<double> want, bound;
+      for (int64_t s = 0; s < splits; ++s) {
+        int64_t k0 = s * kPerSplit, k1 = std::min(K, k0 + kPerSplit);
+        std::vector<double> aSlice, bSlice, sliceBound;
+        for (int64_t i = 0; i < M; ++i)
+          aSlice.insert(aSlice.end(), a.begin() + i * K + k0,
+                        a.begin() + i * K + k1);
+        bSlice.assign(b.begin() + k0 * N, b.begin() + k1 * N);
+        std::vector<double> plane =
+            matmulReference(aSlice, bSlice, M, N, k1 - k0, sliceBound);
+        want.insert(want.end(), plane.begin(), plane.end());
+        bound.insert(bound.end(), sliceBound.begin(), sliceBound.end());
+      }
       r.check("c", r.read(dc), want, defaultTolerance(DType::F32), &bound);
     };
     cases.push_back(std::move(c));
