@@ -637,6 +637,9 @@ private:
   scf::ForOp sourceLoop;
   Operation *loweredLoop = nullptr;
   DenseMap<Value, Value> hoistedOperands;
+  /// In the body of a pipelined loop that issues its copies at the top of
+  /// each trip (after the barrier that follows the wait).
+  bool ringsWrittenAtTop = false;
   /// Workgroup buffers of the prefetch rings of loops already lowered:
   /// nothing reads them after their loop, so a later loop's ring reuses them
   /// (a main loop and its tail share one ring).
@@ -3917,9 +3920,21 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     asyncCopy->commit(b, loc);
     return success();
   };
+  // Trip t issues the copies of trip t + ahead into the slot of trip
+  // t + ahead - numStages, at its top, once the barrier after its wait says
+  // every thread is done with that slot. Only a product updating a carried
+  // accumulator in place may still run when its trip ends
+  // (mayStayInFlight): then the slot of trip t - 1 is still read at the top
+  // of trip t, and the copies go one trip less ahead (or, with two stages,
+  // at the trip's end, after the barrier that follows its products).
+  bool previousMayRun = llvm::any_of(heldDots, [&](tk::DotOp dot) {
+    return dot && llvm::is_contained(loop.getRegionIterArgs(), dot.getAcc());
+  });
+  bool issueAtTop = !previousMayRun || numStages > 2;
+  int64_t ahead = previousMayRun && issueAtTop ? numStages - 2 : numStages - 1;
   if (!prefetched.empty()) {
-    // Prologue: trips 0 .. numStages - 2.
-    for (int64_t s = 0; s + 1 < numStages; ++s) {
+    // Prologue: trips 0 .. ahead - 1.
+    for (int64_t s = 0; s < ahead; ++s) {
       Value iv = arith::AddIOp::create(
           b, loc, *lb, arith::MulIOp::create(b, loc, *step, ivConst(s)));
       if (failed(issueTrip(ivConst(s), iv, inits, s)))
@@ -3994,40 +4009,33 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       b.setInsertionPoint(&body->back());
     Block &oldBody = *loop.getBody();
     Value trip;
-    // Trip t issues trip t + numStages - 1 into the slot trip t - 1 read,
-    // as soon as every thread is done with it.
     auto issueAhead = [&]() -> LogicalResult {
       Value iv = newLoop.getInductionVar();
-      Value aheadTrip =
-          arith::AddIOp::create(b, loc, trip, ivConst(numStages - 1));
+      Value aheadTrip = arith::AddIOp::create(b, loc, trip, ivConst(ahead));
       Value aheadIv = arith::AddIOp::create(
-          b, loc, iv,
-          arith::MulIOp::create(b, loc, *step, ivConst(numStages - 1)));
+          b, loc, iv, arith::MulIOp::create(b, loc, *step, ivConst(ahead)));
       return issueTrip(aheadTrip, aheadIv, body->getArguments().drop_front(1),
-                       numStages - 1);
+                       ahead);
     };
-    // Only a product updating a carried accumulator in place may still run
-    // when its trip ends (mayStayInFlight). Without one, the barrier at the
-    // top of trip t says every thread is done with trip t - 1's slots, and
-    // the copies go out there, a whole trip ahead of their readers;
-    // otherwise at the end, after the barrier that follows the products.
-    bool previousMayRun = llvm::any_of(heldDots, [&](tk::DotOp dot) {
-      return dot && llvm::is_contained(loop.getRegionIterArgs(), dot.getAcc());
-    });
+    // With the copies issued at the top, the products' operands are not
+    // written again before the next trip's barrier: they need no barrier
+    // of their own (lowerHeldDot).
+    llvm::SaveAndRestore<bool> savedRingsAtTop(
+        ringsWrittenAtTop, !prefetched.empty() && issueAtTop);
     if (!prefetched.empty()) {
-      // Trip t waits for its own group (the numStages - 2 younger ones may
-      // stay in flight) and for every thread's copies.
+      // Trip t waits for its own group (the ahead - 1 younger ones may stay
+      // in flight) and for every thread's copies.
       Value iv = newLoop.getInductionVar();
       trip = arith::DivSIOp::create(
           b, loc, arith::SubIOp::create(b, loc, iv, *lb), *step);
-      asyncCopy->wait(b, loc, numStages - 2);
+      asyncCopy->wait(b, loc, ahead - 1);
       barrier();
       for (Prefetched &entry : prefetched) {
         buffers[entry.tile] = slotOfTrip(entry, trip);
         if (entry.layout)
           laidOutOperands.insert(entry.tile);
       }
-      if (!previousMayRun && failed(issueAhead()))
+      if (issueAtTop && failed(issueAhead()))
         return failure();
     }
     for (Operation &op : oldBody.without_terminator()) {
@@ -4035,7 +4043,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       if (failed(lowerOp(&op)))
         return failure();
     }
-    if (!prefetched.empty() && previousMayRun && failed(issueAhead()))
+    if (!prefetched.empty() && !issueAtTop && failed(issueAhead()))
       return failure();
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
     loc = yield.getLoc();
@@ -4876,8 +4884,11 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
           : matrixUnit->accumulate(b, loc, product, *aBuf, *bBuf, registers);
   if (failed(next))
     return failure();
-  // The operands' buffers may be written next (the next trip's tiles).
-  barrier();
+  // The operands' buffers may be written next (the next trip's tiles),
+  // unless they are prefetch slots (or laid out before the loop) that are
+  // only written after the next trip's barrier.
+  if (!(ringsWrittenAtTop && product.operandsPublished))
+    barrier();
   if (carried != heldAccumulators.end() || rescaled) {
     heldAccumulators[dot.getResult()] = std::move(*next);
     return success();
