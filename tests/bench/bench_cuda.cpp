@@ -401,11 +401,12 @@ struct TunedMatmul {
   tk_autotune_result result = {};
 };
 
-TunedMatmul tuneMatmul(Bench &bench, mlir::Type inputType,
-                       llvm::ArrayRef<MatmulTiles> configs, int64_t m,
-                       int64_t n, int64_t k, tk_buffer a, tk_buffer b,
-                       tk_buffer c, const std::string &key,
-                       const std::string &plotPath = "") {
+/// The seed matmul with each of `configs` for an m x n result, its grid
+/// split over K in `splits` slices (1: not split; else into f32 planes).
+std::vector<Candidate> matmulCandidates(Bench &bench, mlir::Type inputType,
+                                        llvm::ArrayRef<MatmulTiles> configs,
+                                        int64_t m, int64_t n,
+                                        int64_t splits = 1) {
   std::vector<Candidate> candidates;
   for (const MatmulTiles &tiles : configs) {
     tk::seeds::MatmulConfig config;
@@ -413,14 +414,27 @@ TunedMatmul tuneMatmul(Bench &bench, mlir::Type inputType,
     config.blockN = tiles.bn;
     config.blockK = tiles.bk;
     config.rowStrideDivisibility = kRowStrideDivisibility;
+    config.splitK = splits > 1;
+    mlir::Type outputType =
+        config.splitK ? mlir::Float32Type::get(&bench.context) : inputType;
     candidates.push_back(
-        {tk::seeds::buildMatmul(&bench.context, inputType, inputType, config),
+        {tk::seeds::buildMatmul(&bench.context, inputType, outputType, config),
          tiles.label(), tiles.warps,
          tk_grid{int32_t(((m + tiles.bm - 1) / tiles.bm) *
                          ((n + tiles.bn - 1) / tiles.bn)),
-                 1, 1},
+                 int32_t(splits), 1},
          kUnitInnerStrides, tiles.stages});
   }
+  return candidates;
+}
+
+TunedMatmul tuneMatmul(Bench &bench, mlir::Type inputType,
+                       llvm::ArrayRef<MatmulTiles> configs, int64_t m,
+                       int64_t n, int64_t k, tk_buffer a, tk_buffer b,
+                       tk_buffer c, const std::string &key,
+                       const std::string &plotPath = "") {
+  std::vector<Candidate> candidates =
+      matmulCandidates(bench, inputType, configs, m, n);
   TunedMatmul tuned;
   tuned.kernel = autotune(bench, candidates, matmulArgs(a, b, c, m, n, k), key,
                           tuned.result, plotPath);
@@ -460,23 +474,8 @@ SplitKMatmul tuneSplitK(Bench &bench, mlir::Type inputType,
   split.matmulArgs = matmulArgs(a, b, split.planes, m, n, k);
   split.matmulArgs.push_back(tk_arg_i32(int32_t(k / splits)));
   split.matmulArgs.push_back(tk_arg_i32(int32_t(plane)));
-  std::vector<Candidate> candidates;
-  for (const MatmulTiles &tiles : configs) {
-    tk::seeds::MatmulConfig config;
-    config.blockM = tiles.bm;
-    config.blockN = tiles.bn;
-    config.blockK = tiles.bk;
-    config.rowStrideDivisibility = kRowStrideDivisibility;
-    config.splitK = true;
-    candidates.push_back(
-        {tk::seeds::buildMatmul(&bench.context, inputType,
-                                mlir::Float32Type::get(&bench.context), config),
-         tiles.label(), tiles.warps,
-         tk_grid{int32_t(((m + tiles.bm - 1) / tiles.bm) *
-                         ((n + tiles.bn - 1) / tiles.bn)),
-                 int32_t(splits), 1},
-         kUnitInnerStrides, tiles.stages});
-  }
+  std::vector<Candidate> candidates =
+      matmulCandidates(bench, inputType, configs, m, n, splits);
   tk_autotune_result result = {};
   split.matmul = autotune(bench, candidates, split.matmulArgs, key, result);
   split.matmulGrid = candidates[result.best].grid;
