@@ -678,14 +678,15 @@ private:
   Value visitedRow;
   int64_t visitedRowOffset = 0;
   struct RowVisit {
-    /// Visits register `i` of a product with `rows` at row index `row`
-    /// (no row when the unit does not describe its rows).
+    /// Visits row index `row`, at row offset `offset`.
     RowVisit(KernelLowering &lowering, Value row, int64_t offset)
         : lowering(lowering), savedRow(lowering.visitedRow),
           savedOffset(lowering.visitedRowOffset) {
       lowering.visitedRow = row;
       lowering.visitedRowOffset = offset;
     }
+    /// Visits register `i` of a product with `rows` at row index `row`
+    /// (no row when the unit does not describe its rows).
     RowVisit(KernelLowering &lowering,
              const std::optional<tk::MatrixUnit::RegisterRows> &rows, size_t i,
              Value row)
