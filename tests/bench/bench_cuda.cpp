@@ -9,10 +9,12 @@
 // times are tk events (CUDA events) around one launch on the default stream,
 // the median of >= 20 runs after a warm-up, each run after a kernel over
 // 256 MB that flushes L2 and keeps the GPU busy while the launch is enqueued
-// (Triton's do_bench zeroes a 256 MB buffer the same way).
-// tests/bench/cuda_ratios.py divides these by the peers' figures taken in the
-// same command (.device/triton_reference.py). A benchmark, not a test: it
-// checks results once and asserts no speed.
+// (Triton's do_bench zeroes a 256 MB buffer the same way). Matmul and
+// attention multiply standard normal inputs, like the peers' torch.randn;
+// the decode shape also tries split-K. tests/bench/cuda_ratios.py divides these
+// by the peers' figures taken in the same command
+// (.device/triton_reference.py). A benchmark, not a test: it checks results
+// once and asserts no speed.
 //
 //   tk-bench-cuda --cubin vector_add.cubin > tk_cuda.json
 //
