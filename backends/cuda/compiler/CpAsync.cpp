@@ -1,15 +1,17 @@
 //===- CpAsync.cpp - asynchronous copies on NVIDIA sm_80+ -----------------===//
 //
-// cp.async.ca.shared.global moves 4, 8 or 16 bytes per thread without
-// passing through registers. .ca, not .cg (L2 only), although a program
-// reads each tile once: with .cg every 16-byte copy fetched its own 32-byte
-// sector from L2, twice the bytes of the tile (ncu on an H100: 805M sectors
-// for 12.9 GB of tiles, L2 at 85% of its throughput), and the fp16 matmul
-// at 8192^3 ran at 195 TFLOP/s against 222 with .ca, where L1 merges the
-// two halves of a sector. Completion is tracked per thread in
-// commit groups: cp.async.wait_group N returns once at most N of the
-// thread's groups are pending, and a barrier then publishes every thread's
-// copies to the program.
+// cp.async moves 4, 8 or 16 bytes per thread without passing through
+// registers. 16-byte copies take .cg (L2 only, bypassing L1: each tile is
+// read once), smaller ones .ca (.cg takes 16 bytes only). Measured on an
+// H100 with normal inputs (session 6): the fp16 matmul at 4096^3 and 8192^3
+// went from 557 / 547 to 641 / 635 TFLOP/s with .cg, attention D128 from 438
+// to 474; Triton's 16-byte copies bypass L1 too. (Session 4 measured the
+// opposite on the kernel of that time, 195 against 222 TFLOP/s, where ncu
+// counted a 32-byte sector fetched from L2 per 16-byte copy; the copies'
+// distribution has changed since, and the cause was not re-profiled.)
+// Completion is tracked per thread in commit groups: cp.async.wait_group N
+// returns once at most N of the thread's groups are pending, and a barrier
+// then publishes every thread's copies to the program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +38,9 @@ void CpAsyncUnit::copy(OpBuilder &b, Location loc, Value destination,
   Value global = LLVM::AddrSpaceCastOp::create(
       b, loc, LLVM::LLVMPointerType::get(ctx, 1), source);
   NVVM::CpAsyncOp::create(b, loc, shared, global, bytes,
-                          NVVM::LoadCacheModifierKind::CA, Value());
+                          bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                      : NVVM::LoadCacheModifierKind::CA,
+                          Value());
 }
 
 void CpAsyncUnit::commit(OpBuilder &b, Location loc) const {
