@@ -368,6 +368,10 @@ private:
   /// to its tail): those read the held registers directly.
   bool onlyStoredFromRegisters(Value tile,
                                const tk::MatrixUnit::HeldProduct &product);
+  /// The first value `isRoot` accepts among `value` and, through
+  /// index-keeping element-wise ops that are not stored, the tiles it is
+  /// computed from; null if none.
+  Value findThroughIndexKeeping(Value value, function_ref<bool(Value)> isRoot);
   /// The held loop result `value` is computed from that way, if any.
   Value heldRoot(Value value);
   /// Writes held registers into `buffer` (memref<m x n>), each at its
@@ -1082,12 +1086,12 @@ void KernelLowering::chooseRowResident(Region &region) {
   auto sources = [&](Value tile) -> SmallVector<Value> {
     if (auto arg = dyn_cast<BlockArgument>(tile)) {
       auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      unsigned i = arg.getArgNumber() - 1;
-      return {loop.getInitArgs()[i], loop.getYieldedValues()[i]};
+      return {loop.getTiedLoopInit(arg)->get(),
+              loop.getTiedLoopYieldedValue(arg)->get()};
     }
     if (auto result = dyn_cast<OpResult>(tile))
       if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
-        return {loop.getRegionIterArgs()[result.getResultNumber()]};
+        return {loop.getTiedLoopRegionIterArg(result)};
     SmallVector<Value> operands;
     if (!isa<tk::ReduceOp>(tile.getDefiningOp()))
       for (Value operand : tile.getDefiningOp()->getOperands())
@@ -1136,10 +1140,10 @@ void KernelLowering::chooseRowResident(Region &region) {
       auto partner = [&]() -> Value {
         if (auto arg = dyn_cast<BlockArgument>(tile))
           if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
-            return loop.getResult(arg.getArgNumber() - 1);
+            return loop.getTiedLoopResult(arg);
         if (auto result = dyn_cast<OpResult>(tile))
           if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
-            return loop.getRegionIterArgs()[result.getResultNumber()];
+            return loop.getTiedLoopRegionIterArg(result);
         return {};
       }();
       if (partner && !rowLayout.count(partner)) {
@@ -1208,10 +1212,8 @@ bool KernelLowering::readAtRows(Value tile, ArrayRef<int64_t> offsets) {
     }
     if (auto loop = dyn_cast<scf::ForOp>(user)) {
       // The first value of a later loop's row-resident tile.
-      unsigned first = loop.getNumControlOperands();
-      if (use.getOperandNumber() < first ||
-          !rowLayout.count(
-              loop.getRegionIterArgs()[use.getOperandNumber() - first]))
+      BlockArgument arg = loop.getTiedLoopRegionIterArg(&use);
+      if (!arg || !rowLayout.count(arg))
         return false;
       continue;
     }
@@ -1288,21 +1290,18 @@ bool KernelLowering::readInFragments(Value tile, ArrayRef<int64_t> offsets) {
 }
 
 tk::DotOp KernelLowering::heldStoreDot(Value value) {
-  if (auto result = dyn_cast<OpResult>(value))
-    if (auto loop = dyn_cast<scf::ForOp>(result.getOwner())) {
-      tk::DotOp dot = heldAccumulatorDot(loop, result.getResultNumber());
-      return dot && onlyStoredFromRegisters(value, *heldProduct(dot))
-                 ? dot
-                 : tk::DotOp();
-    }
-  Operation *def = value.getDefiningOp();
-  if (!def || !keepsIndex(def) || materialized.count(def))
-    return {};
-  for (Value operand : def->getOperands())
-    if (isTile(operand.getType()))
-      if (tk::DotOp dot = heldStoreDot(operand))
-        return dot;
-  return {};
+  // The loop result lowerFor will keep in registers for stores (heldResults).
+  auto heldDotOf = [&](Value v) -> tk::DotOp {
+    auto result = dyn_cast<OpResult>(v);
+    auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
+    tk::DotOp dot =
+        loop ? heldAccumulatorDot(loop, result.getResultNumber()) : nullptr;
+    return dot && onlyStoredFromRegisters(v, *heldProduct(dot)) ? dot
+                                                                : tk::DotOp();
+  };
+  Value root = findThroughIndexKeeping(
+      value, [&](Value v) { return static_cast<bool>(heldDotOf(v)); });
+  return root ? heldDotOf(root) : tk::DotOp();
 }
 
 //===----------------------------------------------------------------------===//
@@ -3378,10 +3377,10 @@ bool KernelLowering::onlyStoredFromRegisters(
   for (OpOperand &use : tile.getUses()) {
     Operation *user = use.getOwner();
     if (auto loop = dyn_cast<scf::ForOp>(user)) {
-      unsigned first = loop.getNumControlOperands();
+      BlockArgument arg = loop.getTiedLoopRegionIterArg(&use);
       tk::DotOp dot =
-          use.getOperandNumber() >= first
-              ? heldAccumulatorDot(loop, use.getOperandNumber() - first)
+          arg ? heldAccumulatorDot(loop, arg.getArgNumber() -
+                                             loop.getNumInductionVars())
               : tk::DotOp();
       std::optional<tk::MatrixUnit::HeldProduct> next =
           dot ? heldProduct(dot) : std::nullopt;
@@ -3403,17 +3402,23 @@ bool KernelLowering::onlyStoredFromRegisters(
   return true;
 }
 
-Value KernelLowering::heldRoot(Value value) {
-  if (heldResults.count(value))
+Value KernelLowering::findThroughIndexKeeping(
+    Value value, function_ref<bool(Value)> isRoot) {
+  if (isRoot(value))
     return value;
   Operation *def = value.getDefiningOp();
   if (!def || !keepsIndex(def) || materialized.count(def))
     return {};
   for (Value operand : def->getOperands())
     if (isTile(operand.getType()))
-      if (Value root = heldRoot(operand))
+      if (Value root = findThroughIndexKeeping(operand, isRoot))
         return root;
   return {};
+}
+
+Value KernelLowering::heldRoot(Value value) {
+  return findThroughIndexKeeping(
+      value, [&](Value v) { return heldResults.count(v) != 0; });
 }
 
 LogicalResult
