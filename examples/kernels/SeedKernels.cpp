@@ -389,16 +389,32 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
   Tile headSize = N * D;
   Tile base = head * headSize;
   Tile startM = pidM * BM;
-  Tile offsM = startM + k.arange(0, BM);
+  int64_t groups = config.rowGroups;
+  if (groups < 1 || BM % groups != 0) {
+    if (error)
+      *error = "attention: rowGroups " + std::to_string(groups) +
+               " does not divide blockM " + std::to_string(BM);
+    return failure();
+  }
+  int64_t groupRows = BM / groups;
   Tile dIdx = k.arange(0, BD).row();
   Tile dMask = dIdx < D;
-  Tile mIdx = offsM.col();
-  Tile mRowOff = mIdx * D;
-  Tile qOffs = mRowOff + dIdx;
-  Tile mValid = mIdx < N;
-  Tile qMask = mValid & dMask;
-  Tile qBase = q + base;
-  Tile qTile = k.load(qBase + qOffs, qMask, 0);
+  // Each group's rows: their offsets into q and o, and their q tile.
+  struct RowGroup {
+    Tile qOffs, qMask, qTile;
+  };
+  llvm::SmallVector<RowGroup> rowGroups;
+  for (int64_t g = 0; g < groups; ++g) {
+    Tile groupStart = g ? startM + g * groupRows : startM;
+    Tile offsM = groupStart + k.arange(0, groupRows);
+    Tile mIdx = offsM.col();
+    Tile mRowOff = mIdx * D;
+    Tile qOffs = mRowOff + dIdx;
+    Tile mValid = mIdx < N;
+    Tile qMask = mValid & dMask;
+    Tile qBase = q + base;
+    rowGroups.push_back({qOffs, qMask, k.load(qBase + qOffs, qMask, 0)});
+  }
   Tile kBase = kk + base;
   Tile vBase = v + base;
 
@@ -406,14 +422,17 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
   // into the scale once, so that each score costs one ex2 (FlashAttention's
   // and Triton's tutorial's form). m and l are kept in that base.
   Tile scaleLog2 = scale * 1.4426950408889634;
-  Tile mInit = k.full({BM}, -inf, k.f32());
-  Tile lInit = k.zeros({BM}, k.f32());
-  Tile accInit = k.zeros({BM, BD}, k.f32());
+  // Carried per group: m, l, acc.
+  llvm::SmallVector<Tile> init;
+  for (int64_t g = 0; g < groups; ++g) {
+    init.push_back(k.full({groupRows}, -inf, k.f32()));
+    init.push_back(k.zeros({groupRows}, k.f32()));
+    init.push_back(k.zeros({groupRows, BD}, k.f32()));
+  }
   // One trip over the keys [startN, startN + BN). Only a trip past the last
   // full block (`masked`) has keys past N to hide.
   auto trip = [&](Tile startN, llvm::ArrayRef<Tile> carried,
                   bool masked) -> llvm::SmallVector<Tile> {
-    Tile m = carried[0], l = carried[1], acc = carried[2];
     Tile offsN = startN + k.arange(0, BN);
     Tile nIdx = offsN.col();
     Tile nRowOff = nIdx * D;
@@ -421,33 +440,39 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
     Tile kvMask = masked ? (nIdx < N) & dMask : dMask;
     Tile kTile = k.load(kBase + kvOffs, kvMask, 0); // [BN, BD]
     Tile vTile = k.load(vBase + kvOffs, kvMask, 0);
-    // s = q k^T, keys past N at -inf.
     Tile kT = k.trans(kTile);
-    Tile s = k.dot(qTile, kT);
-    if (masked)
-      s = k.where(offsN.row() < N, s, -inf);
-    // Online softmax: new running max (of the scaled scores: the scaled
-    // max, as sm_scale > 0), rescale of l and acc. Each score is scaled
-    // and shifted by one fma.
-    Tile blockMax = k.max(s, 1) * scaleLog2;
-    Tile mNew = k.maximum(m, blockMax);
-    Tile p = k.fastExp2(k.fma(s, scaleLog2, (-mNew).col()));
-    Tile mDiff = m - mNew;
-    Tile alpha = k.fastExp2(mDiff);
-    Tile lScaled = l * alpha;
-    Tile lNew = lScaled + k.sum(p, 1);
-    Tile accScaled = acc * alpha.col();
-    Tile pIn = p.to(type);
-    Tile accNew = k.dot(pIn, vTile, accScaled);
-    return {mNew, lNew, accNew};
+    // s = q k^T of every group first, keys past N at -inf.
+    llvm::SmallVector<Tile> scores;
+    for (const RowGroup &group : rowGroups) {
+      Tile s = k.dot(group.qTile, kT);
+      scores.push_back(masked ? k.where(offsN.row() < N, s, -inf) : s);
+    }
+    llvm::SmallVector<Tile> next;
+    for (int64_t g = 0; g < groups; ++g) {
+      Tile m = carried[3 * g], l = carried[3 * g + 1], acc = carried[3 * g + 2],
+           s = scores[g];
+      // Online softmax: new running max (of the scaled scores: the scaled
+      // max, as sm_scale > 0), rescale of l and acc. Each score is scaled
+      // and shifted by one fma.
+      Tile blockMax = k.max(s, 1) * scaleLog2;
+      Tile mNew = k.maximum(m, blockMax);
+      Tile p = k.fastExp2(k.fma(s, scaleLog2, (-mNew).col()));
+      Tile mDiff = m - mNew;
+      Tile alpha = k.fastExp2(mDiff);
+      Tile lScaled = l * alpha;
+      Tile lNew = lScaled + k.sum(p, 1);
+      Tile accScaled = acc * alpha.col();
+      Tile accNew = k.dot(p.to(type), vTile, accScaled);
+      next.append({mNew, lNew, accNew});
+    }
+    return next;
   };
   // The full blocks, then the last partial one (no trip when BN divides N).
   Tile nFull = (N / BN) * BN;
-  llvm::SmallVector<Tile> state =
-      k.forLoop(0, nFull, BN, {mInit, lInit, accInit},
-                [&](Tile startN, llvm::ArrayRef<Tile> carried) {
-                  return trip(startN, carried, /*masked=*/false);
-                });
+  llvm::SmallVector<Tile> state = k.forLoop(
+      0, nFull, BN, init, [&](Tile startN, llvm::ArrayRef<Tile> carried) {
+        return trip(startN, carried, /*masked=*/false);
+      });
   if (state.empty())
     return finish(k, error);
   state = k.forLoop(nFull, N, BN, state,
@@ -456,9 +481,11 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
                     });
   if (state.empty())
     return finish(k, error);
-  Tile out = state[2] / state[1].col();
-  Tile oBase = o + base;
-  k.store(oBase + qOffs, out.to(type), qMask);
+  for (int64_t g = 0; g < groups; ++g) {
+    Tile out = state[3 * g + 2] / state[3 * g + 1].col();
+    Tile oBase = o + base;
+    k.store(oBase + rowGroups[g].qOffs, out.to(type), rowGroups[g].qMask);
+  }
   return finish(k, error);
 }
 

@@ -120,6 +120,12 @@ struct AttentionConfig {
   /// v and o start 16-byte aligned and load as 128-bit vectors; the runtime
   /// rejects a launch whose D is not a multiple.
   unsigned headDimDivisibility = 0;
+  /// The block's rows in this many groups of blockM / rowGroups, each with
+  /// its own scores, statistics and accumulator. A trip issues every
+  /// group's q k^T first, then runs the groups' softmax and p v in turn:
+  /// the matrix unit computes one group's products while the next group's
+  /// softmax runs (FlashAttention-3's overlap, within one program).
+  int64_t rowGroups = 1;
 };
 
 /// Fused attention forward (FlashAttention-2): `o = softmax(q k^T * scale)

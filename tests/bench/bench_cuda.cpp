@@ -645,13 +645,17 @@ void benchMatmul(Bench &bench, const std::string &onlyConfig) {
 /// and 128 (the reference's shapes): the block configuration tk_autotune
 /// picks, then timed; 4 * B * H * N^2 * D flops. One output row is checked
 /// against the host.
-/// `onlyConfig` (empty: all) keeps one candidate, by label, for profiling.
-void benchAttention(Bench &bench, const std::string &onlyConfig) {
+/// `onlyConfig` (empty: all) keeps one candidate, by label, and
+/// `onlyHeadDim` (0: both) one head dim, for profiling.
+void benchAttention(Bench &bench, const std::string &onlyConfig,
+                    int64_t onlyHeadDim) {
   auto *ctx = &bench.context;
   const int64_t heads = 4 * 32, n = 4096;
   mlir::Type f16 = mlir::Float16Type::get(ctx);
   std::string entries;
   for (int64_t d : {64, 128}) {
+    if (onlyHeadDim && d != onlyHeadDim)
+      continue;
     size_t count = size_t(heads * n * d);
     tk_buffer q = bench.buffer(count * 2), k = bench.buffer(count * 2),
               v = bench.buffer(count * 2), o = bench.buffer(count * 2);
@@ -671,18 +675,23 @@ void benchAttention(Bench &bench, const std::string &onlyConfig) {
       int warps;
       /// num_stages (0: the backend's default, 3 on CUDA).
       int stages = 0;
+      /// AttentionConfig::rowGroups.
+      int64_t groups = 1;
     };
     // With the scores held in registers, one warpgroup can take 128 rows
     // (two 64-row tiles) and wider key blocks fit in shared memory; two
-    // stages leave room for more programs per multiprocessor.
+    // stages leave room for more programs per multiprocessor. Two row
+    // groups overlap one group's products with the other's softmax.
     const Blocks configs[] = {
-        {64, 64, 4},     {128, 64, 8},    {64, 32, 4},
-        {128, 32, 8},    {128, 64, 4},    {128, 128, 8},
-        {128, 64, 4, 2}, {128, 64, 8, 2}, {128, 128, 8, 2}};
+        {64, 64, 4},     {128, 64, 8},       {64, 32, 4},
+        {128, 32, 8},    {128, 64, 4},       {128, 128, 8},
+        {128, 64, 4, 2}, {128, 64, 8, 2},    {128, 128, 8, 2},
+        {64, 128, 4, 2}, {128, 64, 4, 2, 2}, {128, 128, 4, 2, 2}};
     auto label = [](const Blocks &c) {
       return std::to_string(c.bm) + "x" + std::to_string(c.bn) + " w" +
              std::to_string(c.warps) +
-             (c.stages ? " s" + std::to_string(c.stages) : "");
+             (c.stages ? " s" + std::to_string(c.stages) : "") +
+             (c.groups > 1 ? " g" + std::to_string(c.groups) : "");
     };
     std::vector<Blocks> chosen;
     for (const Blocks &c : configs)
@@ -697,6 +706,7 @@ void benchAttention(Bench &bench, const std::string &onlyConfig) {
       config.blockM = c.bm;
       config.blockN = c.bn;
       config.blockD = d;
+      config.rowGroups = c.groups;
       candidates.push_back({tk::seeds::buildAttention(ctx, f16, config),
                             label(c),
                             c.warps,
@@ -870,7 +880,7 @@ void benchAutotune(Bench &bench, const std::string &plotPath) {
 
 int main(int argc, char **argv) {
   std::string cubin, plot, matmulConfig, attentionConfig;
-  int softmaxWarps = 0;
+  int softmaxWarps = 0, attentionHeadDim = 0;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -884,6 +894,8 @@ int main(int argc, char **argv) {
       matmulConfig = argv[++i];
     else if (arg == "--attention-config" && i + 1 < argc)
       attentionConfig = argv[++i];
+    else if (arg == "--attention-head-dim" && i + 1 < argc)
+      attentionHeadDim = std::atoi(argv[++i]);
     else if (arg == "--softmax-warps" && i + 1 < argc)
       softmaxWarps = std::atoi(argv[++i]);
     else
@@ -891,7 +903,7 @@ int main(int argc, char **argv) {
           "vector_add|softmax|matmul|attention|launch|autotune]... [--plot "
           "file.svg] [--matmul-config 'BMxBNxBK wW sS' (one candidate, for "
           "profiling)] [--softmax-warps W] [--attention-config 'BMxBN "
-          "wW'] (one candidate)");
+          "wW'] (one candidate) [--attention-head-dim 64|128]");
   }
   auto wanted = [&](const char *name) {
     return only.empty() ||
@@ -921,8 +933,11 @@ int main(int argc, char **argv) {
     benchSoftmax(bench, softmaxWarps);
   if (wanted("matmul"))
     benchMatmul(bench, matmulConfig);
+  if (attentionHeadDim && attentionHeadDim != 64 && attentionHeadDim != 128)
+    die("--attention-head-dim " + std::to_string(attentionHeadDim) +
+        ": the bench has head dims 64 and 128");
   if (wanted("attention"))
-    benchAttention(bench, attentionConfig);
+    benchAttention(bench, attentionConfig, attentionHeadDim);
   if (wanted("launch"))
     benchLaunch(bench, cubin);
   if (wanted("autotune"))

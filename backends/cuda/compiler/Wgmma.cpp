@@ -509,7 +509,8 @@ void unpackFragment(OpBuilder &b, Location loc, Value fragment,
 /// into fragments, `issue` giving tile j's wgmma from its fragment and
 /// origin, all between one wgmma.fence (the registers were last written by
 /// ordinary instructions; it orders those writes before the wgmma reads)
-/// and one commit; then a wait until at most `inFlight` groups run. The
+/// and one commit; then a wait until at most `inFlight` groups run (none
+/// for a negative `inFlight`: the caller finishes the product). The
 /// registers after.
 SmallVector<Value> issueHeldTiles(
     OpBuilder &b, Location loc, WarpgroupProduct &wg,
@@ -537,7 +538,8 @@ SmallVector<Value> issueHeldTiles(
     fragments.push_back(issue(j, fragment, wg.tileOrigin(tile), zeroInit));
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
+  if (inFlight >= 0)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, inFlight);
   SmallVector<Value> result;
   for (Value fragment : fragments)
     unpackFragment(b, loc, fragment, result);
@@ -692,8 +694,9 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   // In a pipelined loop this group may run on while the loop issues its
   // next copies; the previous trip's group must be done (its operand slot
   // is written next).
+  int64_t inFlight = product.deferWait ? -1 : product.mayStayInFlight ? 1 : 0;
   return issueHeldTiles(
-      b, loc, wg, product, registers, product.mayStayInFlight ? 1 : 0,
+      b, loc, wg, product, registers, inFlight,
       [&](int64_t, Value fragment, std::pair<Value, Value> origin,
           bool zeroInit) { return wg.issue(fragment, origin, zeroInit); });
 }
@@ -742,13 +745,15 @@ WgmmaUnit::accumulateRegisterA(OpBuilder &b, Location loc,
   for (int64_t j = 0; j < tilesHere; ++j)
     packedA.push_back(
         wg.packRegisterA(aElements.slice(j * aPerTile, aPerTile)));
-  // A's registers may be written right after: the product must be done.
-  return issueHeldTiles(b, loc, wg, product, registers, /*inFlight=*/0,
-                        [&](int64_t j, Value fragment,
-                            std::pair<Value, Value> origin, bool zeroInit) {
-                          return wg.issueRegisterA(fragment, origin, packedA[j],
-                                                   zeroInit);
-                        });
+  // A's registers may be written right after: the product must be done,
+  // unless core finishes it first (deferWait; ptxas keeps the registers of
+  // a running wgmma until its wait).
+  return issueHeldTiles(
+      b, loc, wg, product, registers, product.deferWait ? -1 : 0,
+      [&](int64_t j, Value fragment, std::pair<Value, Value> origin,
+          bool zeroInit) {
+        return wg.issueRegisterA(fragment, origin, packedA[j], zeroInit);
+      });
 }
 
 // wgmma.wait_group as inline assembly that reads and writes every
@@ -758,9 +763,10 @@ WgmmaUnit::accumulateRegisterA(OpBuilder &b, Location loc,
 // instructions reading accumulator registers").
 SmallVector<Value> WgmmaUnit::finish(OpBuilder &b, Location loc,
                                      const HeldProduct &product,
-                                     ValueRange registers) const {
+                                     ValueRange registers,
+                                     int64_t stillRunning) const {
   if (!wgmmaHolds(product))
-    return fallback.finish(b, loc, product, registers);
+    return fallback.finish(b, loc, product, registers, stillRunning);
   std::string constraints;
   for (size_t i = 0; i < registers.size(); ++i)
     constraints += (i ? ",=f" : "=f");
@@ -769,13 +775,20 @@ SmallVector<Value> WgmmaUnit::finish(OpBuilder &b, Location loc,
   auto type = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(registers.size(), b.getF32Type()));
   auto wait = LLVM::InlineAsmOp::create(
-      b, loc, type, registers, "wgmma.wait_group.sync.aligned 0;", constraints,
+      b, loc, type, registers,
+      "wgmma.wait_group.sync.aligned " + std::to_string(stillRunning) + ";",
+      constraints,
       /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
       ArrayAttr());
   SmallVector<Value> result;
   unpackFragment(b, loc, wait.getResult(0), result);
   return result;
+}
+
+// finish ties f32 registers.
+bool WgmmaUnit::defersWaits(const HeldProduct &product) const {
+  return wgmmaHolds(product) && product.accumulator.isF32();
 }
 
 LogicalResult WgmmaUnit::emit(OpBuilder &b, Location loc,

@@ -22,9 +22,12 @@ public:
                            const Product &product) const override;
 
   bool holds(const HeldProduct &product) const override;
-  llvm::SmallVector<mlir::Value>
-  finish(mlir::OpBuilder &builder, mlir::Location loc,
-         const HeldProduct &product, mlir::ValueRange registers) const override;
+  llvm::SmallVector<mlir::Value> finish(mlir::OpBuilder &builder,
+                                        mlir::Location loc,
+                                        const HeldProduct &product,
+                                        mlir::ValueRange registers,
+                                        int64_t stillRunning) const override;
+  bool defersWaits(const HeldProduct &product) const override;
   bool laysOutOperands(const HeldProduct &product) const override;
   int64_t operandAlignment(const HeldProduct &product) const override;
   mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,

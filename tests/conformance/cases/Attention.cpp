@@ -15,13 +15,51 @@ using namespace tk::conformance;
 namespace {
 constexpr int64_t kBlockM = 32, kBlockN = 32, kBlockD = 32;
 
-KernelModule buildAttention(mlir::MLIRContext *ctx, DType dtype,
-                            std::string *error) {
-  seeds::AttentionConfig config;
-  config.blockM = kBlockM;
-  config.blockN = kBlockN;
-  config.blockD = kBlockD;
-  return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
+/// The second case's blocks: 128 rows in two groups of 64, the products
+/// of one group running while the other group's softmax does (wgmma on
+/// sm_90 with the default 4 warps and 3 stages).
+constexpr int64_t kGroupedBlockM = 128, kGroupedBlockN = 64,
+                  kGroupedBlockD = 64, kRowGroups = 2;
+
+/// Runs the kernel on heads x N x D and checks it against the textbook
+/// softmax(q k^T * scale) v in double.
+void runAttention(CellRun &r, int64_t blockM) {
+  int64_t H = r.dim(0), N = r.dim(1), D = r.dim(2);
+  DType t = r.dtype();
+  size_t count = size_t(H * N * D);
+  std::vector<double> q = r.random(count, -1, 1, t, 101),
+                      kk = r.random(count, -1, 1, t, 102),
+                      v = r.random(count, -1, 1, t, 103);
+  double scale = double(float(1 / std::sqrt(double(D))));
+  tk_arg dq = r.input(t, q), dk = r.input(t, kk), dv = r.input(t, v);
+  tk_arg dout = r.output(t, count);
+  r.launch({cdiv(N, blockM), int32_t(H), 1},
+           {dq, dk, dv, dout, tk_arg_i32(int32_t(N)), tk_arg_i32(int32_t(D)),
+            tk_arg_f32(float(scale))});
+  std::vector<double> want(count), s(N);
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t i = 0; i < N; ++i) {
+      const double *qi = &q[(h * N + i) * D];
+      double rowMax = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < N; ++j) {
+        const double *kj = &kk[(h * N + j) * D];
+        double dotv = 0;
+        for (int64_t d = 0; d < D; ++d)
+          dotv += qi[d] * kj[d];
+        s[j] = dotv * scale;
+        rowMax = std::max(rowMax, s[j]);
+      }
+      for (int64_t j = 0; j < N; ++j)
+        sum += (s[j] = std::exp(s[j] - rowMax));
+      for (int64_t d = 0; d < D; ++d) {
+        double acc = 0;
+        for (int64_t j = 0; j < N; ++j)
+          acc += s[j] * v[(h * N + j) * D + d];
+        want[(h * N + i) * D + d] = acc / sum;
+      }
+    }
+  Tolerance tol = t == DType::F32 ? Tolerance{1e-5, 1e-5} : defaultTolerance(t);
+  r.check("o", r.read(dout), want, tol);
 }
 } // namespace
 
@@ -36,46 +74,31 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
               shape({1, 200, 20})};
   c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
                std::string *error) {
-    return buildAttention(ctx, dtype, error);
+    seeds::AttentionConfig config;
+    config.blockM = kBlockM;
+    config.blockN = kBlockN;
+    config.blockD = kBlockD;
+    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
   };
-  c.run = [](CellRun &r) {
-    int64_t H = r.dim(0), N = r.dim(1), D = r.dim(2);
-    DType t = r.dtype();
-    size_t count = size_t(H * N * D);
-    std::vector<double> q = r.random(count, -1, 1, t, 101),
-                        kk = r.random(count, -1, 1, t, 102),
-                        v = r.random(count, -1, 1, t, 103);
-    double scale = double(float(1 / std::sqrt(double(D))));
-    tk_arg dq = r.input(t, q), dk = r.input(t, kk), dv = r.input(t, v);
-    tk_arg dout = r.output(t, count);
-    r.launch({cdiv(N, kBlockM), int32_t(H), 1},
-             {dq, dk, dv, dout, tk_arg_i32(int32_t(N)), tk_arg_i32(int32_t(D)),
-              tk_arg_f32(float(scale))});
-    std::vector<double> want(count), s(N);
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t i = 0; i < N; ++i) {
-        const double *qi = &q[(h * N + i) * D];
-        double rowMax = -INFINITY, sum = 0;
-        for (int64_t j = 0; j < N; ++j) {
-          const double *kj = &kk[(h * N + j) * D];
-          double dotv = 0;
-          for (int64_t d = 0; d < D; ++d)
-            dotv += qi[d] * kj[d];
-          s[j] = dotv * scale;
-          rowMax = std::max(rowMax, s[j]);
-        }
-        for (int64_t j = 0; j < N; ++j)
-          sum += (s[j] = std::exp(s[j] - rowMax));
-        for (int64_t d = 0; d < D; ++d) {
-          double acc = 0;
-          for (int64_t j = 0; j < N; ++j)
-            acc += s[j] * v[(h * N + j) * D + d];
-          want[(h * N + i) * D + d] = acc / sum;
-        }
-      }
-    Tolerance tol =
-        t == DType::F32 ? Tolerance{1e-5, 1e-5} : defaultTolerance(t);
-    r.check("o", r.read(dout), want, tol);
+  c.run = [](CellRun &r) { runAttention(r, kBlockM); };
+  cases.push_back(c);
+
+  c.name = "attention_fwd_row_groups";
+  c.summary = "FlashAttention forward over 128-row blocks in two row groups "
+              "whose products overlap the other group's softmax; shape "
+              "heads x N x D";
+  c.dtypes = {DType::F16, DType::BF16};
+  c.shapes = {shape({1, 1, 8}), shape({2, 300, 64}), shape({1, 256, 48}),
+              shape({3, 130, 40})};
+  c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+               std::string *error) {
+    seeds::AttentionConfig config;
+    config.blockM = kGroupedBlockM;
+    config.blockN = kGroupedBlockN;
+    config.blockD = kGroupedBlockD;
+    config.rowGroups = kRowGroups;
+    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
   };
+  c.run = [](CellRun &r) { runAttention(r, kGroupedBlockM); };
   cases.push_back(std::move(c));
 }

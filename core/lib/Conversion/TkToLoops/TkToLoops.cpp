@@ -302,6 +302,11 @@ private:
   int64_t ownedRun(ArrayRef<int64_t> shape) const;
   /// A register-resident tile evaluating `value` reads, or null.
   const OwnedTile *ownedRead(Value value);
+  /// Waits for the running product `result` (null: for all) and the ones
+  /// issued before it, and rebinds their registers to the values after the
+  /// wait; the products issued after it run on. Nothing for a product that
+  /// is not running.
+  void settleProducts(Value result = {});
 
   // --- ops ---------------------------------------------------------------
   LogicalResult lowerBlock(Block &block);
@@ -340,6 +345,10 @@ private:
   /// outside, and nothing in the loop writes memory.
   bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
                    int64_t &runBytes);
+  /// True when every use of `tile` is operand `operand` of a product the
+  /// unit holds, all alike (attention's k^T and v, shared by the products
+  /// of several row groups): one copy in the unit's layout serves them all.
+  bool onlyHeldOperand(Value tile, unsigned operand);
   /// Copies the tile `load` reads at trip `iv` (the old loop's induction
   /// variable's value) into `slot`, with the loop's pointer walks as in
   /// `walks`: async copies of `runBytes` where a run of elements is
@@ -644,6 +653,18 @@ private:
   /// In the body of a pipelined loop that issues its copies at the top of
   /// each trip (after the barrier that follows the wait).
   bool ringsWrittenAtTop = false;
+  /// That loop's lowered body, where products may be issued without a wait
+  /// (not in a region nested in it).
+  Block *ringsWrittenAtTopBody = nullptr;
+  /// Held products issued without a wait (deferWait), oldest first. Their
+  /// registers (ownedTiles, heldAccumulators) are read only after
+  /// settleProducts; a pipelined loop's trip settles them all before its
+  /// end, so their operand slots are free at the next trip's top.
+  struct RunningProduct {
+    Value result;
+    tk::MatrixUnit::HeldProduct product;
+  };
+  SmallVector<RunningProduct> runningProducts;
   /// Workgroup buffers of the prefetch rings of loops already lowered:
   /// nothing reads them after their loop, so a later loop's ring reuses them
   /// (a main loop and its tail share one ring).
@@ -776,6 +797,16 @@ void KernelLowering::analyzeOp(Operation *op) {
   }
   bool readBeforeLoop = store && laidOutBeforeLoop(op);
   if (readBeforeLoop)
+    store = false;
+  // An operand several held products of this block read alike (attention's
+  // k^T and v in a trip over several row groups) goes to the unit's layout
+  // (or its prefetch ring) instead of a row-major buffer.
+  if (store && !isa<tk::BroadcastOp>(*users.begin()) &&
+      llvm::all_of(users,
+                   [&](Operation *user) {
+                     return user->getBlock() == op->getBlock();
+                   }) &&
+      (onlyHeldOperand(value, 0) || onlyHeldOperand(value, 1)))
     store = false;
   if (!store && !readBeforeLoop && isa<tk::LoadOp>(op)) {
     // Follow the single-user chain to the op that will evaluate the load.
@@ -1031,6 +1062,37 @@ const OwnedTile *KernelLowering::ownedRead(Value value) {
     if (const OwnedTile *owned = ownedRead(operand))
       return owned;
   return nullptr;
+}
+
+void KernelLowering::settleProducts(Value result) {
+  if (runningProducts.empty())
+    return;
+  auto last = result ? llvm::find_if(runningProducts,
+                                     [&](const RunningProduct &running) {
+                                       return running.result == result;
+                                     })
+                     : std::prev(runningProducts.end());
+  if (last == runningProducts.end())
+    return;
+  auto registersOf = [&](Value value) -> SmallVector<Value> & {
+    auto owned = ownedTiles.find(value);
+    return owned != ownedTiles.end() ? owned->second.registers
+                                     : heldAccumulators[value];
+  };
+  // One wait for all of them: the older products are done when it is.
+  SmallVector<Value> registers;
+  for (auto it = runningProducts.begin(); it != std::next(last); ++it)
+    llvm::append_range(registers, registersOf(it->result));
+  int64_t stillRunning = std::distance(last, runningProducts.end()) - 1;
+  SmallVector<Value> done =
+      matrixUnit->finish(b, loc, last->product, registers, stillRunning);
+  ArrayRef<Value> rest = done;
+  for (auto it = runningProducts.begin(); it != std::next(last); ++it) {
+    SmallVector<Value> &own = registersOf(it->result);
+    llvm::copy(rest.take_front(own.size()), own.begin());
+    rest = rest.drop_front(own.size());
+  }
+  runningProducts.erase(runningProducts.begin(), std::next(last));
 }
 
 /// FlashAttention's running max m and sum l are 1-D tiles of one value per
@@ -1776,6 +1838,7 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (auto held = heldElementOverride.find(value);
       held != heldElementOverride.end())
     return held->second;
+  settleProducts(value);
   if (auto owned = ownedTiles.find(value); owned != ownedTiles.end()) {
     if (ownedSlot < 0 || !llvm::equal(index, ownedIndex))
       return emitError(value.getLoc(),
@@ -2222,6 +2285,10 @@ LogicalResult KernelLowering::lowerBlock(Block &block) {
 }
 
 LogicalResult KernelLowering::lowerOp(Operation *op) {
+  // What a nested loop or branch reads is done before it (registers bound
+  // in there would not dominate the code after it).
+  if (isa<scf::ForOp, scf::IfOp>(op))
+    settleProducts();
   // Element-wise tiles: computed where they are consumed, unless the
   // analysis gave them a buffer.
   if (isElementwiseLike(op)) {
@@ -3483,11 +3550,27 @@ KernelLowering::heldProduct(tk::DotOp dot) {
   return product;
 }
 
+bool KernelLowering::onlyHeldOperand(Value tile, unsigned operand) {
+  std::optional<tk::MatrixUnit::HeldProduct> first;
+  for (OpOperand &use : tile.getUses()) {
+    auto dot = dyn_cast<tk::DotOp>(use.getOwner());
+    if (!dot || use.getOperandNumber() != operand)
+      return false;
+    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+    if (!product || (first && !sameLayout(*first, *product)))
+      return false;
+    first = product;
+  }
+  return first.has_value();
+}
+
 bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
                                  ArrayRef<Value> walkSteps, int64_t &runBytes) {
   Value tile = load.getResult();
   auto type = dyn_cast<RankedTensorType>(tile.getType());
-  if (!type || load->getBlock() != loop.getBody() || !tile.hasOneUse() ||
+  if (!type || load->getBlock() != loop.getBody() ||
+      !(tile.hasOneUse() || onlyHeldOperand(tile, 1) ||
+        onlyHeldOperand(tile, 0)) ||
       isBlockPtr(load.getPtr().getType()) || load.getIsVolatile() ||
       !type.getElementType().isIntOrFloat())
     return false;
@@ -3821,13 +3904,18 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         // positions (the unit keeps runs of the source's rows together).
         bool transposed = false;
         if (auto trans = operand.getDefiningOp<tk::TransOp>();
-            trans && laidOut && trans->hasOneUse() &&
+            trans && laidOut &&
+            (trans->hasOneUse() || onlyHeldOperand(trans.getResult(), index)) &&
             !materialized.count(trans)) {
           load = trans.getSrc().getDefiningOp<tk::LoadOp>();
           transposed = true;
         }
         int64_t runBytes = 0;
-        if (!load || !canPrefetch(loop, load, walkSteps, runBytes))
+        // A load several products read is copied once.
+        if (!load || !canPrefetch(loop, load, walkSteps, runBytes) ||
+            llvm::any_of(prefetched, [&](const Prefetched &entry) {
+              return entry.load == load;
+            }))
           continue;
         Prefetched entry{load, operand,      transposed, runBytes,
                          {},   std::nullopt, index};
@@ -4028,6 +4116,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     // of their own (lowerHeldDot).
     llvm::SaveAndRestore<bool> savedRingsAtTop(
         ringsWrittenAtTop, !prefetched.empty() && issueAtTop);
+    llvm::SaveAndRestore<Block *> savedRingsAtTopBody(
+        ringsWrittenAtTopBody, ringsWrittenAtTop ? body : nullptr);
     if (!prefetched.empty()) {
       // Trip t waits for its own group (the ahead - 1 younger ones may stay
       // in flight) and for every thread's copies.
@@ -4049,6 +4139,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       if (failed(lowerOp(&op)))
         return failure();
     }
+    settleProducts();
     if (!prefetched.empty() && !issueAtTop && failed(issueAhead()))
       return failure();
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
@@ -4836,8 +4927,18 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   // In a loop that carries the accumulator, the registers are updated in
   // place; otherwise they start from the accumulator tile and end in a
   // buffer.
-  auto carried = heldAccumulators.find(dot.getAcc());
+  // A product issued before this one and not read yet runs on only when
+  // this one may run too (deferWait); its accumulator must be done.
   Value rescaled = rescaledHeldAccumulator(dot.getAcc());
+  bool deferWait = b.getInsertionBlock() == ringsWrittenAtTopBody &&
+                   matrixUnit->defersWaits(held) &&
+                   (rescaled || residentLayout.count(dot));
+  if (!deferWait)
+    settleProducts();
+  settleProducts(dot.getAcc());
+  if (rescaled)
+    settleProducts(rescaled);
+  auto carried = heldAccumulators.find(dot.getAcc());
   SmallVector<Value> registers;
   if (carried != heldAccumulators.end()) {
     registers = carried->second;
@@ -4881,6 +4982,12 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   // when the unit returns (finish waits for it after the loop).
   product.mayStayInFlight =
       product.operandsPublished && heldAccumulators.count(dot.getAcc());
+  // Operands in prefetch slots (or laid out before the loop) are written
+  // again only after the next trip's barrier; the trip settles its running
+  // products before it ends.
+  product.deferWait = deferWait && product.operandsPublished &&
+                      !product.mayStayInFlight &&
+                      carried == heldAccumulators.end();
   // (A rescaled accumulator is read by ordinary instructions at the start
   // of the next trip: its product must be done when the unit returns.)
   FailureOr<SmallVector<Value>> next =
@@ -4895,6 +5002,8 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   // only written after the next trip's barrier.
   if (!(ringsWrittenAtTop && product.operandsPublished))
     barrier();
+  if (product.deferWait)
+    runningProducts.push_back({dot.getResult(), product});
   if (carried != heldAccumulators.end() || rescaled) {
     heldAccumulators[dot.getResult()] = std::move(*next);
     return success();

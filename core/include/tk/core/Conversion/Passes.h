@@ -87,6 +87,12 @@ public:
     /// `finish`, and the operands are not written before a barrier that
     /// follows the next accumulate's return).
     bool mayStayInFlight = false;
+    /// Set for accumulate when the unit defersWaits: it returns with the
+    /// product running, and core calls `finish` before any read of the
+    /// registers and before the operands are written again. Products
+    /// issued in between may run on (FlashAttention-3's overlap: one row
+    /// group's softmax while the unit multiplies another's).
+    bool deferWait = false;
     /// B is the transpose of a row-major tile (attention's k^T): a unit
     /// that lays out operands may take it K-major, so that its rows copy
     /// as they are.
@@ -132,15 +138,20 @@ public:
     mlir::gpu::BarrierOp::create(builder, loc);
   }
 
-  /// Waits for the products accumulate left in flight (mayStayInFlight)
-  /// and returns the registers as they are after it: code reading the
-  /// accumulator must use these, which the compiler cannot move above the
-  /// wait.
+  /// Waits for the products accumulate left in flight (mayStayInFlight,
+  /// deferWait) up to `product`, leaving the `stillRunning` issued after it
+  /// running, and returns `registers` (of `product` and of products issued
+  /// before it) as they are after the wait: code reading them must use
+  /// these, which the compiler cannot move above the wait.
   virtual llvm::SmallVector<mlir::Value>
   finish(mlir::OpBuilder &builder, mlir::Location loc,
-         const HeldProduct &product, mlir::ValueRange registers) const {
+         const HeldProduct &product, mlir::ValueRange registers,
+         int64_t stillRunning = 0) const {
     return llvm::SmallVector<mlir::Value>(registers);
   }
+  /// True when accumulate may return with `product` still running
+  /// (deferWait).
+  virtual bool defersWaits(const HeldProduct &product) const { return false; }
 
   /// The (row, col) of each accumulator register of this thread, in
   /// register order: core initialises the registers there, and writes them
