@@ -91,6 +91,12 @@ struct DistributeToWarpsPass
       return signalPassFailure();
     }
     numWarps = warpsAttr.getInt();
+    // The pass object runs on every function of the module in turn: no
+    // value of the previous one may stay in its maps.
+    tiles.clear();
+    constants.clear();
+    offsets.clear();
+    warpId = {};
 
     if (failed(analyse(func)) || failed(check(func)))
       return signalPassFailure();
