@@ -345,10 +345,12 @@ private:
   /// outside, and nothing in the loop writes memory.
   bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
                    int64_t &runBytes);
-  /// True when every use of `tile` is operand `operand` of a product the
-  /// unit holds, all alike (attention's k^T and v, shared by the products
-  /// of several row groups): one copy in the unit's layout serves them all.
-  bool onlyHeldOperand(Value tile, unsigned operand);
+  /// When every use of `tile` is operand `operand` of a product the unit
+  /// holds, all alike (attention's k^T and v, shared by the products of
+  /// several row groups), that product: one copy in its layout serves them
+  /// all.
+  std::optional<tk::MatrixUnit::HeldProduct>
+  heldOperandLayout(Value tile, unsigned operand);
   /// Copies the tile `load` reads at trip `iv` (the old loop's induction
   /// variable's value) into `slot`, with the loop's pointer walks as in
   /// `walks`: async copies of `runBytes` where a run of elements is
@@ -801,12 +803,12 @@ void KernelLowering::analyzeOp(Operation *op) {
   // An operand several held products of this block read alike (attention's
   // k^T and v in a trip over several row groups) goes to the unit's layout
   // (or its prefetch ring) instead of a row-major buffer.
-  if (store && !isa<tk::BroadcastOp>(*users.begin()) &&
+  if (store &&
       llvm::all_of(users,
                    [&](Operation *user) {
                      return user->getBlock() == op->getBlock();
                    }) &&
-      (onlyHeldOperand(value, 0) || onlyHeldOperand(value, 1)))
+      (heldOperandLayout(value, 0) || heldOperandLayout(value, 1)))
     store = false;
   if (!store && !readBeforeLoop && isa<tk::LoadOp>(op)) {
     // Follow the single-user chain to the op that will evaluate the load.
@@ -841,22 +843,18 @@ bool KernelLowering::laidOutBeforeLoop(Operation *op) {
   // Read by held products of loops of this block (a main loop and its
   // tail), all as the same operand of products laid out alike: the first
   // loop lays it out, the others read that buffer.
+  Value tile = load.getResult();
+  std::optional<tk::MatrixUnit::HeldProduct> layout =
+      heldOperandLayout(tile, 0);
+  if (!layout)
+    layout = heldOperandLayout(tile, 1);
+  if (!layout || !matrixUnit->laysOutOperands(*layout))
+    return false;
   scf::ForOp loop;
-  std::optional<tk::MatrixUnit::HeldProduct> layout;
-  unsigned operand = 0;
-  for (OpOperand &use : load.getResult().getUses()) {
-    auto dot = dyn_cast<tk::DotOp>(use.getOwner());
-    auto parent = dot ? dyn_cast<scf::ForOp>(dot->getParentOp()) : nullptr;
-    if (!parent || use.getOperandNumber() > 1 ||
-        parent->getBlock() != op->getBlock())
+  for (Operation *user : tile.getUsers()) {
+    auto parent = dyn_cast<scf::ForOp>(user->getParentOp());
+    if (!parent || parent->getBlock() != op->getBlock())
       return false;
-    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-    if (!product || !matrixUnit->laysOutOperands(*product) ||
-        (layout &&
-         (!sameLayout(*layout, *product) || operand != use.getOperandNumber())))
-      return false;
-    layout = product;
-    operand = use.getOperandNumber();
     if (!loop || parent->isBeforeInBlock(loop))
       loop = parent;
   }
@@ -3550,18 +3548,19 @@ KernelLowering::heldProduct(tk::DotOp dot) {
   return product;
 }
 
-bool KernelLowering::onlyHeldOperand(Value tile, unsigned operand) {
+std::optional<tk::MatrixUnit::HeldProduct>
+KernelLowering::heldOperandLayout(Value tile, unsigned operand) {
   std::optional<tk::MatrixUnit::HeldProduct> first;
   for (OpOperand &use : tile.getUses()) {
     auto dot = dyn_cast<tk::DotOp>(use.getOwner());
     if (!dot || use.getOperandNumber() != operand)
-      return false;
+      return std::nullopt;
     std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
     if (!product || (first && !sameLayout(*first, *product)))
-      return false;
+      return std::nullopt;
     first = product;
   }
-  return first.has_value();
+  return first;
 }
 
 bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
@@ -3569,8 +3568,8 @@ bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
   Value tile = load.getResult();
   auto type = dyn_cast<RankedTensorType>(tile.getType());
   if (!type || load->getBlock() != loop.getBody() ||
-      !(tile.hasOneUse() || onlyHeldOperand(tile, 1) ||
-        onlyHeldOperand(tile, 0)) ||
+      !(tile.hasOneUse() || heldOperandLayout(tile, 1) ||
+        heldOperandLayout(tile, 0)) ||
       isBlockPtr(load.getPtr().getType()) || load.getIsVolatile() ||
       !type.getElementType().isIntOrFloat())
     return false;
@@ -3905,7 +3904,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         bool transposed = false;
         if (auto trans = operand.getDefiningOp<tk::TransOp>();
             trans && laidOut &&
-            (trans->hasOneUse() || onlyHeldOperand(trans.getResult(), index)) &&
+            (trans->hasOneUse() ||
+             heldOperandLayout(trans.getResult(), index)) &&
             !materialized.count(trans)) {
           load = trans.getSrc().getDefiningOp<tk::LoadOp>();
           transposed = true;
@@ -4924,20 +4924,39 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   FailureOr<Value> bBuf = heldOperand(dot, held, 1);
   if (failed(aBuf) || failed(bBuf))
     return failure();
-  // In a loop that carries the accumulator, the registers are updated in
-  // place; otherwise they start from the accumulator tile and end in a
-  // buffer.
-  // A product issued before this one and not read yet runs on only when
-  // this one may run too (deferWait); its accumulator must be done.
   Value rescaled = rescaledHeldAccumulator(dot.getAcc());
-  bool deferWait = b.getInsertionBlock() == ringsWrittenAtTopBody &&
-                   matrixUnit->defersWaits(held) &&
-                   (rescaled || residentLayout.count(dot));
-  if (!deferWait)
+  tk::MatrixUnit::HeldProduct product = held;
+  // Prefetched operands were published by their wait, operands laid out
+  // before the loop there.
+  auto published = [&](Value operand) {
+    return laidOutOperands.count(operand) || hoistedOperands.count(operand);
+  };
+  product.operandsPublished =
+      (registerA || published(dot.getA())) && published(dot.getB());
+  // In a pipelined loop the next write of these operands' slots comes after
+  // the barrier below and a wait of the unit, so the product may still run
+  // when the unit returns (finish waits for it after the loop).
+  product.mayStayInFlight =
+      product.operandsPublished && heldAccumulators.count(dot.getAcc());
+  // A product whose result stays in registers (the scores) or rescales an
+  // accumulator (p v) may run on past the unit's return in the body of a
+  // loop whose copies go out at the top: its operands' slots are written
+  // again only after the next trip's barrier, and the trip settles its
+  // running products before it ends.
+  product.deferWait = b.getInsertionBlock() == ringsWrittenAtTopBody &&
+                      product.operandsPublished && !product.mayStayInFlight &&
+                      (rescaled || residentLayout.count(dot)) &&
+                      matrixUnit->defersWaits(held);
+  // A product issued before this one and not read yet runs on only when
+  // this one may run too; its accumulator must be done.
+  if (!product.deferWait)
     settleProducts();
   settleProducts(dot.getAcc());
   if (rescaled)
     settleProducts(rescaled);
+  // In a loop that carries the accumulator, the registers are updated in
+  // place; otherwise they start from the accumulator tile and end in a
+  // buffer.
   auto carried = heldAccumulators.find(dot.getAcc());
   SmallVector<Value> registers;
   if (carried != heldAccumulators.end()) {
@@ -4969,27 +4988,8 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
       return failure();
     registers = std::move(*init);
   }
-  tk::MatrixUnit::HeldProduct product = held;
-  // Prefetched operands were published by their wait, operands laid out
-  // before the loop there.
-  auto published = [&](Value operand) {
-    return laidOutOperands.count(operand) || hoistedOperands.count(operand);
-  };
-  product.operandsPublished =
-      (registerA || published(dot.getA())) && published(dot.getB());
-  // In a pipelined loop the next write of these operands' slots comes after
-  // the barrier below and a wait of the unit, so the product may still run
-  // when the unit returns (finish waits for it after the loop).
-  product.mayStayInFlight =
-      product.operandsPublished && heldAccumulators.count(dot.getAcc());
-  // Operands in prefetch slots (or laid out before the loop) are written
-  // again only after the next trip's barrier; the trip settles its running
-  // products before it ends.
-  product.deferWait = deferWait && product.operandsPublished &&
-                      !product.mayStayInFlight &&
-                      carried == heldAccumulators.end();
   // (A rescaled accumulator is read by ordinary instructions at the start
-  // of the next trip: its product must be done when the unit returns.)
+  // of the next trip: its product is done when the trip ends.)
   FailureOr<SmallVector<Value>> next =
       registerA
           ? matrixUnit->accumulateRegisterA(b, loc, product, *registerA,
