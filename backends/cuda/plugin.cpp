@@ -181,6 +181,10 @@ tk_status cudaCompile(const tk_plugin_compile_request *request,
   input.dumpDir = request->dump_dir ? request->dump_dir : "";
   input.options.numWarps = request->num_warps > 0 ? request->num_warps : 4;
   input.options.numStages = request->num_stages > 0 ? request->num_stages : 3;
+  if (request->struct_size >=
+      offsetof(tk_plugin_compile_request, min_programs_per_cu) +
+          sizeof(int32_t))
+    input.options.minProgramsPerSM = request->min_programs_per_cu;
   std::string error;
   if (tk_status status =
           selectTarget(request->device, input.options.target, error))

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -41,9 +42,99 @@ constexpr int kDefaultRepetitions = 20;
 constexpr int kRounds = 5;
 constexpr llvm::StringLiteral kRecordMagic = "tk-autotune 1";
 
+/// tk_compile_options, tk_autotune_candidate and tk_autotune_config as tk.h
+/// declared them before min_programs_per_cu: a program built against that
+/// header passes arrays laid out so (its request or options struct ends
+/// before candidate_size or config_size).
+struct CompileOptionsBeforeHint {
+  size_t struct_size;
+  int32_t num_warps;
+  int32_t num_stages;
+  const tk_constexpr_value *constexprs;
+  size_t num_constexprs;
+  const tk_autotune_options *autotune;
+};
+struct CandidateBeforeHint {
+  tk_kernel_source source;
+  CompileOptionsBeforeHint options;
+  tk_grid grid;
+  const char *label;
+};
+struct ConfigBeforeHint {
+  int32_t num_warps;
+  int32_t num_stages;
+  const tk_constexpr_value *constexprs;
+  size_t num_constexprs;
+  tk_grid grid;
+  const char *label;
+};
+
+/// Whether a caller's struct of `structSize` bytes holds the field at
+/// `offset` of `size` bytes.
+bool holds(size_t structSize, size_t offset, size_t size) {
+  return structSize >= offset + size;
+}
+
+/// The size of one element of a caller's array: `declared` (0: `current`)
+/// when its struct holds the size field, else the layout before the hint.
+Status elementSize(bool hasSizeField, size_t declared, size_t current,
+                   size_t beforeHint, const char *what, size_t &out) {
+  out = !hasSizeField ? beforeHint : declared ? declared : current;
+  if (out != current && out != beforeHint)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  std::string("autotune: ") + what + " is " +
+                      std::to_string(declared) + " bytes; this tk reads " +
+                      std::to_string(current) + " (or 0 for the same)");
+  return Status::success();
+}
+
+/// The request's candidates in the current layout, whichever tk.h the caller
+/// was built against; `out` then points at them.
+Status readCandidates(const tk_autotune_request &request,
+                      std::vector<tk_autotune_candidate> &candidates,
+                      tk_autotune_request &out) {
+  out = {};
+  std::memcpy(static_cast<void *>(&out), &request,
+              std::min(request.struct_size, sizeof(out)));
+  size_t stride = 0;
+  TK_RETURN_IF_ERROR(elementSize(
+      holds(request.struct_size, offsetof(tk_autotune_request, candidate_size),
+            sizeof(size_t)),
+      out.candidate_size, sizeof(tk_autotune_candidate),
+      sizeof(CandidateBeforeHint), "candidate_size", stride));
+  candidates.resize(request.num_candidates);
+  for (size_t i = 0; i < request.num_candidates; ++i) {
+    if (stride == sizeof(tk_autotune_candidate)) {
+      candidates[i] = request.candidates[i];
+      continue;
+    }
+    const auto &old =
+        reinterpret_cast<const CandidateBeforeHint *>(request.candidates)[i];
+    tk_autotune_candidate &candidate = candidates[i] = {};
+    candidate.source = old.source;
+    // The caller's struct_size stays: Kernel::create then reads no hint.
+    std::memcpy(static_cast<void *>(&candidate.options), &old.options,
+                sizeof(old.options));
+    candidate.grid = old.grid;
+    candidate.label = old.label;
+  }
+  out.struct_size = sizeof(out);
+  out.candidates = candidates.data();
+  out.candidate_size = sizeof(tk_autotune_candidate);
+  return Status::success();
+}
+
 std::string labelOf(const tk_autotune_request &request, size_t i) {
   const char *label = request.candidates[i].label;
   return label && *label ? label : "#" + std::to_string(i);
+}
+
+int32_t minProgramsPerCu(const tk_compile_options &options) {
+  return holds(options.struct_size,
+               offsetof(tk_compile_options, min_programs_per_cu),
+               sizeof(int32_t))
+             ? options.min_programs_per_cu
+             : 0;
 }
 
 /// The disk record's name: a hash of everything the choice depends on.
@@ -61,7 +152,8 @@ std::string recordName(const tk_autotune_request &request,
     const tk_autotune_candidate &c = request.candidates[i];
     add(labelOf(request, i));
     add(std::to_string(c.options.num_warps) + "," +
-        std::to_string(c.options.num_stages));
+        std::to_string(c.options.num_stages) + "," +
+        std::to_string(minProgramsPerCu(c.options)));
     for (size_t k = 0; k < c.options.num_constexprs; ++k)
       add(std::string(c.options.constexprs[k].name) + "=" +
           std::to_string(c.options.constexprs[k].value));
@@ -203,18 +295,23 @@ Status timeCandidate(tk_device device, tk_kernel kernel, tk_grid grid,
 } // namespace
 
 Status tk::runtime::autotune(tk_device device,
-                             const tk_autotune_request *request,
+                             const tk_autotune_request *callerRequest,
                              tk_kernel *outKernel,
                              tk_autotune_result *outResult) {
   if (!outKernel)
     return Status(TK_ERROR_INVALID_ARGUMENT, "out_kernel is NULL");
   *outKernel = nullptr;
-  if (!request || request->struct_size < sizeof(tk_autotune_request))
+  if (!callerRequest || callerRequest->struct_size <
+                            offsetof(tk_autotune_request, candidate_size))
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "autotune: request is NULL or its struct_size is too small");
-  if (!request->candidates || request->num_candidates == 0)
+  if (!callerRequest->candidates || callerRequest->num_candidates == 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "autotune: the request has no candidates");
+  std::vector<tk_autotune_candidate> candidates;
+  tk_autotune_request normalized;
+  TK_RETURN_IF_ERROR(readCandidates(*callerRequest, candidates, normalized));
+  const tk_autotune_request *request = &normalized;
   if (!request->args)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "autotune: the request has no launch arguments (args)");
@@ -351,16 +448,27 @@ Status tk::runtime::createAutotuned(tk_device device,
                                     const tk_kernel_source &source,
                                     const tk_autotune_options &options,
                                     tk_kernel *outKernel) {
-  if (options.struct_size < sizeof(tk_autotune_options))
+  if (options.struct_size < offsetof(tk_autotune_options, config_size))
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "options->autotune->struct_size is too small; set it to "
                   "sizeof(tk_autotune_options)");
   if (!options.configs || options.num_configs == 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "options->autotune has no configurations");
+  size_t stride = 0;
+  TK_RETURN_IF_ERROR(elementSize(
+      holds(options.struct_size, offsetof(tk_autotune_options, config_size),
+            sizeof(size_t)),
+      options.config_size, sizeof(tk_autotune_config), sizeof(ConfigBeforeHint),
+      "config_size", stride));
   std::vector<tk_autotune_candidate> candidates(options.num_configs);
   for (size_t i = 0; i < options.num_configs; ++i) {
-    const tk_autotune_config &config = options.configs[i];
+    // The configuration's fields are a prefix of the current struct in
+    // either layout; the hint is 0 in the older one.
+    tk_autotune_config config = {};
+    std::memcpy(static_cast<void *>(&config),
+                reinterpret_cast<const char *>(options.configs) + i * stride,
+                stride);
     tk_autotune_candidate &candidate = candidates[i];
     candidate.source = source;
     // The candidate's own options carry no autotune: no recursion.
@@ -370,6 +478,7 @@ Status tk::runtime::createAutotuned(tk_device device,
     candidate.options.num_stages = config.num_stages;
     candidate.options.constexprs = config.constexprs;
     candidate.options.num_constexprs = config.num_constexprs;
+    candidate.options.min_programs_per_cu = config.min_programs_per_cu;
     candidate.grid = config.grid;
     candidate.label = config.label;
   }

@@ -33,6 +33,7 @@ struct Options {
   int32_t numWarps = 0;
   int32_t numStages = 0;
   llvm::ArrayRef<tk_constexpr_value> constexprs;
+  int32_t minProgramsPerCu = 0;
 };
 } // namespace
 
@@ -59,11 +60,18 @@ static Status readOptions(const tk_compile_options *options, Options &out) {
     out.constexprs =
         llvm::ArrayRef(options->constexprs, options->num_constexprs);
   }
+  if (has(offsetof(tk_compile_options, min_programs_per_cu), sizeof(int32_t)))
+    out.minProgramsPerCu = options->min_programs_per_cu;
   if (out.numWarps < 0 || out.numStages < 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "options->num_warps (" + std::to_string(out.numWarps) +
                       ") and num_stages (" + std::to_string(out.numStages) +
                       ") must be >= 0 (0: the backend's default)");
+  if (out.minProgramsPerCu < 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "options->min_programs_per_cu (" +
+                      std::to_string(out.minProgramsPerCu) +
+                      ") must be >= 0 (0: no occupancy hint)");
   return Status::success();
 }
 
@@ -83,6 +91,7 @@ static Status compileWithPlugin(Device &device, const PreparedKernel &prepared,
   request.num_stages = options.numStages;
   request.device = device.getIndex();
   request.dump_dir = dumpDir.empty() ? nullptr : dumpDir.c_str();
+  request.min_programs_per_cu = options.minProgramsPerCu;
 
   tk_plugin_binary binary;
   std::memset(&binary, 0, sizeof(binary));
@@ -140,6 +149,7 @@ Status Kernel::create(Device &device, KernelCache &cache,
                      .add(prepared.entry)
                      .add(int64_t(resolved.numWarps))
                      .add(int64_t(resolved.numStages))
+                     .add(int64_t(resolved.minProgramsPerCu))
                      .add(device.getPlugin().getName())
                      .add(device.getProps().arch)
                      .add(api.compiler_version ? api.compiler_version : "")

@@ -88,6 +88,10 @@ struct Driver {
 
 Driver driver;
 constexpr int kRuns = 25;
+/// An sm_90 SM's registers and threads: the occupancy hints the softmax
+/// candidates try are counted in programs these hold.
+constexpr int kRegistersPerSM = 65536;
+constexpr int kThreadsPerSM = 2048;
 
 /// `count` standard normal values (Box-Muller over splitmix64, seeded),
 /// rounded to fp16 or bf16: the inputs the peers' script draws with
@@ -189,7 +193,7 @@ struct Bench {
     mlir::ModuleOp op = module->get();
     tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
     tk_compile_options options = {
-        sizeof(tk_compile_options), numWarps, 0, nullptr, 0, nullptr};
+        sizeof(tk_compile_options), numWarps, 0, nullptr, 0, nullptr, 0};
     tk_kernel kernel;
     check(tk_kernel_create(device, &source, &options, &kernel),
           "tk_kernel_create");
@@ -263,27 +267,44 @@ void benchSoftmax(Bench &bench, int onlyWarps) {
         tk_arg_buffer(in), tk_arg_buffer(out), tk_arg_i32(int32_t(cols)),
         tk_arg_i32(int32_t(cols)), tk_arg_i32(int32_t(cols))};
     tk_args packed = {args.data(), args.size()};
-    // num_warps chosen by autotuning at kernel creation
-    // (tk_compile_options.autotune): every count from 2 warps to one
-    // element per thread.
-    std::vector<tk_autotune_config> configs;
-    std::vector<std::string> labels;
-    std::vector<int> warpCounts;
-    for (int w = 2; w <= 32 && w * 32 <= block; w *= 2)
-      if (!onlyWarps || w == onlyWarps)
-        warpCounts.push_back(w);
-    if (warpCounts.empty())
+    // num_warps and the occupancy hint chosen by autotuning at kernel
+    // creation (tk_compile_options.autotune): every count from 2 warps to
+    // one element per thread, each with ptxas free to use registers and
+    // with them capped at 40 and at 32 a thread where that lets more
+    // programs share an SM (at 16384 columns and 16 warps a thread holds 32
+    // floats, and 64 registers leave room for 2 programs, not 4).
+    struct Config {
+      int warps, minPrograms;
+    };
+    std::vector<Config> space;
+    for (int w = 2; w <= 32 && w * 32 <= block; w *= 2) {
+      if (onlyWarps && w != onlyWarps)
+        continue;
+      space.push_back({w, 0});
+      for (int budget : {40, 32}) {
+        int programs = std::min(kRegistersPerSM / (w * 32 * budget),
+                                kThreadsPerSM / (w * 32));
+        if (programs >= 2 && space.back().minPrograms != programs)
+          space.push_back({w, programs});
+      }
+    }
+    if (space.empty())
       die("--softmax-warps " + std::to_string(onlyWarps) +
           ": no such candidate for " + std::to_string(cols) + " columns");
-    for (int w : warpCounts)
-      labels.push_back("w" + std::to_string(w));
-    for (size_t i = 0; i < labels.size(); ++i)
-      configs.push_back({warpCounts[i],
+    std::vector<tk_autotune_config> configs;
+    std::vector<std::string> labels;
+    for (const Config &c : space)
+      labels.push_back(
+          "w" + std::to_string(c.warps) +
+          (c.minPrograms ? " o" + std::to_string(c.minPrograms) : ""));
+    for (size_t i = 0; i < space.size(); ++i)
+      configs.push_back({space[i].warps,
                          0,
                          nullptr,
                          0,
                          {int32_t(rows), 1, 1},
-                         labels[i].c_str()});
+                         labels[i].c_str(),
+                         space[i].minPrograms});
     std::string key =
         "softmax fp32 " + std::to_string(rows) + "x" + std::to_string(cols);
     tk_autotune_result tuned = {};
@@ -311,7 +332,7 @@ void benchSoftmax(Bench &bench, int onlyWarps) {
     tk_kernel kernel;
     check(tk_kernel_create(bench.device, &source, &options, &kernel),
           "tk_kernel_create (autotuned)");
-    int warps = configs[tuned.best].num_warps;
+    const Config &best = space[tuned.best];
     double ms = timeKernelMs([&] {
       bench.launch(kernel, {int32_t(rows), 1, 1}, args);
     });
@@ -325,11 +346,12 @@ void benchSoftmax(Bench &bench, int onlyWarps) {
         die("softmax row " + std::to_string(r) + " sums to " +
             std::to_string(sum));
     }
-    entries += std::string(entries.empty() ? "" : ", ") + "\"" +
-               std::to_string(rows) + "x" + std::to_string(cols) +
-               "\": {\"ms\": " + num(ms) +
-               ", \"num_warps\": " + std::to_string(warps) +
-               ", \"GBs\": " + num(8.0 * rows * cols / ms / 1e6) + "}";
+    entries +=
+        std::string(entries.empty() ? "" : ", ") + "\"" + std::to_string(rows) +
+        "x" + std::to_string(cols) + "\": {\"ms\": " + num(ms) +
+        ", \"num_warps\": " + std::to_string(best.warps) +
+        ", \"min_programs_per_cu\": " + std::to_string(best.minPrograms) +
+        ", \"GBs\": " + num(8.0 * rows * cols / ms / 1e6) + "}";
     tk_buffer_release(in);
     tk_buffer_release(out);
     tk_kernel_release(kernel);
@@ -378,7 +400,7 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
     candidate.source = {TK_SOURCE_MODULE, &ops.back(), 0, nullptr};
     candidate.options = {
         sizeof(tk_compile_options), c.warps, c.stages, c.constexprs.data(),
-        c.constexprs.size(),        nullptr};
+        c.constexprs.size(),        nullptr, 0};
     candidate.grid = c.grid;
     candidate.label = c.label.c_str();
     request.push_back(candidate);

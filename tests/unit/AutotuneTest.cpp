@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -81,7 +82,7 @@ protected:
                                   const char *label) {
     tk_autotune_candidate c = {};
     c.source = {TK_SOURCE_TEXT, text.data(), text.size(), "vector_add"};
-    c.options = {sizeof(tk_compile_options), warps, 0, nullptr, 0, nullptr};
+    c.options = {sizeof(tk_compile_options), warps, 0, nullptr, 0, nullptr, 0};
     c.grid = {(n + block - 1) / block, 1, 1};
     c.label = label;
     return c;
@@ -258,9 +259,9 @@ TEST_F(AutotuneTest, AsAnOptionOfKernelCreation) {
   // take the same arguments, so none specialises n).
   std::string key = "creation n=100003 " + std::to_string(std::rand());
   tk_autotune_config configs[] = {
-      {4, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w4"},
-      {1, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w1"},
-      {8, 2, nullptr, 0, {(n + 1023) / 1024, 1, 1}, nullptr},
+      {4, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w4", 0},
+      {1, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w1", 0},
+      {8, 2, nullptr, 0, {(n + 1023) / 1024, 1, 1}, nullptr, 0},
   };
   tk_autotune_result result = {};
   result.struct_size = sizeof(result);
@@ -312,6 +313,142 @@ TEST_F(AutotuneTest, AsAnOptionOfKernelCreation) {
   EXPECT_EQ(tk_kernel_create(device, &source, &options, &kernel),
             TK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(kernel, nullptr);
+}
+
+/// tk_compile_options, tk_autotune_candidate and tk_autotune_config as tk.h
+/// declared them before min_programs_per_cu: what a program built against
+/// that header passes.
+struct CompileOptionsBeforeHint {
+  size_t struct_size;
+  int32_t num_warps;
+  int32_t num_stages;
+  const tk_constexpr_value *constexprs;
+  size_t num_constexprs;
+  const tk_autotune_options *autotune;
+};
+struct CandidateBeforeHint {
+  tk_kernel_source source;
+  CompileOptionsBeforeHint options;
+  tk_grid grid;
+  const char *label;
+};
+struct ConfigBeforeHint {
+  int32_t num_warps;
+  int32_t num_stages;
+  const tk_constexpr_value *constexprs;
+  size_t num_constexprs;
+  tk_grid grid;
+  const char *label;
+};
+
+TEST_F(AutotuneTest, OccupancyHintIsAnOptionOfEachCandidate) {
+  // The CPU has no occupancy to hint at and ignores the hint; a negative
+  // one is refused, which fails that candidate alone.
+  std::vector<tk_autotune_candidate> hinted = {candidates[0], candidates[0],
+                                               candidates[0]};
+  hinted[1].options.min_programs_per_cu = 2;
+  hinted[1].label = "BLOCK=1024 w4 o2";
+  hinted[2].options.min_programs_per_cu = -1;
+  hinted[2].label = "BLOCK=1024 w4 o-1";
+  tk_autotune_request r = request("hinted " + std::to_string(std::rand()));
+  r.candidates = hinted.data();
+  r.num_candidates = hinted.size();
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_LT(result.best, 2u);
+  EXPECT_EQ(result.failed, 1);
+  expectCorrectOutput(kernel, hinted[result.best].grid);
+  tk_kernel_release(kernel);
+
+  r.candidates = &hinted[2];
+  r.num_candidates = 1;
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, &result),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("min_programs_per_cu (-1)"),
+            std::string::npos)
+      << tk_last_error();
+}
+
+TEST_F(AutotuneTest, ReadsCandidatesLaidOutBeforeTheOccupancyHint) {
+  std::vector<CandidateBeforeHint> old;
+  for (const tk_autotune_candidate &c : candidates) {
+    CandidateBeforeHint o = {};
+    o.source = c.source;
+    o.options = {sizeof(CompileOptionsBeforeHint),
+                 c.options.num_warps,
+                 c.options.num_stages,
+                 nullptr,
+                 0,
+                 nullptr};
+    o.grid = c.grid;
+    o.label = c.label;
+    old.push_back(o);
+  }
+  tk_autotune_request r = request("old layout " + std::to_string(std::rand()));
+  r.candidates = reinterpret_cast<const tk_autotune_candidate *>(old.data());
+  r.struct_size = offsetof(tk_autotune_request, candidate_size);
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(result.failed, 0);
+  expectCorrectOutput(kernel, candidates[result.best].grid);
+  tk_kernel_release(kernel);
+
+  // A size this tk does not know is refused, naming the field.
+  r = request("odd size");
+  r.candidate_size = 24;
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, &result),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("candidate_size is 24"),
+            std::string::npos)
+      << tk_last_error();
+  r.candidate_size = sizeof(tk_autotune_candidate);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  tk_kernel_release(kernel);
+}
+
+TEST_F(AutotuneTest, ReadsConfigsLaidOutBeforeTheOccupancyHint) {
+  ConfigBeforeHint configs[] = {
+      {4, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w4"},
+      {1, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w1"},
+  };
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  std::string key = "old configs " + std::to_string(std::rand());
+  tk_autotune_options tuning = {};
+  tuning.struct_size = offsetof(tk_autotune_options, config_size);
+  tuning.configs = reinterpret_cast<const tk_autotune_config *>(configs);
+  tuning.num_configs = 2;
+  tuning.args = &args;
+  tuning.key = key.c_str();
+  tuning.repetitions = 5;
+  tuning.result = &result;
+  tk_compile_options options = {};
+  options.struct_size = sizeof(options);
+  options.autotune = &tuning;
+  tk_kernel_source source = {TK_SOURCE_TEXT, block1024.data(), block1024.size(),
+                             "vector_add"};
+  tk_kernel kernel = nullptr;
+  ASSERT_EQ(tk_kernel_create(device, &source, &options, &kernel), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_LT(result.best, 2u);
+  EXPECT_EQ(result.failed, 0);
+  expectCorrectOutput(kernel, configs[result.best].grid);
+  ASSERT_EQ(tk_kernel_release(kernel), TK_SUCCESS);
+
+  tuning.struct_size = sizeof(tuning);
+  tuning.config_size = 40;
+  EXPECT_EQ(tk_kernel_create(device, &source, &options, &kernel),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tk_last_error()).find("config_size is 40"),
+            std::string::npos)
+      << tk_last_error();
 }
 
 } // namespace

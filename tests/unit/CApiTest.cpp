@@ -288,7 +288,7 @@ TEST_F(CApiCpuTest, VectorAdd) {
 
 TEST_F(CApiCpuTest, VectorAddWithConstexprAndStream) {
   tk_constexpr_value n = {"n", kN};
-  tk_compile_options options = {sizeof(options), 0, 0, &n, 1, nullptr};
+  tk_compile_options options = {sizeof(options), 0, 0, &n, 1, nullptr, 0};
   kernel = createVectorAdd(&options);
   ASSERT_NE(kernel, nullptr);
   int numArgs = 0;
@@ -310,6 +310,32 @@ TEST_F(CApiCpuTest, VectorAddWithConstexprAndStream) {
   EXPECT_EQ(tk_stream_synchronize(stream), TK_ERROR_INVALID_HANDLE);
   EXPECT_EQ(tk_launch_async(kernel, {1, 1, 1}, &list, stream),
             TK_ERROR_INVALID_HANDLE);
+}
+
+TEST_F(CApiCpuTest, OccupancyHint) {
+  // The CPU has no occupancy to hint at: a hint is accepted and changes
+  // nothing; a negative one is refused with a reason; a caller built before
+  // the field (its struct_size ends earlier) gets no hint, whatever follows.
+  tk_compile_options options = {};
+  options.struct_size = sizeof(options);
+  options.min_programs_per_cu = 2;
+  kernel = createVectorAdd(&options);
+  ASSERT_NE(kernel, nullptr) << tk_last_error();
+  makeInputs();
+  ASSERT_EQ(launch(goodArgs()), TK_SUCCESS) << tk_last_error();
+  EXPECT_EQ(countWrong(bout), 0);
+
+  options.min_programs_per_cu = -1;
+  tk_kernel_source src = source();
+  tk_kernel refused = nullptr;
+  EXPECT_EQ(tk_kernel_create(device, &src, &options, &refused),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused, nullptr);
+  EXPECT_THAT(tk_last_error(), HasSubstr("min_programs_per_cu (-1)"));
+  options.struct_size = offsetof(tk_compile_options, min_programs_per_cu);
+  tk_kernel older = createVectorAdd(&options);
+  EXPECT_NE(older, nullptr) << tk_last_error();
+  tk_kernel_release(older);
 }
 
 TEST_F(CApiCpuTest, EventsTimeALaunch) {

@@ -329,6 +329,20 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     error = "tk-cuda: compile needs the name of the kernel to launch";
     return TK_ERROR_NOT_FOUND;
   }
+  // ptxas ignores a .minnctapersm it cannot meet; a hint that asks for more
+  // threads than an SM holds is the caller's mistake, said here.
+  const LoweringOptions &options = input.options;
+  int threadsPerBlock = std::max(1, options.numWarps) * 32;
+  if (options.minProgramsPerSM < 0 ||
+      int64_t(options.minProgramsPerSM) * threadsPerBlock >
+          options.target.maxThreadsPerSM()) {
+    error = "tk-cuda: min_programs_per_cu " +
+            std::to_string(options.minProgramsPerSM) + " of " +
+            std::to_string(threadsPerBlock) + " threads each exceeds the " +
+            std::to_string(options.target.maxThreadsPerSM()) + " threads an " +
+            options.target.name() + " SM holds";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
   OwningOpRef<ModuleOp> module;
   if (tk_status status = tk::plugin::statusOf(
           tk::readKernelModule(context, input.module, input.size, input.entry,

@@ -57,8 +57,8 @@ struct ConvertToNVVM
     : public PassWrapper<ConvertToNVVM, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertToNVVM)
 
-  explicit ConvertToNVVM(int64_t threadsPerBlock)
-      : threadsPerBlock(threadsPerBlock) {}
+  ConvertToNVVM(int64_t threadsPerBlock, int64_t minBlocksPerSM)
+      : threadsPerBlock(threadsPerBlock), minBlocksPerSM(minBlocksPerSM) {}
 
   StringRef getArgument() const override { return "tk-cuda-convert-to-nvvm"; }
   void getDependentDialects(DialectRegistry &registry) const override {
@@ -113,17 +113,22 @@ struct ConvertToNVVM
       func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                     builder.getDenseI32ArrayAttr(
                         {static_cast<int32_t>(threadsPerBlock), 1, 1}));
+      if (minBlocksPerSM > 0)
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      builder.getI32IntegerAttr(minBlocksPerSM));
       func->removeAttr(tk::kLoweredKernelAttrName);
     }
   }
 
   int64_t threadsPerBlock;
+  int64_t minBlocksPerSM;
 };
 
 } // namespace
 
-std::unique_ptr<Pass> createConvertToNVVMPass(int64_t threadsPerBlock) {
-  return std::make_unique<ConvertToNVVM>(threadsPerBlock);
+std::unique_ptr<Pass> createConvertToNVVMPass(int64_t threadsPerBlock,
+                                              int64_t minBlocksPerSM) {
+  return std::make_unique<ConvertToNVVM>(threadsPerBlock, minBlocksPerSM);
 }
 
 } // namespace tk::cuda

@@ -12,8 +12,10 @@ namespace tk::cuda {
 /// Converts the GPU form of tk-convert-to-loops (scf already lowered to cf)
 /// to the LLVM dialect: gpu ids and barriers to NVVM, math to libdevice
 /// calls, workgroup memory to address space 3; marks the kernels
-/// (`tk_kernel` functions) as NVVM kernels of `threadsPerBlock` threads.
-std::unique_ptr<mlir::Pass> createConvertToNVVMPass(int64_t threadsPerBlock);
+/// (`tk_kernel` functions) as NVVM kernels of `threadsPerBlock` threads,
+/// asking ptxas to fit `minBlocksPerSM` of them on an SM when nonzero.
+std::unique_ptr<mlir::Pass> createConvertToNVVMPass(int64_t threadsPerBlock,
+                                                    int64_t minBlocksPerSM);
 
 } // namespace tk::cuda
 

@@ -160,7 +160,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createSCFToControlFlowPass());
-        pm.addPass(createConvertToNVVMPass(numWarps * 32));
+        pm.addPass(
+            createConvertToNVVMPass(numWarps * 32, options.minProgramsPerSM));
         // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become
         // inline PTX.
         pm.addPass(createConvertNVVMToLLVMPass());

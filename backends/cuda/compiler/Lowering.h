@@ -29,6 +29,11 @@ struct Target {
   /// "sm_90a": architecture-specific features (wgmma) allowed.
   bool archSpecific = true;
 
+  /// Threads one SM holds at once: 1536 on sm_86 and sm_89, else 2048.
+  int maxThreadsPerSM() const {
+    return computeCapability == 86 || computeCapability == 89 ? 1536 : 2048;
+  }
+
   /// "sm_80", "sm_90a".
   std::string name() const {
     return "sm_" + std::to_string(computeCapability) +
@@ -40,6 +45,10 @@ struct LoweringOptions {
   Target target;
   int numWarps = 4;
   int numStages = 3;
+  /// Occupancy hint (tk_compile_options.min_programs_per_cu): ptxas limits
+  /// the registers so that this many CTAs fit on one SM (.minnctapersm).
+  /// 0: none.
+  int minProgramsPerSM = 0;
 };
 
 /// What the lowering learned that the package records.

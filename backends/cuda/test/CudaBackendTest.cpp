@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,9 +76,12 @@ private:
   bool hadValue = false;
 };
 
-/// Compiles `text` through the plugin's ABI.
-tk_status compile(const std::string &text, const char *entry,
-                  tk_plugin_binary &binary, const char *dumpDir = nullptr) {
+/// Compiles `text` through the plugin's ABI; `shape` may change the request
+/// (the occupancy hint, an older struct_size).
+tk_status
+compile(const std::string &text, const char *entry, tk_plugin_binary &binary,
+        const char *dumpDir = nullptr,
+        const std::function<void(tk_plugin_compile_request &)> &shape = {}) {
   tk_plugin_compile_request request{};
   request.struct_size = sizeof(request);
   request.module_bytecode = text.data();
@@ -87,6 +91,8 @@ tk_status compile(const std::string &text, const char *entry,
   request.num_stages = 3;
   request.device = 0;
   request.dump_dir = dumpDir;
+  if (shape)
+    shape(request);
   binary = tk_plugin_binary{};
   binary.struct_size = sizeof(binary);
   return api().compile(&request, &binary);
@@ -301,6 +307,50 @@ TEST(CudaCompile, Sm80) {
   EXPECT_EQ(package.arch, "sm_80");
   EXPECT_NE(package.ptx.find(".target sm_80"), std::string::npos);
   api().binary_free(&binary);
+}
+
+TEST(CudaCompile, OccupancyHintReachesPtxas) {
+  ASSERT_NE(plugin(), nullptr);
+  ScopedEnv arch("TK_CUDA_ARCH", "sm_90a");
+  auto ptxOf = [](const tk_plugin_binary &binary) {
+    tk::cuda::Package package;
+    std::string error;
+    EXPECT_EQ(tk::cuda::parsePackage(binary.data, binary.size, package, error),
+              TK_SUCCESS)
+        << error;
+    return package.ptx;
+  };
+  tk_plugin_binary binary;
+  ASSERT_EQ(
+      compile(vectorAddSource(), "vector_add", binary, nullptr,
+              [](tk_plugin_compile_request &r) { r.min_programs_per_cu = 16; }),
+      TK_SUCCESS)
+      << api().last_error();
+  EXPECT_NE(ptxOf(binary).find(".minnctapersm 16"), std::string::npos);
+  api().binary_free(&binary);
+
+  // A runtime of ABI 1.2 sends a request that ends before the field.
+  ASSERT_EQ(compile(vectorAddSource(), "vector_add", binary, nullptr,
+                    [](tk_plugin_compile_request &r) {
+                      r.min_programs_per_cu = 16;
+                      r.struct_size = offsetof(tk_plugin_compile_request,
+                                               min_programs_per_cu);
+                    }),
+            TK_SUCCESS)
+      << api().last_error();
+  EXPECT_EQ(ptxOf(binary).find(".minnctapersm"), std::string::npos);
+  api().binary_free(&binary);
+
+  // 17 programs of 128 threads do not fit in the 2048 threads of an SM.
+  EXPECT_EQ(
+      compile(vectorAddSource(), "vector_add", binary, nullptr,
+              [](tk_plugin_compile_request &r) { r.min_programs_per_cu = 17; }),
+      TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(api().last_error())
+                .find("min_programs_per_cu 17 of 128 threads each exceeds "
+                      "the 2048 threads an sm_90a SM holds"),
+            std::string::npos)
+      << api().last_error();
 }
 
 TEST(CudaCompile, MissingPtxasFailsTheCompile) {

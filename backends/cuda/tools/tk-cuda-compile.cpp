@@ -5,8 +5,8 @@
 // the backend's FileCheck tests.
 //
 //   tk-cuda-compile kernel.tk --entry NAME --arch sm_80|sm_90a
-//                   [--num-warps N] [--num-stages N] [--emit ptx|cubin|llvm]
-//                   [--dump-dir DIR] [-o OUT]
+//                   [--num-warps N] [--num-stages N] [--min-programs-per-sm N]
+//                   [--emit ptx|cubin|llvm] [--dump-dir DIR] [-o OUT]
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +24,8 @@ namespace {
 constexpr const char *kUsage =
     "usage: tk-cuda-compile <file.tk> --entry NAME --arch sm_80|sm_86|sm_89|"
     "sm_90|sm_90a\n"
-    "                       [--num-warps N] [--num-stages N]\n"
+    "                       [--num-warps N] [--num-stages N] "
+    "[--min-programs-per-sm N]\n"
     "                       [--emit ptx|cubin|llvm] [--dump-dir DIR] "
     "[-o OUT]\n"
     "Prints PTX (default) or LLVM IR to stdout, or writes them (or the "
@@ -49,7 +50,7 @@ bool parsePositive(const std::string &text, int &out) {
 
 int main(int argc, char **argv) {
   std::string inputPath, entry, arch, emit = "ptx", outputPath, dumpDir;
-  int numWarps = 4, numStages = 3;
+  int numWarps = 4, numStages = 3, minProgramsPerSM = 0;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](std::string &out) {
@@ -83,6 +84,10 @@ int main(int argc, char **argv) {
     } else if (arg == "--num-stages") {
       if (!value(text) || !parsePositive(text, numStages))
         return usageError("--num-stages needs a number from 1 to 1024");
+    } else if (arg == "--min-programs-per-sm") {
+      if (!value(text) || !parsePositive(text, minProgramsPerSM))
+        return usageError(
+            "--min-programs-per-sm needs a number from 1 to 1024");
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       return usageError("unknown option '" + arg + "'");
     } else if (inputPath.empty()) {
@@ -135,6 +140,7 @@ int main(int argc, char **argv) {
   input.dumpDir = dumpDir;
   input.options.numWarps = numWarps;
   input.options.numStages = numStages;
+  input.options.minProgramsPerSM = minProgramsPerSM;
   std::string error;
   if (tk::cuda::parseTargetName(arch, input.options.target, error)) {
     std::cerr << error << "\n";

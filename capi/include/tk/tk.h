@@ -232,6 +232,12 @@ typedef struct tk_compile_options {
    *  instead (see tk_autotune_options; the three fields above are then
    *  ignored). */
   const struct tk_autotune_options *autotune;
+  /** An occupancy hint: the register allocation is limited so that this many
+   *  programs fit on one compute unit at once (CUDA: .minnctapersm), even at
+   *  the price of spills. 0: no hint. A count the hardware cannot hold (too
+   *  many threads) is TK_ERROR_INVALID_ARGUMENT; backends without the notion
+   *  (the CPU) ignore it. */
+  int32_t min_programs_per_cu;
 } tk_compile_options;
 
 /** Parses, verifies, specialises and compiles (or fetches from the cache).
@@ -294,8 +300,8 @@ static inline tk_arg tk_arg_f64(double v) { tk_arg a; a.kind = TK_ARG_F64; a.val
 /*===--- Autotuning --------------------------------------------------------===*/
 
 /** One configuration to try: its source (tile sizes may differ from the
- *  others'), compile options (num_warps, num_stages, constexprs), the grid it
- *  needs, and a label for the log and the plot. */
+ *  others'), compile options (num_warps, num_stages, constexprs, occupancy
+ *  hint), the grid it needs, and a label for the log and the plot. */
 typedef struct tk_autotune_candidate {
   tk_kernel_source source;
   tk_compile_options options;
@@ -321,6 +327,11 @@ typedef struct tk_autotune_request {
   const char *plot_path; /* non-NULL: an SVG of throughput per candidate */
   tk_autotune_progress_fn progress; /* NULL: progress goes to the log */
   void *progress_user;
+  /** sizeof(tk_autotune_candidate), or 0 for the same. A request whose
+   *  struct_size ends before this field comes from a program built against
+   *  the tk.h before min_programs_per_cu; its candidates are read in that
+   *  layout. */
+  size_t candidate_size;
 } tk_autotune_request;
 
 typedef struct tk_autotune_result {
@@ -332,8 +343,8 @@ typedef struct tk_autotune_result {
 } tk_autotune_result;
 
 /** One configuration of a kernel created with tk_compile_options.autotune:
- *  num_warps, num_stages and constexprs of the one source, and the grid the
- *  timing launches use with it. */
+ *  num_warps, num_stages, constexprs and the occupancy hint of the one
+ *  source, and the grid the timing launches use with it. */
 typedef struct tk_autotune_config {
   int32_t num_warps;
   int32_t num_stages;
@@ -341,6 +352,7 @@ typedef struct tk_autotune_config {
   size_t num_constexprs;
   tk_grid grid;
   const char *label; /* NULL: "#<index>" */
+  int32_t min_programs_per_cu; /* as in tk_compile_options */
 } tk_autotune_config;
 
 /** Autotuning as an option of kernel creation: tk_kernel_create compiles
@@ -359,6 +371,9 @@ typedef struct tk_autotune_options {
   tk_autotune_progress_fn progress;
   void *progress_user;
   tk_autotune_result *result; /* non-NULL: which configuration won */
+  /** sizeof(tk_autotune_config), or 0 for the same; as candidate_size in
+   *  tk_autotune_request. */
+  size_t config_size;
 } tk_autotune_options;
 
 /** Compiles the candidates in parallel, times each on `device` (median of

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TK_PLUGIN_ABI_MAJOR 1u
-#define TK_PLUGIN_ABI_MINOR 2u
+#define TK_PLUGIN_ABI_MINOR 3u
 
 /** One kernel argument as the compiled code sees it. */
 typedef enum tk_plugin_arg_type {
@@ -48,6 +48,8 @@ typedef struct tk_plugin_compile_request {
   int32_t num_stages;
   int32_t device;              /* device index the code is for (its arch) */
   const char *dump_dir;        /* non-NULL: write each stage's IR here */
+  int32_t min_programs_per_cu; /* ABI 1.3: the occupancy hint of
+                                  tk_compile_options; 0: none */
 } tk_plugin_compile_request;
 
 /** The packaged binary; the plugin allocates `data`, binary_free releases it. */
