@@ -11,6 +11,7 @@
 #include "tk/core/CompileSupport.h"
 #include "tk/tk_plugin.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -37,6 +38,75 @@ void copyVersioned(Versioned full, Versioned *out) {
       out->struct_size < sizeof(full) ? out->struct_size : sizeof(full);
   full.struct_size = size;
   std::memcpy(out, &full, size);
+}
+
+/// compile's output: a malloc'ed copy of `bytes`, which freeBinary
+/// releases, and the launch shape the runtime records. `plugin` names the
+/// plugin in the error ("tk-cpu").
+inline tk_status fillBinary(const std::string &bytes, int32_t numWarps,
+                            int32_t sharedMemoryBytes,
+                            int32_t registersPerThread, tk_plugin_binary *out,
+                            const char *plugin, std::string &error) {
+  void *data = std::malloc(bytes.size());
+  if (!data) {
+    error = std::string(plugin) + ": no memory for the binary";
+    return TK_ERROR_OUT_OF_MEMORY;
+  }
+  std::memcpy(data, bytes.data(), bytes.size());
+  if (out->struct_size == 0)
+    out->struct_size = sizeof(*out);
+  out->data = data;
+  out->size = bytes.size();
+  out->num_warps = numWarps;
+  out->shared_memory_bytes = sharedMemoryBytes;
+  out->registers_per_thread = registersPerThread;
+  return TK_SUCCESS;
+}
+
+/// binary_free of a binary made by fillBinary.
+inline void freeBinary(tk_plugin_binary *binary) {
+  if (!binary)
+    return;
+  std::free(binary->data);
+  binary->data = nullptr;
+  binary->size = 0;
+}
+
+/// What executable_load needs before the backend looks at the binary.
+inline tk_status checkExecutableLoad(const void *binary, size_t size,
+                                     const char *entry,
+                                     const tk_plugin_arg_type *argTypes,
+                                     size_t numArgs, void **out,
+                                     const char *plugin, std::string &error) {
+  if (binary && size && entry && out && (!numArgs || argTypes))
+    return TK_SUCCESS;
+  error = std::string(plugin) +
+          ": executable_load needs a binary, an entry and an output";
+  return TK_ERROR_INVALID_ARGUMENT;
+}
+
+/// What launch needs before the backend runs the kernel: an executable, a
+/// grid of at least 1 in every dimension, and arguments when the kernel
+/// takes any. Builds a message only on failure: launch allocates nothing on
+/// success.
+inline tk_status checkLaunch(const void *executable, const int32_t grid[3],
+                             bool takesArguments, void *const *args,
+                             const char *plugin, std::string &error) {
+  if (!executable || !grid) {
+    error = std::string(plugin) + ": launch needs an executable and a grid";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  if (grid[0] < 1 || grid[1] < 1 || grid[2] < 1) {
+    error = std::string(plugin) + ": grid (" + std::to_string(grid[0]) + ", " +
+            std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
+            ") has a dimension below 1";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  if (takesArguments && !args) {
+    error = std::string(plugin) + ": launch without arguments";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  return TK_SUCCESS;
 }
 
 /// tk_backend_get_interface's answer: `table` for the major version it was

@@ -182,26 +182,9 @@ tk_status cpuCompile(const tk_plugin_compile_request *request,
   tk_status status = tk::cpu::compileToObject(input, object, error);
   if (status != TK_SUCCESS)
     return fail(status, error);
-  void *data = std::malloc(object.size());
-  if (!data)
-    return fail(TK_ERROR_OUT_OF_MEMORY, "tk-cpu: no memory for the binary");
-  std::memcpy(data, object.data(), object.size());
-  if (out->struct_size == 0)
-    out->struct_size = sizeof(*out);
-  out->data = data;
-  out->size = object.size();
-  out->num_warps = request->num_warps;
-  out->shared_memory_bytes = 0;
-  out->registers_per_thread = 0;
-  return TK_SUCCESS;
-}
-
-void cpuBinaryFree(tk_plugin_binary *binary) {
-  if (!binary)
-    return;
-  std::free(binary->data);
-  binary->data = nullptr;
-  binary->size = 0;
+  return tk::plugin::fillBinary(
+      object, request->num_warps, /*sharedMemoryBytes=*/0,
+      /*registersPerThread=*/0, out, "tk-cpu", lastError);
 }
 
 tk_status cpuValidate(const void *binary, size_t size) {
@@ -218,10 +201,9 @@ tk_status cpuExecutableLoad(int32_t device, const void *binary, size_t size,
                             void **out) {
   if (tk_status status = checkDevice(device))
     return status;
-  if (!binary || !size || !entry || !out || (numArgs && !argTypes))
-    return fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cpu: executable_load needs a binary, an entry and an "
-                "output");
+  if (tk_status status = tk::plugin::checkExecutableLoad(
+          binary, size, entry, argTypes, numArgs, out, "tk-cpu", lastError))
+    return status;
   std::unique_ptr<tk::cpu::Executable> executable;
   std::string error;
   if (tk_status status =
@@ -249,16 +231,10 @@ tk_status cpuExecutableOccupancy(void *executable, int32_t *out) {
 tk_status cpuLaunch(void *executable, const int32_t grid[3], void *const *args,
                     void *stream) {
   auto *exe = static_cast<tk::cpu::Executable *>(executable);
-  if (!exe || !grid)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: launch needs an "
-                                           "executable and a grid");
-  if (grid[0] < 1 || grid[1] < 1 || grid[2] < 1)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cpu: grid (" + std::to_string(grid[0]) + ", " +
-                    std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
-                    ") has a dimension below 1");
-  if (!exe->argTypes.empty() && !args)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: launch without arguments");
+  std::string error;
+  if (tk_status status = tk::plugin::checkLaunch(
+          exe, grid, exe && !exe->argTypes.empty(), args, "tk-cpu", error))
+    return fail(status, std::move(error));
   tk::cpu::ThreadPool::get().run(exe->launch, args, grid);
   return TK_SUCCESS;
 }
@@ -312,7 +288,7 @@ const tk_backend_interface kInterface = {
     cpuStreamSynchronize,
     cpuDeviceSynchronize,
     cpuCompile,
-    cpuBinaryFree,
+    tk::plugin::freeBinary,
     cpuValidate,
     cpuExecutableLoad,
     cpuExecutableUnload,

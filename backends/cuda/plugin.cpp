@@ -192,27 +192,10 @@ tk_status cudaCompile(const tk_plugin_compile_request *request,
   tk::cuda::Package package;
   if (tk_status status = tk::cuda::compileToPackage(input, package, error))
     return fail(status, error);
-  std::string bytes = tk::cuda::serializePackage(package);
-  void *data = std::malloc(bytes.size());
-  if (!data)
-    return fail(TK_ERROR_OUT_OF_MEMORY, "tk-cuda: no memory for the binary");
-  std::memcpy(data, bytes.data(), bytes.size());
-  if (out->struct_size == 0)
-    out->struct_size = sizeof(*out);
-  out->data = data;
-  out->size = bytes.size();
-  out->num_warps = package.numWarps;
-  out->shared_memory_bytes = package.sharedMemoryBytes;
-  out->registers_per_thread = package.registersPerThread;
-  return TK_SUCCESS;
-}
-
-void cudaBinaryFree(tk_plugin_binary *binary) {
-  if (!binary)
-    return;
-  std::free(binary->data);
-  binary->data = nullptr;
-  binary->size = 0;
+  return tk::plugin::fillBinary(tk::cuda::serializePackage(package),
+                                package.numWarps, package.sharedMemoryBytes,
+                                package.registersPerThread, out, "tk-cuda",
+                                lastError);
 }
 
 tk_status cudaValidate(const void *binary, size_t size) {
@@ -225,10 +208,9 @@ tk_status cudaExecutableLoad(int32_t device, const void *binary, size_t size,
                              const char *entry,
                              const tk_plugin_arg_type *argTypes, size_t numArgs,
                              void **out) {
-  if (!binary || !size || !entry || !out || (numArgs && !argTypes))
-    return fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cuda: executable_load needs a binary, an entry and an "
-                "output");
+  if (tk_status status = tk::plugin::checkExecutableLoad(
+          binary, size, entry, argTypes, numArgs, out, "tk-cuda", lastError))
+    return status;
   std::unique_ptr<tk::cuda::Executable> executable;
   std::string error;
   if (tk_status status = tk::cuda::loadExecutable(device, binary, size, entry,
@@ -257,18 +239,12 @@ tk_status cudaExecutableOccupancy(void *executable, int32_t *out) {
 tk_status cudaLaunch(void *executable, const int32_t grid[3], void *const *args,
                      void *stream) {
   auto *exe = static_cast<tk::cuda::Executable *>(executable);
-  if (!exe || !grid)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: launch needs an "
-                                           "executable and a grid");
-  if (grid[0] < 1 || grid[1] < 1 || grid[2] < 1)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cuda: grid (" + std::to_string(grid[0]) + ", " +
-                    std::to_string(grid[1]) + ", " + std::to_string(grid[2]) +
-                    ") has a dimension below 1");
-  if (!exe->argTypes.empty() && !args)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: launch without arguments");
-  // No allocation on success: the error string is touched only on failure.
+  // No allocation on success: the error string (and the thread's
+  // lastError) is touched only on failure.
   std::string error;
+  if (tk_status status = tk::plugin::checkLaunch(
+          exe, grid, exe && !exe->argTypes.empty(), args, "tk-cuda", error))
+    return fail(status, std::move(error));
   if (tk_status status =
           tk::cuda::launchExecutable(*exe, grid, args, stream, error))
     return fail(status, std::move(error));
@@ -339,7 +315,7 @@ const tk_backend_interface kInterface = {
     cudaStreamSynchronize,
     cudaDeviceSynchronize,
     cudaCompile,
-    cudaBinaryFree,
+    tk::plugin::freeBinary,
     cudaValidate,
     cudaExecutableLoad,
     cudaExecutableUnload,

@@ -102,6 +102,32 @@ protected:
     return r;
   }
 
+  /// Autotuning at kernel creation over `count` configurations laid out at
+  /// `configs`, for `key`, reporting to `result`; `options` points at it.
+  tk_autotune_options tuning(const void *configs, size_t count,
+                             const std::string &key, tk_autotune_result &result,
+                             tk_compile_options &options) {
+    tk_autotune_options t = {};
+    t.struct_size = sizeof(t);
+    t.configs = static_cast<const tk_autotune_config *>(configs);
+    t.num_configs = count;
+    t.args = &args;
+    keyStorage = key; // the options point at it
+    t.key = keyStorage.c_str();
+    t.repetitions = 5;
+    result = {};
+    result.struct_size = sizeof(result);
+    t.result = &result;
+    options = {};
+    options.struct_size = sizeof(options);
+    return t;
+  }
+
+  /// vector_add.tk (BLOCK 1024) as text.
+  tk_kernel_source block1024Source() const {
+    return {TK_SOURCE_TEXT, block1024.data(), block1024.size(), "vector_add"};
+  }
+
   void expectCorrectOutput(tk_kernel kernel, tk_grid grid) {
     ASSERT_EQ(tk_launch(kernel, grid, &args), TK_SUCCESS) << tk_last_error();
     std::vector<float> result(n);
@@ -263,23 +289,13 @@ TEST_F(AutotuneTest, AsAnOptionOfKernelCreation) {
       {1, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w1", 0},
       {8, 2, nullptr, 0, {(n + 1023) / 1024, 1, 1}, nullptr, 0},
   };
-  tk_autotune_result result = {};
-  result.struct_size = sizeof(result);
-  tk_autotune_options tuning = {};
-  tuning.struct_size = sizeof(tuning);
-  tuning.configs = configs;
-  tuning.num_configs = 3;
-  tuning.args = &args;
-  tuning.key = key.c_str();
-  tuning.repetitions = 5;
+  tk_autotune_result result;
+  tk_compile_options options;
+  tk_autotune_options tuning = this->tuning(configs, 3, key, result, options);
   tuning.progress = recordProgress;
   tuning.progress_user = &progress;
-  tuning.result = &result;
-  tk_compile_options options = {};
-  options.struct_size = sizeof(options);
   options.autotune = &tuning;
-  tk_kernel_source source = {TK_SOURCE_TEXT, block1024.data(), block1024.size(),
-                             "vector_add"};
+  tk_kernel_source source = block1024Source();
   tk_kernel kernel = nullptr;
   ASSERT_EQ(tk_kernel_create(device, &source, &options, &kernel), TK_SUCCESS)
       << tk_last_error();
@@ -418,22 +434,14 @@ TEST_F(AutotuneTest, ReadsConfigsLaidOutBeforeTheOccupancyHint) {
       {4, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w4"},
       {1, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w1"},
   };
-  tk_autotune_result result = {};
-  result.struct_size = sizeof(result);
-  std::string key = "old configs " + std::to_string(std::rand());
-  tk_autotune_options tuning = {};
+  tk_autotune_result result;
+  tk_compile_options options;
+  tk_autotune_options tuning =
+      this->tuning(configs, 2, "old configs " + std::to_string(std::rand()),
+                   result, options);
   tuning.struct_size = offsetof(tk_autotune_options, config_size);
-  tuning.configs = reinterpret_cast<const tk_autotune_config *>(configs);
-  tuning.num_configs = 2;
-  tuning.args = &args;
-  tuning.key = key.c_str();
-  tuning.repetitions = 5;
-  tuning.result = &result;
-  tk_compile_options options = {};
-  options.struct_size = sizeof(options);
   options.autotune = &tuning;
-  tk_kernel_source source = {TK_SOURCE_TEXT, block1024.data(), block1024.size(),
-                             "vector_add"};
+  tk_kernel_source source = block1024Source();
   tk_kernel kernel = nullptr;
   ASSERT_EQ(tk_kernel_create(device, &source, &options, &kernel), TK_SUCCESS)
       << tk_last_error();

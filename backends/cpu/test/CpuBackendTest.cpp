@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
@@ -406,6 +407,36 @@ TEST(CpuBackend, RejectsBadGrid) {
            {P, P, P, I});
   ASSERT_TRUE(k.ok()) << k.error;
   EXPECT_EQ(k.launch(0, 1, 1, {}), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(plugin()->last_error(),
+               "tk-cpu: grid (0, 1, 1) has a dimension below 1");
+  int32_t grid[3] = {1, 1, 1};
+  EXPECT_EQ(plugin()->launch(k.executable, grid, nullptr, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(plugin()->last_error(), "tk-cpu: launch without arguments");
+  EXPECT_EQ(plugin()->launch(nullptr, grid, nullptr, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(plugin()->last_error(),
+               "tk-cpu: launch needs an executable and a grid");
+}
+
+TEST(CpuBackend, RejectsBadExecutableLoad) {
+  void *executable = nullptr;
+  EXPECT_EQ(plugin()->executable_load(0, nullptr, 0, "vector_add", nullptr, 0,
+                                      &executable),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(
+      plugin()->last_error(),
+      "tk-cpu: executable_load needs a binary, an entry and an output");
+  EXPECT_EQ(executable, nullptr);
+  // binary_free leaves the binary empty, and twice is harmless.
+  tk_plugin_binary binary{};
+  binary.struct_size = sizeof(binary);
+  binary.data = std::malloc(16);
+  binary.size = 16;
+  plugin()->binary_free(&binary);
+  EXPECT_EQ(binary.data, nullptr);
+  EXPECT_EQ(binary.size, 0u);
+  plugin()->binary_free(&binary);
 }
 
 //===----------------------------------------------------------------------===//

@@ -168,6 +168,24 @@ TEST(CudaPlugin, ValidateRejectsWhatIsNotAPackage) {
   EXPECT_EQ(api().validate(nullptr, 0), TK_ERROR_INVALID_ARGUMENT);
 }
 
+TEST(CudaPlugin, LaunchAndLoadArgumentsAreChecked) {
+  // The checks before any driver call: they hold with or without a GPU.
+  ASSERT_NE(plugin(), nullptr);
+  int32_t grid[3] = {1, 1, 1};
+  EXPECT_EQ(api().launch(nullptr, grid, nullptr, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(api().last_error(),
+               "tk-cuda: launch needs an executable and a grid");
+  void *executable = nullptr;
+  EXPECT_EQ(api().executable_load(0, nullptr, 0, "vector_add", nullptr, 0,
+                                  &executable),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(
+      api().last_error(),
+      "tk-cuda: executable_load needs a binary, an entry and an output");
+  EXPECT_EQ(executable, nullptr);
+}
+
 TEST(CudaPlugin, CompileErrorsWithoutTheLowering) {
   ASSERT_NE(plugin(), nullptr);
   tk_plugin_binary binary;
