@@ -1,0 +1,642 @@
+//===- Analysis.cpp - which tiles get storage -------------------*- C++ -*-===//
+//
+// tk-convert-to-loops' analysis before any op is lowered: the tiles that get
+// storage at their definition (materialized), the element-wise chains that are
+// recomputed instead, and on a GPU the tiles kept in registers: by runs of a
+// flat tile, in a held product's accumulator layout, or one value per row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+using namespace mlir;
+
+namespace mlir::tk_to_loops {
+
+//===----------------------------------------------------------------------===//
+// Analysis: which tiles get a buffer
+//===----------------------------------------------------------------------===//
+
+/// A tile is cheap when it is computed from scalars with integer arithmetic
+/// and shape ops only: recomputing it anywhere costs a few instructions and
+/// reads no memory, so it is never stored.
+bool KernelLowering::isCheap(Value value) {
+  auto it = cheap.find(value);
+  if (it != cheap.end())
+    return it->second;
+  bool result = false;
+  Operation *op = value.getDefiningOp();
+  if (op && isElementwiseLike(op) && !isa<tk::LoadOp, tk::FpToFpOp>(op) &&
+      !isa<math::MathDialect>(op->getDialect())) {
+    if (isa<tk::SplatOp, tk::MakeRangeOp, arith::ConstantOp>(op)) {
+      result = true;
+    } else {
+      Type elem = getElementTypeOrSelf(value.getType());
+      bool integerLike = isa<IntegerType, tk::PtrType>(elem);
+      result =
+          integerLike ||
+          isa<tk::BroadcastOp, tk::ExpandDimsOp, tk::ReshapeOp, tk::TransOp>(
+              op);
+      for (Value operand : op->getOperands())
+        if (isTile(operand.getType()))
+          result = result && isCheap(operand);
+    }
+  }
+  cheap[value] = result;
+  return result;
+}
+
+void KernelLowering::analyzeRegion(Region &region) {
+  for (Block &block : region)
+    for (Operation &op : llvm::reverse(block.getOperations()))
+      analyzeOp(&op);
+}
+
+void KernelLowering::analyzeOp(Operation *op) {
+  for (Region &region : op->getRegions())
+    analyzeRegion(region);
+  if (!isElementwiseLike(op))
+    return;
+  Value value = op->getResult(0);
+  if (isCheap(value))
+    return;
+  llvm::SmallPtrSet<Operation *, 4> users;
+  for (Operation *user : value.getUsers())
+    users.insert(user);
+  if (users.empty())
+    return;
+  bool store = users.size() > 1;
+  for (Operation *user : users) {
+    // Recomputing inside a loop body or branch would repeat the work (and
+    // any load) on every trip; replicating through a broadcast would too.
+    if (user->getBlock() != op->getBlock() || isa<tk::BroadcastOp>(user))
+      store = true;
+  }
+  bool readBeforeLoop = store && laidOutBeforeLoop(op);
+  if (readBeforeLoop)
+    store = false;
+  // An operand several held products of this block read alike (attention's
+  // k^T and v in a trip over several row groups) goes to the unit's layout
+  // (or its prefetch ring) instead of a row-major buffer.
+  if (store &&
+      llvm::all_of(users,
+                   [&](Operation *user) {
+                     return user->getBlock() == op->getBlock();
+                   }) &&
+      (heldOperandLayout(value, 0) || heldOperandLayout(value, 1)))
+    store = false;
+  if (!store && !readBeforeLoop && isa<tk::LoadOp>(op)) {
+    // Follow the single-user chain to the op that will evaluate the load.
+    // A write on the way would observe memory in another order than the
+    // program's, so the load is done here instead. The evaluator itself may
+    // be a store when fusing is allowed: every lane still loads before it
+    // stores.
+    Operation *evaluator = *users.begin();
+    while (isElementwiseLike(evaluator) && !materialized.count(evaluator) &&
+           !evaluator->getResult(0).use_empty())
+      evaluator = *evaluator->getResult(0).getUsers().begin();
+    bool fusesIntoStore = isa<tk::StoreOp>(evaluator) && fuseLoadsIntoStores;
+    for (Operation *it = op->getNextNode(); it; it = it->getNextNode()) {
+      if (it == evaluator && fusesIntoStore)
+        break;
+      if (mayWriteMemory(it)) {
+        store = true;
+        break;
+      }
+      if (it == evaluator)
+        break;
+    }
+  }
+  if (store)
+    materialized.insert(op);
+}
+
+bool KernelLowering::laidOutBeforeLoop(Operation *op) {
+  auto load = dyn_cast<tk::LoadOp>(op);
+  if (!load || !matrixUnit || !onThreads())
+    return false;
+  // Read by held products of loops of this block (a main loop and its
+  // tail), all as the same operand of products laid out alike: the first
+  // loop lays it out, the others read that buffer.
+  Value tile = load.getResult();
+  std::optional<tk::MatrixUnit::HeldProduct> layout =
+      heldOperandLayout(tile, 0);
+  if (!layout)
+    layout = heldOperandLayout(tile, 1);
+  if (!layout || !matrixUnit->laysOutOperands(*layout))
+    return false;
+  scf::ForOp loop;
+  for (Operation *user : tile.getUsers()) {
+    auto parent = dyn_cast<scf::ForOp>(user->getParentOp());
+    if (!parent || parent->getBlock() != op->getBlock())
+      return false;
+    if (!loop || parent->isBeforeInBlock(loop))
+      loop = parent;
+  }
+  if (!loop)
+    return false;
+  // It is read where the first loop starts: nothing on the way may write
+  // memory.
+  for (Operation *it = op->getNextNode(); it && it != loop.getOperation();
+       it = it->getNextNode())
+    if (mayWriteMemory(it))
+      return false;
+  return true;
+}
+
+/// On a GPU a stored tile costs workgroup memory, which bounds how many
+/// programs share a multiprocessor, and a pass through it with barriers;
+/// arithmetic is cheap. So an arithmetic tile (no load, no fp8 conversion)
+/// stored only because it has several users in its own block is recomputed
+/// by each user instead, provided every tile it reads is itself stored,
+/// cheap, or recomputable the same way: recomputing then reads no global
+/// memory and cannot observe a write out of order. (softmax: exp(x - max)
+/// is read by the sum and by the division; x stays stored.)
+void KernelLowering::preferRecomputing(Region &region) {
+  // A tile with storage of its own in this block: a stored element-wise
+  // tile, or a dot's, reduction's or scan's result (always stored).
+  auto hasStorage = [&](Value tile) {
+    // Row-resident tiles and element-wise tiles of them are read from
+    // registers at their rows.
+    SmallVector<tk::DotOp> rowLayouts;
+    if (readableByRows(tile, rowLayouts) && !rowLayouts.empty())
+      return true;
+    Operation *def = tile.getDefiningOp();
+    if (!def)
+      return false; // a loop-carried tile: its buffer changes at yields
+    return materialized.count(def) ||
+           isa<tk::DotOp, tk::ReduceOp, tk::ScanOp>(def);
+  };
+  auto readyToRead = [&](Value tile) {
+    return !isTile(tile.getType()) || isCheap(tile) || hasStorage(tile);
+  };
+  for (Block &block : region) {
+    for (Operation &op : block) {
+      for (Region &nested : op.getRegions())
+        preferRecomputing(nested);
+      if (!materialized.count(&op) || !isElementwiseLike(&op) ||
+          isa<tk::LoadOp, tk::FpToFpOp>(&op) || residentLayout.count(&op) ||
+          rowLayout.count(op.getResult(0)))
+        continue;
+      Value value = op.getResult(0);
+      // Recomputing through a broadcast repeats the op's work for every
+      // copy, unless the op only moves the index over stored elements
+      // (FlashAttention's m[:, None]).
+      bool movesIndexOnly =
+          isa<tk::ExpandDimsOp, tk::ReshapeOp, tk::TransOp, tk::BroadcastOp>(
+              op) &&
+          llvm::all_of(op.getOperands(), readyToRead);
+      bool sameBlockUsers = llvm::all_of(value.getUsers(), [&](Operation *u) {
+        return u->getBlock() == op.getBlock() &&
+               (movesIndexOnly || !isa<tk::BroadcastOp>(u));
+      });
+      bool operandsReady = llvm::all_of(op.getOperands(), [&](Value operand) {
+        if (readyToRead(operand))
+          return true;
+        Operation *def = operand.getDefiningOp();
+        return def && isElementwiseLike(def) &&
+               !isa<tk::LoadOp, tk::FpToFpOp>(def) &&
+               llvm::all_of(def->getOperands(), readyToRead);
+      });
+      if (sameBlockUsers && operandsReady)
+        materialized.erase(&op);
+    }
+  }
+}
+
+/// A stored tile whose every reader visits it at the indices its own thread
+/// owns (element-wise chains into stores, whole-tile reductions, other such
+/// tiles: softmax's row and its exponentials) needs no workgroup memory:
+/// each thread keeps its elements in registers, as Triton's blocked layouts
+/// do. That saves the pass through memory, its barriers and the shared
+/// memory that limits occupancy. The same holds for a product the matrix
+/// unit computes in registers when its readers visit it at the registers'
+/// positions (FlashAttention's scores: row maxima and sums, exponentials,
+/// the next product's operand), and for stored tiles computed from it,
+/// which share its layout. Decided as a fixpoint: a candidate stays while
+/// every resident tile reading it stays, in the same layout.
+void KernelLowering::chooseRegisterResident(Region &region) {
+  region.walk([&](Operation *op) {
+    if (auto dot = dyn_cast<tk::DotOp>(op)) {
+      if (holdsForReaders(dot))
+        residentLayout[op] = op;
+      return;
+    }
+    if (!materialized.count(op) || !isElementwiseLike(op))
+      return;
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type.getElementType().isIntOrFloat())
+      return;
+    llvm::SmallPtrSet<Operation *, 2> layouts;
+    for (Value operand : op->getOperands())
+      collectLayouts(operand, layouts);
+    layouts.erase(nullptr);
+    if (layouts.size() == 1)
+      residentLayout[op] = *layouts.begin();
+    else if (layouts.empty() && ownedRun(type.getShape()))
+      residentLayout[op] = nullptr;
+  });
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [op, layout] : llvm::to_vector(residentLayout)) {
+      if ((!layout || residentLayout.count(layout)) &&
+          readByOwners(op->getResult(0), op->getBlock(), layout))
+        continue;
+      residentLayout.erase(op);
+      changed = true;
+    }
+  }
+}
+
+bool KernelLowering::holdsForReaders(tk::DotOp dot) {
+  if (!matrixUnit || !onThreads())
+    return false;
+  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+  return product && matrixUnit->registerRows(*product) &&
+         cast<RankedTensorType>(dot.getType()).getElementType() ==
+             product->accumulator;
+}
+
+void KernelLowering::collectLayouts(Value value,
+                                    llvm::SmallPtrSetImpl<Operation *> &out) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !isTile(value.getType()))
+    return;
+  if (auto it = residentLayout.find(def); it != residentLayout.end()) {
+    out.insert(it->second);
+    return;
+  }
+  if (isElementwiseLike(def) && !materialized.count(def))
+    for (Value operand : def->getOperands())
+      collectLayouts(operand, out);
+}
+
+bool KernelLowering::readByOwners(Value tile, Block *block, Operation *layout) {
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    if (user->getBlock() != block)
+      return false;
+    if (isa<tk::StoreOp>(user))
+      continue;
+    if (auto dot = dyn_cast<tk::DotOp>(user)) {
+      // Laid out for the unit (or stored) by its owners; an accumulator is
+      // read at the unit's positions instead.
+      if (use.get() == dot.getAcc())
+        return false;
+      continue;
+    }
+    if (auto reduce = dyn_cast<tk::ReduceOp>(user)) {
+      bool words = llvm::all_of(reduce.getSrcs(), [](Value src) {
+        Type type = cast<RankedTensorType>(src.getType()).getElementType();
+        return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
+      });
+      int64_t rank = cast<RankedTensorType>(tile.getType()).getRank();
+      bool shapeFits = layout ? rank == 2 && reduce.getAxis() == 1 : rank == 1;
+      if (reduce.getSrcs()[0].getType() != tile.getType() || !shapeFits ||
+          !words || numThreads % kWarpSize != 0)
+        return false;
+      continue;
+    }
+    if (!keepsIndex(user))
+      return false;
+    if (materialized.count(user)) {
+      auto it = residentLayout.find(user);
+      if (it == residentLayout.end() || it->second != layout)
+        return false;
+      continue;
+    }
+    if (!readByOwners(user->getResult(0), block, layout))
+      return false;
+  }
+  return true;
+}
+
+int64_t KernelLowering::ownedRun(ArrayRef<int64_t> shape) const {
+  int64_t total = 1;
+  for (int64_t size : shape)
+    total *= size;
+  if (!onThreads() || shape.empty() || total % numThreads != 0 ||
+      total / numThreads > kMaxOwnedElements)
+    return 0;
+  return runWidth(shape, total, numThreads, /*maxRun=*/4);
+}
+
+const OwnedTile *KernelLowering::ownedRead(Value value) {
+  if (ownedTiles.empty() || !isTile(value.getType()))
+    return nullptr;
+  if (auto it = ownedTiles.find(value); it != ownedTiles.end())
+    return &it->second;
+  if (buffers.count(value) || pointerWalks.count(value))
+    return nullptr;
+  Operation *op = value.getDefiningOp();
+  if (!op || !isElementwiseLike(op))
+    return nullptr;
+  for (Value operand : op->getOperands())
+    if (const OwnedTile *owned = ownedRead(operand))
+      return owned;
+  return nullptr;
+}
+
+void KernelLowering::settleProducts(Value result) {
+  if (runningProducts.empty())
+    return;
+  auto last = result ? llvm::find_if(runningProducts,
+                                     [&](const RunningProduct &running) {
+                                       return running.result == result;
+                                     })
+                     : std::prev(runningProducts.end());
+  if (last == runningProducts.end())
+    return;
+  auto registersOf = [&](Value value) -> SmallVector<Value> & {
+    auto owned = ownedTiles.find(value);
+    return owned != ownedTiles.end() ? owned->second.registers
+                                     : heldAccumulators[value];
+  };
+  // One wait for all of them: the older products are done when it is.
+  SmallVector<Value> registers;
+  for (auto it = runningProducts.begin(); it != std::next(last); ++it)
+    llvm::append_range(registers, registersOf(it->result));
+  int64_t stillRunning = std::distance(last, runningProducts.end()) - 1;
+  SmallVector<Value> done =
+      matrixUnit->finish(b, loc, last->product, registers, stillRunning);
+  ArrayRef<Value> rest = done;
+  for (auto it = runningProducts.begin(); it != std::next(last); ++it) {
+    SmallVector<Value> &own = registersOf(it->result);
+    llvm::copy(rest.take_front(own.size()), own.begin());
+    rest = rest.drop_front(own.size());
+  }
+  runningProducts.erase(runningProducts.begin(), std::next(last));
+}
+
+/// FlashAttention's running max m and sum l are 1-D tiles of one value per
+/// row of the scores, which the matrix unit holds in registers: the row
+/// maxima and sums are combined there (lowerRowReduceOfHeld), and m and l
+/// are read back at the scores' and the output's registers (`m[:, None]`,
+/// `l[:, None]`). Such a tile stays in the registers of the threads that
+/// hold its rows, one register per row a thread holds, instead of workgroup
+/// memory with a barrier on every write: the row reductions of a held
+/// product, loop-carried tiles updated from them, and element-wise tiles of
+/// those, provided every read is at a row of the same offsets (readAtRows).
+/// Decided optimistically, then pruned to a fixpoint.
+void KernelLowering::chooseRowResident(Region &region) {
+  if (!matrixUnit || !onThreads())
+    return;
+  auto rowShaped = [](Type type) {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    return tile && tile.getRank() == 1 && tile.getElementType().isIntOrFloat();
+  };
+  // Every lane holding a row keeps its own copy of the row's value: they
+  // must agree bit for bit. The butterflies of a row reduction combine the
+  // lanes' parts in a different order in each lane, which a commutative
+  // combiner (max, sum) makes the same.
+  auto commutes = [](tk::ReduceOp reduce) {
+    Block &block = reduce.getCombineOp().front();
+    if (!llvm::hasSingleElement(block.without_terminator()))
+      return false;
+    Operation &op = block.front();
+    return op.hasTrait<OpTrait::IsCommutative>() && op.getNumOperands() == 2 &&
+           llvm::is_contained(op.getOperands(), block.getArgument(0)) &&
+           llvm::is_contained(op.getOperands(), block.getArgument(1)) &&
+           block.getTerminator()->getOperands() == ValueRange(op.getResults());
+  };
+  // Candidates: row reductions (their layout known), loop-carried 1-D
+  // tiles and stored element-wise 1-D tiles (layouts from what they read).
+  region.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<tk::ReduceOp>(op)) {
+      tk::DotOp dot = heldRowsOf(reduce);
+      if (dot && commutes(reduce))
+        rowLayout[reduce.getResult(0)] = dot;
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [arg, result] :
+           llvm::zip_equal(loop.getRegionIterArgs(), loop.getResults()))
+        if (rowShaped(arg.getType()))
+          rowLayout[arg] = rowLayout[result] = tk::DotOp();
+    } else if (materialized.count(op) && keepsIndex(op) &&
+               !residentLayout.count(op) &&
+               rowShaped(op->getResult(0).getType())) {
+      rowLayout[op->getResult(0)] = tk::DotOp();
+    }
+  });
+  // What a candidate reads: a loop-carried tile its first and next value.
+  auto sources = [&](Value tile) -> SmallVector<Value> {
+    if (auto arg = dyn_cast<BlockArgument>(tile)) {
+      auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      return {loop.getTiedLoopInit(arg)->get(),
+              loop.getTiedLoopYieldedValue(arg)->get()};
+    }
+    if (auto result = dyn_cast<OpResult>(tile))
+      if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+        return {loop.getTiedLoopRegionIterArg(result)};
+    SmallVector<Value> operands;
+    if (!isa<tk::ReduceOp>(tile.getDefiningOp()))
+      for (Value operand : tile.getDefiningOp()->getOperands())
+        if (isTile(operand.getType()))
+          operands.push_back(operand);
+    return operands;
+  };
+  // Layouts flow from the reductions to what reads them.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+      if (dot)
+        continue;
+      SmallVector<tk::DotOp> layouts;
+      for (Value source : sources(tile))
+        (void)readableByRows(source, layouts);
+      if (!layouts.empty()) {
+        rowLayout[tile] = layouts.front();
+        changed = true;
+      }
+    }
+  }
+  // A candidate stays while what it reads is readable at its rows, in
+  // layouts of its own offsets, and every read of it is at such a row.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+      bool keep = static_cast<bool>(dot);
+      SmallVector<int64_t> offsets;
+      if (keep) {
+        offsets = rowOffsets(*heldProduct(dot));
+        SmallVector<tk::DotOp> layouts;
+        for (Value source : sources(tile))
+          keep = keep && readableByRows(source, layouts);
+        for (tk::DotOp layout : layouts)
+          keep = keep && rowOffsets(*heldProduct(layout)) == offsets;
+        keep = keep && readAtRows(tile, offsets);
+      }
+      if (keep)
+        continue;
+      rowLayout.erase(tile);
+      changed = true;
+    }
+    // A loop-carried tile and the loop's result go together.
+    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+      auto partner = [&]() -> Value {
+        if (auto arg = dyn_cast<BlockArgument>(tile))
+          if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+            return loop.getTiedLoopResult(arg);
+        if (auto result = dyn_cast<OpResult>(tile))
+          if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+            return loop.getTiedLoopRegionIterArg(result);
+        return {};
+      }();
+      if (partner && !rowLayout.count(partner)) {
+        rowLayout.erase(tile);
+        changed = true;
+      }
+    }
+  }
+}
+
+tk::DotOp KernelLowering::heldRowsOf(tk::ReduceOp reduce) {
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  if (srcType.getRank() != 2 || reduce.getAxis() != 1 ||
+      reduce.getNumResults() != 1)
+    return {};
+  llvm::SmallPtrSet<Operation *, 2> layouts;
+  for (Value src : reduce.getSrcs())
+    collectLayouts(src, layouts);
+  layouts.erase(nullptr);
+  auto dot =
+      layouts.size() == 1 ? dyn_cast<tk::DotOp>(*layouts.begin()) : tk::DotOp();
+  std::optional<tk::MatrixUnit::HeldProduct> product =
+      dot ? heldProduct(dot) : std::nullopt;
+  return product && matrixUnit->registerRows(*product) ? dot : tk::DotOp();
+}
+
+SmallVector<int64_t>
+KernelLowering::rowOffsets(const tk::MatrixUnit::HeldProduct &product) {
+  std::optional<tk::MatrixUnit::RegisterRows> rows =
+      matrixUnit->registerRows(product);
+  if (!rows)
+    return {};
+  SmallVector<int64_t> offsets(rows->rowOfRegister);
+  llvm::sort(offsets);
+  offsets.erase(llvm::unique(offsets), offsets.end());
+  return offsets;
+}
+
+bool KernelLowering::readableByRows(Value tile,
+                                    SmallVectorImpl<tk::DotOp> &layouts) {
+  if (auto it = rowLayout.find(tile); it != rowLayout.end()) {
+    if (it->second)
+      layouts.push_back(it->second);
+    return true;
+  }
+  if (isCheap(tile))
+    return true;
+  Operation *def = tile.getDefiningOp();
+  if (!def || materialized.count(def) || !keepsIndex(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (isTile(operand.getType()) && !readableByRows(operand, layouts))
+      return false;
+  return true;
+}
+
+bool KernelLowering::readAtRows(Value tile, ArrayRef<int64_t> offsets) {
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+      auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
+      if (!loop ||
+          !rowLayout.count(loop.getRegionIterArgs()[use.getOperandNumber()]))
+        return false;
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(user)) {
+      // The first value of a later loop's row-resident tile.
+      BlockArgument arg = loop.getTiedLoopRegionIterArg(&use);
+      if (!arg || !rowLayout.count(arg))
+        return false;
+      continue;
+    }
+    if (auto expand = dyn_cast<tk::ExpandDimsOp>(user)) {
+      // tile[:, None], recomputed where it is read (preferRecomputing):
+      // every reader in its block.
+      bool sameBlock = llvm::all_of(expand->getUsers(), [&](Operation *u) {
+        return u->getBlock() == expand->getBlock();
+      });
+      if (expand.getAxis() != 1 || !sameBlock ||
+          !readInFragments(expand.getResult(), offsets))
+        return false;
+      continue;
+    }
+    if (!keepsIndex(user))
+      return false;
+    if (rowLayout.count(user->getResult(0)))
+      continue;
+    if (materialized.count(user) || !readAtRows(user->getResult(0), offsets))
+      return false;
+  }
+  return true;
+}
+
+bool KernelLowering::readInFragments(Value tile, ArrayRef<int64_t> offsets) {
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    // The product whose registers are visited where `user` reads `tile`.
+    std::optional<tk::MatrixUnit::HeldProduct> visited;
+    if (auto dot = dyn_cast<tk::DotOp>(user)) {
+      // The rescale of an accumulator the loop holds (acc * alpha[:, None])
+      // runs register by register.
+      auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+      bool rescaled =
+          loop && use.get() == dot.getAcc() &&
+          llvm::any_of(llvm::seq(loop.getNumRegionIterArgs()), [&](unsigned i) {
+            return heldAccumulatorDot(loop, i) == dot;
+          });
+      if (rescaled)
+        visited = heldProduct(dot);
+    } else if (auto reduce = dyn_cast<tk::ReduceOp>(user)) {
+      if (tk::DotOp dot = heldRowsOf(reduce))
+        visited = heldProduct(dot);
+    } else if (auto store = dyn_cast<tk::StoreOp>(user)) {
+      // Stored from a held loop result's registers, or by the owners of
+      // the one resident product it is computed from (lowerStore).
+      llvm::SmallPtrSet<Operation *, 2> layouts;
+      collectLayouts(store.getValue(), layouts);
+      layouts.erase(nullptr);
+      tk::DotOp dot = heldStoreDot(store.getValue());
+      if (!dot && layouts.size() == 1)
+        dot = dyn_cast<tk::DotOp>(*layouts.begin());
+      if (use.get() == store.getValue() && dot)
+        visited = heldProduct(dot);
+    } else if (auto it = residentLayout.find(user);
+               it != residentLayout.end()) {
+      if (auto dot = dyn_cast_if_present<tk::DotOp>(it->second))
+        visited = heldProduct(dot);
+    } else if (isElementwiseLike(user) && !materialized.count(user)) {
+      if (!readInFragments(user->getResult(0), offsets))
+        return false;
+      continue;
+    }
+    if (!visited)
+      return false;
+    std::optional<tk::MatrixUnit::RegisterRows> rows =
+        matrixUnit->registerRows(*visited);
+    if (!rows || !llvm::all_of(rows->rowOfRegister, [&](int64_t offset) {
+          return llvm::is_contained(offsets, offset);
+        }))
+      return false;
+  }
+  return true;
+}
+
+tk::DotOp KernelLowering::heldStoreDot(Value value) {
+  // The loop result lowerFor will keep in registers for stores (heldResults).
+  auto heldDotOf = [&](Value v) -> tk::DotOp {
+    auto result = dyn_cast<OpResult>(v);
+    auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
+    tk::DotOp dot =
+        loop ? heldAccumulatorDot(loop, result.getResultNumber()) : nullptr;
+    return dot && onlyStoredFromRegisters(v, *heldProduct(dot)) ? dot
+                                                                : tk::DotOp();
+  };
+  Value root = findThroughIndexKeeping(
+      value, [&](Value v) { return static_cast<bool>(heldDotOf(v)); });
+  return root ? heldDotOf(root) : tk::DotOp();
+}
+
+} // namespace mlir::tk_to_loops

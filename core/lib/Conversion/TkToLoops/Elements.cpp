@@ -1,0 +1,430 @@
+//===- Elements.cpp - the element of a tile at an index ---------*- C++ -*-===//
+//
+// The sink-driven core: element(value, index) recomputes an element-wise
+// chain inside its consumer's loop nest, reads a buffer or a register, or
+// loads from memory; the scalar forms of arith and math ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+using namespace mlir;
+
+namespace mlir::tk_to_loops {
+
+//===----------------------------------------------------------------------===//
+// Elements
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> KernelLowering::scalar(Value value) {
+  if (Value mapped = scalars.lookupOrNull(value))
+    return mapped;
+  if (Operation *def = value.getDefiningOp())
+    return def->emitOpError("tk-convert-to-loops: no lowered value for "
+                            "this scalar");
+  return emitError(value.getLoc(), "tk-convert-to-loops: unmapped argument");
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::elements(ValueRange values,
+                                                       ArrayRef<Value> index) {
+  SmallVector<Value> result;
+  for (Value value : values) {
+    FailureOr<Value> elem = element(value, index);
+    if (failed(elem))
+      return failure();
+    result.push_back(*elem);
+  }
+  return result;
+}
+
+FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
+  if (!isTile(value.getType()))
+    return scalar(value);
+  if (auto held = heldElementOverride.find(value);
+      held != heldElementOverride.end())
+    return held->second;
+  settleProducts(value);
+  if (auto owned = ownedTiles.find(value); owned != ownedTiles.end()) {
+    if (ownedSlot < 0 || !llvm::equal(index, ownedIndex))
+      return emitError(value.getLoc(),
+                       "tk-convert-to-loops: a register-resident tile is read "
+                       "at an index its thread does not own");
+    return owned->second.registers[ownedSlot];
+  }
+  if (auto rows = rowTiles.find(value); rows != rowTiles.end()) {
+    const RowTile &tile = rows->second;
+    const int64_t *offset = llvm::find(tile.offsets, visitedRowOffset);
+    if (!visitedRow || index.size() != 1 || index[0] != visitedRow ||
+        offset == tile.offsets.end())
+      return emitError(value.getLoc(),
+                       "tk-convert-to-loops: a row-resident tile is read at "
+                       "a row its thread does not hold");
+    return tile.registers[offset - tile.offsets.begin()];
+  }
+  Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
+  auto buffer = buffers.find(value);
+  if (buffer != buffers.end())
+    return loadBuffer(buffer->second, index, elementType);
+  auto walk = pointerWalks.find(value);
+  if (walk != pointerWalks.end()) {
+    PointerWalk at = walk->second;
+    FailureOr<Value> start = element(at.start, index);
+    if (failed(start))
+      return failure();
+    Type pointee = cast<tk::PtrType>(elementType).getPointeeType();
+    return Value(LLVM::GEPOp::create(b, loc, ptrType, pointee, *start,
+                                     ValueRange{at.offset}));
+  }
+
+  std::pair<void *, SmallVector<void *, 4>> key;
+  key.first = value.getAsOpaquePointer();
+  for (Value i : index)
+    key.second.push_back(i.getAsOpaquePointer());
+  auto cached = elementCache.find(key);
+  if (cached != elementCache.end())
+    return cached->second;
+
+  if (heldResults.count(value))
+    return emitError(value.getLoc(),
+                     "tk-convert-to-loops: an accumulator held in registers "
+                     "is read where its registers do not reach (two held "
+                     "accumulators combined in one store?)");
+  Operation *op = value.getDefiningOp();
+  if (!op || !isElementwiseLike(op))
+    return emitError(value.getLoc(),
+                     "tk-convert-to-loops: tile has no lowered storage");
+  FailureOr<Value> result = computeElement(op, index);
+  if (succeeded(result))
+    elementCache[key] = *result;
+  return result;
+}
+
+FailureOr<Value> KernelLowering::computeElement(Operation *op,
+                                                ArrayRef<Value> index) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+      .Case([&](arith::ConstantOp constant) -> FailureOr<Value> {
+        auto splat = cast<SplatElementsAttr>(constant.getValue());
+        auto attr = cast<TypedAttr>(splat.getSplatValue<Attribute>());
+        return Value(arith::ConstantOp::create(b, loc, attr));
+      })
+      .Case([&](tk::SplatOp splat) { return scalar(splat.getSrc()); })
+      .Case([&](tk::MakeRangeOp range) -> FailureOr<Value> {
+        Value i = arith::IndexCastOp::create(b, loc, b.getI32Type(), index[0]);
+        if (range.getStart() == 0)
+          return i;
+        return Value(arith::AddIOp::create(
+            b, loc, i, constInt(b.getI32Type(), range.getStart())));
+      })
+      .Case([&](tk::BroadcastOp broadcast) {
+        auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
+        SmallVector<Value> srcIndex(index);
+        for (int64_t d = 0; d < srcType.getRank(); ++d)
+          if (srcType.getDimSize(d) == 1 && resultType.getDimSize(d) != 1)
+            srcIndex[d] = constIndex(0);
+        return element(broadcast.getSrc(), srcIndex);
+      })
+      .Case([&](tk::ExpandDimsOp expand) {
+        SmallVector<Value> srcIndex(index);
+        srcIndex.erase(srcIndex.begin() + expand.getAxis());
+        return element(expand.getSrc(), srcIndex);
+      })
+      .Case([&](tk::TransOp trans) {
+        ArrayRef<int32_t> order = trans.getOrder();
+        SmallVector<Value> srcIndex(index.size());
+        for (auto [i, d] : llvm::enumerate(order))
+          srcIndex[d] = index[i];
+        return element(trans.getSrc(), srcIndex);
+      })
+      .Case([&](tk::ReshapeOp reshape) {
+        auto srcType = cast<RankedTensorType>(reshape.getSrc().getType());
+        if (srcType.getShape() == resultType.getShape())
+          return element(reshape.getSrc(), index);
+        // Row-major: linearise in the result shape, split in the source's.
+        Value linear = constIndex(0);
+        for (auto [i, size] : llvm::enumerate(resultType.getShape()))
+          linear = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, linear, constIndex(size)),
+              index[i]);
+        SmallVector<Value> srcIndex(srcType.getRank());
+        for (int64_t d = srcType.getRank() - 1; d >= 0; --d) {
+          Value size = constIndex(srcType.getDimSize(d));
+          srcIndex[d] = arith::RemUIOp::create(b, loc, linear, size);
+          linear = arith::DivUIOp::create(b, loc, linear, size);
+        }
+        return element(reshape.getSrc(), srcIndex);
+      })
+      .Case([&](tk::CatOp cat) -> FailureOr<Value> {
+        int64_t half =
+            cast<RankedTensorType>(cat.getLhs().getType()).getDimSize(0);
+        Value inLhs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            index[0], constIndex(half));
+        Type elemType = scalarType(resultType.getElementType());
+        auto branch = scf::IfOp::create(b, loc, TypeRange{elemType}, inLhs,
+                                        /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        for (int side = 0; side < 2; ++side) {
+          Block *block = side == 0 ? branch.thenBlock() : branch.elseBlock();
+          b.setInsertionPointToEnd(block);
+          auto saved = elementCache;
+          SmallVector<Value> srcIndex(index);
+          if (side == 1)
+            srcIndex[0] =
+                arith::SubIOp::create(b, loc, index[0], constIndex(half));
+          FailureOr<Value> elem =
+              element(side == 0 ? cat.getLhs() : cat.getRhs(), srcIndex);
+          elementCache = std::move(saved);
+          if (failed(elem))
+            return failure();
+          scf::YieldOp::create(b, loc, *elem);
+        }
+        return branch.getResult(0);
+      })
+      .Case([&](tk::JoinOp join) -> FailureOr<Value> {
+        SmallVector<Value> srcIndex(index.drop_back());
+        Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             index.back(), constIndex(0));
+        Type elemType = scalarType(resultType.getElementType());
+        auto branch = scf::IfOp::create(b, loc, TypeRange{elemType}, second,
+                                        /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        for (int side = 0; side < 2; ++side) {
+          Block *block = side == 0 ? branch.thenBlock() : branch.elseBlock();
+          b.setInsertionPointToEnd(block);
+          auto saved = elementCache;
+          FailureOr<Value> elem =
+              element(side == 0 ? join.getRhs() : join.getLhs(), srcIndex);
+          elementCache = std::move(saved);
+          if (failed(elem))
+            return failure();
+          scf::YieldOp::create(b, loc, *elem);
+        }
+        return branch.getResult(0);
+      })
+      .Case([&](tk::AddPtrOp addptr) -> FailureOr<Value> {
+        FailureOr<Value> base = element(addptr.getPtr(), index);
+        FailureOr<Value> offset = element(addptr.getOffset(), index);
+        if (failed(base) || failed(offset))
+          return failure();
+        Type pointee =
+            cast<tk::PtrType>(getElementTypeOrSelf(addptr.getPtr().getType()))
+                .getPointeeType();
+        return Value(LLVM::GEPOp::create(b, loc, ptrType, pointee, *base,
+                                         ValueRange{*offset}));
+      })
+      .Case([&](tk::LoadOp load) { return loadElement(load, index); })
+      .Case([&](tk::FpToFpOp convert) -> FailureOr<Value> {
+        FailureOr<Value> src = element(convert.getSrc(), index);
+        if (failed(src))
+          return failure();
+        return convertFloat(*src, cast<FloatType>(resultType.getElementType()),
+                            convert.getRounding());
+      })
+      .Default([&](Operation *op) -> FailureOr<Value> {
+        SmallVector<Value> operands;
+        for (Value operand : op->getOperands()) {
+          FailureOr<Value> elem = element(operand, index);
+          if (failed(elem))
+            return failure();
+          operands.push_back(*elem);
+        }
+        return emitScalarOp(op, operands);
+      });
+}
+
+FailureOr<Value> KernelLowering::blockAddress(const BlockPtrValue &bp,
+                                              Type elementType,
+                                              ArrayRef<Value> index,
+                                              ArrayRef<int32_t> check,
+                                              Value &inBounds) {
+  Type i64 = b.getI64Type();
+  Value linear = constInt(i64, 0);
+  inBounds = nullptr;
+  for (size_t d = 0; d < index.size(); ++d) {
+    Value position = arith::AddIOp::create(
+        b, loc, arith::ExtSIOp::create(b, loc, i64, bp.offsets[d]),
+        arith::IndexCastOp::create(b, loc, i64, index[d]));
+    linear = arith::AddIOp::create(
+        b, loc, linear, arith::MulIOp::create(b, loc, position, bp.strides[d]));
+    if (!llvm::is_contained(check, static_cast<int32_t>(d)))
+      continue;
+    // 0 <= position < shape as one unsigned comparison.
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     position, bp.shape[d]);
+    inBounds =
+        inBounds ? Value(arith::AndIOp::create(b, loc, inBounds, ok)) : ok;
+  }
+  return Value(LLVM::GEPOp::create(b, loc, ptrType, elementType, bp.base,
+                                   ValueRange{linear}));
+}
+
+FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
+                                             ArrayRef<Value> index) {
+  Type resultElem = getElementTypeOrSelf(load.getType());
+  Type valueType = scalarType(resultElem);
+  Value address, guard, other;
+  if (isBlockPtr(load.getPtr().getType())) {
+    auto it = blockPtrs.find(load.getPtr());
+    if (it == blockPtrs.end())
+      return load.emitOpError("tk-convert-to-loops: unknown block pointer");
+    FailureOr<Value> addr = blockAddress(it->second, resultElem, index,
+                                         load.getBoundaryCheck(), guard);
+    if (failed(addr))
+      return failure();
+    address = *addr;
+    if (guard && load.getPadding() == tk::PaddingOption::NaN)
+      other = arith::ConstantOp::create(
+          b, loc, valueType,
+          b.getFloatAttr(
+              valueType,
+              APFloat::getNaN(cast<FloatType>(valueType).getFloatSemantics())));
+  } else {
+    FailureOr<Value> addr = element(load.getPtr(), index);
+    if (failed(addr))
+      return failure();
+    address = *addr;
+    if (load.getMask()) {
+      FailureOr<Value> mask = element(load.getMask(), index);
+      if (failed(mask))
+        return failure();
+      guard = *mask;
+      if (load.getOther()) {
+        FailureOr<Value> o = element(load.getOther(), index);
+        if (failed(o))
+          return failure();
+        other = *o;
+      }
+    }
+  }
+  unsigned align = isa<LLVM::LLVMPointerType>(valueType)
+                       ? 8
+                       : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
+  bool isVolatile = load.getIsVolatile();
+  // A mask known to be on (see lowerStore's versioning) needs no branch.
+  if (guard && matchPattern(guard, m_One()))
+    guard = nullptr;
+  if (!guard)
+    return Value(
+        LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile));
+  if (!other)
+    other = zeroOf(valueType);
+  // The load sits in a branch on the mask: a masked-off lane never touches
+  // memory (LLVM if-converts this into a masked vector load).
+  auto branch = scf::IfOp::create(b, loc, TypeRange{valueType}, guard,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToEnd(branch.thenBlock());
+  Value loaded =
+      LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile);
+  scf::YieldOp::create(b, loc, loaded);
+  b.setInsertionPointToEnd(branch.elseBlock());
+  scf::YieldOp::create(b, loc, other);
+  return branch.getResult(0);
+}
+
+Value KernelLowering::convertFloat(Value value, FloatType to,
+                                   std::optional<tk::RoundingMode> rounding) {
+  auto from = cast<FloatType>(value.getType());
+  if (from == to)
+    return value;
+  if (from.getWidth() < to.getWidth() ||
+      (from.getWidth() == to.getWidth() && to.isF32()))
+    return arith::ExtFOp::create(b, loc, to, value);
+  if (isNarrowFloat(from) && isNarrowFloat(to)) {
+    // f16 <-> bf16 goes through f32 (exact widening, one rounding).
+    value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    from = b.getF32Type();
+  }
+  if (from.isF64() && isNarrowFloat(to)) {
+    // LLVM would call a runtime helper for double -> half; round twice.
+    value = arith::TruncFOp::create(b, loc, b.getF32Type(), value);
+    from = b.getF32Type();
+  }
+  Value nearest = arith::TruncFOp::create(b, loc, to, value);
+  if (!rounding || *rounding == tk::RoundingMode::RTNE)
+    return nearest;
+  // Toward zero: take round-to-nearest and step back one ulp towards zero
+  // where it rounded away (larger magnitude than the source). This also turns
+  // an overflow to infinity into the largest finite value.
+  Value back = arith::ExtFOp::create(b, loc, from, nearest);
+  Value absBack = math::AbsFOp::create(b, loc, back);
+  Value absSrc = math::AbsFOp::create(b, loc, value);
+  Value away =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absSrc);
+  Type bits = b.getIntegerType(to.getWidth());
+  Value asInt = arith::BitcastOp::create(b, loc, bits, nearest);
+  Value stepped = arith::SubIOp::create(b, loc, asInt, constInt(bits, 1));
+  Value chosen = arith::SelectOp::create(b, loc, away, stepped, asInt);
+  return arith::BitcastOp::create(b, loc, to, chosen);
+}
+
+FailureOr<Value> KernelLowering::emitScalarOp(Operation *op,
+                                              ArrayRef<Value> operands) {
+  Type f32 = b.getF32Type();
+  auto narrowOf = [](Type t) { return isNarrowFloat(t); };
+  bool promote = !isa<arith::ExtFOp, arith::TruncFOp, arith::BitcastOp,
+                      arith::SelectOp, arith::ConstantOp>(op) &&
+                 (llvm::any_of(ValueRange(operands).getTypes(), narrowOf) ||
+                  llvm::any_of(op->getResultTypes(), [&](Type t) {
+                    return narrowOf(getElementTypeOrSelf(t));
+                  }));
+  if (auto ext = dyn_cast<arith::ExtFOp>(op))
+    return convertFloat(operands[0],
+                        cast<FloatType>(getElementTypeOrSelf(ext.getType())),
+                        std::nullopt);
+  if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
+    std::optional<tk::RoundingMode> rounding;
+    if (trunc.getRoundingmode() == arith::RoundingMode::toward_zero)
+      rounding = tk::RoundingMode::RTZ;
+    return convertFloat(operands[0],
+                        cast<FloatType>(getElementTypeOrSelf(trunc.getType())),
+                        rounding);
+  }
+  SmallVector<Value> newOperands(operands);
+  if (promote)
+    for (Value &operand : newOperands)
+      if (isNarrowFloat(operand.getType()))
+        operand = arith::ExtFOp::create(b, loc, f32, operand);
+  Operation *clone = b.clone(*op);
+  clone->setOperands(newOperands);
+  for (OpResult result : clone->getResults()) {
+    Type elem = scalarType(getElementTypeOrSelf(result.getType()));
+    result.setType(promote && isNarrowFloat(elem) ? f32 : elem);
+  }
+  if (clone->getNumResults() != 1)
+    return op->emitOpError("tk-convert-to-loops: expected one result");
+  Value result = clone->getResult(0);
+  Type wanted = scalarType(getElementTypeOrSelf(op->getResult(0).getType()));
+  if (result.getType() != wanted)
+    result = arith::TruncFOp::create(b, loc, wanted, result);
+  return result;
+}
+
+FailureOr<SmallVector<Value>>
+KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
+  Block &block = region.front();
+  IRMapping mapping;
+  for (auto [i, value] : llvm::enumerate(acc))
+    mapping.map(block.getArgument(i), value);
+  for (auto [i, value] : llvm::enumerate(next))
+    mapping.map(block.getArgument(acc.size() + i), value);
+  for (Operation &op : block.without_terminator()) {
+    if (op.getNumRegions() != 0 ||
+        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return op.emitOpError("tk-convert-to-loops: a combiner may use only "
+                            "arith and math ops");
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands())
+      operands.push_back(mapping.lookupOrDefault(operand));
+    FailureOr<Value> result = emitScalarOp(&op, operands);
+    if (failed(result))
+      return failure();
+    mapping.map(op.getResult(0), *result);
+  }
+  SmallVector<Value> results;
+  for (Value value : block.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(value));
+  return results;
+}
+
+} // namespace mlir::tk_to_loops

@@ -1,0 +1,733 @@
+//===- KernelLowering.h - one kernel to loop nests --------------*- C++ -*-===//
+//-*-===//
+//
+// The class that lowers one tk.func to loop nests (TkToLoops.cpp describes
+// the approach), shared by the files that implement its parts: Analysis.cpp
+// (which tiles get storage), Storage.cpp, Elements.cpp, Ops.cpp, Loops.cpp
+// (loop-carried values, held products, prefetch rings) and Threads.cpp (the
+// GPU forms of reductions, scans and dots). Private to this folder.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_TKTOLOOPS_KERNELLOWERING_H_
+#define TK_CORE_CONVERSION_TKTOLOOPS_KERNELLOWERING_H_
+
+#include "AxisFacts.h"
+#include "tk/core/Conversion/Passes.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/SaveAndRestore.h"
+
+#include <map>
+#include <optional>
+
+namespace mlir::tk_to_loops {
+
+//===----------------------------------------------------------------------===//
+// Classification of tk ops
+//===----------------------------------------------------------------------===//
+
+/// Partial accumulators of a reduction along the innermost axis: one
+/// AVX-512 register of f32. Lanes combine independently, then as a tree.
+constexpr int64_t kReductionLanes = 16;
+
+inline bool isTile(Type type) { return isa<RankedTensorType>(type); }
+
+inline bool isBlockPtr(Type type) {
+  auto ptr = dyn_cast<tk::PtrType>(type);
+  return ptr && ptr.isBlockPointer();
+}
+
+inline bool isNarrowFloat(Type type) { return type.isF16() || type.isBF16(); }
+
+/// True for ops computed element by element without storage: their element
+/// at index I is a function of their operands' elements at an index derived
+/// from I.
+inline bool isElementwiseLike(Operation *op) {
+  if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
+    return false;
+  if (isa<tk::SplatOp, tk::MakeRangeOp, tk::BroadcastOp, tk::ExpandDimsOp,
+          tk::ReshapeOp, tk::TransOp, tk::CatOp, tk::JoinOp, tk::AddPtrOp,
+          tk::LoadOp, tk::FpToFpOp>(op))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(constant.getValue());
+  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return OpTrait::hasElementwiseMappableTraits(op);
+  return false;
+}
+
+/// Element-wise ops that keep the index of their tile operands (no
+/// broadcast, reshape or transpose in between).
+inline bool keepsIndex(Operation *op) {
+  return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+          isa<tk::FpToFpOp>(op)) &&
+         isTile(op->getResult(0).getType()) &&
+         llvm::all_of(op->getOperands(), [&](Value operand) {
+           return !isTile(operand.getType()) ||
+                  cast<RankedTensorType>(operand.getType()).getShape() ==
+                      cast<RankedTensorType>(op->getResult(0).getType())
+                          .getShape();
+         });
+}
+
+/// True when `op` may run more than once in a program: it is in a loop.
+inline bool insideLoop(Operation *op) {
+  return op->getParentOfType<scf::ForOp>() ||
+         op->getParentOfType<scf::WhileOp>();
+}
+
+/// True when an op may write memory a load could read (tk stores, atomics,
+/// prints), looking inside nested regions.
+inline bool mayWriteMemory(Operation *op) {
+  bool writes = false;
+  op->walk([&](Operation *nested) {
+    if (isa<tk::StoreOp, tk::AtomicRMWOp, tk::AtomicCASOp>(nested))
+      writes = true;
+  });
+  return writes;
+}
+
+/// LLVM's atomic ordering of a tk memory semantic.
+inline LLVM::AtomicOrdering toOrdering(tk::MemSemantic sem) {
+  switch (sem) {
+  case tk::MemSemantic::Relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case tk::MemSemantic::Acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case tk::MemSemantic::Release:
+    return LLVM::AtomicOrdering::release;
+  case tk::MemSemantic::AcqRel:
+    return LLVM::AtomicOrdering::acq_rel;
+  }
+  return LLVM::AtomicOrdering::seq_cst;
+}
+
+/// The strongest ordering allowed for the failure case of a cmpxchg (LLVM IR
+/// forbids release orderings there).
+inline LLVM::AtomicOrdering failureOrdering(LLVM::AtomicOrdering success) {
+  switch (success) {
+  case LLVM::AtomicOrdering::acq_rel:
+  case LLVM::AtomicOrdering::acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case LLVM::AtomicOrdering::seq_cst:
+    return LLVM::AtomicOrdering::seq_cst;
+  default:
+    return LLVM::AtomicOrdering::monotonic;
+  }
+}
+
+/// A block pointer after lowering: its base and per-dimension scalars.
+struct BlockPtrValue {
+  Value base;                 // !llvm.ptr
+  SmallVector<Value> shape;   // i64, elements
+  SmallVector<Value> strides; // i64, elements
+  SmallVector<Value> offsets; // i32, elements
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> all{base};
+    llvm::append_range(all, shape);
+    llvm::append_range(all, strides);
+    llvm::append_range(all, offsets);
+    return all;
+  }
+  static BlockPtrValue unflatten(ValueRange values, int64_t rank) {
+    BlockPtrValue result;
+    result.base = values[0];
+    for (int64_t d = 0; d < rank; ++d) {
+      result.shape.push_back(values[1 + d]);
+      result.strides.push_back(values[1 + rank + d]);
+      result.offsets.push_back(values[1 + 2 * rank + d]);
+    }
+    return result;
+  }
+};
+
+inline int64_t blockRank(Type type) {
+  return cast<RankedTensorType>(cast<tk::PtrType>(type).getPointeeType())
+      .getRank();
+}
+
+/// The most async copies of a trip a thread issues as straight-line code.
+constexpr int64_t kMaxUnrolledRuns = 16;
+
+/// The threads of a GPU warp (shuffles span them).
+constexpr int64_t kWarpSize = 32;
+
+/// The most elements of one register-resident tile a GPU thread holds.
+constexpr int64_t kMaxOwnedElements = 64;
+
+/// The run of innermost elements each thread takes when `numThreads` threads
+/// spread a tile of `shape` (`total` elements) a run at a time: the widest
+/// power of two up to `maxRun` that divides the rows and gives every thread
+/// the same number of runs.
+inline int64_t runWidth(ArrayRef<int64_t> shape, int64_t total,
+                        int64_t numThreads, int64_t maxRun) {
+  int64_t width = 1;
+  if (shape.empty())
+    return width;
+  while (width < maxRun && shape.back() % (width * 2) == 0 &&
+         total % (width * 2 * numThreads) == 0)
+    width *= 2;
+  return width;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelLowering
+//===----------------------------------------------------------------------===//
+
+/// True when two held products lay out their accumulator registers and
+/// operands alike (their element types and shapes match).
+inline bool sameLayout(const tk::MatrixUnit::HeldProduct &x,
+                       const tk::MatrixUnit::HeldProduct &y) {
+  return x.a == y.a && x.b == y.b && x.accumulator == y.accumulator &&
+         x.m == y.m && x.n == y.n && x.k == y.k && x.tf32 == y.tf32 &&
+         x.kMajorB == y.kMajorB && x.numThreads == y.numThreads;
+}
+
+/// A tile kept in registers: this thread's elements, and how elements fall
+/// on threads (runs of the flat tile, or a held product's accumulator).
+struct OwnedTile {
+  SmallVector<Value> registers;
+  std::optional<tk::MatrixUnit::HeldProduct> fragment;
+};
+
+/// Lowers one tk.func into an empty func.func. Holds the value maps of the
+/// walk: scalars (IRMapping), tiles kept in buffers, block pointers.
+class KernelLowering {
+public:
+  KernelLowering(tk::FuncOp source, func::FuncOp target,
+                 bool fuseLoadsIntoStores, int64_t threadsPerProgram,
+                 const tk::MatrixUnit *matrixUnit,
+                 const tk::AsyncCopyUnit *asyncCopy, int64_t numStages)
+      : source(source), target(target), b(target.getContext()),
+        ptrType(LLVM::LLVMPointerType::get(target.getContext())),
+        fuseLoadsIntoStores(fuseLoadsIntoStores), numThreads(threadsPerProgram),
+        matrixUnit(matrixUnit), asyncCopy(asyncCopy), numStages(numStages) {}
+
+  LogicalResult run();
+
+private:
+  /// Pointer tiles a loop advances by a scalar each trip (`p = addptr(p,
+  /// splat(step))` at the yield, the K walk of a matmul): `start`, a tile
+  /// with no buffer changing under the loop, plus `offset` elements (i64),
+  /// so the loop carries one scalar instead of a tile.
+  struct PointerWalk {
+    Value start, offset;
+  };
+
+  // --- analysis ----------------------------------------------------------
+  void analyzeRegion(Region &region);
+  void analyzeOp(Operation *op);
+  /// True for a load whose only readers are held products in the loop
+  /// right after it, as operands the unit lays out (FlashAttention's q):
+  /// the lowering writes it into that layout once before the loop, straight
+  /// from memory, so a stored copy would only take workgroup memory.
+  bool laidOutBeforeLoop(Operation *op);
+  /// GPU only: un-stores arithmetic tiles that every user can recompute
+  /// from stored or cheap tiles (see the definition).
+  void preferRecomputing(Region &region);
+  bool isCheap(Value value);
+  /// GPU only: the tiles kept in their threads' registers instead of
+  /// workgroup memory, and their layouts (see the definition).
+  void chooseRegisterResident(Region &region);
+  /// GPU only: the 1-D tiles of one value per row of a held product kept
+  /// in the registers of the threads holding the row, and the dots whose
+  /// rows they follow (see the definition).
+  void chooseRowResident(Region &region);
+  /// The dot whose held registers `reduce` combines along rows
+  /// (lowerRowReduceOfHeld), or null.
+  tk::DotOp heldRowsOf(tk::ReduceOp reduce);
+  /// The sorted distinct row offsets (RegisterRows) of `product`'s
+  /// registers; empty when the unit does not describe its rows.
+  SmallVector<int64_t> rowOffsets(const tk::MatrixUnit::HeldProduct &product);
+  /// True when `tile` (1-D) can be evaluated at rows only: it is row
+  /// resident or cheap, or an element-wise function of such tiles; the
+  /// layouts of the row-resident tiles it reads go to `layouts`.
+  bool readableByRows(Value tile, SmallVectorImpl<tk::DotOp> &layouts);
+  /// True when every read of `tile` (1-D, row-resident or computed from
+  /// such tiles) happens at a row of registers holding `offsets`: another
+  /// row-resident tile, a loop's next value of one, or `tile[:, None]`
+  /// read where a product's registers are visited (readInFragments).
+  bool readAtRows(Value tile, ArrayRef<int64_t> offsets);
+  /// True when every read of the 2-D `tile` happens while the registers of
+  /// a held product whose rows are among `offsets` are visited: a resident
+  /// tile in such a product's layout, a row reduction of one, the rescale
+  /// of a loop's held accumulator, a store of a held loop result.
+  bool readInFragments(Value tile, ArrayRef<int64_t> offsets);
+  /// The held accumulator's dot a store of `value` writes from registers
+  /// (what heldRoot finds at the store), or null.
+  tk::DotOp heldStoreDot(Value value);
+  /// True when the matrix unit can keep `dot`'s product in registers for
+  /// its readers and describes their rows (readByOwners then decides
+  /// whether the readers allow it; a loop's yield does not).
+  bool holdsForReaders(tk::DotOp dot);
+  /// The layouts (residentLayout values) of the resident tiles evaluating
+  /// `value` reads, through element-wise ops that are not stored.
+  void collectLayouts(Value value, llvm::SmallPtrSetImpl<Operation *> &out);
+  /// True when every use of `tile` reads it, directly or through
+  /// index-preserving element-wise ops in `block`, at the indices the
+  /// reading thread holds in `layout` (null: runs; else a dot's
+  /// accumulator): a store, a dot operand, a reduction (of the whole tile
+  /// for runs, along rows for an accumulator) of 32-bit values, or a
+  /// resident tile of the same layout.
+  bool readByOwners(Value tile, Block *block, Operation *layout);
+  /// The run width of a register-resident tile of `shape`; 0 when the
+  /// threads cannot hold it (uneven, or more than kMaxOwnedElements each).
+  int64_t ownedRun(ArrayRef<int64_t> shape) const;
+  /// A register-resident tile evaluating `value` reads, or null.
+  const OwnedTile *ownedRead(Value value);
+  /// Waits for the running product `result` (null: for all) and the ones
+  /// issued before it, and rebinds their registers to the values after the
+  /// wait; the products issued after it run on. Nothing for a product that
+  /// is not running.
+  void settleProducts(Value result = {});
+
+  // --- ops ---------------------------------------------------------------
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerScalarOp(Operation *op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+  LogicalResult lowerStore(tk::StoreOp op);
+  LogicalResult lowerReduce(tk::ReduceOp op);
+  LogicalResult lowerScan(tk::ScanOp op);
+  LogicalResult lowerDot(tk::DotOp op);
+  /// What both forms of the dot lowering start from.
+  struct DotPlan {
+    int64_t m, n, k;
+    /// The result's element type, and the one products accumulate in (f32
+    /// for f16/bf16: a narrow accumulator is rounded once, at the end).
+    Type accElem, computeElem;
+    bool isFloat;
+    /// The operands, stored.
+    Value a, b;
+  };
+  /// Shapes, types and stored operands of `dot`; fails (naming `target`)
+  /// for fp8 operands.
+  FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
+  /// The product of `dot` as the matrix unit would hold it, when it does.
+  std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
+  /// The step of iteration argument `i` when `loop` walks it as a
+  /// PointerWalk, null otherwise.
+  Value pointerWalkStep(scf::ForOp loop, unsigned i);
+  /// The dot that updates iteration argument `i` of `loop` in registers
+  /// (its only use, yielded as is), null otherwise.
+  tk::DotOp heldAccumulatorDot(scf::ForOp loop, unsigned i);
+  /// A load of a dot operand that `loop` can issue trips ahead: its
+  /// address and mask depend only on the induction variable, pointer walks
+  /// with steps fixed outside the loop, pure scalar ops and values from
+  /// outside, and nothing in the loop writes memory.
+  bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
+                   int64_t &runBytes);
+  /// When every use of `tile` is operand `operand` of a product the unit
+  /// holds, all alike (attention's k^T and v, shared by the products of
+  /// several row groups), that product: one copy in its layout serves them
+  /// all.
+  std::optional<tk::MatrixUnit::HeldProduct>
+  heldOperandLayout(Value tile, unsigned operand);
+  /// Copies the tile `load` reads at trip `iv` (the old loop's induction
+  /// variable's value) into `slot`, with the loop's pointer walks as in
+  /// `walks`: async copies of `runBytes` where a run of elements is
+  /// contiguous, aligned and unmasked, plain loads elsewhere.
+  /// `offsetOf` (row, col) gives the element offset in a 1-D slot laid out
+  /// for a matrix unit; null: the slot is row-major like the tile.
+  using OffsetFn = function_ref<Value(Value row, Value col)>;
+  LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
+                         const DenseMap<Value, PointerWalk> &walks,
+                         int64_t runBytes, OffsetFn offsetOf, bool runsProven);
+  /// Copies `load`'s tile into `slot` (in the unit's layout where
+  /// `offsetOf` is given) a run of `runBytes` at a time, the runs spread
+  /// over the threads: an async copy where a run is on, contiguous and
+  /// aligned, element by element (with the mask and other) otherwise.
+  /// `proven`: the facts show every run contiguous and aligned; `allOn`:
+  /// every lane of the mask is on as well, so no run is checked.
+  LogicalResult copyRuns(tk::LoadOp load, Value slot, int64_t runBytes,
+                         OffsetFn offsetOf, bool proven, bool allOn);
+  /// The registers of `product`'s accumulator, from the tile `init`.
+  FailureOr<SmallVector<Value>>
+  initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
+  /// True when every use of the held loop result `tile` (in `product`'s
+  /// registers) is, through element-wise ops of its own shape that are not
+  /// stored themselves, the value of a tk.store, or is the first value of
+  /// an accumulator a later loop holds alike (a main loop's product handed
+  /// to its tail): those read the held registers directly.
+  bool onlyStoredFromRegisters(Value tile,
+                               const tk::MatrixUnit::HeldProduct &product);
+  /// The first value `isRoot` accepts among `value` and, through
+  /// index-keeping element-wise ops that are not stored, the tiles it is
+  /// computed from; null if none.
+  Value findThroughIndexKeeping(Value value, function_ref<bool(Value)> isRoot);
+  /// The held loop result `value` is computed from that way, if any.
+  Value heldRoot(Value value);
+  /// Writes held registers into `buffer` (memref<m x n>), each at its
+  /// register's position.
+  LogicalResult storeHeld(const tk::MatrixUnit::HeldProduct &product,
+                          ValueRange registers, Value buffer);
+  /// Maps `tile` to its value in `wide`, a buffer of the accumulator type of
+  /// a dot, rounding it to the tile's element type where that is narrower.
+  LogicalResult narrowAccumulator(Value tile, Value wide);
+  /// `v` (an operand or accumulator element) in the plan's compute type.
+  Value widenForDot(const DotPlan &plan, Value v);
+  // The GPU forms (threads-per-program > 0).
+  LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
+  /// A whole-tile reduction of register-resident elements: each thread
+  /// combines its own, then the warps with shuffles.
+  LogicalResult lowerReduceOfOwned(tk::ReduceOp op, const OwnedTile &owned);
+  /// A reduction along the rows of elements held in a product's
+  /// accumulator layout: each thread combines its registers of a row, then
+  /// the lanes sharing the row with shuffles; one of them writes the row's
+  /// value.
+  LogicalResult lowerRowReduceOfHeld(tk::ReduceOp op,
+                                     const tk::MatrixUnit::HeldProduct &held);
+  /// `acc` combined with `elementsAt(i)` for i = start, start + step, ...
+  /// below `end`, in a loop that carries it (each trip computes its
+  /// elements afresh).
+  FailureOr<SmallVector<Value>> accumulateStrided(
+      Region &combiner, SmallVector<Value> acc, Value start, int64_t end,
+      int64_t step,
+      function_ref<FailureOr<SmallVector<Value>>(Value)> elementsAt);
+  /// `acc` of the lanes of the warp that differ only in the bits
+  /// `laneMask` (all lanes by default) combined by `combiner`, with
+  /// butterfly shuffles of 32-bit values.
+  FailureOr<SmallVector<Value>> combineLanes(Region &combiner,
+                                             SmallVector<Value> acc,
+                                             int64_t laneMask = kWarpSize - 1);
+  /// The values of `perWarp` (a buffer of one value per warp for each
+  /// result, published by a barrier) combined, read by every thread.
+  /// `again`: the buffers are written again later (the reduction is in a
+  /// loop), so a barrier follows the reads.
+  FailureOr<SmallVector<Value>>
+  combineWarpValues(Region &combiner, ArrayRef<Value> perWarp, bool again);
+  LogicalResult lowerScanOnThreads(tk::ScanOp op);
+  LogicalResult lowerDotOnThreads(tk::DotOp op);
+  /// A dot the matrix unit holds in registers (see heldProduct).
+  /// The held accumulator (a loop's iteration argument) that `acc` is an
+  /// element-wise function of, or null.
+  Value rescaledHeldAccumulator(Value acc);
+  LogicalResult lowerHeldDot(tk::DotOp dot,
+                             const tk::MatrixUnit::HeldProduct &held);
+  /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
+  /// from: row-major, or in the unit's own layout where it has one.
+  FailureOr<Value> heldOperand(tk::DotOp dot,
+                               const tk::MatrixUnit::HeldProduct &product,
+                               unsigned operand);
+  LogicalResult lowerAtomicRMW(tk::AtomicRMWOp op);
+  LogicalResult lowerAtomicCAS(tk::AtomicCASOp op);
+  LogicalResult lowerPrint(tk::PrintOp op);
+  LogicalResult lowerAssert(tk::AssertOp op);
+  /// printf(format, args...) on the host or the GPU.
+  void emitPrintf(StringRef format, ValueRange args);
+
+  // --- elements ----------------------------------------------------------
+  /// The element of tile `value` at `index` (one index per dimension).
+  FailureOr<Value> element(Value value, ArrayRef<Value> index);
+  /// The elements of `values` (tiles of one shape) at `index`.
+  FailureOr<SmallVector<Value>> elements(ValueRange values,
+                                         ArrayRef<Value> index);
+  FailureOr<Value> computeElement(Operation *op, ArrayRef<Value> index);
+  FailureOr<Value> loadElement(tk::LoadOp op, ArrayRef<Value> index);
+  FailureOr<Value> blockAddress(const BlockPtrValue &bp, Type elementType,
+                                ArrayRef<Value> index, ArrayRef<int32_t> check,
+                                Value &inBounds);
+  /// A scalar operand after lowering.
+  FailureOr<Value> scalar(Value value);
+  /// Scalar version of an element-wise arith/math op on `operands`; f16 and
+  /// bf16 arithmetic runs in f32 and rounds once per op.
+  FailureOr<Value> emitScalarOp(Operation *op, ArrayRef<Value> operands);
+  Value convertFloat(Value value, FloatType to,
+                     std::optional<tk::RoundingMode> rounding);
+  /// `region`'s combiner applied to (accumulated..., next...).
+  FailureOr<SmallVector<Value>> combine(Region &region, ValueRange acc,
+                                        ValueRange next);
+
+  // --- storage -----------------------------------------------------------
+  /// A buffer of workgroup memory (on threads; `alignment` bytes) or of
+  /// the stack.
+  Value allocBuffer(ArrayRef<int64_t> shape, Type elementType,
+                    int64_t alignment = 16);
+  Value allocBuffer(RankedTensorType type) {
+    return allocBuffer(type.getShape(), type.getElementType());
+  }
+  /// A buffer for a slot of a prefetch ring: one an earlier loop's ring
+  /// left free (freeRingSlots) where one fits, else a new one.
+  Value ringSlot(ArrayRef<int64_t> shape, Type elementType, int64_t alignment);
+  /// Writes every element of `value` into `buffer`, at its index, or at
+  /// `offsetOf(index)` in a 1-D buffer.
+  using IndexOffsetFn = function_ref<Value(ArrayRef<Value> index)>;
+  LogicalResult storeTile(Value value, Value buffer,
+                          IndexOffsetFn offsetOf = nullptr);
+  /// Computes the register-resident tile `value` into its owners'
+  /// registers (ownedTiles).
+  LogicalResult keepInRegisters(Value value);
+  /// Computes the row-resident tile `value` into the registers of its rows
+  /// (rowTiles).
+  LogicalResult keepInRows(Value value);
+  /// The registers of `value` (1-D) at each row of `layout`'s product that
+  /// this thread holds.
+  FailureOr<SmallVector<Value>> computeRows(Value value, tk::DotOp layout);
+  /// The buffer holding `value`, materialising it here if it is lazy.
+  FailureOr<Value> getBuffer(Value value);
+  Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
+  void storeBuffer(Value element, Value buffer, ArrayRef<Value> index);
+  /// Runs `body` at every index of `shape` inside a fresh loop nest. On a
+  /// GPU a nest outside any other is spread over the program's threads and
+  /// ends with a barrier.
+  /// With `contiguous`, a GPU thread takes runs of up to 4 consecutive
+  /// innermost elements (so that LLVM can merge them into 128-bit accesses)
+  /// instead of every N-th element; only for bodies that do not care which
+  /// thread runs which index. Under an OwnerIteration scope such a nest is
+  /// straight-line code over the indices each thread owns (ownedRun), with
+  /// no barrier: register-resident tiles can be read there.
+  /// `afterRun` (if any) is emitted after the body of each run of indices
+  /// (after every index where runs are single).
+  /// `maxRun` bounds the run (16 bytes of 32-bit elements by default).
+  /// `publish`: the GPU nest ends with its barrier (off for nests whose
+  /// caller publishes several at once).
+  LogicalResult forEachIndex(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             bool contiguous = false,
+                             function_ref<void()> afterRun = nullptr,
+                             int64_t maxRun = 4, bool publish = true);
+  /// The run that fills 16 bytes with elements of `type` (4 to 8).
+  static int64_t runOf(Type type) {
+    if (!type.isIntOrFloat())
+      return 4;
+    return std::clamp<int64_t>(128 / std::max(8u, type.getIntOrFloatBitWidth()),
+                               4, 8);
+  }
+  /// `body` at the index of the tile `shape` (of `total` elements) whose
+  /// row-major position is `linear`.
+  LogicalResult forOneIndex(ArrayRef<int64_t> shape, int64_t total,
+                            Value linear,
+                            function_ref<LogicalResult(ArrayRef<Value>)> body);
+  /// The serial loop nest of forEachIndex.
+  LogicalResult
+  forEachIndexSerial(ArrayRef<int64_t> shape,
+                     function_ref<LogicalResult(ArrayRef<Value>)> body);
+  /// Copies every element of buffer `from` into buffer `to`.
+  LogicalResult copyBuffer(Value from, Value to, ArrayRef<int64_t> shape,
+                           Type elementType, bool publish = true);
+
+  // --- GPU programs --------------------------------------------------------
+  bool onThreads() const { return numThreads > 0; }
+  /// While alive, contiguous top-level forEachIndex nests iterate over the
+  /// indices each thread owns (where register-resident tiles are read):
+  /// runs, or the positions of `fragment`'s accumulator registers.
+  struct OwnerIteration {
+    OwnerIteration(
+        KernelLowering &lowering, bool enabled,
+        std::optional<tk::MatrixUnit::HeldProduct> fragment = std::nullopt)
+        : lowering(lowering), saved(lowering.iterateAsOwner),
+          savedFragment(lowering.ownerFragment) {
+      lowering.iterateAsOwner = enabled;
+      lowering.ownerFragment = fragment;
+    }
+    /// Iterates in the layout of `owned` (disabled when null).
+    OwnerIteration(KernelLowering &lowering, const OwnedTile *owned)
+        : OwnerIteration(lowering, owned != nullptr,
+                         owned ? owned->fragment : std::nullopt) {}
+    ~OwnerIteration() {
+      lowering.iterateAsOwner = saved;
+      lowering.ownerFragment = savedFragment;
+    }
+    KernelLowering &lowering;
+    bool saved;
+    std::optional<tk::MatrixUnit::HeldProduct> savedFragment;
+  };
+  /// Waits until every thread of the program got here (GPU only).
+  void barrier() {
+    if (!onThreads())
+      return;
+    // A barrier right after another one waits for nothing.
+    Block *block = b.getInsertionBlock();
+    auto point = b.getInsertionPoint();
+    if (point != block->begin() && isa<gpu::BarrierOp>(*std::prev(point)))
+      return;
+    gpu::BarrierOp::create(b, loc);
+  }
+  /// Runs `body` on thread 0 only (everything on the CPU); nests inside are
+  /// serial. The caller adds the barrier that publishes its writes.
+  LogicalResult onFirstThread(function_ref<LogicalResult()> body);
+  /// The scalar `compute` returns, computed once per program (by thread 0
+  /// on a GPU, then read by every thread from workgroup memory).
+  FailureOr<Value> once(Type type, function_ref<FailureOr<Value>()> compute);
+  /// An i1 that is true when every element of the i1 tile `mask` is; one
+  /// loop nest that and-reduces the mask (LLVM vectorises it).
+  FailureOr<Value> allTrue(Value mask);
+  /// The same in O(1) for the usual bounds mask, `splat(a) + make_range(lo,
+  /// hi) < splat(n)` (or <=, signed or unsigned, either side); null for any
+  /// other mask.
+  Value rangeMaskAllTrue(Value mask);
+  /// `body(on)` under `scf.if full`: with `on` an i1 true (every lane of
+  /// the mask `full` was computed from is on) in the then branch, null in
+  /// the else branch.
+  LogicalResult versionOnMask(Value full,
+                              function_ref<LogicalResult(Value on)> body);
+  /// Makes `element(value, index)` return `known` in the current loop body.
+  void assumeElement(Value value, ArrayRef<Value> index, Value known);
+
+  Value constIndex(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value constInt(Type type, int64_t value) {
+    return arith::ConstantOp::create(b, loc, type,
+                                     b.getIntegerAttr(type, value));
+  }
+  Value zeroOf(Type type);
+  Type scalarType(Type type) {
+    return isa<tk::PtrType>(type) ? Type(ptrType) : type;
+  }
+  Type storageType(Type type) {
+    return isa<tk::PtrType>(type) ? Type(b.getI64Type()) : type;
+  }
+
+  tk::FuncOp source;
+  func::FuncOp target;
+  OpBuilder b;
+  Location loc = UnknownLoc::get(source.getContext());
+  LLVM::LLVMPointerType ptrType;
+  bool fuseLoadsIntoStores;
+  /// 0 on the CPU; the threads of a GPU program otherwise.
+  int64_t numThreads;
+  const tk::MatrixUnit *matrixUnit;
+  const tk::AsyncCopyUnit *asyncCopy;
+  int64_t numStages;
+  /// gpu.thread_id x (GPU only).
+  Value threadId;
+  /// Nesting of distributed loops and thread-0 regions: only nests at depth
+  /// 0 are spread over threads.
+  int parallelDepth = 0;
+  /// Workgroup-memory globals made so far (their names' suffixes).
+  int numSharedBuffers = 0;
+  Block *entryBlock = nullptr;
+
+  IRMapping scalars;
+  DenseMap<Value, Value> buffers;
+  DenseMap<Value, PointerWalk> pointerWalks;
+  /// Dot accumulators the matrix unit holds in registers, by tile: a
+  /// loop-carried accumulator and the dot results that update it.
+  DenseMap<Value, SmallVector<Value>> heldAccumulators;
+  /// While one register of a held accumulator is rescaled: the accumulator
+  /// tile and that register, which `element` returns for the tile.
+  DenseMap<Value, Value> heldElementOverride;
+  /// Loop results held in registers past their loop, for tk.stores to
+  /// write from there (onlyStoredFromRegisters).
+  struct HeldResult {
+    tk::MatrixUnit::HeldProduct product;
+    SmallVector<Value> registers;
+  };
+  DenseMap<Value, HeldResult> heldResults;
+  /// Dot operands whose buffer (in `buffers`) is already in the matrix
+  /// unit's layout: the prefetched ones.
+  llvm::DenseSet<Value> laidOutOperands;
+  /// The loop whose body is being lowered (source and lowered op, the
+  /// outermost op the lowering made for it), and the operands defined
+  /// outside it that were laid out once before it.
+  scf::ForOp sourceLoop;
+  Operation *loweredLoop = nullptr;
+  DenseMap<Value, Value> hoistedOperands;
+  /// In the body of a pipelined loop that issues its copies at the top of
+  /// each trip (after the barrier that follows the wait).
+  bool ringsWrittenAtTop = false;
+  /// That loop's lowered body, where products may be issued without a wait
+  /// (not in a region nested in it).
+  Block *ringsWrittenAtTopBody = nullptr;
+  /// Held products issued without a wait (deferWait), oldest first. Their
+  /// registers (ownedTiles, heldAccumulators) are read only after
+  /// settleProducts; a pipelined loop's trip settles them all before its
+  /// end, so their operand slots are free at the next trip's top.
+  struct RunningProduct {
+    Value result;
+    tk::MatrixUnit::HeldProduct product;
+  };
+  SmallVector<RunningProduct> runningProducts;
+  /// Workgroup buffers of the prefetch rings of loops already lowered:
+  /// nothing reads them after their loop, so a later loop's ring reuses them
+  /// (a main loop and its tail share one ring).
+  SmallVector<Value> freeRingSlots;
+  DenseMap<Value, BlockPtrValue> blockPtrs;
+  Value grid[tk::kNumGridArgs];
+
+  /// Tiles kept in registers (chooseRegisterResident), by defining op, with
+  /// their layout: null for runs (thread t owns the runs t, t + N, ... of
+  /// ownedRun(shape) elements; register j * run + l holds element
+  /// (t + N * j) * run + l), else the dot whose accumulator layout they
+  /// share (register i holds the element at the unit's position i).
+  DenseMap<Operation *, Operation *> residentLayout;
+  DenseMap<Value, OwnedTile> ownedTiles;
+  /// Inside an owner iteration's body: the index it visits and the
+  /// register that holds it.
+  bool iterateAsOwner = false;
+  std::optional<tk::MatrixUnit::HeldProduct> ownerFragment;
+  int64_t ownedSlot = -1;
+  SmallVector<Value, 4> ownedIndex;
+
+  /// Row-resident tiles (chooseRowResident): 1-D tiles with one value per
+  /// row of a held product (FlashAttention's running max and sum), by
+  /// value, with the dot whose product's rows they follow. Each thread
+  /// keeps the values of the rows it holds, one register per row offset
+  /// (MatrixUnit::RegisterRows), like the lanes sharing the row.
+  DenseMap<Value, tk::DotOp> rowLayout;
+  struct RowTile {
+    SmallVector<int64_t> offsets;
+    SmallVector<Value> registers;
+  };
+  DenseMap<Value, RowTile> rowTiles;
+  /// While a held product's registers are visited, the row index of the
+  /// visited register and its row offset: reads of row-resident tiles at
+  /// that index take the register of that offset.
+  Value visitedRow;
+  int64_t visitedRowOffset = 0;
+  struct RowVisit {
+    /// Visits row index `row`, at row offset `offset`.
+    RowVisit(KernelLowering &lowering, Value row, int64_t offset)
+        : lowering(lowering), savedRow(lowering.visitedRow),
+          savedOffset(lowering.visitedRowOffset) {
+      lowering.visitedRow = row;
+      lowering.visitedRowOffset = offset;
+    }
+    /// Visits register `i` of a product with `rows` at row index `row`
+    /// (no row when the unit does not describe its rows).
+    RowVisit(KernelLowering &lowering,
+             const std::optional<tk::MatrixUnit::RegisterRows> &rows, size_t i,
+             Value row)
+        : RowVisit(lowering, rows ? row : Value(),
+                   rows ? rows->rowOfRegister[i] : 0) {}
+    ~RowVisit() {
+      lowering.visitedRow = savedRow;
+      lowering.visitedRowOffset = savedOffset;
+    }
+    KernelLowering &lowering;
+    Value savedRow;
+    int64_t savedOffset;
+  };
+
+  /// Tiles that get a buffer at their definition.
+  llvm::DenseSet<Operation *> materialized;
+  DenseMap<Value, bool> cheap;
+
+  /// Elements already computed in the current loop body, by value and index;
+  /// cleared on entering a loop body or a conditional region so that every
+  /// reuse is dominated by its definition.
+  std::map<std::pair<void *, SmallVector<void *, 4>>, Value> elementCache;
+};
+
+} // namespace mlir::tk_to_loops
+
+#endif // TK_CORE_CONVERSION_TKTOLOOPS_KERNELLOWERING_H_

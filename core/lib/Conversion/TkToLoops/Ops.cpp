@@ -1,0 +1,1129 @@
+//===- Ops.cpp - the walk over a kernel and its ops -------------*- C++ -*-===//
+//
+// KernelLowering::run and the dispatch over ops; stores (with all-on mask
+// versioning), reductions, scans and dots in their CPU form, atomics,
+// prints and asserts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+using namespace mlir;
+
+namespace mlir::tk_to_loops {
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::run() {
+  analyzeRegion(source.getBody());
+  if (onThreads()) {
+    chooseRegisterResident(source.getBody());
+    chooseRowResident(source.getBody());
+    preferRecomputing(source.getBody());
+  }
+  entryBlock = target.addEntryBlock();
+  b.setInsertionPointToStart(entryBlock);
+  Block &body = source.getBody().front();
+  unsigned numArgs = body.getNumArguments();
+  for (unsigned i = 0; i < numArgs; ++i) {
+    scalars.map(body.getArgument(i), entryBlock->getArgument(i));
+    // An integer's divisibility (checked at launch) tells LLVM the
+    // alignment of the addresses computed from it: strides of 16 elements
+    // keep rows of a tile 16-byte aligned, so runs load as vectors.
+    auto divisibility =
+        source.getArgAttrOfType<IntegerAttr>(i, "tk.divisibility");
+    Value arg = entryBlock->getArgument(i);
+    if (divisibility && divisibility.getInt() > 1 &&
+        isa<IntegerType>(arg.getType())) {
+      Value low = arith::AndIOp::create(
+          b, loc, arg, constInt(arg.getType(), divisibility.getInt() - 1));
+      LLVM::AssumeOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
+                                constInt(arg.getType(), 0)));
+    }
+  }
+  if (onThreads()) {
+    threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                                   gpu::Dimension::z};
+    for (unsigned d = 0; d < 3; ++d) {
+      grid[d] = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(), gpu::BlockIdOp::create(b, loc, dims[d]));
+      grid[3 + d] = arith::IndexCastUIOp::create(
+          b, loc, b.getI32Type(), gpu::GridDimOp::create(b, loc, dims[d]));
+    }
+  } else {
+    for (unsigned i = 0; i < tk::kNumGridArgs; ++i)
+      grid[i] = entryBlock->getArgument(numArgs + i);
+  }
+  if (!llvm::hasSingleElement(source.getBody()))
+    return source.emitOpError("tk-convert-to-loops: a kernel body must be a "
+                              "single block (use scf for control flow)");
+  return lowerBlock(body);
+}
+
+LogicalResult KernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block) {
+    loc = op.getLoc();
+    if (failed(lowerOp(&op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOp(Operation *op) {
+  // What a nested loop or branch reads is done before it (registers bound
+  // in there would not dominate the code after it).
+  if (isa<scf::ForOp, scf::IfOp>(op))
+    settleProducts();
+  // Element-wise tiles: computed where they are consumed, unless the
+  // analysis gave them a buffer.
+  if (isElementwiseLike(op)) {
+    if (!materialized.count(op))
+      return success();
+    if (residentLayout.count(op))
+      return keepInRegisters(op->getResult(0));
+    if (rowLayout.count(op->getResult(0)))
+      return keepInRows(op->getResult(0));
+    return failure(failed(getBuffer(op->getResult(0))));
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](tk::ReturnOp) {
+        func::ReturnOp::create(b, loc);
+        return success();
+      })
+      .Case([&](tk::ProgramIdOp pid) {
+        scalars.map(pid.getResult(), grid[pid.getAxis()]);
+        return success();
+      })
+      .Case([&](tk::NumProgramsOp num) {
+        scalars.map(num.getResult(), grid[3 + num.getAxis()]);
+        return success();
+      })
+      .Case([&](arith::ConstantOp constant) -> LogicalResult {
+        if (!isTile(constant.getType())) {
+          scalars.map(constant.getResult(), b.clone(*op)->getResult(0));
+          return success();
+        }
+        // A dense non-splat tile constant: stored once per program.
+        auto dense = cast<DenseElementsAttr>(constant.getValue());
+        auto type = cast<RankedTensorType>(constant.getType());
+        Value buffer = allocBuffer(type);
+        SmallVector<int64_t> strides(type.getRank(), 1);
+        for (int64_t d = type.getRank() - 2; d >= 0; --d)
+          strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+        auto values = llvm::to_vector(dense.getValues<Attribute>());
+        (void)onFirstThread([&] {
+          for (auto [linear, attr] : llvm::enumerate(values)) {
+            SmallVector<Value> index;
+            for (int64_t d = 0; d < type.getRank(); ++d)
+              index.push_back(
+                  constIndex((linear / strides[d]) % type.getDimSize(d)));
+            storeBuffer(
+                arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr)),
+                buffer, index);
+          }
+          return success();
+        });
+        barrier();
+        buffers[constant.getResult()] = buffer;
+        return success();
+      })
+      .Case([&](tk::MakeBlockPtrOp make) -> LogicalResult {
+        BlockPtrValue bp;
+        FailureOr<Value> base = scalar(make.getBase());
+        if (failed(base))
+          return failure();
+        bp.base = *base;
+        for (Value v : make.getShape())
+          bp.shape.push_back(scalars.lookup(v));
+        for (Value v : make.getStrides())
+          bp.strides.push_back(scalars.lookup(v));
+        for (Value v : make.getOffsets())
+          bp.offsets.push_back(scalars.lookup(v));
+        blockPtrs[make.getResult()] = bp;
+        return success();
+      })
+      .Case([&](tk::AdvanceOp advance) -> LogicalResult {
+        auto it = blockPtrs.find(advance.getPtr());
+        if (it == blockPtrs.end())
+          return advance.emitOpError("tk-convert-to-loops: unknown block "
+                                     "pointer");
+        BlockPtrValue bp = it->second;
+        for (auto [d, delta] : llvm::enumerate(advance.getOffsets()))
+          bp.offsets[d] = arith::AddIOp::create(b, loc, bp.offsets[d],
+                                                scalars.lookup(delta));
+        blockPtrs[advance.getResult()] = bp;
+        return success();
+      })
+      .Case([&](tk::StoreOp store) { return lowerStore(store); })
+      .Case([&](tk::ReduceOp reduce) { return lowerReduce(reduce); })
+      .Case([&](tk::ScanOp scan) { return lowerScan(scan); })
+      .Case([&](tk::DotOp dot) { return lowerDot(dot); })
+      .Case([&](tk::AtomicRMWOp rmw) { return lowerAtomicRMW(rmw); })
+      .Case([&](tk::AtomicCASOp cas) { return lowerAtomicCAS(cas); })
+      .Case([&](tk::PrintOp print) { return lowerPrint(print); })
+      .Case([&](tk::AssertOp assertOp) { return lowerAssert(assertOp); })
+      .Case([&](scf::ForOp loop) { return lowerFor(loop); })
+      .Case([&](scf::IfOp branch) { return lowerIf(branch); })
+      .Default([&](Operation *op) { return lowerScalarOp(op); });
+}
+
+LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
+  if (auto addptr = dyn_cast<tk::AddPtrOp>(op)) {
+    FailureOr<Value> base = scalar(addptr.getPtr());
+    FailureOr<Value> offset = scalar(addptr.getOffset());
+    if (failed(base) || failed(offset))
+      return failure();
+    Type pointee = cast<tk::PtrType>(addptr.getType()).getPointeeType();
+    scalars.map(addptr.getResult(),
+                LLVM::GEPOp::create(b, loc, ptrType, pointee, *base,
+                                    ValueRange{*offset}));
+    return success();
+  }
+  if (auto load = dyn_cast<tk::LoadOp>(op)) {
+    FailureOr<Value> value = loadElement(load, {});
+    if (failed(value))
+      return failure();
+    scalars.map(load.getResult(), *value);
+    return success();
+  }
+  if (auto convert = dyn_cast<tk::FpToFpOp>(op)) {
+    FailureOr<Value> src = scalar(convert.getSrc());
+    if (failed(src))
+      return failure();
+    scalars.map(convert.getResult(),
+                convertFloat(*src, cast<FloatType>(convert.getType()),
+                             convert.getRounding()));
+    return success();
+  }
+  bool touchesTiles = llvm::any_of(op->getOperandTypes(), isTile) ||
+                      llvm::any_of(op->getResultTypes(), isTile);
+  if (touchesTiles || op->getNumRegions() != 0 ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return op->emitOpError("tk-convert-to-loops: the CPU lowering does not "
+                           "support this op here");
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> mapped = scalar(operand);
+    if (failed(mapped))
+      return failure();
+    operands.push_back(*mapped);
+  }
+  FailureOr<Value> result = emitScalarOp(op, operands);
+  if (failed(result))
+    return failure();
+  scalars.map(op->getResult(0), *result);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
+  Value ptr = store.getPtr();
+  Type valueElem = getElementTypeOrSelf(store.getValue().getType());
+  Type valueType = scalarType(valueElem);
+  unsigned align = isa<LLVM::LLVMPointerType>(valueType)
+                       ? 8
+                       : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
+  // A run of lanes computes every value (and does every load fused into
+  // it) before any store: a store between them would keep LLVM from merging
+  // the run's loads, which it cannot prove do not alias the store.
+  struct PendingStore {
+    Value value, address, guard;
+  };
+  SmallVector<PendingStore, 4> pending;
+  auto emitPending = [&] {
+    for (const PendingStore &p : pending) {
+      if (!p.guard) {
+        LLVM::StoreOp::create(b, loc, p.value, p.address, align);
+        continue;
+      }
+      auto branch =
+          scf::IfOp::create(b, loc, p.guard, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard insertion(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+      LLVM::StoreOp::create(b, loc, p.value, p.address, align);
+    }
+    pending.clear();
+  };
+  auto storeOne = [&](ArrayRef<Value> index) -> LogicalResult {
+    Value address, guard;
+    if (isBlockPtr(ptr.getType())) {
+      auto it = blockPtrs.find(ptr);
+      if (it == blockPtrs.end())
+        return store.emitOpError("tk-convert-to-loops: unknown block pointer");
+      FailureOr<Value> addr = blockAddress(it->second, valueElem, index,
+                                           store.getBoundaryCheck(), guard);
+      if (failed(addr))
+        return failure();
+      address = *addr;
+    } else {
+      FailureOr<Value> addr = element(ptr, index);
+      if (failed(addr))
+        return failure();
+      address = *addr;
+      if (store.getMask()) {
+        FailureOr<Value> mask = element(store.getMask(), index);
+        if (failed(mask))
+          return failure();
+        guard = *mask;
+      }
+    }
+    FailureOr<Value> value = element(store.getValue(), index);
+    if (failed(value))
+      return failure();
+    if (guard && matchPattern(guard, m_One()))
+      guard = nullptr;
+    pending.push_back({*value, address, guard});
+    return success();
+  };
+  if (!isTile(store.getValue().getType())) {
+    LogicalResult result = storeOne({});
+    emitPending();
+    return result;
+  }
+  // A value computed from a held accumulator is stored by the threads that
+  // hold it, each at its registers' positions, without workgroup memory.
+  if (Value held = heldRoot(store.getValue())) {
+    HeldResult &result = heldResults[held];
+    auto storeRegisters = [&](Value knownMask) -> LogicalResult {
+      auto positions = matrixUnit->registerPositions(b, loc, result.product);
+      std::optional<tk::MatrixUnit::RegisterRows> rows =
+          matrixUnit->registerRows(result.product);
+      for (auto [i, value, position] :
+           llvm::enumerate(result.registers, positions)) {
+        RowVisit visit(*this, rows, i, position.first);
+        SmallVector<Value> index{position.first, position.second};
+        assumeElement(held, index, value);
+        if (knownMask)
+          assumeElement(store.getMask(), index, knownMask);
+        if (failed(storeOne(index)))
+          return failure();
+        emitPending();
+      }
+      return success();
+    };
+    Value mask = store.getMask();
+    Value full = mask && !isBlockPtr(ptr.getType()) && isCheap(mask)
+                     ? rangeMaskAllTrue(mask)
+                     : Value();
+    if (!full)
+      return storeRegisters(Value());
+    return versionOnMask(full, storeRegisters);
+  }
+  auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
+  Value mask = store.getMask();
+  auto storeLanes = [&]() -> LogicalResult {
+    if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
+        !isCheap(mask))
+      return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
+
+    // Version the store on its mask. A branch per lane keeps LLVM to masked
+    // vector loads and stores, which cost bandwidth on streaming kernels; most
+    // programs of a grid have every lane on, so those run a loop nest without
+    // the guard (and without the guards of loads fused into it that share the
+    // mask). The mask is cheap by construction (integer arithmetic on scalars,
+    // no memory), so evaluating it once more up front costs a few vector
+    // instructions per tile.
+    Value full = rangeMaskAllTrue(mask);
+    if (!full) {
+      // On a GPU every thread would walk the whole mask: only the O(1) check.
+      if (onThreads())
+        return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
+      FailureOr<Value> reduced = allTrue(mask);
+      if (failed(reduced))
+        return failure();
+      full = *reduced;
+    }
+    return versionOnMask(full, [&](Value on) {
+      return forEachIndex(
+          shape,
+          [&](ArrayRef<Value> index) {
+            if (on)
+              assumeElement(mask, index, on);
+            return storeOne(index);
+          },
+          /*contiguous=*/true, emitPending);
+    });
+  };
+  // A value computed from register-resident tiles is stored by their
+  // owners; their nests leave the barrier to the caller.
+  const OwnedTile *owned = ownedRead(store.getValue());
+  if (!owned)
+    owned = ownedRead(ptr);
+  if (!owned && store.getMask())
+    owned = ownedRead(store.getMask());
+  OwnerIteration owners(*this, owned);
+  LogicalResult result = storeLanes();
+  // The barrier that orders the store before later reads of other threads;
+  // a store that ends the kernel has none.
+  if (owned && !isa<tk::ReturnOp>(store->getNextNode()))
+    barrier();
+  return result;
+}
+
+LogicalResult
+KernelLowering::versionOnMask(Value full,
+                              function_ref<LogicalResult(Value on)> body) {
+  auto branch = scf::IfOp::create(b, loc, full, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  // Elements computed in one branch do not dominate the other.
+  auto saved = elementCache;
+  if (failed(body(constInt(b.getI1Type(), 1))))
+    return failure();
+  elementCache = saved;
+  b.setInsertionPoint(branch.elseBlock()->getTerminator());
+  LogicalResult status = body(Value());
+  elementCache = std::move(saved);
+  return status;
+}
+
+FailureOr<Value> KernelLowering::allTrue(Value mask) {
+  OpBuilder::InsertionGuard guard(b);
+  Value acc = constInt(b.getI1Type(), 1);
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Value> index;
+  for (int64_t size : cast<RankedTensorType>(mask.getType()).getShape()) {
+    if (size == 1) {
+      index.push_back(constIndex(0));
+      continue;
+    }
+    auto loop = scf::ForOp::create(b, loc, constIndex(0), constIndex(size),
+                                   constIndex(1), ValueRange{acc});
+    b.setInsertionPointToStart(loop.getBody());
+    index.push_back(loop.getInductionVar());
+    acc = loop.getRegionIterArgs().front();
+    loops.push_back(loop);
+  }
+  // Elements computed in the reduction's body do not dominate anything after
+  // it.
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  FailureOr<Value> lane = element(mask, index);
+  elementCache = std::move(saved);
+  if (failed(lane))
+    return failure();
+  Value result = arith::AndIOp::create(b, loc, acc, *lane);
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    scf::YieldOp::create(b, loc, result);
+    b.setInsertionPointAfter(loop);
+    result = loop.getResult(0);
+  }
+  return result;
+}
+
+Value KernelLowering::rangeMaskAllTrue(Value mask) {
+  // Masks of 2-D tiles: `rows & cols`, each a bounds mask along one axis
+  // made 2-D by expand_dims and broadcast (the loads of a matmul).
+  if (auto both = mask.getDefiningOp<arith::AndIOp>()) {
+    Value lhs = rangeMaskAllTrue(both.getLhs());
+    Value rhs = lhs ? rangeMaskAllTrue(both.getRhs()) : Value();
+    return rhs ? Value(arith::AndIOp::create(b, loc, lhs, rhs)) : Value();
+  }
+  // Both keep "every lane on" as it is.
+  auto reshaped = [](Value v) -> Value {
+    if (auto broadcast = v.getDefiningOp<tk::BroadcastOp>())
+      return broadcast.getSrc();
+    if (auto expand = v.getDefiningOp<tk::ExpandDimsOp>())
+      return expand.getSrc();
+    return nullptr;
+  };
+  if (Value source = reshaped(mask))
+    return rangeMaskAllTrue(source);
+  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
+  if (!cmp)
+    return nullptr;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  // The offsets and bound of an expanded or broadcast compare are those of
+  // the 1-D one.
+  while (Value source = reshaped(lhs))
+    lhs = source;
+  while (Value source = reshaped(rhs))
+    rhs = source;
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  // Bring the bound to the right: `n > offs` is `offs < n`.
+  switch (pred) {
+  case arith::CmpIPredicate::sgt:
+    pred = arith::CmpIPredicate::slt;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::sge:
+    pred = arith::CmpIPredicate::sle;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::ugt:
+    pred = arith::CmpIPredicate::ult;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::uge:
+    pred = arith::CmpIPredicate::ule;
+    std::swap(lhs, rhs);
+    break;
+  default:
+    break;
+  }
+  bool isSigned =
+      pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sle;
+  bool inclusive =
+      pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::ule;
+  if (!isSigned && pred != arith::CmpIPredicate::ult &&
+      pred != arith::CmpIPredicate::ule)
+    return nullptr;
+
+  // The bound: a splat of a scalar or a splat constant.
+  auto bound = [&](Value v) -> Value {
+    if (auto splat = v.getDefiningOp<tk::SplatOp>())
+      return scalars.lookupOrNull(splat.getSrc());
+    SplatElementsAttr attr;
+    if (matchPattern(v, m_Constant(&attr)))
+      return arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(attr.getSplatValue<Attribute>()));
+    return nullptr;
+  };
+  // The offsets: make_range, plus an optional splat of a scalar.
+  auto range = lhs.getDefiningOp<tk::MakeRangeOp>();
+  Value start;
+  if (!range) {
+    auto add = lhs.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return nullptr;
+    for (auto [r, s] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      auto splat = s.getDefiningOp<tk::SplatOp>();
+      if (r.getDefiningOp<tk::MakeRangeOp>() && splat) {
+        range = r.getDefiningOp<tk::MakeRangeOp>();
+        start = scalars.lookupOrNull(splat.getSrc());
+        break;
+      }
+    }
+    if (!range || !start)
+      return nullptr;
+  }
+  int64_t lo = static_cast<int32_t>(range.getStart());
+  int64_t hi = static_cast<int32_t>(range.getEnd());
+  if (lo < 0 || hi <= lo)
+    return nullptr;
+  Value n = bound(rhs);
+  if (!n || !n.getType().isInteger(32))
+    return nullptr;
+
+  // The lanes are start + i for i in [lo, hi), lo >= 0. Computed in i64,
+  // where nothing wraps: when the largest is below the bound (an i32), no
+  // lane wraps in i32 either and every lane is on. Otherwise a lane is off
+  // or wraps, and the guarded loop nest is the right one anyway.
+  Type i64 = b.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (isSigned)
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  };
+  Value last = constInt(i64, hi - 1);
+  if (start)
+    last = arith::AddIOp::create(b, loc, widen(start), last);
+  return arith::CmpIOp::create(
+      b, loc, inclusive ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt,
+      last, widen(n));
+}
+
+void KernelLowering::assumeElement(Value value, ArrayRef<Value> index,
+                                   Value known) {
+  std::pair<void *, SmallVector<void *, 4>> key;
+  key.first = value.getAsOpaquePointer();
+  for (Value i : index)
+    key.second.push_back(i.getAsOpaquePointer());
+  elementCache[key] = known;
+}
+
+LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
+  if (onThreads())
+    return lowerReduceOnThreads(reduce);
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  int64_t rank = srcType.getRank();
+  int64_t axis = reduce.getAxis();
+  int64_t size = srcType.getDimSize(axis);
+  SmallVector<int64_t> outer(srcType.getShape().take_front(axis));
+  SmallVector<int64_t> inner(srcType.getShape().drop_front(axis + 1));
+  unsigned numSrcs = reduce.getSrcs().size();
+  SmallVector<Type> elemTypes;
+  for (Value src : reduce.getSrcs())
+    elemTypes.push_back(
+        scalarType(cast<RankedTensorType>(src.getType()).getElementType()));
+  Region &combiner = reduce.getCombineOp();
+
+  SmallVector<Value> resultBuffers;
+  if (rank > 1)
+    for (Value result : reduce.getResults())
+      resultBuffers.push_back(
+          allocBuffer(cast<RankedTensorType>(result.getType())));
+
+  auto sourceIndex = [&](ArrayRef<Value> outerIndex, Value k,
+                         ArrayRef<Value> innerIndex) {
+    SmallVector<Value> index(outerIndex);
+    index.push_back(k);
+    llvm::append_range(index, innerIndex);
+    return index;
+  };
+  auto elementsAt = [&](ArrayRef<Value> index) {
+    return elements(reduce.getSrcs(), index);
+  };
+
+  if (axis == rank - 1) {
+    // Innermost axis: kReductionLanes independent partial accumulators over
+    // strided chunks, then a tree. Each lane's loop carries no dependence on
+    // its neighbours, so the chunk loop vectorises as is.
+    int64_t lanes = std::min(size, kReductionLanes);
+    SmallVector<Value> partial;
+    for (Type type : elemTypes)
+      partial.push_back(allocBuffer({lanes}, type));
+    SmallVector<Value> scalarsOut;
+    LogicalResult status =
+        forEachIndex(outer, [&](ArrayRef<Value> outerIndex) -> LogicalResult {
+          // partial[w] = x[w]
+          if (failed(forEachIndex({lanes}, [&](ArrayRef<Value> w) {
+                auto values = elementsAt(sourceIndex(outerIndex, w[0], {}));
+                if (failed(values))
+                  return failure();
+                for (unsigned s = 0; s < numSrcs; ++s)
+                  storeBuffer((*values)[s], partial[s], w);
+                return success();
+              })))
+            return failure();
+          if (size > lanes) {
+            OpBuilder::InsertionGuard guard(b);
+            auto chunks = scf::ForOp::create(
+                b, loc, constIndex(lanes), constIndex(size), constIndex(lanes));
+            b.setInsertionPointToStart(chunks.getBody());
+            Value base = chunks.getInductionVar();
+            if (failed(forEachIndex({lanes}, [&](ArrayRef<Value> w) {
+                  Value k = arith::AddIOp::create(b, loc, base, w[0]);
+                  auto values = elementsAt(sourceIndex(outerIndex, k, {}));
+                  if (failed(values))
+                    return failure();
+                  SmallVector<Value> acc;
+                  for (unsigned s = 0; s < numSrcs; ++s)
+                    acc.push_back(loadBuffer(partial[s], w, Type()));
+                  auto combined = combine(combiner, acc, *values);
+                  if (failed(combined))
+                    return failure();
+                  for (unsigned s = 0; s < numSrcs; ++s)
+                    storeBuffer((*combined)[s], partial[s], w);
+                  return success();
+                })))
+              return failure();
+          }
+          for (int64_t half = lanes / 2; half >= 1; half /= 2) {
+            if (failed(forEachIndex({half}, [&](ArrayRef<Value> w) {
+                  Value other =
+                      arith::AddIOp::create(b, loc, w[0], constIndex(half));
+                  SmallVector<Value> acc, next;
+                  for (unsigned s = 0; s < numSrcs; ++s) {
+                    acc.push_back(loadBuffer(partial[s], w, Type()));
+                    next.push_back(loadBuffer(partial[s], {other}, Type()));
+                  }
+                  auto combined = combine(combiner, acc, next);
+                  if (failed(combined))
+                    return failure();
+                  for (unsigned s = 0; s < numSrcs; ++s)
+                    storeBuffer((*combined)[s], partial[s], w);
+                  return success();
+                })))
+              return failure();
+          }
+          Value zero = constIndex(0);
+          for (unsigned s = 0; s < numSrcs; ++s) {
+            Value stored = memref::LoadOp::create(b, loc, partial[s], zero);
+            if (isa<LLVM::LLVMPointerType>(elemTypes[s]))
+              stored = LLVM::IntToPtrOp::create(b, loc, ptrType, stored);
+            if (rank > 1)
+              storeBuffer(stored, resultBuffers[s], outerIndex);
+            else
+              scalarsOut.push_back(stored);
+          }
+          return success();
+        });
+    if (failed(status))
+      return failure();
+    for (unsigned s = 0; s < numSrcs; ++s) {
+      if (rank > 1)
+        buffers[reduce.getResult(s)] = resultBuffers[s];
+      else
+        scalars.map(reduce.getResult(s), scalarsOut[s]);
+    }
+    return success();
+  }
+
+  // Outer axis: the result buffers are the accumulators; the innermost loop
+  // runs along contiguous elements of the remaining dimensions.
+  LogicalResult status =
+      forEachIndex(outer, [&](ArrayRef<Value> outerIndex) -> LogicalResult {
+        if (failed(forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+              auto values = elementsAt(
+                  sourceIndex(outerIndex, constIndex(0), innerIndex));
+              if (failed(values))
+                return failure();
+              SmallVector<Value> out(outerIndex);
+              llvm::append_range(out, innerIndex);
+              for (unsigned s = 0; s < numSrcs; ++s)
+                storeBuffer((*values)[s], resultBuffers[s], out);
+              return success();
+            })))
+          return failure();
+        OpBuilder::InsertionGuard guard(b);
+        auto steps = scf::ForOp::create(b, loc, constIndex(1), constIndex(size),
+                                        constIndex(1));
+        b.setInsertionPointToStart(steps.getBody());
+        Value k = steps.getInductionVar();
+        return forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+          auto values = elementsAt(sourceIndex(outerIndex, k, innerIndex));
+          if (failed(values))
+            return failure();
+          SmallVector<Value> out(outerIndex);
+          llvm::append_range(out, innerIndex);
+          SmallVector<Value> acc;
+          for (unsigned s = 0; s < numSrcs; ++s)
+            acc.push_back(
+                loadBuffer(resultBuffers[s], out,
+                           cast<RankedTensorType>(reduce.getSrcs()[s].getType())
+                               .getElementType()));
+          auto combined = combine(combiner, acc, *values);
+          if (failed(combined))
+            return failure();
+          for (unsigned s = 0; s < numSrcs; ++s)
+            storeBuffer((*combined)[s], resultBuffers[s], out);
+          return success();
+        });
+      });
+  if (failed(status))
+    return failure();
+  for (unsigned s = 0; s < numSrcs; ++s)
+    buffers[reduce.getResult(s)] = resultBuffers[s];
+  return success();
+}
+
+LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
+  if (onThreads())
+    return lowerScanOnThreads(scan);
+  auto srcType = cast<RankedTensorType>(scan.getSrcs()[0].getType());
+  int64_t axis = scan.getAxis();
+  int64_t size = srcType.getDimSize(axis);
+  bool reverse = scan.getReverse();
+  SmallVector<int64_t> outer(srcType.getShape().take_front(axis));
+  SmallVector<int64_t> inner(srcType.getShape().drop_front(axis + 1));
+  unsigned numSrcs = scan.getSrcs().size();
+  SmallVector<Value> out;
+  for (Value result : scan.getResults())
+    out.push_back(allocBuffer(cast<RankedTensorType>(result.getType())));
+
+  auto at = [&](ArrayRef<Value> outerIndex, Value k,
+                ArrayRef<Value> innerIndex) {
+    SmallVector<Value> index(outerIndex);
+    index.push_back(k);
+    llvm::append_range(index, innerIndex);
+    return index;
+  };
+  LogicalResult status =
+      forEachIndex(outer, [&](ArrayRef<Value> outerIndex) -> LogicalResult {
+        Value first = constIndex(reverse ? size - 1 : 0);
+        if (failed(forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+              SmallVector<Value> index = at(outerIndex, first, innerIndex);
+              for (unsigned s = 0; s < numSrcs; ++s) {
+                FailureOr<Value> elem = element(scan.getSrcs()[s], index);
+                if (failed(elem))
+                  return failure();
+                storeBuffer(*elem, out[s], index);
+              }
+              return success();
+            })))
+          return failure();
+        if (size == 1)
+          return success();
+        OpBuilder::InsertionGuard guard(b);
+        auto steps = scf::ForOp::create(b, loc, constIndex(1), constIndex(size),
+                                        constIndex(1));
+        b.setInsertionPointToStart(steps.getBody());
+        Value k = steps.getInductionVar(), previous;
+        if (reverse) {
+          previous = arith::SubIOp::create(b, loc, constIndex(size), k);
+          k = arith::SubIOp::create(b, loc, constIndex(size - 1), k);
+        } else {
+          previous = arith::SubIOp::create(b, loc, k, constIndex(1));
+        }
+        return forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
+          SmallVector<Value> index = at(outerIndex, k, innerIndex);
+          SmallVector<Value> prevIndex = at(outerIndex, previous, innerIndex);
+          SmallVector<Value> acc, next;
+          for (unsigned s = 0; s < numSrcs; ++s) {
+            Value src = scan.getSrcs()[s];
+            FailureOr<Value> elem = element(src, index);
+            if (failed(elem))
+              return failure();
+            next.push_back(*elem);
+            acc.push_back(loadBuffer(
+                out[s], prevIndex,
+                cast<RankedTensorType>(src.getType()).getElementType()));
+          }
+          auto combined = combine(scan.getCombineOp(), acc, next);
+          if (failed(combined))
+            return failure();
+          for (unsigned s = 0; s < numSrcs; ++s)
+            storeBuffer((*combined)[s], out[s], index);
+          return success();
+        });
+      });
+  if (failed(status))
+    return failure();
+  for (unsigned s = 0; s < numSrcs; ++s)
+    buffers[scan.getResult(s)] = out[s];
+  return success();
+}
+
+FailureOr<KernelLowering::DotPlan> KernelLowering::planDot(tk::DotOp dot,
+                                                           StringRef target) {
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  auto bType = cast<RankedTensorType>(dot.getB().getType());
+  Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(aType.getElementType()))
+    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on ")
+           << target << " yet";
+  bool isFloat = isa<FloatType>(accElem);
+  Type computeElem =
+      isFloat && isNarrowFloat(accElem) ? b.getF32Type() : accElem;
+  FailureOr<Value> aBuf = getBuffer(dot.getA());
+  FailureOr<Value> bBuf = getBuffer(dot.getB());
+  if (failed(aBuf) || failed(bBuf))
+    return failure();
+  return DotPlan{aType.getDimSize(0),
+                 bType.getDimSize(1),
+                 aType.getDimSize(1),
+                 accElem,
+                 computeElem,
+                 isFloat,
+                 *aBuf,
+                 *bBuf};
+}
+
+Value KernelLowering::widenForDot(const DotPlan &plan, Value v) {
+  if (v.getType() == plan.computeElem)
+    return v;
+  if (plan.isFloat)
+    return arith::ExtFOp::create(b, loc, plan.computeElem, v);
+  return arith::ExtSIOp::create(b, loc, plan.computeElem, v);
+}
+
+LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
+  if (onThreads())
+    return lowerDotOnThreads(dot);
+  FailureOr<DotPlan> plan = planDot(dot, "the CPU");
+  if (failed(plan))
+    return failure();
+  int64_t m = plan->m, n = plan->n, k = plan->k;
+  Type accElem = plan->accElem, computeElem = plan->computeElem;
+  bool isFloat = plan->isFloat;
+  Value aBuf = plan->a, bBuf = plan->b;
+  auto widen = [&](Value v) { return widenForDot(*plan, v); };
+  Value acc = allocBuffer({m, n}, computeElem);
+  if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
+        FailureOr<Value> c = element(dot.getAcc(), index);
+        if (failed(c))
+          return failure();
+        storeBuffer(widen(*c), acc, index);
+        return success();
+      })))
+    return failure();
+  // i-k-j: the innermost loop streams a row of B and a row of the
+  // accumulator, contiguous in memory, with A[i,k] held in a register.
+  if (failed(forEachIndex({m, k}, [&](ArrayRef<Value> ik) {
+        Value aik = widen(memref::LoadOp::create(b, loc, aBuf, ik));
+        return forEachIndex({n}, [&](ArrayRef<Value> j) {
+          Value bkj = widen(
+              memref::LoadOp::create(b, loc, bBuf, ValueRange{ik[1], j[0]}));
+          SmallVector<Value> ij{ik[0], j[0]};
+          Value cij = memref::LoadOp::create(b, loc, acc, ij);
+          Value sum;
+          if (isFloat)
+            sum = math::FmaOp::create(b, loc, aik, bkj, cij);
+          else
+            sum = arith::AddIOp::create(
+                b, loc, cij, arith::MulIOp::create(b, loc, aik, bkj));
+          memref::StoreOp::create(b, loc, sum, acc, ij);
+          return success();
+        });
+      })))
+    return failure();
+  if (computeElem == accElem) {
+    buffers[dot.getResult()] = acc;
+    return success();
+  }
+  Value result = allocBuffer({m, n}, accElem);
+  if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
+        Value wide = memref::LoadOp::create(b, loc, acc, index);
+        storeBuffer(arith::TruncFOp::create(b, loc, accElem, wide), result,
+                    index);
+        return success();
+      })))
+    return failure();
+  buffers[dot.getResult()] = result;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAtomicRMW(tk::AtomicRMWOp rmw) {
+  Type elem = getElementTypeOrSelf(rmw.getVal().getType());
+  bool isFloat = isa<FloatType>(elem);
+  LLVM::AtomicBinOp binOp;
+  switch (rmw.getKind()) {
+  case tk::AtomicRMWKind::Add:
+    binOp = LLVM::AtomicBinOp::add;
+    break;
+  case tk::AtomicRMWKind::FAdd:
+    binOp = LLVM::AtomicBinOp::fadd;
+    break;
+  case tk::AtomicRMWKind::Max:
+    binOp = isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+    break;
+  case tk::AtomicRMWKind::Min:
+    binOp = isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+    break;
+  case tk::AtomicRMWKind::UMax:
+    binOp = LLVM::AtomicBinOp::umax;
+    break;
+  case tk::AtomicRMWKind::UMin:
+    binOp = LLVM::AtomicBinOp::umin;
+    break;
+  case tk::AtomicRMWKind::And:
+    binOp = LLVM::AtomicBinOp::_and;
+    break;
+  case tk::AtomicRMWKind::Or:
+    binOp = LLVM::AtomicBinOp::_or;
+    break;
+  case tk::AtomicRMWKind::Xor:
+    binOp = LLVM::AtomicBinOp::_xor;
+    break;
+  case tk::AtomicRMWKind::Xchg:
+    binOp = LLVM::AtomicBinOp::xchg;
+    break;
+  }
+  LLVM::AtomicOrdering ordering = toOrdering(rmw.getSem());
+  Type valueType = scalarType(elem);
+  auto one = [&](ArrayRef<Value> index) -> FailureOr<Value> {
+    FailureOr<Value> ptr = element(rmw.getPtr(), index);
+    FailureOr<Value> val = element(rmw.getVal(), index);
+    if (failed(ptr) || failed(val))
+      return failure();
+    auto emit = [&]() -> Value {
+      return LLVM::AtomicRMWOp::create(b, loc, binOp, *ptr, *val, ordering);
+    };
+    if (!rmw.getMask())
+      return emit();
+    FailureOr<Value> mask = element(rmw.getMask(), index);
+    if (failed(mask))
+      return failure();
+    auto branch = scf::IfOp::create(b, loc, TypeRange{valueType}, *mask,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(branch.thenBlock());
+    scf::YieldOp::create(b, loc, emit());
+    b.setInsertionPointToEnd(branch.elseBlock());
+    scf::YieldOp::create(b, loc, zeroOf(valueType));
+    return branch.getResult(0);
+  };
+  if (!isTile(rmw.getType())) {
+    FailureOr<Value> old = once(valueType, [&] { return one({}); });
+    if (failed(old))
+      return failure();
+    scalars.map(rmw.getResult(), *old);
+    return success();
+  }
+  Value buffer = allocBuffer(cast<RankedTensorType>(rmw.getType()));
+  if (failed(forEachIndex(cast<RankedTensorType>(rmw.getType()).getShape(),
+                          [&](ArrayRef<Value> index) {
+                            FailureOr<Value> old = one(index);
+                            if (failed(old))
+                              return failure();
+                            storeBuffer(*old, buffer, index);
+                            return success();
+                          })))
+    return failure();
+  buffers[rmw.getResult()] = buffer;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
+  Type elem = getElementTypeOrSelf(cas.getVal().getType());
+  Type bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
+  LLVM::AtomicOrdering ordering = toOrdering(cas.getSem());
+  auto one = [&](ArrayRef<Value> index) -> FailureOr<Value> {
+    FailureOr<Value> ptr = element(cas.getPtr(), index);
+    FailureOr<Value> cmp = element(cas.getCmp(), index);
+    FailureOr<Value> val = element(cas.getVal(), index);
+    if (failed(ptr) || failed(cmp) || failed(val))
+      return failure();
+    // cmpxchg takes integers: compare float bit patterns.
+    Value c = *cmp, v = *val;
+    if (isa<FloatType>(elem)) {
+      c = arith::BitcastOp::create(b, loc, bits, c);
+      v = arith::BitcastOp::create(b, loc, bits, v);
+    }
+    Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, *ptr, c, v, ordering,
+                                               failureOrdering(ordering));
+    Value old =
+        LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
+    if (isa<FloatType>(elem))
+      old = arith::BitcastOp::create(b, loc, elem, old);
+    return old;
+  };
+  if (!isTile(cas.getType())) {
+    FailureOr<Value> old = once(scalarType(elem), [&] { return one({}); });
+    if (failed(old))
+      return failure();
+    scalars.map(cas.getResult(), *old);
+    return success();
+  }
+  auto type = cast<RankedTensorType>(cas.getType());
+  Value buffer = allocBuffer(type);
+  if (failed(forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
+        FailureOr<Value> old = one(index);
+        if (failed(old))
+          return failure();
+        storeBuffer(*old, buffer, index);
+        return success();
+      })))
+    return failure();
+  buffers[cas.getResult()] = buffer;
+  return success();
+}
+
+/// Declares (once) `int printf(ptr, ...)` in the module of `op`.
+static LLVM::LLVMFuncOp getOrDeclarePrintf(OpBuilder &b, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>("printf"))
+    return existing;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  MLIRContext *ctx = b.getContext();
+  auto type = LLVM::LLVMFunctionType::get(IntegerType::get(ctx, 32),
+                                          {LLVM::LLVMPointerType::get(ctx)},
+                                          /*isVarArg=*/true);
+  return LLVM::LLVMFuncOp::create(b, op->getLoc(), "printf", type);
+}
+
+/// The address of a NUL-terminated private string constant.
+static Value getStringPointer(OpBuilder &b, Location loc, Operation *op,
+                              StringRef text) {
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string name =
+      "__tk_str_" + std::to_string(llvm::hash_value(text) & 0xffffffffu);
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    std::string data = text.str();
+    data.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Private, name,
+                                    b.getStringAttr(data));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+void KernelLowering::emitPrintf(StringRef format, ValueRange args) {
+  if (onThreads()) {
+    // The GPU's printf (vprintf on NVIDIA) takes its arguments packed.
+    gpu::PrintfOp::create(b, loc, format, args);
+    return;
+  }
+  LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
+  SmallVector<Value> operands{getStringPointer(b, loc, target, format)};
+  llvm::append_range(operands, args);
+  LLVM::CallOp::create(b, loc, printf, operands);
+}
+
+LogicalResult KernelLowering::lowerPrint(tk::PrintOp print) {
+  // One program prints one line, not one per thread.
+  if (onThreads() && parallelDepth == 0)
+    return onFirstThread([&] { return lowerPrint(print); });
+  auto call = [&](StringRef format, ValueRange args) {
+    emitPrintf(format, args);
+  };
+  // printf promotes floats to double and small integers to int.
+  auto promote = [&](Value v, std::string &spec) -> Value {
+    Type t = v.getType();
+    if (isa<FloatType>(t)) {
+      spec = "%g";
+      return t.isF64()
+                 ? v
+                 : Value(arith::ExtFOp::create(
+                       b, loc, b.getF64Type(),
+                       isNarrowFloat(t)
+                           ? arith::ExtFOp::create(b, loc, b.getF32Type(), v)
+                           : v));
+    }
+    if (isa<LLVM::LLVMPointerType>(t)) {
+      spec = "%p";
+      return v;
+    }
+    if (t.isInteger(64)) {
+      spec = "%lld";
+      return v;
+    }
+    spec = "%d";
+    return t.isInteger(32)
+               ? v
+               : Value(arith::ExtSIOp::create(b, loc, b.getI32Type(), v));
+  };
+  call("pid (%d, %d, %d) " + print.getPrefix().str(),
+       ValueRange{grid[0], grid[1], grid[2]});
+  for (Value arg : print.getArgs()) {
+    if (!isTile(arg.getType())) {
+      FailureOr<Value> v = scalar(arg);
+      if (failed(v))
+        return failure();
+      std::string spec;
+      Value p = promote(*v, spec);
+      call(" " + spec, p);
+      continue;
+    }
+    auto shape = cast<RankedTensorType>(arg.getType()).getShape();
+    if (failed(forEachIndex(shape, [&](ArrayRef<Value> index) {
+          FailureOr<Value> v = element(arg, index);
+          if (failed(v))
+            return failure();
+          std::string spec;
+          Value p = promote(*v, spec);
+          call(" " + spec, p);
+          return success();
+        })))
+      return failure();
+  }
+  call("\n", {});
+  return success();
+}
+
+LogicalResult KernelLowering::lowerAssert(tk::AssertOp assertOp) {
+  // A failed check prints its message (with the program id) and the kernel
+  // goes on, as a device assert without a debugger would report it.
+  Value cond = assertOp.getCondition();
+  auto checkOne = [&](ArrayRef<Value> index) -> LogicalResult {
+    FailureOr<Value> ok = element(cond, index);
+    if (failed(ok))
+      return failure();
+    Value failedCheck =
+        arith::XOrIOp::create(b, loc, *ok, constInt(b.getI1Type(), 1));
+    auto branch = scf::IfOp::create(b, loc, failedCheck, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    emitPrintf("tk assert failed in program (%d, %d, %d): " +
+                   assertOp.getMessage().str() + "\n",
+               ValueRange{grid[0], grid[1], grid[2]});
+    return success();
+  };
+  if (!isTile(cond.getType()))
+    return checkOne({});
+  return forEachIndex(cast<RankedTensorType>(cond.getType()).getShape(),
+                      checkOne);
+}
+
+} // namespace mlir::tk_to_loops

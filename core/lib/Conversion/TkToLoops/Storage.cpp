@@ -1,0 +1,457 @@
+//===- Storage.cpp - buffers, loop nests over tiles, thread 0 ---*- C++ -*-===//
+//
+// Where tile elements live and how loop nests visit them: stack or
+// workgroup buffers (prefetch ring slots among them), register-resident
+// tiles, forEachIndex's nests (serial on the CPU, spread over the threads on
+// a GPU), and the scalars computed once per program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+using namespace mlir;
+
+namespace mlir::tk_to_loops {
+
+//===----------------------------------------------------------------------===//
+// Storage
+//===----------------------------------------------------------------------===//
+
+Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType,
+                                  int64_t alignment) {
+  if (onThreads()) {
+    // Every thread of the program sees the same tile: a workgroup-memory
+    // global per buffer. (No reuse between buffers whose lifetimes do not
+    // overlap yet.)
+    MLIRContext *ctx = b.getContext();
+    auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get(shape, storageType(elementType),
+                                MemRefLayoutAttrInterface(), space);
+    std::string name =
+        (target.getSymName() + "_tile" + std::to_string(numSharedBuffers++))
+            .str();
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(target);
+      memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type,
+                               Attribute(), /*constant=*/false,
+                               b.getI64IntegerAttr(alignment));
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entryBlock);
+    return memref::GetGlobalOp::create(b, loc, type, name);
+  }
+  // Allocas live at function entry so that loops do not grow the stack.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entryBlock);
+  auto type = MemRefType::get(shape, storageType(elementType));
+  return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64));
+}
+
+Value KernelLowering::ringSlot(ArrayRef<int64_t> shape, Type elementType,
+                               int64_t alignment) {
+  auto type = MemRefType::get(
+      shape, storageType(elementType), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  for (auto *it = freeRingSlots.begin(); it != freeRingSlots.end(); ++it) {
+    auto global = it->getDefiningOp<memref::GetGlobalOp>();
+    auto symbol = global
+                      ? SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+                            target, global.getNameAttr())
+                      : memref::GlobalOp();
+    if (it->getType() != type || !symbol || !symbol.getAlignment() ||
+        *symbol.getAlignment() < uint64_t(alignment))
+      continue;
+    Value slot = *it;
+    freeRingSlots.erase(it);
+    return slot;
+  }
+  return allocBuffer(shape, elementType, alignment);
+}
+
+Value KernelLowering::loadBuffer(Value buffer, ArrayRef<Value> index,
+                                 Type elementType) {
+  Value stored = memref::LoadOp::create(b, loc, buffer, index);
+  if (elementType && isa<tk::PtrType>(elementType))
+    return LLVM::IntToPtrOp::create(b, loc, ptrType, stored);
+  return stored;
+}
+
+void KernelLowering::storeBuffer(Value element, Value buffer,
+                                 ArrayRef<Value> index) {
+  if (isa<LLVM::LLVMPointerType>(element.getType()))
+    element = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), element);
+  memref::StoreOp::create(b, loc, element, buffer, index);
+}
+
+LogicalResult
+KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             bool contiguous, function_ref<void()> afterRun,
+                             int64_t maxRun, bool publish) {
+  if (!onThreads() || parallelDepth > 0)
+    return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
+      LogicalResult result = body(index);
+      if (afterRun)
+        afterRun();
+      return result;
+    });
+  // One flat loop over the tile, thread t taking elements t, t + N, ...:
+  // consecutive threads touch consecutive innermost elements. With a run
+  // of `width` elements per thread, thread t takes runs t, t + N, ...
+  int64_t total = 1;
+  for (int64_t size : shape)
+    total *= size;
+  // The body at `index`, which register `slot` of a resident tile holds.
+  auto visitOwned = [&](int64_t slot, ArrayRef<Value> index) {
+    ownedSlot = slot;
+    ownedIndex.assign(index.begin(), index.end());
+    LogicalResult visited = body(index);
+    ownedSlot = -1;
+    ownedIndex.clear();
+    return visited;
+  };
+  if (contiguous && iterateAsOwner && ownerFragment) {
+    // At the positions of the accumulator registers, in register order.
+    if (shape != ArrayRef<int64_t>{ownerFragment->m, ownerFragment->n})
+      return emitError(loc, "tk-convert-to-loops: a tile in a product's "
+                            "register layout has another shape");
+    auto positions = matrixUnit->registerPositions(b, loc, *ownerFragment);
+    std::optional<tk::MatrixUnit::RegisterRows> rows =
+        matrixUnit->registerRows(*ownerFragment);
+    LogicalResult result = success();
+    ++parallelDepth;
+    for (auto [slot, position] : llvm::enumerate(positions)) {
+      auto saved = std::move(elementCache);
+      elementCache.clear();
+      RowVisit visit(*this, rows, slot, position.first);
+      result = visitOwned(slot, {position.first, position.second});
+      elementCache = std::move(saved);
+      if (failed(result))
+        break;
+      if (afterRun)
+        afterRun();
+    }
+    --parallelDepth;
+    return result;
+  }
+  if (contiguous && iterateAsOwner) {
+    // Straight-line code: the registers of a resident tile are picked by
+    // position, which must be a constant.
+    int64_t run = ownedRun(shape);
+    if (!run)
+      return emitError(loc, "tk-convert-to-loops: a register-resident tile "
+                            "does not spread evenly over the threads");
+    LogicalResult result = success();
+    ++parallelDepth;
+    for (int64_t j = 0; j < total / (run * numThreads); ++j) {
+      Value first = arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, threadId, constIndex(j * numThreads)),
+          constIndex(run));
+      for (int64_t lane = 0; lane < run && succeeded(result); ++lane) {
+        Value linear =
+            lane == 0 ? first
+                      : arith::AddIOp::create(b, loc, first, constIndex(lane));
+        result = forOneIndex(shape, total, linear, [&](ArrayRef<Value> index) {
+          return visitOwned(j * run + lane, index);
+        });
+      }
+      if (afterRun)
+        afterRun();
+    }
+    --parallelDepth;
+    return result;
+  }
+  int64_t width =
+      contiguous ? runWidth(shape, total, numThreads, maxRun) : int64_t(1);
+  LogicalResult result = success();
+  {
+    OpBuilder::InsertionGuard guard(b);
+    // The loop counts runs; the run's first index is computed in the body,
+    // close to the accesses, so that LLVM sees its alignment.
+    auto loop = scf::ForOp::create(b, loc, threadId, constIndex(total / width),
+                                   constIndex(numThreads));
+    b.setInsertionPointToStart(loop.getBody());
+    Value start = width == 1
+                      ? Value(loop.getInductionVar())
+                      : arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                              constIndex(width));
+    ++parallelDepth;
+    for (int64_t lane = 0; lane < width && succeeded(result); ++lane) {
+      Value linear =
+          lane == 0 ? start
+                    : arith::AddIOp::create(b, loc, start, constIndex(lane));
+      result = forOneIndex(shape, total, linear, body);
+    }
+    if (afterRun)
+      afterRun();
+    --parallelDepth;
+  }
+  if (publish)
+    barrier();
+  return result;
+}
+
+LogicalResult
+KernelLowering::forOneIndex(ArrayRef<int64_t> shape, int64_t total,
+                            Value linear,
+                            function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  {
+    SmallVector<Value> index(shape.size());
+    int64_t stride = 1;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      if (shape[d] == 1) {
+        index[d] = constIndex(0);
+        continue;
+      }
+      Value scaled = stride == 1 ? linear
+                                 : arith::DivUIOp::create(b, loc, linear,
+                                                          constIndex(stride));
+      index[d] =
+          stride * shape[d] == total
+              ? scaled
+              : arith::RemUIOp::create(b, loc, scaled, constIndex(shape[d]));
+      stride *= shape[d];
+    }
+    auto saved = std::move(elementCache);
+    elementCache.clear();
+    LogicalResult result = body(index);
+    elementCache = std::move(saved);
+    return result;
+  }
+}
+
+LogicalResult KernelLowering::forEachIndexSerial(
+    ArrayRef<int64_t> shape,
+    function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Value> index;
+  for (int64_t size : shape) {
+    if (size == 1) {
+      index.push_back(constIndex(0));
+      continue;
+    }
+    auto loop = scf::ForOp::create(b, loc, constIndex(0), constIndex(size),
+                                   constIndex(1));
+    b.setInsertionPointToStart(loop.getBody());
+    index.push_back(loop.getInductionVar());
+  }
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  LogicalResult result = body(index);
+  elementCache = std::move(saved);
+  return result;
+}
+
+LogicalResult KernelLowering::storeTile(Value value, Value buffer,
+                                        IndexOffsetFn offsetOf) {
+  // A masked load whose bounds mask is on for every lane of this program
+  // (most programs of a grid) loads without the per-lane branches, which
+  // keep LLVM from merging a run's loads into vector loads; the others keep
+  // them. The bounds check is O(1) (see lowerStore's versioning).
+  auto load = value.getDefiningOp<tk::LoadOp>();
+  Value mask = load ? load.getMask() : Value();
+  Value full = mask && isTile(mask.getType()) &&
+                       !isBlockPtr(load.getPtr().getType()) && isCheap(mask)
+                   ? rangeMaskAllTrue(mask)
+                   : Value();
+  // A stored tile computed from register-resident ones is written by their
+  // owners (then published with a barrier, which owner nests leave out).
+  const OwnedTile *owned = ownedRead(value);
+  OwnerIteration owners(*this, owned);
+  auto store = [&](Value on) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return forEachIndex(
+        type.getShape(),
+        [&](ArrayRef<Value> index) {
+          if (on)
+            assumeElement(mask, index, on);
+          FailureOr<Value> elem = element(value, index);
+          if (failed(elem))
+            return failure();
+          if (offsetOf)
+            storeBuffer(*elem, buffer, {offsetOf(index)});
+          else
+            storeBuffer(*elem, buffer, index);
+          return success();
+        },
+        /*contiguous=*/true, nullptr, runOf(type.getElementType()));
+  };
+  LogicalResult result = full ? versionOnMask(full, store) : store(Value());
+  if (owned)
+    barrier();
+  return result;
+}
+
+LogicalResult KernelLowering::keepInRegisters(Value value) {
+  // The layout of the resident tile it is computed from (runs if none).
+  const OwnedTile *source = ownedRead(value);
+  std::optional<tk::MatrixUnit::HeldProduct> fragment =
+      source ? source->fragment : std::nullopt;
+  // The mask versioning of storeTile: most programs load every lane
+  // unguarded, so runs merge into vector loads.
+  auto load = value.getDefiningOp<tk::LoadOp>();
+  Value mask = load ? load.getMask() : Value();
+  Value full = mask && !fragment && isTile(mask.getType()) &&
+                       !isBlockPtr(load.getPtr().getType()) && isCheap(mask)
+                   ? rangeMaskAllTrue(mask)
+                   : Value();
+  auto type = cast<RankedTensorType>(value.getType());
+  auto compute = [&](Value on) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> registers;
+    OwnerIteration owners(*this, /*enabled=*/true, fragment);
+    if (failed(forEachIndex(
+            type.getShape(),
+            [&](ArrayRef<Value> index) -> LogicalResult {
+              if (on)
+                assumeElement(mask, index, on);
+              FailureOr<Value> elem = element(value, index);
+              if (failed(elem))
+                return failure();
+              registers.push_back(*elem);
+              return success();
+            },
+            /*contiguous=*/true)))
+      return failure();
+    return registers;
+  };
+  if (!full) {
+    FailureOr<SmallVector<Value>> registers = compute(Value());
+    if (failed(registers))
+      return failure();
+    ownedTiles[value] = {std::move(*registers), fragment};
+    return success();
+  }
+  int64_t count = type.getNumElements() / numThreads;
+  SmallVector<Type> types(count, scalarType(type.getElementType()));
+  auto branch = scf::IfOp::create(b, loc, types, full, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    for (Block *side : {branch.thenBlock(), branch.elseBlock()}) {
+      b.setInsertionPointToEnd(side);
+      // Elements computed in one branch do not dominate the other.
+      auto saved = elementCache;
+      FailureOr<SmallVector<Value>> registers = compute(
+          side == branch.thenBlock() ? constInt(b.getI1Type(), 1) : Value());
+      elementCache = std::move(saved);
+      if (failed(registers))
+        return failure();
+      scf::YieldOp::create(b, loc, *registers);
+    }
+  }
+  ownedTiles[value] = {SmallVector<Value>(branch.getResults()), fragment};
+  return success();
+}
+
+LogicalResult KernelLowering::keepInRows(Value value) {
+  tk::DotOp layout = rowLayout.lookup(value);
+  FailureOr<SmallVector<Value>> registers = computeRows(value, layout);
+  if (failed(registers))
+    return failure();
+  rowTiles[value] = {rowOffsets(*heldProduct(layout)), std::move(*registers)};
+  return success();
+}
+
+FailureOr<SmallVector<Value>> KernelLowering::computeRows(Value value,
+                                                          tk::DotOp layout) {
+  std::optional<tk::MatrixUnit::HeldProduct> product =
+      layout ? heldProduct(layout) : std::nullopt;
+  std::optional<tk::MatrixUnit::RegisterRows> rows =
+      product ? matrixUnit->registerRows(*product) : std::nullopt;
+  if (!rows)
+    return emitError(loc, "tk-convert-to-loops: a row-resident tile outside "
+                          "the layout of a held product");
+  // Each row at the position of its first register.
+  auto positions = matrixUnit->registerPositions(b, loc, *product);
+  SmallVector<Value> registers;
+  for (int64_t offset : rowOffsets(*product)) {
+    size_t first =
+        llvm::find(rows->rowOfRegister, offset) - rows->rowOfRegister.begin();
+    Value row = positions[first].first;
+    RowVisit visit(*this, row, offset);
+    auto saved = std::move(elementCache);
+    elementCache.clear();
+    FailureOr<Value> elem = element(value, {row});
+    elementCache = std::move(saved);
+    if (failed(elem))
+      return failure();
+    registers.push_back(*elem);
+  }
+  return registers;
+}
+
+FailureOr<Value> KernelLowering::getBuffer(Value value) {
+  auto it = buffers.find(value);
+  if (it != buffers.end())
+    return it->second;
+  Value buffer = allocBuffer(cast<RankedTensorType>(value.getType()));
+  if (failed(storeTile(value, buffer)))
+    return failure();
+  buffers[value] = buffer;
+  return buffer;
+}
+
+LogicalResult KernelLowering::copyBuffer(Value from, Value to,
+                                         ArrayRef<int64_t> shape,
+                                         Type elementType, bool publish) {
+  if (!onThreads()) {
+    memref::CopyOp::create(b, loc, from, to);
+    return success();
+  }
+  return forEachIndex(
+      shape,
+      [&](ArrayRef<Value> index) {
+        storeBuffer(loadBuffer(from, index, elementType), to, index);
+        return success();
+      },
+      /*contiguous=*/true, nullptr, /*maxRun=*/4, publish);
+}
+
+LogicalResult
+KernelLowering::onFirstThread(function_ref<LogicalResult()> body) {
+  if (!onThreads() || parallelDepth > 0)
+    return body();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      threadId, constIndex(0));
+  auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  auto saved = std::move(elementCache);
+  elementCache.clear();
+  ++parallelDepth;
+  LogicalResult result = body();
+  --parallelDepth;
+  elementCache = std::move(saved);
+  return result;
+}
+
+FailureOr<Value>
+KernelLowering::once(Type type, function_ref<FailureOr<Value>()> compute) {
+  if (!onThreads() || parallelDepth > 0)
+    return compute();
+  Value slot = allocBuffer({1}, type);
+  if (failed(onFirstThread([&]() -> LogicalResult {
+        FailureOr<Value> value = compute();
+        if (failed(value))
+          return failure();
+        storeBuffer(*value, slot, {constIndex(0)});
+        return success();
+      })))
+    return failure();
+  barrier();
+  Value value = loadBuffer(slot, {constIndex(0)}, Type());
+  if (isa<LLVM::LLVMPointerType>(type))
+    value = LLVM::IntToPtrOp::create(b, loc, ptrType, value);
+  // The slot may be written again (in a loop) only after everyone read it.
+  barrier();
+  return value;
+}
+
+Value KernelLowering::zeroOf(Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::ZeroOp::create(b, loc, type);
+  return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}
+
+} // namespace mlir::tk_to_loops
