@@ -281,6 +281,9 @@ void benchSoftmax(Bench &bench, int onlyWarps) {
       if (onlyWarps && w != onlyWarps)
         continue;
       space.push_back({w, 0});
+      // Capped registers only where a thread's share of the row fits them.
+      if (block / (w * 32) > 32)
+        continue;
       for (int budget : {40, 32}) {
         int programs = std::min(kRegistersPerSM / (w * 32 * budget),
                                 kThreadsPerSM / (w * 32));
