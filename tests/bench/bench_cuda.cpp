@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -250,8 +251,10 @@ void benchVectorAdd(Bench &bench) {
 }
 
 /// `onlyWarps` (0: all) restricts the candidates to one warp count, for
-/// profiling one configuration.
-void benchSoftmax(Bench &bench, int onlyWarps) {
+/// profiling one configuration. With `plotDirectory`, each width's tuning
+/// chart goes there (autotune_softmax_<cols>.svg).
+void benchSoftmax(Bench &bench, int onlyWarps,
+                  const std::string &plotDirectory) {
   std::string entries;
   auto *ctx = &bench.context;
   for (int64_t cols : {1024, 4096, 16384}) {
@@ -320,6 +323,11 @@ void benchSoftmax(Bench &bench, int onlyWarps) {
     tuning.key = key.c_str();
     tuning.repetitions = 10;
     tuning.result = &tuned;
+    std::string plot = plotDirectory.empty()
+                           ? ""
+                           : plotDirectory + "/autotune_softmax_" +
+                                 std::to_string(cols) + ".svg";
+    tuning.plot_path = plot.empty() ? nullptr : plot.c_str();
     tk_compile_options options = {};
     options.struct_size = sizeof(options);
     options.autotune = &tuning;
@@ -926,7 +934,8 @@ int main(int argc, char **argv) {
     else
       die("usage: tk-bench-cuda [--cubin vector_add.cubin] [--only "
           "vector_add|softmax|matmul|attention|launch|autotune]... [--plot "
-          "file.svg] [--matmul-config 'BMxBNxBK wW sS' (one candidate, for "
+          "file.svg (matmul's chart; softmax's go next to it)] "
+          "[--matmul-config 'BMxBNxBK wW sS' (one candidate, for "
           "profiling)] [--softmax-warps W] [--attention-config 'BMxBN "
           "wW'] (one candidate) [--attention-head-dim 64|128]");
   }
@@ -955,7 +964,11 @@ int main(int argc, char **argv) {
   if (wanted("vector_add"))
     benchVectorAdd(bench);
   if (wanted("softmax"))
-    benchSoftmax(bench, softmaxWarps);
+    // The softmax charts go next to the matmul chart.
+    benchSoftmax(bench, softmaxWarps,
+                 plot.empty()
+                     ? ""
+                     : std::filesystem::absolute(plot).parent_path().string());
   if (wanted("matmul"))
     benchMatmul(bench, matmulConfig);
   if (attentionHeadDim && attentionHeadDim != 64 && attentionHeadDim != 128)

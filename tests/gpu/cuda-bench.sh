@@ -2,7 +2,7 @@
 # tk's CUDA benchmarks and the peers' reference figures in one command on the
 # GPU machine, then the ratios. Results go to OUTDIR (default $OUT):
 # tk_cuda.json, triton_reference.json, cublas_reference.json, ratios.json,
-# autotune_matmul.svg.
+# autotune_matmul.svg and autotune_softmax_<cols>.svg (the tuning charts).
 #
 #   bash .device/run.sh bash tests/gpu/cuda-bench.sh OUTDIR
 set -euo pipefail
