@@ -1,11 +1,12 @@
 //===- Autotune.cpp - tk_autotune: pick the fastest configuration ---------===//
 //
-// Built on the public C API (kernels, launches, synchronize) the way a user
+// Built on the public C API (kernels, launches, events) the way a user
 // would time configurations by hand: candidates compile in parallel (the
 // runtime compiles concurrently and caches every binary), each is timed as
-// rounds of back-to-back launches on the device's default stream, and the
-// winner is written atomically to TK_CACHE_DIR/autotune so that the next
-// process skips the timing. An SVG bar chart shows throughput per candidate.
+// rounds of back-to-back launches on the device's default stream, by events
+// around each round, and the winner is written atomically to
+// TK_CACHE_DIR/autotune so that the next process skips the timing. An SVG
+// bar chart shows throughput per candidate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -267,25 +268,65 @@ Status writePlot(const std::string &path, const tk_autotune_request &request,
   return Status::success();
 }
 
+/// Two events of one device, released with the scope.
+struct EventPair {
+  tk_event start = nullptr, end = nullptr;
+  EventPair() = default;
+  EventPair(const EventPair &) = delete;
+  EventPair &operator=(const EventPair &) = delete;
+  ~EventPair() {
+    for (tk_event event : {start, end})
+      if (event)
+        tk_event_release(event);
+  }
+};
+
 /// Median seconds per launch over kRounds rounds of back-to-back launches.
+/// Each round is timed on the device, by events recorded before its first
+/// launch and after its last, so the host's synchronisation does not count;
+/// a backend without events (a plugin before ABI 1.2) is timed by the
+/// host's clock to the end of a synchronize instead.
 Status timeCandidate(tk_device device, tk_kernel kernel, tk_grid grid,
                      const tk_args *args, int repetitions, double &seconds) {
   // Warm-up, which also surfaces launch errors (bad grid, arguments).
   if (tk_status status = tk_launch(kernel, grid, args))
     return Status(status, tk_last_error());
+  EventPair events;
+  bool onDevice = true;
+  for (tk_event *event : {&events.start, &events.end}) {
+    tk_status status = tk_event_create(device, event);
+    if (status == TK_ERROR_UNSUPPORTED)
+      onDevice = false;
+    else if (status != TK_SUCCESS)
+      return Status(status, tk_last_error());
+  }
   int perRound = std::max(1, repetitions / kRounds);
   std::vector<double> rounds;
   for (int r = 0; r < kRounds; ++r) {
     auto start = std::chrono::steady_clock::now();
+    if (onDevice)
+      if (tk_status status = tk_event_record(events.start, nullptr))
+        return Status(status, tk_last_error());
     for (int i = 0; i < perRound; ++i)
       if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
         return Status(status, tk_last_error());
-    if (tk_status status = tk_synchronize(device))
+    if (!onDevice) {
+      if (tk_status status = tk_synchronize(device))
+        return Status(status, tk_last_error());
+      rounds.push_back(std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count() /
+                       perRound);
+      continue;
+    }
+    float ms = 0;
+    if (tk_status status = tk_event_record(events.end, nullptr))
       return Status(status, tk_last_error());
-    rounds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count() /
-        perRound);
+    if (tk_status status = tk_event_synchronize(events.end))
+      return Status(status, tk_last_error());
+    if (tk_status status = tk_event_elapsed_ms(events.start, events.end, &ms))
+      return Status(status, tk_last_error());
+    rounds.push_back(double(ms) / 1e3 / perRound);
   }
   std::sort(rounds.begin(), rounds.end());
   seconds = rounds[rounds.size() / 2];

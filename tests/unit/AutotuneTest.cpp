@@ -10,12 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -33,6 +35,16 @@ std::string replaceAll(std::string text, const std::string &from,
        at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to);
   return text;
+}
+
+/// A key no earlier run recorded (the tests' cache folder outlives them):
+/// the process id and the clock tell runs apart, a counter the keys of one.
+std::string uniqueKey(const std::string &prefix) {
+  static int counter = 0;
+  return prefix + " " + std::to_string(getpid()) + "." +
+         std::to_string(
+             std::chrono::steady_clock::now().time_since_epoch().count()) +
+         "." + std::to_string(counter++);
 }
 
 struct Progress {
@@ -155,10 +167,7 @@ protected:
 };
 
 TEST_F(AutotuneTest, TimesRecordsAndReusesTheWinner) {
-  std::string key =
-      "n=100003 " +
-      std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + " " +
-      std::to_string(std::rand());
+  std::string key = uniqueKey("n=100003");
   std::string plot = ::testing::TempDir() + "tk-autotune.svg";
   tk_autotune_request r = request(key);
   r.plot_path = plot.c_str();
@@ -202,7 +211,7 @@ TEST_F(AutotuneTest, TimesRecordsAndReusesTheWinner) {
 }
 
 TEST_F(AutotuneTest, CorruptRecordIsRetuned) {
-  std::string key = "corrupt " + std::to_string(std::rand());
+  std::string key = uniqueKey("corrupt");
   tk_autotune_request r = request(key);
   tk_kernel kernel = nullptr;
   tk_autotune_result result = {};
@@ -234,7 +243,7 @@ TEST_F(AutotuneTest, FailingCandidatesAreSkippedAndAllFailingIsAnError) {
   std::string bad = "this is not a kernel";
   std::vector<tk_autotune_candidate> mixed = {candidate(bad, 1024, 4, "broken"),
                                               candidates[0]};
-  tk_autotune_request r = request("mixed " + std::to_string(std::rand()));
+  tk_autotune_request r = request(uniqueKey("mixed"));
   r.candidates = mixed.data();
   r.num_candidates = mixed.size();
   tk_kernel kernel = nullptr;
@@ -283,7 +292,7 @@ TEST_F(AutotuneTest, BadRequestsAreRefused) {
 TEST_F(AutotuneTest, AsAnOptionOfKernelCreation) {
   // One source; the configurations vary num_warps and num_stages (all
   // take the same arguments, so none specialises n).
-  std::string key = "creation n=100003 " + std::to_string(std::rand());
+  std::string key = uniqueKey("creation n=100003");
   tk_autotune_config configs[] = {
       {4, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w4", 0},
       {1, 0, nullptr, 0, {(n + 1023) / 1024, 1, 1}, "w1", 0},
@@ -366,7 +375,7 @@ TEST_F(AutotuneTest, OccupancyHintIsAnOptionOfEachCandidate) {
   hinted[1].label = "BLOCK=1024 w4 o2";
   hinted[2].options.min_programs_per_cu = -1;
   hinted[2].label = "BLOCK=1024 w4 o-1";
-  tk_autotune_request r = request("hinted " + std::to_string(std::rand()));
+  tk_autotune_request r = request(uniqueKey("hinted"));
   r.candidates = hinted.data();
   r.num_candidates = hinted.size();
   tk_kernel kernel = nullptr;
@@ -403,7 +412,7 @@ TEST_F(AutotuneTest, ReadsCandidatesLaidOutBeforeTheOccupancyHint) {
     o.label = c.label;
     old.push_back(o);
   }
-  tk_autotune_request r = request("old layout " + std::to_string(std::rand()));
+  tk_autotune_request r = request(uniqueKey("old layout"));
   r.candidates = reinterpret_cast<const tk_autotune_candidate *>(old.data());
   r.struct_size = offsetof(tk_autotune_request, candidate_size);
   tk_kernel kernel = nullptr;
@@ -437,8 +446,7 @@ TEST_F(AutotuneTest, ReadsConfigsLaidOutBeforeTheOccupancyHint) {
   tk_autotune_result result;
   tk_compile_options options;
   tk_autotune_options tuning =
-      this->tuning(configs, 2, "old configs " + std::to_string(std::rand()),
-                   result, options);
+      this->tuning(configs, 2, uniqueKey("old configs"), result, options);
   tuning.struct_size = offsetof(tk_autotune_options, config_size);
   options.autotune = &tuning;
   tk_kernel_source source = block1024Source();

@@ -1,0 +1,42 @@
+/*===- noevents.c - the CPU backend as a plugin of ABI 1.1 ---------------===*\
+ *
+ * Test fixture: the CPU plugin's table cut before the events appended in ABI
+ * 1.2, as a plugin built then would export it. Kernels compile and run (on
+ * the CPU plugin, opened from TK_CPU_PLUGIN_PATH), but the runtime has no
+ * events to time with: tk_event_create is TK_ERROR_UNSUPPORTED and
+ * tk_autotune times by the host's clock.
+ *
+\*===----------------------------------------------------------------------===*/
+
+#include "tk/tk_plugin.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <string.h>
+
+static tk_backend_interface table;
+
+__attribute__((visibility("default"))) const tk_backend_interface *
+tk_backend_get_interface(uint32_t abi_major) {
+  if (abi_major != TK_PLUGIN_ABI_MAJOR)
+    return NULL;
+  if (!table.struct_size) {
+    void *cpu = dlopen(TK_CPU_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!cpu)
+      return NULL;
+    tk_backend_get_interface_fn get =
+        (tk_backend_get_interface_fn)dlsym(cpu, "tk_backend_get_interface");
+    const tk_backend_interface *full = get ? get(abi_major) : NULL;
+    if (!full)
+      return NULL;
+    memcpy(&table, full, offsetof(tk_backend_interface, event_create));
+    table.struct_size = offsetof(tk_backend_interface, event_create);
+    table.abi_minor = 1;
+    table.name = "noevents";
+  }
+  return &table;
+}
+
+__attribute__((visibility("default"))) uint32_t tk_backend_abi_version(void) {
+  return TK_PLUGIN_ABI_MAJOR;
+}
