@@ -294,9 +294,16 @@ public:
     }
     mlir::ModuleOp op = module->get();
     tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
+    CompileSettings settings =
+        kase.settings ? kase.settings(dtype, shape) : CompileSettings();
     if (hasDevice()) {
+      tk_compile_options options = {};
+      options.struct_size = sizeof(options);
+      options.num_warps = settings.numWarps;
+      options.num_stages = settings.numStages;
+      options.min_programs_per_cu = settings.minProgramsPerCu;
       rt::Status status =
-          rt::Kernel::create(*device, cache, source, nullptr, &out.kernel);
+          rt::Kernel::create(*device, cache, source, &options, &out.kernel);
       if (!status.isOk()) {
         out.kernel = nullptr;
         out.error = std::string(rt::getStatusName(status.code())) + ": " +
@@ -304,7 +311,7 @@ public:
       }
       return out;
     }
-    out.error = compileAndValidate(source);
+    out.error = compileAndValidate(source, settings);
     out.validated = out.error.empty();
     return out;
   }
@@ -341,7 +348,8 @@ private:
 
   /// The NO_DEVICE path: the plugin must still compile the kernel, and its
   /// binary must pass the plugin's own `validate`.
-  std::string compileAndValidate(const tk_kernel_source &source) {
+  std::string compileAndValidate(const tk_kernel_source &source,
+                                 const CompileSettings &settings) {
     rt::PreparedKernel prepared;
     rt::Status status = rt::prepareKernel(source, {}, prepared);
     if (!status.isOk())
@@ -353,6 +361,9 @@ private:
     request.module_bytecode = prepared.bytecode.data();
     request.module_size = prepared.bytecode.size();
     request.entry = prepared.entry.c_str();
+    request.num_warps = settings.numWarps;
+    request.num_stages = settings.numStages;
+    request.min_programs_per_cu = settings.minProgramsPerCu;
     tk_plugin_binary binary;
     std::memset(&binary, 0, sizeof(binary));
     binary.struct_size = sizeof(binary);

@@ -98,6 +98,15 @@ struct Requirements {
 using KernelModule = mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>;
 class CellRun;
 
+/// Compile options of a cell's kernel (tk_compile_options; 0: the
+/// backend's default): the configurations the benchmarks tune to, which the
+/// default 4 warps and 3 stages would leave untested.
+struct CompileSettings {
+  int32_t numWarps = 0;
+  int32_t numStages = 0;
+  int32_t minProgramsPerCu = 0;
+};
+
 struct ConformanceCase {
   std::string name;
   /// One line on what the case checks, for the reports.
@@ -113,6 +122,9 @@ struct ConformanceCase {
   std::function<KernelModule(mlir::MLIRContext *ctx, DType dtype,
                              const Shape &shape, std::string *error)>
       build;
+  /// The cell's compile options (null: the defaults). Cells whose settings
+  /// differ need different configKeys.
+  std::function<CompileSettings(DType, const Shape &)> settings;
   /// Launches the compiled kernel (CellRun::kernel) and compares with the
   /// host reference through CellRun::check.
   std::function<void(CellRun &run)> run;

@@ -23,7 +23,7 @@ step "conformance (cuda column)"
 timeout ${CONFORMANCE_TIMEOUT:-150} "$bin/tk-conformance" --backend cuda --out "$out" \
   >"$out/conformance.log" 2>&1
 echo "tk-conformance exit $?" >>"$summary"
-tail -35 "$out/conformance.log" >>"$summary"
+tail -45 "$out/conformance.log" >>"$summary"
 
 step "examples on cuda"
 TK_BACKEND=cuda timeout 60 "$bin/tk-examples" softmax matmul >>"$summary" 2>&1

@@ -115,6 +115,38 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
   }
 
   {
+    // The tiles the H100 bench tunes fp16 and bf16 matmul to at 4096^3 and
+    // 8192^3: 128x256x64 over two warpgroups (8 warps), 3 or 4 stages, row
+    // strides declared divisible by 16 as the bench declares them (so K and
+    // N are multiples of 16, and the operands are not transposed).
+    ConformanceCase c;
+    c.name = "matmul_tuned";
+    c.summary = "the seed matmul with the bench's 128x256x64 tiles on 8 "
+                "warps, 3 and 4 stages";
+    c.needs.dtypes = TK_DTYPE_BIT_F32;
+    c.dtypes = {DType::F16, DType::BF16};
+    c.shapes = withVariants(
+        {shape({1, 16, 16}), shape({130, 304, 208}), shape({256, 512, 192})},
+        {"w8 s3", "w8 s4"});
+    c.configKey = variantKey;
+    c.settings = [](DType, const Shape &s) {
+      return CompileSettings{8, s.variant == 0 ? 3 : 4, 0};
+    };
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      seeds::MatmulConfig config;
+      config.blockM = 128;
+      config.blockN = 256;
+      config.blockK = 64;
+      config.rowStrideDivisibility = 16;
+      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, dtype),
+                                config, error);
+    };
+    c.run = [](CellRun &r) { runMatmul(r, 128, 256); };
+    cases.push_back(std::move(c));
+  }
+
+  {
     // Tiles whose operands span whole 128-byte rows along K and N: on
     // sm_90a wgmma reads both through 128-byte swizzled layouts.
     ConformanceCase c;

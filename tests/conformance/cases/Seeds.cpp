@@ -47,6 +47,19 @@ Tolerance softmaxTolerance(DType dtype) {
 /// shares one kernel per dtype.
 constexpr int64_t kSoftmaxBlock = 1024;
 
+/// Launches the seed softmax, one program a row, and checks every row.
+void runSoftmax(CellRun &r) {
+  int64_t rows = r.dim(0), cols = r.dim(1);
+  std::vector<double> x = r.random(rows * cols, -4, 4, r.dtype(), 5);
+  tk_arg in = r.input(r.dtype(), x);
+  tk_arg out = r.output(r.dtype(), rows * cols);
+  int32_t n = int32_t(cols);
+  r.launch({int32_t(rows), 1, 1},
+           {in, out, tk_arg_i32(n), tk_arg_i32(n), tk_arg_i32(n)});
+  r.check("output", r.read(out), softmaxReference(x, rows, cols),
+          softmaxTolerance(r.dtype()));
+}
+
 } // namespace
 
 void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
@@ -145,17 +158,40 @@ void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
                  std::string *error) {
       return seeds::buildSoftmax(ctx, toMLIR(ctx, dtype), kSoftmaxBlock, error);
     };
-    c.run = [](CellRun &r) {
-      int64_t rows = r.dim(0), cols = r.dim(1);
-      std::vector<double> x = r.random(rows * cols, -4, 4, r.dtype(), 5);
-      tk_arg in = r.input(r.dtype(), x);
-      tk_arg out = r.output(r.dtype(), rows * cols);
-      int32_t n = int32_t(cols);
-      r.launch({int32_t(rows), 1, 1},
-               {in, out, tk_arg_i32(n), tk_arg_i32(n), tk_arg_i32(n)});
-      r.check("output", r.read(out), softmaxReference(x, rows, cols),
-              softmaxTolerance(r.dtype()));
+    c.run = runSoftmax;
+    cases.push_back(std::move(c));
+  }
+
+  {
+    // The configurations the H100 bench tunes softmax to at 16384 columns:
+    // 16 warps, and the occupancy hints that cap the registers (32 warps in
+    // 32 registers, 2 programs an SM; 16 warps in 40, 3 programs, with
+    // spills). Row strides divisible by 16, as the bench declares them.
+    struct Tuned {
+      const char *name;
+      CompileSettings settings;
     };
+    static const Tuned kTuned[] = {
+        {"w16", {16, 0, 0}}, {"w16 o3", {16, 0, 3}}, {"w32 o2", {32, 0, 2}}};
+    ConformanceCase c;
+    c.name = "softmax_tuned";
+    c.summary = "seed softmax over 16384-column blocks on 16 and 32 warps, "
+                "with the occupancy hint that caps its registers";
+    c.dtypes = {DType::F32};
+    std::vector<std::string> names;
+    for (const Tuned &tuned : kTuned)
+      names.push_back(tuned.name);
+    c.shapes = withVariants({shape({3, 16384}), shape({5, 10000})}, names);
+    c.configKey = variantKey;
+    c.settings = [](DType, const Shape &s) {
+      return kTuned[s.variant].settings;
+    };
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      return seeds::buildSoftmax(ctx, toMLIR(ctx, dtype), 16384, error,
+                                 /*rowStrideDivisibility=*/16);
+    };
+    c.run = runSoftmax;
     cases.push_back(std::move(c));
   }
 
