@@ -236,7 +236,8 @@ typedef struct tk_compile_options {
    *  programs fit on one compute unit at once (CUDA: .minnctapersm), even at
    *  the price of spills. 0: no hint. A count the hardware cannot hold (too
    *  many threads) is TK_ERROR_INVALID_ARGUMENT; backends without the notion
-   *  (the CPU) ignore it. */
+   *  (the CPU) ignore it. Ignored with `autotune`: each configuration has
+   *  its own. */
   int32_t min_programs_per_cu;
 } tk_compile_options;
 
