@@ -303,30 +303,32 @@ Status timeCandidate(tk_device device, tk_kernel kernel, tk_grid grid,
   int perRound = std::max(1, repetitions / kRounds);
   std::vector<double> rounds;
   for (int r = 0; r < kRounds; ++r) {
-    auto start = std::chrono::steady_clock::now();
+    auto hostStart = std::chrono::steady_clock::now();
     if (onDevice)
       if (tk_status status = tk_event_record(events.start, nullptr))
         return Status(status, tk_last_error());
     for (int i = 0; i < perRound; ++i)
       if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
         return Status(status, tk_last_error());
-    if (!onDevice) {
+    double roundSeconds = 0;
+    if (onDevice) {
+      float ms = 0;
+      tk_status status = tk_event_record(events.end, nullptr);
+      if (status == TK_SUCCESS)
+        status = tk_event_synchronize(events.end);
+      if (status == TK_SUCCESS)
+        status = tk_event_elapsed_ms(events.start, events.end, &ms);
+      if (status != TK_SUCCESS)
+        return Status(status, tk_last_error());
+      roundSeconds = double(ms) / 1e3;
+    } else {
       if (tk_status status = tk_synchronize(device))
         return Status(status, tk_last_error());
-      rounds.push_back(std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count() /
-                       perRound);
-      continue;
+      roundSeconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - hostStart)
+                         .count();
     }
-    float ms = 0;
-    if (tk_status status = tk_event_record(events.end, nullptr))
-      return Status(status, tk_last_error());
-    if (tk_status status = tk_event_synchronize(events.end))
-      return Status(status, tk_last_error());
-    if (tk_status status = tk_event_elapsed_ms(events.start, events.end, &ms))
-      return Status(status, tk_last_error());
-    rounds.push_back(double(ms) / 1e3 / perRound);
+    rounds.push_back(roundSeconds / perRound);
   }
   std::sort(rounds.begin(), rounds.end());
   seconds = rounds[rounds.size() / 2];

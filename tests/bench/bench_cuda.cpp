@@ -89,9 +89,9 @@ struct Driver {
 
 Driver driver;
 constexpr int kRuns = 25;
-/// An sm_90 SM's registers and threads: the occupancy hints the softmax
-/// candidates try are counted in programs these hold.
-constexpr int kRegistersPerSM = 65536;
+/// The threads an sm_90 SM holds (tk_device_props has no field for it):
+/// the occupancy hints the softmax candidates try are counted in programs
+/// the SM's threads and registers hold.
 constexpr int kThreadsPerSM = 2048;
 
 /// `count` standard normal values (Box-Muller over splitmix64, seeded),
@@ -172,6 +172,8 @@ double timeKernelMs(const std::function<void()> &launch, int runs = kRuns) {
 
 struct Bench {
   tk_device device = nullptr;
+  /// 32-bit registers of one SM (tk_device_props.registers_per_cu).
+  int32_t registersPerCu = 0;
   mlir::MLIRContext context;
   std::string json;
   bool first = true;
@@ -288,7 +290,7 @@ void benchSoftmax(Bench &bench, int onlyWarps,
       if (block / (w * 32) > 32)
         continue;
       for (int budget : {40, 32}) {
-        int programs = std::min(kRegistersPerSM / (w * 32 * budget),
+        int programs = std::min(bench.registersPerCu / (w * 32 * budget),
                                 kThreadsPerSM / (w * 32));
         if (programs >= 2 && space.back().minPrograms != programs)
           space.push_back({w, programs});
@@ -956,6 +958,7 @@ int main(int argc, char **argv) {
   props.struct_size = sizeof(props);
   check(tk_device_query(bench.device, &props), "tk_device_query");
   bench.emit("device", "\"" + std::string(props.name) + "\"");
+  bench.registersPerCu = props.registers_per_cu;
   l2Flush.kernel = bench.create(
       tk::seeds::buildVectorAdd(&bench.context,
                                 mlir::Float32Type::get(&bench.context), 1024),
