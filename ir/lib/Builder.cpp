@@ -779,6 +779,18 @@ Tile KernelBuilder::mul(const Operand &l, const Operand &r) {
 Tile KernelBuilder::div(const Operand &l, const Operand &r) {
   return binary(BinaryOp::Div, l, r);
 }
+Tile KernelBuilder::fastDiv(const Operand &l, const Operand &r) {
+  Tile quotient = binary(BinaryOp::Div, l, r);
+  if (!quotient.valid())
+    return Tile();
+  auto divf = quotient.value().getDefiningOp<arith::DivFOp>();
+  if (!divf) {
+    emitError("fastDiv needs float operands, got " + str(quotient.type()));
+    return Tile();
+  }
+  divf.setFastmath(arith::FastMathFlags::afn);
+  return quotient;
+}
 Tile KernelBuilder::rem(const Operand &l, const Operand &r) {
   return binary(BinaryOp::Rem, l, r);
 }
@@ -964,6 +976,15 @@ TK_MATH_FUNCTION(erf, ErfOp)
 TK_MATH_FUNCTION(floor, FloorOp)
 TK_MATH_FUNCTION(ceil, CeilOp)
 #undef TK_MATH_FUNCTION
+
+Tile KernelBuilder::fastExp(const Tile &x) {
+  return unaryMath("fastExp", x, [](OpBuilder &b, Location loc, Value v) {
+    return Value(
+        math::ExpOp::create(b, loc, v,
+                            arith::FastMathFlagsAttr::get(
+                                b.getContext(), arith::FastMathFlags::afn)));
+  });
+}
 
 Tile KernelBuilder::fastExp2(const Tile &x) {
   return unaryMath("fastExp2", x, [](OpBuilder &b, Location loc, Value v) {

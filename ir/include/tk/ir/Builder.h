@@ -300,6 +300,11 @@ public:
   Tile sub(const Operand &lhs, const Operand &rhs);
   Tile mul(const Operand &lhs, const Operand &rhs);
   Tile div(const Operand &lhs, const Operand &rhs);
+  /// `arith.divf` with `fastmath<afn>`: backends may divide approximately
+  /// (CUDA: `div.approx.f32`, 2 ulp for divisors of magnitude up to 2^126),
+  /// as Triton's `/` on f32 does (`div.full.f32`). For scaling by a sum
+  /// (softmax's denominator). Float operands only.
+  Tile fastDiv(const Operand &lhs, const Operand &rhs);
   Tile rem(const Operand &lhs, const Operand &rhs);
   Tile bitAnd(const Operand &lhs, const Operand &rhs);
   Tile bitOr(const Operand &lhs, const Operand &rhs);
@@ -331,6 +336,10 @@ public:
   /// `math` dialect functions of float tiles.
   Tile exp(const Tile &x);
   Tile exp2(const Tile &x);
+  /// `math.exp` with `fastmath<afn>`: backends may use the hardware's
+  /// approximation (CUDA: a multiplication by log2(e) and `ex2.approx.f32`),
+  /// as Triton's `tl.exp` does.
+  Tile fastExp(const Tile &x);
   /// `math.exp2` with `fastmath<afn>`: backends may use the hardware's
   /// approximation (CUDA: `ex2.approx.ftz.f32`, 2 ulp, subnormal results
   /// flushed to zero), as Triton's `tl.exp2` does. For exponentials whose
