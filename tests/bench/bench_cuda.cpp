@@ -275,9 +275,7 @@ void benchSoftmax(Bench &bench, int onlyWarps,
     // num_warps and the occupancy hint chosen by autotuning at kernel
     // creation (tk_compile_options.autotune): every count from 2 warps to
     // one element per thread, each with ptxas free to use registers and
-    // with them capped at 40 and at 32 a thread where that lets more
-    // programs share an SM (at 16384 columns and 16 warps a thread holds 32
-    // floats, and 64 registers leave room for 2 programs, not 4).
+    // with the occupancy hints below.
     struct Config {
       int warps, minPrograms;
     };
@@ -286,15 +284,23 @@ void benchSoftmax(Bench &bench, int onlyWarps,
       if (onlyWarps && w != onlyWarps)
         continue;
       space.push_back({w, 0});
-      // Capped registers only where a thread's share of the row fits them.
-      if (block / (w * 32) > 32)
-        continue;
-      for (int budget : {40, 32}) {
-        int programs = std::min(bench.registersPerCu / (w * 32 * budget),
-                                kThreadsPerSM / (w * 32));
-        if (programs >= 2 && space.back().minPrograms != programs)
+      int threads = w * 32, rowShare = int(block) / threads;
+      auto programsWithin = [&](int budget) {
+        return std::min(bench.registersPerCu / (threads * budget),
+                        kThreadsPerSM / threads);
+      };
+      // The most programs whose registers hold a thread's share of the row
+      // with 20 to spare (at 16384 columns and 8 warps, 3 programs of 85
+      // registers), then, where the share fits them, registers capped at
+      // 40 and at 32.
+      std::vector<int> hints = {programsWithin(rowShare + 20)};
+      if (rowShare <= 32)
+        hints.insert(hints.end(), {programsWithin(40), programsWithin(32)});
+      std::sort(hints.begin(), hints.end());
+      hints.erase(std::unique(hints.begin(), hints.end()), hints.end());
+      for (int programs : hints)
+        if (programs >= 2)
           space.push_back({w, programs});
-      }
     }
     if (space.empty())
       die("--softmax-warps " + std::to_string(onlyWarps) +
