@@ -10,6 +10,7 @@
 #include "tk/ir/Builder.h"
 #include "SeedKernels.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -314,6 +315,36 @@ TEST_F(BuilderTest, ArithmeticFollowsDtype) {
   Tile cdiv = k.cdiv(k.argI32("n"), 128);
   EXPECT_EQ(opName(cdiv), "arith.divsi");
   finishOk(k);
+}
+
+TEST_F(BuilderTest, FastMathCarriesApproximateFunctions) {
+  KernelBuilder k(&ctx, "fast");
+  Tile fp = k.argPtr("f", k.f32());
+  Tile f = k.load(fp + k.arange(0, 64));
+  Tile fastExp = k.fastExp(f), fastExp2 = k.fastExp2(f);
+  Tile fastDiv = k.fastDiv(f, 2.0);
+  EXPECT_EQ(opName(fastExp), "math.exp");
+  EXPECT_EQ(opName(fastExp2), "math.exp2");
+  EXPECT_EQ(opName(fastDiv), "arith.divf");
+  auto flags = [](const Tile &t) {
+    return mlir::cast<mlir::arith::ArithFastMathInterface>(
+               t.value().getDefiningOp())
+        .getFastMathFlagsAttr()
+        .getValue();
+  };
+  for (const Tile &t : {fastExp, fastExp2, fastDiv})
+    EXPECT_EQ(flags(t), mlir::arith::FastMathFlags::afn) << opName(t);
+  // The plain forms stay exact.
+  EXPECT_EQ(flags(k.exp(f)), mlir::arith::FastMathFlags::none);
+  EXPECT_EQ(flags(f / 2.0), mlir::arith::FastMathFlags::none);
+  finishOk(k);
+}
+
+TEST_F(BuilderTest, FastDivOfIntegersIsAnError) {
+  KernelBuilder k(&ctx, "fast_div_int");
+  Tile i = k.zeros({64}, k.i32());
+  EXPECT_FALSE(k.fastDiv(i, 3).valid());
+  EXPECT_THAT(finishError(k), HasSubstr("fastDiv needs float operands"));
 }
 
 TEST_F(BuilderTest, ComparisonsFollowDtype) {
