@@ -13,7 +13,10 @@
 // Held accumulators (a loop-carried accumulator in registers): the warps
 // form a warpsM x warpsN grid and each owns a block of rows x cols m16n8
 // tiles, so that one A fragment serves a row of tiles and one B fragment a
-// column. Fragments come from workgroup memory through ldmatrix: .x4 for
+// column. Their operands are laid out row-major with each row's 16-byte
+// chunks permuted (operandOffset), so that the 8 rows an ldmatrix reads lie
+// in different banks. Fragments come from workgroup memory through
+// ldmatrix: .x4 for
 // the four 8x8 matrices of an A fragment (lanes 8j..8j+7 address the rows
 // of matrix j: rows +8 for odd j, columns +8 for j >= 2, which is the
 // register order above), .x4.trans for the B fragments of two tiles (rows
@@ -32,6 +35,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -39,6 +45,9 @@ namespace tk::cuda {
 
 namespace {
 constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16, kWarpSize = 32;
+/// ldmatrix reads rows of one 16-byte chunk; a 128-byte line of workgroup
+/// memory spans the 32 banks once.
+constexpr int64_t kChunkBytes = 16, kBankLineBytes = 128;
 } // namespace
 
 bool MmaSyncUnit::supports(Type a, Type b, Type accumulator, int64_t m,
@@ -260,6 +269,52 @@ bool MmaSyncUnit::holds(const HeldProduct &product) const {
   return tileWarps(product).has_value();
 }
 
+// f32 operands (tf32) are read an element at a time, and a B taken K-major
+// would need ldmatrix without .trans: both stay plain row-major.
+bool MmaSyncUnit::laysOutOperands(const HeldProduct &product) const {
+  return holds(product) && !isTf32(product) && !product.kMajorB;
+}
+
+// The permutation below repeats every 128-byte line of banks.
+int64_t MmaSyncUnit::operandAlignment(const HeldProduct &product) const {
+  return kBankLineBytes;
+}
+
+// Row-major (A: m x k, B: k x n), with 16-byte chunk c of row r stored at
+// chunk c ^ phase(r). An ldmatrix reads one chunk of 8 consecutive rows; in
+// plain row-major rows of 128 bytes or more those all start in the same
+// bank. The phase counts the rows of each 128-byte line of banks (rows of
+// 128 bytes or more: one line per row; 64-byte rows: two rows per line ...)
+// so that the 8 chunks land on the line's 8 distinct 16-byte bank groups.
+// Rows whose chunk count is not a power of two are not permuted.
+Value MmaSyncUnit::operandOffset(OpBuilder &b, Location loc,
+                                 const HeldProduct &product, unsigned operand,
+                                 Value row, Value col) const {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  int64_t width = operand == 0 ? product.k : product.n;
+  int64_t chunkElements = kChunkBytes / 2;
+  int64_t chunks = width / chunkElements;
+  Value rowStart = arith::MulIOp::create(b, loc, row, index(width));
+  if (chunks < 2 || !llvm::isPowerOf2_64(chunks))
+    return arith::AddIOp::create(b, loc, rowStart, col);
+  int64_t lineChunks = kBankLineBytes / kChunkBytes;
+  int64_t phases = std::min(chunks, lineChunks);
+  int64_t rowsPerLine = lineChunks / phases;
+  Value phase = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, row, index(rowsPerLine)),
+      index(phases));
+  Value chunk = arith::XOrIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, col, index(chunkElements)), phase);
+  Value inChunk = arith::RemUIOp::create(b, loc, col, index(chunkElements));
+  return arith::AddIOp::create(
+      b, loc, rowStart,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, chunk, index(chunkElements)),
+          inChunk));
+}
+
 SmallVector<std::pair<Value, Value>>
 MmaSyncUnit::registerPositions(OpBuilder &b, Location loc,
                                const HeldProduct &product) const {
@@ -286,8 +341,14 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   auto add = [&](Value x, int64_t c) -> Value {
     return c == 0 ? x : arith::AddIOp::create(b, loc, x, index(c));
   };
-  // The shared-window address of element (row, col) of a row-major buffer.
-  auto address = [&](Value buffer, Value row, Value col) -> Value {
+  // The shared-window address of element (row, col) of operand `operand`
+  // (0: A, 1: B): in the operandOffset layout, or row-major.
+  bool laidOut = laysOutOperands(product);
+  auto address = [&](unsigned operand, Value buffer, Value row,
+                     Value col) -> Value {
+    if (laidOut)
+      return sharedElementAddress(
+          b, loc, buffer, operandOffset(b, loc, product, operand, row, col));
     int64_t width = cast<MemRefType>(buffer.getType()).getDimSize(1);
     Value offset = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, row, index(width)), col);
@@ -392,7 +453,7 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
               r * kTileM);
       Value col = add(upperMatrix, kk);
       aFragments.push_back(
-          loadMatrices(address(aBuffer, row, col), 4, NVVM::MMALayout::row));
+          loadMatrices(address(0, aBuffer, row, col), 4, NVVM::MMALayout::row));
     }
     for (int64_t c = 0; c < t.cols; c += 2) {
       bool pair = c + 1 < t.cols;
@@ -402,7 +463,7 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
                    : layout.colBase,
               c * kTileN);
       SmallVector<Value> parts = loadMatrices(
-          address(bBuffer, row, col), pair ? 4 : 2, NVVM::MMALayout::col);
+          address(1, bBuffer, row, col), pair ? 4 : 2, NVVM::MMALayout::col);
       bFragments.push_back({parts[0], parts[1]});
       if (pair)
         bFragments.push_back({parts[2], parts[3]});

@@ -20,6 +20,11 @@ public:
                            const Product &product) const override;
 
   bool holds(const HeldProduct &product) const override;
+  bool laysOutOperands(const HeldProduct &product) const override;
+  int64_t operandAlignment(const HeldProduct &product) const override;
+  mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
+                            const HeldProduct &product, unsigned operand,
+                            mlir::Value row, mlir::Value col) const override;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
   registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
                     const HeldProduct &product) const override;

@@ -568,12 +568,14 @@ bool WgmmaUnit::holds(const HeldProduct &product) const {
 }
 
 bool WgmmaUnit::laysOutOperands(const HeldProduct &product) const {
-  return wgmmaHolds(product);
+  return wgmmaHolds(product) || fallback.laysOutOperands(product);
 }
 
 // Swizzled atoms repeat from 1024-byte boundaries: the hardware swizzles
 // address bits 4-6 with bits 7-9.
 int64_t WgmmaUnit::operandAlignment(const HeldProduct &product) const {
+  if (!wgmmaHolds(product))
+    return fallback.operandAlignment(product);
   return kAtomBytes;
 }
 
@@ -582,6 +584,8 @@ int64_t WgmmaUnit::operandAlignment(const HeldProduct &product) const {
 Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
                                const HeldProduct &product, unsigned operand,
                                Value row, Value col) const {
+  if (!wgmmaHolds(product))
+    return fallback.operandOffset(b, loc, product, operand, row, col);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
