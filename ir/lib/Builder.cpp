@@ -977,23 +977,19 @@ TK_MATH_FUNCTION(floor, FloorOp)
 TK_MATH_FUNCTION(ceil, CeilOp)
 #undef TK_MATH_FUNCTION
 
-Tile KernelBuilder::fastExp(const Tile &x) {
-  return unaryMath("fastExp", x, [](OpBuilder &b, Location loc, Value v) {
-    return Value(
-        math::ExpOp::create(b, loc, v,
-                            arith::FastMathFlagsAttr::get(
-                                b.getContext(), arith::FastMathFlags::afn)));
-  });
-}
-
-Tile KernelBuilder::fastExp2(const Tile &x) {
-  return unaryMath("fastExp2", x, [](OpBuilder &b, Location loc, Value v) {
-    return Value(
-        math::Exp2Op::create(b, loc, v,
-                             arith::FastMathFlagsAttr::get(
-                                 b.getContext(), arith::FastMathFlags::afn)));
-  });
-}
+// `fastmath<afn>`: the backend may approximate.
+#define TK_APPROXIMATE_MATH_FUNCTION(NAME, OP)                                 \
+  Tile KernelBuilder::NAME(const Tile &x) {                                    \
+    return unaryMath(#NAME, x, [](OpBuilder &b, Location loc, Value v) {       \
+      return Value(                                                            \
+          math::OP::create(b, loc, v,                                          \
+                           arith::FastMathFlagsAttr::get(                      \
+                               b.getContext(), arith::FastMathFlags::afn)));   \
+    });                                                                        \
+  }
+TK_APPROXIMATE_MATH_FUNCTION(fastExp, ExpOp)
+TK_APPROXIMATE_MATH_FUNCTION(fastExp2, Exp2Op)
+#undef TK_APPROXIMATE_MATH_FUNCTION
 
 Tile KernelBuilder::abs(const Tile &x) {
   if (!check(x, "abs"))

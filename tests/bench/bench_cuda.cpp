@@ -716,8 +716,6 @@ void benchAttention(Bench &bench, const std::string &onlyConfig,
       int warps;
       /// num_stages (0: the backend's default, 3 on CUDA).
       int stages = 0;
-      /// AttentionConfig::rowGroups.
-      int64_t groups = 1;
     };
     // With the scores held in registers, one warpgroup can take 128 rows
     // (two 64-row tiles) and wider key blocks fit in shared memory; two
@@ -733,8 +731,7 @@ void benchAttention(Bench &bench, const std::string &onlyConfig,
     auto label = [](const Blocks &c) {
       return std::to_string(c.bm) + "x" + std::to_string(c.bn) + " w" +
              std::to_string(c.warps) +
-             (c.stages ? " s" + std::to_string(c.stages) : "") +
-             (c.groups > 1 ? " g" + std::to_string(c.groups) : "");
+             (c.stages ? " s" + std::to_string(c.stages) : "");
     };
     std::vector<Blocks> chosen;
     for (const Blocks &c : configs)
@@ -749,7 +746,6 @@ void benchAttention(Bench &bench, const std::string &onlyConfig,
       config.blockM = c.bm;
       config.blockN = c.bn;
       config.blockD = d;
-      config.rowGroups = c.groups;
       candidates.push_back({tk::seeds::buildAttention(ctx, f16, config),
                             label(c),
                             c.warps,

@@ -16,11 +16,10 @@
 // column. Their operands are laid out row-major with each row's 16-byte
 // chunks permuted (operandOffset), so that the 8 rows an ldmatrix reads lie
 // in different banks. Fragments come from workgroup memory through
-// ldmatrix: .x4 for
-// the four 8x8 matrices of an A fragment (lanes 8j..8j+7 address the rows
-// of matrix j: rows +8 for odd j, columns +8 for j >= 2, which is the
-// register order above), .x4.trans for the B fragments of two tiles (rows
-// along k, +8 for odd j; columns +8 for j >= 2), .x2.trans for a last odd
+// ldmatrix: .x4 for the four 8x8 matrices of an A fragment (lanes 8j..8j+7
+// address the rows of matrix j: rows +8 for odd j, columns +8 for j >= 2, which
+// is the register order above), .x4.trans for the B fragments of two tiles
+// (rows along k, +8 for odd j; columns +8 for j >= 2), .x2.trans for a last odd
 // tile. f32 operands of a dot with input_precision tf32 run m16n8k8 on
 // their f32 bits (the unit reads them as tf32), fragments read one element
 // at a time: A reg i = A[g + 8 (i%2)][q + 4 (i/2)], B reg i = B[q + 4i][g].
@@ -294,6 +293,7 @@ Value MmaSyncUnit::operandOffset(OpBuilder &b, Location loc,
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   int64_t width = operand == 0 ? product.k : product.n;
+  // Laid-out operands are f16 or bf16 (tf32 is not laid out).
   int64_t chunkElements = kChunkBytes / 2;
   int64_t chunks = width / chunkElements;
   Value rowStart = arith::MulIOp::create(b, loc, row, index(width));
