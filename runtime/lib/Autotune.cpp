@@ -18,6 +18,8 @@
 #include "tk/runtime/Logging.h"
 #include "tk/runtime/Status.h"
 
+#include "spdlog/fmt/fmt.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -31,6 +33,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +44,13 @@ namespace {
 
 constexpr int kDefaultRepetitions = 20;
 constexpr int kRounds = 5;
+/// Candidates within this fraction of the fastest first timing are timed
+/// again, interleaved (at most kMaxFinalists of them, kFinalistRounds
+/// rounds each): a single pass in order was seen to pick a candidate that
+/// lost by 9% when timed again.
+constexpr double kFinalistMargin = 0.05;
+constexpr size_t kMaxFinalists = 4;
+constexpr int kFinalistRounds = 7;
 constexpr llvm::StringLiteral kRecordMagic = "tk-autotune 1";
 
 /// tk_compile_options, tk_autotune_candidate and tk_autotune_config as tk.h
@@ -281,36 +291,36 @@ struct EventPair {
   }
 };
 
-/// Median seconds per launch over kRounds rounds of back-to-back launches.
-/// Each round is timed on the device, by events recorded before its first
-/// launch and after its last, so the host's synchronisation does not count;
-/// a backend without events (a plugin before ABI 1.2) is timed by the
-/// host's clock to the end of a synchronize instead.
-Status timeCandidate(tk_device device, tk_kernel kernel, tk_grid grid,
-                     const tk_args *args, int repetitions, double &seconds) {
-  // Warm-up, which also surfaces launch errors (bad grid, arguments).
-  if (tk_status status = tk_launch(kernel, grid, args))
-    return Status(status, tk_last_error());
-  EventPair events;
-  bool onDevice = true;
-  for (tk_event *event : {&events.start, &events.end}) {
-    tk_status status = tk_event_create(device, event);
-    if (status == TK_ERROR_UNSUPPORTED)
-      onDevice = false;
-    else if (status != TK_SUCCESS)
-      return Status(status, tk_last_error());
+/// Times rounds of back-to-back launches. Each round is timed on the
+/// device, by events recorded before its first launch and after its last,
+/// so the host's synchronisation does not count; a backend without events
+/// (a plugin before ABI 1.2) is timed by the host's clock to the end of a
+/// synchronize instead.
+class RoundTimer {
+public:
+  explicit RoundTimer(tk_device device) : device(device) {}
+
+  Status init() {
+    for (tk_event *event : {&events.start, &events.end}) {
+      tk_status status = tk_event_create(device, event);
+      if (status == TK_ERROR_UNSUPPORTED)
+        onDevice = false;
+      else if (status != TK_SUCCESS)
+        return Status(status, tk_last_error());
+    }
+    return Status::success();
   }
-  int perRound = std::max(1, repetitions / kRounds);
-  std::vector<double> rounds;
-  for (int r = 0; r < kRounds; ++r) {
+
+  /// Seconds per launch over one round of `launches` launches.
+  Status time(tk_kernel kernel, tk_grid grid, const tk_args *args, int launches,
+              double &seconds) {
     auto hostStart = std::chrono::steady_clock::now();
     if (onDevice)
       if (tk_status status = tk_event_record(events.start, nullptr))
         return Status(status, tk_last_error());
-    for (int i = 0; i < perRound; ++i)
+    for (int i = 0; i < launches; ++i)
       if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
         return Status(status, tk_last_error());
-    double roundSeconds = 0;
     if (onDevice) {
       float ms = 0;
       tk_status status = tk_event_record(events.end, nullptr);
@@ -320,18 +330,89 @@ Status timeCandidate(tk_device device, tk_kernel kernel, tk_grid grid,
         status = tk_event_elapsed_ms(events.start, events.end, &ms);
       if (status != TK_SUCCESS)
         return Status(status, tk_last_error());
-      roundSeconds = double(ms) / 1e3;
+      seconds = double(ms) / 1e3 / launches;
     } else {
       if (tk_status status = tk_synchronize(device))
         return Status(status, tk_last_error());
-      roundSeconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - hostStart)
-                         .count();
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              hostStart)
+                    .count() /
+                launches;
     }
-    rounds.push_back(roundSeconds / perRound);
+    return Status::success();
   }
-  std::sort(rounds.begin(), rounds.end());
-  seconds = rounds[rounds.size() / 2];
+
+private:
+  tk_device device;
+  EventPair events;
+  bool onDevice = true;
+};
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+/// Median seconds per launch over kRounds rounds, after a warm-up launch
+/// that also surfaces launch errors (bad grid, arguments).
+Status timeCandidate(RoundTimer &timer, tk_kernel kernel, tk_grid grid,
+                     const tk_args *args, int launchesPerRound,
+                     double &seconds) {
+  if (tk_status status = tk_launch(kernel, grid, args))
+    return Status(status, tk_last_error());
+  std::vector<double> rounds(kRounds);
+  for (double &round : rounds)
+    TK_RETURN_IF_ERROR(timer.time(kernel, grid, args, launchesPerRound, round));
+  seconds = median(rounds);
+  return Status::success();
+}
+
+} // namespace
+
+std::vector<size_t>
+tk::runtime::autotuneFinalists(const std::vector<double> &seconds,
+                               const std::vector<bool> &timed) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < seconds.size(); ++i)
+    if (timed[i])
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
+  std::vector<size_t> finalists;
+  for (size_t i : order)
+    if (finalists.size() < kMaxFinalists &&
+        seconds[i] <= seconds[order.front()] * (1 + kFinalistMargin))
+      finalists.push_back(i);
+  if (finalists.size() < 2)
+    finalists.clear();
+  return finalists;
+}
+
+namespace {
+
+/// Times the finalists again in kFinalistRounds rounds that visit them in
+/// turn (each round starting one further along), so that a drift of the
+/// device's clock under its power cap falls on all of them alike rather
+/// than on whichever was timed last; `seconds` gets their medians.
+Status retimeFinalists(RoundTimer &timer, const tk_autotune_request &request,
+                       const std::vector<tk_kernel> &kernels,
+                       const std::vector<size_t> &finalists,
+                       int launchesPerRound, std::vector<double> &seconds,
+                       const std::function<void(size_t)> &progress) {
+  std::vector<std::vector<double>> rounds(finalists.size());
+  for (int r = 0; r < kFinalistRounds; ++r) {
+    for (size_t turn = 0; turn < finalists.size(); ++turn) {
+      size_t f = (turn + size_t(r)) % finalists.size();
+      size_t i = finalists[f];
+      double round = 0;
+      TK_RETURN_IF_ERROR(timer.time(kernels[i], request.candidates[i].grid,
+                                    request.args, launchesPerRound, round));
+      rounds[f].push_back(round);
+    }
+    progress(size_t(r) + 1);
+  }
+  for (size_t f = 0; f < finalists.size(); ++f)
+    seconds[finalists[f]] = median(rounds[f]);
   return Status::success();
 }
 
@@ -365,11 +446,14 @@ Status tk::runtime::autotune(tk_device device,
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "autotune: repetitions is negative");
   const size_t n = request->num_candidates;
-  auto progress = [&](const char *stage, size_t done) {
-    if (request->progress)
-      request->progress(stage, done, n, request->progress_user);
-    else
-      getLogger().info("autotune {}: {} {}/{}", request->key, stage, done, n);
+  auto progressOf = [&](const char *stage, size_t total) {
+    return [=](size_t done) {
+      if (request->progress)
+        request->progress(stage, done, total, request->progress_user);
+      else
+        getLogger().info("autotune {}: {} {}/{}", request->key, stage, done,
+                         total);
+    };
   };
 
   tk_device_props props = {};
@@ -428,19 +512,29 @@ Status tk::runtime::autotune(tk_device device,
     for (std::thread &thread : threads)
       thread.join();
     compiled = last;
-    progress("compile", compiled);
+    progressOf("compile", n)(compiled);
   }
 
   std::vector<double> seconds(n, 0.0);
   int repetitions =
       request->repetitions ? request->repetitions : kDefaultRepetitions;
+  int launchesPerRound = std::max(1, repetitions / kRounds);
+  RoundTimer timer(device);
+  Status timerReady = timer.init();
+  if (!timerReady.isOk()) {
+    for (tk_kernel kernel : kernels)
+      if (kernel)
+        tk_kernel_release(kernel);
+    return timerReady;
+  }
+  auto timeProgress = progressOf("time", n);
   std::optional<size_t> best;
   Status firstFailure = Status::success();
   for (size_t i = 0; i < n; ++i) {
     if (statuses[i] == TK_SUCCESS) {
       Status timed =
-          timeCandidate(device, kernels[i], request->candidates[i].grid,
-                        request->args, repetitions, seconds[i]);
+          timeCandidate(timer, kernels[i], request->candidates[i].grid,
+                        request->args, launchesPerRound, seconds[i]);
       if (!timed.isOk()) {
         statuses[i] = timed.code();
         errors[i] = timed.message();
@@ -458,11 +552,34 @@ Status tk::runtime::autotune(tk_device device,
     } else if (!best || seconds[i] < seconds[*best]) {
       best = i;
     }
-    progress("time", i + 1);
+    timeProgress(i + 1);
+  }
+  std::vector<bool> timed(n);
+  for (size_t i = 0; i < n; ++i)
+    timed[i] = statuses[i] == TK_SUCCESS;
+  std::vector<size_t> finalists = autotuneFinalists(seconds, timed);
+  Status retimed = Status::success();
+  if (!finalists.empty()) {
+    retimed =
+        retimeFinalists(timer, *request, kernels, finalists, launchesPerRound,
+                        seconds, progressOf("retime", kFinalistRounds));
+    if (retimed.isOk()) {
+      best = *std::min_element(
+          finalists.begin(), finalists.end(),
+          [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
+      std::string times;
+      for (size_t i : finalists)
+        times += (times.empty() ? "" : ", ") + labelOf(*request, i) + " " +
+                 fmt::format("{:.3g}", seconds[i] * 1e6) + " us";
+      getLogger().info("autotune {}: close finalists timed again: {}",
+                       request->key, times);
+    }
   }
   for (size_t i = 0; i < n; ++i)
-    if (kernels[i] && (!best || i != *best))
+    if (kernels[i] && (!best || i != *best || !retimed.isOk()))
       tk_kernel_release(kernels[i]);
+  if (!retimed.isOk())
+    return retimed;
   if (!best)
     return firstFailure;
 

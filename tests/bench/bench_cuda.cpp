@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BuildCommit.h"
 #include "SeedKernels.h"
 #include "tk/tk.h"
 
@@ -399,6 +400,8 @@ struct Candidate {
   tk_grid grid;
   std::vector<tk_constexpr_value> constexprs = {};
   int stages = 0;
+  /// tk_compile_options.min_programs_per_cu (0: no hint).
+  int minPrograms = 0;
 };
 
 /// tk_autotune over `candidates`, launched with `args`: they compile in
@@ -418,8 +421,8 @@ tk_kernel autotune(Bench &bench, std::vector<Candidate> &candidates,
     tk_autotune_candidate candidate = {};
     candidate.source = {TK_SOURCE_MODULE, &ops.back(), 0, nullptr};
     candidate.options = {
-        sizeof(tk_compile_options), c.warps, c.stages, c.constexprs.data(),
-        c.constexprs.size(),        nullptr, 0};
+        sizeof(tk_compile_options), c.warps, c.stages,     c.constexprs.data(),
+        c.constexprs.size(),        nullptr, c.minPrograms};
     candidate.grid = c.grid;
     candidate.label = c.label.c_str();
     request.push_back(candidate);
@@ -716,22 +719,31 @@ void benchAttention(Bench &bench, const std::string &onlyConfig,
       int warps;
       /// num_stages (0: the backend's default, 3 on CUDA).
       int stages = 0;
+      /// The occupancy hint (0: none).
+      int minPrograms = 0;
     };
     // With the scores held in registers, one warpgroup can take 128 rows
     // (two 64-row tiles) and wider key blocks fit in shared memory; two
-    // stages leave room for more programs per multiprocessor. Two row
-    // groups (AttentionConfig::rowGroups) are not candidates: on the H100
-    // they never timed faster than one group, and at D128 the tuning rounds
-    // picked them where the timed run then read 455 against 474-499
-    // TFLOP/s for one group.
+    // stages leave room for more programs per multiprocessor. Two warpgroups
+    // of 64 rows (8 warps) run as two programs an SM only with the
+    // occupancy hint (o2: 128 registers a thread); without it ptxas takes
+    // more and one program runs alone (at D128 on the H100: 419 against 503
+    // TFLOP/s). Two row groups (AttentionConfig::rowGroups) are not
+    // candidates: on the H100 they never timed faster than one group, and
+    // at D128 the tuning rounds picked them where the timed run then read
+    // 455 against 474-499 TFLOP/s for one group. Tried on the H100 and left
+    // out: 128x32 w4 (s2-s4), 64x64 w4 (s2 o4, s4), 128x64 w8 s3 o2,
+    // 64x128 w4 s2 o3 and 256x64 w16 s2, all slower at both head dims.
     const Blocks configs[] = {
-        {64, 64, 4},      {128, 64, 8},   {64, 32, 4},     {128, 32, 8},
-        {128, 64, 4},     {128, 128, 8},  {128, 64, 4, 2}, {128, 64, 8, 2},
-        {128, 128, 8, 2}, {64, 128, 4, 2}};
+        {64, 64, 4},     {128, 64, 8},       {64, 32, 4},
+        {128, 32, 8},    {128, 64, 4},       {128, 128, 8},
+        {128, 64, 4, 2}, {128, 64, 8, 2},    {128, 128, 8, 2},
+        {64, 128, 4, 2}, {128, 64, 8, 2, 2}, {128, 128, 8, 2, 2}};
     auto label = [](const Blocks &c) {
       return std::to_string(c.bm) + "x" + std::to_string(c.bn) + " w" +
              std::to_string(c.warps) +
-             (c.stages ? " s" + std::to_string(c.stages) : "");
+             (c.stages ? " s" + std::to_string(c.stages) : "") +
+             (c.minPrograms ? " o" + std::to_string(c.minPrograms) : "");
     };
     std::vector<Blocks> chosen;
     for (const Blocks &c : configs)
@@ -751,7 +763,8 @@ void benchAttention(Bench &bench, const std::string &onlyConfig,
                             c.warps,
                             tk_grid{int32_t(n / c.bm), int32_t(heads), 1},
                             {},
-                            c.stages});
+                            c.stages,
+                            c.minPrograms});
     }
     std::string name = "B4H32N4096D" + std::to_string(d);
     tk_autotune_result result;
@@ -962,6 +975,7 @@ int main(int argc, char **argv) {
   props.struct_size = sizeof(props);
   check(tk_device_query(bench.device, &props), "tk_device_query");
   bench.emit("device", "\"" + std::string(props.name) + "\"");
+  bench.emit("commit", "\"" TK_BUILD_COMMIT "\"");
   bench.registersPerCu = props.registers_per_cu;
   l2Flush.kernel = bench.create(
       tk::seeds::buildVectorAdd(&bench.context,

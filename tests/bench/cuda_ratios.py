@@ -27,7 +27,8 @@ def main():
     if tk.get("device") != ref.get("device"):
         sys.exit(f"different devices: tk {tk.get('device')}, "
                  f"reference {ref.get('device')}")
-    out = {"device": tk["device"], "figures": []}
+    out = {"device": tk["device"], "commit": tk.get("commit", "unknown"),
+           "figures": []}
 
     def add(name, unit, tk_value, peer_name, peer_value, target):
         out["figures"].append({

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tk/runtime/Autotune.h"
 #include "tk/tk.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -50,13 +52,14 @@ std::string uniqueKey(const std::string &prefix) {
 
 struct Progress {
   std::vector<std::string> stages;
-  size_t lastTotal = 0;
+  /// The total each stage reported.
+  std::map<std::string, size_t> totals;
 };
 
 void recordProgress(const char *stage, size_t, size_t total, void *user) {
   auto *progress = static_cast<Progress *>(user);
   progress->stages.push_back(stage);
-  progress->lastTotal = total;
+  progress->totals[stage] = total;
 }
 
 class AutotuneTest : public ::testing::Test {
@@ -185,8 +188,11 @@ TEST_F(AutotuneTest, TimesRecordsAndReusesTheWinner) {
   EXPECT_EQ(result.failed, 0);
   expectCorrectOutput(kernel, candidates[result.best].grid);
   tk_kernel_release(kernel);
-  // Progress: one compile batch or more, then a timing step per candidate.
-  EXPECT_EQ(progress.lastTotal, candidates.size());
+  // Progress: one compile batch or more, then a timing step per candidate
+  // (and, where two or more candidates timed within 5%, a step per round of
+  // timing them again).
+  EXPECT_EQ(progress.totals["compile"], candidates.size());
+  EXPECT_EQ(progress.totals["time"], candidates.size());
   EXPECT_EQ(std::count(progress.stages.begin(), progress.stages.end(),
                        std::string("time")),
             3);
@@ -312,7 +318,7 @@ TEST_F(AutotuneTest, AsAnOptionOfKernelCreation) {
   EXPECT_EQ(result.from_cache, 0);
   EXPECT_GT(result.best_seconds, 0.0);
   EXPECT_EQ(result.failed, 0);
-  EXPECT_EQ(progress.lastTotal, 3u);
+  EXPECT_EQ(progress.totals["time"], 3u);
   expectCorrectOutput(kernel, configs[result.best].grid);
   ASSERT_EQ(tk_kernel_release(kernel), TK_SUCCESS);
 
@@ -468,3 +474,25 @@ TEST_F(AutotuneTest, ReadsConfigsLaidOutBeforeTheOccupancyHint) {
 }
 
 } // namespace
+
+// Which candidates are timed again, interleaved, before the choice: those
+// within 5% of the fastest, fastest first, at most four, never a failed
+// one, and none when only one is that close.
+TEST(AutotuneFinalists, CloseCandidatesAreTimedAgain) {
+  using tk::runtime::autotuneFinalists;
+  const std::vector<bool> allTimed(6, true);
+  EXPECT_EQ(autotuneFinalists({2.0, 1.0, 1.04, 1.2, 1.049, 3.0}, allTimed),
+            (std::vector<size_t>{1, 2, 4}));
+  // A failed candidate's time (0) neither joins nor sets the bar.
+  EXPECT_EQ(autotuneFinalists({0.0, 1.0, 1.02, 1.5, 1.3, 1.1},
+                              {false, true, true, true, true, true}),
+            (std::vector<size_t>{1, 2}));
+  // Only the four fastest of many close ones.
+  EXPECT_EQ(autotuneFinalists({1.01, 1.0, 1.03, 1.02, 1.04, 1.0}, allTimed),
+            (std::vector<size_t>{1, 5, 0, 3}));
+  // One clear winner, or a single candidate: nothing to time again.
+  EXPECT_TRUE(
+      autotuneFinalists({1.0, 1.2, 1.3, 1.5, 2.0, 1.06}, allTimed).empty());
+  EXPECT_TRUE(autotuneFinalists({1.0}, {true}).empty());
+  EXPECT_TRUE(autotuneFinalists({1.0, 1.0}, {true, false}).empty());
+}

@@ -310,7 +310,10 @@ typedef struct tk_autotune_candidate {
   const char *label; /* "BM=128 BN=128 w8"; NULL: "#<index>" */
 } tk_autotune_candidate;
 
-/** Progress: `stage` is "compile" or "time"; called from the calling thread. */
+/** Progress: `stage` is "compile", "time" (a step per candidate) or
+ *  "retime" (a step per round in which the candidates that timed within 5%
+ *  of the fastest are timed again, in turn); called from the calling
+ *  thread. */
 typedef void (*tk_autotune_progress_fn)(const char *stage, size_t done,
                                         size_t total, void *user);
 

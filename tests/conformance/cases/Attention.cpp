@@ -102,26 +102,34 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
   c.run = [](CellRun &r) { runAttention(r, kGroupedBlockM); };
   cases.push_back(c);
 
-  // The blocks the H100 bench tunes attention to: 64x128 at head dim 64 and
-  // 128x64 at 128, both with 4 warps and 2 stages, head dims declared
-  // divisible by 16 as the bench declares them.
+  // The blocks the H100 bench tunes attention to: 64x128 at head dim 64
+  // with 4 warps, 128x64 at 128 with 4 warps, or with 8 warps (two
+  // warpgroups of 64 rows) and two programs an SM, all with 2 stages and
+  // head dims declared divisible by 16 as the bench declares them.
   struct Tuned {
     const char *name;
     int64_t blockM, blockN, blockD;
+    CompileSettings settings;
   };
-  static const Tuned kTuned[] = {{"64x128 D64 s2", 64, 128, 64},
-                                 {"128x64 D128 s2", 128, 64, 128}};
+  static const Tuned kTuned[] = {
+      {"64x128 D64 w4 s2", 64, 128, 64, {4, 2, 0}},
+      {"128x64 D128 w4 s2", 128, 64, 128, {4, 2, 0}},
+      {"128x64 D128 w8 s2 o2", 128, 64, 128, {8, 2, 2}}};
   c.name = "attention_fwd_tuned";
   c.summary = "FlashAttention forward with the bench's blocks (64x128 at "
-              "D64, 128x64 at D128, 2 stages); shape heads x N x D";
+              "D64; 128x64 at D128 with 4 warps, or 8 warps and 2 programs "
+              "an SM; 2 stages); shape heads x N x D";
   c.shapes = {shape({1, 1, 16}, 0, kTuned[0].name),
               shape({2, 300, 64}, 0, kTuned[0].name),
               shape({1, 200, 48}, 0, kTuned[0].name),
               shape({1, 1, 16}, 1, kTuned[1].name),
               shape({2, 260, 128}, 1, kTuned[1].name),
-              shape({1, 150, 80}, 1, kTuned[1].name)};
+              shape({1, 150, 80}, 1, kTuned[1].name),
+              shape({1, 1, 16}, 2, kTuned[2].name),
+              shape({2, 260, 128}, 2, kTuned[2].name),
+              shape({1, 150, 80}, 2, kTuned[2].name)};
   c.configKey = variantKey;
-  c.settings = [](DType, const Shape &) { return CompileSettings{4, 2, 0}; };
+  c.settings = [](DType, const Shape &s) { return kTuned[s.variant].settings; };
   c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &s,
                std::string *error) {
     seeds::AttentionConfig config;

@@ -11,6 +11,9 @@
 #include "tk/runtime/Status.h"
 #include "tk/tk.h"
 
+#include <cstddef>
+#include <vector>
+
 namespace tk::runtime {
 
 /// tk_autotune: compiles the candidates in parallel, times each, records
@@ -23,6 +26,13 @@ Status autotune(tk_device device, const tk_autotune_request *request,
 Status createAutotuned(tk_device device, const tk_kernel_source &source,
                        const tk_autotune_options &options,
                        tk_kernel *outKernel);
+
+/// The candidates autotune times a second time, interleaved, before it
+/// chooses: those whose first timing (`seconds`, where `timed`) is within
+/// 5% of the fastest, fastest first, at most 4; none when fewer than two
+/// are that close.
+std::vector<size_t> autotuneFinalists(const std::vector<double> &seconds,
+                                      const std::vector<bool> &timed);
 
 } // namespace tk::runtime
 
