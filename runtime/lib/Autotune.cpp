@@ -519,13 +519,15 @@ Status tk::runtime::autotune(tk_device device,
   int repetitions =
       request->repetitions ? request->repetitions : kDefaultRepetitions;
   int launchesPerRound = std::max(1, repetitions / kRounds);
+  auto releaseAllBut = [&](std::optional<size_t> kept) {
+    for (size_t i = 0; i < n; ++i)
+      if (kernels[i] && i != kept)
+        tk_kernel_release(kernels[i]);
+  };
   RoundTimer timer(device);
-  Status timerReady = timer.init();
-  if (!timerReady.isOk()) {
-    for (tk_kernel kernel : kernels)
-      if (kernel)
-        tk_kernel_release(kernel);
-    return timerReady;
+  if (Status ready = timer.init(); !ready.isOk()) {
+    releaseAllBut(std::nullopt);
+    return ready;
   }
   auto timeProgress = progressOf("time", n);
   std::optional<size_t> best;
@@ -558,28 +560,25 @@ Status tk::runtime::autotune(tk_device device,
   for (size_t i = 0; i < n; ++i)
     timed[i] = statuses[i] == TK_SUCCESS;
   std::vector<size_t> finalists = autotuneFinalists(seconds, timed);
-  Status retimed = Status::success();
   if (!finalists.empty()) {
-    retimed =
-        retimeFinalists(timer, *request, kernels, finalists, launchesPerRound,
-                        seconds, progressOf("retime", kFinalistRounds));
-    if (retimed.isOk()) {
-      best = *std::min_element(
-          finalists.begin(), finalists.end(),
-          [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
-      std::string times;
-      for (size_t i : finalists)
-        times += (times.empty() ? "" : ", ") + labelOf(*request, i) + " " +
-                 fmt::format("{:.3g}", seconds[i] * 1e6) + " us";
-      getLogger().info("autotune {}: close finalists timed again: {}",
-                       request->key, times);
+    if (Status retimed = retimeFinalists(timer, *request, kernels, finalists,
+                                         launchesPerRound, seconds,
+                                         progressOf("retime", kFinalistRounds));
+        !retimed.isOk()) {
+      releaseAllBut(std::nullopt);
+      return retimed;
     }
+    best = *std::min_element(
+        finalists.begin(), finalists.end(),
+        [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
+    std::string times;
+    for (size_t i : finalists)
+      times += (times.empty() ? "" : ", ") + labelOf(*request, i) + " " +
+               fmt::format("{:.3g}", seconds[i] * 1e6) + " us";
+    getLogger().info("autotune {}: close finalists timed again: {}",
+                     request->key, times);
   }
-  for (size_t i = 0; i < n; ++i)
-    if (kernels[i] && (!best || i != *best || !retimed.isOk()))
-      tk_kernel_release(kernels[i]);
-  if (!retimed.isOk())
-    return retimed;
+  releaseAllBut(best);
   if (!best)
     return firstFailure;
 
