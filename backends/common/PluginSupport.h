@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace tk::plugin {
@@ -72,18 +73,61 @@ inline void freeBinary(tk_plugin_binary *binary) {
   binary->size = 0;
 }
 
-/// What executable_load needs before the backend looks at the binary.
-inline tk_status checkExecutableLoad(const void *binary, size_t size,
-                                     const char *entry,
-                                     const tk_plugin_arg_type *argTypes,
-                                     size_t numArgs, void **out,
-                                     const char *plugin, std::string &error) {
-  if (binary && size && entry && out && (!numArgs || argTypes))
+/// executable_load: checks the arguments, lets the backend's `load(loaded,
+/// error)` make its `Executable` from the binary, records the argument
+/// types launch checks against, and hands the executable out. `plugin`
+/// names the plugin in errors ("tk-cpu"); a failure's message goes to
+/// `lastError`.
+template <typename Executable, typename Load>
+tk_status loadExecutable(const void *binary, size_t size, const char *entry,
+                         const tk_plugin_arg_type *argTypes, size_t numArgs,
+                         void **out, const char *plugin, std::string &lastError,
+                         Load &&load) {
+  if (!binary || !size || !entry || !out || (numArgs && !argTypes)) {
+    lastError = std::string(plugin) +
+                ": executable_load needs a binary, an entry and an output";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  std::unique_ptr<Executable> executable;
+  std::string error;
+  if (tk_status status = load(executable, error)) {
+    lastError = std::move(error);
+    return status;
+  }
+  executable->argTypes.assign(argTypes, argTypes + numArgs);
+  *out = executable.release();
+  return TK_SUCCESS;
+}
+
+/// executable_unload of an executable made by loadExecutable.
+template <typename Executable> tk_status unloadExecutable(void *executable) {
+  delete static_cast<Executable *>(executable);
+  return TK_SUCCESS;
+}
+
+/// What executable_occupancy needs before the backend answers.
+inline tk_status checkOccupancy(const void *executable, const int32_t *out,
+                                const char *plugin, std::string &lastError) {
+  if (executable && out)
     return TK_SUCCESS;
-  error = std::string(plugin) +
-          ": executable_load needs a binary, an entry and an output";
+  lastError =
+      std::string(plugin) + ": occupancy needs an executable and an output";
   return TK_ERROR_INVALID_ARGUMENT;
 }
+
+/// Each integer and float type of the dialect but fp8: what the CPU and
+/// CUDA backends load, store and compute.
+constexpr uint32_t kDtypesButFp8 =
+    TK_DTYPE_BIT_I1 | TK_DTYPE_BIT_I8 | TK_DTYPE_BIT_I16 | TK_DTYPE_BIT_I32 |
+    TK_DTYPE_BIT_I64 | TK_DTYPE_BIT_F16 | TK_DTYPE_BIT_BF16 | TK_DTYPE_BIT_F32 |
+    TK_DTYPE_BIT_F64;
+
+/// Every atomic_rmw kind and CAS.
+constexpr uint32_t kAllAtomics =
+    TK_ATOMIC_BIT_ADD | TK_ATOMIC_BIT_FADD | TK_ATOMIC_BIT_MAX |
+    TK_ATOMIC_BIT_MIN | TK_ATOMIC_BIT_UMAX | TK_ATOMIC_BIT_UMIN |
+    TK_ATOMIC_BIT_AND | TK_ATOMIC_BIT_OR | TK_ATOMIC_BIT_XOR |
+    TK_ATOMIC_BIT_XCHG | TK_ATOMIC_BIT_CAS;
 
 /// What launch needs before the backend runs the kernel: an executable, a
 /// grid of at least 1 in every dimension, and arguments when the kernel

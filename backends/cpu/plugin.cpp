@@ -201,28 +201,17 @@ tk_status cpuExecutableLoad(int32_t device, const void *binary, size_t size,
                             void **out) {
   if (tk_status status = checkDevice(device))
     return status;
-  if (tk_status status = tk::plugin::checkExecutableLoad(
-          binary, size, entry, argTypes, numArgs, out, "tk-cpu", lastError))
-    return status;
-  std::unique_ptr<tk::cpu::Executable> executable;
-  std::string error;
-  if (tk_status status =
-          tk::cpu::loadExecutable(binary, size, entry, executable, error))
-    return fail(status, error);
-  executable->argTypes.assign(argTypes, argTypes + numArgs);
-  *out = executable.release();
-  return TK_SUCCESS;
-}
-
-tk_status cpuExecutableUnload(void *executable) {
-  delete static_cast<tk::cpu::Executable *>(executable);
-  return TK_SUCCESS;
+  return tk::plugin::loadExecutable<tk::cpu::Executable>(
+      binary, size, entry, argTypes, numArgs, out, "tk-cpu", lastError,
+      [&](auto &executable, std::string &error) {
+        return tk::cpu::loadExecutable(binary, size, entry, executable, error);
+      });
 }
 
 tk_status cpuExecutableOccupancy(void *executable, int32_t *out) {
-  if (!executable || !out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: occupancy needs an "
-                                           "executable and an output");
+  if (tk_status status =
+          tk::plugin::checkOccupancy(executable, out, "tk-cpu", lastError))
+    return status;
   // One program at a time per hardware thread.
   *out = 1;
   return TK_SUCCESS;
@@ -247,16 +236,11 @@ tk_status cpuGetCapabilities(int32_t device, tk_backend_capabilities *out) {
                 "tk-cpu: get_capabilities needs a struct with struct_size set");
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
-  // Every integer and float type of the dialect but fp8: TkToLoops lowers
-  // them all (f16/bf16 computed in f32), and refuses fp8 dots and casts.
-  caps.dtypes = TK_DTYPE_BIT_I1 | TK_DTYPE_BIT_I8 | TK_DTYPE_BIT_I16 |
-                TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_I64 | TK_DTYPE_BIT_F16 |
-                TK_DTYPE_BIT_BF16 | TK_DTYPE_BIT_F32 | TK_DTYPE_BIT_F64;
+  // Every type but fp8: TkToLoops lowers them all (f16/bf16 computed in
+  // f32), and refuses fp8 dots and casts.
+  caps.dtypes = tk::plugin::kDtypesButFp8;
   // Each atomic_rmw kind is an llvm.atomicrmw, CAS an llvm.cmpxchg.
-  caps.atomics = TK_ATOMIC_BIT_ADD | TK_ATOMIC_BIT_FADD | TK_ATOMIC_BIT_MAX |
-                 TK_ATOMIC_BIT_MIN | TK_ATOMIC_BIT_UMAX | TK_ATOMIC_BIT_UMIN |
-                 TK_ATOMIC_BIT_AND | TK_ATOMIC_BIT_OR | TK_ATOMIC_BIT_XOR |
-                 TK_ATOMIC_BIT_XCHG | TK_ATOMIC_BIT_CAS;
+  caps.atomics = tk::plugin::kAllAtomics;
   caps.fp8 = 0;
   // tk.dot is an i-k-j loop nest of fmas; no matrix unit.
   caps.mma_kinds = TK_MMA_NONE;
@@ -291,7 +275,7 @@ const tk_backend_interface kInterface = {
     tk::plugin::freeBinary,
     cpuValidate,
     cpuExecutableLoad,
-    cpuExecutableUnload,
+    tk::plugin::unloadExecutable<tk::cpu::Executable>,
     cpuExecutableOccupancy,
     cpuLaunch,
     cpuGetCapabilities,

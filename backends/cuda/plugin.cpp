@@ -208,28 +208,18 @@ tk_status cudaExecutableLoad(int32_t device, const void *binary, size_t size,
                              const char *entry,
                              const tk_plugin_arg_type *argTypes, size_t numArgs,
                              void **out) {
-  if (tk_status status = tk::plugin::checkExecutableLoad(
-          binary, size, entry, argTypes, numArgs, out, "tk-cuda", lastError))
-    return status;
-  std::unique_ptr<tk::cuda::Executable> executable;
-  std::string error;
-  if (tk_status status = tk::cuda::loadExecutable(device, binary, size, entry,
-                                                  executable, error))
-    return fail(status, error);
-  executable->argTypes.assign(argTypes, argTypes + numArgs);
-  *out = executable.release();
-  return TK_SUCCESS;
-}
-
-tk_status cudaExecutableUnload(void *executable) {
-  delete static_cast<tk::cuda::Executable *>(executable);
-  return TK_SUCCESS;
+  return tk::plugin::loadExecutable<tk::cuda::Executable>(
+      binary, size, entry, argTypes, numArgs, out, "tk-cuda", lastError,
+      [&](auto &executable, std::string &error) {
+        return tk::cuda::loadExecutable(device, binary, size, entry, executable,
+                                        error);
+      });
 }
 
 tk_status cudaExecutableOccupancy(void *executable, int32_t *out) {
-  if (!executable || !out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: occupancy needs an "
-                                           "executable and an output");
+  if (tk_status status =
+          tk::plugin::checkOccupancy(executable, out, "tk-cuda", lastError))
+    return status;
   return call([&](std::string &error) {
     return tk::cuda::executableOccupancy(
         *static_cast<tk::cuda::Executable *>(executable), *out, error);
@@ -268,17 +258,11 @@ tk_status cudaGetCapabilities(int32_t device, tk_backend_capabilities *out) {
     return fail(status, error);
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
-  // Every integer and float type but fp8 (sm_89+ converts fp8, tk does not
-  // lower it yet).
-  caps.dtypes = TK_DTYPE_BIT_I1 | TK_DTYPE_BIT_I8 | TK_DTYPE_BIT_I16 |
-                TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_I64 | TK_DTYPE_BIT_F16 |
-                TK_DTYPE_BIT_BF16 | TK_DTYPE_BIT_F32 | TK_DTYPE_BIT_F64;
+  // Every type but fp8 (sm_89+ converts fp8, tk does not lower it yet).
+  caps.dtypes = tk::plugin::kDtypesButFp8;
   // Each atomic_rmw kind is a PTX atom.global.<op> (fadd on f32 and f64
   // from sm_60), CAS atom.cas.
-  caps.atomics = TK_ATOMIC_BIT_ADD | TK_ATOMIC_BIT_FADD | TK_ATOMIC_BIT_MAX |
-                 TK_ATOMIC_BIT_MIN | TK_ATOMIC_BIT_UMAX | TK_ATOMIC_BIT_UMIN |
-                 TK_ATOMIC_BIT_AND | TK_ATOMIC_BIT_OR | TK_ATOMIC_BIT_XOR |
-                 TK_ATOMIC_BIT_XCHG | TK_ATOMIC_BIT_CAS;
+  caps.atomics = tk::plugin::kAllAtomics;
   caps.fp8 = 0;
   // mma.sync from sm_80; wgmma only on sm_90a.
   caps.mma_kinds = TK_MMA_BIT_MMA_SYNC;
@@ -318,7 +302,7 @@ const tk_backend_interface kInterface = {
     tk::plugin::freeBinary,
     cudaValidate,
     cudaExecutableLoad,
-    cudaExecutableUnload,
+    tk::plugin::unloadExecutable<tk::cuda::Executable>,
     cudaExecutableOccupancy,
     cudaLaunch,
     cudaGetCapabilities,
