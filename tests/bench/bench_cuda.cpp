@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -55,8 +56,10 @@ void check(tk_status status, const char *what) {
 }
 
 /// The few driver entry points the benchmark uses beside tk: a raw module
-/// launch for the overhead reference. tk's plugin has made the primary
-/// context current on this thread by then.
+/// launch for the overhead reference, and a device-to-device copy for the
+/// memory ceiling softmax is read against. tk's plugin has made the primary
+/// context current on this thread by then, and tk's default stream is the
+/// driver's (stream 0).
 struct Driver {
   using CUresult = int;
   CUresult (*moduleLoadData)(void **, const void *) = nullptr;
@@ -65,6 +68,7 @@ struct Driver {
                            unsigned, unsigned, unsigned, void *, void **,
                            void **) = nullptr;
   CUresult (*ctxSynchronize)() = nullptr;
+  CUresult (*memcpyDtoDAsync)(uint64_t, uint64_t, size_t, void *) = nullptr;
 
   void open() {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -80,6 +84,7 @@ struct Driver {
     sym(moduleGetFunction, "cuModuleGetFunction");
     sym(launchKernel, "cuLaunchKernel");
     sym(ctxSynchronize, "cuCtxSynchronize");
+    sym(memcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
   }
   void ok(CUresult result, const char *what) {
     if (result != 0)
@@ -366,12 +371,24 @@ void benchSoftmax(Bench &bench, int onlyWarps,
         die("softmax row " + std::to_string(r) + " sums to " +
             std::to_string(sum));
     }
+    // The ceiling: a device-to-device copy of the same bytes (read once,
+    // written once, as softmax does), timed the same way in the same run.
+    void *inPointer = nullptr, *outPointer = nullptr;
+    check(tk_buffer_device_pointer(in, &inPointer), "device pointer");
+    check(tk_buffer_device_pointer(out, &outPointer), "device pointer");
+    double copyMs = timeKernelMs([&] {
+      driver.ok(driver.memcpyDtoDAsync(uint64_t(uintptr_t(outPointer)),
+                                       uint64_t(uintptr_t(inPointer)), bytes,
+                                       nullptr),
+                "cuMemcpyDtoDAsync");
+    });
     entries +=
         std::string(entries.empty() ? "" : ", ") + "\"" + std::to_string(rows) +
         "x" + std::to_string(cols) + "\": {\"ms\": " + num(ms) +
         ", \"num_warps\": " + std::to_string(best.warps) +
         ", \"min_programs_per_cu\": " + std::to_string(best.minPrograms) +
-        ", \"GBs\": " + num(8.0 * rows * cols / ms / 1e6) + "}";
+        ", \"GBs\": " + num(8.0 * rows * cols / ms / 1e6) +
+        ", \"d2d_copy_GBs\": " + num(8.0 * rows * cols / copyMs / 1e6) + "}";
     tk_buffer_release(in);
     tk_buffer_release(out);
     tk_kernel_release(kernel);

@@ -48,6 +48,10 @@ def main():
             peer.get("triton_GBs"), ">= 1.0")
         add(f"softmax fp32 {shape}", "GB/s", fig["GBs"], "torch",
             peer.get("torch_GBs"), None)
+        # The memory ceiling: tk's bench copies the same bytes device to
+        # device, timed the same way, in its own run.
+        add(f"softmax fp32 {shape}", "GB/s", fig["GBs"], "d2d copy (tk bench)",
+            fig.get("d2d_copy_GBs"), None)
     matmuls = dict(tk.get("matmul", {}))
     matmuls.update(tk.get("matmul_bf16", {}))
     for shape, fig in matmuls.items():
