@@ -614,6 +614,19 @@ void benchMatmul(Bench &bench, const std::string &onlyConfig) {
     };
     std::string entries;
     for (const Shape &s : shapes) {
+      std::string name = std::string(s.name) + (bf16 ? "_bf16" : "_fp16");
+      std::vector<MatmulTiles> configs;
+      for (const MatmulTiles &tiles : s.m < 64
+                                          ? llvm::ArrayRef<MatmulTiles>(decode)
+                                          : llvm::ArrayRef<MatmulTiles>(square))
+        if (onlyConfig.empty() || tiles.label() == onlyConfig)
+          configs.push_back(tiles);
+      // Before the inputs are drawn: at 8192^3 that takes seconds.
+      if (configs.empty()) {
+        std::fprintf(stderr, "matmul %s: no candidate is '%s'; skipped\n",
+                     name.c_str(), onlyConfig.c_str());
+        continue;
+      }
       tk_buffer a = bench.buffer(size_t(s.m * s.k) * 2),
                 b = bench.buffer(size_t(s.k * s.n) * 2),
                 c = bench.buffer(size_t(s.m * s.n) * 2);
@@ -622,20 +635,6 @@ void benchMatmul(Bench &bench, const std::string &onlyConfig) {
       std::vector<uint16_t> hb = randomNormalHalves(s.k * s.n, 2, bf16);
       check(tk_buffer_write(a, 0, ha.data(), ha.size() * 2), "write");
       check(tk_buffer_write(b, 0, hb.data(), hb.size() * 2), "write");
-      std::string name = std::string(s.name) + (bf16 ? "_bf16" : "_fp16");
-      std::vector<MatmulTiles> configs;
-      for (const MatmulTiles &tiles : s.m < 64
-                                          ? llvm::ArrayRef<MatmulTiles>(decode)
-                                          : llvm::ArrayRef<MatmulTiles>(square))
-        if (onlyConfig.empty() || tiles.label() == onlyConfig)
-          configs.push_back(tiles);
-      if (configs.empty()) {
-        std::fprintf(stderr, "matmul %s: no candidate is '%s'; skipped\n",
-                     name.c_str(), onlyConfig.c_str());
-        for (tk_buffer buf : {a, b, c})
-          tk_buffer_release(buf);
-        continue;
-      }
       TunedMatmul tuned = tuneMatmul(bench, type, configs, s.m, s.n, s.k, a, b,
                                      c, "matmul " + name);
       tk_grid grid = {int32_t(((s.m + tuned.tiles.bm - 1) / tuned.tiles.bm) *
