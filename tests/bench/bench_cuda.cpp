@@ -376,6 +376,10 @@ void benchSoftmax(Bench &bench, int onlyWarps,
     void *inPointer = nullptr, *outPointer = nullptr;
     check(tk_buffer_device_pointer(in, &inPointer), "device pointer");
     check(tk_buffer_device_pointer(out, &outPointer), "device pointer");
+    // Bytes read and written, as the peers count them.
+    auto gigabytesPerSecond = [&](double ms) {
+      return num(2.0 * bytes / ms / 1e6);
+    };
     double copyMs = timeKernelMs([&] {
       driver.ok(driver.memcpyDtoDAsync(uint64_t(uintptr_t(outPointer)),
                                        uint64_t(uintptr_t(inPointer)), bytes,
@@ -387,8 +391,8 @@ void benchSoftmax(Bench &bench, int onlyWarps,
         "x" + std::to_string(cols) + "\": {\"ms\": " + num(ms) +
         ", \"num_warps\": " + std::to_string(best.warps) +
         ", \"min_programs_per_cu\": " + std::to_string(best.minPrograms) +
-        ", \"GBs\": " + num(8.0 * rows * cols / ms / 1e6) +
-        ", \"d2d_copy_GBs\": " + num(8.0 * rows * cols / copyMs / 1e6) + "}";
+        ", \"GBs\": " + gigabytesPerSecond(ms) +
+        ", \"d2d_copy_GBs\": " + gigabytesPerSecond(copyMs) + "}";
     tk_buffer_release(in);
     tk_buffer_release(out);
     tk_kernel_release(kernel);
