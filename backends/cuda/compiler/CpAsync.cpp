@@ -3,12 +3,13 @@
 // cp.async moves 4, 8 or 16 bytes per thread without passing through
 // registers. 16-byte copies take .cg (L2 only, bypassing L1: each tile is
 // read once), smaller ones .ca (.cg takes 16 bytes only). Measured on an
-// H100 with normal inputs (session 6): the fp16 matmul at 4096^3 and 8192^3
-// went from 557 / 547 to 641 / 635 TFLOP/s with .cg, attention D128 from 438
-// to 474; Triton's 16-byte copies bypass L1 too. (Session 4 measured the
-// opposite on the kernel of that time, 195 against 222 TFLOP/s, where ncu
-// counted a 32-byte sector fetched from L2 per 16-byte copy; the copies'
-// distribution has changed since, and the cause was not re-profiled.)
+// H100 with normal inputs (commit accecbd, 2026-11-23): the fp16 matmul at
+// 4096^3 and 8192^3 went from 557 / 547 to 641 / 635 TFLOP/s with .cg,
+// attention D128 from 438 to 474; Triton's 16-byte copies bypass L1 too.
+// (Commit aecea62 measured the opposite on the kernel of that time, 195
+// against 222 TFLOP/s, where ncu counted a 32-byte sector fetched from L2 per
+// 16-byte copy; the copies' distribution has changed since, and the cause was
+// not re-profiled.)
 // Completion is tracked per thread in commit groups: cp.async.wait_group N
 // returns once at most N of the thread's groups are pending, and a barrier
 // then publishes every thread's copies to the program.
