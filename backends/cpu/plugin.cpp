@@ -284,6 +284,9 @@ const tk_backend_interface kInterface = {
     cpuEventRecord,
     cpuEventSynchronize,
     cpuEventElapsedMs,
+    // No native streams: the host's work is the caller's own thread's.
+    /*stream_wrap=*/nullptr,
+    /*stream_unwrap=*/nullptr,
 };
 
 } // namespace

@@ -126,6 +126,18 @@ tk_status cudaStreamSynchronize(int32_t device, void *stream) {
   });
 }
 
+tk_status cudaStreamWrap(int32_t device, void *stream, void **out) {
+  if (!stream || !out)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cuda: stream_wrap needs a stream and an output");
+  return call([&](std::string &error) {
+    return tk::cuda::wrapStream(device, stream, out, error);
+  });
+}
+
+/// A wrapped stream belongs to the caller: nothing to release.
+tk_status cudaStreamUnwrap(int32_t, void *) { return TK_SUCCESS; }
+
 tk_status cudaEventCreate(int32_t device, void **out) {
   if (!out)
     return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_event is NULL");
@@ -311,6 +323,8 @@ const tk_backend_interface kInterface = {
     cudaEventRecord,
     cudaEventSynchronize,
     cudaEventElapsedMs,
+    cudaStreamWrap,
+    cudaStreamUnwrap,
 };
 
 } // namespace

@@ -1539,10 +1539,15 @@ Tile KernelBuilder::reduce(const Tile &x, int axis, Combiner combine) {
   return results.empty() ? Tile() : results.front();
 }
 
-Tile KernelBuilder::narrowIntsToI32(const Tile &x) {
-  // Triton accumulates narrow integers in i32 so that sums do not wrap.
+Tile KernelBuilder::widenForSum(const Tile &x) {
+  // Narrow integers are summed as i32 so that sums do not wrap (as Triton
+  // does). Narrow floats are summed in f32: unlike tl.sum, which adds fp16
+  // in fp16 (the n eps |x| error that Triton's own kernels avoid with
+  // `.to(tl.float32)` by hand), and as PyTorch accumulates half sums.
   if (x.isInt() && x.dtype().getIntOrFloatBitWidth() < 32)
     return cast(x, i32());
+  if (x.isFloat() && x.dtype().getIntOrFloatBitWidth() < 32)
+    return cast(x, f32());
   return x;
 }
 
@@ -1561,7 +1566,7 @@ Tile KernelBuilder::reduceWith(const Tile &x, int axis, bool keepDims,
 Tile KernelBuilder::sum(const Tile &x, int axis, bool keepDims) {
   if (!check(x, "sum"))
     return Tile();
-  return reduceWith(narrowIntsToI32(x), axis, keepDims, "sum",
+  return reduceWith(widenForSum(x), axis, keepDims, "sum",
                     [](Tile a, Tile b) { return a + b; });
 }
 
@@ -1645,14 +1650,14 @@ Tile KernelBuilder::cumsum(const Tile &x, int axis, bool reverse) {
   if (!check(x, "cumsum"))
     return Tile();
   return scan(
-      narrowIntsToI32(x), axis, [](Tile a, Tile b) { return a + b; }, reverse);
+      widenForSum(x), axis, [](Tile a, Tile b) { return a + b; }, reverse);
 }
 
 Tile KernelBuilder::cumprod(const Tile &x, int axis, bool reverse) {
   if (!check(x, "cumprod"))
     return Tile();
   return scan(
-      narrowIntsToI32(x), axis, [](Tile a, Tile b) { return a * b; }, reverse);
+      widenForSum(x), axis, [](Tile a, Tile b) { return a * b; }, reverse);
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,9 +4,11 @@
 // would time configurations by hand: candidates compile in parallel (the
 // runtime compiles concurrently and caches every binary), each is timed as
 // rounds of back-to-back launches on the device's default stream, by events
-// around each round, and the winner is written atomically to
-// TK_CACHE_DIR/autotune so that the next process skips the timing. An SVG
-// bar chart shows throughput per candidate.
+// around each round (recorded behind a launch already queued, so the host's
+// enqueue latency is not timed), and the winner is written atomically to
+// TK_CACHE_DIR/autotune, under a key that names the plugin, its compiler
+// and every candidate's content, so that the next process skips the timing.
+// An SVG bar chart shows throughput per candidate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +16,9 @@
 
 #include "tk/tk.h"
 
+#include "tk/runtime/Device.h"
 #include "tk/runtime/KernelCache.h"
+#include "tk/runtime/KernelSource.h"
 #include "tk/runtime/Logging.h"
 #include "tk/runtime/Status.h"
 
@@ -30,6 +34,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +49,11 @@ namespace {
 
 constexpr int kDefaultRepetitions = 20;
 constexpr int kRounds = 5;
+/// A round lasts at least this long (more launches for short kernels), so
+/// that the events' own resolution and the last launch's drain are small
+/// beside it.
+constexpr double kMinRoundSeconds = 1e-3;
+constexpr int kMaxLaunchesPerRound = 200;
 /// Candidates within this fraction of the fastest first timing are timed
 /// again, interleaved (at most kMaxFinalists of them, kFinalistRounds
 /// rounds each): a single pass in order was seen to pick a candidate that
@@ -51,7 +61,7 @@ constexpr int kRounds = 5;
 constexpr double kFinalistMargin = 0.05;
 constexpr size_t kMaxFinalists = 4;
 constexpr int kFinalistRounds = 7;
-constexpr llvm::StringLiteral kRecordMagic = "tk-autotune 1";
+constexpr llvm::StringLiteral kRecordMagic = "tk-autotune 2";
 
 /// tk_compile_options, tk_autotune_candidate and tk_autotune_config as tk.h
 /// declared them before min_programs_per_cu: a program built against that
@@ -148,15 +158,34 @@ int32_t minProgramsPerCu(const tk_compile_options &options) {
              : 0;
 }
 
-/// The disk record's name: a hash of everything the choice depends on.
+/// What identifies one candidate's kernel: its source's content (a builder
+/// module serialised as the runtime would compile it, so that two builds of
+/// different modules under one label are told apart), or "" when the source
+/// does not read (its compile fails the same way later).
+std::string sourceIdentity(const tk_autotune_candidate &c) {
+  PreparedKernel prepared;
+  std::vector<tk_constexpr_value> constexprs(
+      c.options.constexprs, c.options.constexprs + c.options.num_constexprs);
+  if (!prepareKernel(c.source, constexprs, prepared).isOk())
+    return "";
+  return std::to_string(llvm::xxh3_64bits(prepared.bytecode)) + "@" +
+         prepared.entry;
+}
+
+/// The disk record's name: a hash of everything the choice depends on: the
+/// key, the device, the plugin (its file's identity and its compiler's
+/// version: a new compiler may change which candidate is fastest) and each
+/// candidate's options and content.
 std::string recordName(const tk_autotune_request &request,
-                       const tk_device_props &props, const char *backend) {
+                       const tk_device_props &props, const char *backend,
+                       llvm::StringRef pluginIdentity) {
   std::string identity = kRecordMagic.str();
   auto add = [&](llvm::StringRef part) {
     identity += std::to_string(part.size()) + ":" + part.str() + ";";
   };
   add(request.key);
   add(backend);
+  add(pluginIdentity);
   add(props.name);
   add(props.arch);
   for (size_t i = 0; i < request.num_candidates; ++i) {
@@ -168,10 +197,7 @@ std::string recordName(const tk_autotune_request &request,
     for (size_t k = 0; k < c.options.num_constexprs; ++k)
       add(std::string(c.options.constexprs[k].name) + "=" +
           std::to_string(c.options.constexprs[k].value));
-    // Text and bytecode are hashed; a builder module is known by its label.
-    if (c.source.kind != TK_SOURCE_MODULE && c.source.data)
-      add(std::to_string(llvm::xxh3_64bits(llvm::StringRef(
-          static_cast<const char *>(c.source.data), c.source.size))));
+    add(sourceIdentity(c));
   }
   char name[32];
   std::snprintf(name, sizeof(name), "%016llx.txt",
@@ -293,8 +319,11 @@ struct EventPair {
 
 /// Times rounds of back-to-back launches. Each round is timed on the
 /// device, by events recorded before its first launch and after its last,
-/// so the host's synchronisation does not count; a backend without events
-/// (a plugin before ABI 1.2) is timed by the host's clock to the end of a
+/// so the host's synchronisation does not count. The start event is
+/// recorded behind one untimed launch, so the device is busy while the
+/// host enqueues the timed ones: the time is the kernels', not the latency
+/// from an idle queue to the first launch. A backend without events (a
+/// plugin before ABI 1.2) is timed by the host's clock to the end of a
 /// synchronize instead.
 class RoundTimer {
 public:
@@ -315,9 +344,12 @@ public:
   Status time(tk_kernel kernel, tk_grid grid, const tk_args *args, int launches,
               double &seconds) {
     auto hostStart = std::chrono::steady_clock::now();
-    if (onDevice)
+    if (onDevice) {
+      if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
+        return Status(status, tk_last_error());
       if (tk_status status = tk_event_record(events.start, nullptr))
         return Status(status, tk_last_error());
+    }
     for (int i = 0; i < launches; ++i)
       if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
         return Status(status, tk_last_error());
@@ -354,12 +386,20 @@ double median(std::vector<double> values) {
 }
 
 /// Median seconds per launch over kRounds rounds, after a warm-up launch
-/// that also surfaces launch errors (bad grid, arguments).
+/// that also surfaces launch errors (bad grid, arguments). A round has at
+/// least `launchesPerRound` launches, and as many more as fill
+/// kMinRoundSeconds by a first short round's measure; `launchesPerRound`
+/// returns what was used.
 Status timeCandidate(RoundTimer &timer, tk_kernel kernel, tk_grid grid,
-                     const tk_args *args, int launchesPerRound,
+                     const tk_args *args, int &launchesPerRound,
                      double &seconds) {
   if (tk_status status = tk_launch(kernel, grid, args))
     return Status(status, tk_last_error());
+  double estimate = 0;
+  TK_RETURN_IF_ERROR(timer.time(kernel, grid, args, 1, estimate));
+  if (estimate > 0)
+    launchesPerRound = std::clamp(int(std::ceil(kMinRoundSeconds / estimate)),
+                                  launchesPerRound, kMaxLaunchesPerRound);
   std::vector<double> rounds(kRounds);
   for (double &round : rounds)
     TK_RETURN_IF_ERROR(timer.time(kernel, grid, args, launchesPerRound, round));
@@ -393,11 +433,13 @@ namespace {
 /// Times the finalists again in kFinalistRounds rounds that visit them in
 /// turn (each round starting one further along), so that a drift of the
 /// device's clock under its power cap falls on all of them alike rather
-/// than on whichever was timed last; `seconds` gets their medians.
+/// than on whichever was timed last; `seconds` gets their medians. Each
+/// finalist's rounds have the length its first timing chose.
 Status retimeFinalists(RoundTimer &timer, const tk_autotune_request &request,
                        const std::vector<tk_kernel> &kernels,
                        const std::vector<size_t> &finalists,
-                       int launchesPerRound, std::vector<double> &seconds,
+                       const std::vector<int> &launchesPerRound,
+                       std::vector<double> &seconds,
                        const std::function<void(size_t)> &progress) {
   std::vector<std::vector<double>> rounds(finalists.size());
   for (int r = 0; r < kFinalistRounds; ++r) {
@@ -406,7 +448,7 @@ Status retimeFinalists(RoundTimer &timer, const tk_autotune_request &request,
       size_t i = finalists[f];
       double round = 0;
       TK_RETURN_IF_ERROR(timer.time(kernels[i], request.candidates[i].grid,
-                                    request.args, launchesPerRound, round));
+                                    request.args, launchesPerRound[i], round));
       rounds[f].push_back(round);
     }
     progress(size_t(r) + 1);
@@ -463,11 +505,17 @@ Status tk::runtime::autotune(tk_device device,
   const char *backend = "?";
   if (tk_status status = tk_backend_name(&backend))
     return Status(status, tk_last_error());
+  Device *object = nullptr;
+  TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+  const char *compiler = object->getApi().compiler_version;
+  std::string pluginIdentity =
+      object->getPlugin().getBuildStamp() + " " + (compiler ? compiler : "");
   std::string directory = recordDirectory();
   std::string record;
   if (!directory.empty()) {
     llvm::SmallString<256> path(directory);
-    llvm::sys::path::append(path, recordName(*request, props, backend));
+    llvm::sys::path::append(
+        path, recordName(*request, props, backend, pluginIdentity));
     record = std::string(path);
   }
 
@@ -518,7 +566,7 @@ Status tk::runtime::autotune(tk_device device,
   std::vector<double> seconds(n, 0.0);
   int repetitions =
       request->repetitions ? request->repetitions : kDefaultRepetitions;
-  int launchesPerRound = std::max(1, repetitions / kRounds);
+  std::vector<int> launchesPerRound(n, std::max(1, repetitions / kRounds));
   auto releaseAllBut = [&](std::optional<size_t> kept) {
     for (size_t i = 0; i < n; ++i)
       if (kernels[i] && i != kept)
@@ -536,7 +584,7 @@ Status tk::runtime::autotune(tk_device device,
     if (statuses[i] == TK_SUCCESS) {
       Status timed =
           timeCandidate(timer, kernels[i], request->candidates[i].grid,
-                        request->args, launchesPerRound, seconds[i]);
+                        request->args, launchesPerRound[i], seconds[i]);
       if (!timed.isOk()) {
         statuses[i] = timed.code();
         errors[i] = timed.message();

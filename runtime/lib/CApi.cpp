@@ -231,6 +231,20 @@ tk_status tk_stream_create(tk_device device, tk_stream *out_stream) {
   });
 }
 
+tk_status tk_stream_wrap(tk_device device, void *native_stream,
+                         tk_stream *out_stream) {
+  return guard([&] {
+    TK_RETURN_IF_ERROR(requireOut(out_stream, "out_stream"));
+    *out_stream = nullptr;
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    Stream *stream = nullptr;
+    TK_RETURN_IF_ERROR(Stream::wrap(*object, native_stream, &stream));
+    *out_stream = stream->toHandle();
+    return Status::success();
+  });
+}
+
 tk_status tk_stream_release(tk_stream stream) {
   return guard([&] {
     Stream *object = nullptr;

@@ -74,6 +74,12 @@ bool Plugin::hasEvents() const {
          api->event_record && api->event_synchronize && api->event_elapsed_ms;
 }
 
+bool Plugin::hasStreamWrap() const {
+  size_t end = offsetof(tk_backend_interface, stream_unwrap) +
+               sizeof(api->stream_unwrap);
+  return api->struct_size >= end && api->stream_wrap && api->stream_unwrap;
+}
+
 Status Plugin::queryCapabilities(int32_t device, tk_capabilities &out) const {
   size_t callerSize = out.struct_size;
   std::memset(&out, 0, std::min(callerSize, sizeof(tk_capabilities)));

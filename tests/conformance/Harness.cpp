@@ -183,11 +183,32 @@ double tk::conformance::epsilonOf(DType dtype) {
   }
 }
 
-Tolerance tk::conformance::defaultTolerance(DType dtype) {
-  // Four units in the last place, relative, and as much absolute for
-  // results near zero (cancellation after a subtraction).
+/// The distance between a float dtype's subnormals (0 for integers).
+static double subnormalSpacing(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return 0x1p-24;
+  case DType::BF16:
+    return 0x1p-133;
+  case DType::F32:
+    return 0x1p-149;
+  case DType::F8E4M3:
+    return 0x1p-9;
+  case DType::F8E5M2:
+    return 0x1p-16;
+  default:
+    return 0; // f64's is below any double difference that matters
+  }
+}
+
+Tolerance tk::conformance::epsTolerance(DType dtype, double rtolEps,
+                                        double floorEps) {
   double eps = epsilonOf(dtype);
-  return {4 * eps, 4 * eps};
+  return {rtolEps * eps, floorEps * eps, subnormalSpacing(dtype)};
+}
+
+Tolerance tk::conformance::defaultTolerance(DType dtype) {
+  return epsTolerance(dtype, 2);
 }
 
 std::string Shape::label() const {
@@ -297,11 +318,16 @@ public:
     CompileSettings settings =
         kase.settings ? kase.settings(dtype, shape) : CompileSettings();
     if (hasDevice()) {
+      std::vector<tk_constexpr_value> constexprs;
+      for (const auto &[name, value] : settings.constexprs)
+        constexprs.push_back({name.c_str(), value});
       tk_compile_options options = {};
       options.struct_size = sizeof(options);
       options.num_warps = settings.numWarps;
       options.num_stages = settings.numStages;
       options.min_programs_per_cu = settings.minProgramsPerCu;
+      options.constexprs = constexprs.data();
+      options.num_constexprs = constexprs.size();
       rt::Status status =
           rt::Kernel::create(*device, cache, source, &options, &out.kernel);
       if (!status.isOk()) {
@@ -350,8 +376,11 @@ private:
   /// binary must pass the plugin's own `validate`.
   std::string compileAndValidate(const tk_kernel_source &source,
                                  const CompileSettings &settings) {
+    std::vector<tk_constexpr_value> constexprs;
+    for (const auto &[name, value] : settings.constexprs)
+      constexprs.push_back({name.c_str(), value});
     rt::PreparedKernel prepared;
-    rt::Status status = rt::prepareKernel(source, {}, prepared);
+    rt::Status status = rt::prepareKernel(source, constexprs, prepared);
     if (!status.isOk())
       return status.message();
     const tk_backend_interface &api = plugin->getApi();
@@ -546,23 +575,27 @@ tk_arg CellRun::input(DType dtype, const std::vector<double> &values) {
   return arg;
 }
 
-tk_arg CellRun::output(DType dtype, size_t count, double fill) {
+tk_arg CellRun::output(DType dtype, size_t count, std::optional<double> fill) {
   Array array;
   array.dtype = dtype;
   array.count = count;
   if (!failed_) {
     // At least one element: a zero-sized allocation is not what a kernel
     // with a masked-off tail expects to be handed.
-    size_t bytes = std::max<size_t>(count, 1) * dtypeBytes(dtype);
+    size_t elements = std::max<size_t>(count, 1);
+    size_t bytes = elements * dtypeBytes(dtype);
     rt::Status status =
         rt::Buffer::create(*target_.device, bytes, &array.buffer);
     if (!status.isOk()) {
       array.buffer = nullptr;
       fail("buffer create: " + status.message());
     } else {
-      std::vector<uint8_t> filled(bytes);
-      for (size_t i = 0; i < std::max<size_t>(count, 1); ++i)
-        encode(dtype, fill, &filled[i * dtypeBytes(dtype)]);
+      // The sentinel: NaN compares unequal to every float the reference
+      // can want; 0xA5 bytes are an integer no case's reference holds.
+      std::vector<uint8_t> filled(bytes, 0xA5);
+      if (fill || isFloat(dtype))
+        for (size_t i = 0; i < elements; ++i)
+          encode(dtype, fill ? *fill : NAN, &filled[i * dtypeBytes(dtype)]);
       status = array.buffer->write(0, filled.data(), filled.size());
       if (!status.isOk())
         fail("buffer write: " + status.message());
@@ -623,16 +656,21 @@ int CellRun::occupancy() {
 
 void CellRun::check(llvm::StringRef what, const std::vector<double> &got,
                     const std::vector<double> &want, Tolerance tol,
-                    const std::vector<double> *extraAtol) {
+                    const std::vector<double> *bound) {
   if (failed_)
     return;
   compared_ = true;
-  if (got.size() != want.size()) {
+  if (got.size() != want.size() || (bound && bound->size() != want.size())) {
     fail((what + ": got " + llvm::Twine(got.size()) + " elements, want " +
           llvm::Twine(want.size()))
              .str());
     return;
   }
+  // The output's scale, which the absolute floor is a fraction of.
+  double scale = 0;
+  for (double w : want)
+    if (std::isfinite(w))
+      scale = std::max(scale, std::fabs(w));
   double maxError = 0;
   int64_t first = -1;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -642,8 +680,8 @@ void CellRun::check(llvm::StringRef what, const std::vector<double> &got,
     else if (std::isnan(want[i]) || got[i] == want[i])
       error = 0; // equal infinities, or NaN where NaN is expected
     maxError = std::max(maxError, error);
-    double allowed = tol.atol + tol.rtol * std::fabs(want[i]) +
-                     (extraAtol ? (*extraAtol)[i] : 0.0);
+    double allowed = tol.rtol * std::fabs(want[i]) + tol.floor * scale +
+                     tol.atol + (bound ? (*bound)[i] : 0.0);
     if (first < 0 && !(error <= allowed))
       first = int64_t(i);
   }
@@ -659,8 +697,10 @@ void CellRun::check(llvm::StringRef what, const std::vector<double> &got,
   result_.mismatch = text;
   char summary[512];
   std::snprintf(summary, sizeof(summary),
-                "%s: max error %.3g (atol %.3g, rtol %.3g); first mismatch %s",
-                what.str().c_str(), maxError, tol.atol, tol.rtol, text);
+                "%s: max error %.3g (rtol %.3g, floor %.3g of scale %.3g%s); "
+                "first mismatch %s",
+                what.str().c_str(), maxError, tol.rtol, tol.floor, scale,
+                bound ? ", plus the element's bound" : "", text);
   result_.message = summary;
 }
 

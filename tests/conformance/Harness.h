@@ -57,17 +57,31 @@ double roundTo(DType dtype, double value);
 /// The distance from 1 to the next value of a float dtype (0 for integers).
 double epsilonOf(DType dtype);
 
-/// A result element passes when |got - want| <= atol + rtol * |want|.
+/// A result element passes when
+///
+///   |got - want| <= rtol * |want| + floor * scale + atol + bound[i]
+///
+/// where `scale` is the largest |want| of the output being checked and
+/// `bound[i]` an optional per-element error bound the case derives (the
+/// rounding of an f32 sum, say). The absolute floor is a fraction of the
+/// output's own scale, never of eps alone, so an output of small values
+/// (softmax's, ~1e-3) is not passed by zeros; `atol` is only ever the
+/// spacing of the dtype's subnormals, where relative error means nothing.
 struct Tolerance {
-  double atol = 0;
   double rtol = 0;
-  Tolerance scaled(double factor) const {
-    return {atol * factor, rtol * factor};
-  }
+  /// Absolute slack in units of the output's scale (cancellation).
+  double floor = 0;
+  double atol = 0;
 };
 
-/// A few roundings of `dtype` (exact for integers): what one operation
-/// computed in f32 and rounded to the dtype may be off by.
+/// `rtol` and `floor` in units of `dtype`'s epsilon, with the dtype's
+/// subnormal spacing as `atol` (exact, {0, 0, 0}, for integers).
+Tolerance epsTolerance(DType dtype, double rtolEps, double floorEps = 0);
+
+/// What one operation computed in f32 and rounded once to `dtype` may be off
+/// by: half an ulp, relative (2 eps leaves room for the f32 computation's
+/// own error); exact for integers. No floor: a case with cancellation adds
+/// the floor it needs.
 Tolerance defaultTolerance(DType dtype);
 
 //===----------------------------------------------------------------------===//
@@ -105,6 +119,8 @@ struct CompileSettings {
   int32_t numWarps = 0;
   int32_t numStages = 0;
   int32_t minProgramsPerCu = 0;
+  /// Arguments folded into the kernel (tk_compile_options.constexprs).
+  std::vector<std::pair<std::string, int64_t>> constexprs = {};
 };
 
 struct ConformanceCase {
@@ -199,8 +215,13 @@ public:
 
   /// A device buffer holding `values` converted to `dtype`.
   tk_arg input(DType dtype, const std::vector<double> &values);
-  /// A device buffer of `count` elements of `dtype`, each `fill`.
-  tk_arg output(DType dtype, size_t count, double fill = 0);
+  /// A device buffer of `count` elements of `dtype` for the kernel to
+  /// write. Without `fill` it holds a sentinel (NaN for floats, 0xA5 bytes
+  /// for integers), so an element the kernel fails to write fails the
+  /// check; with one (a histogram's zeros, a gap that must survive), each
+  /// element is `fill`.
+  tk_arg output(DType dtype, size_t count,
+                std::optional<double> fill = std::nullopt);
   /// The elements of the buffer of `arg` as doubles.
   std::vector<double> read(const tk_arg &arg);
 
@@ -211,10 +232,10 @@ public:
   int occupancy();
 
   /// Compares `got` with `want` element-wise; the cell FAILs at the first
-  /// element outside `tol` (plus `extraAtol[i]` when given), naming `what`.
+  /// element outside `tol` (plus `bound[i]` when given), naming `what`.
   void check(llvm::StringRef what, const std::vector<double> &got,
              const std::vector<double> &want, Tolerance tol,
-             const std::vector<double> *extraAtol = nullptr);
+             const std::vector<double> *bound = nullptr);
   /// Records a failure with `message`.
   void fail(const std::string &message);
 

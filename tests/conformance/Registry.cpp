@@ -1,7 +1,8 @@
 //===- Registry.cpp - the suite's cases, in report order ------------------===//
 //
 // One list of every ConformanceCase: the seed kernels first (the order of
-// DESIGN.md §6), then the feature families. Fixtures are appended only when
+// DESIGN.md §6), then the feature families, then every configuration the
+// GPU benchmark may time. Fixtures are appended only when
 // asked for, so the matrix never shows them by accident.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +22,7 @@ std::vector<ConformanceCase> tk::conformance::getCases(bool includeFixtures) {
   addBlockPointerCases(cases);
   addAttentionCases(cases);
   addFp8Cases(cases);
+  addBenchCases(cases);
   if (includeFixtures)
     addFixtureCases(cases);
   return cases;

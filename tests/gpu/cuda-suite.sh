@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The CUDA backend's checks on a machine with an NVIDIA GPU (CI has none):
-# the cuda column of the conformance matrix, compute-sanitizer memcheck and
-# racecheck over the suite, and the SASS of the fp16 matmul for sm_80 and
-# sm_90a. Results go to OUTDIR (default $OUT).
+# the cuda column of the conformance matrix (every cell the backend does not
+# declare UNSUPPORTED must PASS), the CUDA driver tests, the examples,
+# compute-sanitizer memcheck and racecheck over the suite, and the SASS of
+# the fp16 matmul for sm_80 and sm_90a. Results go to OUTDIR (default
+# $OUT): summary.txt, sanitizers.txt (the sanitizers' summaries, which
+# docs/ keeps), and each step's log. Exits non-zero when any step fails.
 #
 #   ../shared/device/kit.sh pack build/bin build/lib     # on the dev machine
 #   bash .device/run.sh bash tests/gpu/cuda-suite.sh OUTDIR
@@ -14,41 +17,62 @@ export TK_CACHE_DIR
 TK_CACHE_DIR=$(mktemp -d)
 summary=$out/summary.txt
 : >"$summary"
+failures=0
 step() { echo "== $*" | tee -a "$summary"; }
+# Records a step's exit status; any non-zero one fails the script.
+record() { # name, status
+  echo "$1 exit $2" >>"$summary"
+  [ "$2" -eq 0 ] || { failures=$((failures + 1)); echo "FAILED: $1" | tee -a "$summary"; }
+}
 
 step "device"
 { nvidia-smi -L; "$bin/tk-info"; } >>"$summary" 2>&1
 
 step "conformance (cuda column)"
-timeout ${CONFORMANCE_TIMEOUT:-150} "$bin/tk-conformance" --backend cuda --out "$out" \
-  >"$out/conformance.log" 2>&1
-echo "tk-conformance exit $?" >>"$summary"
-tail -45 "$out/conformance.log" >>"$summary"
+timeout ${CONFORMANCE_TIMEOUT:-300} "$bin/tk-conformance" --backend cuda \
+  --expect pass --out "$out" >"$out/conformance.log" 2>&1
+record tk-conformance $?
+grep -E "cells|floor" "$out/conformance.log" >>"$summary"
+grep -A1 " FAIL$" "$out/conformance.log" | head -40 >>"$summary"
+
+step "CUDA driver and backend tests"
+timeout 300 "$bin/tk-cuda-driver-test" >"$out/driver-test.log" 2>&1
+record tk-cuda-driver-test $?
+tail -3 "$out/driver-test.log" >>"$summary"
 
 step "examples on cuda"
 TK_BACKEND=cuda timeout 60 "$bin/tk-examples" softmax matmul >>"$summary" 2>&1
-echo "tk-examples exit $?" >>"$summary"
+record tk-examples $?
 
 step "SASS of the fp16 matmul"
 for arch in sm_80 sm_90a; do
   cubin=$(mktemp --suffix=.cubin)
   "$bin/tk-cuda-compile" examples/kernels/matmul.tk --entry matmul \
     --arch "$arch" --num-warps 4 --emit cubin -o "$cubin" >>"$summary" 2>&1
+  record "tk-cuda-compile $arch" $?
   sass=$(cuobjdump -sass "$cubin")
+  hmma=$(grep -c -E "HMMA|HGMMA" <<<"$sass")
   echo "$arch: $(grep -c HMMA <<<"$sass") HMMA, $(grep -c HGMMA <<<"$sass") HGMMA" >>"$summary"
-  grep -m2 -E "HMMA|HGMMA" <<<"$sass" >>"$summary"
+  [ "$hmma" -gt 0 ]; record "tensor-core instructions in the $arch SASS" $?
 done
 
 sanitize() { # tool, kernels (empty: all)
   local tool=$1 kernels=$2 log=$out/$1.log
-  local args=(--backend cuda --out "$(mktemp -d)")
+  local args=(--backend cuda --expect pass --out "$(mktemp -d)")
   [ -n "$kernels" ] && args+=(--kernel "$kernels")
-  timeout ${SANITIZER_TIMEOUT:-240} compute-sanitizer --tool "$tool" --print-limit 20 \
+  timeout ${SANITIZER_TIMEOUT:-400} compute-sanitizer --tool "$tool" --print-limit 20 \
     --error-exitcode 3 "$bin/tk-conformance" "${args[@]}" >"$log" 2>&1
-  echo "compute-sanitizer --tool $tool exit $?" >>"$summary"
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|cells," "$log" >>"$summary"
+  record "compute-sanitizer --tool $tool" $?
+  { echo "== compute-sanitizer --tool $tool ($(date -u +%F), kernels: ${kernels:-all})";
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|cells|floor" "$log"; } >>"$out/sanitizers.txt"
 }
-[ -n "${SKIP_SANITIZERS:-}" ] && exit 0
-step "compute-sanitizer"
-sanitize memcheck "${MEMCHECK_KERNELS:-}"
-sanitize racecheck "${RACECHECK_KERNELS:-}"
+if [ -z "${SKIP_SANITIZERS:-}" ]; then
+  step "compute-sanitizer"
+  : >"$out/sanitizers.txt"
+  sanitize memcheck "${MEMCHECK_KERNELS:-}"
+  sanitize racecheck "${RACECHECK_KERNELS:-}"
+  cat "$out/sanitizers.txt" >>"$summary"
+fi
+
+echo "failures: $failures" | tee -a "$summary"
+[ "$failures" -eq 0 ]

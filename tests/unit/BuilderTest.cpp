@@ -541,6 +541,11 @@ TEST_F(BuilderTest, Reductions) {
   EXPECT_EQ(opName(total), "tk.reduce");
   Tile rowSums = k.sum(m, 1); // i8 is summed as i32
   EXPECT_EQ(typeStr(rowSums.type()), "tensor<16xi32>");
+  // f16 and bf16 are summed in f32, not with a rounding per addition.
+  Tile halfSums = k.sum(k.zeros({16, 8}, k.f16()), 1);
+  EXPECT_EQ(typeStr(halfSums.type()), "tensor<16xf32>");
+  Tile bfScan = k.cumsum(k.zeros({8}, k.bf16()), 0);
+  EXPECT_EQ(typeStr(bfScan.type()), "tensor<8xf32>");
   Tile kept = k.max(m, 0, /*keepDims=*/true);
   EXPECT_EQ(typeStr(kept.type()), "tensor<1x8xi8>");
   Tile keptScalar = k.min(x, 0, /*keepDims=*/true);

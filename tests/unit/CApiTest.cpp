@@ -375,6 +375,19 @@ TEST_F(CApiCpuTest, EventsTimeALaunch) {
   EXPECT_EQ(tk_event_elapsed_ms(start, end, &ms), TK_ERROR_INVALID_HANDLE);
 }
 
+TEST_F(CApiCpuTest, StreamWrapIsUnsupportedOnTheCpu) {
+  // The cpu has no vendor streams to adopt: a clear refusal, not a crash,
+  // and no handle handed out.
+  int host = 0;
+  tk_stream stream = reinterpret_cast<tk_stream>(&host);
+  EXPECT_EQ(tk_stream_wrap(device, &host, &stream), TK_ERROR_UNSUPPORTED);
+  EXPECT_THAT(tk_last_error(), HasSubstr("no native streams"));
+  EXPECT_EQ(stream, nullptr);
+  EXPECT_EQ(tk_stream_wrap(device, &host, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(tk_stream_wrap(nullptr, &host, &stream),
+            TK_ERROR_INVALID_ARGUMENT); // a NULL device, as elsewhere
+}
+
 TEST_F(CApiCpuTest, MalformedIR) {
   std::string bad = "tk.func @bad(%x: i32) {\n  %y = tk.bogus %x\n}\n";
   tk_kernel_source src = {TK_SOURCE_TEXT, bad.data(), bad.size(), nullptr};

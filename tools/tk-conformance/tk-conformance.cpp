@@ -3,7 +3,8 @@
 // Runs the suite of tests/conformance on one backend, a list, or every plugin
 // found (`--backend all`), prints a progress line per cell on stderr and the
 // matrix on stdout, and writes conformance.{json,md,html} into --out. Exits
-// 1 when any cell FAILs, 2 on a usage error.
+// 1 when any cell FAILs (or, with --expect, when a column misses what it
+// expects), 2 on a usage error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -34,7 +36,12 @@ static void usage(std::FILE *out) {
       "  --out      where conformance.{json,md,html} go (default: .)\n"
       "  --include-fixtures  also run the deliberately wrong kernels\n"
       "  --list     print the kernels and their dtypes, then exit\n"
-      "Exit status: 0 when no cell FAILs, 1 otherwise, 2 on a usage error.\n");
+      "  --expect   what every cell a column does not declare UNSUPPORTED\n"
+      "             (nor lists as XFAIL) must be: 'pass' (a device runs\n"
+      "             them), 'checked' (PASS, or NO_DEVICE: compiled and\n"
+      "             validated), 'fail' (a corrupting fixture backend)\n"
+      "Exit status: 0 when no cell FAILs (with --expect: when every column\n"
+      "meets it), 1 otherwise, 2 on a usage error.\n");
 }
 
 static std::vector<std::string> splitList(llvm::StringRef text) {
@@ -45,6 +52,49 @@ static std::vector<std::string> splitList(llvm::StringRef text) {
     if (!part.trim().empty())
       out.push_back(part.trim().str());
   return out;
+}
+
+enum class Expectation { None, Pass, Checked, Fail };
+
+/// Checks each backend's column against `expect`: the floor is derived from
+/// the cells, never typed in (cells minus those the backend declares
+/// UNSUPPORTED and the listed XFAILs), and the count of cells with the
+/// expected status must reach it. Prints one line per column.
+static bool meetsExpectation(const std::vector<CellResult> &results,
+                             Expectation expect) {
+  std::vector<std::string> backends;
+  for (const CellResult &r : results)
+    if (std::find(backends.begin(), backends.end(), r.backend) ==
+        backends.end())
+      backends.push_back(r.backend);
+  bool met = true;
+  for (const std::string &backend : backends) {
+    size_t cells = 0, counts[5] = {0, 0, 0, 0, 0};
+    for (const CellResult &r : results)
+      if (r.backend == backend) {
+        ++cells;
+        ++counts[int(r.status)];
+      }
+    size_t unsupported = counts[int(CellStatus::Unsupported)];
+    size_t xfail = counts[int(CellStatus::XFail)];
+    size_t pass = counts[int(CellStatus::Pass)];
+    size_t noDevice = counts[int(CellStatus::NoDevice)];
+    size_t failed = counts[int(CellStatus::Fail)];
+    size_t floor = cells - unsupported - xfail;
+    size_t reached = expect == Expectation::Pass      ? pass
+                     : expect == Expectation::Checked ? pass + noDevice
+                                                      : failed;
+    const char *what = expect == Expectation::Pass      ? "PASS"
+                       : expect == Expectation::Checked ? "PASS or NO_DEVICE"
+                                                        : "FAIL";
+    bool ok = reached == floor && (expect != Expectation::Fail || pass == 0);
+    std::printf("%s: %zu of %zu cells %s; floor %zu (%zu cells, %zu "
+                "UNSUPPORTED by declaration, %zu XFAIL): %s\n",
+                backend.c_str(), reached, cells, what, floor, cells,
+                unsupported, xfail, ok ? "met" : "NOT MET");
+    met &= ok;
+  }
+  return met;
 }
 
 static bool writeFile(const std::string &dir, const char *name,
@@ -66,6 +116,7 @@ int main(int argc, char **argv) {
   RunOptions options;
   std::string outDir = ".";
   bool list = false;
+  Expectation expect = Expectation::None;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
     auto value = [&](const char *flag) -> const char * {
@@ -83,7 +134,20 @@ int main(int argc, char **argv) {
       options.dtypes = splitList(v);
     else if (const char *v = value("--out"))
       outDir = v;
-    else if (arg == "--include-fixtures")
+    else if (const char *v = value("--expect")) {
+      llvm::StringRef name = v;
+      expect = name == "pass"      ? Expectation::Pass
+               : name == "checked" ? Expectation::Checked
+               : name == "fail"    ? Expectation::Fail
+                                   : Expectation::None;
+      if (expect == Expectation::None) {
+        std::fprintf(stderr,
+                     "tk-conformance: --expect takes pass, checked or fail, "
+                     "not '%s'\n",
+                     v);
+        return 2;
+      }
+    } else if (arg == "--include-fixtures")
       options.includeFixtures = true;
     else if (arg == "--list")
       list = true;
@@ -161,5 +225,9 @@ int main(int argc, char **argv) {
   bool written = writeFile(outDir, "conformance.json", formatJson(results)) &&
                  writeFile(outDir, "conformance.md", formatMarkdown(results)) &&
                  writeFile(outDir, "conformance.html", formatHtml(results));
-  return failures || !written ? 1 : 0;
+  if (!written)
+    return 1;
+  if (expect != Expectation::None)
+    return meetsExpectation(results, expect) ? 0 : 1;
+  return failures ? 1 : 0;
 }

@@ -289,6 +289,29 @@ tk_status destroyStream(int32_t device, void *stream, std::string &error) {
   return TK_SUCCESS;
 }
 
+tk_status wrapStream(int32_t device, void *stream, void **out,
+                     std::string &error) {
+  if (tk_status status = makeDeviceCurrent(device, error))
+    return status;
+  // A stream of another context would launch tk's module, loaded in the
+  // primary context, where it does not exist: refuse it by name.
+  if (driver().cuStreamGetCtx) {
+    CUcontext context = nullptr;
+    TK_CU_RETURN_IF_ERROR(cuStreamGetCtx, static_cast<CUstream>(stream),
+                          &context);
+    if (context != deviceContext(device)) {
+      error = "tk-cuda: the stream to wrap belongs to another CUDA context "
+              "than device " +
+              std::to_string(device) +
+              "'s primary context (the one the CUDA runtime and PyTorch "
+              "use)";
+      return TK_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  *out = stream; // the plugin's streams are CUstreams
+  return TK_SUCCESS;
+}
+
 tk_status synchronizeStream(int32_t device, void *stream, std::string &error) {
   if (tk_status status = makeDeviceCurrent(device, error))
     return status;

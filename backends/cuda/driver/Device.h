@@ -63,6 +63,10 @@ tk_status copyMemory(int32_t device, CopyKind kind, void *dst, const void *src,
 tk_status createStream(int32_t device, void **out, std::string &error);
 tk_status destroyStream(int32_t device, void *stream, std::string &error);
 tk_status synchronizeStream(int32_t device, void *stream, std::string &error);
+/// The caller's CUstream as a plugin stream of `device` (tk_stream_wrap):
+/// it must belong to the device's primary context.
+tk_status wrapStream(int32_t device, void *stream, void **out,
+                     std::string &error);
 
 /// CUevents (with timing) on the primary context of `device`.
 tk_status createEvent(int32_t device, void **out, std::string &error);

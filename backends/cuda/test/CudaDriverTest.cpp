@@ -11,6 +11,7 @@
 
 #include "compiler/Package.h"
 #include "driver/Device.h"
+#include "driver/Driver.h"
 #include "driver/Executable.h"
 
 #include <gtest/gtest.h>
@@ -360,6 +361,25 @@ TEST(CudaDriver, VectorAddFromCubinOnAStream) {
   ASSERT_EQ(tk::cuda::createStream(0, &stream, error), TK_SUCCESS) << error;
   runVectorAdd(vectorAddPackage(arch), stream, /*expectPtx=*/false);
   EXPECT_EQ(tk::cuda::destroyStream(0, stream, error), TK_SUCCESS) << error;
+}
+
+TEST(CudaDriver, VectorAddOnAWrappedCallerStream) {
+  REQUIRE_DEVICE();
+  // A stream the caller made with the driver API (as PyTorch makes its
+  // streams), adopted without ownership: the kernel runs on it, and
+  // forgetting it leaves it usable and the caller's to destroy.
+  std::string error;
+  ASSERT_EQ(tk::cuda::makeDeviceCurrent(0, error), TK_SUCCESS) << error;
+  CUstream callers = nullptr;
+  ASSERT_EQ(tk::cuda::driver().cuStreamCreate(&callers, CU_STREAM_NON_BLOCKING),
+            CUDA_SUCCESS);
+  void *wrapped = nullptr;
+  ASSERT_EQ(tk::cuda::wrapStream(0, callers, &wrapped, error), TK_SUCCESS)
+      << error;
+  EXPECT_EQ(wrapped, static_cast<void *>(callers));
+  runVectorAdd(vectorAddPackage(""), wrapped, /*expectPtx=*/true);
+  EXPECT_EQ(tk::cuda::driver().cuStreamSynchronize(callers), CUDA_SUCCESS);
+  EXPECT_EQ(tk::cuda::driver().cuStreamDestroy_v2(callers), CUDA_SUCCESS);
 }
 
 TEST(CudaDriver, CubinOfAnotherGenerationFallsBackToPtx) {

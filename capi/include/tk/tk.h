@@ -24,23 +24,24 @@
 extern "C" {
 #endif
 
-/*===--- Status ------------------------------------------------------------===*/
+/*===--- Status
+ * ------------------------------------------------------------===*/
 
 typedef enum tk_status {
   TK_SUCCESS = 0,
-  TK_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, a bad size, a bad grid */
-  TK_ERROR_INVALID_HANDLE = 2,   /* a handle that was released or never made */
-  TK_ERROR_INVALID_IR = 3,       /* the kernel source does not parse/verify */
-  TK_ERROR_NOT_FOUND = 4,        /* unknown entry name, backend, device */
-  TK_ERROR_ARGUMENT_MISMATCH = 5,/* launch arguments vs kernel signature */
+  TK_ERROR_INVALID_ARGUMENT = 1,  /* a null pointer, a bad size, a bad grid */
+  TK_ERROR_INVALID_HANDLE = 2,    /* a handle that was released or never made */
+  TK_ERROR_INVALID_IR = 3,        /* the kernel source does not parse/verify */
+  TK_ERROR_NOT_FOUND = 4,         /* unknown entry name, backend, device */
+  TK_ERROR_ARGUMENT_MISMATCH = 5, /* launch arguments vs kernel signature */
   TK_ERROR_OUT_OF_MEMORY = 6,
-  TK_ERROR_NO_DEVICE = 7,        /* plugin present, no hardware */
-  TK_ERROR_UNSUPPORTED = 8,      /* the backend lacks the feature */
-  TK_ERROR_COMPILATION = 9,      /* lowering or code generation failed */
-  TK_ERROR_PLUGIN = 10,          /* a plugin that cannot be loaded or used */
-  TK_ERROR_ABI_MISMATCH = 11,    /* plugin built for another ABI version */
-  TK_ERROR_DEVICE = 12,          /* the device or its driver reported an error */
-  TK_ERROR_IO = 13,              /* file system (cache) errors */
+  TK_ERROR_NO_DEVICE = 7,     /* plugin present, no hardware */
+  TK_ERROR_UNSUPPORTED = 8,   /* the backend lacks the feature */
+  TK_ERROR_COMPILATION = 9,   /* lowering or code generation failed */
+  TK_ERROR_PLUGIN = 10,       /* a plugin that cannot be loaded or used */
+  TK_ERROR_ABI_MISMATCH = 11, /* plugin built for another ABI version */
+  TK_ERROR_DEVICE = 12,       /* the device or its driver reported an error */
+  TK_ERROR_IO = 13,           /* file system (cache) errors */
   TK_ERROR_INTERNAL = 14
 } tk_status;
 
@@ -50,29 +51,31 @@ const char *tk_status_string(tk_status status);
 /** The message of the calling thread's last failed call ("" if none). */
 const char *tk_last_error(void);
 
-/*===--- Devices -----------------------------------------------------------===*/
+/*===--- Devices
+ * -----------------------------------------------------------===*/
 
 typedef struct tk_device_t *tk_device;
 
 typedef struct tk_device_props {
-  size_t struct_size;           /* set by the caller: sizeof(tk_device_props) */
-  char name[256];               /* "NVIDIA H100 80GB HBM3", "AMD EPYC ..." */
-  char vendor[64];              /* "NVIDIA", "AMD", "Intel", "CPU" */
-  char arch[64];                /* "sm_90", "gfx942", "pvc", "x86-64-v3" */
-  char backend[32];             /* "cuda", "cpu", ... */
-  int32_t compute_units;        /* SMs, CUs, Xe cores, CPU threads */
-  int32_t warp_size;            /* lanes per warp / wave / subgroup */
-  int32_t registers_per_cu;     /* 32-bit registers per compute unit */
+  size_t struct_size;       /* set by the caller: sizeof(tk_device_props) */
+  char name[256];           /* "NVIDIA H100 80GB HBM3", "AMD EPYC ..." */
+  char vendor[64];          /* "NVIDIA", "AMD", "Intel", "CPU" */
+  char arch[64];            /* "sm_90", "gfx942", "pvc", "x86-64-v3" */
+  char backend[32];         /* "cuda", "cpu", ... */
+  int32_t compute_units;    /* SMs, CUs, Xe cores, CPU threads */
+  int32_t warp_size;        /* lanes per warp / wave / subgroup */
+  int32_t registers_per_cu; /* 32-bit registers per compute unit */
   int64_t shared_memory_per_block; /* bytes, opt-in maximum */
   int32_t max_threads_per_block;
-  int32_t max_grid[3];          /* largest grid along each axis */
+  int32_t max_grid[3]; /* largest grid along each axis */
   int32_t clock_mhz;
   int32_t memory_bus_width_bits;
   int64_t l2_cache_bytes;
   int64_t total_memory_bytes;
 } tk_device_props;
 
-/** Number of devices of the selected backend. Loads the backend on first use. */
+/** Number of devices of the selected backend. Loads the backend on first use.
+ */
 tk_status tk_device_count(int *out_count);
 
 /** Device `index` of the selected backend. Devices live as long as the process;
@@ -85,7 +88,8 @@ tk_status tk_device_query(tk_device device, tk_device_props *out);
 /** The name of the selected backend ("cpu"); valid for the process lifetime. */
 tk_status tk_backend_name(const char **out_name);
 
-/*===--- Capabilities ------------------------------------------------------===*/
+/*===--- Capabilities
+ * ------------------------------------------------------===*/
 
 /** Element types, one bit each (tk_capabilities.dtypes). */
 typedef enum tk_dtype_bit {
@@ -120,7 +124,7 @@ typedef enum tk_atomic_bit {
 
 /** Matrix units a tk.dot may lower to (tk_capabilities.mma_kinds). */
 typedef enum tk_mma_bit {
-  TK_MMA_NONE = 0,            /* dots are scalar/vector code */
+  TK_MMA_NONE = 0,               /* dots are scalar/vector code */
   TK_MMA_BIT_MMA_SYNC = 1u << 0, /* NVIDIA mma.sync (sm_80+) */
   TK_MMA_BIT_WGMMA = 1u << 1,    /* NVIDIA wgmma (sm_90) */
   TK_MMA_BIT_MFMA = 1u << 2,     /* AMD CDNA v_mfma */
@@ -144,7 +148,8 @@ typedef struct tk_capabilities {
  *  every feature as possibly present. */
 tk_status tk_device_capabilities(tk_device device, tk_capabilities *out);
 
-/*===--- Host conversions --------------------------------------------------===*/
+/*===--- Host conversions
+ * --------------------------------------------------===*/
 
 /** IEEE binary16 and bfloat16 on the host, to fill and read f16/bf16 buffers.
  *  Narrowing rounds to nearest even (overflow gives infinity, NaN stays NaN);
@@ -154,11 +159,13 @@ float tk_f16_to_f32(uint16_t bits);
 uint16_t tk_f32_to_bf16(float value);
 float tk_bf16_to_f32(uint16_t bits);
 
-/*===--- Buffers -----------------------------------------------------------===*/
+/*===--- Buffers
+ * -----------------------------------------------------------===*/
 
 typedef struct tk_buffer_t *tk_buffer;
 
-tk_status tk_buffer_create(tk_device device, size_t bytes, tk_buffer *out_buffer);
+tk_status tk_buffer_create(tk_device device, size_t bytes,
+                           tk_buffer *out_buffer);
 /** Wraps memory the caller allocated on `device`; tk never frees it. */
 tk_status tk_buffer_wrap(tk_device device, void *device_pointer, size_t bytes,
                          tk_buffer *out_buffer);
@@ -166,22 +173,35 @@ tk_status tk_buffer_release(tk_buffer buffer);
 tk_status tk_buffer_size(tk_buffer buffer, size_t *out_bytes);
 /** The device address (a host address on the CPU backend). */
 tk_status tk_buffer_device_pointer(tk_buffer buffer, void **out_pointer);
-tk_status tk_buffer_write(tk_buffer dst, size_t offset, const void *src, size_t bytes);
+tk_status tk_buffer_write(tk_buffer dst, size_t offset, const void *src,
+                          size_t bytes);
 tk_status tk_buffer_read(tk_buffer src, size_t offset, void *dst, size_t bytes);
 tk_status tk_buffer_copy(tk_buffer dst, size_t dst_offset, tk_buffer src,
                          size_t src_offset, size_t bytes);
 
-/*===--- Streams -----------------------------------------------------------===*/
+/*===--- Streams
+ * -----------------------------------------------------------===*/
 
 typedef struct tk_stream_t *tk_stream;
 
 tk_status tk_stream_create(tk_device device, tk_stream *out_stream);
+/** Wraps a stream the caller made with the backend's own API (`CUstream` on
+ *  cuda) so that tk launches, event records and copies join the caller's
+ *  ordering: what a program that already uses CUDA (or PyTorch) needs. tk
+ *  does not own it: tk_stream_release forgets the handle and leaves the
+ *  stream alive, and the caller keeps it alive until then. The stream must
+ *  belong to `device` (its CUDA context is the device's primary context).
+ *  TK_ERROR_UNSUPPORTED on backends without native streams (cpu); NULL
+ *  `native_stream` is TK_ERROR_INVALID_ARGUMENT. */
+tk_status tk_stream_wrap(tk_device device, void *native_stream,
+                         tk_stream *out_stream);
 tk_status tk_stream_release(tk_stream stream);
 tk_status tk_stream_synchronize(tk_stream stream);
 /** Waits for all work on every stream of `device`. */
 tk_status tk_synchronize(tk_device device);
 
-/*===--- Events ------------------------------------------------------------===*/
+/*===--- Events
+ * ------------------------------------------------------------===*/
 
 /** A marker in a stream's work, for waiting on and timing it (CUDA events).
  *  TK_ERROR_UNSUPPORTED where the backend has none. */
@@ -198,7 +218,8 @@ tk_status tk_event_synchronize(tk_event event);
  *  finished (synchronize `end` first). */
 tk_status tk_event_elapsed_ms(tk_event start, tk_event end, float *out_ms);
 
-/*===--- Kernels -----------------------------------------------------------===*/
+/*===--- Kernels
+ * -----------------------------------------------------------===*/
 
 typedef struct tk_kernel_t *tk_kernel;
 
@@ -223,9 +244,9 @@ typedef struct tk_constexpr_value {
 struct tk_autotune_options;
 
 typedef struct tk_compile_options {
-  size_t struct_size;  /* sizeof(tk_compile_options) */
-  int32_t num_warps;   /* 0: the backend's default (4) */
-  int32_t num_stages;  /* 0: the backend's default (CUDA: 3) */
+  size_t struct_size;                   /* sizeof(tk_compile_options) */
+  int32_t num_warps;                    /* 0: the backend's default (4) */
+  int32_t num_stages;                   /* 0: the backend's default (CUDA: 3) */
   const tk_constexpr_value *constexprs; /* folded into the kernel */
   size_t num_constexprs;
   /** Non-NULL: create the fastest of several configurations of the source
@@ -244,7 +265,8 @@ typedef struct tk_compile_options {
 /** Parses, verifies, specialises and compiles (or fetches from the cache).
  *  `options` may be NULL. */
 tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
-                           const tk_compile_options *options, tk_kernel *out_kernel);
+                           const tk_compile_options *options,
+                           tk_kernel *out_kernel);
 tk_status tk_kernel_release(tk_kernel kernel);
 /** Number of arguments of the kernel's signature. */
 tk_status tk_kernel_num_args(tk_kernel kernel, int *out_count);
@@ -253,7 +275,8 @@ tk_status tk_kernel_num_args(tk_kernel kernel, int *out_count);
  *  registers, shared memory and warps (the persistent-kernel sizing). */
 tk_status tk_kernel_occupancy(tk_kernel kernel, int *out_programs_per_cu);
 
-/*===--- Launch ------------------------------------------------------------===*/
+/*===--- Launch
+ * ------------------------------------------------------------===*/
 
 typedef enum tk_arg_kind {
   TK_ARG_BUFFER = 0, /* a tk_buffer, for a !tk.ptr argument */
@@ -292,13 +315,39 @@ tk_status tk_launch_async(tk_kernel kernel, tk_grid grid, const tk_args *args,
                           tk_stream stream);
 
 /** Convenience constructors for tk_arg. */
-static inline tk_arg tk_arg_buffer(tk_buffer b) { tk_arg a; a.kind = TK_ARG_BUFFER; a.value.buffer = b; return a; }
-static inline tk_arg tk_arg_i32(int32_t v) { tk_arg a; a.kind = TK_ARG_I32; a.value.i32 = v; return a; }
-static inline tk_arg tk_arg_i64(int64_t v) { tk_arg a; a.kind = TK_ARG_I64; a.value.i64 = v; return a; }
-static inline tk_arg tk_arg_f32(float v) { tk_arg a; a.kind = TK_ARG_F32; a.value.f32 = v; return a; }
-static inline tk_arg tk_arg_f64(double v) { tk_arg a; a.kind = TK_ARG_F64; a.value.f64 = v; return a; }
+static inline tk_arg tk_arg_buffer(tk_buffer b) {
+  tk_arg a;
+  a.kind = TK_ARG_BUFFER;
+  a.value.buffer = b;
+  return a;
+}
+static inline tk_arg tk_arg_i32(int32_t v) {
+  tk_arg a;
+  a.kind = TK_ARG_I32;
+  a.value.i32 = v;
+  return a;
+}
+static inline tk_arg tk_arg_i64(int64_t v) {
+  tk_arg a;
+  a.kind = TK_ARG_I64;
+  a.value.i64 = v;
+  return a;
+}
+static inline tk_arg tk_arg_f32(float v) {
+  tk_arg a;
+  a.kind = TK_ARG_F32;
+  a.value.f32 = v;
+  return a;
+}
+static inline tk_arg tk_arg_f64(double v) {
+  tk_arg a;
+  a.kind = TK_ARG_F64;
+  a.value.f64 = v;
+  return a;
+}
 
-/*===--- Autotuning --------------------------------------------------------===*/
+/*===--- Autotuning
+ * --------------------------------------------------------===*/
 
 /** One configuration to try: its source (tile sizes may differ from the
  *  others'), compile options (num_warps, num_stages, constexprs, occupancy
@@ -339,11 +388,11 @@ typedef struct tk_autotune_request {
 } tk_autotune_request;
 
 typedef struct tk_autotune_result {
-  size_t struct_size; /* sizeof(tk_autotune_result) */
-  size_t best;        /* index of the fastest candidate */
+  size_t struct_size;  /* sizeof(tk_autotune_result) */
+  size_t best;         /* index of the fastest candidate */
   double best_seconds; /* its time per launch; 0 when read from disk */
-  int32_t from_cache; /* nonzero: the disk record chose, nothing was timed */
-  int32_t failed;     /* candidates that did not compile or launch */
+  int32_t from_cache;  /* nonzero: the disk record chose, nothing was timed */
+  int32_t failed;      /* candidates that did not compile or launch */
 } tk_autotune_result;
 
 /** One configuration of a kernel created with tk_compile_options.autotune:
@@ -355,7 +404,7 @@ typedef struct tk_autotune_config {
   const tk_constexpr_value *constexprs;
   size_t num_constexprs;
   tk_grid grid;
-  const char *label; /* NULL: "#<index>" */
+  const char *label;           /* NULL: "#<index>" */
   int32_t min_programs_per_cu; /* as in tk_compile_options */
 } tk_autotune_config;
 

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TK_PLUGIN_ABI_MAJOR 1u
-#define TK_PLUGIN_ABI_MINOR 3u
+#define TK_PLUGIN_ABI_MINOR 4u
 
 /** One kernel argument as the compiled code sees it. */
 typedef enum tk_plugin_arg_type {
@@ -43,7 +43,7 @@ typedef struct tk_plugin_compile_request {
   size_t struct_size;
   const void *module_bytecode; /* a builtin.module holding the entry tk.func */
   size_t module_size;
-  const char *entry;           /* name of the tk.func */
+  const char *entry; /* name of the tk.func */
   int32_t num_warps;
   int32_t num_stages;
   int32_t device;              /* device index the code is for (its arch) */
@@ -52,7 +52,8 @@ typedef struct tk_plugin_compile_request {
                                   tk_compile_options; 0: none */
 } tk_plugin_compile_request;
 
-/** The packaged binary; the plugin allocates `data`, binary_free releases it. */
+/** The packaged binary; the plugin allocates `data`, binary_free releases it.
+ */
 typedef struct tk_plugin_binary {
   size_t struct_size;
   void *data;
@@ -82,7 +83,7 @@ typedef struct tk_backend_interface {
   size_t struct_size;
   uint32_t abi_major;
   uint32_t abi_minor;
-  const char *name;             /* "cpu", "cuda", ... */
+  const char *name; /* "cpu", "cuda", ... */
   /** A string identifying the compiler (cache key), e.g. "tk-cpu 1 llvm 22". */
   const char *compiler_version;
 
@@ -152,6 +153,17 @@ typedef struct tk_backend_interface {
   /** Milliseconds between two recorded, completed events. */
   tk_status (*event_elapsed_ms)(int32_t device, void *start, void *end,
                                 float *out_ms);
+
+  /*--- ABI 1.4 -----------------------------------------------------------*/
+
+  /** Adopts a stream the caller made with the vendor's own API (a CUstream,
+   *  a hipStream_t) as a plugin stream of `device`, without owning it:
+   *  launches, copies and events on the result go to that stream, and
+   *  stream_unwrap forgets it without destroying it. A table that ends
+   *  before these fields, or has either NULL, has no native streams. */
+  tk_status (*stream_wrap)(int32_t device, void *native_stream,
+                           void **out_stream);
+  tk_status (*stream_unwrap)(int32_t device, void *stream);
 } tk_backend_interface;
 
 typedef const tk_backend_interface *(*tk_backend_get_interface_fn)(

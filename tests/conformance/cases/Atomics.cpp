@@ -9,6 +9,10 @@
 
 #include "Cases.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace tk;
@@ -93,12 +97,36 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       for (int64_t i = 0; i < n; ++i)
         want[i % buckets] = std::max(want[i % buckets], x[i]);
       r.check("out", r.read(out), want, {});
-      // Each returned old value is a value the bucket held: the initial one
-      // or an element of that bucket, and never above the final maximum.
-      std::vector<double> got = r.read(old), clamped(n);
+      // Each returned old value is one the bucket held when that lane's
+      // max landed: the initial value or an element of the bucket, never
+      // above the final maximum; and since every element is above the
+      // initial value, exactly one lane of each bucket saw the initial one.
+      std::vector<double> got = r.read(old);
+      if (r.failed())
+        return;
+      std::vector<std::vector<double>> held(buckets);
       for (int64_t i = 0; i < n; ++i)
-        clamped[i] = got[i] <= want[i % buckets] ? got[i] : want[i % buckets];
-      r.check("old (<= final max)", got, clamped, {});
+        held[i % buckets].push_back(x[i]);
+      for (std::vector<double> &values : held)
+        llvm::sort(values);
+      std::vector<double> valid(n), sawInitial(buckets, 0);
+      for (int64_t i = 0; i < n; ++i) {
+        const std::vector<double> &values = held[i % buckets];
+        bool initial = got[i] == -2e6;
+        bool element =
+            std::binary_search(values.begin(), values.end(), got[i]) &&
+            got[i] <= want[i % buckets];
+        sawInitial[i % buckets] += initial;
+        // A value the bucket never held fails against NaN.
+        valid[i] = initial || element ? got[i] : NAN;
+      }
+      r.check("old (a value the bucket held)", got, valid, {});
+      // Buckets past n hold no element and saw no lane.
+      std::vector<double> one(buckets);
+      for (int64_t b = 0; b < buckets; ++b)
+        one[b] = b < n ? 1 : 0;
+      r.check("lanes per bucket that saw the initial value", sawInitial, one,
+              {});
     };
     cases.push_back(std::move(c));
   }

@@ -28,8 +28,20 @@ void addAtomicCases(std::vector<ConformanceCase> &cases);
 void addBlockPointerCases(std::vector<ConformanceCase> &cases);
 void addAttentionCases(std::vector<ConformanceCase> &cases);
 void addFp8Cases(std::vector<ConformanceCase> &cases);
+void addBenchCases(std::vector<ConformanceCase> &cases);
 /// fixtures/: deliberately wrong kernels (--include-fixtures).
 void addFixtureCases(std::vector<ConformanceCase> &cases);
+
+/// Run functions the bench's cases share with the seeds' (Bench.cpp):
+/// the seed softmax, one program a row, rows x cols with row strides of
+/// cols; the seed matmul with `blockM` x `blockN` tiles, M x N x K, its
+/// variant "tn" / "nt" storing a / b transposed (`unitInnerStrides`: the
+/// inner strides are constexprs, not arguments); the attention forward
+/// with `blockM` rows a program, heads x N x D.
+void runSoftmax(CellRun &r);
+void runMatmul(CellRun &r, int64_t blockM, int64_t blockN,
+               bool unitInnerStrides = false);
+void runAttention(CellRun &r, int64_t blockM);
 
 /// Finishes `k`, copying the builder's error into `error` on failure.
 inline KernelModule finishKernel(KernelBuilder &k, std::string *error) {
@@ -63,11 +75,22 @@ inline std::string variantKey(DType, const Shape &s) {
   return std::to_string(s.variant);
 }
 
-/// Tolerance of a sum of `values` computed in `dtype` with rounding after
-/// each addition, in any order: |error| <= (n - 1) eps sum |x| (Higham 4.2),
-/// per output element; `scale` covers the inputs' own rounding.
-inline double sumErrorBound(DType dtype, double sumAbs, int64_t n) {
-  return double(std::max<int64_t>(n, 1)) * epsilonOf(dtype) * sumAbs;
+/// The error bound of a sum of n terms accumulated in `accumulator` with a
+/// rounding after each addition, in any order: |error| <= (n - 1) u sum |x|
+/// (Higham 4.2, u = eps / 2), per output element; n eps leaves room for
+/// accumulators that truncate (tensor cores). Integer sums are exact (0).
+/// Kernels accumulate narrow floats in f32 (tk.reduce, tk.scan, tk.dot), so
+/// `accumulator` is f32 for them, not the storage type.
+inline double sumErrorBound(DType accumulator, double sumAbs, int64_t n) {
+  return double(std::max<int64_t>(n, 1)) * epsilonOf(accumulator) * sumAbs;
+}
+
+/// What a kernel accumulates sums of `dtype` in: f32 for floats up to f32,
+/// f64 for f64, exact for integers.
+inline DType accumulationOf(DType dtype) {
+  if (!isFloat(dtype))
+    return dtype;
+  return dtype == DType::F64 ? DType::F64 : DType::F32;
 }
 
 } // namespace tk::conformance

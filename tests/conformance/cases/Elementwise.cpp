@@ -38,9 +38,14 @@ using MathFn = Tile (KernelBuilder::*)(const Tile &);
 
 /// out = f(x) for a math function computed in the dtype (f16/bf16 go
 /// through f32 on the CPU, as on GPUs without half-precision math).
+/// `f32Rtol` is the error allowed of the backend's f32 approximation,
+/// relative; `hasZeros` says the function crosses zero in the range (sin,
+/// cos, log), where an absolute error of the argument's reduction becomes
+/// unbounded relative error: those get a floor of the same size in units
+/// of the output's scale.
 ConformanceCase unaryCase(const char *name, MathFn fn, double lo, double hi,
                           std::function<double(double)> reference,
-                          double f32Rtol) {
+                          double f32Rtol, bool hasZeros) {
   ConformanceCase c;
   c.name = name;
   c.summary = std::string("out = ") + name + "(x), x in [" +
@@ -60,7 +65,7 @@ ConformanceCase unaryCase(const char *name, MathFn fn, double lo, double hi,
     k.store(out + l.offs, (k.*fn)(v), l.mask);
     return finishKernel(k, error);
   };
-  c.run = [lo, hi, reference, f32Rtol](CellRun &r) {
+  c.run = [lo, hi, reference, f32Rtol, hasZeros](CellRun &r) {
     int64_t n = r.dim(0);
     std::vector<double> x = r.random(n, lo, hi, r.dtype(), 41);
     tk_arg dx = r.input(r.dtype(), x), out = r.output(r.dtype(), n);
@@ -69,10 +74,15 @@ ConformanceCase unaryCase(const char *name, MathFn fn, double lo, double hi,
     for (int64_t i = 0; i < n; ++i)
       want[i] = reference(x[i]);
     // f32 may use the backend's polynomial approximations (a few ulps);
-    // narrower types round an f32 result once.
+    // narrower types round an f32 result once; f64 libm-grade math is
+    // within a few ulps.
     Tolerance tol = defaultTolerance(r.dtype());
     if (r.dtype() == DType::F32)
-      tol = {f32Rtol, f32Rtol};
+      tol.rtol = f32Rtol;
+    if (r.dtype() == DType::F64)
+      tol = epsTolerance(DType::F64, 8);
+    if (hasZeros)
+      tol.floor = tol.rtol;
     r.check("out", r.read(out), want, tol);
   };
   return c;
@@ -145,22 +155,22 @@ ConformanceCase intCase(const char *name, const char *summary,
 void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
   cases.push_back(unaryCase(
       "exp", &KernelBuilder::exp, -10, 10, [](double v) { return std::exp(v); },
-      4e-6));
+      4e-6, /*hasZeros=*/false));
   cases.push_back(unaryCase(
       "log", &KernelBuilder::log, 0.001, 1000,
-      [](double v) { return std::log(v); }, 4e-6));
+      [](double v) { return std::log(v); }, 4e-6, /*hasZeros=*/true));
   cases.push_back(unaryCase(
       "sqrt", &KernelBuilder::sqrt, 0, 1000,
-      [](double v) { return std::sqrt(v); }, 1e-6));
+      [](double v) { return std::sqrt(v); }, 1e-6, /*hasZeros=*/false));
   cases.push_back(unaryCase(
       "rsqrt", &KernelBuilder::rsqrt, 0.001, 1000,
-      [](double v) { return 1 / std::sqrt(v); }, 1e-6));
+      [](double v) { return 1 / std::sqrt(v); }, 1e-6, /*hasZeros=*/false));
   cases.push_back(unaryCase(
       "sin", &KernelBuilder::sin, -10, 10, [](double v) { return std::sin(v); },
-      1e-6));
+      1e-6, /*hasZeros=*/true));
   cases.push_back(unaryCase(
       "cos", &KernelBuilder::cos, -10, 10, [](double v) { return std::cos(v); },
-      1e-6));
+      1e-6, /*hasZeros=*/true));
 
   {
     ConformanceCase c;
@@ -195,10 +205,11 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
       std::vector<double> want(n);
       for (int64_t i = 0; i < n; ++i)
         want[i] = a[i] * b[i] + cv[i];
-      // One rounding of the exact result; near cancellation, a separate
-      // multiply and add would be off by more than atol in f32.
+      // One rounding of the exact result; near cancellation a backend
+      // that multiplies and adds separately is off by half an ulp of a * b
+      // (|a b| <= 16, about the output's scale): a floor of one eps.
       Tolerance tol = defaultTolerance(t);
-      tol.atol = 4 * epsilonOf(t) * 16;
+      tol.floor = epsilonOf(t);
       r.check("out", r.read(out), want, tol);
     };
     cases.push_back(std::move(c));

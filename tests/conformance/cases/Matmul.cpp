@@ -22,19 +22,26 @@ DType accumulatorOf(DType dtype) {
   return dtype == DType::I8 ? DType::I32 : DType::F32;
 }
 
-/// Inputs: small integers for i8 (exact i32 sums), [-1, 1) otherwise.
+/// Inputs: small non-zero integers for i8 (exact i32 sums; a product of
+/// 1x1x1 that is 0 would be the answer of a kernel that writes zeros),
+/// [-1, 1) otherwise.
 std::vector<double> operand(CellRun &r, size_t count, uint32_t seed) {
-  if (r.dtype() == DType::I8)
-    return r.random(count, -8, 8, DType::I8, seed);
-  return r.random(count, -1, 1, r.dtype(), seed);
+  if (r.dtype() != DType::I8)
+    return r.random(count, -1, 1, r.dtype(), seed);
+  std::vector<double> values = r.random(count, -8, 8, DType::I8, seed);
+  for (double &v : values)
+    v = v == 0 ? 1 : v;
+  return values;
 }
 
 /// c = a @ b in double from row-major a (MxK) and b (KxN); `bound` gets the
-/// rounding-error bound of an f32 accumulation, K eps sum |a b| per element.
+/// rounding-error bound of the dot's accumulation (`acc`: f32, K eps sum
+/// |a b| per element; 0 for i32).
 std::vector<double> matmulReference(const std::vector<double> &a,
                                     const std::vector<double> &b, int64_t M,
                                     int64_t N, int64_t K,
-                                    std::vector<double> &bound) {
+                                    std::vector<double> &bound,
+                                    DType acc = DType::F32) {
   std::vector<double> c(M * N, 0.0);
   bound.assign(M * N, 0.0);
   for (int64_t i = 0; i < M; ++i)
@@ -45,7 +52,7 @@ std::vector<double> matmulReference(const std::vector<double> &a,
         sumAbs += std::fabs(a[i * K + k] * b[k * N + j]);
       }
       c[i * N + j] = sum;
-      bound[i * N + j] = sumErrorBound(DType::F32, sumAbs, K);
+      bound[i * N + j] = isFloat(acc) ? sumErrorBound(acc, sumAbs, K) : 0;
     }
   return c;
 }
@@ -63,9 +70,12 @@ std::vector<double> transposed(const std::vector<double> &m, int64_t rows,
 const std::vector<DType> kDotTypes = {DType::F16, DType::BF16, DType::F32,
                                       DType::I8};
 
+} // namespace
+
 /// Runs the seed matmul built with `blockM` x `blockN` tiles on the cell's
 /// shape, its variant storing a ("tn") or b ("nt") transposed.
-void runMatmul(CellRun &r, int64_t blockM, int64_t blockN) {
+void tk::conformance::runMatmul(CellRun &r, int64_t blockM, int64_t blockN,
+                                bool unitInnerStrides) {
   int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
   DType out = r.dtype() == DType::I8 ? DType::I32 : r.dtype();
   std::vector<double> a = operand(r, M * K, 11), b = operand(r, K * N, 12);
@@ -80,17 +90,25 @@ void runMatmul(CellRun &r, int64_t blockM, int64_t blockN) {
   int32_t strideAk = transA ? int32_t(M) : 1;
   int32_t strideBk = transB ? 1 : int32_t(N);
   int32_t strideBn = transB ? int32_t(K) : 1;
-  r.launch({cdiv(M, blockM) * cdiv(N, blockN), 1, 1},
-           {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
-            tk_arg_i32(int32_t(K)), tk_arg_i32(strideAm), tk_arg_i32(strideAk),
-            tk_arg_i32(strideBk), tk_arg_i32(strideBn), tk_arg_i32(int32_t(N)),
-            tk_arg_i32(1)});
+  std::vector<tk_arg> args = {da,
+                              db,
+                              dc,
+                              tk_arg_i32(int32_t(M)),
+                              tk_arg_i32(int32_t(N)),
+                              tk_arg_i32(int32_t(K))};
+  if (unitInnerStrides) // stride_ak, stride_bn, stride_cn are constexprs
+    args.insert(args.end(), {tk_arg_i32(strideAm), tk_arg_i32(strideBk),
+                             tk_arg_i32(int32_t(N))});
+  else
+    args.insert(args.end(), {tk_arg_i32(strideAm), tk_arg_i32(strideAk),
+                             tk_arg_i32(strideBk), tk_arg_i32(strideBn),
+                             tk_arg_i32(int32_t(N)), tk_arg_i32(1)});
+  r.launch({cdiv(M, blockM) * cdiv(N, blockN), 1, 1}, args);
   std::vector<double> bound;
-  std::vector<double> want = matmulReference(a, b, M, N, K, bound);
+  std::vector<double> want =
+      matmulReference(a, b, M, N, K, bound, accumulatorOf(r.dtype()));
   r.check("c", r.read(dc), want, defaultTolerance(out), &bound);
 }
-
-} // namespace
 
 void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
   {
@@ -111,38 +129,6 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
                                 config, error);
     };
     c.run = [](CellRun &r) { runMatmul(r, 64, 64); };
-    cases.push_back(std::move(c));
-  }
-
-  {
-    // The tiles the H100 bench tunes fp16 and bf16 matmul to at 4096^3 and
-    // 8192^3: 128x256x64 over two warpgroups (8 warps), 3 or 4 stages, row
-    // strides declared divisible by 16 as the bench declares them (so K and
-    // N are multiples of 16, and the operands are not transposed).
-    ConformanceCase c;
-    c.name = "matmul_tuned";
-    c.summary = "the seed matmul with the bench's 128x256x64 tiles on 8 "
-                "warps, 3 and 4 stages";
-    c.needs.dtypes = TK_DTYPE_BIT_F32;
-    c.dtypes = {DType::F16, DType::BF16};
-    c.shapes = withVariants(
-        {shape({1, 16, 16}), shape({130, 304, 208}), shape({256, 512, 192})},
-        {"w8 s3", "w8 s4"});
-    c.configKey = variantKey;
-    c.settings = [](DType, const Shape &s) {
-      return CompileSettings{8, s.variant == 0 ? 3 : 4, 0};
-    };
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
-      seeds::MatmulConfig config;
-      config.blockM = 128;
-      config.blockN = 256;
-      config.blockK = 64;
-      config.rowStrideDivisibility = 16;
-      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, dtype),
-                                config, error);
-    };
-    c.run = [](CellRun &r) { runMatmul(r, 128, 256); };
     cases.push_back(std::move(c));
   }
 
@@ -335,7 +321,7 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
                {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
                 tk_arg_i32(int32_t(K))});
       std::vector<double> bound;
-      std::vector<double> want = matmulReference(a, b, M, N, K, bound);
+      std::vector<double> want = matmulReference(a, b, M, N, K, bound, acc);
       r.check("c", r.read(dc), want, defaultTolerance(acc), &bound);
     };
     cases.push_back(std::move(c));

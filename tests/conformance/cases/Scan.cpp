@@ -55,6 +55,8 @@ void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
     tk_arg d1 = r.output(dtype, B * R * C), d0 = r.output(dtype, B * R * C);
     r.launch({int32_t(B), 1, 1},
              {dx, d1, d0, tk_arg_i32(int32_t(R)), tk_arg_i32(int32_t(C))});
+    // The scan accumulates in f32 (exact for integers), then rounds once.
+    DType acc = accumulationOf(dtype);
     std::vector<double> want1(x.size()), want0(x.size()), bound1(x.size()),
         bound0(x.size());
     for (int64_t b = 0; b < B; ++b) {
@@ -65,7 +67,7 @@ void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
           sum += x[o + i * C + j];
           abs += std::fabs(x[o + i * C + j]);
           want1[o + i * C + j] = sum;
-          bound1[o + i * C + j] = sumErrorBound(dtype, abs, j + 1);
+          bound1[o + i * C + j] = sumErrorBound(acc, abs, j + 1);
         }
       }
       for (int64_t j = 0; j < C; ++j) {
@@ -74,7 +76,7 @@ void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
           sum += x[o + i * C + j];
           abs += std::fabs(x[o + i * C + j]);
           want0[o + i * C + j] = sum;
-          bound0[o + i * C + j] = sumErrorBound(dtype, abs, i + 1);
+          bound0[o + i * C + j] = sumErrorBound(acc, abs, i + 1);
         }
       }
     }

@@ -430,7 +430,8 @@ public:
   Tile reduce(const Tile &x, int axis, Combiner combine);
   llvm::SmallVector<Tile> reduce(llvm::ArrayRef<Tile> srcs, int axis,
                                  MultiCombiner combine);
-  /// `tl.sum` (integers narrower than 32 bits are summed as i32), `tl.max`,
+  /// `tl.sum` (integers narrower than 32 bits are summed as i32, floats
+  /// narrower than 32 bits as f32: the result has that type), `tl.max`,
   /// `tl.min`. `keepDims` keeps the reduced axis with size 1.
   Tile sum(const Tile &x, int axis, bool keepDims = false);
   Tile max(const Tile &x, int axis, bool keepDims = false);
@@ -444,7 +445,8 @@ public:
   Tile scan(const Tile &x, int axis, Combiner combine, bool reverse = false);
   llvm::SmallVector<Tile> scan(llvm::ArrayRef<Tile> srcs, int axis,
                                MultiCombiner combine, bool reverse = false);
-  /// `tl.cumsum` / `tl.cumprod` (narrow integers as i32).
+  /// `tl.cumsum` / `tl.cumprod`, accumulated as sum is (narrow integers as
+  /// i32, narrow floats as f32).
   Tile cumsum(const Tile &x, int axis, bool reverse = false);
   Tile cumprod(const Tile &x, int axis, bool reverse = false);
 
@@ -531,7 +533,9 @@ private:
   Tile reduceWith(const Tile &x, int axis, bool keepDims, llvm::StringRef what,
                   Combiner combine);
   std::pair<Tile, Tile> argReduce(const Tile &x, int axis, bool isMax);
-  Tile narrowIntsToI32(const Tile &x);
+  /// What sum and cumsum accumulate `x` in: i32 for narrower integers, f32
+  /// for narrower floats, `x` itself otherwise.
+  Tile widenForSum(const Tile &x);
   Tile wrapResult(mlir::Operation *op) { return Tile(this, op->getResult(0)); }
 
   mlir::MLIRContext *ctx_;

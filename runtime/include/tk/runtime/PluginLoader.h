@@ -56,6 +56,8 @@ public:
   /// Whether the plugin's table reaches the ABI 1.2 event fields and fills
   /// all of them.
   bool hasEvents() const;
+  /// Whether the table has stream_wrap and stream_unwrap (ABI 1.4).
+  bool hasStreamWrap() const;
 
   /// What `device` supports. A plugin of ABI 1.0 (a table too small to hold
   /// get_capabilities) or one leaving it NULL gives `known` 0 and success:

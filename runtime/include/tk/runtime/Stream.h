@@ -18,8 +18,11 @@ public:
   static constexpr const char *kHandleName = "stream";
 
   static Status create(Device &device, Stream **out);
+  /// Adopts the caller's vendor stream (tk_stream_wrap); tk does not own it.
+  static Status wrap(Device &device, void *vendorStream, Stream **out);
   /// Destroys the plugin stream (which waits for its work, as the plugin
-  /// defines) and retires the handle, even when the destroy fails.
+  /// defines) or, for a wrapped one, forgets it; retires the handle either
+  /// way, even when the plugin fails.
   static Status release(Stream *stream);
 
   Device &getDevice() const { return device; }
@@ -36,11 +39,13 @@ public:
   }
 
 private:
-  Stream(Device &device, void *native)
-      : HandleObject(kMagic), device(device), native(native) {}
+  Stream(Device &device, void *native, bool owned)
+      : HandleObject(kMagic), device(device), native(native), owned(owned) {}
 
   Device &device;
   void *native;
+  /// False for a wrapped stream: the caller made it and destroys it.
+  bool owned;
 };
 
 } // namespace tk::runtime

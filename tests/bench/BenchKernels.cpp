@@ -1,0 +1,227 @@
+//===- BenchKernels.cpp - the kernels and configurations the bench times --===//
+//
+// The candidate spaces: what tk_autotune chooses among for each figure of
+// the GPU benchmark. Each list says why it holds what it holds; what was
+// tried on the H100 and left out is named with it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchKernels.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
+
+using namespace tk;
+using namespace tk::bench;
+
+const char *tk::bench::kindName(BenchKind kind) {
+  switch (kind) {
+  case BenchKind::VectorAdd:
+    return "vector_add";
+  case BenchKind::Softmax:
+    return "softmax";
+  case BenchKind::Matmul:
+    return "matmul";
+  case BenchKind::Attention:
+    return "attention";
+  }
+  return "?";
+}
+
+namespace {
+
+mlir::Type typeOf(mlir::MLIRContext *ctx, const std::string &dtype) {
+  if (dtype == "f16")
+    return mlir::Float16Type::get(ctx);
+  if (dtype == "bf16")
+    return mlir::BFloat16Type::get(ctx);
+  return mlir::Float32Type::get(ctx);
+}
+
+std::string dims(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(shape[i]);
+  return text;
+}
+
+BenchFigure vectorAdd() {
+  BenchFigure figure{"vector_add f32 268435456",
+                     BenchKind::VectorAdd,
+                     "f32",
+                     {int64_t(1) << 28},
+                     {}};
+  BenchCandidate c;
+  c.label = "BLOCK 1024 w4";
+  c.numWarps = 4;
+  c.blockN = 1024;
+  c.build = [](mlir::MLIRContext *ctx) {
+    return seeds::buildVectorAdd(ctx, mlir::Float32Type::get(ctx), 1024);
+  };
+  figure.candidates.push_back(std::move(c));
+  return figure;
+}
+
+/// Softmax over rows of `cols` f32 in one program a row: every warp count
+/// from 2 to one element per thread, each with ptxas free to use registers
+/// and with occupancy hints that cap them.
+BenchFigure softmax(int64_t rows, int64_t cols) {
+  BenchFigure figure{"softmax f32 " + dims({rows, cols}),
+                     BenchKind::Softmax,
+                     "f32",
+                     {rows, cols},
+                     {}};
+  const int registersPerSm = 65536, threadsPerSm = 2048;
+  int64_t block = seeds::nextPowerOf2(cols);
+  for (int warps = 2; warps <= 32 && warps * 32 <= block; warps *= 2) {
+    int threads = warps * 32, rowShare = int(block) / threads;
+    auto programsWithin = [&](int registers) {
+      return std::min(registersPerSm / (threads * registers),
+                      threadsPerSm / threads);
+    };
+    // The most programs whose registers hold a thread's share of the row
+    // with 20 to spare (at 16384 columns and 8 warps, 3 programs of 85
+    // registers), then, where the share fits them, registers capped at 40
+    // and at 32.
+    std::vector<int> hints = {0, programsWithin(rowShare + 20)};
+    if (rowShare <= 32)
+      hints.insert(hints.end(), {programsWithin(40), programsWithin(32)});
+    std::sort(hints.begin(), hints.end());
+    hints.erase(std::unique(hints.begin(), hints.end()), hints.end());
+    for (int programs : hints) {
+      if (programs == 1)
+        continue; // one program an SM is no hint at all
+      BenchCandidate c;
+      c.label = "w" + std::to_string(warps) +
+                (programs ? " o" + std::to_string(programs) : "");
+      c.numWarps = warps;
+      c.minProgramsPerCu = programs;
+      c.blockN = block;
+      // Row strides declared multiples of 16 elements, as Triton's launcher
+      // specialises them: the rows load as 128-bit vectors.
+      c.build = [block](mlir::MLIRContext *ctx) {
+        return seeds::buildSoftmax(ctx, mlir::Float32Type::get(ctx), block,
+                                   nullptr, /*rowStrideDivisibility=*/16);
+      };
+      figure.candidates.push_back(std::move(c));
+    }
+  }
+  return figure;
+}
+
+struct MatmulTiles {
+  int64_t bm, bn, bk;
+  int warps, stages;
+};
+
+/// The seed matmul for row-major operands with each of `tiles`: unit inner
+/// strides folded in and row strides declared multiples of 16 elements
+/// (what Triton's launcher does by itself for strides of 1 and multiples of
+/// 16), so rows of every tile load as 128-bit vectors.
+BenchFigure matmul(const std::string &dtype, int64_t m, int64_t n, int64_t k,
+                   const std::vector<MatmulTiles> &tiles) {
+  BenchFigure figure{"matmul " + dtype + " " + dims({m, n, k}),
+                     BenchKind::Matmul,
+                     dtype,
+                     {m, n, k},
+                     {}};
+  for (const MatmulTiles &t : tiles) {
+    BenchCandidate c;
+    c.label = std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
+              std::to_string(t.bk) + " w" + std::to_string(t.warps) + " s" +
+              std::to_string(t.stages);
+    c.numWarps = t.warps;
+    c.numStages = t.stages;
+    c.constexprs = {{"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
+    c.blockM = t.bm;
+    c.blockN = t.bn;
+    c.build = [t, dtype](mlir::MLIRContext *ctx) {
+      seeds::MatmulConfig config;
+      config.blockM = t.bm;
+      config.blockN = t.bn;
+      config.blockK = t.bk;
+      config.rowStrideDivisibility = 16;
+      mlir::Type type = typeOf(ctx, dtype);
+      return seeds::buildMatmul(ctx, type, type, config);
+    };
+    figure.candidates.push_back(std::move(c));
+  }
+  return figure;
+}
+
+struct AttentionBlocks {
+  int64_t bm, bn;
+  int warps, stages, minPrograms;
+};
+
+/// FlashAttention forward, fp16, head dim `d` declared divisible by 16.
+BenchFigure attention(int64_t heads, int64_t n, int64_t d) {
+  BenchFigure figure{"attention f16 " + dims({heads, n, d}),
+                     BenchKind::Attention,
+                     "f16",
+                     {heads, n, d},
+                     {}};
+  // With the scores held in registers one warpgroup can take 128 rows (two
+  // 64-row tiles) and wider key blocks fit in shared memory; two stages
+  // leave room for more programs an SM. Two warpgroups of 64 rows (8 warps)
+  // run as two programs an SM only with the occupancy hint (o2: 128
+  // registers a thread). Row groups (AttentionConfig::rowGroups) are not
+  // candidates: on the H100 they never timed faster than one group. Tried
+  // on the H100 and left out: 128x32 w4 (s2-s4), 64x64 w4 (s2 o4, s4),
+  // 128x64 w8 s3 o2, 64x128 w4 s2 o3 and 256x64 w16 s2, all slower at both
+  // head dims.
+  const AttentionBlocks blocks[] = {
+      {64, 64, 4, 3, 0},  {128, 64, 8, 3, 0}, {64, 32, 4, 3, 0},
+      {128, 32, 8, 3, 0}, {128, 64, 4, 3, 0}, {128, 128, 8, 3, 0},
+      {128, 64, 4, 2, 0}, {128, 64, 8, 2, 0}, {128, 128, 8, 2, 0},
+      {64, 128, 4, 2, 0}, {128, 64, 8, 2, 2}, {128, 128, 8, 2, 2}};
+  for (const AttentionBlocks &b : blocks) {
+    BenchCandidate c;
+    c.label = std::to_string(b.bm) + "x" + std::to_string(b.bn) + " w" +
+              std::to_string(b.warps) + " s" + std::to_string(b.stages) +
+              (b.minPrograms ? " o" + std::to_string(b.minPrograms) : "");
+    c.numWarps = b.warps;
+    c.numStages = b.stages;
+    c.minProgramsPerCu = b.minPrograms;
+    c.blockM = b.bm;
+    c.blockN = b.bn;
+    c.build = [b, d](mlir::MLIRContext *ctx) {
+      seeds::AttentionConfig config;
+      config.blockM = b.bm;
+      config.blockN = b.bn;
+      config.blockD = d;
+      config.headDimDivisibility = 16;
+      return seeds::buildAttention(ctx, mlir::Float16Type::get(ctx), config);
+    };
+    figure.candidates.push_back(std::move(c));
+  }
+  return figure;
+}
+
+} // namespace
+
+std::vector<BenchFigure> tk::bench::getBenchFigures() {
+  // Square shapes: tiles of 128 to 256 on two warpgroups, 3 or 4 stages.
+  const std::vector<MatmulTiles> square = {
+      {128, 256, 64, 8, 3}, {256, 128, 64, 8, 3}, {128, 256, 64, 8, 4},
+      {256, 128, 64, 8, 4}, {128, 256, 32, 8, 4}, {256, 128, 32, 8, 4},
+      {128, 128, 64, 8, 4}, {128, 128, 64, 4, 4}};
+  // The decode shape (16 rows): thin tiles, long K steps, deep rings.
+  // Split-K (2 to 16 slices) was never faster on the H100 for it.
+  const std::vector<MatmulTiles> decode = {
+      {16, 64, 64, 4, 3},  {16, 64, 64, 4, 5},  {16, 128, 64, 4, 4},
+      {16, 64, 128, 4, 3}, {16, 32, 128, 4, 4}, {32, 64, 64, 4, 4},
+      {16, 64, 256, 4, 3}, {16, 32, 256, 4, 4}, {16, 128, 128, 4, 3}};
+  std::vector<BenchFigure> figures = {vectorAdd(), softmax(32768, 1024),
+                                      softmax(32768, 4096),
+                                      softmax(8192, 16384)};
+  for (const char *dtype : {"f16", "bf16"}) {
+    figures.push_back(matmul(dtype, 4096, 4096, 4096, square));
+    figures.push_back(matmul(dtype, 8192, 8192, 8192, square));
+    figures.push_back(matmul(dtype, 16, 8192, 8192, decode));
+  }
+  figures.push_back(attention(128, 4096, 64));
+  figures.push_back(attention(128, 4096, 128));
+  return figures;
+}

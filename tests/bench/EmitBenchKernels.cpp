@@ -1,0 +1,138 @@
+//===- EmitBenchKernels.cpp - the bench's kernels as files for Python -----===//
+//
+// `tk-bench-kernels --emit DIR` writes every candidate of every figure of
+// BenchKernels.h as `.tk` text into DIR, with DIR/manifest.json naming each
+// file, its entry and compile options, so that tests/bench/cuda_bench.py
+// (which drives tk through capi/python/tk.py) times exactly the kernels the
+// conformance suite checks. `--list` prints the figures and candidates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchKernels.h"
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <string>
+
+using namespace tk::bench;
+
+namespace {
+
+/// Writes `text` to `path` through a temporary file renamed into place, so
+/// that a failed write leaves nothing half-written.
+bool writeFile(const std::string &path, const std::string &text) {
+  std::string temporary = path + ".tmp";
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream out(temporary, error);
+    if (!error) {
+      out << text;
+      out.close();
+      if (out.has_error())
+        error = out.error();
+    }
+    if (error) {
+      std::fprintf(stderr, "tk-bench-kernels: cannot write %s: %s\n",
+                   temporary.c_str(), error.message().c_str());
+      out.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return false;
+    }
+  }
+  if (std::error_code error = llvm::sys::fs::rename(temporary, path)) {
+    std::fprintf(stderr, "tk-bench-kernels: cannot write %s: %s\n",
+                 path.c_str(), error.message().c_str());
+    return false;
+  }
+  return true;
+}
+
+int emit(const std::string &dir) {
+  if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
+    std::fprintf(stderr, "tk-bench-kernels: cannot create %s: %s\n",
+                 dir.c_str(), error.message().c_str());
+    return 1;
+  }
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  llvm::json::Array figures;
+  std::vector<BenchFigure> all = getBenchFigures();
+  for (size_t f = 0; f < all.size(); ++f) {
+    const BenchFigure &figure = all[f];
+    llvm::json::Array candidates;
+    for (size_t c = 0; c < figure.candidates.size(); ++c) {
+      const BenchCandidate &candidate = figure.candidates[c];
+      tk::seeds::KernelModule module = candidate.build(&ctx);
+      if (mlir::failed(module)) {
+        std::fprintf(stderr, "tk-bench-kernels: the builder refused %s %s\n",
+                     figure.name.c_str(), candidate.label.c_str());
+        return 1;
+      }
+      std::string text, entry;
+      llvm::raw_string_ostream os(text);
+      (*module)->print(os);
+      (*module)->walk(
+          [&](tk::FuncOp func) { entry = func.getSymName().str(); });
+      std::string file = "figure" + std::to_string(f) + "-candidate" +
+                         std::to_string(c) + ".tk";
+      if (!writeFile(dir + "/" + file, text))
+        return 1;
+      llvm::json::Object constexprs;
+      for (const auto &[name, value] : candidate.constexprs)
+        constexprs[name] = value;
+      candidates.push_back(llvm::json::Object{
+          {"label", candidate.label},
+          {"file", file},
+          {"entry", entry},
+          {"num_warps", candidate.numWarps},
+          {"num_stages", candidate.numStages},
+          {"min_programs_per_cu", candidate.minProgramsPerCu},
+          {"constexprs", std::move(constexprs)},
+          {"block", llvm::json::Array{candidate.blockM, candidate.blockN}}});
+    }
+    llvm::json::Array shape;
+    for (int64_t d : figure.shape)
+      shape.push_back(d);
+    figures.push_back(
+        llvm::json::Object{{"name", figure.name},
+                           {"kind", kindName(figure.kind)},
+                           {"dtype", figure.dtype},
+                           {"shape", std::move(shape)},
+                           {"candidates", std::move(candidates)}});
+  }
+  std::string manifest;
+  llvm::raw_string_ostream os(manifest);
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"figures", std::move(figures)}}));
+  return writeFile(dir + "/manifest.json", manifest + "\n") ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string arg = argc > 1 ? argv[1] : "";
+  if (arg == "--emit" && argc == 3)
+    return emit(argv[2]);
+  if (arg == "--list" && argc == 2) {
+    for (const BenchFigure &figure : getBenchFigures()) {
+      std::printf("%s (%s):", figure.name.c_str(), kindName(figure.kind));
+      for (const BenchCandidate &candidate : figure.candidates)
+        std::printf(" [%s]", candidate.label.c_str());
+      std::printf("\n");
+    }
+    return 0;
+  }
+  std::fprintf(arg == "-h" || arg == "--help" ? stdout : stderr,
+               "usage: tk-bench-kernels --emit DIR | --list\n");
+  return arg == "-h" || arg == "--help" ? 0 : 2;
+}
