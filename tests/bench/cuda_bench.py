@@ -107,10 +107,12 @@ def summary(rounds_ms, work, unit):
             "spread": (max(rounds_ms) - min(rounds_ms)) / med}
 
 
-def ratio(tk_rounds, peer_rounds):
+def ratio(tk_rounds, peer_rounds, work_ratio=1.0):
     """tk's throughput over the peer's, round by round (each round times
-    both back to back): the median, and the lowest and highest round."""
-    per_round = [p / t for t, p in zip(tk_rounds, peer_rounds)]
+    both back to back): the median, and the lowest and highest round.
+    `work_ratio` is tk's work over the peer's (a copy moves fewer bytes
+    than vector add)."""
+    per_round = [work_ratio * p / t for t, p in zip(tk_rounds, peer_rounds)]
     return {"ratio": statistics.median(per_round), "low": min(per_round),
             "high": max(per_round)}
 
@@ -377,8 +379,11 @@ class Bench:
                 "candidates_ms": medians}
 
     def run_figure(self, figure, contenders, checks, work, unit, tk_label,
-                   every, cached, reps, extra=None):
-        """Times `contenders` interleaved, checks each output, reports."""
+                   every, cached, reps, peer_work=None):
+        """Times `contenders` interleaved, checks each output, reports.
+        `peer_work` names contenders whose work is not `work` (bytes of a
+        copy)."""
+        peer_work = peer_work or {}
         rounds = self.args.rounds
         results = {}
         for name, verify in checks.items():
@@ -389,15 +394,16 @@ class Bench:
             results[name] = {"check": verify["check"]()}
         times = self.timer.interleaved(contenders, rounds, reps)
         for name, rounds_ms in times.items():
-            results.setdefault(name, {}).update(summary(rounds_ms, work, unit))
-        ratios = {name: ratio(times["tk"], times[name])
+            results.setdefault(name, {}).update(
+                summary(rounds_ms, peer_work.get(name, work), unit))
+        ratios = {name: ratio(times["tk"], times[name],
+                              work / peer_work.get(name, work))
                   for name in times if name != "tk"}
         entry = {"name": figure["name"], "unit": unit, "work": work,
                  "tk_config": tk_label, "tk_config_from_cache": cached,
                  "contenders": results, "ratios": ratios}
         entry["autotune"] = self.autotune_check(every, tk_label, rounds,
                                                 max(3, reps // 2))
-        entry.update(extra or {})
         log(json.dumps({k: entry[k] for k in ("name", "tk_config", "ratios")}))
         return entry
 
@@ -423,13 +429,10 @@ class Bench:
         checks = {name: {"reset": (lambda o=o: sentinel(o)),
                          "check": (lambda o=o, name=name: check(name, o, want))}
                   for name, o in outs.items()}
-        entry = self.run_figure(figure, contenders, checks, 12.0 * n, "GB/s",
-                                label, every, cached, reps=20)
-        # The copy moves 8 bytes an element, not 12: its own throughput.
-        copy = entry["contenders"]["d2d_copy"]
-        copy["value"] = 8.0 * n / copy["ms"] / 1e6
-        entry["ratios"]["d2d_copy"] = ratio_by_value(entry, "d2d_copy", 12.0 / 8.0)
-        return entry
+        # The copy moves 8 bytes an element, vector add 12.
+        return self.run_figure(figure, contenders, checks, 12.0 * n, "GB/s",
+                               label, every, cached, reps=20,
+                               peer_work={"d2d_copy": 8.0 * n})
 
     # softmax ---------------------------------------------------------------
     def softmax(self, figure):
@@ -555,16 +558,6 @@ class Bench:
                                 every, cached, reps=10)
         entry["contenders"]["triton"]["config"] = str(tri.best_config)
         return entry
-
-
-def ratio_by_value(entry, peer, factor):
-    """tk over a peer whose work differs (the copy's bytes): by throughput,
-    round by round."""
-    tk_rounds = entry["contenders"]["tk"]["rounds_ms"]
-    peer_rounds = entry["contenders"][peer]["rounds_ms"]
-    per_round = [p * factor / t for t, p in zip(tk_rounds, peer_rounds)]
-    return {"ratio": statistics.median(per_round), "low": min(per_round),
-            "high": max(per_round)}
 
 
 def attention_reference(q, k, v, scale):
