@@ -16,6 +16,8 @@ import os
 import sys
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+# The folder `source` paths are relative to (the README's, or the cwd).
+ROOT_OF_SOURCE = ["."]
 
 # The peer each figure is read against, in the order the columns show them.
 PEERS = [("triton", "Triton"), ("cublas", "cuBLAS"), ("sdpa", "SDPA"),
@@ -82,6 +84,15 @@ def render(run, source):
                   f"{worst['autotune']['fastest']}, "
                   f"{(worst['autotune']['pick_over_fastest_time'] - 1) * 100:.1f}% "
                   "slower)."]
+    sanitizers = os.path.join(os.path.dirname(source), "sanitizers.txt")
+    if os.path.exists(os.path.join(ROOT_OF_SOURCE[0], sanitizers)):
+        with open(os.path.join(ROOT_OF_SOURCE[0], sanitizers)) as f:
+            summary = [line.strip() for line in f
+                       if "SUMMARY" in line and not line.startswith("#")]
+        lines += ["", "The same commit's cuda column of the conformance matrix under "
+                  "compute-sanitizer: " + "; ".join(
+                      line.replace("=", "").strip() for line in summary) +
+                  f" ([sanitizers.txt]({sanitizers}))."]
     if run.get("errors"):
         lines += ["", "Wrong outputs in this run (no figure reported): " +
                   "; ".join(f"{e['name']}: {e['error']}" for e in run["errors"])]
@@ -96,7 +107,8 @@ def main():
     with open(args.run) as f:
         run = json.load(f)
     if args.readme:
-        source = os.path.relpath(args.run, os.path.dirname(os.path.abspath(args.readme)))
+        ROOT_OF_SOURCE[0] = os.path.dirname(os.path.abspath(args.readme))
+        source = os.path.relpath(args.run, ROOT_OF_SOURCE[0])
         text = render(run, source)
         with open(args.readme) as f:
             readme = f.read()

@@ -13,7 +13,7 @@ mkdir -p "$out"
 work=$(mktemp -d)
 arch=sm_90a
 # The softmax seed at BLOCK 16384 with its row strides declared multiples
-# of 16 elements, as tk-bench-cuda builds it (its loads are 16 bytes wide).
+# of 16 elements, as the bench builds it (its loads are 16 bytes wide).
 ./build/bin/tk-seed-kernels softmax |
   sed 's/1024/16384/g; s/%arg2: i32, %arg3: i32/%arg2: i32 {tk.divisibility = 16 : i32}, %arg3: i32 {tk.divisibility = 16 : i32}/' \
     >"$work/softmax.tk"

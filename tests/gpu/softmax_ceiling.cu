@@ -6,7 +6,7 @@
 // cluster with DSMEM exchanges of its maximum and sum), and a
 // device-to-device copy of the same bytes. Every variant runs in one
 // process, interleaved round by round, each run after a kernel that flushes
-// L2 (as tk-bench-cuda does), timed with CUDA events; the figure is the
+// L2 (as the bench does), timed with CUDA events; the figure is the
 // median. Prints one JSON object: GB/s (bytes read + written) per variant
 // and row count. Each variant's output is checked against the first's.
 //

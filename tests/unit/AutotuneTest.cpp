@@ -2,12 +2,18 @@
 //
 // Candidates of the seed vector add (BLOCK 256 and 1024, different warps)
 // are compiled, timed and recorded; a second call reads the record; a
-// corrupt record is retuned; bad requests are refused with a message.
+// corrupt record is retuned; a record never chooses for candidates of other
+// content under the same labels; bad requests are refused with a message.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tk/runtime/Autotune.h"
+#include "tk/ir/Dialect.h"
 #include "tk/tk.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
 
@@ -218,6 +224,49 @@ TEST_F(AutotuneTest, TimesRecordsAndReusesTheWinner) {
   tk_kernel_release(kernel);
 }
 
+TEST_F(AutotuneTest, BuilderModulesAreRecordedByTheirContent) {
+  // Builder modules (TK_SOURCE_MODULE) under the same key and labels, but
+  // of different content: the record of the first set must not choose for
+  // the second (a label says nothing of what a program built).
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  auto wide = mlir::parseSourceString<mlir::ModuleOp>(block1024, &ctx);
+  auto narrow = mlir::parseSourceString<mlir::ModuleOp>(block256, &ctx);
+  ASSERT_TRUE(wide && narrow);
+  mlir::ModuleOp wideOp = *wide, narrowOp = *narrow;
+  auto moduleCandidate = [&](mlir::ModuleOp *module, int block,
+                             const char *label) {
+    tk_autotune_candidate c = candidate(block1024, block, 4, label);
+    c.source = {TK_SOURCE_MODULE, module, 0, "vector_add"};
+    return c;
+  };
+  std::string key = uniqueKey("builder modules");
+  candidates = {moduleCandidate(&wideOp, 1024, "first"),
+                moduleCandidate(&wideOp, 1024, "second")};
+  tk_autotune_request r = request(key);
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  tk_kernel_release(kernel);
+  // The same modules again: the record chooses.
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS);
+  EXPECT_EQ(result.from_cache, 1);
+  tk_kernel_release(kernel);
+  // Other modules under the same labels: timed afresh.
+  candidates = {moduleCandidate(&narrowOp, 256, "first"),
+                moduleCandidate(&narrowOp, 256, "second")};
+  r = request(key);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(result.from_cache, 0);
+  expectCorrectOutput(kernel, candidates[result.best].grid);
+  tk_kernel_release(kernel);
+}
+
 TEST_F(AutotuneTest, CorruptRecordIsRetuned) {
   std::string key = uniqueKey("corrupt");
   tk_autotune_request r = request(key);
@@ -232,7 +281,7 @@ TEST_F(AutotuneTest, CorruptRecordIsRetuned) {
     GTEST_SKIP() << "TK_CACHE_DIR is not set (ctest sets it)";
   int corrupted = 0;
   for (const auto &entry : std::filesystem::directory_iterator(dir)) {
-    std::ofstream(entry.path()) << "tk-autotune 1\n99\nnot a label\n";
+    std::ofstream(entry.path()) << "tk-autotune 2\n99\nnot a label\n";
     ++corrupted;
   }
   ASSERT_GT(corrupted, 0);

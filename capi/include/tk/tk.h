@@ -191,6 +191,9 @@ tk_status tk_stream_create(tk_device device, tk_stream *out_stream);
  *  does not own it: tk_stream_release forgets the handle and leaves the
  *  stream alive, and the caller keeps it alive until then. The stream must
  *  belong to `device` (its CUDA context is the device's primary context).
+ *  tk_buffer_read/write/copy run on the device's default stream: after
+ *  launches on a wrapped stream created non-blocking (as PyTorch's are),
+ *  synchronize it (tk_stream_synchronize) before reading their results.
  *  TK_ERROR_UNSUPPORTED on backends without native streams (cpu); NULL
  *  `native_stream` is TK_ERROR_INVALID_ARGUMENT. */
 tk_status tk_stream_wrap(tk_device device, void *native_stream,
