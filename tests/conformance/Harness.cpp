@@ -208,7 +208,7 @@ Tolerance tk::conformance::epsTolerance(DType dtype, double rtolEps,
 }
 
 Tolerance tk::conformance::defaultTolerance(DType dtype) {
-  return epsTolerance(dtype, 2);
+  return epsTolerance(dtype, 1);
 }
 
 std::string Shape::label() const {
@@ -684,6 +684,9 @@ void CellRun::check(llvm::StringRef what, const std::vector<double> &got,
                      tol.atol + (bound ? (*bound)[i] : 0.0);
     if (first < 0 && !(error <= allowed))
       first = int64_t(i);
+    if (error > 0)
+      result_.toleranceUsed = std::max(
+          result_.toleranceUsed, allowed > 0 ? error / allowed : INFINITY);
   }
   result_.maxError = std::max(result_.maxError, maxError);
   if (first < 0)

@@ -79,9 +79,9 @@ struct Tolerance {
 Tolerance epsTolerance(DType dtype, double rtolEps, double floorEps = 0);
 
 /// What one operation computed in f32 and rounded once to `dtype` may be off
-/// by: half an ulp, relative (2 eps leaves room for the f32 computation's
-/// own error); exact for integers. No floor: a case with cancellation adds
-/// the floor it needs.
+/// by: half an ulp, at most eps / 2 relative (eps leaves room for the f32
+/// computation's own error); exact for integers. No floor: a case with
+/// cancellation adds the floor it needs.
 Tolerance defaultTolerance(DType dtype);
 
 //===----------------------------------------------------------------------===//
@@ -181,6 +181,10 @@ struct CellResult {
   /// FAIL by comparison: the largest |got - want| and the first element
   /// outside the tolerance (-1 when none was compared).
   double maxError = 0;
+  /// The largest |got - want| / allowed over the elements compared: how
+  /// much of its tolerance the cell used (a PASS is below 1; near 1 says
+  /// the tolerance is tight, near 0 that it is loose or the answer exact).
+  double toleranceUsed = 0;
   int64_t firstMismatch = -1;
   std::string mismatch; // "out[3] = 2.5, want 1.5"
   double seconds = 0;

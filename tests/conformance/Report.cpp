@@ -260,6 +260,8 @@ tk::conformance::formatJson(const std::vector<CellResult> &results) {
       text += ", \"max_error\": " + (std::isfinite(r.maxError)
                                          ? number(r.maxError)
                                          : std::string("\"inf\""));
+    if (r.toleranceUsed > 0 && std::isfinite(r.toleranceUsed))
+      text += ", \"tolerance_used\": " + number(r.toleranceUsed);
     if (r.firstMismatch >= 0)
       text += ", \"first_mismatch\": " + std::to_string(r.firstMismatch) +
               ", \"mismatch\": \"" + escapeJson(r.mismatch) + "\"";

@@ -216,6 +216,19 @@ int main(int argc, char **argv) {
   for (const CellResult &r : results)
     failures += r.status == CellStatus::Fail;
   std::printf("\n%zu cells, %zu FAIL\n", results.size(), failures);
+  // How close the passing cells came to their tolerances: a check that
+  // cannot fail would use none of it, one set too tight nearly all.
+  const CellResult *tightest = nullptr;
+  for (const CellResult &r : results)
+    if (r.status == CellStatus::Pass &&
+        (!tightest || r.toleranceUsed > tightest->toleranceUsed))
+      tightest = &r;
+  if (tightest && tightest->toleranceUsed > 0)
+    std::printf("largest share of its tolerance a passing cell used: %.2f "
+                "(%s %s %s %s)\n",
+                tightest->toleranceUsed, tightest->kernel.c_str(),
+                tightest->dtype.c_str(), tightest->shape.c_str(),
+                tightest->backend.c_str());
 
   if (std::error_code error = llvm::sys::fs::create_directories(outDir)) {
     std::fprintf(stderr, "tk-conformance: cannot create %s: %s\n",
