@@ -374,8 +374,14 @@ class Bench:
         times = self.timer.interleaved(every, rounds, reps)
         medians = {label: statistics.median(t) for label, t in times.items()}
         fastest = min(medians, key=medians.get)
+        # Round by round, the pick's time over the fastest's (they ran back
+        # to back): when the pick won some rounds, the re-timing cannot
+        # tell the two apart.
+        per_round = [p / f for p, f in zip(times[pick], times[fastest])]
         return {"pick": pick, "fastest": fastest,
                 "pick_over_fastest_time": medians[pick] / medians[fastest],
+                "pick_over_fastest_rounds": [min(per_round), max(per_round)],
+                "pick_won_a_round": min(per_round) <= 1.0,
                 "candidates_ms": medians}
 
     def run_figure(self, figure, contenders, checks, work, unit, tk_label,

@@ -76,14 +76,22 @@ def render(run, source):
     checked = [f for f in run["figures"] if f.get("autotune")]
     if checked:
         agree = [f for f in checked if f["autotune"]["pick"] == f["autotune"]["fastest"]]
+        tied = [f for f in checked if f not in agree and
+                f["autotune"].get("pick_won_a_round")]
         worst = max(checked, key=lambda f: f["autotune"]["pick_over_fastest_time"])
-        lines += ["", f"`tk_autotune`'s pick was the fastest candidate when every "
-                  f"candidate was timed again in the same run for {len(agree)} of "
-                  f"{len(checked)} figures; the furthest behind was "
-                  f"{worst['name']} ({worst['autotune']['pick']} against "
-                  f"{worst['autotune']['fastest']}, "
-                  f"{(worst['autotune']['pick_over_fastest_time'] - 1) * 100:.1f}% "
-                  "slower)."]
+        text = (f"`tk_autotune`'s pick was the fastest candidate when every "
+                f"candidate was timed again in the same run for {len(agree)} of "
+                f"{len(checked)} figures")
+        if tied:
+            text += (f", and won at least one of the re-timing's rounds against "
+                     f"the fastest for {len(tied)} more")
+        if worst not in agree:
+            text += (f"; the furthest behind was {worst['name']} "
+                     f"({worst['autotune']['pick']} against "
+                     f"{worst['autotune']['fastest']}, "
+                     f"{(worst['autotune']['pick_over_fastest_time'] - 1) * 100:.1f}% "
+                     "slower over the rounds' medians)")
+        lines += ["", text + "."]
     sanitizers = os.path.join(os.path.dirname(source), "sanitizers.txt")
     if os.path.exists(os.path.join(ROOT_OF_SOURCE[0], sanitizers)):
         with open(os.path.join(ROOT_OF_SOURCE[0], sanitizers)) as f:

@@ -119,6 +119,24 @@ benchCase(bench::BenchKind kind, std::string name, std::string summary,
 } // namespace
 
 void tk::conformance::addBenchCases(std::vector<ConformanceCase> &cases) {
+  // A length that ends mid-block.
+  cases.push_back(benchCase(
+      bench::BenchKind::VectorAdd, "bench_vector_add",
+      "the vector add configuration of the GPU bench",
+      [](const Known &) { return shape({5000}); },
+      [](CellRun &r, const bench::BenchCandidate &candidate) {
+        int64_t n = r.dim(0);
+        std::vector<double> x = r.random(n, -100, 100, r.dtype(), 1);
+        std::vector<double> y = r.random(n, -100, 100, r.dtype(), 2);
+        tk_arg dx = r.input(r.dtype(), x), dy = r.input(r.dtype(), y);
+        tk_arg out = r.output(r.dtype(), n);
+        r.launch({cdiv(n, candidate.blockN), 1, 1},
+                 {dx, dy, out, tk_arg_i32(int32_t(n))});
+        std::vector<double> want(n);
+        for (int64_t i = 0; i < n; ++i)
+          want[i] = roundTo(r.dtype(), x[i] + y[i]);
+        r.check("out", r.read(out), want, defaultTolerance(r.dtype()));
+      }));
   // Rows of a width that leaves the block's last 48 columns masked; row
   // strides stay multiples of 16 elements, as the kernels declare them.
   cases.push_back(benchCase(
