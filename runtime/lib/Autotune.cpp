@@ -4,8 +4,9 @@
 // would time configurations by hand: candidates compile in parallel (the
 // runtime compiles concurrently and caches every binary), each is timed as
 // rounds of back-to-back launches on the device's default stream, by events
-// around each round (recorded behind a launch already queued, so the host's
-// enqueue latency is not timed), and the winner is written atomically to
+// around each launch, each after a flush of the L2 that keeps the device
+// busy while the host enqueues it (a cold cache, as Triton's do_bench, and
+// no enqueue latency in the time), and the winner is written atomically to
 // TK_CACHE_DIR/autotune, under a key that names the plugin, its compiler
 // and every candidate's content, so that the next process skips the timing.
 // An SVG bar chart shows throughput per candidate.
@@ -50,10 +51,11 @@ namespace {
 constexpr int kDefaultRepetitions = 20;
 constexpr int kRounds = 5;
 /// A round lasts at least this long (more launches for short kernels), so
-/// that the events' own resolution and the last launch's drain are small
-/// beside it.
+/// that the events' own resolution is small beside it; at most this many
+/// launches, fewer where each is timed alone after a cache flush.
 constexpr double kMinRoundSeconds = 1e-3;
 constexpr int kMaxLaunchesPerRound = 200;
+constexpr int kMaxFlushedLaunchesPerRound = 20;
 /// Candidates within this fraction of the fastest first timing are timed
 /// again, interleaved (at most kMaxFinalists of them, kFinalistRounds
 /// rounds each): a single pass in order was seen to pick a candidate that
@@ -317,19 +319,92 @@ struct EventPair {
   }
 };
 
-/// Times rounds of back-to-back launches. Each round is timed on the
-/// device, by events recorded before its first launch and after its last,
-/// so the host's synchronisation does not count. The start event is
-/// recorded behind one untimed launch, so the device is busy while the
-/// host enqueues the timed ones: the time is the kernels', not the latency
-/// from an idle queue to the first launch. A backend without events (a
-/// plugin before ABI 1.2) is timed by the host's clock to the end of a
-/// synchronize instead.
+/// The kernel that empties the device's cache before a timed launch: an
+/// in-place doubling of a buffer several times the L2's size (as Triton's
+/// do_bench zeroes 256 MB before each run). Without it back-to-back
+/// launches find part of their inputs in L2 and the ranking of memory-bound
+/// candidates can differ from the one a cold-cache timing gives.
+constexpr llvm::StringLiteral kFlushKernel = R"(
+tk.func @tk_autotune_flush(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                           %n: i32) {
+  %pid = tk.program_id 0 : i32
+  %block = arith.constant 1024 : i32
+  %start = arith.muli %pid, %block : i32
+  %range = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %0 = tk.splat %start : i32 -> tensor<1024xi32>
+  %offs = arith.addi %0, %range : tensor<1024xi32>
+  %1 = tk.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %offs, %1 : tensor<1024xi32>
+  %2 = tk.splat %x : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %2, %offs : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %v = tk.load %ptrs, %mask : tensor<1024x!tk.ptr<f32>>
+  %twice = arith.addf %v, %v : tensor<1024xf32>
+  tk.store %ptrs, %twice, %mask : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+)";
+
+/// The flush kernel and its buffer (zeros, so the doubling stays 0).
+class CacheFlush {
+public:
+  ~CacheFlush() {
+    if (kernel)
+      tk_kernel_release(kernel);
+    if (buffer)
+      tk_buffer_release(buffer);
+  }
+
+  /// Prepares the flush for a device with `l2Bytes` of L2; false (nothing
+  /// to flush with) where the device reports no L2 or any step fails, and
+  /// the timing then goes without.
+  bool init(tk_device device, int64_t l2Bytes) {
+    if (l2Bytes <= 0)
+      return false;
+    int64_t bytes = std::clamp<int64_t>(4 * l2Bytes, 4 << 20, 1 << 30);
+    elements = int32_t(bytes / 4 / 1024 * 1024);
+    tk_kernel_source source = {TK_SOURCE_TEXT, kFlushKernel.data(),
+                               kFlushKernel.size(), "tk_autotune_flush"};
+    std::vector<uint8_t> zeros(size_t(elements) * 4, 0);
+    bool ready =
+        tk_kernel_create(device, &source, nullptr, &kernel) == TK_SUCCESS &&
+        tk_buffer_create(device, zeros.size(), &buffer) == TK_SUCCESS &&
+        tk_buffer_write(buffer, 0, zeros.data(), zeros.size()) == TK_SUCCESS;
+    if (!ready)
+      getLogger().debug("autotune: no cache flush between timed launches: {}",
+                        tk_last_error());
+    return ready;
+  }
+
+  /// Enqueues the flush on the default stream.
+  Status enqueue() const {
+    tk_arg args[] = {tk_arg_buffer(buffer), tk_arg_i32(elements)};
+    tk_args packed = {args, 2};
+    if (tk_status status =
+            tk_launch_async(kernel, {elements / 1024, 1, 1}, &packed, nullptr))
+      return Status(status, tk_last_error());
+    return Status::success();
+  }
+
+private:
+  tk_kernel kernel = nullptr;
+  tk_buffer buffer = nullptr;
+  int32_t elements = 0;
+};
+
+/// Times launches on the device, by events, so the host's synchronisation
+/// does not count. Where the device reports an L2, each launch is timed
+/// alone, after a flush of the cache that also keeps the device busy while
+/// the host enqueues the launch (the time is the kernel's from a cold
+/// cache, not the latency from an idle queue); a round's figure is the
+/// median of its launches. Without a flush, a round is timed as a whole,
+/// its start event recorded behind one untimed launch for the same reason.
+/// A backend without events (a plugin before ABI 1.2) is timed by the
+/// host's clock to the end of a synchronize instead.
 class RoundTimer {
 public:
   explicit RoundTimer(tk_device device) : device(device) {}
 
-  Status init() {
+  Status init(int64_t l2Bytes) {
     for (tk_event *event : {&events.start, &events.end}) {
       tk_status status = tk_event_create(device, event);
       if (status == TK_ERROR_UNSUPPORTED)
@@ -337,47 +412,72 @@ public:
       else if (status != TK_SUCCESS)
         return Status(status, tk_last_error());
     }
+    flushing = onDevice && flush.init(device, l2Bytes);
     return Status::success();
+  }
+
+  /// The most launches a round should have.
+  int maxLaunchesPerRound() const {
+    return flushing ? kMaxFlushedLaunchesPerRound : kMaxLaunchesPerRound;
   }
 
   /// Seconds per launch over one round of `launches` launches.
   Status time(tk_kernel kernel, tk_grid grid, const tk_args *args, int launches,
               double &seconds) {
-    auto hostStart = std::chrono::steady_clock::now();
+    if (flushing) {
+      std::vector<double> each(static_cast<size_t>(launches));
+      for (double &one : each) {
+        TK_RETURN_IF_ERROR(flush.enqueue());
+        TK_RETURN_IF_ERROR(timeOnDevice(kernel, grid, args, 1, one));
+      }
+      std::sort(each.begin(), each.end());
+      seconds = each[each.size() / 2];
+      return Status::success();
+    }
     if (onDevice) {
       if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
         return Status(status, tk_last_error());
-      if (tk_status status = tk_event_record(events.start, nullptr))
-        return Status(status, tk_last_error());
+      return timeOnDevice(kernel, grid, args, launches, seconds);
     }
+    auto hostStart = std::chrono::steady_clock::now();
     for (int i = 0; i < launches; ++i)
       if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
         return Status(status, tk_last_error());
-    if (onDevice) {
-      float ms = 0;
-      tk_status status = tk_event_record(events.end, nullptr);
-      if (status == TK_SUCCESS)
-        status = tk_event_synchronize(events.end);
-      if (status == TK_SUCCESS)
-        status = tk_event_elapsed_ms(events.start, events.end, &ms);
-      if (status != TK_SUCCESS)
-        return Status(status, tk_last_error());
-      seconds = double(ms) / 1e3 / launches;
-    } else {
-      if (tk_status status = tk_synchronize(device))
-        return Status(status, tk_last_error());
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              hostStart)
-                    .count() /
-                launches;
-    }
+    if (tk_status status = tk_synchronize(device))
+      return Status(status, tk_last_error());
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            hostStart)
+                  .count() /
+              launches;
     return Status::success();
   }
 
 private:
+  /// `launches` launches between the two events, per launch.
+  Status timeOnDevice(tk_kernel kernel, tk_grid grid, const tk_args *args,
+                      int launches, double &seconds) {
+    if (tk_status status = tk_event_record(events.start, nullptr))
+      return Status(status, tk_last_error());
+    for (int i = 0; i < launches; ++i)
+      if (tk_status status = tk_launch_async(kernel, grid, args, nullptr))
+        return Status(status, tk_last_error());
+    float ms = 0;
+    tk_status status = tk_event_record(events.end, nullptr);
+    if (status == TK_SUCCESS)
+      status = tk_event_synchronize(events.end);
+    if (status == TK_SUCCESS)
+      status = tk_event_elapsed_ms(events.start, events.end, &ms);
+    if (status != TK_SUCCESS)
+      return Status(status, tk_last_error());
+    seconds = double(ms) / 1e3 / launches;
+    return Status::success();
+  }
+
   tk_device device;
   EventPair events;
+  CacheFlush flush;
   bool onDevice = true;
+  bool flushing = false;
 };
 
 double median(std::vector<double> values) {
@@ -398,8 +498,9 @@ Status timeCandidate(RoundTimer &timer, tk_kernel kernel, tk_grid grid,
   double estimate = 0;
   TK_RETURN_IF_ERROR(timer.time(kernel, grid, args, 1, estimate));
   if (estimate > 0)
-    launchesPerRound = std::clamp(int(std::ceil(kMinRoundSeconds / estimate)),
-                                  launchesPerRound, kMaxLaunchesPerRound);
+    launchesPerRound = std::max(
+        launchesPerRound, std::min(int(std::ceil(kMinRoundSeconds / estimate)),
+                                   timer.maxLaunchesPerRound()));
   std::vector<double> rounds(kRounds);
   for (double &round : rounds)
     TK_RETURN_IF_ERROR(timer.time(kernel, grid, args, launchesPerRound, round));
@@ -573,7 +674,7 @@ Status tk::runtime::autotune(tk_device device,
         tk_kernel_release(kernels[i]);
   };
   RoundTimer timer(device);
-  if (Status ready = timer.init(); !ready.isOk()) {
+  if (Status ready = timer.init(props.l2_cache_bytes); !ready.isOk()) {
     releaseAllBut(std::nullopt);
     return ready;
   }

@@ -432,8 +432,10 @@ typedef struct tk_autotune_options {
   size_t config_size;
 } tk_autotune_options;
 
-/** Compiles the candidates in parallel, times each on `device` (median of
- *  rounds of back-to-back launches), and returns the fastest as a kernel.
+/** Compiles the candidates in parallel, times each on `device` (the median
+ *  of rounds of launches, each launch after a flush of the device's L2 as
+ *  Triton's do_bench does, between device events), and returns the fastest
+ *  as a kernel.
  *  Candidates that fail are skipped (and counted); if all fail, the first
  *  failure is returned. The winner is recorded on disk for `key`. */
 tk_status tk_autotune(tk_device device, const tk_autotune_request *request,
