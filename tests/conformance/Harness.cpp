@@ -318,9 +318,7 @@ public:
     CompileSettings settings =
         kase.settings ? kase.settings(dtype, shape) : CompileSettings();
     if (hasDevice()) {
-      std::vector<tk_constexpr_value> constexprs;
-      for (const auto &[name, value] : settings.constexprs)
-        constexprs.push_back({name.c_str(), value});
+      std::vector<tk_constexpr_value> constexprs = constexprValues(settings);
       tk_compile_options options = {};
       options.struct_size = sizeof(options);
       options.num_warps = settings.numWarps;
@@ -343,6 +341,15 @@ public:
   }
 
 private:
+  /// The settings' constexprs as the C API takes them (borrowing the names).
+  static std::vector<tk_constexpr_value>
+  constexprValues(const CompileSettings &settings) {
+    std::vector<tk_constexpr_value> values;
+    for (const auto &[name, value] : settings.constexprs)
+      values.push_back({name.c_str(), value});
+    return values;
+  }
+
   static mlir::DialectRegistry makeRegistry() {
     mlir::DialectRegistry registry;
     tk::registerTkDialects(registry);
@@ -376,9 +383,7 @@ private:
   /// binary must pass the plugin's own `validate`.
   std::string compileAndValidate(const tk_kernel_source &source,
                                  const CompileSettings &settings) {
-    std::vector<tk_constexpr_value> constexprs;
-    for (const auto &[name, value] : settings.constexprs)
-      constexprs.push_back({name.c_str(), value});
+    std::vector<tk_constexpr_value> constexprs = constexprValues(settings);
     rt::PreparedKernel prepared;
     rt::Status status = rt::prepareKernel(source, constexprs, prepared);
     if (!status.isOk())
