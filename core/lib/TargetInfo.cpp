@@ -1,33 +1,28 @@
 //===- TargetInfo.cpp - target presets and their parsing ------------------===//
 //
-// The presets of the targets tk knows, from the vendors' manuals, and the
-// `name[:key=value]...` spec that pass options use to pick one.
+// The registry of presets (each backend registers its own, from
+// backends/<name>/compiler/TargetInfo.cpp), the checks of their matrix
+// fragments, and the `name[:key=value]...` spec that pass options use to
+// pick one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/TargetInfo.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/TargetParser/Host.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
 
 using namespace tk;
 
 namespace {
 
 using ET = MatrixElementType;
-
-MatrixIntrinsic warpMma(int64_t m, int64_t n, int64_t k, ET in, ET acc,
-                        llvm::StringRef name) {
-  return MatrixIntrinsic{m, n, k, in, in, acc, MatrixScope::Warp, name.str()};
-}
-
-MatrixIntrinsic warpgroupMma(int64_t m, int64_t n, int64_t k, ET in, ET acc,
-                             llvm::StringRef name) {
-  return MatrixIntrinsic{m,         n, k, in, in, acc, MatrixScope::Warpgroup,
-                         name.str()};
-}
 
 bool isElementType(mlir::Type type, ET expected, bool allowTF32) {
   switch (expected) {
@@ -51,17 +46,6 @@ bool isElementType(mlir::Type type, ET expected, bool allowTF32) {
     return llvm::isa<mlir::Float8E5M2Type>(type);
   }
   return false;
-}
-
-/// The vector width of the host, from the features LLVM detects.
-int64_t hostVectorBytes() {
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](llvm::StringRef name) { return features.lookup(name); };
-  if (has("avx512f"))
-    return 64;
-  if (has("avx") || has("sve"))
-    return 32;
-  return 16;
 }
 
 } // namespace
@@ -108,128 +92,136 @@ TargetInfo::findIntrinsics(mlir::Type a, mlir::Type b, mlir::Type acc,
 }
 
 //===----------------------------------------------------------------------===//
-// Presets
+// Fragments
 //===----------------------------------------------------------------------===//
 
-TargetInfo TargetInfo::cpu() {
-  TargetInfo info;
-  info.name = "cpu";
-  // A program instance runs on one host thread and its tiles are host
-  // vectors; its "warps" are one-lane slices that the CPU backend may run in
-  // turn, so the workgroup limit is a sanity bound, not hardware.
-  info.warpSize = 1;
-  info.maxThreadsPerBlock = 1024;
-  info.maxVectorLoadBytes = hostVectorBytes();
-  return info;
+llvm::SmallVector<std::array<int64_t, 2>>
+FragmentLayout::elementsOf(int64_t warp, int64_t lane, int64_t rows,
+                           int64_t cols) const {
+  // Coordinates in a grid walked with order[0] fastest.
+  auto coordinates = [&](int64_t linear, const std::array<int64_t, 2> &grid) {
+    std::array<int64_t, 2> at{};
+    at[order[0]] = linear % grid[order[0]];
+    at[order[1]] = linear / grid[order[0]] % grid[order[1]];
+    return at;
+  };
+  std::array<int64_t, 2> laneAt = coordinates(lane, lanesPerWarp);
+  std::array<int64_t, 2> warpAt = coordinates(warp, warpsPerFragment);
+  // The warp's block of the fragment, its lanes' tile and the tile's repeats
+  // over the block.
+  std::array<int64_t, 2> extent = {rows, cols}, share{}, start{}, tile{},
+                         repeats{};
+  for (int d = 0; d < 2; ++d) {
+    share[d] = std::max<int64_t>(1, extent[d] / warpsPerFragment[d]);
+    start[d] = laneAt[d] * sizePerLane[d];
+    tile[d] = sizePerLane[d] * lanesPerWarp[d];
+    repeats[d] = std::max<int64_t>(1, share[d] / tile[d]);
+  }
+  llvm::SmallVector<std::array<int64_t, 2>> held;
+  // Repeats rows first (mma.sync's a2, a3 are a0, a1 eight rows down), the
+  // elements of a block with order[0] fastest.
+  for (int64_t rc = 0; rc < repeats[1]; ++rc)
+    for (int64_t rr = 0; rr < repeats[0]; ++rr)
+      for (int64_t slow = 0; slow < sizePerLane[order[1]]; ++slow)
+        for (int64_t fast = 0; fast < sizePerLane[order[0]]; ++fast) {
+          std::array<int64_t, 2> inBlock{};
+          inBlock[order[0]] = fast;
+          inBlock[order[1]] = slow;
+          std::array<int64_t, 2> repeat = {rr, rc};
+          std::array<int64_t, 2> at{};
+          for (int d = 0; d < 2; ++d)
+            at[d] = (warpAt[d] * share[d] +
+                     (repeat[d] * tile[d] + start[d] + inBlock[d]) % share[d]) %
+                    extent[d];
+          held.push_back(at);
+        }
+  return held;
 }
 
-TargetInfo TargetInfo::cudaSm80() {
-  TargetInfo info;
-  info.name = "cuda-sm80";
-  info.warpSize = 32;
-  info.maxThreadsPerBlock = 1024;
-  info.registersPerCU = 65536;
-  // 163 KiB of the SM's 164 KiB with the opt-in attribute (CUDA C
-  // Programming Guide, "Compute Capability 8.x").
-  info.sharedMemoryPerBlock = 166912;
-  info.maxVectorLoadBytes = 16;
-  info.hasAsyncCopy = true;
-  // PTX ISA, "Matrix Fragments for mma.m16n8k16" and friends.
-  info.intrinsics = {
-      warpMma(16, 8, 16, ET::F16, ET::F32, "mma.m16n8k16.f32.f16"),
-      warpMma(16, 8, 16, ET::F16, ET::F16, "mma.m16n8k16.f16.f16"),
-      warpMma(16, 8, 16, ET::BF16, ET::F32, "mma.m16n8k16.f32.bf16"),
-      warpMma(16, 8, 8, ET::TF32, ET::F32, "mma.m16n8k8.f32.tf32"),
-      warpMma(16, 8, 32, ET::I8, ET::I32, "mma.m16n8k32.s32.s8"),
-      warpMma(8, 8, 4, ET::F64, ET::F64, "mma.m8n8k4.f64.f64"),
-  };
-  return info;
+int64_t FragmentLayout::elementsPerLane(int64_t rows, int64_t cols) const {
+  return static_cast<int64_t>(elementsOf(0, 0, rows, cols).size());
 }
 
-TargetInfo TargetInfo::cudaSm90a() {
-  TargetInfo info = cudaSm80();
-  info.name = "cuda-sm90a";
-  // 227 KiB per block with the opt-in attribute on Hopper.
-  info.sharedMemoryPerBlock = 232448;
-  info.hasTMA = true;
-  // wgmma.mma_async m64nNk*: N is any multiple of 8 up to 256; the entries
-  // record the largest. A warpgroup is four consecutive warps.
-  llvm::SmallVector<MatrixIntrinsic, 8> wgmma = {
-      warpgroupMma(64, 256, 16, ET::F16, ET::F32, "wgmma.m64nNk16.f32.f16"),
-      warpgroupMma(64, 256, 16, ET::BF16, ET::F32, "wgmma.m64nNk16.f32.bf16"),
-      warpgroupMma(64, 256, 8, ET::TF32, ET::F32, "wgmma.m64nNk8.f32.tf32"),
-      warpgroupMma(64, 256, 32, ET::F8E4M3, ET::F32, "wgmma.m64nNk32.f32.e4m3"),
-      warpgroupMma(64, 256, 32, ET::I8, ET::I32, "wgmma.m64nNk32.s32.s8"),
-  };
-  info.intrinsics.insert(info.intrinsics.begin(), wgmma.begin(), wgmma.end());
-  return info;
+std::optional<std::string> tk::verifyFragments(const TargetInfo &target) {
+  for (const MatrixIntrinsic &intrinsic : target.intrinsics) {
+    int64_t warps = intrinsic.scope == MatrixScope::Warpgroup ? 4 : 1;
+    struct Operand {
+      const char *name;
+      const std::optional<FragmentLayout> &layout;
+      int64_t rows, cols;
+    };
+    std::optional<FragmentLayout> acc = intrinsic.accLayout;
+    for (const Operand &operand :
+         {Operand{"a", intrinsic.aLayout, intrinsic.m, intrinsic.k},
+          Operand{"b", intrinsic.bLayout, intrinsic.k, intrinsic.n},
+          Operand{"accumulator", acc, intrinsic.m, intrinsic.n}}) {
+      if (!operand.layout)
+        continue;
+      const FragmentLayout &layout = *operand.layout;
+      std::string where =
+          target.name + " " + intrinsic.name + " " + operand.name + ": ";
+      if (layout.numLanes() != target.warpSize)
+        return where + std::to_string(layout.numLanes()) +
+               " lanes, but a warp has " + std::to_string(target.warpSize);
+      if (layout.numWarps() != warps)
+        return where + std::to_string(layout.numWarps()) +
+               " warps, but the intrinsic's scope has " + std::to_string(warps);
+      // The lanes' tiles repeat and wrap over power-of-two operands, so
+      // every element is held; an accumulator must also be held once only
+      // (a copy would be a second, diverging sum).
+      if (&operand.layout != &acc)
+        continue;
+      std::vector<int> holders(operand.rows * operand.cols, 0);
+      for (int64_t warp = 0; warp < warps; ++warp)
+        for (int64_t lane = 0; lane < target.warpSize; ++lane)
+          for (auto [row, col] :
+               layout.elementsOf(warp, lane, operand.rows, operand.cols))
+            ++holders[row * operand.cols + col];
+      for (size_t i = 0; i < holders.size(); ++i)
+        if (holders[i] != 1)
+          return where + std::to_string(holders[i]) + " lanes hold element (" +
+                 std::to_string(i / operand.cols) + ", " +
+                 std::to_string(i % operand.cols) + ")";
+    }
+  }
+  return std::nullopt;
 }
 
-TargetInfo TargetInfo::amdCdna3() {
-  TargetInfo info;
-  info.name = "amd-cdna3";
-  info.warpSize = 64;
-  info.maxThreadsPerBlock = 1024;
-  // 4 SIMDs x 512 VGPRs x 64 lanes (AGPRs not counted).
-  info.registersPerCU = 131072;
-  info.sharedMemoryPerBlock = 65536;
-  info.maxVectorLoadBytes = 16;
-  // AMD Instinct MI300 ISA, "Matrix Arithmetic Instructions"; the larger
-  // block first: fewer instructions, more reuse per operand load.
-  info.intrinsics = {
-      warpMma(32, 32, 8, ET::F16, ET::F32, "mfma.f32.32x32x8f16"),
-      warpMma(16, 16, 16, ET::F16, ET::F32, "mfma.f32.16x16x16f16"),
-      warpMma(32, 32, 8, ET::BF16, ET::F32, "mfma.f32.32x32x8bf16.1k"),
-      warpMma(16, 16, 16, ET::BF16, ET::F32, "mfma.f32.16x16x16bf16.1k"),
-      warpMma(32, 32, 16, ET::I8, ET::I32, "mfma.i32.32x32x16i8"),
-      warpMma(16, 16, 32, ET::I8, ET::I32, "mfma.i32.16x16x32i8"),
-      warpMma(16, 16, 32, ET::F8E4M3, ET::F32, "mfma.f32.16x16x32.fp8.fp8"),
-      warpMma(16, 16, 4, ET::F64, ET::F64, "mfma.f64.16x16x4f64"),
-  };
-  return info;
+//===----------------------------------------------------------------------===//
+// The registry of presets
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct PresetRegistry {
+  std::mutex mutex;
+  /// By name and alias.
+  std::map<std::string, TargetPresetFn, std::less<>> byName;
+  std::set<std::string> names;
+
+  static PresetRegistry &get() {
+    static PresetRegistry registry;
+    return registry;
+  }
+};
+
+} // namespace
+
+void tk::registerTargetPreset(llvm::StringRef name,
+                              llvm::ArrayRef<llvm::StringRef> aliases,
+                              TargetPresetFn make) {
+  PresetRegistry &registry = PresetRegistry::get();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.names.insert(name.str());
+  registry.byName[name.str()] = make;
+  for (llvm::StringRef alias : aliases)
+    registry.byName[alias.str()] = make;
 }
 
-TargetInfo TargetInfo::amdRdna3() {
-  TargetInfo info;
-  info.name = "amd-rdna3";
-  info.warpSize = 32;
-  info.maxThreadsPerBlock = 1024;
-  // 2 SIMDs x 1536 VGPRs x 32 lanes in wave32.
-  info.registersPerCU = 98304;
-  info.sharedMemoryPerBlock = 65536;
-  info.maxVectorLoadBytes = 16;
-  // RDNA3 ISA, "Wave Matrix Multiply Accumulate (WMMA)".
-  info.intrinsics = {
-      warpMma(16, 16, 16, ET::F16, ET::F32, "wmma.f32.16x16x16.f16"),
-      warpMma(16, 16, 16, ET::F16, ET::F16, "wmma.f16.16x16x16.f16"),
-      warpMma(16, 16, 16, ET::BF16, ET::F32, "wmma.f32.16x16x16.bf16"),
-      warpMma(16, 16, 16, ET::I8, ET::I32, "wmma.i32.16x16x16.iu8"),
-  };
-  return info;
-}
-
-TargetInfo TargetInfo::intelPvc() {
-  TargetInfo info;
-  info.name = "intel-pvc";
-  // SIMD16 is PVC's native width for DPAS.
-  info.warpSize = 16;
-  info.maxThreadsPerBlock = 1024;
-  // 8 EUs x 8 threads x 128 GRFs of 64 bytes (small-GRF mode).
-  info.registersPerCU = 131072;
-  info.sharedMemoryPerBlock = 131072;
-  info.maxVectorLoadBytes = 16;
-  // 2-D block loads take up to 32 rows of 64 bytes (32x32xf16).
-  info.has2DBlockIO = true;
-  info.max2DBlockRows = 32;
-  info.max2DBlockRowBytes = 64;
-  // Xe-HPC ISA, DPAS with systolic depth 8 and execution size 16.
-  info.intrinsics = {
-      warpMma(8, 16, 16, ET::F16, ET::F32, "dpas.8x16x16.f32.f16"),
-      warpMma(8, 16, 16, ET::BF16, ET::F32, "dpas.8x16x16.f32.bf16"),
-      warpMma(8, 16, 8, ET::TF32, ET::F32, "dpas.8x16x8.f32.tf32"),
-      warpMma(8, 16, 32, ET::I8, ET::I32, "dpas.8x16x32.s32.s8"),
-  };
-  return info;
+std::vector<std::string> tk::registeredTargetPresets() {
+  PresetRegistry &registry = PresetRegistry::get();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return {registry.names.begin(), registry.names.end()};
 }
 
 //===----------------------------------------------------------------------===//
@@ -239,21 +231,23 @@ TargetInfo TargetInfo::intelPvc() {
 std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
                                             std::string &error) {
   auto [presetName, rest] = spec.trim().split(':');
-  std::optional<TargetInfo> info =
-      llvm::StringSwitch<std::optional<TargetInfo>>(presetName)
-          .Case("cpu", cpu())
-          .Cases({"cuda-sm80", "sm80"}, cudaSm80())
-          .Cases({"cuda-sm90a", "sm90a"}, cudaSm90a())
-          .Cases({"amd-cdna3", "gfx942"}, amdCdna3())
-          .Cases({"amd-rdna3", "gfx1100"}, amdRdna3())
-          .Cases({"intel-pvc", "pvc"}, intelPvc())
-          .Default(std::nullopt);
-  if (!info) {
-    error = "unknown target '" + presetName.str() +
-            "'; known: cpu, cuda-sm80, cuda-sm90a, amd-cdna3, amd-rdna3, "
-            "intel-pvc";
+  TargetPresetFn make = nullptr;
+  {
+    PresetRegistry &registry = PresetRegistry::get();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    auto found = registry.byName.find(presetName);
+    if (found != registry.byName.end())
+      make = found->second;
+  }
+  if (!make) {
+    std::vector<std::string> known = registeredTargetPresets();
+    error = "unknown target '" + presetName.str() + "'; known: " +
+            (known.empty() ? std::string("none (no backend registered its "
+                                         "presets)")
+                           : llvm::join(known, ", "));
     return std::nullopt;
   }
+  std::optional<TargetInfo> info = make();
   while (!rest.empty()) {
     llvm::StringRef item;
     std::tie(item, rest) = rest.split(':');
@@ -269,16 +263,24 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
                          .Case("max-threads", &info->maxThreadsPerBlock)
                          .Case("registers", &info->registersPerCU)
                          .Case("shared-memory", &info->sharedMemoryPerBlock)
+                         .Case("shared-memory-banks", &info->sharedMemoryBanks)
                          .Case("vector-bytes", &info->maxVectorLoadBytes)
                          .Default(nullptr);
     if (!field) {
       error = "unknown target override '" + key.str() +
               "'; known: warp-size, max-threads, registers, shared-memory, "
-              "vector-bytes";
+              "shared-memory-banks, vector-bytes";
       return std::nullopt;
     }
     *field = value;
   }
+  // An intrinsic's fragments are fixed by the hardware's warp: an override
+  // of the warp size leaves only those that still fit it (none, usually).
+  llvm::erase_if(info->intrinsics, [&](const MatrixIntrinsic &intrinsic) {
+    TargetInfo alone = *info;
+    alone.intrinsics = {intrinsic};
+    return verifyFragments(alone).has_value();
+  });
   info->name = spec.trim().str();
   return info;
 }

@@ -3,10 +3,11 @@
 // One definition of what the GPU benchmark measures: each figure (a kernel,
 // a dtype and a problem size) and the configurations tk_autotune chooses
 // among for it (tile sizes, warps, stages, occupancy hint). The benchmark
-// (tests/bench/cuda_bench.py, through `tk-bench-kernels --emit`) times the
-// candidates of each figure; the conformance suite makes a cell of every
-// candidate (tests/conformance/cases/Bench.cpp), so that every configuration
-// a benchmark can report has been checked against a reference.
+// (backends/cuda/test/bench/cuda_bench.py, through `tk-bench-kernels
+// --emit`) times the candidates of each figure; the conformance suite makes
+// a cell of every candidate (tests/conformance/cases/Bench.cpp), so that
+// every configuration a benchmark can report has been checked against a
+// reference.
 //
 //===----------------------------------------------------------------------===//
 

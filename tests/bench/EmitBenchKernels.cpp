@@ -2,9 +2,10 @@
 //
 // `tk-bench-kernels --emit DIR` writes every candidate of every figure of
 // BenchKernels.h as `.tk` text into DIR, with DIR/manifest.json naming each
-// file, its entry and compile options, so that tests/bench/cuda_bench.py
-// (which drives tk through capi/python/tk.py) times exactly the kernels the
-// conformance suite checks. `--list` prints the figures and candidates.
+// file, its entry and compile options, so that
+// backends/cuda/test/bench/cuda_bench.py (which drives tk through
+// capi/python/tk.py) times exactly the kernels the conformance suite checks.
+// `--list` prints the figures and candidates.
 //
 //===----------------------------------------------------------------------===//
 

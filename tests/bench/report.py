@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Renders a GPU benchmark run (the bench.json that cuda_bench.py writes, kept
-under docs/bench/<date>-<commit>/) as the README's performance table.
+"""Renders a GPU benchmark run as the README's performance table.
+
+The run is the bench.json that backends/cuda/test/bench/cuda_bench.py
+writes, kept under docs/bench/<date>-<commit>/.
 
     python3 tests/bench/report.py docs/bench/2026-11-24-abc1234/bench.json
     python3 tests/bench/report.py RUN.json --readme README.md   # in place

@@ -11,6 +11,7 @@
 #include "compiler/Compiler.h"
 #include "common/PluginSupport.h"
 #include "compiler/Passes.h"
+#include "compiler/TargetInfo.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Passes.h"
@@ -120,6 +121,9 @@ void addLLVMPasses(OpPassManager &pm) {
 tk_status compileToObject(const CompileInput &input, std::string &object,
                           std::string &error) {
   initializeNativeTarget();
+  // The layout passes look the `cpu` preset up by name.
+  static std::once_flag presets;
+  std::call_once(presets, [] { tk::cpu::registerTargetPresets(); });
 
   DialectRegistry registry;
   tk::registerTkDialects(registry);

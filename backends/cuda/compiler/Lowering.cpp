@@ -12,11 +12,13 @@
 #include "compiler/ConvertToNVVM.h"
 #include "compiler/CpAsync.h"
 #include "compiler/MmaSync.h"
+#include "compiler/TargetInfo.h"
 #include "compiler/Wgmma.h"
 
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Passes.h"
+#include "tk/core/TargetInfo.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
@@ -33,6 +35,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -110,10 +114,17 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
       dump(file, module);
   };
   const Target &target = options.target;
+  // The layout passes and the loops look the preset up by name.
+  static std::once_flag presets;
+  std::call_once(presets, [] { registerTargetPresets(); });
   std::string targetInfo = target.computeCapability >= 90 && target.archSpecific
                                ? "cuda-sm90a"
                                : "cuda-sm80";
+  std::optional<TargetInfo> info = TargetInfo::parse(targetInfo, error);
+  if (!info)
+    return TK_ERROR_INTERNAL;
   int64_t numWarps = std::max(1, options.numWarps);
+  int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
   // The layout framework (DESIGN.md §3) for `numWarps` warps of the target,
@@ -128,7 +139,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
 
   // Tiles over the threads of a CTA.
   TkConvertToLoopsOptions loops;
-  loops.threadsPerProgram = numWarps * 32;
+  loops.threadsPerProgram = numThreads;
+  loops.target = targetInfo;
   std::shared_ptr<const MatrixUnit> unit;
   // wgmma is sm_90a only (not in sm_90's forward-compatible PTX).
   if (target.computeCapability >= 90 && target.archSpecific)
@@ -156,12 +168,12 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     return TK_ERROR_COMPILATION;
   }
   stage("4-loops.mlir");
-  result.threadsPerBlock = static_cast<int>(numWarps * 32);
+  result.threadsPerBlock = static_cast<int>(numThreads);
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createSCFToControlFlowPass());
         pm.addPass(
-            createConvertToNVVMPass(numWarps * 32, options.minProgramsPerSM));
+            createConvertToNVVMPass(numThreads, options.minProgramsPerSM));
         // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become
         // inline PTX.
         pm.addPass(createConvertNVVMToLLVMPass());

@@ -54,23 +54,38 @@ void splitDot(DotOp dot, const MatrixIntrinsic &intrinsic) {
   int64_t tilesK = aType.getDimSize(1) / intrinsic.k;
   auto nameAttr = builder.getStringAttr(intrinsic.name);
 
-  auto pieceType = [](RankedTensorType type, int64_t rows, int64_t cols) {
-    return RankedTensorType::get({rows, cols}, type.getElementType(),
-                                 type.getEncoding());
+  // A piece is held as the intrinsic's fragment of its operand where the
+  // target states one (an operand the instruction reads from shared memory
+  // keeps the warp-level layout).
+  auto pieceType = [&](RankedTensorType type, int64_t rows, int64_t cols,
+                       unsigned opIdx,
+                       const std::optional<FragmentLayout> &fragment) {
+    Attribute encoding = type.getEncoding();
+    if (fragment)
+      encoding = FragmentLayoutAttr::get(
+          builder.getContext(), intrinsic.name, opIdx, fragment->sizePerLane,
+          fragment->lanesPerWarp, fragment->warpsPerFragment, fragment->order);
+    return RankedTensorType::get({rows, cols}, type.getElementType(), encoding);
   };
   auto extract = [&](Value tile, RankedTensorType type, int64_t row,
                      int64_t col) -> Value {
     if (tile.getType() == type)
       return tile;
+    // The whole tile is one piece: only its layout changes, to the lanes'.
+    if (cast<RankedTensorType>(tile.getType()).getShape() == type.getShape())
+      return ConvertLayoutOp::create(builder, loc, type, tile);
     return ExtractOp::create(builder, loc, type, tile,
                              builder.getDenseI64ArrayAttr({row, col}));
   };
   // Each sub-tile of a and b feeds a row (column) of small dots: extract
   // it once.
   SmallVector<Value> aPieces, bPieces;
-  RankedTensorType aPiece = pieceType(aType, intrinsic.m, intrinsic.k);
-  RankedTensorType bPiece = pieceType(bType, intrinsic.k, intrinsic.n);
-  RankedTensorType cPiece = pieceType(cType, intrinsic.m, intrinsic.n);
+  RankedTensorType aPiece =
+      pieceType(aType, intrinsic.m, intrinsic.k, 0, intrinsic.aLayout);
+  RankedTensorType bPiece =
+      pieceType(bType, intrinsic.k, intrinsic.n, 1, intrinsic.bLayout);
+  RankedTensorType cPiece =
+      pieceType(cType, intrinsic.m, intrinsic.n, 2, intrinsic.accLayout);
   for (int64_t i = 0; i < tilesM; ++i)
     for (int64_t kk = 0; kk < tilesK; ++kk)
       aPieces.push_back(
@@ -95,8 +110,12 @@ void splitDot(DotOp dot, const MatrixIntrinsic &intrinsic) {
       }
       accumulators.push_back(acc);
     }
-  if (accumulators.size() == 1)
+  if (accumulators.size() == 1 && accumulators.front().getType() == cType)
     dot.getResult().replaceAllUsesWith(accumulators.front());
+  else if (accumulators.size() == 1)
+    dot.getResult().replaceAllUsesWith(
+        ConvertLayoutOp::create(builder, loc, cType, accumulators.front())
+            .getResult());
   else
     dot.getResult().replaceAllUsesWith(
         GlueOp::create(builder, loc, cType, accumulators).getResult());

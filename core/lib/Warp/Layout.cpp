@@ -123,6 +123,12 @@ LogicalResult tk::warp::getWarpDistribution(Attribute layout,
     result.gridDim[whole] = -1;
     return success();
   }
+  if (isa<FragmentLayoutAttr>(layout)) {
+    // Below the warp level: the pieces of a split dot, already one warp's.
+    error = "a fragment layout describes lanes within a warp's piece, not "
+            "how warps share a tile";
+    return failure();
+  }
   auto slice = cast<SliceLayoutAttr>(layout);
   // The parent's distribution of the tile with the sliced dimension put
   // back (size 1, which any parent can hold), less that dimension.
@@ -156,7 +162,7 @@ int64_t tk::warp::getNumWarps(Attribute layout) {
 int64_t tk::warp::getLayoutRank(Attribute layout) {
   if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
     return blocked.getRank();
-  if (isa<DotOperandLayoutAttr>(layout))
+  if (isa<DotOperandLayoutAttr, FragmentLayoutAttr>(layout))
     return 2;
   if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
     return getLayoutRank(slice.getParent()) - 1;
@@ -165,7 +171,7 @@ int64_t tk::warp::getLayoutRank(Attribute layout) {
 
 bool tk::warp::isLayout(Attribute attr) {
   return isa_and_present<BlockedLayoutAttr, DotOperandLayoutAttr,
-                         SliceLayoutAttr>(attr);
+                         SliceLayoutAttr, FragmentLayoutAttr>(attr);
 }
 
 bool tk::warp::isTileLike(Type type) {

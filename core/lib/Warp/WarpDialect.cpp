@@ -16,6 +16,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace tk::warp;
 
@@ -29,7 +31,8 @@ using namespace tk::warp;
 
 namespace {
 
-/// Short aliases (`#blocked`, `#dot_op`, `#slice`) keep printed IR readable:
+/// Short aliases (`#blocked`, `#dot_op`, `#slice`, `#frag_a`, `#frag_b`,
+/// `#frag_acc`) keep printed IR readable:
 /// layouts repeat on every tile type.
 struct TkwOpAsmInterface : public OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
@@ -45,6 +48,11 @@ struct TkwOpAsmInterface : public OpAsmDialectInterface {
     }
     if (isa<SliceLayoutAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (auto fragment = dyn_cast<FragmentLayoutAttr>(attr)) {
+      static const char *const kOperands[] = {"a", "b", "acc"};
+      os << "frag_" << kOperands[std::min(fragment.getOpIdx(), 2u)];
       return AliasResult::FinalAlias;
     }
     return AliasResult::NoAlias;
@@ -106,6 +114,31 @@ LogicalResult BlockedLayoutAttr::verify(
     if (d < 0 || d >= static_cast<int64_t>(rank) || !seen.insert(d).second)
       return emitError() << "expected order to be a permutation of the " << rank
                          << " dimensions";
+  return success();
+}
+
+int64_t FragmentLayoutAttr::getNumLanes() const {
+  return getLanesPerWarp()[0] * getLanesPerWarp()[1];
+}
+
+LogicalResult FragmentLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, StringRef intrinsic,
+    unsigned opIdx, ArrayRef<int64_t> sizePerLane,
+    ArrayRef<int64_t> lanesPerWarp, ArrayRef<int64_t> warpsPerFragment,
+    ArrayRef<int64_t> order) {
+  if (opIdx > 2)
+    return emitError() << "expected opIdx 0 (a), 1 (b) or 2 (accumulator), "
+                          "not "
+                       << opIdx;
+  for (ArrayRef<int64_t> grid : {sizePerLane, lanesPerWarp, warpsPerFragment})
+    if (grid.size() != 2 || llvm::any_of(grid, [](int64_t n) {
+          return n <= 0 || !llvm::isPowerOf2_64(n);
+        }))
+      return emitError() << "expected sizePerLane, lanesPerWarp and "
+                            "warpsPerFragment of two positive powers of two";
+  if (order.size() != 2 || order[0] == order[1] || order[0] < 0 ||
+      order[0] > 1 || order[1] < 0 || order[1] > 1)
+    return emitError() << "expected order to be [0, 1] or [1, 0]";
   return success();
 }
 

@@ -88,4 +88,45 @@ def Tkw_SliceLayoutAttr : Tkw_Attr<"SliceLayout", "slice"> {
   let genVerifyDecl = 1;
 }
 
+def Tkw_FragmentLayoutAttr : Tkw_Attr<"FragmentLayout", "fragment"> {
+  let summary = "an operand of a matrix intrinsic as the lanes hold it";
+  let description = [{
+    The lane level: operand `opIdx` (0: a, 1: b, 2: the accumulator) of the
+    matrix intrinsic `intrinsic`, as the target's TargetInfo states the
+    hardware's fragment (`tk::FragmentLayout`). The fragment is split into a
+    `warpsPerFragment` grid of blocks, one a warp (`[1, 1]` for one warp);
+    in its block each lane holds `sizePerLane` elements, the lanes form a
+    `lanesPerWarp` grid (its product is the warp size), both grids walked
+    with `order[0]` the fastest dimension. Where the lanes cover less than
+    the block their tile repeats over it (the lane's later registers, rows
+    first); where they cover more it wraps and lanes hold copies.
+    `tk-match-target-size` gives the pieces of a split dot these layouts,
+    so that the dump shows which lane holds what. mma.sync m16n8k16's
+    accumulator, c0 and c1 of lane 4g + t at row g, columns 2t and 2t + 1,
+    c2 and c3 eight rows down:
+    ```mlir
+    #acc = #tkw.fragment<"mma.m16n8k16.f32.f16", opIdx = 2,
+        sizePerLane = [1, 2], lanesPerWarp = [8, 4],
+        warpsPerFragment = [1, 1], order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<>:$intrinsic, "unsigned":$opIdx,
+                        ArrayRefParameter<"int64_t">:$sizePerLane,
+                        ArrayRefParameter<"int64_t">:$lanesPerWarp,
+                        ArrayRefParameter<"int64_t">:$warpsPerFragment,
+                        ArrayRefParameter<"int64_t">:$order);
+  let assemblyFormat = [{
+    `<` $intrinsic `,` `opIdx` `=` $opIdx `,`
+        `sizePerLane` `=` `[` $sizePerLane `]` `,`
+        `lanesPerWarp` `=` `[` $lanesPerWarp `]` `,`
+        `warpsPerFragment` `=` `[` $warpsPerFragment `]` `,`
+        `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The lanes of a warp (the product of lanesPerWarp).
+    int64_t getNumLanes() const;
+  }];
+}
+
 #endif // TK_CORE_LAYOUTATTRS_TD

@@ -36,9 +36,10 @@ def TkAssignLayouts : Pass<"tk-assign-layouts", "::tk::FuncOp"> {
   let dependentDialects = ["::tk::warp::TkwDialect"];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "TargetInfo to choose layouts for: cpu, cuda-sm80, cuda-sm90a, "
-           "amd-cdna3, amd-rdna3, intel-pvc, optionally with overrides "
-           "(`cuda-sm80:warp-size=64`)">,
+           "TargetInfo to choose layouts for: a preset a backend registered "
+           "(cpu, cuda-sm80, cuda-sm90a, amd-cdna3, amd-cdna2, amd-rdna3, "
+           "intel-pvc, intel-dg2 in tk-opt), optionally with overrides "
+           "(`intel-pvc:shared-memory=65536`)">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps per workgroup (a power of two)">
   ];
@@ -63,7 +64,12 @@ def TkMatchTargetSize : Pass<"tk-match-target-size", "::tk::FuncOp"> {
     intrinsic of the TargetInfo that takes its element types and divides its
     shape (`mma.sync m16n8k16`, `mfma 32x32x8`, `dpas 8x16x16`, ...), fed by
     `tkw.extract` of sub-tiles and glued back with `tkw.glue`; each small
-    dot is tagged `tkw.intrinsic = "<name>"`. The function is marked
+    dot is tagged `tkw.intrinsic = "<name>"`. The pieces take the layouts
+    the TargetInfo states for the intrinsic's operands and accumulator
+    (`#tkw.fragment`: which lane holds which elements), so the extracts
+    and the glue are where a warp's tile enters and leaves the lanes'
+    fragments (a tile that is one piece whole goes through
+    `tkw.convert_layout`). The function is marked
     `tkw.level = "intrinsic"`.
   }];
   let dependentDialects = ["::tk::warp::TkwDialect"];

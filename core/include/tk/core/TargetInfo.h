@@ -2,20 +2,25 @@
 //
 // The device facts the backend-neutral passes are parameterised by: warp
 // size, limits of a workgroup, memory features and the matrix intrinsics.
-// Backends fill one from a device query; presets describe the architectures
-// tk targets so that the passes can be run and tested without hardware.
+// Backends fill one from a device query. Presets describe the architectures
+// tk targets so that the passes can be run and tested without hardware:
+// core keeps the registry, each backend registers its own presets from its
+// own folder (backends/<name>/compiler/TargetInfo.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TK_CORE_TARGETINFO_H_
 #define TK_CORE_TARGETINFO_H_
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class Type;
@@ -45,6 +50,48 @@ enum class MatrixScope {
   Warpgroup,
 };
 
+/// Which lane of which warp holds which elements of one operand of a matrix
+/// intrinsic (its "fragment"), as Triton's MMA encodings state it. The
+/// fragment is split into a `warpsPerFragment` grid of blocks, one a warp
+/// (one block for a warp-scope intrinsic). In its block, each lane of the
+/// warp holds `sizePerLane` elements and the lanes form a `lanesPerWarp`
+/// grid; both grids are walked with `order[0]` the fastest dimension
+/// (`[1, 0]`: lane 1 is right of lane 0). Where the lanes cover less than
+/// the warp's block their tile repeats over it and a lane holds several
+/// blocks, in the registers after its first, repeats along rows first;
+/// where they cover more the tile wraps and lanes hold copies (wmma's a
+/// and b on RDNA3).
+struct FragmentLayout {
+  std::array<int64_t, 2> sizePerLane = {1, 1};
+  std::array<int64_t, 2> lanesPerWarp = {1, 1};
+  std::array<int64_t, 2> warpsPerFragment = {1, 1};
+  std::array<int64_t, 2> order = {1, 0};
+
+  /// Lanes of a warp (the product of lanesPerWarp).
+  int64_t numLanes() const { return lanesPerWarp[0] * lanesPerWarp[1]; }
+  /// Warps of the scope (the product of warpsPerFragment).
+  int64_t numWarps() const { return warpsPerFragment[0] * warpsPerFragment[1]; }
+  /// The (row, column) of every element lane `lane` of warp `warp` holds in
+  /// a fragment of `rows` x `cols`, in register order.
+  llvm::SmallVector<std::array<int64_t, 2>>
+  elementsOf(int64_t warp, int64_t lane, int64_t rows, int64_t cols) const;
+  /// The elements each lane holds of a `rows` x `cols` fragment.
+  int64_t elementsPerLane(int64_t rows, int64_t cols) const;
+
+  /// A fragment layout in one line, as presets write them.
+  static FragmentLayout of(std::array<int64_t, 2> sizePerLane,
+                           std::array<int64_t, 2> lanesPerWarp,
+                           std::array<int64_t, 2> order,
+                           std::array<int64_t, 2> warpsPerFragment = {1, 1}) {
+    FragmentLayout layout;
+    layout.sizePerLane = sizePerLane;
+    layout.lanesPerWarp = lanesPerWarp;
+    layout.order = order;
+    layout.warpsPerFragment = warpsPerFragment;
+    return layout;
+  }
+};
+
 /// One matrix multiply-accumulate instruction: acc(m x n) += a(m x k) * b(k x
 /// n).
 struct MatrixIntrinsic {
@@ -55,10 +102,36 @@ struct MatrixIntrinsic {
   MatrixScope scope = MatrixScope::Warp;
   /// The name backends select on, e.g. "mma.m16n8k16".
   std::string name;
+  /// Where the lanes hold a, b and the accumulator. An operand the
+  /// instruction reads from shared memory itself (wgmma's b) has none.
+  std::optional<FragmentLayout> aLayout, bLayout;
+  FragmentLayout accLayout;
 
   /// True when a dot of `a` and `b` elements into `acc` elements, with tf32
   /// allowed for f32 inputs when `allowTF32`, can use this intrinsic.
   bool takes(mlir::Type a, mlir::Type b, mlir::Type acc, bool allowTF32) const;
+
+  /// An intrinsic in one line, as presets write them: a and b of one element
+  /// type `in`, and where each lane holds them.
+  static MatrixIntrinsic of(int64_t m, int64_t n, int64_t k,
+                            MatrixElementType in, MatrixElementType acc,
+                            MatrixScope scope, llvm::StringRef name,
+                            std::optional<FragmentLayout> aLayout,
+                            std::optional<FragmentLayout> bLayout,
+                            FragmentLayout accLayout) {
+    MatrixIntrinsic intrinsic;
+    intrinsic.m = m;
+    intrinsic.n = n;
+    intrinsic.k = k;
+    intrinsic.aType = intrinsic.bType = in;
+    intrinsic.accType = acc;
+    intrinsic.scope = scope;
+    intrinsic.name = name.str();
+    intrinsic.aLayout = aLayout;
+    intrinsic.bLayout = bLayout;
+    intrinsic.accLayout = accLayout;
+    return intrinsic;
+  }
 };
 
 /// What the layout passes know of a target device.
@@ -73,6 +146,10 @@ struct TargetInfo {
   int64_t registersPerCU = 0;
   /// Bytes of shared (local) memory a workgroup may use.
   int64_t sharedMemoryPerBlock = 0;
+  /// Banks of shared memory and the bytes of one bank: accesses of one
+  /// warp to different addresses in one bank are serialised.
+  int64_t sharedMemoryBanks = 0;
+  int64_t sharedMemoryBankBytes = 4;
   /// Bytes one lane moves with its widest vector load.
   int64_t maxVectorLoadBytes = 16;
   /// 2-D block loads and stores (Intel Xe): their largest block.
@@ -86,26 +163,10 @@ struct TargetInfo {
   /// The matrix intrinsics in order of preference.
   llvm::SmallVector<MatrixIntrinsic, 8> intrinsics;
 
-  /// The host CPU: warps of one lane, the host's vector width (from its
-  /// features: 64 bytes with AVX-512, 32 with AVX, else 16), no intrinsics.
-  static TargetInfo cpu();
-  /// NVIDIA Ampere: warp 32, mma.sync m16n8k16 (f16, bf16), m16n8k8 (tf32).
-  static TargetInfo cudaSm80();
-  /// NVIDIA Hopper with the `a` features: sm80's intrinsics, wgmma
-  /// m64nNk16 for a warpgroup of 4 warps, TMA.
-  static TargetInfo cudaSm90a();
-  /// AMD CDNA3 (gfx942): wave 64, mfma 32x32x8 and 16x16x16.
-  static TargetInfo amdCdna3();
-  /// AMD RDNA3 (gfx11): wave 32, wmma 16x16x16.
-  static TargetInfo amdRdna3();
-  /// Intel Data Center GPU Max (PVC): subgroup 16, dpas 8x16x16, 2-D block
-  /// loads up to 32 rows of 64 bytes (32x32xf16).
-  static TargetInfo intelPvc();
-
-  /// Parses `name[:key=value]...`: a preset name (cpu, cuda-sm80,
-  /// cuda-sm90a, amd-cdna3, amd-rdna3, intel-pvc) and overrides of
-  /// warp-size, max-threads, registers, shared-memory, vector-bytes. On
-  /// failure returns nothing and says why in `error`.
+  /// Parses `name[:key=value]...`: a registered preset's name or alias
+  /// (registerTargetPreset) and overrides of warp-size, max-threads,
+  /// registers, shared-memory, shared-memory-banks, vector-bytes. On failure
+  /// returns nothing and says why in `error` (naming the known presets).
   static std::optional<TargetInfo> parse(llvm::StringRef spec,
                                          std::string &error);
 
@@ -115,6 +176,25 @@ struct TargetInfo {
   findIntrinsics(mlir::Type a, mlir::Type b, mlir::Type acc, bool allowTF32,
                  MatrixScope scope = MatrixScope::Warp) const;
 };
+
+/// Makes a TargetInfo preset.
+using TargetPresetFn = TargetInfo (*)();
+
+/// Registers a preset under `name` and `aliases` (thread-safe; registering a
+/// name again replaces it). Backends call this from their own folder
+/// (tk::<backend>::registerTargetPresets) before they run the layout passes;
+/// tk-opt registers every backend's.
+void registerTargetPreset(llvm::StringRef name,
+                          llvm::ArrayRef<llvm::StringRef> aliases,
+                          TargetPresetFn make);
+
+/// The registered presets' names (not aliases), sorted.
+std::vector<std::string> registeredTargetPresets();
+
+/// Checks that every intrinsic's fragments fit the target's warp (lanes per
+/// warp = warpSize, warps = 1, 4 for a warpgroup) and that each accumulator
+/// element is held by exactly one lane. Returns the first problem.
+std::optional<std::string> verifyFragments(const TargetInfo &target);
 
 /// The name of an element type as intrinsics spell it ("f16", "tf32").
 llvm::StringRef stringifyMatrixElementType(MatrixElementType type);

@@ -293,7 +293,7 @@ bool KernelLowering::readByOwners(Value tile, Block *block, Operation *layout) {
       int64_t rank = cast<RankedTensorType>(tile.getType()).getRank();
       bool shapeFits = layout ? rank == 2 && reduce.getAxis() == 1 : rank == 1;
       if (reduce.getSrcs()[0].getType() != tile.getType() || !shapeFits ||
-          !words || numThreads % kWarpSize != 0)
+          !words || numThreads % warpSize != 0)
         return false;
       continue;
     }

@@ -166,9 +166,6 @@ inline int64_t blockRank(Type type) {
 /// The most async copies of a trip a thread issues as straight-line code.
 constexpr int64_t kMaxUnrolledRuns = 16;
 
-/// The threads of a GPU warp (shuffles span them).
-constexpr int64_t kWarpSize = 32;
-
 /// The most elements of one register-resident tile a GPU thread holds.
 constexpr int64_t kMaxOwnedElements = 64;
 
@@ -213,12 +210,13 @@ class KernelLowering {
 public:
   KernelLowering(tk::FuncOp source, func::FuncOp target,
                  bool fuseLoadsIntoStores, int64_t threadsPerProgram,
-                 const tk::MatrixUnit *matrixUnit,
+                 int64_t warpSize, const tk::MatrixUnit *matrixUnit,
                  const tk::AsyncCopyUnit *asyncCopy, int64_t numStages)
       : source(source), target(target), b(target.getContext()),
         ptrType(LLVM::LLVMPointerType::get(target.getContext())),
         fuseLoadsIntoStores(fuseLoadsIntoStores), numThreads(threadsPerProgram),
-        matrixUnit(matrixUnit), asyncCopy(asyncCopy), numStages(numStages) {}
+        warpSize(warpSize), matrixUnit(matrixUnit), asyncCopy(asyncCopy),
+        numStages(numStages) {}
 
   LogicalResult run();
 
@@ -403,11 +401,10 @@ private:
       int64_t step,
       function_ref<FailureOr<SmallVector<Value>>(Value)> elementsAt);
   /// `acc` of the lanes of the warp that differ only in the bits
-  /// `laneMask` (all lanes by default) combined by `combiner`, with
+  /// `laneMask` (-1: all lanes of the warp) combined by `combiner`, with
   /// butterfly shuffles of 32-bit values.
-  FailureOr<SmallVector<Value>> combineLanes(Region &combiner,
-                                             SmallVector<Value> acc,
-                                             int64_t laneMask = kWarpSize - 1);
+  FailureOr<SmallVector<Value>>
+  combineLanes(Region &combiner, SmallVector<Value> acc, int64_t laneMask = -1);
   /// The values of `perWarp` (a buffer of one value per warp for each
   /// result, published by a barrier) combined, read by every thread.
   /// `again`: the buffers are written again later (the reduction is in a
@@ -605,6 +602,9 @@ private:
   bool fuseLoadsIntoStores;
   /// 0 on the CPU; the threads of a GPU program otherwise.
   int64_t numThreads;
+  /// The lanes of a GPU warp (the target's warp, wave or subgroup size):
+  /// shuffles span them; 1 on the CPU.
+  int64_t warpSize;
   const tk::MatrixUnit *matrixUnit;
   const tk::AsyncCopyUnit *asyncCopy;
   int64_t numStages;

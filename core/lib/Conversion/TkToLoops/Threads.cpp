@@ -47,19 +47,18 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   // warp takes whole rows, its lanes neighbouring columns, and combines
   // them with shuffles. (A thread per row would read down a column of
   // workgroup memory, every lane of a warp in one bank.)
-  if (srcType.getRank() == 2 && axis == 1 && size % kWarpSize == 0 &&
-      numThreads % kWarpSize == 0 && words) {
+  if (srcType.getRank() == 2 && axis == 1 && size % warpSize == 0 &&
+      numThreads % warpSize == 0 && words) {
     SmallVector<Value> out;
     for (Type type : elemTypes)
       out.push_back(allocBuffer(resultShape, type));
-    Value lane =
-        arith::RemUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+    Value lane = arith::RemUIOp::create(b, loc, threadId, constIndex(warpSize));
     {
       OpBuilder::InsertionGuard guard(b);
       auto rows = scf::ForOp::create(
           b, loc,
-          arith::DivUIOp::create(b, loc, threadId, constIndex(kWarpSize)),
-          constIndex(results), constIndex(numThreads / kWarpSize));
+          arith::DivUIOp::create(b, loc, threadId, constIndex(warpSize)),
+          constIndex(results), constIndex(numThreads / warpSize));
       b.setInsertionPointToStart(rows.getBody());
       Value row = rows.getInductionVar();
       auto saved = std::move(elementCache);
@@ -68,11 +67,11 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
       if (failed(first))
         return failure();
       SmallVector<Value> acc = *first;
-      if (size > kWarpSize) {
+      if (size > warpSize) {
         auto rest = accumulateStrided(
             combiner, acc,
-            arith::AddIOp::create(b, loc, lane, constIndex(kWarpSize)), size,
-            kWarpSize, [&](Value col) {
+            arith::AddIOp::create(b, loc, lane, constIndex(warpSize)), size,
+            warpSize, [&](Value col) {
               return elementsAt({row, col});
             });
         if (failed(rest))
@@ -109,14 +108,14 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   // butterfly shuffles (no memory, no barrier), and only one value per warp
   // goes through workgroup memory.
   bool shuffle = srcType.getRank() == 1 && parts == numThreads &&
-                 numThreads % kWarpSize == 0 && words;
+                 numThreads % warpSize == 0 && words;
   // Phase 1 runs over (part, output); the buffer holds a value per part, or
   // per warp when warps combine their parts first.
   SmallVector<int64_t> partialShape{parts};
   llvm::append_range(partialShape, resultShape);
   SmallVector<int64_t> bufferShape(partialShape);
   if (shuffle)
-    bufferShape[0] = numThreads / kWarpSize;
+    bufferShape[0] = numThreads / warpSize;
   SmallVector<Value> partial;
   for (Type type : elemTypes)
     partial.push_back(allocBuffer(bufferShape, type));
@@ -166,14 +165,14 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
         if (failed(total))
           return failure();
         acc = *total;
-        Value lane = arith::RemUIOp::create(b, loc, p, constIndex(kWarpSize));
+        Value lane = arith::RemUIOp::create(b, loc, p, constIndex(warpSize));
         Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                              lane, constIndex(0));
         auto branch = scf::IfOp::create(b, loc, leader, false);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(branch.thenBlock()->getTerminator());
         SmallVector<Value> warpIndex{
-            arith::DivUIOp::create(b, loc, p, constIndex(kWarpSize))};
+            arith::DivUIOp::create(b, loc, p, constIndex(warpSize))};
         llvm::append_range(warpIndex, resultIndex);
         storeParts(acc, warpIndex);
         return success();
@@ -251,12 +250,12 @@ FailureOr<SmallVector<Value>> KernelLowering::accumulateStrided(
 FailureOr<SmallVector<Value>>
 KernelLowering::combineLanes(Region &combiner, SmallVector<Value> acc,
                              int64_t laneMask) {
-  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+  for (int64_t offset = warpSize / 2; offset >= 1; offset /= 2) {
     if (!(laneMask & offset))
       continue;
     SmallVector<Value> other;
     for (Value value : acc)
-      other.push_back(gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+      other.push_back(gpu::ShuffleOp::create(b, loc, value, offset, warpSize,
                                              gpu::ShuffleMode::XOR)
                           .getShuffleResult());
     auto combined = combine(combiner, acc, other);
@@ -279,7 +278,7 @@ KernelLowering::combineWarpValues(Region &combiner, ArrayRef<Value> perWarp,
     return values;
   };
   SmallVector<Value> acc = valuesOf(0);
-  for (int64_t w = 1; w < numThreads / kWarpSize; ++w) {
+  for (int64_t w = 1; w < numThreads / warpSize; ++w) {
     auto combined = combine(combiner, acc, valuesOf(w));
     if (failed(combined))
       return failure();
@@ -325,11 +324,10 @@ LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce,
   SmallVector<Value> perWarp;
   for (Value src : reduce.getSrcs())
     perWarp.push_back(
-        allocBuffer({numThreads / kWarpSize},
+        allocBuffer({numThreads / warpSize},
                     cast<RankedTensorType>(src.getType()).getElementType()));
   {
-    Value lane =
-        arith::RemUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+    Value lane = arith::RemUIOp::create(b, loc, threadId, constIndex(warpSize));
     auto leader = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
@@ -337,8 +335,7 @@ LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce,
         /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(leader.thenBlock()->getTerminator());
-    Value warp =
-        arith::DivUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+    Value warp = arith::DivUIOp::create(b, loc, threadId, constIndex(warpSize));
     for (auto [value, buffer] : llvm::zip_equal(*warpTotal, perWarp))
       storeBuffer(value, buffer, {warp});
   }
@@ -409,7 +406,7 @@ KernelLowering::lowerRowReduceOfHeld(tk::ReduceOp reduce,
   SmallVector<Value> out;
   for (Value result : reduce.getResults())
     out.push_back(allocBuffer(cast<RankedTensorType>(result.getType())));
-  Value lane = arith::RemUIOp::create(b, loc, threadId, constIndex(kWarpSize));
+  Value lane = arith::RemUIOp::create(b, loc, threadId, constIndex(warpSize));
   Value writer = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq,
       arith::AndIOp::create(b, loc, lane, constIndex(rows->laneMask)),

@@ -17,6 +17,7 @@
 
 #include "KernelLowering.h"
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/TargetInfo.h"
 
 namespace tk {
 #define GEN_PASS_DEF_TKCONVERTTOLOOPS
@@ -46,6 +47,36 @@ struct ConvertTkToLoops
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (threadsPerProgram < 0) {
+      module.emitError("tk-convert-to-loops: threads-per-program must be "
+                       "0 (CPU) or positive, not ")
+          << static_cast<int64_t>(threadsPerProgram);
+      return signalPassFailure();
+    }
+    // A GPU program's lanes form warps of its target's size.
+    int64_t warpSize = 1;
+    if (threadsPerProgram > 0) {
+      if (target.empty()) {
+        module.emitError("tk-convert-to-loops: a GPU program "
+                         "(threads-per-program > 0) needs target=<preset>, "
+                         "whose warp size its shuffles span");
+        return signalPassFailure();
+      }
+      std::string error;
+      std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(target, error);
+      if (!info) {
+        module.emitError("tk-convert-to-loops: ") << error;
+        return signalPassFailure();
+      }
+      warpSize = info->warpSize;
+      if (!llvm::isPowerOf2_64(warpSize) || threadsPerProgram % warpSize != 0) {
+        module.emitError("tk-convert-to-loops: ")
+            << static_cast<int64_t>(threadsPerProgram)
+            << " threads are not whole warps of " << warpSize << " lanes ("
+            << info->name << ")";
+        return signalPassFailure();
+      }
+    }
     SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
     for (tk::FuncOp kernel : kernels) {
       MLIRContext *ctx = &getContext();
@@ -69,14 +100,8 @@ struct ConvertTkToLoops
           if (isa<tk::PtrType>(kernel.getArgumentTypes()[i]))
             func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                             builder.getI64IntegerAttr(divisibility.getInt()));
-      if (threadsPerProgram < 0) {
-        kernel.emitError("tk-convert-to-loops: threads-per-program must be "
-                         "0 (CPU) or positive, not ")
-            << threadsPerProgram;
-        return signalPassFailure();
-      }
       KernelLowering lowering(kernel, func, fuseLoadsIntoStores,
-                              threadsPerProgram, matrixUnit.get(),
+                              threadsPerProgram, warpSize, matrixUnit.get(),
                               asyncCopy.get(), std::max<int64_t>(1, numStages));
       if (failed(lowering.run())) {
         func.erase();

@@ -42,6 +42,8 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
     threads (`gpu.thread_id` strided, consecutive threads on consecutive
     innermost elements so global accesses coalesce) and followed by a
     `gpu.barrier`, and tile buffers are `memref.global`s in workgroup memory.
+    Lanes form warps of the `target`'s warp size (8, 16, 32, 64): shuffles
+    span a warp and one value a warp crosses workgroup memory.
     Reductions combine interleaved partials in a tree, scans run one thread
     per scanned line, and `tk.dot` uses the backend's `tk::MatrixUnit` when
     one is given (see Passes.h) and an FMA loop per output element otherwise.
@@ -62,6 +64,10 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
            /*default=*/"0",
            "0: one CPU thread runs a program; N > 0: a GPU program of N "
            "threads sharing workgroup memory">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "GPU form: the TargetInfo spec (a registered preset, see "
+           "tk-assign-layouts) whose warp size shuffles and cross-warp "
+           "combines use; required with threads-per-program > 0">,
     Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
            "GPU form with an async copy unit: the operand tiles of a dot in "
            "a loop are loaded this many trips ahead, minus one">

@@ -3,10 +3,10 @@
 # NVIDIA GPU and the CUDA toolkit: tk's kernel (16 and 32 warps, and the
 # 32-warp kernel with its loads' cache operator edited in the PTX: .nc, .cg,
 # .cs), hand-written CUDA softmaxes and a device-to-device copy of the same
-# bytes, all in one process (tests/gpu/softmax_ceiling.cu). Writes
+# bytes, all in one process (softmax_ceiling.cu, beside this script). Writes
 # softmax_ceiling.json to OUTDIR (default $OUT).
 #
-#   bash .device/run.sh bash tests/gpu/softmax-ceiling.sh OUTDIR
+#   bash .device/run.sh bash backends/cuda/test/gpu/softmax-ceiling.sh OUTDIR
 set -euo pipefail
 out=${1:-${OUT:?give an output folder}}
 mkdir -p "$out"
@@ -34,6 +34,6 @@ for op in nc cg cs; do
   ptxas -arch=$arch "$work/w32_$op.ptx" -o "$work/w32_$op.cubin"
   variants+=("tk w32 ld.global.$op=$work/w32_$op.cubin:1024")
 done
-nvcc -O3 -arch=$arch tests/gpu/softmax_ceiling.cu \
+nvcc -O3 -arch=$arch backends/cuda/test/gpu/softmax_ceiling.cu \
   -L"${CUDA_HOME:-/usr/local/cuda}/lib64/stubs" -lcuda -o "$work/softmax_ceiling"
 "$work/softmax_ceiling" "${variants[@]}" | tee "$out/softmax_ceiling.json"

@@ -1,7 +1,7 @@
 //===- softmax_ceiling.cu - softmax at 16384 columns against its ceiling --===//
 //
 // Where softmax over 16384 fp32 columns stands on an NVIDIA GPU: tk's kernel
-// (cubins made by tests/gpu/softmax-ceiling.sh, launched raw), hand-written
+// (cubins made by softmax-ceiling.sh, launched raw), hand-written
 // CUDA softmaxes (one row per block, and a row split over a thread-block
 // cluster with DSMEM exchanges of its maximum and sum), and a
 // device-to-device copy of the same bytes. Every variant runs in one

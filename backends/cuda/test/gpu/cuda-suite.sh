@@ -8,7 +8,7 @@
 # docs/ keeps), and each step's log. Exits non-zero when any step fails.
 #
 #   ../shared/device/kit.sh pack build/bin build/lib     # on the dev machine
-#   bash .device/run.sh bash tests/gpu/cuda-suite.sh OUTDIR
+#   bash .device/run.sh bash backends/cuda/test/gpu/cuda-suite.sh OUTDIR
 set -uo pipefail
 out=${1:-${OUT:?give an output folder}}
 bin=./build/bin

@@ -16,7 +16,7 @@ makes the figure an error, never a number. For each figure tk_autotune's
 pick is timed again beside every other candidate: the JSON says whether the
 pick was the fastest.
 
-    bash .device/run.sh python3 tests/bench/cuda_bench.py --out $OUT
+    bash .device/run.sh python3 backends/cuda/test/bench/cuda_bench.py --out $OUT
 
 Writes bench.json (the run: date, commit, GPU and its clocks, every
 figure's readings) into --out.
@@ -35,7 +35,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The repository's root: this file is backends/cuda/test/bench/cuda_bench.py.
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "capi", "python"))
 
 import torch  # noqa: E402

@@ -3,7 +3,7 @@
 // Prints one JSON object: the host microseconds per tk_launch_async of a
 // one-program vector add against a raw cuLaunchKernel of the same cubin, in
 // rounds that take turns. Kernel throughput is measured by
-// tests/bench/cuda_bench.py, which times tk beside its peers in one
+// cuda_bench.py (beside this file), which times tk beside its peers in one
 // process; a launch's host cost needs C, without Python in the way.
 //
 //   tk-bench-cuda --cubin vector_add.cubin > launch.json

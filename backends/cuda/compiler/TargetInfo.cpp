@@ -1,0 +1,100 @@
+//===- TargetInfo.cpp - NVIDIA GPUs as TargetInfos ------------------------===//
+//
+// Ampere (sm_80: mma.sync) and Hopper with its arch-specific features
+// (sm_90a: wgmma, TMA), from the CUDA C Programming Guide and the PTX ISA's
+// "Matrix Fragments" sections. In the fragments, g = lane / 4 and t =
+// lane % 4 (the PTX ISA's groupID and threadID_in_group).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/TargetInfo.h"
+
+#include "tk/core/TargetInfo.h"
+
+using namespace tk;
+
+namespace {
+
+using ET = MatrixElementType;
+using FL = FragmentLayout;
+
+/// mma.sync's accumulator (and the f16 one): c0, c1 at (g, 2t), (g, 2t + 1);
+/// c2, c3 eight rows down.
+FL mmaAccumulator() { return FL::of({1, 2}, {8, 4}, {1, 0}); }
+
+MatrixIntrinsic mma(int64_t m, int64_t n, int64_t k, ET in, ET acc,
+                    llvm::StringRef name, FL a, FL b) {
+  return MatrixIntrinsic::of(m, n, k, in, acc, MatrixScope::Warp, name, a, b,
+                             mmaAccumulator());
+}
+
+TargetInfo sm80() {
+  TargetInfo info;
+  info.name = "cuda-sm80";
+  info.warpSize = 32;
+  info.maxThreadsPerBlock = 1024;
+  info.registersPerCU = 65536;
+  // 163 KiB of the SM's 164 KiB with the opt-in attribute (CUDA C
+  // Programming Guide, "Compute Capability 8.x"), in 32 banks of 4 bytes.
+  info.sharedMemoryPerBlock = 166912;
+  info.sharedMemoryBanks = 32;
+  info.sharedMemoryBankBytes = 4;
+  info.maxVectorLoadBytes = 16;
+  info.hasAsyncCopy = true;
+  // a of m16n8k16 (f16, bf16): a0, a1 at (g, 2t..2t+1), a2, a3 at row
+  // g + 8, a4..a7 the same eight columns right. b: b0, b1 at (2t..2t+1, g),
+  // b2, b3 eight rows down.
+  FL a16 = FL::of({1, 2}, {8, 4}, {1, 0}), b16 = FL::of({2, 1}, {4, 8}, {0, 1});
+  // m16n8k8 tf32: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4);
+  // b0 (t, g), b1 (t + 4, g).
+  FL a8 = FL::of({1, 1}, {8, 4}, {1, 0}), b8 = FL::of({1, 1}, {4, 8}, {0, 1});
+  // m16n8k32 s8: four bytes a lane where f16 has two.
+  FL a32 = FL::of({1, 4}, {8, 4}, {1, 0}), b32 = FL::of({4, 1}, {4, 8}, {0, 1});
+  info.intrinsics = {
+      mma(16, 8, 16, ET::F16, ET::F32, "mma.m16n8k16.f32.f16", a16, b16),
+      mma(16, 8, 16, ET::F16, ET::F16, "mma.m16n8k16.f16.f16", a16, b16),
+      mma(16, 8, 16, ET::BF16, ET::F32, "mma.m16n8k16.f32.bf16", a16, b16),
+      mma(16, 8, 8, ET::TF32, ET::F32, "mma.m16n8k8.f32.tf32", a8, b8),
+      mma(16, 8, 32, ET::I8, ET::I32, "mma.m16n8k32.s32.s8", a32, b32),
+      // m8n8k4 f64: a0 (g, t), b0 (t, g), c0, c1 (g, 2t..2t+1).
+      MatrixIntrinsic::of(8, 8, 4, ET::F64, ET::F64, MatrixScope::Warp,
+                          "mma.m8n8k4.f64.f64", FL::of({1, 1}, {8, 4}, {1, 0}),
+                          FL::of({1, 1}, {4, 8}, {0, 1}),
+                          FL::of({1, 2}, {8, 4}, {1, 0})),
+  };
+  return info;
+}
+
+TargetInfo sm90a() {
+  TargetInfo info = sm80();
+  info.name = "cuda-sm90a";
+  // 227 KiB per block with the opt-in attribute on Hopper.
+  info.sharedMemoryPerBlock = 232448;
+  info.hasTMA = true;
+  // wgmma.mma_async m64nNk*: N is any multiple of 8 up to 256; the entries
+  // record the largest. A warpgroup is four consecutive warps, warp w holding
+  // rows 16w..16w+15 of the accumulator as mma.sync holds its 16 x 8 blocks.
+  // a and b are read from shared memory through descriptors (a may come
+  // from registers; tk reads it from shared memory).
+  FL acc = FL::of({1, 2}, {8, 4}, {1, 0}, {4, 1});
+  auto wgmma = [&](int64_t k, ET in, ET accType, llvm::StringRef name) {
+    return MatrixIntrinsic::of(64, 256, k, in, accType, MatrixScope::Warpgroup,
+                               name, std::nullopt, std::nullopt, acc);
+  };
+  llvm::SmallVector<MatrixIntrinsic, 8> wgmmas = {
+      wgmma(16, ET::F16, ET::F32, "wgmma.m64nNk16.f32.f16"),
+      wgmma(16, ET::BF16, ET::F32, "wgmma.m64nNk16.f32.bf16"),
+      wgmma(8, ET::TF32, ET::F32, "wgmma.m64nNk8.f32.tf32"),
+      wgmma(32, ET::F8E4M3, ET::F32, "wgmma.m64nNk32.f32.e4m3"),
+      wgmma(32, ET::I8, ET::I32, "wgmma.m64nNk32.s32.s8"),
+  };
+  info.intrinsics.insert(info.intrinsics.begin(), wgmmas.begin(), wgmmas.end());
+  return info;
+}
+
+} // namespace
+
+void tk::cuda::registerTargetPresets() {
+  registerTargetPreset("cuda-sm80", {"sm80", "sm_80"}, sm80);
+  registerTargetPreset("cuda-sm90a", {"sm90a", "sm_90a"}, sm90a);
+}

@@ -1,0 +1,221 @@
+//===- TargetInfoTest.cpp - presets, fragments and the spec parser --------===//
+//
+// Every backend's TargetInfo presets are registered as tk-opt registers
+// them. Each preset's matrix fragments must fit its warp and hold each
+// accumulator element once; a lane of each is checked against the vendors'
+// manuals, so that a layout typed wrong in a preset fails here rather than
+// in a backend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/core/TargetInfo.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#define TK_TARGET_PRESETS(backend)                                             \
+  namespace tk::backend {                                                      \
+  void registerTargetPresets();                                                \
+  }
+#include "TargetPresets.def"
+#undef TK_TARGET_PRESETS
+
+namespace {
+
+using Position = std::array<int64_t, 2>;
+using Positions = llvm::SmallVector<Position>;
+
+class TargetInfoTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+#define TK_TARGET_PRESETS(backend) tk::backend::registerTargetPresets();
+#include "TargetPresets.def"
+#undef TK_TARGET_PRESETS
+  }
+
+  static tk::TargetInfo preset(llvm::StringRef spec) {
+    std::string error;
+    std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(spec, error);
+    EXPECT_TRUE(info) << error;
+    return info ? *info : tk::TargetInfo();
+  }
+
+  /// The intrinsic `name` of `target` (which must outlive the reference).
+  static const tk::MatrixIntrinsic &intrinsic(const tk::TargetInfo &target,
+                                              llvm::StringRef name) {
+    auto found = std::find_if(
+        target.intrinsics.begin(), target.intrinsics.end(),
+        [&](const tk::MatrixIntrinsic &i) { return i.name == name; });
+    static const tk::MatrixIntrinsic none;
+    if (found == target.intrinsics.end()) {
+      ADD_FAILURE() << target.name << " has no " << name.str();
+      return none;
+    }
+    return *found;
+  }
+};
+
+TEST_F(TargetInfoTest, EveryPresetsFragmentsFitItsWarp) {
+  std::vector<std::string> names = tk::registeredTargetPresets();
+  for (const char *expected :
+       {"cpu", "cuda-sm80", "cuda-sm90a", "amd-cdna2", "amd-cdna3", "amd-rdna3",
+        "intel-pvc", "intel-dg2"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end())
+        << expected << " is not registered";
+  for (const std::string &name : names) {
+    tk::TargetInfo target = preset(name);
+    EXPECT_EQ(tk::verifyFragments(target), std::nullopt) << name;
+    for (const tk::MatrixIntrinsic &i : target.intrinsics) {
+      // Each accumulator element in one lane's registers, once.
+      EXPECT_EQ(i.accLayout.elementsPerLane(i.m, i.n) * i.accLayout.numLanes() *
+                    i.accLayout.numWarps(),
+                i.m * i.n)
+          << name << " " << i.name;
+      if (i.aLayout) {
+        EXPECT_GE(i.aLayout->elementsPerLane(i.m, i.k) * target.warpSize,
+                  i.m * i.k)
+            << name << " " << i.name;
+      }
+    }
+  }
+}
+
+TEST_F(TargetInfoTest, WarpSizesComeFromThePresets) {
+  EXPECT_EQ(preset("cpu").warpSize, 1);
+  EXPECT_EQ(preset("cuda-sm80").warpSize, 32);
+  EXPECT_EQ(preset("amd-cdna3").warpSize, 64);
+  EXPECT_EQ(preset("amd-rdna3").warpSize, 32);
+  EXPECT_EQ(preset("intel-pvc").warpSize, 16);
+  EXPECT_EQ(preset("intel-dg2").warpSize, 8);
+  EXPECT_EQ(preset("gfx942").name, "gfx942");
+  EXPECT_EQ(preset("gfx942").warpSize, 64);
+}
+
+TEST_F(TargetInfoTest, MmaSyncFragmentsFollowThePtxIsa) {
+  tk::TargetInfo sm80 = preset("cuda-sm80");
+  const tk::MatrixIntrinsic &mma = intrinsic(sm80, "mma.m16n8k16.f32.f16");
+  // Lane 4g + t = 9: g = 2, t = 1.
+  EXPECT_EQ(mma.aLayout->elementsOf(0, 9, 16, 16), (Positions{{2, 2},
+                                                              {2, 3},
+                                                              {10, 2},
+                                                              {10, 3},
+                                                              {2, 10},
+                                                              {2, 11},
+                                                              {10, 10},
+                                                              {10, 11}}));
+  EXPECT_EQ(mma.bLayout->elementsOf(0, 9, 16, 8),
+            (Positions{{2, 2}, {3, 2}, {10, 2}, {11, 2}}));
+  EXPECT_EQ(mma.accLayout.elementsOf(0, 9, 16, 8),
+            (Positions{{2, 2}, {2, 3}, {10, 2}, {10, 3}}));
+}
+
+TEST_F(TargetInfoTest, WgmmaAccumulatorsAreSixteenRowsAWarp) {
+  tk::TargetInfo sm90a = preset("cuda-sm90a");
+  const tk::MatrixIntrinsic &wgmma = intrinsic(sm90a, "wgmma.m64nNk16.f32.f16");
+  EXPECT_FALSE(wgmma.bLayout) << "wgmma reads b from shared memory";
+  Positions held = wgmma.accLayout.elementsOf(1, 5, 64, 16);
+  // Warp 1, lane 5 (g = 1, t = 1): rows 16 + 1 and 16 + 9, columns 2, 3 and
+  // 10, 11.
+  EXPECT_EQ(held, (Positions{{17, 2},
+                             {17, 3},
+                             {25, 2},
+                             {25, 3},
+                             {17, 10},
+                             {17, 11},
+                             {25, 10},
+                             {25, 11}}));
+}
+
+TEST_F(TargetInfoTest, MfmaFragmentsFollowTheCdna3Isa) {
+  tk::TargetInfo cdna3 = preset("amd-cdna3");
+  const tk::MatrixIntrinsic &big = intrinsic(cdna3, "mfma.f32.32x32x8f16");
+  // Lane 33: a's row 1 at k 4..7; the accumulator's column 1, rows 4..7,
+  // 12..15, 20..23, 28..31.
+  EXPECT_EQ(big.aLayout->elementsOf(0, 33, 32, 8),
+            (Positions{{1, 4}, {1, 5}, {1, 6}, {1, 7}}));
+  Positions acc = big.accLayout.elementsOf(0, 33, 32, 32);
+  ASSERT_EQ(acc.size(), 16u);
+  EXPECT_EQ(acc[0], (Position{4, 1}));
+  EXPECT_EQ(acc[3], (Position{7, 1}));
+  EXPECT_EQ(acc[4], (Position{12, 1}));
+  EXPECT_EQ(acc[15], (Position{31, 1}));
+  // f64: one row a register, row 4r + lane / 16.
+  const tk::MatrixIntrinsic &f64 = intrinsic(cdna3, "mfma.f64.16x16x4f64");
+  EXPECT_EQ(f64.accLayout.elementsOf(0, 17, 16, 16),
+            (Positions{{1, 1}, {5, 1}, {9, 1}, {13, 1}}));
+}
+
+TEST_F(TargetInfoTest, WmmaOperandsAreCopiedAcrossHalfWaves) {
+  tk::TargetInfo rdna3 = preset("amd-rdna3");
+  const tk::MatrixIntrinsic &wmma = intrinsic(rdna3, "wmma.f32.16x16x16.f16");
+  EXPECT_EQ(wmma.aLayout->elementsOf(0, 3, 16, 16),
+            wmma.aLayout->elementsOf(0, 19, 16, 16));
+  EXPECT_EQ(wmma.aLayout->elementsPerLane(16, 16), 16);
+  // The accumulator's rows interleave: lane 19 holds column 3 of rows 1,
+  // 3, ..., 15.
+  Positions acc = wmma.accLayout.elementsOf(0, 19, 16, 16);
+  ASSERT_EQ(acc.size(), 8u);
+  for (int64_t r = 0; r < 8; ++r)
+    EXPECT_EQ(acc[r], (Position{2 * r + 1, 3}));
+}
+
+TEST_F(TargetInfoTest, DpasFragmentsFollowTheOpenClExtension) {
+  tk::TargetInfo pvc = preset("intel-pvc");
+  const tk::MatrixIntrinsic &f16 = intrinsic(pvc, "dpas.8x16x16.f32.f16");
+  // Work-item 5: a's column 5 of each row, b's and the accumulator's
+  // column 5 whole.
+  Positions a = f16.aLayout->elementsOf(0, 5, 8, 16);
+  ASSERT_EQ(a.size(), 8u);
+  for (int64_t r = 0; r < 8; ++r)
+    EXPECT_EQ(a[r], (Position{r, 5}));
+  EXPECT_EQ(f16.bLayout->elementsPerLane(16, 16), 16);
+  EXPECT_EQ(f16.accLayout.elementsOf(0, 5, 8, 16).back(), (Position{7, 5}));
+  // tf32: the first eight work-items hold the even rows, the rest the odd.
+  const tk::MatrixIntrinsic &tf32 = intrinsic(pvc, "dpas.8x16x8.f32.tf32");
+  EXPECT_EQ(tf32.aLayout->elementsOf(0, 9, 8, 8),
+            (Positions{{1, 1}, {3, 1}, {5, 1}, {7, 1}}));
+  // dg2, subgroup 8: two k a work-item a row.
+  tk::TargetInfo dg2Target = preset("intel-dg2");
+  const tk::MatrixIntrinsic &dg2 = intrinsic(dg2Target, "dpas.8x8x16.f32.f16");
+  EXPECT_EQ(dg2.aLayout->elementsOf(0, 3, 8, 16).front(), (Position{0, 6}));
+  EXPECT_EQ(dg2.aLayout->elementsOf(0, 3, 8, 16)[1], (Position{0, 7}));
+}
+
+TEST_F(TargetInfoTest, AFragmentThatMissesTheWarpIsReported) {
+  tk::TargetInfo target = preset("cuda-sm80");
+  target.intrinsics.front().accLayout =
+      tk::FragmentLayout::of({1, 2}, {8, 8}, {1, 0});
+  std::optional<std::string> problem = tk::verifyFragments(target);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("64 lanes, but a warp has 32"), std::string::npos)
+      << *problem;
+  // An accumulator laid out like wmma's a (half-waves holding copies).
+  target = preset("amd-rdna3");
+  target.intrinsics.front().accLayout =
+      tk::FragmentLayout::of({1, 16}, {16, 2}, {0, 1});
+  problem = tk::verifyFragments(target);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("2 lanes hold element (0, 0)"), std::string::npos)
+      << *problem;
+}
+
+TEST_F(TargetInfoTest, OverridingTheWarpSizeDropsTheIntrinsics) {
+  tk::TargetInfo wide = preset("cuda-sm80:warp-size=64:shared-memory-banks=16");
+  EXPECT_EQ(wide.warpSize, 64);
+  EXPECT_EQ(wide.sharedMemoryBanks, 16);
+  EXPECT_TRUE(wide.intrinsics.empty());
+}
+
+TEST_F(TargetInfoTest, UnknownPresetsAndOverridesAreNamed) {
+  std::string error;
+  EXPECT_FALSE(tk::TargetInfo::parse("nosuch-gpu", error));
+  EXPECT_NE(error.find("unknown target 'nosuch-gpu'"), std::string::npos);
+  EXPECT_NE(error.find("intel-pvc"), std::string::npos) << error;
+  EXPECT_FALSE(tk::TargetInfo::parse("cpu:lanes=3", error));
+  EXPECT_NE(error.find("unknown target override 'lanes'"), std::string::npos);
+  EXPECT_FALSE(tk::TargetInfo::parse("cpu:warp-size=-4", error));
+  EXPECT_NE(error.find("positive integer"), std::string::npos);
+}
+
+} // namespace
