@@ -96,8 +96,7 @@ const Stage kLayoutStages[] = {
 /// the loops.
 void addLoopsPasses(OpPassManager &pm) {
   pm.addNestedPass<tk::FuncOp>(tk::createTkDropLayouts());
-  pm.addPass(tk::createConvertToLoopsPass(tk::TkConvertToLoopsOptions(),
-                                          /*matrixUnit=*/nullptr));
+  pm.addPass(tk::createTkConvertToLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

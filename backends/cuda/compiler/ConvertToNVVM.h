@@ -9,7 +9,7 @@
 
 namespace tk::cuda {
 
-/// Converts the GPU form of tk-convert-to-loops (scf already lowered to cf)
+/// Converts what tk-convert-to-simt leaves (scf already lowered to cf)
 /// to the LLVM dialect: gpu ids and barriers to NVVM, math to libdevice
 /// calls, workgroup memory to address space 3; marks the kernels
 /// (`tk_kernel` functions) as NVVM kernels of `threadsPerBlock` threads,

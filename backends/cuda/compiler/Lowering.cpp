@@ -128,8 +128,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   std::string failedPass;
 
   // The layout framework (DESIGN.md §3) for `numWarps` warps of the target,
-  // dumped for inspection. The GPU form of tk-convert-to-loops assigns tile
-  // elements to threads itself and does not read the warp-level IR yet
+  // dumped for inspection. tk-convert-to-simt assigns tile elements to
+  // threads itself and does not read the warp-level IR yet
   // (register-resident tiles are the next step, see README.md), so the
   // framework runs on a copy, only when stages are dumped, and a kernel it
   // cannot distribute yet (cross-warp reductions) still compiles: its
@@ -137,10 +137,10 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   if (dump)
     dumpLayoutFramework(module, targetInfo, numWarps, dump);
 
-  // Tiles over the threads of a CTA.
-  TkConvertToLoopsOptions loops;
-  loops.threadsPerProgram = numThreads;
-  loops.target = targetInfo;
+  // Tiles over the threads of a CTA: num_warps warps of the preset's size.
+  TkConvertToSIMTOptions simt;
+  simt.target = targetInfo;
+  simt.numWarps = numWarps;
   std::shared_ptr<const MatrixUnit> unit;
   // wgmma is sm_90a only (not in sm_90's forward-compatible PTX).
   if (target.computeCapability >= 90 && target.archSpecific)
@@ -152,15 +152,15 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     asyncCopy = std::make_shared<CpAsyncUnit>(
         /*asyncProxyReaders=*/target.computeCapability >= 90 &&
         target.archSpecific);
-    loops.numStages = std::max(1, options.numStages);
+    simt.numStages = std::max(1, options.numStages);
   }
   if (unit) {
-    // The unit creates NVVM ops inside tk-convert-to-loops, which does not
+    // The unit creates NVVM ops inside tk-convert-to-simt, which does not
     // know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(createConvertToLoopsPass(loops, unit, asyncCopy));
+        pm.addPass(createConvertToSIMTPass(simt, unit, asyncCopy));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       }))) {

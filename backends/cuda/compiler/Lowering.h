@@ -1,8 +1,8 @@
 //===- Lowering.h - tk module to the LLVM dialect for NVPTX -----*- C++ -*-===//
 //
 // The MLIR half of the CUDA compile pipeline: the layout framework of core/
-// driven by the target's TargetInfo, core's tk-convert-to-loops in its GPU
-// form (tiles spread over the threads of a CTA, shared-memory tiles, mma.sync
+// driven by the target's TargetInfo, core's tk-convert-to-simt (tiles
+// spread over the threads of a CTA, shared-memory tiles, mma.sync and wgmma
 // dots), then NVVM and the LLVM dialect. What follows (LLVM IR, libdevice,
 // NVPTX, ptxas, packaging) lives in Compiler.cpp.
 //

@@ -1,6 +1,6 @@
 //===- Analysis.cpp - which tiles get storage -------------------*- C++ -*-===//
 //
-// tk-convert-to-loops' analysis before any op is lowered: the tiles that get
+// The lowering's analysis before any op is lowered: the tiles that get
 // storage at their definition (materialized), the element-wise chains that are
 // recomputed instead, and on a GPU the tiles kept in registers: by runs of a
 // flat tile, in a held product's accumulator layout, or one value per row.

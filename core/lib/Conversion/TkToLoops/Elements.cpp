@@ -20,9 +20,9 @@ FailureOr<Value> KernelLowering::scalar(Value value) {
   if (Value mapped = scalars.lookupOrNull(value))
     return mapped;
   if (Operation *def = value.getDefiningOp())
-    return def->emitOpError("tk-convert-to-loops: no lowered value for "
-                            "this scalar");
-  return emitError(value.getLoc(), "tk-convert-to-loops: unmapped argument");
+    return def->emitOpError(passName() + ": no lowered value for "
+                                         "this scalar");
+  return emitError(value.getLoc(), passName() + ": unmapped argument");
 }
 
 FailureOr<SmallVector<Value>> KernelLowering::elements(ValueRange values,
@@ -47,8 +47,8 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (auto owned = ownedTiles.find(value); owned != ownedTiles.end()) {
     if (ownedSlot < 0 || !llvm::equal(index, ownedIndex))
       return emitError(value.getLoc(),
-                       "tk-convert-to-loops: a register-resident tile is read "
-                       "at an index its thread does not own");
+                       passName() + ": a register-resident tile is read "
+                                    "at an index its thread does not own");
     return owned->second.registers[ownedSlot];
   }
   if (auto rows = rowTiles.find(value); rows != rowTiles.end()) {
@@ -56,9 +56,9 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
     const int64_t *offset = llvm::find(tile.offsets, visitedRowOffset);
     if (!visitedRow || index.size() != 1 || index[0] != visitedRow ||
         offset == tile.offsets.end())
-      return emitError(value.getLoc(),
-                       "tk-convert-to-loops: a row-resident tile is read at "
-                       "a row its thread does not hold");
+      return emitError(value.getLoc(), passName() +
+                                           ": a row-resident tile is read at "
+                                           "a row its thread does not hold");
     return tile.registers[offset - tile.offsets.begin()];
   }
   Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
@@ -86,13 +86,14 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
 
   if (heldResults.count(value))
     return emitError(value.getLoc(),
-                     "tk-convert-to-loops: an accumulator held in registers "
-                     "is read where its registers do not reach (two held "
-                     "accumulators combined in one store?)");
+                     passName() +
+                         ": an accumulator held in registers "
+                         "is read where its registers do not reach (two held "
+                         "accumulators combined in one store?)");
   Operation *op = value.getDefiningOp();
   if (!op || !isElementwiseLike(op))
     return emitError(value.getLoc(),
-                     "tk-convert-to-loops: tile has no lowered storage");
+                     passName() + ": tile has no lowered storage");
   FailureOr<Value> result = computeElement(op, index);
   if (succeeded(result))
     elementCache[key] = *result;
@@ -266,7 +267,7 @@ FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
   if (isBlockPtr(load.getPtr().getType())) {
     auto it = blockPtrs.find(load.getPtr());
     if (it == blockPtrs.end())
-      return load.emitOpError("tk-convert-to-loops: unknown block pointer");
+      return load.emitOpError(passName() + ": unknown block pointer");
     FailureOr<Value> addr = blockAddress(it->second, resultElem, index,
                                          load.getBoundaryCheck(), guard);
     if (failed(addr))
@@ -392,7 +393,7 @@ FailureOr<Value> KernelLowering::emitScalarOp(Operation *op,
     result.setType(promote && isNarrowFloat(elem) ? f32 : elem);
   }
   if (clone->getNumResults() != 1)
-    return op->emitOpError("tk-convert-to-loops: expected one result");
+    return op->emitOpError(passName() + ": expected one result");
   Value result = clone->getResult(0);
   Type wanted = scalarType(getElementTypeOrSelf(op->getResult(0).getType()));
   if (result.getType() != wanted)
@@ -411,8 +412,8 @@ KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
   for (Operation &op : block.without_terminator()) {
     if (op.getNumRegions() != 0 ||
         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
-      return op.emitOpError("tk-convert-to-loops: a combiner may use only "
-                            "arith and math ops");
+      return op.emitOpError(passName() + ": a combiner may use only "
+                                         "arith and math ops");
     SmallVector<Value> operands;
     for (Value operand : op.getOperands())
       operands.push_back(mapping.lookupOrDefault(operand));

@@ -2,10 +2,12 @@
 //-*-===//
 //
 // The class that lowers one tk.func to loop nests (TkToLoops.cpp describes
-// the approach), shared by the files that implement its parts: Analysis.cpp
+// the approach) for tk-convert-to-loops (CPU) and tk-convert-to-simt (GPU),
+// shared by the files that implement its parts: Analysis.cpp
 // (which tiles get storage), Storage.cpp, Elements.cpp, Ops.cpp, Loops.cpp
-// (loop-carried values, held products, prefetch rings) and Threads.cpp (the
-// GPU forms of reductions, scans and dots). Private to this folder.
+// (loop-carried values, held products, prefetch rings), Reductions.cpp (the
+// GPU forms of reductions: lanes, shuffles, warps) and Threads.cpp (the GPU
+// forms of scans and dots). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -208,15 +210,25 @@ struct OwnedTile {
 /// walk: scalars (IRMapping), tiles kept in buffers, block pointers.
 class KernelLowering {
 public:
-  KernelLowering(tk::FuncOp source, func::FuncOp target,
-                 bool fuseLoadsIntoStores, int64_t threadsPerProgram,
-                 int64_t warpSize, const tk::MatrixUnit *matrixUnit,
-                 const tk::AsyncCopyUnit *asyncCopy, int64_t numStages)
+  /// What the pass decided: the CPU form (numThreads 0) or a GPU program.
+  struct Config {
+    bool fuseLoadsIntoStores = true;
+    /// 0 on the CPU; the threads of a GPU workgroup otherwise.
+    int64_t numThreads = 0;
+    /// The lanes of a warp (the target's); 1 on the CPU.
+    int64_t warpSize = 1;
+    const tk::MatrixUnit *matrixUnit = nullptr;
+    const tk::AsyncCopyUnit *asyncCopy = nullptr;
+    int64_t numStages = 1;
+  };
+
+  KernelLowering(tk::FuncOp source, func::FuncOp target, const Config &config)
       : source(source), target(target), b(target.getContext()),
         ptrType(LLVM::LLVMPointerType::get(target.getContext())),
-        fuseLoadsIntoStores(fuseLoadsIntoStores), numThreads(threadsPerProgram),
-        warpSize(warpSize), matrixUnit(matrixUnit), asyncCopy(asyncCopy),
-        numStages(numStages) {}
+        fuseLoadsIntoStores(config.fuseLoadsIntoStores),
+        numThreads(config.numThreads), warpSize(config.warpSize),
+        matrixUnit(config.matrixUnit), asyncCopy(config.asyncCopy),
+        numStages(config.numStages) {}
 
   LogicalResult run();
 
@@ -382,7 +394,7 @@ private:
   LogicalResult narrowAccumulator(Value tile, Value wide);
   /// `v` (an operand or accumulator element) in the plan's compute type.
   Value widenForDot(const DotPlan &plan, Value v);
-  // The GPU forms (threads-per-program > 0).
+  // The GPU forms (tk-convert-to-simt).
   LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
   /// A whole-tile reduction of register-resident elements: each thread
   /// combines its own, then the warps with shuffles.
@@ -523,6 +535,10 @@ private:
 
   // --- GPU programs --------------------------------------------------------
   bool onThreads() const { return numThreads > 0; }
+  /// The pass running this lowering, for its messages.
+  llvm::StringRef passName() const {
+    return onThreads() ? "tk-convert-to-simt" : "tk-convert-to-loops";
+  }
   /// While alive, contiguous top-level forEachIndex nests iterate over the
   /// indices each thread owns (where register-resident tiles are read):
   /// runs, or the positions of `fragment`'s accumulator registers.
@@ -727,6 +743,11 @@ private:
   /// reuse is dominated by its definition.
   std::map<std::pair<void *, SmallVector<void *, 4>>, Value> elementCache;
 };
+
+/// Replaces every tk.func of `module` by its lowered func.func (what both
+/// passes run).
+LogicalResult convertKernels(ModuleOp module,
+                             const KernelLowering::Config &config);
 
 } // namespace mlir::tk_to_loops
 

@@ -109,8 +109,8 @@ KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
           arith::ExtSIOp::create(b, loc, product.accumulator, *c));
   }
   if (registers.empty())
-    return emitError(loc, "tk-convert-to-loops: the matrix unit gave no "
-                          "accumulator registers");
+    return emitError(loc, passName() + ": the matrix unit gave no "
+                                       "accumulator registers");
   return registers;
 }
 
@@ -170,7 +170,7 @@ KernelLowering::storeHeld(const tk::MatrixUnit::HeldProduct &product,
                           ValueRange registers, Value buffer) {
   auto positions = matrixUnit->registerPositions(b, loc, product);
   if (positions.size() != registers.size())
-    return emitError(loc, "tk-convert-to-loops: the matrix unit gave ")
+    return emitError(loc, passName() + ": the matrix unit gave ")
            << positions.size() << " register positions for " << registers.size()
            << " registers";
   for (auto [value, position] : llvm::zip_equal(registers, positions))

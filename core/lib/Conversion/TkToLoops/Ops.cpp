@@ -60,7 +60,8 @@ LogicalResult KernelLowering::run() {
       grid[i] = entryBlock->getArgument(numArgs + i);
   }
   if (!llvm::hasSingleElement(source.getBody()))
-    return source.emitOpError("tk-convert-to-loops: a kernel body must be a "
+    return source.emitOpError(passName() +
+                              ": a kernel body must be a "
                               "single block (use scf for control flow)");
   return lowerBlock(body);
 }
@@ -150,8 +151,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       .Case([&](tk::AdvanceOp advance) -> LogicalResult {
         auto it = blockPtrs.find(advance.getPtr());
         if (it == blockPtrs.end())
-          return advance.emitOpError("tk-convert-to-loops: unknown block "
-                                     "pointer");
+          return advance.emitOpError(passName() + ": unknown block "
+                                                  "pointer");
         BlockPtrValue bp = it->second;
         for (auto [d, delta] : llvm::enumerate(advance.getOffsets()))
           bp.offsets[d] = arith::AddIOp::create(b, loc, bp.offsets[d],
@@ -204,8 +205,8 @@ LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
                       llvm::any_of(op->getResultTypes(), isTile);
   if (touchesTiles || op->getNumRegions() != 0 ||
       !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
-    return op->emitOpError("tk-convert-to-loops: the CPU lowering does not "
-                           "support this op here");
+    return op->emitOpError(passName() + ": the CPU lowering does not "
+                                        "support this op here");
   SmallVector<Value> operands;
   for (Value operand : op->getOperands()) {
     FailureOr<Value> mapped = scalar(operand);
@@ -253,7 +254,7 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     if (isBlockPtr(ptr.getType())) {
       auto it = blockPtrs.find(ptr);
       if (it == blockPtrs.end())
-        return store.emitOpError("tk-convert-to-loops: unknown block pointer");
+        return store.emitOpError(passName() + ": unknown block pointer");
       FailureOr<Value> addr = blockAddress(it->second, valueElem, index,
                                            store.getBoundaryCheck(), guard);
       if (failed(addr))
@@ -786,7 +787,7 @@ FailureOr<KernelLowering::DotPlan> KernelLowering::planDot(tk::DotOp dot,
   auto bType = cast<RankedTensorType>(dot.getB().getType());
   Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
   if (isa<Float8E4M3FNType, Float8E5M2Type>(aType.getElementType()))
-    return dot.emitOpError("tk-convert-to-loops: fp8 dot is not supported on ")
+    return dot.emitOpError(passName() + ": fp8 dot is not supported on ")
            << target << " yet";
   bool isFloat = isa<FloatType>(accElem);
   Type computeElem =

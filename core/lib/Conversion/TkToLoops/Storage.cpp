@@ -114,8 +114,8 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
   if (contiguous && iterateAsOwner && ownerFragment) {
     // At the positions of the accumulator registers, in register order.
     if (shape != ArrayRef<int64_t>{ownerFragment->m, ownerFragment->n})
-      return emitError(loc, "tk-convert-to-loops: a tile in a product's "
-                            "register layout has another shape");
+      return emitError(loc, passName() + ": a tile in a product's "
+                                         "register layout has another shape");
     auto positions = matrixUnit->registerPositions(b, loc, *ownerFragment);
     std::optional<tk::MatrixUnit::RegisterRows> rows =
         matrixUnit->registerRows(*ownerFragment);
@@ -140,8 +140,9 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
     // position, which must be a constant.
     int64_t run = ownedRun(shape);
     if (!run)
-      return emitError(loc, "tk-convert-to-loops: a register-resident tile "
-                            "does not spread evenly over the threads");
+      return emitError(loc, passName() +
+                                ": a register-resident tile "
+                                "does not spread evenly over the threads");
     LogicalResult result = success();
     ++parallelDepth;
     for (int64_t j = 0; j < total / (run * numThreads); ++j) {
@@ -360,8 +361,8 @@ FailureOr<SmallVector<Value>> KernelLowering::computeRows(Value value,
   std::optional<tk::MatrixUnit::RegisterRows> rows =
       product ? matrixUnit->registerRows(*product) : std::nullopt;
   if (!rows)
-    return emitError(loc, "tk-convert-to-loops: a row-resident tile outside "
-                          "the layout of a held product");
+    return emitError(loc, passName() + ": a row-resident tile outside "
+                                       "the layout of a held product");
   // Each row at the position of its first register.
   auto positions = matrixUnit->registerPositions(b, loc, *product);
   SmallVector<Value> registers;

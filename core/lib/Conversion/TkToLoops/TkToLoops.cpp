@@ -1,5 +1,8 @@
 //===- TkToLoops.cpp - tile ops to scalar loop nests -----------*- C++ -*-===//
 //
+// The CPU pass, tk-convert-to-loops, and what it shares with the GPU one
+// (tk-convert-to-simt, TkToSIMT.cpp): the conversion of each kernel.
+//
 // Lowers each tk.func to a func.func whose tiles are computed element by
 // element in scf.for loop nests, with pointers as !llvm.ptr and memory
 // accesses as LLVM dialect loads, stores and atomics guarded by their masks.
@@ -17,7 +20,6 @@
 
 #include "KernelLowering.h"
 #include "tk/core/Conversion/Passes.h"
-#include "tk/core/TargetInfo.h"
 
 namespace tk {
 #define GEN_PASS_DEF_TKCONVERTTOLOOPS
@@ -27,100 +29,58 @@ namespace tk {
 using namespace mlir;
 using mlir::tk_to_loops::KernelLowering;
 
+LogicalResult
+mlir::tk_to_loops::convertKernels(ModuleOp module,
+                                  const KernelLowering::Config &config) {
+  SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
+  for (tk::FuncOp kernel : kernels) {
+    MLIRContext *ctx = module.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    SmallVector<Type> inputs;
+    for (Type type : kernel.getArgumentTypes())
+      inputs.push_back(isa<tk::PtrType>(type) ? Type(ptr) : type);
+    // A GPU program reads its grid position from the hardware.
+    if (config.numThreads == 0)
+      inputs.append(tk::kNumGridArgs, IntegerType::get(ctx, 32));
+    OpBuilder builder(kernel);
+    auto func =
+        func::FuncOp::create(builder, kernel.getLoc(), kernel.getSymName(),
+                             builder.getFunctionType(inputs, {}));
+    func->setAttr(tk::kLoweredKernelAttrName, builder.getUnitAttr());
+    // A pointer's divisibility is its alignment: LLVM may then merge
+    // neighbouring accesses into vector ones.
+    for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+      if (auto divisibility =
+              kernel.getArgAttrOfType<IntegerAttr>(i, "tk.divisibility"))
+        if (isa<tk::PtrType>(kernel.getArgumentTypes()[i]))
+          func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          builder.getI64IntegerAttr(divisibility.getInt()));
+    KernelLowering lowering(kernel, func, config);
+    if (failed(lowering.run())) {
+      func.erase();
+      return failure();
+    }
+    kernel.erase();
+  }
+  return success();
+}
+
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Pass
-//===----------------------------------------------------------------------===//
-
+/// The CPU form: one host thread runs a program.
 struct ConvertTkToLoops
     : public tk::impl::TkConvertToLoopsBase<ConvertTkToLoops> {
   using TkConvertToLoopsBase::TkConvertToLoopsBase;
-  ConvertTkToLoops(const tk::TkConvertToLoopsOptions &options,
-                   std::shared_ptr<const tk::MatrixUnit> matrixUnit,
-                   std::shared_ptr<const tk::AsyncCopyUnit> asyncCopy)
-      : TkConvertToLoopsBase(options), matrixUnit(std::move(matrixUnit)),
-        asyncCopy(std::move(asyncCopy)) {}
-
-  std::shared_ptr<const tk::MatrixUnit> matrixUnit;
-  std::shared_ptr<const tk::AsyncCopyUnit> asyncCopy;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (threadsPerProgram < 0) {
-      module.emitError("tk-convert-to-loops: threads-per-program must be "
-                       "0 (CPU) or positive, not ")
-          << static_cast<int64_t>(threadsPerProgram);
-      return signalPassFailure();
-    }
-    // A GPU program's lanes form warps of its target's size.
-    int64_t warpSize = 1;
-    if (threadsPerProgram > 0) {
-      if (target.empty()) {
-        module.emitError("tk-convert-to-loops: a GPU program "
-                         "(threads-per-program > 0) needs target=<preset>, "
-                         "whose warp size its shuffles span");
-        return signalPassFailure();
-      }
-      std::string error;
-      std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(target, error);
-      if (!info) {
-        module.emitError("tk-convert-to-loops: ") << error;
-        return signalPassFailure();
-      }
-      warpSize = info->warpSize;
-      if (!llvm::isPowerOf2_64(warpSize) || threadsPerProgram % warpSize != 0) {
-        module.emitError("tk-convert-to-loops: ")
-            << static_cast<int64_t>(threadsPerProgram)
-            << " threads are not whole warps of " << warpSize << " lanes ("
-            << info->name << ")";
-        return signalPassFailure();
-      }
-    }
-    SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
-    for (tk::FuncOp kernel : kernels) {
-      MLIRContext *ctx = &getContext();
-      auto ptr = LLVM::LLVMPointerType::get(ctx);
-      SmallVector<Type> inputs;
-      for (Type type : kernel.getArgumentTypes())
-        inputs.push_back(isa<tk::PtrType>(type) ? Type(ptr) : type);
-      // A GPU program reads its grid position from the hardware.
-      if (threadsPerProgram == 0)
-        inputs.append(tk::kNumGridArgs, IntegerType::get(ctx, 32));
-      OpBuilder builder(kernel);
-      auto func =
-          func::FuncOp::create(builder, kernel.getLoc(), kernel.getSymName(),
-                               builder.getFunctionType(inputs, {}));
-      func->setAttr(tk::kLoweredKernelAttrName, builder.getUnitAttr());
-      // A pointer's divisibility is its alignment: LLVM may then merge
-      // neighbouring accesses into vector ones.
-      for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-        if (auto divisibility =
-                kernel.getArgAttrOfType<IntegerAttr>(i, "tk.divisibility"))
-          if (isa<tk::PtrType>(kernel.getArgumentTypes()[i]))
-            func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                            builder.getI64IntegerAttr(divisibility.getInt()));
-      KernelLowering lowering(kernel, func, fuseLoadsIntoStores,
-                              threadsPerProgram, warpSize, matrixUnit.get(),
-                              asyncCopy.get(), std::max<int64_t>(1, numStages));
-      if (failed(lowering.run())) {
-        func.erase();
-        return signalPassFailure();
-      }
-      kernel.erase();
-    }
+    KernelLowering::Config config;
+    config.fuseLoadsIntoStores = fuseLoadsIntoStores;
+    if (failed(mlir::tk_to_loops::convertKernels(getOperation(), config)))
+      signalPassFailure();
   }
 };
 
 } // namespace
-
-std::unique_ptr<Pass>
-tk::createConvertToLoopsPass(const TkConvertToLoopsOptions &options,
-                             std::shared_ptr<const MatrixUnit> matrixUnit,
-                             std::shared_ptr<const AsyncCopyUnit> asyncCopy) {
-  return std::make_unique<ConvertTkToLoops>(options, std::move(matrixUnit),
-                                            std::move(asyncCopy));
-}
 
 //===----------------------------------------------------------------------===//
 // MatrixUnit defaults: a unit that holds nothing is never asked to.
@@ -135,6 +95,6 @@ tk::MatrixUnit::registerPositions(OpBuilder &, Location,
 FailureOr<SmallVector<Value>>
 tk::MatrixUnit::accumulate(OpBuilder &, Location loc, const HeldProduct &,
                            Value, Value, ValueRange) const {
-  return emitError(loc, "tk-convert-to-loops: this matrix unit holds no "
+  return emitError(loc, "tk-convert-to-simt: this matrix unit holds no "
                         "accumulators in registers");
 }

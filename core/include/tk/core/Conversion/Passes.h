@@ -37,7 +37,7 @@ inline constexpr unsigned kNumGridArgs = 6;
 #include "tk/core/Conversion/Passes.h.inc"
 
 /// A matrix unit of one GPU (NVIDIA mma.sync, AMD MFMA, Intel DPAS) that the
-/// GPU form of tk-convert-to-loops hands `tk.dot` to. Each backend selects
+/// GPU form, tk-convert-to-simt, hands `tk.dot` to. Each backend selects
 /// and emits its own instructions; core only describes the product.
 class MatrixUnit {
 public:
@@ -210,8 +210,8 @@ public:
 };
 
 /// A GPU's asynchronous copy from global to workgroup memory (NVIDIA
-/// cp.async). With it and num-stages > 1, the GPU form of
-/// tk-convert-to-loops loads the operand tiles of a loop's dot num-stages - 1
+/// cp.async). With it and num-stages > 1, tk-convert-to-simt loads the
+/// operand tiles of a loop's dot num-stages - 1
 /// trips ahead into a ring of buffers, so that loads overlap the products.
 class AsyncCopyUnit {
 public:
@@ -237,12 +237,12 @@ public:
                     int64_t pending) const = 0;
 };
 
-/// tk-convert-to-loops with a backend's matrix unit and async copy unit
-/// (either may be null) for the GPU form.
-std::unique_ptr<mlir::Pass> createConvertToLoopsPass(
-    const TkConvertToLoopsOptions &options,
-    std::shared_ptr<const MatrixUnit> matrixUnit,
-    std::shared_ptr<const AsyncCopyUnit> asyncCopy = nullptr);
+/// tk-convert-to-simt with a backend's matrix unit and async copy unit
+/// (either may be null).
+std::unique_ptr<mlir::Pass>
+createConvertToSIMTPass(const TkConvertToSIMTOptions &options,
+                        std::shared_ptr<const MatrixUnit> matrixUnit,
+                        std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).

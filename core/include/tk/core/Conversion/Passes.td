@@ -12,12 +12,13 @@
 include "mlir/Pass/PassBase.td"
 
 def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
-  let summary = "lower tile ops to scalar loop nests over stack buffers";
+  let summary = "lower tile ops to scalar loop nests over stack buffers (CPU)";
   let description = [{
     Rewrites every `tk.func` into a `func.func` that computes its tiles with
-    `scf.for` loop nests over scalars. Pointers become `!llvm.ptr` and memory
-    accesses `llvm.load` / `llvm.store` / `llvm.atomicrmw` under `scf.if` on
-    the mask, so masked-off lanes never touch memory.
+    `scf.for` loop nests over scalars, for one host thread a program.
+    Pointers become `!llvm.ptr` and memory accesses `llvm.load` /
+    `llvm.store` / `llvm.atomicrmw` under `scf.if` on the mask, so masked-off
+    lanes never touch memory.
 
     Element-wise tile ops (arith, math, splat, make_range, broadcast,
     expand_dims, trans, reshape, addptr, loads) are not given buffers: each
@@ -36,41 +37,61 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
     The kernel gets six trailing i32 arguments: program ids x, y, z and
     numbers of programs x, y, z.
 
-    With `threads-per-program=N` (N > 0) the kernel is a GPU program of N
-    threads instead: program ids come from `gpu.block_id` / `gpu.grid_dim`
-    (no trailing arguments), every top-level loop nest is spread over the
-    threads (`gpu.thread_id` strided, consecutive threads on consecutive
-    innermost elements so global accesses coalesce) and followed by a
-    `gpu.barrier`, and tile buffers are `memref.global`s in workgroup memory.
-    Lanes form warps of the `target`'s warp size (8, 16, 32, 64): shuffles
-    span a warp and one value a warp crosses workgroup memory.
-    Reductions combine interleaved partials in a tree, scans run one thread
-    per scanned line, and `tk.dot` uses the backend's `tk::MatrixUnit` when
-    one is given (see Passes.h) and an FMA loop per output element otherwise.
-    Work that must happen once per program (scalar atomics, prints, dense
-    constants) runs on thread 0 and is broadcast through workgroup memory.
-
-    On the CPU `tk.reduce` uses 16 partial accumulators
-    along the innermost axis so that LLVM can vectorise it without
-    reassociating floats; `tk.dot` is an i-k-j loop nest whose inner loop
-    runs along contiguous rows (f16/bf16 inputs are widened; an f16
-    accumulator is kept in f32 and rounded once).
+    `tk.reduce` uses 16 partial accumulators along the innermost axis so
+    that LLVM can vectorise it without reassociating floats; `tk.dot` is an
+    i-k-j loop nest whose inner loop runs along contiguous rows (f16/bf16
+    inputs are widened; an f16 accumulator is kept in f32 and rounded once).
+    The GPU form of the same lowering is `tk-convert-to-simt`.
   }];
   let options = [
     Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
            /*default=*/"true",
-           "compute loaded tiles inside the loop of the store that uses them">,
-    Option<"threadsPerProgram", "threads-per-program", "int64_t",
-           /*default=*/"0",
-           "0: one CPU thread runs a program; N > 0: a GPU program of N "
-           "threads sharing workgroup memory">,
+           "compute loaded tiles inside the loop of the store that uses them">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
+  let summary = "lower tile ops to the code of one GPU thread (SIMT)";
+  let description = [{
+    The GPU form of `tk-convert-to-loops` (same element-wise recomputation
+    and masks): every `tk.func` becomes a `func.func` run by each of the
+    `num-warps` x warp-size threads of a workgroup, the warp size (8, 16,
+    32, 64) being the `target` TargetInfo's. Program ids come from
+    `gpu.block_id` / `gpu.grid_dim` (no trailing arguments); every
+    top-level loop nest is spread over the threads (`gpu.thread_id`
+    strided, consecutive threads on consecutive innermost elements so
+    global accesses coalesce) and followed by a `gpu.barrier`; tile buffers
+    are `memref.global`s in workgroup memory.
+
+    Reductions across lanes are butterfly `gpu.shuffle`s over exactly one
+    warp (offsets from half the warp size down to 1); across warps, lane 0
+    of each warp writes one value to workgroup memory and, after one
+    barrier, every thread combines them (lib/Conversion/TkToLoops/
+    Reductions.cpp is the one place that lowers reductions). Scans run one thread per scanned line, and
+    `tk.dot` uses the backend's `tk::MatrixUnit` when one is given (see
+    Passes.h) and an FMA loop per output element otherwise; with an
+    `tk::AsyncCopyUnit` and `num-stages` > 1 a loop's dot operands are
+    loaded `num-stages - 1` trips ahead. Work that must happen once per
+    program (scalar atomics, prints, dense constants) runs on thread 0 and
+    is broadcast through workgroup memory.
+  }];
+  let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
-           "GPU form: the TargetInfo spec (a registered preset, see "
-           "tk-assign-layouts) whose warp size shuffles and cross-warp "
-           "combines use; required with threads-per-program > 0">,
+           "the TargetInfo spec (a registered preset, see tk-assign-layouts) "
+           "whose warp size the threads form warps of; required">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps of a workgroup (a power of two)">,
     Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
-           "GPU form with an async copy unit: the operand tiles of a dot in "
-           "a loop are loaded this many trips ahead, minus one">
+           "with an async copy unit: the operand tiles of a dot in a loop "
+           "are loaded this many trips ahead, minus one">,
+    Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
+           /*default=*/"true",
+           "compute loaded tiles inside the loop of the store that uses them">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

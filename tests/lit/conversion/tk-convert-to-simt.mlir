@@ -1,4 +1,4 @@
-// RUN: tk-opt %s --tk-convert-to-loops="threads-per-program=128 target=cuda-sm80" \
+// RUN: tk-opt %s --tk-convert-to-simt="target=cuda-sm80 num-warps=4" \
 // RUN:   --split-input-file | FileCheck %s
 
 // A GPU program reads its grid position from the hardware (no trailing

@@ -1,18 +1,22 @@
-// RUN: tk-opt %s --split-input-file --tk-convert-to-loops="threads-per-program=128 target=cuda-sm80" --canonicalize | FileCheck %s --check-prefixes=CHECK,W32
-// RUN: tk-opt %s --split-input-file --tk-convert-to-loops="threads-per-program=128 target=intel-pvc" --canonicalize | FileCheck %s --check-prefixes=CHECK,W16
-// RUN: tk-opt %s --split-input-file --tk-convert-to-loops="threads-per-program=128 target=amd-cdna3" --canonicalize | FileCheck %s --check-prefixes=CHECK,W64
-// RUN: tk-opt %s --split-input-file --tk-convert-to-loops="threads-per-program=128 target=intel-dg2" --canonicalize | FileCheck %s --check-prefixes=CHECK,W8
-// RUN: not tk-opt %s --split-input-file --tk-convert-to-loops="threads-per-program=96 target=amd-cdna3" 2>&1 | FileCheck %s --check-prefix=UNEVEN
-// RUN: not tk-opt %s --split-input-file --tk-convert-to-loops="threads-per-program=128" 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// RUN: tk-opt %s --split-input-file --tk-convert-to-simt="target=cuda-sm80 num-warps=4" --canonicalize | FileCheck %s --check-prefixes=CHECK,W32
+// RUN: tk-opt %s --split-input-file --tk-convert-to-simt="target=intel-pvc num-warps=8" --canonicalize | FileCheck %s --check-prefixes=CHECK,W16
+// RUN: tk-opt %s --split-input-file --tk-convert-to-simt="target=amd-cdna3 num-warps=2" --canonicalize | FileCheck %s --check-prefixes=CHECK,W64
+// RUN: tk-opt %s --split-input-file --tk-convert-to-simt="target=intel-dg2 num-warps=16" --canonicalize | FileCheck %s --check-prefixes=CHECK,W8
+// RUN: not tk-opt %s --split-input-file --tk-convert-to-simt="target=amd-cdna3 num-warps=32" 2>&1 | FileCheck %s --check-prefix=TOOMANY
+// RUN: not tk-opt %s --split-input-file --tk-convert-to-simt="target=intel-pvc num-warps=3" 2>&1 | FileCheck %s --check-prefix=UNEVEN
+// RUN: not tk-opt %s --split-input-file --tk-convert-to-simt="num-warps=4" 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// RUN: not tk-opt %s --split-input-file --tk-convert-to-simt="target=nosuch-gpu" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// The GPU form at the warp sizes of the targets tk lowers for: 128 threads
-// are 4 warps of 32 (NVIDIA), 8 subgroups of 16 (PVC), 2 waves of 64 (CDNA)
-// or 16 subgroups of 8 (DG2). Lane and warp come from the target's warp
+// tk-convert-to-simt at the warp sizes of the targets tk lowers for, 128
+// threads each: 4 warps of 32 (NVIDIA), 8 subgroups of 16 (PVC), 2 waves of
+// 64 (CDNA) or 16 subgroups of 8 (DG2). Lane and warp come from the target's warp
 // size, butterfly shuffles span exactly one warp (offsets from half the
 // warp down to 1, width the warp), and one value a warp crosses workgroup
 // memory.
-// UNEVEN: 96 threads are not whole warps of 64 lanes (amd-cdna3)
-// NOTARGET: a GPU program (threads-per-program > 0) needs target=<preset>
+// TOOMANY: 32 warps of 64 lanes exceed the 1024 threads a workgroup of amd-cdna3 may have
+// UNEVEN: num-warps must be a positive power of two, not 3
+// NOTARGET: target=<preset> is required
+// UNKNOWN: unknown target 'nosuch-gpu'; known: amd-cdna2, amd-cdna3, amd-rdna3, cpu, cuda-sm80, cuda-sm90a, intel-dg2, intel-pvc
 
 // A whole-tile sum, a part per thread: each warp combines its lanes' parts,
 // lane 0 of each warp writes its warp's value, and every thread combines
