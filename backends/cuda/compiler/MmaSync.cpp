@@ -28,6 +28,8 @@
 
 #include "compiler/MmaSync.h"
 #include "compiler/SharedMemory.h"
+#include "compiler/TargetInfo.h"
+#include "tk/core/Conversion/Fragments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -213,6 +215,11 @@ std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
 /// This thread's place in the tiling.
 struct HeldLayout {
   WarpTiling tiling;
+  /// Where this lane holds a 16 x 8 accumulator tile (mma.sync's fragment,
+  /// as the preset states it), relative to the tile.
+  FragmentPlacement accumulator;
+  /// group = lane / 4 (the row the lane holds, A's row and B's column in
+  /// tf32 fragments), pairCol = 2 * (lane % 4).
   Value lane, group, pairCol;
   /// The first row and column of this warp's block.
   Value rowBase, colBase;
@@ -230,9 +237,14 @@ HeldLayout layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
   HeldLayout layout;
   layout.tiling = tiling;
   layout.lane = lane;
-  layout.group = arith::DivUIOp::create(b, loc, lane, index(4));
-  layout.pairCol = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
+  FailureOr<FragmentPlacement> accumulator =
+      placeFragment(b, loc, mmaAccumulatorLayout(), kTileM, kTileN,
+                    /*originRow=*/Value(), /*originCol=*/Value(),
+                    /*warp=*/Value(), lane);
+  assert(succeeded(accumulator) && "mma.sync's accumulator covers its tile");
+  layout.accumulator = *accumulator;
+  layout.group = accumulator->row;
+  layout.pairCol = accumulator->col;
   layout.rowBase =
       arith::MulIOp::create(b, loc, warpM, index(tiling.rows * kTileM));
   layout.colBase =
@@ -240,23 +252,20 @@ HeldLayout layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
   return layout;
 }
 
-/// (row, col) of every held register of this thread, in register order.
+/// (row, col) of every held register of this thread, in register order: the
+/// accumulator fragment the preset states, placed at each of the warp's
+/// tiles (rows, then columns).
 SmallVector<std::pair<Value, Value>> heldPositions(OpBuilder &b, Location loc,
                                                    const HeldLayout &layout) {
-  auto add = [&](Value x, int64_t c) -> Value {
-    if (c == 0)
-      return x;
-    return arith::AddIOp::create(b, loc, x,
-                                 arith::ConstantIndexOp::create(b, loc, c));
-  };
-  Value row0 = arith::AddIOp::create(b, loc, layout.rowBase, layout.group);
-  Value col0 = arith::AddIOp::create(b, loc, layout.colBase, layout.pairCol);
+  FragmentPlacement placed =
+      layout.accumulator.shifted(b, loc, layout.rowBase, layout.colBase);
   SmallVector<std::pair<Value, Value>> positions;
   for (int64_t r = 0; r < layout.tiling.rows; ++r) {
-    Value row = add(row0, r * kTileM), row8 = add(row, 8);
+    SmallVector<Value> rows = placed.along(b, loc, 0, r * kTileM);
     for (int64_t c = 0; c < layout.tiling.cols; ++c) {
-      Value col = add(col0, c * kTileN), col1 = add(col, 1);
-      positions.append({{row, col}, {row, col1}, {row8, col}, {row8, col1}});
+      SmallVector<Value> cols = placed.along(b, loc, 1, c * kTileN);
+      for (auto [row, col] : llvm::zip_equal(rows, cols))
+        positions.push_back({row, col});
     }
   }
   return positions;

@@ -18,14 +18,10 @@ namespace {
 using ET = MatrixElementType;
 using FL = FragmentLayout;
 
-/// mma.sync's accumulator (and the f16 one): c0, c1 at (g, 2t), (g, 2t + 1);
-/// c2, c3 eight rows down.
-FL mmaAccumulator() { return FL::of({1, 2}, {8, 4}, {1, 0}); }
-
 MatrixIntrinsic mma(int64_t m, int64_t n, int64_t k, ET in, ET acc,
                     llvm::StringRef name, FL a, FL b) {
   return MatrixIntrinsic::of(m, n, k, in, acc, MatrixScope::Warp, name, a, b,
-                             mmaAccumulator());
+                             cuda::mmaAccumulatorLayout());
 }
 
 TargetInfo sm80() {
@@ -76,7 +72,7 @@ TargetInfo sm90a() {
   // rows 16w..16w+15 of the accumulator as mma.sync holds its 16 x 8 blocks.
   // a and b are read from shared memory through descriptors (a may come
   // from registers; tk reads it from shared memory).
-  FL acc = FL::of({1, 2}, {8, 4}, {1, 0}, {4, 1});
+  FL acc = cuda::wgmmaAccumulatorLayout();
   auto wgmma = [&](int64_t k, ET in, ET accType, llvm::StringRef name) {
     return MatrixIntrinsic::of(64, 256, k, in, accType, MatrixScope::Warpgroup,
                                name, std::nullopt, std::nullopt, acc);
@@ -93,6 +89,14 @@ TargetInfo sm90a() {
 }
 
 } // namespace
+
+FragmentLayout tk::cuda::mmaAccumulatorLayout() {
+  return FL::of({1, 2}, {8, 4}, {1, 0});
+}
+
+FragmentLayout tk::cuda::wgmmaAccumulatorLayout() {
+  return FL::of({1, 2}, {8, 4}, {1, 0}, {4, 1});
+}
 
 void tk::cuda::registerTargetPresets() {
   registerTargetPreset("cuda-sm80", {"sm80", "sm_80"}, sm80);

@@ -4,7 +4,17 @@
 #ifndef TK_BACKENDS_CUDA_COMPILER_TARGETINFO_H_
 #define TK_BACKENDS_CUDA_COMPILER_TARGETINFO_H_
 
+#include "tk/core/TargetInfo.h"
+
 namespace tk::cuda {
+
+/// mma.sync's accumulator fragment (every m16n8 shape): c0, c1 at (g, 2t),
+/// (g, 2t + 1), c2, c3 eight rows down (g = lane / 4, t = lane % 4).
+FragmentLayout mmaAccumulatorLayout();
+
+/// wgmma's accumulator fragment: warp w of the warpgroup holds rows 16w ..
+/// 16w + 15, as mma.sync holds its 16 x 8 blocks, for every 8 columns.
+FragmentLayout wgmmaAccumulatorLayout();
 
 /// Registers cuda-sm80 (alias sm80) and cuda-sm90a (sm90a) with core's
 /// registry. Idempotent.

@@ -52,6 +52,8 @@
 
 #include "compiler/Wgmma.h"
 #include "compiler/SharedMemory.h"
+#include "compiler/TargetInfo.h"
+#include "tk/core/Conversion/Fragments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -257,25 +259,15 @@ public:
   }
 
   /// (row, col) of each accumulator register of this thread in the tile at
-  /// `origin`, in the order of the fragment.
+  /// `origin`, in the order of the fragment the preset states.
   SmallVector<std::pair<Value, Value>>
   positions(std::pair<Value, Value> origin) {
     Value inGroup = rem(threadId, kWarpgroupSize);
-    Value lane = rem(inGroup, kWarpSize);
-    Value row = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, origin.first,
-                              mul(div(inGroup, kWarpSize), 16)),
-        div(lane, 4));
-    Value row8 = add(row, 8);
-    Value firstCol =
-        arith::AddIOp::create(b, loc, origin.second, mul(rem(lane, 4), 2));
-    SmallVector<std::pair<Value, Value>> result;
-    for (int64_t chunk = 0; chunk < width / 8; ++chunk) {
-      Value col = add(firstCol, 8 * chunk), col1 = add(col, 1);
-      result.append({{row, col}, {row, col1}, {row8, col}, {row8, col1}});
-    }
-    return result;
+    FailureOr<FragmentPlacement> placed = placeFragment(
+        b, loc, wgmmaAccumulatorLayout(), kTileM, width, origin.first,
+        origin.second, div(inGroup, kWarpSize), rem(inGroup, kWarpSize));
+    assert(succeeded(placed) && "wgmma's accumulator covers its tile");
+    return placed->positions(b, loc);
   }
 
   LLVM::LLVMStructType fragmentType() {
@@ -676,12 +668,16 @@ WgmmaUnit::registerRows(const HeldProduct &product) const {
   if (numWarpgroups > 1 && tilesN > 1)
     return std::nullopt;
   int64_t perWarpgroup = (product.m / kTileM) * tilesN / numWarpgroups;
+  // The fragment's registers lie at the same offsets in every thread.
+  FragmentLayout fragment = wgmmaAccumulatorLayout();
+  SmallVector<std::array<int64_t, 2>> offsets =
+      fragment.elementsOf(/*warp=*/0, /*lane=*/0, kTileM, width);
   RegisterRows rows;
-  rows.laneMask = 3;
+  rows.laneMask = rowLaneMask(fragment);
   for (int64_t j = 0; j < perWarpgroup; ++j) {
     int64_t tileRow = j * numWarpgroups / tilesN;
-    for (int64_t r = 0; r < width / 2; ++r)
-      rows.rowOfRegister.push_back(kTileM * tileRow + 8 * ((r / 2) % 2));
+    for (const std::array<int64_t, 2> &offset : offsets)
+      rows.rowOfRegister.push_back(kTileM * tileRow + offset[0]);
   }
   return rows;
 }

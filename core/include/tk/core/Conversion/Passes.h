@@ -155,7 +155,10 @@ public:
 
   /// The (row, col) of each accumulator register of this thread, in
   /// register order: core initialises the registers there, and writes them
-  /// back from there (to workgroup memory, or straight to a tk.store).
+  /// back from there (to workgroup memory, or straight to a tk.store). A
+  /// unit places its intrinsic's accumulator fragment, as its TargetInfo
+  /// preset states it, at each tile it holds (tk::placeFragment,
+  /// Conversion/Fragments.h), rather than computing registers one by one.
   virtual llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
   registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
                     const HeldProduct &product) const;

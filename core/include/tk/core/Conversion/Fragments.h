@@ -1,0 +1,63 @@
+//===- Fragments.h - a matrix intrinsic's fragment as IR --------*- C++ -*-===//
+//
+// What a matrix unit needs of its intrinsic's layouts when it emits code:
+// where this thread's registers of one fragment lie. The layouts themselves
+// are the TargetInfo's (tk::FragmentLayout); units place them instead of
+// computing positions register by register.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_FRAGMENTS_H_
+#define TK_CORE_CONVERSION_FRAGMENTS_H_
+
+#include "tk/core/TargetInfo.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/LLVM.h"
+
+#include <array>
+#include <utility>
+
+namespace tk {
+
+/// This thread's share of one fragment: the (row, col) of its first element
+/// and every register's constant offset from there, in register order.
+struct FragmentPlacement {
+  mlir::Value row, col;
+  llvm::SmallVector<std::array<int64_t, 2>> offsets;
+
+  /// The (row, col) of every register of the fragment placed `rowShift`
+  /// rows and `colShift` columns further (another tile of the same warp).
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
+  positions(mlir::OpBuilder &builder, mlir::Location loc, int64_t rowShift = 0,
+            int64_t colShift = 0) const;
+  /// The same fragment with its origin moved by (`rowOrigin`,
+  /// `colOrigin`), index values: a tile elsewhere in the warp's block.
+  FragmentPlacement shifted(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::Value rowOrigin, mlir::Value colOrigin) const;
+  /// The rows alone (`dim` 0) or the columns alone (1) of every register,
+  /// `shift` further: for a unit that walks tiles by rows, then columns.
+  llvm::SmallVector<mlir::Value> along(mlir::OpBuilder &builder,
+                                       mlir::Location loc, int dim,
+                                       int64_t shift) const;
+};
+
+/// Places `layout` for a `rows` x `cols` fragment whose element (0, 0) is at
+/// (`originRow`, `originCol`) (index values; null for 0, to be `shifted`
+/// later): `warp` is this warp's index
+/// among the fragment's warps (null for a fragment of one warp), `lane` its
+/// lane. Fails where the lanes' tile wraps over the fragment (lanes holding
+/// copies): their offsets would differ from lane to lane.
+mlir::FailureOr<FragmentPlacement>
+placeFragment(mlir::OpBuilder &builder, mlir::Location loc,
+              const FragmentLayout &layout, int64_t rows, int64_t cols,
+              mlir::Value originRow, mlir::Value originCol, mlir::Value warp,
+              mlir::Value lane);
+
+/// The lane-index bits along which the lanes holding one row of a fragment
+/// differ (mma.sync's accumulator: the 4 lanes of a quad, bits 0b11).
+int64_t rowLaneMask(const FragmentLayout &layout);
+
+} // namespace tk
+
+#endif // TK_CORE_CONVERSION_FRAGMENTS_H_
