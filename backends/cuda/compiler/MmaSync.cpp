@@ -218,9 +218,7 @@ struct HeldLayout {
   /// Where this lane holds a 16 x 8 accumulator tile (mma.sync's fragment,
   /// as the preset states it), relative to the tile.
   FragmentPlacement accumulator;
-  /// group = lane / 4 (the row the lane holds, A's row and B's column in
-  /// tf32 fragments), pairCol = 2 * (lane % 4).
-  Value lane, group, pairCol;
+  Value lane;
   /// The first row and column of this warp's block.
   Value rowBase, colBase;
 };
@@ -243,8 +241,6 @@ HeldLayout layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
                     /*warp=*/Value(), lane);
   assert(succeeded(accumulator) && "mma.sync's accumulator covers its tile");
   layout.accumulator = *accumulator;
-  layout.group = accumulator->row;
-  layout.pairCol = accumulator->col;
   layout.rowBase =
       arith::MulIOp::create(b, loc, warpM, index(tiling.rows * kTileM));
   layout.colBase =
@@ -423,31 +419,42 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
 
   if (isTf32(product)) {
     // m16n8k8 with f32 bits as tf32 (the unit ignores the low 13 mantissa
-    // bits): A reg i = A[g + 8 (i%2)][q + 4 (i/2)], B reg i = B[q + 4i][g]
-    // (lane = 4g + q), read one 32-bit element at a time.
-    Value q = arith::RemUIOp::create(b, loc, layout.lane, index(4));
+    // bits), its fragments placed as the preset states them and read one
+    // 32-bit element at a time: A's at the warp's rows, B's at its columns.
+    FailureOr<FragmentPlacement> aPlaced = placeFragment(
+        b, loc, mmaTf32ALayout(), kTileM, kTf32TileK, /*originRow=*/Value(),
+        /*originCol=*/Value(), /*warp=*/Value(), layout.lane);
+    FailureOr<FragmentPlacement> bPlaced = placeFragment(
+        b, loc, mmaTf32BLayout(), kTf32TileK, kTileN, /*originRow=*/Value(),
+        /*originCol=*/Value(), /*warp=*/Value(), layout.lane);
+    if (failed(aPlaced) || failed(bPlaced))
+      return emitError(loc, "tk-cuda: the tf32 fragments do not cover their "
+                            "tiles");
+    FragmentPlacement aFragment =
+        aPlaced->shifted(b, loc, layout.rowBase, /*colOrigin=*/Value());
+    FragmentPlacement bFragment =
+        bPlaced->shifted(b, loc, /*rowOrigin=*/Value(), layout.colBase);
     auto bits = [&](Value buffer, Value row, Value col) -> Value {
       Value value =
           memref::LoadOp::create(b, loc, buffer, ValueRange{row, col});
       return arith::BitcastOp::create(b, loc, i32, value);
     };
+    auto read = [&](Value buffer, ArrayRef<Value> rows, ArrayRef<Value> cols) {
+      SmallVector<Value> fragment;
+      for (auto [row, col] : llvm::zip_equal(rows, cols))
+        fragment.push_back(bits(buffer, row, col));
+      return fragment;
+    };
     for (int64_t kk = 0; kk < product.k; kk += kTf32TileK) {
       SmallVector<SmallVector<Value>> aFragments, bFragments;
-      Value k0 = add(q, kk), k4 = add(q, kk + 4);
-      for (int64_t r = 0; r < t.rows; ++r) {
-        Value row =
-            add(arith::AddIOp::create(b, loc, layout.rowBase, layout.group),
-                r * kTileM);
-        Value row8 = add(row, 8);
-        aFragments.push_back({bits(aBuffer, row, k0), bits(aBuffer, row8, k0),
-                              bits(aBuffer, row, k4), bits(aBuffer, row8, k4)});
-      }
-      for (int64_t c = 0; c < t.cols; ++c) {
-        Value col =
-            add(arith::AddIOp::create(b, loc, layout.colBase, layout.group),
-                c * kTileN);
-        bFragments.push_back({bits(bBuffer, k0, col), bits(bBuffer, k4, col)});
-      }
+      SmallVector<Value> aCols = aFragment.along(b, loc, 1, kk);
+      SmallVector<Value> bRows = bFragment.along(b, loc, 0, kk);
+      for (int64_t r = 0; r < t.rows; ++r)
+        aFragments.push_back(
+            read(aBuffer, aFragment.along(b, loc, 0, r * kTileM), aCols));
+      for (int64_t c = 0; c < t.cols; ++c)
+        bFragments.push_back(
+            read(bBuffer, bRows, bFragment.along(b, loc, 1, c * kTileN)));
       multiply(aFragments, bFragments, kTf32TileK, NVVM::MMATypes::tf32);
     }
     return acc;

@@ -41,9 +41,8 @@ TargetInfo sm80() {
   // g + 8, a4..a7 the same eight columns right. b: b0, b1 at (2t..2t+1, g),
   // b2, b3 eight rows down.
   FL a16 = FL::of({1, 2}, {8, 4}, {1, 0}), b16 = FL::of({2, 1}, {4, 8}, {0, 1});
-  // m16n8k8 tf32: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4);
-  // b0 (t, g), b1 (t + 4, g).
-  FL a8 = FL::of({1, 1}, {8, 4}, {1, 0}), b8 = FL::of({1, 1}, {4, 8}, {0, 1});
+  // m16n8k8 tf32 (mmaTf32ALayout, mmaTf32BLayout).
+  FL a8 = cuda::mmaTf32ALayout(), b8 = cuda::mmaTf32BLayout();
   // m16n8k32 s8: four bytes a lane where f16 has two.
   FL a32 = FL::of({1, 4}, {8, 4}, {1, 0}), b32 = FL::of({4, 1}, {4, 8}, {0, 1});
   info.intrinsics = {
@@ -92,6 +91,14 @@ TargetInfo sm90a() {
 
 FragmentLayout tk::cuda::mmaAccumulatorLayout() {
   return FL::of({1, 2}, {8, 4}, {1, 0});
+}
+
+FragmentLayout tk::cuda::mmaTf32ALayout() {
+  return FL::of({1, 1}, {8, 4}, {1, 0});
+}
+
+FragmentLayout tk::cuda::mmaTf32BLayout() {
+  return FL::of({1, 1}, {4, 8}, {0, 1});
 }
 
 FragmentLayout tk::cuda::wgmmaAccumulatorLayout() {

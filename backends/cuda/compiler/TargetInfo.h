@@ -12,6 +12,11 @@ namespace tk::cuda {
 /// (g, 2t + 1), c2, c3 eight rows down (g = lane / 4, t = lane % 4).
 FragmentLayout mmaAccumulatorLayout();
 
+/// mma.sync m16n8k8's tf32 operand fragments: a0 (g, t), a1 (g + 8, t), a2
+/// (g, t + 4), a3 (g + 8, t + 4); b0 (t, g), b1 (t + 4, g).
+FragmentLayout mmaTf32ALayout();
+FragmentLayout mmaTf32BLayout();
+
 /// wgmma's accumulator fragment: warp w of the warpgroup holds rows 16w ..
 /// 16w + 15, as mma.sync holds its 16 x 8 blocks, for every 8 columns.
 FragmentLayout wgmmaAccumulatorLayout();
