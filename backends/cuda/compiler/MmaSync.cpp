@@ -70,18 +70,27 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto add = [&](Value x, int64_t c) -> Value {
-    return c == 0 ? x : arith::AddIOp::create(b, loc, x, index(c));
-  };
 
   Value lane =
       arith::RemUIOp::create(b, loc, product.threadId, index(kWarpSize));
   Value warp =
       arith::DivUIOp::create(b, loc, product.threadId, index(kWarpSize));
-  Value group = arith::DivUIOp::create(b, loc, lane, index(4));
-  Value pairCol = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, lane, index(4)), index(2));
-
+  // The fragments as the preset states them; each tile and k step moves
+  // them.
+  auto place = [&](const FragmentLayout &layout, int64_t rows,
+                   int64_t cols) -> FailureOr<FragmentPlacement> {
+    return placeFragment(b, loc, layout, rows, cols, /*originRow=*/Value(),
+                         /*originCol=*/Value(), /*warp=*/Value(), lane);
+  };
+  FailureOr<FragmentPlacement> aPlaced =
+      place(mmaHalfALayout(), kTileM, kTileK);
+  FailureOr<FragmentPlacement> bPlaced =
+      place(mmaHalfBLayout(), kTileK, kTileN);
+  FailureOr<FragmentPlacement> accPlaced =
+      place(mmaAccumulatorLayout(), kTileM, kTileN);
+  if (failed(aPlaced) || failed(bPlaced) || failed(accPlaced))
+    return emitError(loc, "tk-cuda: mma.sync's fragments do not cover their "
+                          "tiles");
   // Two 16-bit elements packed into the 32-bit register mma.sync reads, the
   // first in the low half.
   auto pack = [&](Value memref, Value r0, Value c0, Value r1,
@@ -107,45 +116,43 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tileLoop.getBody());
   Value tile = tileLoop.getInductionVar();
-  Value row = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc,
-                            arith::DivUIOp::create(b, loc, tile, index(tilesN)),
-                            index(kTileM)),
-      group);
+  Value tileRow = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, tile, index(tilesN)),
+      index(kTileM));
   Value tileCol = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, tile, index(tilesN)),
       index(kTileN));
-  Value col = arith::AddIOp::create(b, loc, tileCol, pairCol);
-  Value bCol = arith::AddIOp::create(b, loc, tileCol, group);
-  Value row8 = add(row, 8), col1 = add(col, 1);
+  SmallVector<std::pair<Value, Value>> accAt =
+      accPlaced->shifted(b, loc, tileRow, tileCol).positions(b, loc);
 
-  SmallVector<Value> init{product.accumulator(b, loc, row, col),
-                          product.accumulator(b, loc, row, col1),
-                          product.accumulator(b, loc, row8, col),
-                          product.accumulator(b, loc, row8, col1)};
+  SmallVector<Value> init;
+  for (auto [row, col] : accAt)
+    init.push_back(product.accumulator(b, loc, row, col));
   auto kLoop =
       scf::ForOp::create(b, loc, index(0), index(k), index(kTileK), init);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value kk = kLoop.getInductionVar();
-    Value ka = arith::AddIOp::create(b, loc, kk, pairCol);
-    Value ka1 = add(ka, 1), ka8 = add(ka, 8), ka9 = add(ka, 9);
-    Value a0 = pack(product.a, row, ka, row, ka1);
-    Value a1 = pack(product.a, row8, ka, row8, ka1);
-    Value a2 = pack(product.a, row, ka8, row, ka9);
-    Value a3 = pack(product.a, row8, ka8, row8, ka9);
-    Value b0 = pack(product.b, ka, bCol, ka1, bCol);
-    Value b1 = pack(product.b, ka8, bCol, ka9, bCol);
+    // Registers hold pairs of consecutive elements of the fragment.
+    auto packAll = [&](Value memref, ArrayRef<std::pair<Value, Value>> at) {
+      SmallVector<Value> registers;
+      for (size_t i = 0; i + 1 < at.size(); i += 2)
+        registers.push_back(pack(memref, at[i].first, at[i].second,
+                                 at[i + 1].first, at[i + 1].second));
+      return registers;
+    };
+    SmallVector<Value> aRegisters = packAll(
+        product.a, aPlaced->shifted(b, loc, tileRow, kk).positions(b, loc));
+    SmallVector<Value> bRegisters = packAll(
+        product.b, bPlaced->shifted(b, loc, kk, tileCol).positions(b, loc));
     auto resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), SmallVector<Type>(4, f32));
     NVVM::MMATypes inputType =
         bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     auto mma = NVVM::MmaOp::create(
-        b, loc, resultType, ValueRange{a0, a1, a2, a3}, ValueRange{b0, b1},
-        kLoop.getRegionIterArgs(), ArrayRef<int64_t>{kTileM, kTileN, kTileK},
-        std::nullopt, std::nullopt,
+        b, loc, resultType, aRegisters, bRegisters, kLoop.getRegionIterArgs(),
+        ArrayRef<int64_t>{kTileM, kTileN, kTileK}, std::nullopt, std::nullopt,
         std::array<NVVM::MMATypes, 2>{inputType, inputType},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
@@ -155,14 +162,9 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
                                                   ArrayRef<int64_t>{i}));
     scf::YieldOp::create(b, loc, next);
   }
-  ValueRange acc = kLoop.getResults();
-  memref::StoreOp::create(b, loc, acc[0], product.result, ValueRange{row, col});
-  memref::StoreOp::create(b, loc, acc[1], product.result,
-                          ValueRange{row, col1});
-  memref::StoreOp::create(b, loc, acc[2], product.result,
-                          ValueRange{row8, col});
-  memref::StoreOp::create(b, loc, acc[3], product.result,
-                          ValueRange{row8, col1});
+  for (auto [value, at] : llvm::zip_equal(kLoop.getResults(), accAt))
+    memref::StoreOp::create(b, loc, value, product.result,
+                            ValueRange{at.first, at.second});
   return success();
 }
 

@@ -37,10 +37,8 @@ TargetInfo sm80() {
   info.sharedMemoryBankBytes = 4;
   info.maxVectorLoadBytes = 16;
   info.hasAsyncCopy = true;
-  // a of m16n8k16 (f16, bf16): a0, a1 at (g, 2t..2t+1), a2, a3 at row
-  // g + 8, a4..a7 the same eight columns right. b: b0, b1 at (2t..2t+1, g),
-  // b2, b3 eight rows down.
-  FL a16 = FL::of({1, 2}, {8, 4}, {1, 0}), b16 = FL::of({2, 1}, {4, 8}, {0, 1});
+  // m16n8k16 f16 and bf16 (mmaHalfALayout, mmaHalfBLayout).
+  FL a16 = cuda::mmaHalfALayout(), b16 = cuda::mmaHalfBLayout();
   // m16n8k8 tf32 (mmaTf32ALayout, mmaTf32BLayout).
   FL a8 = cuda::mmaTf32ALayout(), b8 = cuda::mmaTf32BLayout();
   // m16n8k32 s8: four bytes a lane where f16 has two.
@@ -91,6 +89,14 @@ TargetInfo sm90a() {
 
 FragmentLayout tk::cuda::mmaAccumulatorLayout() {
   return FL::of({1, 2}, {8, 4}, {1, 0});
+}
+
+FragmentLayout tk::cuda::mmaHalfALayout() {
+  return FL::of({1, 2}, {8, 4}, {1, 0});
+}
+
+FragmentLayout tk::cuda::mmaHalfBLayout() {
+  return FL::of({2, 1}, {4, 8}, {0, 1});
 }
 
 FragmentLayout tk::cuda::mmaTf32ALayout() {

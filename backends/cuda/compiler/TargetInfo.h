@@ -12,6 +12,12 @@ namespace tk::cuda {
 /// (g, 2t + 1), c2, c3 eight rows down (g = lane / 4, t = lane % 4).
 FragmentLayout mmaAccumulatorLayout();
 
+/// mma.sync m16n8k16's f16 and bf16 operand fragments: a0, a1 at (g, 2t ..
+/// 2t + 1), a2, a3 eight rows down, a4 .. a7 eight columns right; b0, b1 at
+/// (2t .. 2t + 1, g), b2, b3 eight rows down.
+FragmentLayout mmaHalfALayout();
+FragmentLayout mmaHalfBLayout();
+
 /// mma.sync m16n8k8's tf32 operand fragments: a0 (g, t), a1 (g + 8, t), a2
 /// (g, t + 4), a3 (g + 8, t + 4); b0 (t, g), b1 (t + 4, g).
 FragmentLayout mmaTf32ALayout();

@@ -44,6 +44,11 @@ step "examples on cuda"
 TK_BACKEND=cuda timeout 60 "$bin/tk-examples" softmax matmul >>"$summary" 2>&1
 record tk-examples $?
 
+step "a dot the unit does not hold (mma.sync's emit path) against torch"
+TK_BACKEND=cuda TK_LIBRARY="$PWD/build/lib/libtk.so" timeout 120 \
+  python3 backends/cuda/test/gpu/unheld-dot.py >>"$summary" 2>&1
+record unheld-dot $?
+
 step "SASS of the fp16 matmul"
 for arch in sm_80 sm_90a; do
   cubin=$(mktemp --suffix=.cubin)
