@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <map>
@@ -81,6 +82,18 @@ bool MatrixIntrinsic::takes(mlir::Type a, mlir::Type b, mlir::Type acc,
          isElementType(acc, accType, /*allowTF32=*/false);
 }
 
+std::optional<std::string>
+TargetInfo::workgroupProblem(int64_t numWarps) const {
+  if (numWarps <= 0 || !llvm::isPowerOf2_64(numWarps))
+    return "num-warps must be a positive power of two, not " +
+           std::to_string(numWarps);
+  if (numWarps * warpSize > maxThreadsPerBlock)
+    return std::to_string(numWarps) + " warps of " + std::to_string(warpSize) +
+           " lanes exceed the " + std::to_string(maxThreadsPerBlock) +
+           " threads a workgroup of " + name + " may have";
+  return std::nullopt;
+}
+
 llvm::SmallVector<const MatrixIntrinsic *>
 TargetInfo::findIntrinsics(mlir::Type a, mlir::Type b, mlir::Type acc,
                            bool allowTF32, MatrixScope scope) const {
@@ -142,48 +155,60 @@ int64_t FragmentLayout::elementsPerLane(int64_t rows, int64_t cols) const {
   return static_cast<int64_t>(elementsOf(0, 0, rows, cols).size());
 }
 
-std::optional<std::string> tk::verifyFragments(const TargetInfo &target) {
-  for (const MatrixIntrinsic &intrinsic : target.intrinsics) {
-    int64_t warps = intrinsic.scope == MatrixScope::Warpgroup ? 4 : 1;
-    struct Operand {
-      const char *name;
-      const std::optional<FragmentLayout> &layout;
-      int64_t rows, cols;
-    };
-    std::optional<FragmentLayout> acc = intrinsic.accLayout;
-    for (const Operand &operand :
-         {Operand{"a", intrinsic.aLayout, intrinsic.m, intrinsic.k},
-          Operand{"b", intrinsic.bLayout, intrinsic.k, intrinsic.n},
-          Operand{"accumulator", acc, intrinsic.m, intrinsic.n}}) {
-      if (!operand.layout)
-        continue;
-      const FragmentLayout &layout = *operand.layout;
-      std::string where =
-          target.name + " " + intrinsic.name + " " + operand.name + ": ";
-      if (layout.numLanes() != target.warpSize)
-        return where + std::to_string(layout.numLanes()) +
-               " lanes, but a warp has " + std::to_string(target.warpSize);
-      if (layout.numWarps() != warps)
-        return where + std::to_string(layout.numWarps()) +
-               " warps, but the intrinsic's scope has " + std::to_string(warps);
-      // The lanes' tiles repeat and wrap over power-of-two operands, so
-      // every element is held; an accumulator must also be held once only
-      // (a copy would be a second, diverging sum).
-      if (&operand.layout != &acc)
-        continue;
-      std::vector<int> holders(operand.rows * operand.cols, 0);
-      for (int64_t warp = 0; warp < warps; ++warp)
-        for (int64_t lane = 0; lane < target.warpSize; ++lane)
-          for (auto [row, col] :
-               layout.elementsOf(warp, lane, operand.rows, operand.cols))
-            ++holders[row * operand.cols + col];
-      for (size_t i = 0; i < holders.size(); ++i)
-        if (holders[i] != 1)
-          return where + std::to_string(holders[i]) + " lanes hold element (" +
-                 std::to_string(i / operand.cols) + ", " +
-                 std::to_string(i % operand.cols) + ")";
-    }
+/// The first problem of `intrinsic`'s fragments on `target`'s warp.
+static std::optional<std::string>
+fragmentProblem(const TargetInfo &target, const MatrixIntrinsic &intrinsic) {
+  int64_t warps = intrinsic.scope == MatrixScope::Warpgroup ? 4 : 1;
+  struct Operand {
+    const char *name;
+    const FragmentLayout *layout;
+    int64_t rows, cols;
+    bool isAccumulator;
+  };
+  auto layoutOf = [](const std::optional<FragmentLayout> &layout) {
+    return layout ? &*layout : nullptr;
+  };
+  for (const Operand &operand : {Operand{"a", layoutOf(intrinsic.aLayout),
+                                         intrinsic.m, intrinsic.k, false},
+                                 Operand{"b", layoutOf(intrinsic.bLayout),
+                                         intrinsic.k, intrinsic.n, false},
+                                 Operand{"accumulator", &intrinsic.accLayout,
+                                         intrinsic.m, intrinsic.n, true}}) {
+    if (!operand.layout)
+      continue;
+    const FragmentLayout &layout = *operand.layout;
+    std::string where =
+        target.name + " " + intrinsic.name + " " + operand.name + ": ";
+    if (layout.numLanes() != target.warpSize)
+      return where + std::to_string(layout.numLanes()) +
+             " lanes, but a warp has " + std::to_string(target.warpSize);
+    if (layout.numWarps() != warps)
+      return where + std::to_string(layout.numWarps()) +
+             " warps, but the intrinsic's scope has " + std::to_string(warps);
+    // The lanes' tiles repeat and wrap over power-of-two operands, so every
+    // element is held; an accumulator must also be held once only (a copy
+    // would be a second, diverging sum).
+    if (!operand.isAccumulator)
+      continue;
+    std::vector<int> holders(operand.rows * operand.cols, 0);
+    for (int64_t warp = 0; warp < warps; ++warp)
+      for (int64_t lane = 0; lane < target.warpSize; ++lane)
+        for (auto [row, col] :
+             layout.elementsOf(warp, lane, operand.rows, operand.cols))
+          ++holders[row * operand.cols + col];
+    for (size_t i = 0; i < holders.size(); ++i)
+      if (holders[i] != 1)
+        return where + std::to_string(holders[i]) + " lanes hold element (" +
+               std::to_string(i / operand.cols) + ", " +
+               std::to_string(i % operand.cols) + ")";
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> tk::verifyFragments(const TargetInfo &target) {
+  for (const MatrixIntrinsic &intrinsic : target.intrinsics)
+    if (std::optional<std::string> problem = fragmentProblem(target, intrinsic))
+      return problem;
   return std::nullopt;
 }
 
@@ -277,9 +302,7 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
   // An intrinsic's fragments are fixed by the hardware's warp: an override
   // of the warp size leaves only those that still fit it (none, usually).
   llvm::erase_if(info->intrinsics, [&](const MatrixIntrinsic &intrinsic) {
-    TargetInfo alone = *info;
-    alone.intrinsics = {intrinsic};
-    return verifyFragments(alone).has_value();
+    return fragmentProblem(*info, intrinsic).has_value();
   });
   info->name = spec.trim().str();
   return info;

@@ -17,12 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#define TK_TARGET_PRESETS(backend)                                             \
-  namespace tk::backend {                                                      \
-  void registerTargetPresets();                                                \
-  }
-#include "TargetPresets.def"
-#undef TK_TARGET_PRESETS
+#include "RegisterTargetPresets.h"
 
 using namespace mlir;
 
@@ -56,11 +51,7 @@ std::optional<int64_t> evaluate(Value value) {
 
 class FragmentsTest : public ::testing::Test {
 protected:
-  static void SetUpTestSuite() {
-#define TK_TARGET_PRESETS(backend) tk::backend::registerTargetPresets();
-#include "TargetPresets.def"
-#undef TK_TARGET_PRESETS
-  }
+  static void SetUpTestSuite() { tk::registerAllTargetPresets(); }
 
   FragmentsTest() : builder(&context) {
     context.loadDialect<arith::ArithDialect>();

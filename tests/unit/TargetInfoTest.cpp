@@ -14,12 +14,7 @@
 
 #include <algorithm>
 
-#define TK_TARGET_PRESETS(backend)                                             \
-  namespace tk::backend {                                                      \
-  void registerTargetPresets();                                                \
-  }
-#include "TargetPresets.def"
-#undef TK_TARGET_PRESETS
+#include "RegisterTargetPresets.h"
 
 namespace {
 
@@ -28,11 +23,7 @@ using Positions = llvm::SmallVector<Position>;
 
 class TargetInfoTest : public ::testing::Test {
 protected:
-  static void SetUpTestSuite() {
-#define TK_TARGET_PRESETS(backend) tk::backend::registerTargetPresets();
-#include "TargetPresets.def"
-#undef TK_TARGET_PRESETS
-  }
+  static void SetUpTestSuite() { tk::registerAllTargetPresets(); }
 
   static tk::TargetInfo preset(llvm::StringRef spec) {
     std::string error;

@@ -13,19 +13,11 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
-// tk::<backend>::registerTargetPresets() of every backend built.
-#define TK_TARGET_PRESETS(backend)                                             \
-  namespace tk::backend {                                                      \
-  void registerTargetPresets();                                                \
-  }
-#include "TargetPresets.def"
-#undef TK_TARGET_PRESETS
+#include "RegisterTargetPresets.h"
 
 int main(int argc, char **argv) {
   // Every backend's TargetInfo presets, for the passes' target= options.
-#define TK_TARGET_PRESETS(backend) tk::backend::registerTargetPresets();
-#include "TargetPresets.def"
-#undef TK_TARGET_PRESETS
+  tk::registerAllTargetPresets();
   mlir::DialectRegistry registry;
   tk::registerTkDialects(registry);
   // Upstream cleanups (canonicalize, cse, ...) so pipelines can mix them in.

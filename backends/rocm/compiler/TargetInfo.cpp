@@ -49,35 +49,39 @@ TargetInfo cdna(llvm::StringRef name) {
   return info;
 }
 
-TargetInfo cdna3() {
-  TargetInfo info = cdna("amd-cdna3");
-  // The larger block first: fewer instructions, more reuse per operand load.
-  info.intrinsics = {
+/// The 16-bit MFMAs CDNA2 and CDNA3 share (bf16 in the "1k" forms, which
+/// take f16's shapes), the larger block first: fewer instructions, more
+/// reuse per operand load.
+llvm::SmallVector<MatrixIntrinsic, 8> halfMfmas() {
+  return {
       mfma(32, 8, ET::F16, ET::F32, "mfma.f32.32x32x8f16", 4),
       mfma(16, 16, ET::F16, ET::F32, "mfma.f32.16x16x16f16", 4),
       mfma(32, 8, ET::BF16, ET::F32, "mfma.f32.32x32x8bf16.1k", 4),
       mfma(16, 16, ET::BF16, ET::F32, "mfma.f32.16x16x16bf16.1k", 4),
+  };
+}
+
+TargetInfo cdna3() {
+  TargetInfo info = cdna("amd-cdna3");
+  info.intrinsics = halfMfmas();
+  info.intrinsics.append({
       mfma(32, 16, ET::I8, ET::I32, "mfma.i32.32x32x16i8", 8),
       mfma(16, 32, ET::I8, ET::I32, "mfma.i32.16x16x32i8", 8),
       mfma(16, 32, ET::F8E4M3, ET::F32, "mfma.f32.16x16x32.fp8.fp8", 8),
       mfma(16, 4, ET::F64, ET::F64, "mfma.f64.16x16x4f64", 1),
-  };
+  });
   return info;
 }
 
 TargetInfo cdna2() {
   TargetInfo info = cdna("amd-cdna2");
-  // MI200 has the same f16 and 1k bf16 shapes; its int8 MFMAs take half
-  // the k of CDNA3's and it has no fp8.
-  info.intrinsics = {
-      mfma(32, 8, ET::F16, ET::F32, "mfma.f32.32x32x8f16", 4),
-      mfma(16, 16, ET::F16, ET::F32, "mfma.f32.16x16x16f16", 4),
-      mfma(32, 8, ET::BF16, ET::F32, "mfma.f32.32x32x8bf16.1k", 4),
-      mfma(16, 16, ET::BF16, ET::F32, "mfma.f32.16x16x16bf16.1k", 4),
+  // MI200's int8 MFMAs take half the k of CDNA3's; it has no fp8.
+  info.intrinsics = halfMfmas();
+  info.intrinsics.append({
       mfma(32, 8, ET::I8, ET::I32, "mfma.i32.32x32x8i8", 4),
       mfma(16, 16, ET::I8, ET::I32, "mfma.i32.16x16x16i8", 4),
       mfma(16, 4, ET::F64, ET::F64, "mfma.f64.16x16x4f64", 1),
-  };
+  });
   return info;
 }
 

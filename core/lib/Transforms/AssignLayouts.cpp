@@ -442,18 +442,8 @@ struct AssignLayoutsPass
       func.emitError() << "tk-assign-layouts: " << error;
       return signalPassFailure();
     }
-    if (numWarps <= 0 || !llvm::isPowerOf2_64(numWarps)) {
-      func.emitError() << "tk-assign-layouts: num-warps must be a positive "
-                          "power of two, not "
-                       << static_cast<int64_t>(numWarps);
-      return signalPassFailure();
-    }
-    if (numWarps * info->warpSize > info->maxThreadsPerBlock) {
-      func.emitError() << "tk-assign-layouts: "
-                       << static_cast<int64_t>(numWarps) << " warps of "
-                       << info->warpSize << " lanes exceed the "
-                       << info->maxThreadsPerBlock << " threads a workgroup of "
-                       << info->name << " may have";
+    if (std::optional<std::string> problem = info->workgroupProblem(numWarps)) {
+      func.emitError() << "tk-assign-layouts: " << *problem;
       return signalPassFailure();
     }
     LayoutChooser chooser{&getContext(), numWarps, *info};

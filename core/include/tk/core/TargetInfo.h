@@ -170,6 +170,11 @@ struct TargetInfo {
   static std::optional<TargetInfo> parse(llvm::StringRef spec,
                                          std::string &error);
 
+  /// Why a workgroup of `numWarps` warps cannot run on this target (not a
+  /// positive power of two, or more threads than a workgroup may have), or
+  /// nothing when it can.
+  std::optional<std::string> workgroupProblem(int64_t numWarps) const;
+
   /// The intrinsics of `scope` that take these element types, in order of
   /// preference.
   llvm::SmallVector<const MatrixIntrinsic *>

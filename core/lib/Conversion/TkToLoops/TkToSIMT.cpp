@@ -46,17 +46,8 @@ struct ConvertTkToSIMT : public tk::impl::TkConvertToSIMTBase<ConvertTkToSIMT> {
       return signalPassFailure();
     }
     int64_t warps = numWarps;
-    if (warps <= 0 || !llvm::isPowerOf2_64(warps)) {
-      module.emitError("tk-convert-to-simt: num-warps must be a positive "
-                       "power of two, not ")
-          << warps;
-      return signalPassFailure();
-    }
-    if (warps * info->warpSize > info->maxThreadsPerBlock) {
-      module.emitError("tk-convert-to-simt: ")
-          << warps << " warps of " << info->warpSize << " lanes exceed the "
-          << info->maxThreadsPerBlock << " threads a workgroup of "
-          << info->name << " may have";
+    if (std::optional<std::string> problem = info->workgroupProblem(warps)) {
+      module.emitError("tk-convert-to-simt: ") << *problem;
       return signalPassFailure();
     }
     KernelLowering::Config config;
