@@ -8,6 +8,8 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools  # IR, passes, lit, FileCheck
   libspdlog-dev                                           # logging
   libgtest-dev libgmock-dev libbenchmark-dev              # tests and benchmarks
+  libvulkan-dev mesa-vulkan-drivers spirv-tools           # the Vulkan backend,
+  vulkan-validationlayers                                 # run on Mesa's lavapipe
 )
 
 missing=()

@@ -275,6 +275,9 @@ public:
     /// Compile-only (NO_DEVICE): the binary passed `validate`.
     bool validated = false;
     std::string error;
+    /// Why compiling (or loading) failed; TK_ERROR_UNSUPPORTED is the
+    /// backend saying the device cannot hold the kernel.
+    tk_status code = TK_SUCCESS;
   };
 
   bool hasDevice() const { return device != nullptr; }
@@ -330,12 +333,13 @@ public:
           rt::Kernel::create(*device, cache, source, &options, &out.kernel);
       if (!status.isOk()) {
         out.kernel = nullptr;
+        out.code = status.code();
         out.error = std::string(rt::getStatusName(status.code())) + ": " +
                     status.message();
       }
       return out;
     }
-    out.error = compileAndValidate(source, settings);
+    out.error = compileAndValidate(source, settings, out.code);
     out.validated = out.error.empty();
     return out;
   }
@@ -382,12 +386,15 @@ private:
   /// The NO_DEVICE path: the plugin must still compile the kernel, and its
   /// binary must pass the plugin's own `validate`.
   std::string compileAndValidate(const tk_kernel_source &source,
-                                 const CompileSettings &settings) {
+                                 const CompileSettings &settings,
+                                 tk_status &code) {
     std::vector<tk_constexpr_value> constexprs = constexprValues(settings);
     rt::PreparedKernel prepared;
     rt::Status status = rt::prepareKernel(source, constexprs, prepared);
-    if (!status.isOk())
+    if (!status.isOk()) {
+      code = status.code();
       return status.message();
+    }
     const tk_backend_interface &api = plugin->getApi();
     tk_plugin_compile_request request;
     std::memset(&request, 0, sizeof(request));
@@ -401,7 +408,7 @@ private:
     tk_plugin_binary binary;
     std::memset(&binary, 0, sizeof(binary));
     binary.struct_size = sizeof(binary);
-    tk_status code = api.compile(&request, &binary);
+    code = api.compile(&request, &binary);
     if (code != TK_SUCCESS)
       return plugin->makeError(code, "compile").message();
     std::string error;
@@ -762,7 +769,12 @@ static CellResult runCell(Target &target, const ConformanceCase &kase,
                     (kase.configKey ? kase.configKey(dtype, shape) : "");
   Target::Compiled &compiled = target.compile(key, kase, dtype, shape);
   if (!compiled.error.empty()) {
-    result.status = CellStatus::Fail;
+    // A backend that refuses the kernel as unsupported names what its
+    // device lacks (workgroup memory, an instruction for a type); any
+    // other compile error is a failure.
+    result.status = compiled.code == TK_ERROR_UNSUPPORTED
+                        ? CellStatus::Unsupported
+                        : CellStatus::Fail;
     result.message = "compile: " + compiled.error;
     return result;
   }

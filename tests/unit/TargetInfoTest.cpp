@@ -51,7 +51,7 @@ TEST_F(TargetInfoTest, EveryPresetsFragmentsFitItsWarp) {
   std::vector<std::string> names = tk::registeredTargetPresets();
   for (const char *expected :
        {"cpu", "cuda-sm80", "cuda-sm90a", "amd-cdna2", "amd-cdna3", "amd-rdna3",
-        "intel-pvc", "intel-dg2"})
+        "intel-pvc", "intel-dg2", "vulkan", "vulkan-lavapipe"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end())
         << expected << " is not registered";
   for (const std::string &name : names) {
@@ -78,6 +78,8 @@ TEST_F(TargetInfoTest, WarpSizesComeFromThePresets) {
   EXPECT_EQ(preset("amd-cdna3").warpSize, 64);
   EXPECT_EQ(preset("amd-rdna3").warpSize, 32);
   EXPECT_EQ(preset("intel-pvc").warpSize, 16);
+  EXPECT_EQ(preset("vulkan-lavapipe").warpSize, 8);
+  EXPECT_EQ(preset("vulkan-lavapipe").sharedMemoryPerBlock, 32 * 1024);
   EXPECT_EQ(preset("intel-dg2").warpSize, 8);
   EXPECT_EQ(preset("gfx942").name, "gfx942");
   EXPECT_EQ(preset("gfx942").warpSize, 64);

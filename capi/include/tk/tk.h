@@ -124,12 +124,13 @@ typedef enum tk_atomic_bit {
 
 /** Matrix units a tk.dot may lower to (tk_capabilities.mma_kinds). */
 typedef enum tk_mma_bit {
-  TK_MMA_NONE = 0,               /* dots are scalar/vector code */
-  TK_MMA_BIT_MMA_SYNC = 1u << 0, /* NVIDIA mma.sync (sm_80+) */
-  TK_MMA_BIT_WGMMA = 1u << 1,    /* NVIDIA wgmma (sm_90) */
-  TK_MMA_BIT_MFMA = 1u << 2,     /* AMD CDNA v_mfma */
-  TK_MMA_BIT_WMMA = 1u << 3,     /* AMD RDNA v_wmma */
-  TK_MMA_BIT_DPAS = 1u << 4      /* Intel Xe dpas */
+  TK_MMA_NONE = 0,                        /* dots are scalar/vector code */
+  TK_MMA_BIT_MMA_SYNC = 1u << 0,          /* NVIDIA mma.sync (sm_80+) */
+  TK_MMA_BIT_WGMMA = 1u << 1,             /* NVIDIA wgmma (sm_90) */
+  TK_MMA_BIT_MFMA = 1u << 2,              /* AMD CDNA v_mfma */
+  TK_MMA_BIT_WMMA = 1u << 3,              /* AMD RDNA v_wmma */
+  TK_MMA_BIT_DPAS = 1u << 4,              /* Intel Xe dpas */
+  TK_MMA_BIT_COOPERATIVE_MATRIX = 1u << 5 /* VK_KHR_cooperative_matrix */
 } tk_mma_bit;
 
 typedef struct tk_capabilities {

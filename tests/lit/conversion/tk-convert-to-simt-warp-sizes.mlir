@@ -16,7 +16,7 @@
 // TOOMANY: 32 warps of 64 lanes exceed the 1024 threads a workgroup of amd-cdna3 may have
 // UNEVEN: num-warps must be a positive power of two, not 3
 // NOTARGET: target=<preset> is required
-// UNKNOWN: unknown target 'nosuch-gpu'; known: amd-cdna2, amd-cdna3, amd-rdna3, cpu, cuda-sm80, cuda-sm90a, intel-dg2, intel-pvc
+// UNKNOWN: unknown target 'nosuch-gpu'; known: amd-cdna2, amd-cdna3, amd-rdna3, cpu, cuda-sm80, cuda-sm90a, intel-dg2, intel-pvc, vulkan, vulkan-lavapipe
 
 // A whole-tile sum, a part per thread: each warp combines its lanes' parts,
 // lane 0 of each warp writes its warp's value, and every thread combines

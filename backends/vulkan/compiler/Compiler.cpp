@@ -1,0 +1,271 @@
+//===- Compiler.cpp - tk module to a Vulkan SPIR-V package ------*- C++ -*-===//
+//
+// The shared GPU lowering (tk-convert-to-simt) with the device's subgroup as
+// the warp, then SPIR-V (ConvertToSPIRV.cpp), MLIR's entry-point lowering
+// (LocalSize, builtins as interface variables) and spirv-update-vce (the
+// capabilities and extensions the kernel uses, no more), serialised.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "compiler/TargetInfo.h"
+
+#include "common/PluginSupport.h"
+#include "tk/core/CompileSupport.h"
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Target/SPIRV/Serialization.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir;
+
+namespace tk::vulkan {
+
+namespace {
+
+void registerDialects(DialectRegistry &registry) {
+  tk::registerTkDialects(registry);
+  registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,
+                  gpu::GPUDialect, scf::SCFDialect, arith::ArithDialect,
+                  math::MathDialect, ub::UBDialect, spirv::SPIRVDialect>();
+}
+
+/// The first spirv.module of `module`.
+spirv::ModuleOp spirvModuleOf(ModuleOp module) {
+  auto modules = module.getOps<spirv::ModuleOp>();
+  return modules.empty() ? spirv::ModuleOp() : *modules.begin();
+}
+
+} // namespace
+
+tk_status compileToPackage(const CompileInput &input, Package &out,
+                           std::string &error) {
+  static std::once_flag presets;
+  std::call_once(presets, [] { registerTargetPresets(); });
+  DialectRegistry registry;
+  registerDialects(registry);
+  // One compile, one thread: the runtime compiles kernels concurrently.
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  tk::DiagnosticCapture capture(&context);
+  if (input.entry.empty()) {
+    error = "tk-vulkan: compile needs the name of the kernel to launch";
+    return TK_ERROR_NOT_FOUND;
+  }
+  const DeviceTarget &target = input.target;
+  int64_t subgroupSize = target.features.subgroupSize;
+  int64_t numWarps = std::max(1, input.numWarps);
+  int64_t threads = numWarps * subgroupSize;
+  std::string spec = targetSpec(subgroupSize, target.sharedMemoryBytes,
+                                target.maxThreadsPerBlock);
+  std::string specError;
+  std::optional<TargetInfo> info = TargetInfo::parse(spec, specError);
+  if (!info) {
+    error = "tk-vulkan: " + specError;
+    return TK_ERROR_INTERNAL;
+  }
+  if (std::optional<std::string> problem = info->workgroupProblem(numWarps)) {
+    error = "tk-vulkan: " + *problem;
+    return TK_ERROR_UNSUPPORTED;
+  }
+
+  OwningOpRef<ModuleOp> module;
+  if (tk_status status = tk::plugin::statusOf(
+          tk::readKernelModule(context, input.module, input.size, input.entry,
+                               "tk-vulkan", capture, module, error)))
+    return status;
+  auto dump = [&](llvm::StringRef file, Operation *op) {
+    tk::dumpStage(input.dumpDir, file,
+                  [&](llvm::raw_ostream &os) { op->print(os); });
+  };
+  dump("0-tk.mlir", *module);
+
+  auto failedIn = [&](const std::string &failedPass) {
+    error = "tk-vulkan: compiling for subgroups of " +
+            std::to_string(subgroupSize) + " failed in pass '" + failedPass +
+            "'";
+    if (!capture.text().empty())
+      error += ":\n" + capture.text();
+  };
+  std::string failedPass;
+  TkConvertToSIMTOptions simt;
+  simt.target = spec;
+  simt.numWarps = numWarps;
+  if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createConvertToSIMTPass(simt, nullptr, nullptr));
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      }))) {
+    failedIn(failedPass);
+    return TK_ERROR_COMPILATION;
+  }
+  dump("4-loops.mlir", *module);
+
+  KernelInterface interface;
+  if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
+        // SPIR-V has no bf16: arithmetic and math on bf16 are done in f32,
+        // and ConvertToSPIRV keeps bf16 values as their 16 bits.
+        arith::ArithEmulateUnsupportedFloatsOptions emulate;
+        emulate.sourceTypeStrs = {"bf16"};
+        emulate.targetTypeStr = "f32";
+        pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+        math::MathExtendToSupportedTypesOptions extend;
+        extend.extraTypeStrs = {"f16"};
+        extend.targetTypeStr = "f32";
+        pm.addPass(math::createMathExtendToSupportedTypes(extend));
+        pm.addPass(createConvertToSPIRVPass(input.entry, threads,
+                                            target.features, &interface));
+        OpPassManager &spirvPasses = pm.nest<spirv::ModuleOp>();
+        spirvPasses.addPass(spirv::createSPIRVLowerABIAttributesPass());
+        spirvPasses.addPass(spirv::createSPIRVUpdateVCEPass());
+      }))) {
+    failedIn(failedPass);
+    // A type or op the device lacks is the usual cause; the message says
+    // which.
+    return TK_ERROR_UNSUPPORTED;
+  }
+  spirv::ModuleOp spirvModule = spirvModuleOf(*module);
+  dump("5-spirv.mlir", *module);
+  if (!spirvModule) {
+    error = "tk-vulkan: no spirv.module after the conversion";
+    return TK_ERROR_INTERNAL;
+  }
+  if (interface.sharedMemoryBytes > uint64_t(target.sharedMemoryBytes)) {
+    error = "tk-vulkan: the kernel needs " +
+            std::to_string(interface.sharedMemoryBytes) +
+            " bytes of workgroup memory; the device has " +
+            std::to_string(target.sharedMemoryBytes);
+    return TK_ERROR_UNSUPPORTED;
+  }
+  // spirv-update-vce picks the lowest SPIR-V version the ops need, but the
+  // entry point's interface lists the push constants and workgroup
+  // variables, which only SPIR-V 1.4 on allows: pin 1.5 (Vulkan 1.2). The
+  // extensions 1.5 made core go: a declared extension must be enabled on
+  // the device (VUID-VkShaderModuleCreateInfo-pCode-04147), and
+  // update-vce may name SPV_EXT_physical_storage_buffer, which Vulkan
+  // never enables.
+  // update-vce does not see that an atomic on 64 bits needs Int64Atomics.
+  bool atomics64 = false;
+  spirvModule.walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if ((name.starts_with("spirv.Atomic") ||
+         name.starts_with("spirv.EXT.Atomic")) &&
+        op->getNumResults() == 1 &&
+        op->getResult(0).getType().getIntOrFloatBitWidth() == 64)
+      atomics64 = true;
+  });
+  if (atomics64 && !target.features.int64Atomics) {
+    error = "tk-vulkan: the kernel uses 64-bit atomics; the device has no "
+            "shaderBufferInt64Atomics";
+    return TK_ERROR_UNSUPPORTED;
+  }
+  if (std::optional<spirv::VerCapExtAttr> triple = spirvModule.getVceTriple()) {
+    SmallVector<spirv::Capability> capabilities =
+        llvm::to_vector(triple->getCapabilities());
+    if (atomics64 &&
+        !llvm::is_contained(capabilities, spirv::Capability::Int64Atomics))
+      capabilities.push_back(spirv::Capability::Int64Atomics);
+    SmallVector<spirv::Extension> extensions;
+    for (spirv::Extension extension : triple->getExtensions())
+      if (extension != spirv::Extension::SPV_EXT_physical_storage_buffer &&
+          extension != spirv::Extension::SPV_KHR_physical_storage_buffer &&
+          extension != spirv::Extension::SPV_KHR_8bit_storage &&
+          extension != spirv::Extension::SPV_KHR_16bit_storage &&
+          extension != spirv::Extension::SPV_KHR_storage_buffer_storage_class)
+        extensions.push_back(extension);
+    spirvModule.setVceTripleAttr(spirv::VerCapExtAttr::get(
+        spirv::Version::V_1_5, capabilities, extensions, &context));
+  }
+  if (input.spirvText) {
+    llvm::raw_string_ostream os(*input.spirvText);
+    spirvModule->print(os);
+  }
+  llvm::SmallVector<uint32_t, 0> words;
+  if (failed(spirv::serialize(spirvModule, words))) {
+    error = "tk-vulkan: SPIR-V serialisation failed";
+    if (!capture.text().empty())
+      error += ":\n" + capture.text();
+    return TK_ERROR_COMPILATION;
+  }
+  out.arch = archForSubgroupSize(subgroupSize);
+  out.entry = input.entry;
+  out.numWarps = static_cast<int32_t>(numWarps);
+  out.threadsPerBlock = static_cast<int32_t>(threads);
+  out.subgroupSize = static_cast<int32_t>(subgroupSize);
+  out.sharedMemoryBytes = static_cast<int32_t>(interface.sharedMemoryBytes);
+  out.pushConstantBytes = interface.pushConstantBytes;
+  out.argOffsets = interface.argOffsets;
+  out.spirv.assign(words.begin(), words.end());
+  return TK_SUCCESS;
+}
+
+tk_status validateSpirv(const std::vector<uint32_t> &words,
+                        std::string &error) {
+  std::string program;
+  if (const char *path = std::getenv("TK_SPIRV_VAL"); path && *path)
+    program = path;
+  else if (llvm::ErrorOr<std::string> found =
+               llvm::sys::findProgramByName("spirv-val"))
+    program = *found;
+  if (program.empty()) {
+    error = "tk-vulkan: spirv-val not found (install spirv-tools, or set "
+            "TK_SPIRV_VAL)";
+    return TK_ERROR_NOT_FOUND;
+  }
+  llvm::SmallString<128> input, output;
+  int fd = -1;
+  if (llvm::sys::fs::createTemporaryFile("tk-vulkan", "spv", fd, input) ||
+      llvm::sys::fs::createTemporaryFile("tk-vulkan", "log", output)) {
+    error = "tk-vulkan: cannot create a temporary file for spirv-val";
+    return TK_ERROR_INTERNAL;
+  }
+  llvm::FileRemover removeInput(input), removeOutput(output);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      error = "tk-vulkan: cannot write the SPIR-V for spirv-val";
+      return TK_ERROR_INTERNAL;
+    }
+  }
+  llvm::StringRef args[] = {program, "--target-env", "vulkan1.3", input};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, output.str(),
+                                                output.str()};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/60, 0, &message);
+  if (rc == 0)
+    return TK_SUCCESS;
+  std::string log;
+  if (auto buffer = llvm::MemoryBuffer::getFile(output))
+    log = (*buffer)->getBuffer().str();
+  error = "tk-vulkan: spirv-val rejects the module (exit " +
+          std::to_string(rc) + (message.empty() ? "" : ", " + message) +
+          "): " + log;
+  return TK_ERROR_COMPILATION;
+}
+
+} // namespace tk::vulkan

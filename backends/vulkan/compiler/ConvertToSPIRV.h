@@ -1,0 +1,54 @@
+//===- ConvertToSPIRV.h - the SIMT form to a Vulkan SPIR-V module -*- C++ -*-//
+//
+// tk-vulkan-convert-to-spirv: the kernel as tk-convert-to-simt leaves it
+// (func.func over gpu, arith, math, scf, memref and llvm pointer ops) to one
+// spirv.module for the Vulkan environment: physical-storage-buffer pointers
+// (tk kernels take raw device addresses), the arguments in a push-constant
+// block, workgroup memory for shared tiles, subgroup shuffles for warp
+// reductions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_VULKAN_COMPILER_CONVERTTOSPIRV_H_
+#define TK_BACKENDS_VULKAN_COMPILER_CONVERTTOSPIRV_H_
+
+#include "mlir/Pass/Pass.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk::vulkan {
+
+/// What the device can run, from its features; the conversion refuses a
+/// kernel that needs more, naming the feature.
+struct DeviceFeatures {
+  int64_t subgroupSize = 32;
+  bool float16 = true;
+  bool float64 = true;
+  bool int8 = true;
+  bool int16 = true;
+  bool int64Atomics = true;
+  bool float32AtomicAdd = true;
+};
+
+/// How the kernel takes its arguments, for the loader and launches: a
+/// push-constant block of `pushConstantBytes` holding argument i at
+/// `argOffsets[i]` (pointers as 64-bit device addresses).
+struct KernelInterface {
+  std::vector<uint32_t> argOffsets;
+  uint32_t pushConstantBytes = 0;
+  /// Bytes of workgroup memory the kernel's variables take.
+  uint32_t sharedMemoryBytes = 0;
+};
+
+/// The pass: `module` must hold the SIMT form of `entry` only; afterwards it
+/// holds one spirv.module. `interface` receives the argument layout.
+std::unique_ptr<mlir::Pass>
+createConvertToSPIRVPass(std::string entry, int64_t threadsPerBlock,
+                         DeviceFeatures features, KernelInterface *interface);
+
+} // namespace tk::vulkan
+
+#endif // TK_BACKENDS_VULKAN_COMPILER_CONVERTTOSPIRV_H_

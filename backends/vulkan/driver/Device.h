@@ -1,0 +1,180 @@
+//===- Device.h - Vulkan devices, memory, streams and events ----*- C++ -*-===//
+//
+// The Vulkan devices tk can run on: each a VkDevice with one compute queue,
+// created once per process and kept for its life. Memory is VkBuffers with
+// buffer device addresses: the pointer the plugin hands out is the address
+// kernels load and store through (SPIR-V PhysicalStorageBuffer64), and the
+// plugin keeps a map from it back to the buffer for copies. Streams are
+// command pools whose submissions all go to the device's one queue, in
+// order; events are timestamp queries.
+//
+// Vulkan orders nothing by itself, so every submission begins with a
+// barrier after all earlier shader and transfer writes (consecutive
+// launches see each other's results) and ends with one before host reads
+// (the host sees them once the submission's fence signals).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_VULKAN_DRIVER_DEVICE_H_
+#define TK_BACKENDS_VULKAN_DRIVER_DEVICE_H_
+
+#include "driver/Driver.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tk::vulkan {
+
+/// What a device is, its limits, and the optional features tk enabled on
+/// it (bufferDeviceAddress and shaderInt64 are always enabled: a device
+/// without them is not used).
+struct DeviceInfo {
+  std::string name;
+  uint32_t vendorID = 0;
+  uint32_t deviceID = 0;
+  VkPhysicalDeviceType deviceType = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  /// The device's Vulkan version (VkPhysicalDeviceProperties::apiVersion).
+  uint32_t apiVersion = 0;
+  /// A CPU implementation (lavapipe, SwiftShader): used only when
+  /// cpuDevicesAllowed().
+  bool cpuDevice = false;
+
+  /// VkPhysicalDeviceSubgroupProperties: the size compute pipelines get
+  /// without a required size, and the operations of compute shaders.
+  uint32_t subgroupSize = 0;
+  VkSubgroupFeatureFlags subgroupOperations = 0;
+  /// VkPhysicalDeviceSubgroupSizeControlProperties; min = max = subgroupSize
+  /// without subgroup size control.
+  uint32_t minSubgroupSize = 0;
+  uint32_t maxSubgroupSize = 0;
+  uint32_t maxComputeWorkgroupSubgroups = 0;
+  VkShaderStageFlags requiredSubgroupSizeStages = 0;
+
+  uint32_t maxComputeSharedMemorySize = 0;
+  uint32_t maxComputeWorkGroupInvocations = 0;
+  uint32_t maxComputeWorkGroupSize[3] = {0, 0, 0};
+  uint32_t maxComputeWorkGroupCount[3] = {0, 0, 0};
+  uint32_t maxPushConstantsSize = 0;
+  /// Nanoseconds per timestamp tick.
+  float timestampPeriod = 0;
+  /// The queue's timestampValidBits; 0: the queue has no timestamps.
+  uint32_t timestampValidBits = 0;
+  bool timestamps = false;
+  /// The largest DEVICE_LOCAL heap.
+  uint64_t deviceLocalBytes = 0;
+  /// VkPhysicalDeviceMaintenance3Properties: the most one allocation holds.
+  uint64_t maxMemoryAllocationSize = 0;
+
+  // Optional features, true when enabled on the VkDevice.
+  bool shaderFloat64 = false;
+  bool shaderInt16 = false;
+  bool shaderFloat16 = false;
+  bool shaderInt8 = false;
+  bool storageBuffer8BitAccess = false;
+  bool storageBuffer16BitAccess = false;
+  bool subgroupSizeControl = false;
+  bool computeFullSubgroups = false;
+  /// VK_EXT_shader_atomic_float: atomic add, and load/store/exchange.
+  bool shaderBufferFloat32AtomicAdd = false;
+  bool shaderBufferFloat32Atomics = false;
+  bool shaderBufferInt64Atomics = false;
+  bool vulkanMemoryModel = false;
+  bool vulkanMemoryModelDeviceScope = false;
+  /// Subgroup operations on 8-, 16- and 64-bit types.
+  bool shaderSubgroupExtendedTypes = false;
+};
+
+/// Whether CPU implementations of Vulkan count as devices: only when
+/// TK_BACKEND names "vulkan" among its comma-separated entries, so that
+/// automatic backend selection never ends on lavapipe but TK_BACKEND=vulkan
+/// runs there.
+bool cpuDevicesAllowed();
+
+/// Opens the loader, creates the instance and a VkDevice for each usable
+/// physical device, once per process; later calls return the first outcome.
+/// Usable: Vulkan 1.2, a compute queue, bufferDeviceAddress and shaderInt64.
+/// Devices are ordered discrete, integrated, virtual, CPU, other.
+/// TK_ERROR_NO_DEVICE (with the reason, and why each device was skipped)
+/// when none is usable.
+tk_status initializeDevices(std::string &error);
+
+/// Devices found by initializeDevices (0 before it or when it failed).
+int32_t deviceCount();
+
+/// TK_ERROR_NOT_FOUND unless initializeDevices succeeded and `device` is one
+/// of its devices.
+tk_status checkDevice(int32_t device, std::string &error);
+
+/// The device's description; `device` must have passed checkDevice.
+const DeviceInfo &deviceInfo(int32_t device);
+
+/// The VkDevice, its commands and its pipeline cache (for Executable.cpp);
+/// `device` must have passed checkDevice.
+VkDevice deviceHandle(int32_t device);
+const DeviceApi &deviceApi(int32_t device);
+VkPipelineCache devicePipelineCache(int32_t device);
+
+/// Fills the fields of `out` that fit in its struct_size.
+tk_status queryDeviceProps(int32_t device, tk_device_props *out,
+                           std::string &error);
+
+/// A buffer of `bytes` (at least 1), preferably in DEVICE_LOCAL memory;
+/// `*out` is its device address.
+tk_status allocateMemory(int32_t device, size_t bytes, void **out,
+                         std::string &error);
+/// Frees an allocation by the address allocateMemory gave (NULL: nothing),
+/// after the device's queue is idle, since launches may still use it.
+tk_status freeMemory(int32_t device, void *pointer, std::string &error);
+
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+/// Copies `bytes` and returns once the copy is complete, after all work
+/// submitted before it. A device address may point anywhere inside an
+/// allocation of `device` as long as the range ends inside it too.
+/// Host-visible memory is copied with memcpy; other memory through a staging
+/// buffer (always, with TK_VULKAN_STAGING=1).
+tk_status copyMemory(int32_t device, CopyKind kind, void *dst, const void *src,
+                     size_t bytes, std::string &error);
+
+/// Streams: `stream` NULL is the device's default stream. All streams of a
+/// device submit to its one queue, in submission order.
+tk_status createStream(int32_t device, void **out, std::string &error);
+/// Waits for the stream's work, then destroys it.
+tk_status destroyStream(int32_t device, void *stream, std::string &error);
+tk_status synchronizeStream(int32_t device, void *stream, std::string &error);
+/// Waits until the device's queue is idle.
+tk_status synchronizeDevice(int32_t device, std::string &error);
+
+/// Records a command buffer with `record` on `stream` and submits it with a
+/// fence, between the barriers described above; returns without waiting.
+/// `record` runs with the stream locked: it only records commands.
+/// Command buffers and fences of finished submissions are reused, so a
+/// stream of launches allocates nothing once warm; at most a fixed number
+/// of submissions are in flight per stream (a further one waits for the
+/// oldest).
+tk_status submit(int32_t device, void *stream,
+                 const std::function<void(VkCommandBuffer)> &record,
+                 std::string &error);
+
+/// Events: a timestamp written on the device's queue after the work
+/// submitted before the record, and the fence of the submission that wrote
+/// it. Without queue timestamps, events still synchronize;
+/// eventElapsedMs reports TK_ERROR_UNSUPPORTED.
+tk_status createEvent(int32_t device, void **out, std::string &error);
+/// Waits for the event's last record to finish, then destroys it.
+tk_status destroyEvent(int32_t device, void *event, std::string &error);
+/// Re-recording waits for the previous record to finish first.
+tk_status recordEvent(int32_t device, void *event, void *stream,
+                      std::string &error);
+/// Returns at once for an event never recorded.
+tk_status synchronizeEvent(int32_t device, void *event, std::string &error);
+/// Milliseconds from `start` to `end` (waiting for both to finish);
+/// TK_ERROR_INVALID_ARGUMENT if either was never recorded.
+tk_status eventElapsedMs(int32_t device, void *start, void *end, float *out,
+                         std::string &error);
+
+} // namespace tk::vulkan
+
+#endif // TK_BACKENDS_VULKAN_DRIVER_DEVICE_H_

@@ -1,0 +1,90 @@
+//===- Executable.h - a loaded Vulkan compute kernel ------------*- C++ -*-===//
+//
+// A SPIR-V kernel as a compute pipeline on one device: no descriptor sets,
+// since kernels reach memory through buffer device addresses, and every
+// argument in one push-constant block at the offsets the compiler chose.
+// The launch shape (threads per workgroup, shared memory, subgroup width)
+// is the one the SPIR-V was compiled for; loading checks it against the
+// device so that a kernel that cannot run is refused by name, not launched.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_VULKAN_DRIVER_EXECUTABLE_H_
+#define TK_BACKENDS_VULKAN_DRIVER_EXECUTABLE_H_
+
+#include "driver/Driver.h"
+#include "tk/tk_plugin.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tk::vulkan {
+
+/// The most push-constant bytes a kernel may take: launches pack them in a
+/// buffer of this size on the stack. Vulkan guarantees only 128; this is
+/// the most any device offers in practice.
+constexpr uint32_t kMaxPushConstantBytes = 256;
+
+struct Executable {
+  int32_t device = 0;
+  /// Destroyed once the pipeline exists (a pipeline does not need its
+  /// module); kept here for the failure paths of loadExecutable.
+  VkShaderModule shaderModule = VK_NULL_HANDLE;
+  VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  uint32_t threadsPerBlock = 0;
+  uint32_t sharedMemoryBytes = 0;
+  /// The subgroup width the pipeline was created with (0: the device's
+  /// default, not required).
+  uint32_t subgroupSize = 0;
+  uint32_t pushConstantBytes = 0;
+  /// Byte offset of each argument in the push-constant block.
+  std::vector<uint32_t> argOffsets;
+  /// Filled by the plugin's executable_load after loadExecutable.
+  std::vector<tk_plugin_arg_type> argTypes;
+  std::string entry;
+
+  /// Waits for the device's queue to be idle (submitted launches may still
+  /// use the pipeline), then destroys the pipeline, layout and module.
+  ~Executable();
+};
+
+/// Creates the compute pipeline of `entry` (a GLCompute entry point of
+/// `spirv`, `words` 32-bit words in host byte order) on `device`.
+///  - threadsPerBlock: the workgroup size; must match the entry's LocalSize
+///    when it declares one; at most maxComputeWorkGroupInvocations;
+///  - sharedMemoryBytes: its workgroup memory, at most
+///    maxComputeSharedMemorySize;
+///  - subgroupSize: the subgroup width the code assumes; 0 for none. It is
+///    required of the pipeline when the device has subgroup size control
+///    and the width is in its range; otherwise it must be the device's
+///    subgroupSize;
+///  - argOffsets, pushConstantBytes: the push-constant block (a multiple of
+///    4 bytes, at most kMaxPushConstantBytes and maxPushConstantsSize).
+/// A limit the device does not meet is TK_ERROR_UNSUPPORTED naming the
+/// numbers; an unknown entry is TK_ERROR_NOT_FOUND.
+tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
+                         const std::string &entry, uint32_t threadsPerBlock,
+                         uint32_t sharedMemoryBytes, uint32_t subgroupSize,
+                         const std::vector<uint32_t> &argOffsets,
+                         uint32_t pushConstantBytes,
+                         std::unique_ptr<Executable> &out, std::string &error);
+
+/// Vulkan cannot tell how many workgroups fit on a compute unit: `out` is 0.
+tk_status executableOccupancy(const Executable &executable, int32_t &out,
+                              std::string &error);
+
+/// Submits the kernel over `grid` workgroups on `stream` (NULL: the
+/// default stream) and returns without waiting. `args[i]` points at
+/// argument i's value, of the size of argTypes[i] (a void* holding the
+/// device address for TK_PLUGIN_ARG_PTR); it is copied before returning.
+/// Allocates nothing on success once the stream is warm.
+tk_status launchExecutable(const Executable &executable, const int32_t grid[3],
+                           void *const *args, void *stream, std::string &error);
+
+} // namespace tk::vulkan
+
+#endif // TK_BACKENDS_VULKAN_DRIVER_EXECUTABLE_H_

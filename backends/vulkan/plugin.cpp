@@ -1,0 +1,362 @@
+//===- plugin.cpp - the Vulkan backend's plugin interface -------*- C++ -*-===//
+//
+// Exports tk_backend_get_interface for libtk_backend_vulkan.so: any Vulkan
+// 1.2 device with buffer device addresses, through the loader opened at run
+// time (the plugin loads anywhere and reports "no device" without one),
+// kernels compiled to SPIR-V at the device's subgroup size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "common/PluginSupport.h"
+#include "compiler/Compiler.h"
+#include "compiler/Package.h"
+#include "driver/Device.h"
+#include "driver/Executable.h"
+#include "tk/tk_plugin.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#define TK_VULKAN_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+thread_local std::string lastError;
+
+tk_status fail(tk_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// Runs a driver-layer call that reports through an error string.
+template <typename Fn> tk_status call(Fn &&fn) {
+  std::string error;
+  tk_status status = fn(error);
+  if (status != TK_SUCCESS)
+    lastError = std::move(error);
+  return status;
+}
+
+/// The device code for `device` is compiled for: the device's own subgroup
+/// size, workgroup memory and features; without a device, the generic
+/// `vulkan` preset (subgroups of 32, TK_VULKAN_SUBGROUP_SIZE to change).
+tk_status selectTarget(int32_t device, tk::vulkan::DeviceTarget &target,
+                       std::string &error) {
+  std::string ignored;
+  if (tk::vulkan::initializeDevices(ignored) == TK_SUCCESS) {
+    if (tk_status status = tk::vulkan::checkDevice(device, error))
+      return status;
+    const tk::vulkan::DeviceInfo &info = tk::vulkan::deviceInfo(device);
+    tk::vulkan::DeviceFeatures &features = target.features;
+    features.subgroupSize = info.subgroupSize;
+    features.float16 = info.shaderFloat16 && info.storageBuffer16BitAccess;
+    features.int16 = info.shaderInt16 && info.storageBuffer16BitAccess;
+    features.int8 = info.shaderInt8 && info.storageBuffer8BitAccess;
+    features.float64 = info.shaderFloat64;
+    features.int64Atomics = info.shaderBufferInt64Atomics;
+    features.float32AtomicAdd = info.shaderBufferFloat32AtomicAdd;
+    target.sharedMemoryBytes = info.maxComputeSharedMemorySize;
+    target.maxThreadsPerBlock = info.maxComputeWorkGroupInvocations;
+    return TK_SUCCESS;
+  }
+  target = tk::vulkan::DeviceTarget();
+  target.sharedMemoryBytes = 48 * 1024;
+  if (const char *size = std::getenv("TK_VULKAN_SUBGROUP_SIZE");
+      size && *size) {
+    char *end = nullptr;
+    long value = std::strtol(size, &end, 10);
+    if (*end != '\0' || value < 1 || value > 128 || (value & (value - 1))) {
+      error = std::string("tk-vulkan: TK_VULKAN_SUBGROUP_SIZE='") + size +
+              "' is not a power of two in 1..128";
+      return TK_ERROR_INVALID_ARGUMENT;
+    }
+    target.features.subgroupSize = value;
+  }
+  return TK_SUCCESS;
+}
+
+const char *vulkanLastError() { return lastError.c_str(); }
+
+tk_status vulkanInitialize() {
+  return call(
+      [](std::string &error) { return tk::vulkan::initializeDevices(error); });
+}
+
+tk_status vulkanDeviceCount(int32_t *out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_count is NULL");
+  *out = tk::vulkan::deviceCount();
+  return TK_SUCCESS;
+}
+
+tk_status vulkanDeviceProps(int32_t device, tk_device_props *out) {
+  if (!out || out->struct_size == 0)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-vulkan: device_props needs a struct with struct_size set");
+  return call([&](std::string &error) {
+    return tk::vulkan::queryDeviceProps(device, out, error);
+  });
+}
+
+tk_status vulkanMemAlloc(int32_t device, size_t bytes, void **out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_pointer is NULL");
+  return call([&](std::string &error) {
+    return tk::vulkan::allocateMemory(device, bytes, out, error);
+  });
+}
+
+tk_status vulkanMemFree(int32_t device, void *pointer) {
+  return call([&](std::string &error) {
+    return tk::vulkan::freeMemory(device, pointer, error);
+  });
+}
+
+template <tk::vulkan::CopyKind kind>
+tk_status vulkanMemcpy(int32_t device, void *dst, const void *src,
+                       size_t bytes) {
+  return call([&](std::string &error) {
+    return tk::vulkan::copyMemory(device, kind, dst, src, bytes, error);
+  });
+}
+
+tk_status vulkanStreamCreate(int32_t device, void **out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_stream is NULL");
+  return call([&](std::string &error) {
+    return tk::vulkan::createStream(device, out, error);
+  });
+}
+
+tk_status vulkanStreamDestroy(int32_t device, void *stream) {
+  return call([&](std::string &error) {
+    return tk::vulkan::destroyStream(device, stream, error);
+  });
+}
+
+tk_status vulkanStreamSynchronize(int32_t device, void *stream) {
+  return call([&](std::string &error) {
+    return tk::vulkan::synchronizeStream(device, stream, error);
+  });
+}
+
+tk_status vulkanDeviceSynchronize(int32_t device) {
+  return call([&](std::string &error) {
+    return tk::vulkan::synchronizeDevice(device, error);
+  });
+}
+
+tk_status vulkanEventCreate(int32_t device, void **out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_event is NULL");
+  return call([&](std::string &error) {
+    return tk::vulkan::createEvent(device, out, error);
+  });
+}
+
+tk_status vulkanEventDestroy(int32_t device, void *event) {
+  return call([&](std::string &error) {
+    return tk::vulkan::destroyEvent(device, event, error);
+  });
+}
+
+tk_status vulkanEventRecord(int32_t device, void *event, void *stream) {
+  return call([&](std::string &error) {
+    return tk::vulkan::recordEvent(device, event, stream, error);
+  });
+}
+
+tk_status vulkanEventSynchronize(int32_t device, void *event) {
+  return call([&](std::string &error) {
+    return tk::vulkan::synchronizeEvent(device, event, error);
+  });
+}
+
+tk_status vulkanEventElapsedMs(int32_t device, void *start, void *end,
+                               float *out) {
+  if (!out)
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_ms is NULL");
+  return call([&](std::string &error) {
+    return tk::vulkan::eventElapsedMs(device, start, end, out, error);
+  });
+}
+
+tk_status vulkanCompile(const tk_plugin_compile_request *request,
+                        tk_plugin_binary *out) {
+  if (!request || !out || !request->module_bytecode ||
+      request->module_size == 0)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-vulkan: compile needs a request with a module and an "
+                "output");
+  tk::vulkan::CompileInput input;
+  input.module = request->module_bytecode;
+  input.size = request->module_size;
+  input.entry = request->entry ? request->entry : "";
+  input.dumpDir = request->dump_dir ? request->dump_dir : "";
+  input.numWarps = request->num_warps > 0 ? request->num_warps : 4;
+  std::string error;
+  if (tk_status status = selectTarget(request->device, input.target, error))
+    return fail(status, error);
+  tk::vulkan::Package package;
+  if (tk_status status = tk::vulkan::compileToPackage(input, package, error))
+    return fail(status, error);
+  return tk::plugin::fillBinary(tk::vulkan::serializePackage(package),
+                                package.numWarps, package.sharedMemoryBytes,
+                                /*registersPerThread=*/0, out, "tk-vulkan",
+                                lastError);
+}
+
+/// The package parses and its SPIR-V passes spirv-val (when installed).
+tk_status vulkanValidate(const void *binary, size_t size) {
+  return call([&](std::string &error) {
+    tk::vulkan::Package package;
+    if (tk_status status =
+            tk::vulkan::parsePackage(binary, size, package, error))
+      return status;
+    tk_status status = tk::vulkan::validateSpirv(package.spirv, error);
+    // Without spirv-val the package is checked as far as it can be.
+    return status == TK_ERROR_NOT_FOUND ? TK_SUCCESS : status;
+  });
+}
+
+tk_status vulkanExecutableLoad(int32_t device, const void *binary, size_t size,
+                               const char *entry,
+                               const tk_plugin_arg_type *argTypes,
+                               size_t numArgs, void **out) {
+  return tk::plugin::loadExecutable<tk::vulkan::Executable>(
+      binary, size, entry, argTypes, numArgs, out, "tk-vulkan", lastError,
+      [&](auto &executable, std::string &error) {
+        tk::vulkan::Package package;
+        if (tk_status status =
+                tk::vulkan::parsePackage(binary, size, package, error))
+          return status;
+        if (package.entry != entry) {
+          error = "tk-vulkan: the package holds '" + package.entry +
+                  "', not '" + entry + "'";
+          return TK_ERROR_NOT_FOUND;
+        }
+        if (package.argOffsets.size() != numArgs) {
+          error = "tk-vulkan: the package's kernel takes " +
+                  std::to_string(package.argOffsets.size()) +
+                  " arguments, the signature has " + std::to_string(numArgs);
+          return TK_ERROR_INVALID_ARGUMENT;
+        }
+        return tk::vulkan::loadExecutable(
+            device, package.spirv.data(), package.spirv.size(), package.entry,
+            package.threadsPerBlock, package.sharedMemoryBytes,
+            package.subgroupSize, package.argOffsets, package.pushConstantBytes,
+            executable, error);
+      });
+}
+
+tk_status vulkanExecutableOccupancy(void *executable, int32_t *out) {
+  if (tk_status status =
+          tk::plugin::checkOccupancy(executable, out, "tk-vulkan", lastError))
+    return status;
+  return call([&](std::string &error) {
+    return tk::vulkan::executableOccupancy(
+        *static_cast<tk::vulkan::Executable *>(executable), *out, error);
+  });
+}
+
+tk_status vulkanLaunch(void *executable, const int32_t grid[3],
+                       void *const *args, void *stream) {
+  auto *exe = static_cast<tk::vulkan::Executable *>(executable);
+  std::string error;
+  if (tk_status status = tk::plugin::checkLaunch(
+          exe, grid, exe && !exe->argTypes.empty(), args, "tk-vulkan", error))
+    return fail(status, std::move(error));
+  if (tk_status status =
+          tk::vulkan::launchExecutable(*exe, grid, args, stream, error))
+    return fail(status, std::move(error));
+  return TK_SUCCESS;
+}
+
+tk_status vulkanGetCapabilities(int32_t device, tk_backend_capabilities *out) {
+  if (!out || out->struct_size < sizeof(size_t))
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-vulkan: get_capabilities needs a struct with struct_size "
+                "set");
+  tk::vulkan::DeviceTarget target;
+  std::string error;
+  if (tk_status status = selectTarget(device, target, error))
+    return fail(status, error);
+  const tk::vulkan::DeviceFeatures &features = target.features;
+  tk_backend_capabilities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  // SPIR-V has no bfloat16 (before SPV_KHR_bfloat16) nor fp8 types: bf16
+  // is kept in 16-bit integers and computed in f32; fp8 is not lowered.
+  caps.dtypes =
+      TK_DTYPE_BIT_I1 | TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_I64 | TK_DTYPE_BIT_F32;
+  if (features.int16)
+    caps.dtypes |= TK_DTYPE_BIT_BF16;
+  if (features.int8)
+    caps.dtypes |= TK_DTYPE_BIT_I8;
+  if (features.int16)
+    caps.dtypes |= TK_DTYPE_BIT_I16;
+  if (features.float16)
+    caps.dtypes |= TK_DTYPE_BIT_F16;
+  if (features.float64)
+    caps.dtypes |= TK_DTYPE_BIT_F64;
+  // OpAtomic* on 32-bit integers everywhere; fadd needs
+  // VK_EXT_shader_atomic_float.
+  caps.atomics = tk::plugin::kAllAtomics & ~TK_ATOMIC_BIT_FADD;
+  if (features.float32AtomicAdd)
+    caps.atomics |= TK_ATOMIC_BIT_FADD;
+  caps.fp8 = 0;
+  // Dots are subgroup FMA code: VK_KHR_cooperative_matrix is not lowered.
+  caps.mma_kinds = TK_MMA_NONE;
+  caps.max_tile_elements = 0;
+  tk::plugin::copyVersioned(caps, out);
+  return TK_SUCCESS;
+}
+
+const tk_backend_interface kInterface = {
+    /*struct_size=*/sizeof(tk_backend_interface),
+    /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
+    /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
+    /*name=*/"vulkan",
+    /*compiler_version=*/"tk-vulkan 1 llvm " LLVM_VERSION_STRING,
+    vulkanLastError,
+    vulkanInitialize,
+    vulkanDeviceCount,
+    vulkanDeviceProps,
+    vulkanMemAlloc,
+    vulkanMemFree,
+    vulkanMemcpy<tk::vulkan::CopyKind::HostToDevice>,
+    vulkanMemcpy<tk::vulkan::CopyKind::DeviceToHost>,
+    vulkanMemcpy<tk::vulkan::CopyKind::DeviceToDevice>,
+    vulkanStreamCreate,
+    vulkanStreamDestroy,
+    vulkanStreamSynchronize,
+    vulkanDeviceSynchronize,
+    vulkanCompile,
+    tk::plugin::freeBinary,
+    vulkanValidate,
+    vulkanExecutableLoad,
+    tk::plugin::unloadExecutable<tk::vulkan::Executable>,
+    vulkanExecutableOccupancy,
+    vulkanLaunch,
+    vulkanGetCapabilities,
+    vulkanEventCreate,
+    vulkanEventDestroy,
+    vulkanEventRecord,
+    vulkanEventSynchronize,
+    vulkanEventElapsedMs,
+    /*stream_wrap=*/nullptr,
+    /*stream_unwrap=*/nullptr,
+};
+
+} // namespace
+
+TK_VULKAN_EXPORT const tk_backend_interface *
+tk_backend_get_interface(uint32_t abi_major) {
+  return tk::plugin::interfaceForAbi(abi_major, kInterface, lastError);
+}
+
+TK_VULKAN_EXPORT uint32_t tk_backend_abi_version(void) {
+  return TK_PLUGIN_ABI_MAJOR;
+}

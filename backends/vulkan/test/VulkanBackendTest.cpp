@@ -1,0 +1,258 @@
+//===- VulkanBackendTest.cpp - the Vulkan plugin through its ABI -*- C++
+//-*-===//
+//
+// What must hold on any machine: the package format refuses every
+// truncation and corruption; the compiler's SPIR-V passes spirv-val at the
+// subgroup sizes of Vulkan devices (4 to 64); compile errors are the right
+// statuses; the plugin declares what SPIR-V lacks (fp8, matrix
+// units) and its validate() catches a damaged binary. A vector add runs
+// end to end where the plugin sees a device (lavapipe with
+// TK_BACKEND=vulkan, as ctest sets).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "compiler/Package.h"
+#include "tk/runtime/PluginLoader.h"
+#include "tk/tk_plugin.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tk::runtime::Plugin;
+using tk::runtime::PluginLoader;
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Plugin *plugin() {
+  static Plugin *opened = [] {
+    Plugin *out = nullptr;
+    tk::runtime::Status status =
+        PluginLoader::openFile(TK_VULKAN_PLUGIN_PATH, "vulkan", &out);
+    EXPECT_TRUE(status.isOk()) << status.message();
+    return out;
+  }();
+  return opened;
+}
+
+const tk_backend_interface &api() { return plugin()->getApi(); }
+
+std::string vectorAdd() {
+  return readFile(std::string(TK_EXAMPLES_KERNELS) + "/vector_add.tk");
+}
+
+tk::vulkan::Package compileVectorAdd(int subgroupSize) {
+  std::string text = vectorAdd();
+  tk::vulkan::CompileInput input;
+  input.module = text.data();
+  input.size = text.size();
+  input.entry = "vector_add";
+  input.target.features.subgroupSize = subgroupSize;
+  tk::vulkan::Package package;
+  std::string error;
+  EXPECT_EQ(tk::vulkan::compileToPackage(input, package, error), TK_SUCCESS)
+      << error;
+  return package;
+}
+
+TEST(VulkanPackage, RoundTripsAndRefusesEveryTruncation) {
+  tk::vulkan::Package package = compileVectorAdd(8);
+  std::string bytes = tk::vulkan::serializePackage(package);
+  tk::vulkan::Package parsed;
+  std::string error;
+  ASSERT_EQ(tk::vulkan::parsePackage(bytes.data(), bytes.size(), parsed, error),
+            TK_SUCCESS)
+      << error;
+  EXPECT_EQ(parsed.entry, "vector_add");
+  EXPECT_EQ(parsed.arch, "vk-sg8");
+  EXPECT_EQ(parsed.threadsPerBlock, 32);
+  EXPECT_EQ(parsed.subgroupSize, 8);
+  // Three pointers and an i32.
+  EXPECT_EQ(parsed.argOffsets, (std::vector<uint32_t>{0, 8, 16, 24}));
+  EXPECT_EQ(parsed.pushConstantBytes, 28u);
+  EXPECT_EQ(parsed.spirv, package.spirv);
+  for (size_t size = 0; size < bytes.size(); size += 7) {
+    error.clear();
+    EXPECT_EQ(tk::vulkan::parsePackage(bytes.data(), size, parsed, error),
+              TK_ERROR_INVALID_ARGUMENT)
+        << size;
+    EXPECT_NE(error.find("not a valid Vulkan package"), std::string::npos);
+  }
+  std::string trailing = bytes + "x";
+  EXPECT_EQ(
+      tk::vulkan::parsePackage(trailing.data(), trailing.size(), parsed, error),
+      TK_ERROR_INVALID_ARGUMENT);
+  std::string badMagic = bytes;
+  badMagic[0] = 'X';
+  EXPECT_EQ(
+      tk::vulkan::parsePackage(badMagic.data(), badMagic.size(), parsed, error),
+      TK_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(VulkanCompiler, SpirvValAcceptsEverySubgroupSize) {
+  for (int subgroupSize : {4, 8, 16, 32, 64}) {
+    tk::vulkan::Package package = compileVectorAdd(subgroupSize);
+    EXPECT_EQ(package.threadsPerBlock, 4 * subgroupSize);
+    std::string error;
+    EXPECT_EQ(tk::vulkan::validateSpirv(package.spirv, error), TK_SUCCESS)
+        << "subgroups of " << subgroupSize << ": " << error;
+  }
+}
+
+TEST(VulkanCompiler, SpirvValCatchesABrokenModule) {
+  tk::vulkan::Package package = compileVectorAdd(8);
+  // Truncate the last instruction: the module no longer parses.
+  package.spirv.pop_back();
+  std::string error;
+  EXPECT_EQ(tk::vulkan::validateSpirv(package.spirv, error),
+            TK_ERROR_COMPILATION);
+  EXPECT_NE(error.find("spirv-val rejects"), std::string::npos) << error;
+}
+
+TEST(VulkanCompiler, ErrorsHaveTheirStatus) {
+  std::string text = vectorAdd();
+  tk::vulkan::CompileInput input;
+  input.module = text.data();
+  input.size = text.size();
+  input.entry = "no_such_kernel";
+  tk::vulkan::Package package;
+  std::string error;
+  EXPECT_EQ(tk::vulkan::compileToPackage(input, package, error),
+            TK_ERROR_NOT_FOUND);
+  std::string garbage = "tk.func @broken( {";
+  input.module = garbage.data();
+  input.size = garbage.size();
+  input.entry = "broken";
+  EXPECT_EQ(tk::vulkan::compileToPackage(input, package, error),
+            TK_ERROR_INVALID_IR);
+  // GLSL.std.450 has no f64 exp: refused as unsupported, naming the op.
+  std::string exp64 = R"(
+tk.func @exp64(%x: !tk.ptr<f64> {tk.divisibility = 16 : i32}) {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %s = tk.splat %x : !tk.ptr<f64> -> tensor<64x!tk.ptr<f64>>
+  %p = tk.addptr %s, %r : tensor<64x!tk.ptr<f64>>, tensor<64xi32>
+  %v = tk.load %p : tensor<64x!tk.ptr<f64>>
+  %e = math.exp %v : tensor<64xf64>
+  tk.store %p, %e : tensor<64x!tk.ptr<f64>>
+  tk.return
+})";
+  input.module = exp64.data();
+  input.size = exp64.size();
+  input.entry = "exp64";
+  error.clear();
+  EXPECT_EQ(tk::vulkan::compileToPackage(input, package, error),
+            TK_ERROR_UNSUPPORTED);
+  EXPECT_NE(error.find("spirv.GL.Exp"), std::string::npos) << error;
+}
+
+TEST(VulkanPlugin, DeclaresWhatSpirvLacks) {
+  ASSERT_NE(plugin(), nullptr);
+  EXPECT_STREQ(api().name, "vulkan");
+  tk_backend_capabilities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  caps.struct_size = sizeof(caps);
+  ASSERT_EQ(api().get_capabilities(0, &caps), TK_SUCCESS) << api().last_error();
+  // bf16 as 16-bit integers, computed in f32.
+  EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_BF16);
+  EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_F32);
+  EXPECT_EQ(caps.fp8, 0);
+  EXPECT_EQ(caps.mma_kinds, uint32_t(TK_MMA_NONE));
+}
+
+TEST(VulkanPlugin, ValidateCatchesADamagedBinary) {
+  std::string bytes = tk::vulkan::serializePackage(compileVectorAdd(8));
+  EXPECT_EQ(api().validate(bytes.data(), bytes.size()), TK_SUCCESS)
+      << api().last_error();
+  // A word of the SPIR-V's header (its bound) zeroed: spirv-val refuses.
+  std::string damaged = bytes;
+  size_t header = damaged.size() -
+                  compileVectorAdd(8).spirv.size() * 4; // SPIR-V starts here
+  std::memset(&damaged[header + 12], 0, 4);
+  EXPECT_NE(api().validate(damaged.data(), damaged.size()), TK_SUCCESS);
+  EXPECT_NE(std::string(api().last_error()).find("spirv-val"),
+            std::string::npos)
+      << api().last_error();
+  EXPECT_EQ(api().validate(bytes.data(), 10), TK_ERROR_INVALID_ARGUMENT);
+}
+
+/// A vector add through the ABI on device 0, where there is one.
+TEST(VulkanPlugin, VectorAddRunsOnTheDevice) {
+  tk_status init = api().initialize();
+  if (init == TK_ERROR_NO_DEVICE)
+    GTEST_SKIP() << "no Vulkan device: " << api().last_error();
+  ASSERT_EQ(init, TK_SUCCESS) << api().last_error();
+  tk_device_props props;
+  std::memset(&props, 0, sizeof(props));
+  props.struct_size = sizeof(props);
+  ASSERT_EQ(api().device_props(0, &props), TK_SUCCESS) << api().last_error();
+
+  std::string text = vectorAdd();
+  tk_plugin_compile_request request;
+  std::memset(&request, 0, sizeof(request));
+  request.struct_size = sizeof(request);
+  request.module_bytecode = text.data();
+  request.module_size = text.size();
+  request.entry = "vector_add";
+  request.num_warps = 4;
+  tk_plugin_binary binary;
+  std::memset(&binary, 0, sizeof(binary));
+  binary.struct_size = sizeof(binary);
+  ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+  tk_plugin_arg_type types[] = {TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_PTR,
+                                TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_I32};
+  void *executable = nullptr;
+  // A signature of the wrong length is refused.
+  EXPECT_EQ(api().executable_load(0, binary.data, binary.size, "vector_add",
+                                  types, 3, &executable),
+            TK_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(api().executable_load(0, binary.data, binary.size, "vector_add",
+                                  types, 4, &executable),
+            TK_SUCCESS)
+      << api().last_error();
+  api().binary_free(&binary);
+
+  constexpr int32_t n = 3000;
+  std::vector<float> x(n), y(n), out(n, -1.0f);
+  for (int32_t i = 0; i < n; ++i) {
+    x[i] = float(i);
+    y[i] = 0.25f * float(i);
+  }
+  void *dx = nullptr, *dy = nullptr, *dout = nullptr;
+  ASSERT_EQ(api().mem_alloc(0, n * 4, &dx), TK_SUCCESS);
+  ASSERT_EQ(api().mem_alloc(0, n * 4, &dy), TK_SUCCESS);
+  ASSERT_EQ(api().mem_alloc(0, n * 4, &dout), TK_SUCCESS);
+  ASSERT_EQ(api().memcpy_host_to_device(0, dx, x.data(), n * 4), TK_SUCCESS);
+  ASSERT_EQ(api().memcpy_host_to_device(0, dy, y.data(), n * 4), TK_SUCCESS);
+  ASSERT_EQ(api().memcpy_host_to_device(0, dout, out.data(), n * 4),
+            TK_SUCCESS);
+  int32_t count = n;
+  void *args[] = {&dx, &dy, &dout, &count};
+  int32_t grid[3] = {(n + 1023) / 1024, 1, 1};
+  ASSERT_EQ(api().launch(executable, grid, args, nullptr), TK_SUCCESS)
+      << api().last_error();
+  ASSERT_EQ(api().memcpy_device_to_host(0, out.data(), dout, n * 4),
+            TK_SUCCESS);
+  for (int32_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], 1.25f * float(i)) << i << " on " << props.name;
+  api().executable_unload(executable);
+  EXPECT_EQ(api().mem_free(0, dx), TK_SUCCESS);
+  EXPECT_EQ(api().mem_free(0, dy), TK_SUCCESS);
+  EXPECT_EQ(api().mem_free(0, dout), TK_SUCCESS);
+  // A freed pointer is not freed twice.
+  EXPECT_EQ(api().mem_free(0, dout), TK_ERROR_INVALID_ARGUMENT);
+}
+
+} // namespace
