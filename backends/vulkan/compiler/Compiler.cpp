@@ -208,6 +208,13 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
       error += ":\n" + capture.text();
     return TK_ERROR_COMPILATION;
   }
+  out.spirv.assign(words.begin(), words.end());
+  // TK_VULKAN_VALIDATION=1 checks every module with Khronos' validator
+  // too, before any driver sees it (the CI columns run so).
+  if (const char *validation = std::getenv("TK_VULKAN_VALIDATION");
+      validation && std::string(validation) == "1")
+    if (tk_status status = validateSpirv(out.spirv, error))
+      return status;
   out.arch = archForSubgroupSize(subgroupSize);
   out.entry = input.entry;
   out.numWarps = static_cast<int32_t>(numWarps);
@@ -216,7 +223,6 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   out.sharedMemoryBytes = static_cast<int32_t>(interface.sharedMemoryBytes);
   out.pushConstantBytes = interface.pushConstantBytes;
   out.argOffsets = interface.argOffsets;
-  out.spirv.assign(words.begin(), words.end());
   return TK_SUCCESS;
 }
 

@@ -37,6 +37,8 @@ struct DeviceInfo {
   VkPhysicalDeviceType deviceType = VK_PHYSICAL_DEVICE_TYPE_OTHER;
   /// The device's Vulkan version (VkPhysicalDeviceProperties::apiVersion).
   uint32_t apiVersion = 0;
+  /// Names the driver build whose pipeline-cache data this device takes.
+  uint8_t pipelineCacheUUID[VK_UUID_SIZE] = {};
   /// A CPU implementation (lavapipe, SwiftShader): used only when
   /// cpuDevicesAllowed().
   bool cpuDevice = false;
@@ -115,6 +117,13 @@ const DeviceInfo &deviceInfo(int32_t device);
 VkDevice deviceHandle(int32_t device);
 const DeviceApi &deviceApi(int32_t device);
 VkPipelineCache devicePipelineCache(int32_t device);
+
+/// Writes the device's pipeline cache (the driver's compiled pipelines)
+/// next to tk's kernel cache, `$TK_CACHE_DIR/vulkan/<pipelineCacheUUID>`
+/// (default ~/.cache/tk), atomically, so that the next process creates the
+/// same pipelines without compiling them again; initializeDevices reads it
+/// back. Best effort: a cache that cannot be written is only slower.
+void savePipelineCache(int32_t device);
 
 /// Fills the fields of `out` that fit in its struct_size.
 tk_status queryDeviceProps(int32_t device, tk_device_props *out,

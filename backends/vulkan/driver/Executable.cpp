@@ -349,6 +349,7 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
   // The pipeline holds what it needs of the module.
   api.vkDestroyShaderModule(handle, executable->shaderModule, nullptr);
   executable->shaderModule = VK_NULL_HANDLE;
+  savePipelineCache(device);
   out = std::move(executable);
   return TK_SUCCESS;
 }

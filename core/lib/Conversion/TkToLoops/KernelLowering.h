@@ -425,6 +425,10 @@ private:
   combineWarpValues(Region &combiner, ArrayRef<Value> perWarp, bool again);
   LogicalResult lowerScanOnThreads(tk::ScanOp op);
   LogicalResult lowerDotOnThreads(tk::DotOp op);
+  /// The buffer of `dot`'s accumulator when the dot may write its result
+  /// there: a loop-carried tile that only this dot reads and whose next
+  /// value is the dot's result. Null otherwise.
+  Value inPlaceAccumulator(tk::DotOp dot);
   /// A dot the matrix unit holds in registers (see heldProduct).
   /// The held accumulator (a loop's iteration argument) that `acc` is an
   /// element-wise function of, or null.

@@ -260,6 +260,25 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   return narrowAccumulator(dot.getResult(), wide);
 }
 
+Value KernelLowering::inPlaceAccumulator(tk::DotOp dot) {
+  auto carried = dyn_cast<BlockArgument>(dot.getAcc());
+  if (!carried || !carried.hasOneUse() || carried.getArgNumber() == 0)
+    return {};
+  auto loop = dyn_cast<scf::ForOp>(carried.getOwner()->getParentOp());
+  if (!loop ||
+      loop.getYieldedValues()[carried.getArgNumber() - 1] != dot.getResult())
+    return {};
+  auto found = buffers.find(carried);
+  if (found == buffers.end())
+    return {};
+  auto type = dyn_cast<MemRefType>(found->second.getType());
+  auto result = cast<RankedTensorType>(dot.getType());
+  if (!type || type.getShape() != result.getShape() ||
+      type.getElementType() != storageType(result.getElementType()))
+    return {};
+  return found->second;
+}
+
 LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
   if (std::optional<tk::MatrixUnit::HeldProduct> held = heldProduct(dot))
     return lowerHeldDot(dot, *held);
@@ -309,8 +328,13 @@ LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
     return narrowAccumulator(dot.getResult(), wide);
   }
 
-  // One thread per output element, the k loop in registers.
-  Value result = allocBuffer(cType);
+  // One thread per output element, the k loop in registers. Each thread
+  // reads an accumulator element before it writes the same element, and no
+  // other thread reads it, so a loop-carried accumulator is updated in
+  // place: one tile of workgroup memory less, and no copy at the yield.
+  Value result = inPlaceAccumulator(dot);
+  if (!result)
+    result = allocBuffer(cType);
   if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
         FailureOr<Value> c = element(dot.getAcc(), index);
         if (failed(c))
