@@ -6,6 +6,8 @@
 
 #include "compiler/Package.h"
 
+#include "common/PackageIO.h"
+
 #include <cstring>
 
 namespace tk::cuda {
@@ -24,58 +26,6 @@ constexpr size_t kElf64HeaderSize = 64;
 /// than this is corruption, not a kernel.
 constexpr uint32_t kMaxNameLength = 4096;
 
-void appendU32(std::string &out, uint32_t value) {
-  for (int i = 0; i < 4; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-void appendU64(std::string &out, uint64_t value) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-/// Reads from a byte range, failing (without reading) past its end.
-class Reader {
-public:
-  Reader(const unsigned char *data, size_t size) : data(data), size(size) {}
-
-  size_t remaining() const { return size - offset; }
-
-  bool readU32(uint32_t &value) {
-    if (remaining() < 4)
-      return false;
-    value = 0;
-    for (int i = 0; i < 4; ++i)
-      value |= static_cast<uint32_t>(data[offset + i]) << (8 * i);
-    offset += 4;
-    return true;
-  }
-
-  bool readU64(uint64_t &value) {
-    if (remaining() < 8)
-      return false;
-    value = 0;
-    for (int i = 0; i < 8; ++i)
-      value |= static_cast<uint64_t>(data[offset + i]) << (8 * i);
-    offset += 8;
-    return true;
-  }
-
-  bool readBytes(uint64_t count, std::string &out) {
-    if (count > remaining())
-      return false;
-    out.assign(reinterpret_cast<const char *>(data + offset),
-               static_cast<size_t>(count));
-    offset += static_cast<size_t>(count);
-    return true;
-  }
-
-private:
-  const unsigned char *data;
-  size_t size;
-  size_t offset = 0;
-};
-
 tk_status corrupt(std::string &error, const std::string &what) {
   error = "tk-cuda: not a valid CUDA package: " + what;
   return TK_ERROR_INVALID_ARGUMENT;
@@ -84,6 +34,7 @@ tk_status corrupt(std::string &error, const std::string &what) {
 } // namespace
 
 std::string serializePackage(const Package &package) {
+  using namespace tk::plugin;
   std::string out;
   out.reserve(64 + package.arch.size() + package.entry.size() +
               package.ptx.size() + package.cubin.size());
@@ -108,7 +59,7 @@ tk_status parsePackage(const void *data, size_t size, Package &out,
                        std::string &error) {
   if (!data || size == 0)
     return corrupt(error, "the binary is empty");
-  Reader reader(static_cast<const unsigned char *>(data), size);
+  tk::plugin::PackageReader reader(data, size);
   std::string magic;
   if (!reader.readBytes(sizeof(kMagic), magic) ||
       std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0)
