@@ -1,0 +1,558 @@
+//===- Queue.cpp - Vulkan streams and events --------------------*- C++ -*-===//
+//
+// All the work that goes to a device's one queue: submissions between the
+// barriers Device.h describes, streams whose command buffers and fences are
+// recycled (a stream of launches allocates nothing once warm), and events,
+// timestamp queries with a fence of their own. Locks: see DeviceState.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/DeviceState.h"
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace tk::vulkan {
+
+using namespace detail;
+
+namespace {
+
+/// Submissions a stream may have in flight; the next waits for the oldest.
+/// Bounds the command buffers and fences a stream of launches makes.
+constexpr size_t kMaxInFlight = 64;
+
+/// Writes earlier submissions may have made, and the accesses later ones
+/// make: what the barriers around each submission order.
+constexpr VkPipelineStageFlags kWorkStages =
+    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+constexpr VkAccessFlags kWorkWrites =
+    VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+constexpr VkAccessFlags kWorkAccesses =
+    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+
+//===--- Submissions ------------------------------------------------------===//
+
+tk_status waitFence(DeviceState &state, VkFence fence, std::string &error) {
+  VkResult result;
+  do {
+    result =
+        state.api.vkWaitForFences(state.device, 1, &fence, VK_TRUE, UINT64_MAX);
+  } while (result == VK_TIMEOUT); // some drivers cap the timeout
+  return checkVk(result, "vkWaitForFences", error);
+}
+
+tk_status submitToQueue(DeviceState &state, VkCommandBuffer commandBuffer,
+                        VkFence fence, std::string &error) {
+  VkSubmitInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  info.commandBufferCount = 1;
+  info.pCommandBuffers = &commandBuffer;
+  std::lock_guard<std::mutex> lock(state.queueMutex);
+  TK_VK_RETURN_IF_ERROR(state.api, vkQueueSubmit, state.queue, 1, &info, fence);
+  return TK_SUCCESS;
+}
+
+void recordBarrier(const DeviceApi &api, VkCommandBuffer commandBuffer,
+                   VkPipelineStageFlags srcStages, VkAccessFlags srcAccess,
+                   VkPipelineStageFlags dstStages, VkAccessFlags dstAccess) {
+  VkMemoryBarrier barrier = {};
+  barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  barrier.srcAccessMask = srcAccess;
+  barrier.dstAccessMask = dstAccess;
+  api.vkCmdPipelineBarrier(commandBuffer, srcStages, dstStages, 0, 1, &barrier,
+                           0, nullptr, 0, nullptr);
+}
+
+/// Begins `commandBuffer` (reset beforehand) with the barrier after all
+/// earlier submissions' work: a pipeline barrier's first scope is every
+/// command earlier in submission order on the queue, not only this buffer's.
+tk_status beginWork(DeviceState &state, VkCommandBuffer commandBuffer,
+                    std::string &error) {
+  VkCommandBufferBeginInfo begin = {};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  TK_VK_RETURN_IF_ERROR(state.api, vkBeginCommandBuffer, commandBuffer, &begin);
+  recordBarrier(state.api, commandBuffer, kWorkStages, kWorkWrites, kWorkStages,
+                kWorkAccesses);
+  return TK_SUCCESS;
+}
+
+/// Ends `commandBuffer` with the barrier that makes its writes visible to
+/// the host: a fence wait alone does not (its memory dependency covers
+/// device accesses only).
+tk_status endWork(DeviceState &state, VkCommandBuffer commandBuffer,
+                  std::string &error) {
+  recordBarrier(state.api, commandBuffer, kWorkStages, kWorkWrites,
+                VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT);
+  TK_VK_RETURN_IF_ERROR(state.api, vkEndCommandBuffer, commandBuffer);
+  return TK_SUCCESS;
+}
+
+//===--- Recycled submissions ---------------------------------------------===//
+
+/// Moves the finished submissions at the front of the in-flight list to the
+/// idle list. Stops at the first unfinished one: the queue runs submissions
+/// in order, and one left over is only recycled a little later.
+tk_status recycle(DeviceState &state, Stream &stream, std::string &error) {
+  size_t done = 0;
+  for (; done < stream.inFlight.size(); ++done) {
+    VkResult result =
+        state.api.vkGetFenceStatus(state.device, stream.inFlight[done].fence);
+    if (result == VK_NOT_READY)
+      break;
+    if (tk_status status = checkVk(result, "vkGetFenceStatus", error))
+      return status;
+  }
+  if (done == 0)
+    return TK_SUCCESS;
+  stream.idle.insert(stream.idle.end(), stream.inFlight.begin(),
+                     stream.inFlight.begin() + done);
+  stream.inFlight.erase(stream.inFlight.begin(),
+                        stream.inFlight.begin() + done);
+  return TK_SUCCESS;
+}
+
+/// Waits for every submission of `stream` and recycles them.
+tk_status drain(DeviceState &state, Stream &stream, std::string &error) {
+  for (const Submission &submission : stream.inFlight)
+    if (tk_status status = waitFence(state, submission.fence, error))
+      return status;
+  return recycle(state, stream, error);
+}
+
+/// A reset command buffer and an unsignaled fence: a finished submission's,
+/// or new ones.
+tk_status acquire(DeviceState &state, Stream &stream, Submission &out,
+                  std::string &error) {
+  if (!stream.idle.empty()) {
+    out = stream.idle.back();
+    stream.idle.pop_back();
+    VkResult result = state.api.vkResetFences(state.device, 1, &out.fence);
+    if (result == VK_SUCCESS)
+      result = state.api.vkResetCommandBuffer(out.commandBuffer, 0);
+    if (result != VK_SUCCESS) {
+      stream.idle.push_back(out);
+      return checkVk(result, "vkResetFences/vkResetCommandBuffer", error);
+    }
+    return TK_SUCCESS;
+  }
+  VkCommandBufferAllocateInfo allocate = {};
+  allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  allocate.commandPool = stream.pool;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  TK_VK_RETURN_IF_ERROR(state.api, vkAllocateCommandBuffers, state.device,
+                        &allocate, &out.commandBuffer);
+  VkFenceCreateInfo fence = {};
+  fence.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  VkResult result =
+      state.api.vkCreateFence(state.device, &fence, nullptr, &out.fence);
+  if (result != VK_SUCCESS) {
+    state.api.vkFreeCommandBuffers(state.device, stream.pool, 1,
+                                   &out.commandBuffer);
+    return checkVk(result, "vkCreateFence", error);
+  }
+  return TK_SUCCESS;
+}
+
+void releaseStream(DeviceState &state, Stream &stream) {
+  for (const std::vector<Submission> *list : {&stream.inFlight, &stream.idle})
+    for (const Submission &submission : *list) {
+      state.api.vkFreeCommandBuffers(state.device, stream.pool, 1,
+                                     &submission.commandBuffer);
+      state.api.vkDestroyFence(state.device, submission.fence, nullptr);
+    }
+  stream.inFlight.clear();
+  stream.idle.clear();
+  if (stream.pool)
+    state.api.vkDestroyCommandPool(state.device, stream.pool, nullptr);
+  stream.pool = VK_NULL_HANDLE;
+}
+
+/// The stream `handle` names on `device` (NULL: the default stream).
+tk_status resolveStream(DeviceState &state, int32_t device, void *handle,
+                        Stream *&out, std::string &error) {
+  if (!handle) {
+    out = &state.defaultStream;
+    return TK_SUCCESS;
+  }
+  out = static_cast<Stream *>(handle);
+  if (out->device != device) {
+    error = "tk-vulkan: the stream belongs to device " +
+            std::to_string(out->device) + ", not device " +
+            std::to_string(device);
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  return TK_SUCCESS;
+}
+
+} // namespace
+
+//===--- Shared with Device.cpp and Memory.cpp ----------------------------===//
+
+tk_status detail::initStream(DeviceState &state, int32_t device, Stream &stream,
+                             std::string &error) {
+  VkCommandPoolCreateInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  // Command buffers are reset one by one when reused.
+  info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  info.queueFamilyIndex = state.queueFamily;
+  TK_VK_RETURN_IF_ERROR(state.api, vkCreateCommandPool, state.device, &info,
+                        nullptr, &stream.pool);
+  stream.device = device;
+  stream.inFlight.reserve(kMaxInFlight);
+  stream.idle.reserve(kMaxInFlight);
+  return TK_SUCCESS;
+}
+
+tk_status detail::waitQueueIdle(DeviceState &state, std::string &error) {
+  std::lock_guard<std::mutex> lock(state.queueMutex);
+  TK_VK_RETURN_IF_ERROR(state.api, vkQueueWaitIdle, state.queue);
+  return TK_SUCCESS;
+}
+
+tk_status
+detail::submitLocked(DeviceState &state, Stream &stream,
+                     const std::function<void(VkCommandBuffer)> &record,
+                     bool wait, std::string &error) {
+  if (tk_status status = recycle(state, stream, error))
+    return status;
+  while (stream.inFlight.size() >= kMaxInFlight) {
+    if (tk_status status =
+            waitFence(state, stream.inFlight.front().fence, error))
+      return status;
+    if (tk_status status = recycle(state, stream, error))
+      return status;
+  }
+  Submission submission;
+  if (tk_status status = acquire(state, stream, submission, error))
+    return status;
+  tk_status status = beginWork(state, submission.commandBuffer, error);
+  if (status == TK_SUCCESS) {
+    record(submission.commandBuffer);
+    status = endWork(state, submission.commandBuffer, error);
+  }
+  if (status == TK_SUCCESS)
+    status =
+        submitToQueue(state, submission.commandBuffer, submission.fence, error);
+  if (status != TK_SUCCESS) {
+    // Never submitted: reusable once reset, which acquire does.
+    stream.idle.push_back(submission);
+    return status;
+  }
+  stream.inFlight.push_back(submission);
+  if (!wait)
+    return TK_SUCCESS;
+  status = waitFence(state, submission.fence, error);
+  if (status != TK_SUCCESS)
+    return status;
+  return recycle(state, stream, error);
+}
+
+//===--- Streams ----------------------------------------------------------===//
+
+tk_status createStream(int32_t device, void **out, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  auto stream = std::make_unique<Stream>();
+  if (tk_status status = initStream(stateOf(device), device, *stream, error))
+    return status;
+  *out = stream.release();
+  return TK_SUCCESS;
+}
+
+tk_status destroyStream(int32_t device, void *handle, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  if (!handle)
+    return TK_SUCCESS; // the default stream lives as long as the device
+  DeviceState &state = stateOf(device);
+  Stream *stream = nullptr;
+  if (tk_status status = resolveStream(state, device, handle, stream, error))
+    return status;
+  std::unique_ptr<Stream> owned(stream);
+  tk_status status;
+  {
+    std::lock_guard<std::mutex> lock(stream->mutex);
+    // Pending command buffers and fences must not be destroyed. After a
+    // lost device nothing is pending any more, so destruction goes on.
+    status = drain(state, *stream, error);
+    releaseStream(state, *stream);
+  }
+  return status;
+}
+
+tk_status synchronizeStream(int32_t device, void *handle, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  DeviceState &state = stateOf(device);
+  Stream *stream = nullptr;
+  if (tk_status status = resolveStream(state, device, handle, stream, error))
+    return status;
+  std::lock_guard<std::mutex> lock(stream->mutex);
+  return drain(state, *stream, error);
+}
+
+tk_status synchronizeDevice(int32_t device, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  return waitQueueIdle(stateOf(device), error);
+}
+
+tk_status submit(int32_t device, void *handle,
+                 const std::function<void(VkCommandBuffer)> &record,
+                 std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  DeviceState &state = stateOf(device);
+  Stream *stream = nullptr;
+  if (tk_status status = resolveStream(state, device, handle, stream, error))
+    return status;
+  std::lock_guard<std::mutex> lock(stream->mutex);
+  return submitLocked(state, *stream, record, /*wait=*/false, error);
+}
+
+//===--- Events -----------------------------------------------------------===//
+
+namespace {
+
+struct Event {
+  int32_t device = 0;
+  /// One TIMESTAMP query; VK_NULL_HANDLE when the queue has no timestamps.
+  VkQueryPool queryPool = VK_NULL_HANDLE;
+  /// The event's own command pool, buffer and fence: the fence stays the
+  /// event's until the next record, which a stream's recycled fences would
+  /// not.
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer commandBuffer = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  bool recorded = false;
+  std::mutex mutex;
+};
+
+void releaseEvent(DeviceState &state, Event &event) {
+  if (event.queryPool)
+    state.api.vkDestroyQueryPool(state.device, event.queryPool, nullptr);
+  if (event.fence)
+    state.api.vkDestroyFence(state.device, event.fence, nullptr);
+  if (event.pool)
+    state.api.vkDestroyCommandPool(state.device, event.pool, nullptr);
+}
+
+tk_status resolveEvent(int32_t device, void *handle, Event *&out,
+                       std::string &error) {
+  if (!handle) {
+    error = "tk-vulkan: the event is NULL";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  out = static_cast<Event *>(handle);
+  if (out->device != device) {
+    error = "tk-vulkan: the event belongs to device " +
+            std::to_string(out->device) + ", not device " +
+            std::to_string(device);
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  return TK_SUCCESS;
+}
+
+/// The event's timestamp once its record finished; the caller holds the
+/// event's mutex.
+tk_status readTimestamp(DeviceState &state, Event &event, const char *role,
+                        uint64_t &ticks, std::string &error) {
+  if (!event.recorded) {
+    error = std::string("tk-vulkan: the ") + role + " event was never recorded";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  if (tk_status status = waitFence(state, event.fence, error))
+    return status;
+  TK_VK_RETURN_IF_ERROR(state.api, vkGetQueryPoolResults, state.device,
+                        event.queryPool, 0, 1, sizeof(ticks), &ticks,
+                        sizeof(ticks),
+                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  return TK_SUCCESS;
+}
+} // namespace
+
+tk_status createEvent(int32_t device, void **out, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  DeviceState &state = stateOf(device);
+  auto event = std::make_unique<Event>();
+  event->device = device;
+  tk_status status = TK_SUCCESS;
+  if (state.info.timestamps) {
+    VkQueryPoolCreateInfo queryInfo = {};
+    queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queryInfo.queryCount = 1;
+    status = checkVk(state.api.vkCreateQueryPool(state.device, &queryInfo,
+                                                 nullptr, &event->queryPool),
+                     "vkCreateQueryPool", error);
+  }
+  if (status == TK_SUCCESS) {
+    VkCommandPoolCreateInfo poolInfo = {};
+    poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    poolInfo.queueFamilyIndex = state.queueFamily;
+    status = checkVk(state.api.vkCreateCommandPool(state.device, &poolInfo,
+                                                   nullptr, &event->pool),
+                     "vkCreateCommandPool", error);
+  }
+  if (status == TK_SUCCESS) {
+    VkCommandBufferAllocateInfo allocate = {};
+    allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    allocate.commandPool = event->pool;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    status = checkVk(state.api.vkAllocateCommandBuffers(state.device, &allocate,
+                                                        &event->commandBuffer),
+                     "vkAllocateCommandBuffers", error);
+  }
+  if (status == TK_SUCCESS) {
+    VkFenceCreateInfo fenceInfo = {};
+    fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    status = checkVk(state.api.vkCreateFence(state.device, &fenceInfo, nullptr,
+                                             &event->fence),
+                     "vkCreateFence", error);
+  }
+  if (status != TK_SUCCESS) {
+    releaseEvent(state, *event);
+    return status;
+  }
+  *out = event.release();
+  return TK_SUCCESS;
+}
+
+tk_status destroyEvent(int32_t device, void *handle, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  if (!handle)
+    return TK_SUCCESS;
+  DeviceState &state = stateOf(device);
+  Event *event = nullptr;
+  if (tk_status status = resolveEvent(device, handle, event, error))
+    return status;
+  std::unique_ptr<Event> owned(event);
+  tk_status status = TK_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(event->mutex);
+    if (event->recorded)
+      status = waitFence(state, event->fence, error);
+    releaseEvent(state, *event);
+  }
+  return status;
+}
+
+tk_status recordEvent(int32_t device, void *handle, void *streamHandle,
+                      std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  DeviceState &state = stateOf(device);
+  Event *event = nullptr;
+  if (tk_status status = resolveEvent(device, handle, event, error))
+    return status;
+  // The stream only has to be the device's: all its streams share the one
+  // queue, where the event's submission follows everything submitted so far.
+  Stream *stream = nullptr;
+  if (tk_status status =
+          resolveStream(state, device, streamHandle, stream, error))
+    return status;
+
+  std::lock_guard<std::mutex> lock(event->mutex);
+  // The command buffer, query and fence are reused: the last record must
+  // have finished.
+  if (event->recorded) {
+    if (tk_status status = waitFence(state, event->fence, error))
+      return status;
+    event->recorded = false;
+  }
+  TK_VK_RETURN_IF_ERROR(state.api, vkResetFences, state.device, 1,
+                        &event->fence);
+  TK_VK_RETURN_IF_ERROR(state.api, vkResetCommandBuffer, event->commandBuffer,
+                        0);
+  if (tk_status status = beginWork(state, event->commandBuffer, error))
+    return status;
+  if (event->queryPool) {
+    state.api.vkCmdResetQueryPool(event->commandBuffer, event->queryPool, 0, 1);
+    // Bottom of pipe: written once every earlier command on the queue has
+    // finished.
+    state.api.vkCmdWriteTimestamp(event->commandBuffer,
+                                  VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                                  event->queryPool, 0);
+  }
+  if (tk_status status = endWork(state, event->commandBuffer, error))
+    return status;
+  if (tk_status status =
+          submitToQueue(state, event->commandBuffer, event->fence, error))
+    return status;
+  event->recorded = true;
+  return TK_SUCCESS;
+}
+
+tk_status synchronizeEvent(int32_t device, void *handle, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  Event *event = nullptr;
+  if (tk_status status = resolveEvent(device, handle, event, error))
+    return status;
+  std::lock_guard<std::mutex> lock(event->mutex);
+  if (!event->recorded)
+    return TK_SUCCESS; // nothing to wait for, as with a CUDA event
+  // A fence signal covers every command submitted before it on the queue.
+  return waitFence(stateOf(device), event->fence, error);
+}
+
+tk_status eventElapsedMs(int32_t device, void *startHandle, void *endHandle,
+                         float *out, std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  DeviceState &state = stateOf(device);
+  Event *start = nullptr, *end = nullptr;
+  if (tk_status status = resolveEvent(device, startHandle, start, error))
+    return status;
+  if (tk_status status = resolveEvent(device, endHandle, end, error))
+    return status;
+  if (!state.info.timestamps) {
+    error = "tk-vulkan: the compute queue of " + state.info.name +
+            " has no timestamps (timestampValidBits is 0): events cannot "
+            "be timed";
+    return TK_ERROR_UNSUPPORTED;
+  }
+  // One event at a time: two threads timing (a, b) and (b, a) cannot
+  // deadlock.
+  uint64_t startTicks = 0, endTicks = 0;
+  {
+    std::lock_guard<std::mutex> lock(start->mutex);
+    if (tk_status status =
+            readTimestamp(state, *start, "start", startTicks, error))
+      return status;
+  }
+  {
+    std::lock_guard<std::mutex> lock(end->mutex);
+    if (tk_status status = readTimestamp(state, *end, "end", endTicks, error))
+      return status;
+  }
+  // The counter has timestampValidBits bits and wraps: the difference,
+  // modulo 2^bits, read as a signed number (end may precede start).
+  uint32_t bits = state.info.timestampValidBits;
+  int64_t ticks;
+  if (bits >= 64) {
+    ticks = static_cast<int64_t>(endTicks - startTicks);
+  } else {
+    uint64_t modulus = uint64_t(1) << bits;
+    uint64_t difference = (endTicks - startTicks) & (modulus - 1);
+    ticks = difference >= modulus / 2 ? static_cast<int64_t>(difference) -
+                                            static_cast<int64_t>(modulus)
+                                      : static_cast<int64_t>(difference);
+  }
+  *out = static_cast<float>(static_cast<double>(ticks) *
+                            state.info.timestampPeriod / 1e6);
+  return TK_SUCCESS;
+}
+
+} // namespace tk::vulkan
