@@ -188,6 +188,64 @@ TEST(VulkanPlugin, ValidateCatchesADamagedBinary) {
   EXPECT_EQ(api().validate(bytes.data(), 10), TK_ERROR_INVALID_ARGUMENT);
 }
 
+/// A kernel whose arguments need more push-constant bytes than the device
+/// has (lavapipe: 128) is refused at load as unsupported, naming both.
+TEST(VulkanPlugin, TooManyArgumentsAreUnsupported) {
+  tk_status init = api().initialize();
+  if (init == TK_ERROR_NO_DEVICE)
+    GTEST_SKIP() << "no Vulkan device: " << api().last_error();
+  ASSERT_EQ(init, TK_SUCCESS) << api().last_error();
+  // 40 i64 arguments: 320 bytes of push constants.
+  std::string text = "tk.func @wide(%out: !tk.ptr<i64> {tk.divisibility = 16 : "
+                     "i32}";
+  constexpr int kArgs = 40;
+  for (int i = 0; i < kArgs; ++i)
+    text += ", %a" + std::to_string(i) + ": i64";
+  text += ") {\n  %r = tk.make_range {end = 4 : i32, start = 0 : i32} : "
+          "tensor<4xi32>\n";
+  std::string sum = "%a0";
+  for (int i = 1; i < kArgs; ++i) {
+    text += "  %s" + std::to_string(i) + " = arith.addi " + sum + ", %a" +
+            std::to_string(i) + " : i64\n";
+    sum = "%s" + std::to_string(i);
+  }
+  text += "  %v = tk.splat " + sum +
+          " : i64 -> tensor<4xi64>\n"
+          "  %p = tk.splat %out : !tk.ptr<i64> -> tensor<4x!tk.ptr<i64>>\n"
+          "  %q = tk.addptr %p, %r : tensor<4x!tk.ptr<i64>>, tensor<4xi32>\n"
+          "  tk.store %q, %v : tensor<4x!tk.ptr<i64>>\n  tk.return\n}\n";
+  tk_plugin_compile_request request;
+  std::memset(&request, 0, sizeof(request));
+  request.struct_size = sizeof(request);
+  request.module_bytecode = text.data();
+  request.module_size = text.size();
+  request.entry = "wide";
+  request.num_warps = 1;
+  tk_plugin_binary binary;
+  std::memset(&binary, 0, sizeof(binary));
+  binary.struct_size = sizeof(binary);
+  ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+  std::vector<tk_plugin_arg_type> types(kArgs + 1, TK_PLUGIN_ARG_I64);
+  types[0] = TK_PLUGIN_ARG_PTR;
+  void *executable = nullptr;
+  tk_device_props props;
+  std::memset(&props, 0, sizeof(props));
+  props.struct_size = sizeof(props);
+  ASSERT_EQ(api().device_props(0, &props), TK_SUCCESS);
+  tk_status loaded =
+      api().executable_load(0, binary.data, binary.size, "wide", types.data(),
+                            types.size(), &executable);
+  api().binary_free(&binary);
+  // 8 + 40 * 8 bytes of arguments.
+  if (loaded == TK_SUCCESS) {
+    api().executable_unload(executable);
+    GTEST_SKIP() << props.name << " takes 328 bytes of push constants";
+  }
+  EXPECT_EQ(loaded, TK_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(api().last_error()).find("328"), std::string::npos)
+      << api().last_error();
+}
+
 /// A vector add through the ABI on device 0, where there is one.
 TEST(VulkanPlugin, VectorAddRunsOnTheDevice) {
   tk_status init = api().initialize();
