@@ -9,6 +9,10 @@
 #include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -25,8 +29,11 @@ int main(int argc, char **argv) {
   // Layouts and the warp and intrinsic levels (tk-assign-layouts, ...).
   tk::registerWarpDialect(registry);
   tk::registerTransformsPasses();
-  // Conversions out of tk (tk-convert-to-loops).
+  // Conversions out of tk (tk-convert-to-loops), and the dialects of their
+  // output, which passes after them (tk-share-workgroup-memory) read.
   tk::registerConversionPasses();
+  registry.insert<mlir::func::FuncDialect, mlir::memref::MemRefDialect,
+                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tk optimizer driver\n", registry));
 }

@@ -116,6 +116,9 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
         pm.addPass(createConvertToSIMTPass(simt, nullptr, nullptr));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
+        // Lavapipe has 32 KB of workgroup memory: tiles whose lives do not
+        // overlap share it.
+        pm.addPass(tk::createTkShareWorkgroupMemory());
       }))) {
     failedIn(failedPass);
     return TK_ERROR_COMPILATION;

@@ -101,4 +101,29 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkShareWorkgroupMemory
+    : Pass<"tk-share-workgroup-memory", "::mlir::ModuleOp"> {
+  let summary = "let tile buffers whose lives do not overlap share "
+                "workgroup memory";
+  let description = [{
+    `tk-convert-to-simt` gives every tile that needs storage a workgroup
+    `memref.global` of its own, for the whole kernel. This pass runs on its
+    output and merges buffers of one memref type whose lives, measured in
+    the kernel's top-level ops, do not overlap. A buffer's life runs from
+    the first to the last top-level op that reaches it, and a loop or `if`
+    counts as one op, so a buffer used anywhere in a loop is live for the
+    whole loop.
+
+    A buffer takes over another's memory only after a `gpu.barrier` at the
+    top level that follows the other's last use; where there is none, one is
+    inserted before the new buffer's first use. That way no thread writes the
+    memory while another still reads the old tile. A buffer reached by
+    anything but `memref.load` and `memref.store` keeps its own memory.
+
+    This matters on devices with little workgroup memory (Vulkan on
+    lavapipe: 32 KB), where it decides whether a kernel fits.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // TK_CORE_CONVERSION_PASSES_TD
