@@ -124,7 +124,8 @@ static void printCapabilities(const Plugin &plugin, int32_t index) {
   std::printf("      fp8                      %s\n", caps.fp8 ? "yes" : "no");
   std::printf("      matrix units             %s\n",
               formatBits(caps.mma_kinds,
-                         {"mma.sync", "wgmma", "mfma", "wmma", "dpas"},
+                         {"mma.sync", "wgmma", "mfma", "wmma", "dpas",
+                          "cooperative_matrix"},
                          "none (dots are vector code)")
                   .c_str());
 }
