@@ -16,6 +16,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-share-workgroup-memory"
 
 namespace tk {
 #define GEN_PASS_DEF_TKSHAREWORKGROUPMEMORY
@@ -105,6 +108,10 @@ void shareBuffers(func::FuncOp func, SymbolTable &symbols) {
       separated = isa<gpu::BarrierOp>(topOps[at]);
     if (!separated)
       barrierBefore.push_back(topOps[buffer->first]);
+    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << buffer->global.getSymName()
+                            << " shares " << free->owner->global.getSymName()
+                            << (separated ? "" : " after a new barrier")
+                            << "\n");
     for (memref::GetGlobalOp get : buffer->uses)
       get.setNameAttr(
           FlatSymbolRefAttr::get(free->owner->global.getSymNameAttr()));
