@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace tk::plugin {
@@ -31,6 +32,14 @@ inline void appendU64(std::string &out, uint64_t value) {
 inline void appendString(std::string &out, const std::string &value) {
   appendU32(out, static_cast<uint32_t>(value.size()));
   out += value;
+}
+
+/// The start of every package: its 8-byte magic (a NUL-terminated name) and
+/// the format version.
+inline void appendHeader(std::string &out, const char (&magic)[8],
+                         uint32_t version) {
+  out.append(magic, sizeof(magic));
+  appendU32(out, version);
 }
 
 /// Reads from a byte range, failing (without reading) past its end.
@@ -74,6 +83,22 @@ public:
   bool readString(std::string &out, uint32_t maxLength) {
     uint32_t length = 0;
     return readU32(length) && length <= maxLength && readBytes(length, out);
+  }
+
+  /// Reads the header appendHeader wrote: empty when it holds `magic` and
+  /// `version`, otherwise why the bytes are not such a package.
+  std::string readHeader(const char (&magic)[8], uint32_t version) {
+    std::string found;
+    if (!readBytes(sizeof(magic), found) ||
+        std::memcmp(found.data(), magic, sizeof(magic)) != 0)
+      return std::string("it does not start with the magic \"") + magic + "\"";
+    uint32_t foundVersion = 0;
+    if (!readU32(foundVersion))
+      return "truncated before the format version";
+    if (foundVersion != version)
+      return "format version " + std::to_string(foundVersion) +
+             ", this plugin reads version " + std::to_string(version);
+    return "";
   }
 
 private:

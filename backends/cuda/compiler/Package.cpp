@@ -38,8 +38,7 @@ std::string serializePackage(const Package &package) {
   std::string out;
   out.reserve(64 + package.arch.size() + package.entry.size() +
               package.ptx.size() + package.cubin.size());
-  out.append(kMagic, sizeof(kMagic));
-  appendU32(out, kPackageFormatVersion);
+  appendHeader(out, kMagic, kPackageFormatVersion);
   appendU32(out, static_cast<uint32_t>(package.numWarps));
   appendU32(out, static_cast<uint32_t>(package.threadsPerBlock));
   appendU32(out, static_cast<uint32_t>(package.sharedMemoryBytes));
@@ -60,18 +59,9 @@ tk_status parsePackage(const void *data, size_t size, Package &out,
   if (!data || size == 0)
     return corrupt(error, "the binary is empty");
   tk::plugin::PackageReader reader(data, size);
-  std::string magic;
-  if (!reader.readBytes(sizeof(kMagic), magic) ||
-      std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0)
-    return corrupt(error, "it does not start with the magic \"TKCUDA1\"");
-
-  uint32_t version = 0;
-  if (!reader.readU32(version))
-    return corrupt(error, "truncated before the format version");
-  if (version != kPackageFormatVersion)
-    return corrupt(error, "format version " + std::to_string(version) +
-                              ", this plugin reads version " +
-                              std::to_string(kPackageFormatVersion));
+  if (std::string why = reader.readHeader(kMagic, kPackageFormatVersion);
+      !why.empty())
+    return corrupt(error, why);
 
   uint32_t numWarps = 0, threadsPerBlock = 0, sharedBytes = 0, registers = 0;
   if (!reader.readU32(numWarps) || !reader.readU32(threadsPerBlock) ||

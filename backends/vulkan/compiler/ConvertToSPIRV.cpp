@@ -159,9 +159,12 @@ Value pointerTo(OpBuilder &b, Location loc, Value address, Type element) {
   return spirv::ConvertUToPtrOp::create(b, loc, type, address);
 }
 
-/// Memory type of a value: booleans live as bytes.
-Type memoryType(OpBuilder &b, Type type) {
-  return type.isInteger(1) ? b.getI8Type() : type;
+/// The Aligned operand of an access to `stored`: the llvm op's alignment,
+/// or the type's size where it gives none.
+IntegerAttr alignmentOf(OpBuilder &b, std::optional<uint64_t> alignment,
+                        Type stored) {
+  int64_t bytes = alignment.value_or(0);
+  return b.getI32IntegerAttr(bytes ? bytes : byteSize(stored));
 }
 
 spirv::MemoryAccessAttr aligned(OpBuilder &b) {
@@ -229,12 +232,9 @@ struct LoadLowering : OpConversionPattern<LLVM::LoadOp> {
     bool boolean = load.getType().isInteger(1);
     Type stored = boolean ? rewriter.getI8Type() : result;
     Value pointer = pointerTo(rewriter, loc, adaptor.getAddr(), stored);
-    int64_t alignment = load.getAlignment().value_or(0);
-    if (alignment == 0)
-      alignment = byteSize(memoryType(rewriter, load.getType()));
-    Value value =
-        spirv::LoadOp::create(rewriter, loc, stored, pointer, aligned(rewriter),
-                              rewriter.getI32IntegerAttr(alignment));
+    Value value = spirv::LoadOp::create(
+        rewriter, loc, stored, pointer, aligned(rewriter),
+        alignmentOf(rewriter, load.getAlignment(), stored));
     if (boolean) {
       Value zero = spirv::ConstantOp::create(rewriter, loc, stored,
                                              rewriter.getI8IntegerAttr(0));
@@ -264,12 +264,9 @@ struct StoreLowering : OpConversionPattern<LLVM::StoreOp> {
     }
     Value pointer =
         pointerTo(rewriter, loc, adaptor.getAddr(), value.getType());
-    int64_t alignment = store.getAlignment().value_or(0);
-    if (alignment == 0)
-      alignment = byteSize(value.getType());
     rewriter.replaceOpWithNewOp<spirv::StoreOp>(
         store, pointer, value, aligned(rewriter),
-        rewriter.getI32IntegerAttr(alignment));
+        alignmentOf(rewriter, store.getAlignment(), value.getType()));
     return success();
   }
 };

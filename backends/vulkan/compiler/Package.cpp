@@ -35,8 +35,7 @@ std::string archForSubgroupSize(int64_t subgroupSize) {
 std::string serializePackage(const Package &package) {
   using namespace tk::plugin;
   std::string out;
-  out.append(kMagic, sizeof(kMagic));
-  appendU32(out, kPackageFormatVersion);
+  appendHeader(out, kMagic, kPackageFormatVersion);
   appendU32(out, static_cast<uint32_t>(package.numWarps));
   appendU32(out, static_cast<uint32_t>(package.threadsPerBlock));
   appendU32(out, static_cast<uint32_t>(package.subgroupSize));
@@ -58,17 +57,9 @@ tk_status parsePackage(const void *data, size_t size, Package &out,
   if (!data || size == 0)
     return corrupt(error, "the binary is empty");
   tk::plugin::PackageReader reader(data, size);
-  std::string magic;
-  if (!reader.readBytes(sizeof(kMagic), magic) ||
-      std::memcmp(magic.data(), kMagic, sizeof(kMagic)) != 0)
-    return corrupt(error, "it does not start with the magic \"TKVULK1\"");
-  uint32_t version = 0;
-  if (!reader.readU32(version))
-    return corrupt(error, "truncated before the format version");
-  if (version != kPackageFormatVersion)
-    return corrupt(error, "format version " + std::to_string(version) +
-                              ", this plugin reads version " +
-                              std::to_string(kPackageFormatVersion));
+  if (std::string why = reader.readHeader(kMagic, kPackageFormatVersion);
+      !why.empty())
+    return corrupt(error, why);
   uint32_t numWarps = 0, threads = 0, subgroup = 0, shared = 0, push = 0,
            numArgs = 0;
   if (!reader.readU32(numWarps) || !reader.readU32(threads) ||
