@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev              # tests and benchmarks
   libvulkan-dev mesa-vulkan-drivers spirv-tools           # the Vulkan backend,
   vulkan-validationlayers                                 # run on Mesa's lavapipe
+  lld-22 rocm-device-libs libamdhip64-5                   # the ROCm backend: ld.lld,
+                                                          # ocml/ockl, HIP runtime
 )
 
 missing=()

@@ -4,7 +4,8 @@
 // ("Matrix Arithmetic Instructions" of the MI300 and MI200 ISAs, "Wave
 // Matrix Multiply Accumulate" of RDNA3's). Fragments as AMD's matrix
 // instruction calculator prints them, which Triton's AMD backend agrees with
-// (its MFMA and WMMA linear layouts).
+// (its MFMA and WMMA linear layouts). Each name is LLVM's intrinsic
+// without "llvm.amdgcn." (MatrixCores.cpp calls it by that name).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,8 +66,8 @@ TargetInfo cdna3() {
   TargetInfo info = cdna("amd-cdna3");
   info.intrinsics = halfMfmas();
   info.intrinsics.append({
-      mfma(32, 16, ET::I8, ET::I32, "mfma.i32.32x32x16i8", 8),
-      mfma(16, 32, ET::I8, ET::I32, "mfma.i32.16x16x32i8", 8),
+      mfma(32, 16, ET::I8, ET::I32, "mfma.i32.32x32x16.i8", 8),
+      mfma(16, 32, ET::I8, ET::I32, "mfma.i32.16x16x32.i8", 8),
       mfma(16, 32, ET::F8E4M3, ET::F32, "mfma.f32.16x16x32.fp8.fp8", 8),
       mfma(16, 4, ET::F64, ET::F64, "mfma.f64.16x16x4f64", 1),
   });

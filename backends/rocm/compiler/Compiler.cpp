@@ -1,0 +1,553 @@
+//===- Compiler.cpp - tk module to an AMDGPU code object --------*- C++ -*-===//
+//
+// Parses the tk module, hands it to the lowering (Lowering.h) for the LLVM
+// dialect, translates to LLVM IR, links the ocml functions it calls (with
+// the oclc control constants ocml reads), optimises at O3 for the AMDGPU
+// target, emits an object and links it with ld.lld into the shared object
+// the HIP runtime loads. Every stage can be dumped (DESIGN.md §3).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "common/PluginSupport.h"
+#include "tk/core/CompileSupport.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELF.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir;
+
+namespace tk::rocm {
+
+namespace {
+
+constexpr const char *kTriple = "amdgcn-amd-amdhsa";
+
+void initializeAMDGPUTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+/// The folder of ROCm's device bitcode (ocml.bc, ockl.bc): $TK_ROCM_DEVICE_LIBS,
+/// $ROCM_PATH/amdgcn/bitcode, Debian's rocm-device-libs, /opt/rocm's.
+std::string deviceLibsFolder(std::string &looked) {
+  std::vector<std::string> candidates;
+  if (const char *dir = std::getenv("TK_ROCM_DEVICE_LIBS"); dir && *dir)
+    candidates.push_back(dir);
+  if (const char *rocm = std::getenv("ROCM_PATH"); rocm && *rocm)
+    candidates.push_back(std::string(rocm) + "/amdgcn/bitcode");
+  candidates.push_back("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode");
+  candidates.push_back("/opt/rocm/amdgcn/bitcode");
+  for (const std::string &dir : candidates) {
+    looked += (looked.empty() ? "" : ", ") + dir;
+    if (llvm::sys::fs::exists(dir + "/ocml.bc"))
+      return dir;
+  }
+  return "";
+}
+
+/// ocml reads its configuration from constants the oclc_*.bc files define
+/// (one file per setting and per ISA). They are defined here instead, so
+/// that any ISA LLVM knows works with any device-library release: denormals
+/// kept, no finite-only or unsafe math, correctly rounded f32 sqrt.
+void addOclcControlConstants(llvm::Module &module, const Target &target,
+                             int codeObjectVersion) {
+  llvm::LLVMContext &ctx = module.getContext();
+  // "gfx942" -> 9402 (major, minor, stepping as ocml compares them): gfx9
+  // names carry a hex digit per field, gfx10+ a two-digit major.
+  llvm::StringRef digits = llvm::StringRef(target.arch).drop_front(3);
+  unsigned major = 0, minor = 0, stepping = 0;
+  llvm::StringRef rest = digits.drop_back(2);
+  (void)rest.getAsInteger(10, major);
+  (void)digits.take_back(2).take_front(1).getAsInteger(16, minor);
+  (void)digits.take_back(1).getAsInteger(16, stepping);
+  auto define = [&](llvm::StringRef name, llvm::Type *type, uint64_t value) {
+    if (module.getNamedGlobal(name) &&
+        !module.getNamedGlobal(name)->isDeclaration())
+      return;
+    auto *global = new llvm::GlobalVariable(
+        module, type, /*isConstant=*/true,
+        llvm::GlobalValue::LinkOnceODRLinkage,
+        llvm::ConstantInt::get(type, value), name, nullptr,
+        llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/4);
+    global->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Local);
+  };
+  llvm::Type *i8 = llvm::Type::getInt8Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
+  define("__oclc_finite_only_opt", i8, 0);
+  define("__oclc_unsafe_math_opt", i8, 0);
+  define("__oclc_daz_opt", i8, 0);
+  define("__oclc_correctly_rounded_sqrt32", i8, 1);
+  define("__oclc_wavefrontsize64", i8, target.waveSize == 64 ? 1 : 0);
+  define("__oclc_ISA_version", i32, major * 1000 + minor * 100 + stepping);
+  define("__oclc_ABI_version", i32, codeObjectVersion * 100);
+}
+
+/// Links the device-library functions `module` calls (ocml's __ocml_* for
+/// math, ockl's __ockl_* for the grid size), then internalises everything
+/// but the kernel so that O3 may inline and drop them.
+tk_status linkDeviceLibs(llvm::Module &module, const CompileInput &input,
+                         std::string &error) {
+  std::vector<std::string> libraries;
+  for (auto [prefix, file] : {std::pair{"__ocml_", "ocml.bc"},
+                              std::pair{"__ockl_", "ockl.bc"}})
+    for (const llvm::Function &function : module)
+      if (function.isDeclaration() && function.getName().starts_with(prefix)) {
+        libraries.push_back(file);
+        break;
+      }
+  if (!libraries.empty()) {
+    std::string looked;
+    std::string folder = deviceLibsFolder(looked);
+    if (folder.empty()) {
+      error = "tk-rocm: the kernel calls ROCm's device libraries, whose "
+              "bitcode was not found (looked in " +
+              looked +
+              "); install rocm-device-libs or set TK_ROCM_DEVICE_LIBS";
+      return TK_ERROR_COMPILATION;
+    }
+    for (const std::string &file : libraries) {
+      llvm::SMDiagnostic diagnostic;
+      std::unique_ptr<llvm::Module> library = llvm::getLazyIRFileModule(
+          folder + "/" + file, diagnostic, module.getContext());
+      if (!library) {
+        error = "tk-rocm: cannot read " + folder + "/" + file + ": " +
+                diagnostic.getMessage().str();
+        return TK_ERROR_COMPILATION;
+      }
+      library->setDataLayout(module.getDataLayout());
+      if (llvm::Linker::linkModules(module, std::move(library),
+                                    llvm::Linker::Flags::LinkOnlyNeeded)) {
+        error = "tk-rocm: linking " + file + " failed";
+        return TK_ERROR_COMPILATION;
+      }
+    }
+    addOclcControlConstants(module, input.options.target,
+                            input.codeObjectVersion);
+  }
+  llvm::internalizeModule(module, [&](const llvm::GlobalValue &value) {
+    return value.getName() == input.entry;
+  });
+  return TK_SUCCESS;
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  // With the target machine, the pipeline includes AMDGPU's own passes
+  // (address-space inference, kernel-argument promotion).
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(module, mam);
+}
+
+/// A temporary file removed when this goes out of scope.
+struct TemporaryFile {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+
+  std::error_code create(llvm::StringRef suffix) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tk-rocm", suffix, path))
+      return ec;
+    remover.emplace(path);
+    return {};
+  }
+};
+
+/// ld.lld -shared: the relocatable object to the code object the runtime
+/// loads.
+tk_status linkCodeObject(llvm::ArrayRef<char> object, std::string &hsaco,
+                         std::string &error) {
+  std::string lld;
+  if (tk_status status = findLLVMTool("ld.lld", "TK_ROCM_LLD", lld, error))
+    return status;
+  TemporaryFile input, output, log;
+  for (auto [file, suffix] : {std::pair{&input, "o"}, std::pair{&output, "hsaco"},
+                              std::pair{&log, "log"}})
+    if (std::error_code ec = file->create(suffix)) {
+      error = "tk-rocm: cannot create a temporary file for ld.lld: " +
+              ec.message();
+      return TK_ERROR_IO;
+    }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec);
+    if (!ec)
+      os.write(object.data(), object.size());
+    if (ec || os.has_error()) {
+      error = "tk-rocm: cannot write " + std::string(input.path) + ": " +
+              (ec ? ec : os.error()).message();
+      os.clear_error();
+      return TK_ERROR_IO;
+    }
+  }
+  llvm::StringRef args[] = {lld, "-flavor", "gnu", "-shared", "-o",
+                            output.path, input.path};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(log.path), llvm::StringRef(log.path)};
+  std::string launchError;
+  bool launchFailed = false;
+  int exitCode = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, redirects,
+                                           /*SecondsToWait=*/120, 0,
+                                           &launchError, &launchFailed);
+  if (launchFailed || exitCode != 0) {
+    std::string text;
+    if (auto buffer = llvm::MemoryBuffer::getFile(log.path))
+      text = (*buffer)->getBuffer().str();
+    error = "tk-rocm: " + lld + " failed (" +
+            (launchFailed ? launchError
+                          : "exit code " + std::to_string(exitCode)) +
+            "): " + text;
+    return TK_ERROR_COMPILATION;
+  }
+  auto linked = llvm::MemoryBuffer::getFile(output.path);
+  if (!linked) {
+    error = "tk-rocm: ld.lld wrote no code object: " +
+            linked.getError().message();
+    return TK_ERROR_COMPILATION;
+  }
+  hsaco = (*linked)->getBuffer().str();
+  return TK_SUCCESS;
+}
+
+} // namespace
+
+tk_status findLLVMTool(const std::string &name, const char *envVar,
+                       std::string &path, std::string &error) {
+  if (const char *set = std::getenv(envVar); set && *set) {
+    if (llvm::sys::fs::can_execute(set)) {
+      path = set;
+      return TK_SUCCESS;
+    }
+    error = std::string("tk-rocm: ") + envVar + "=" + set +
+            " is not an executable";
+    return TK_ERROR_NOT_FOUND;
+  }
+  std::string major = std::to_string(LLVM_VERSION_MAJOR);
+  std::string own = "/usr/lib/llvm-" + major + "/bin/" + name;
+  if (llvm::sys::fs::can_execute(own)) {
+    path = own;
+    return TK_SUCCESS;
+  }
+  for (const std::string &candidate : {name + "-" + major, name})
+    if (llvm::ErrorOr<std::string> found =
+            llvm::sys::findProgramByName(candidate)) {
+      path = *found;
+      return TK_SUCCESS;
+    }
+  error = "tk-rocm: " + name + " not found (looked for " + own + ", and " +
+          name + "-" + major + " and " + name + " on PATH); install lld-" +
+          major + " and llvm-" + major + ", or set " + envVar;
+  return TK_ERROR_NOT_FOUND;
+}
+
+tk_status readCodeObjectMetadata(const std::string &hsaco,
+                                 const std::string &entry, Package &out,
+                                 std::string &error) {
+  // The AMDGPU note (type NT_AMDGPU_METADATA, 32) of the "AMDGPU" owner is a
+  // MessagePack map whose amdhsa.kernels list describes each kernel.
+  auto file = llvm::object::ELF64LEFile::create(
+      llvm::StringRef(hsaco.data(), hsaco.size()));
+  if (!file) {
+    error = "tk-rocm: the code object is not 64-bit ELF: " +
+            llvm::toString(file.takeError());
+    return TK_ERROR_COMPILATION;
+  }
+  auto sections = file->sections();
+  if (!sections) {
+    error = "tk-rocm: the code object's sections cannot be read: " +
+            llvm::toString(sections.takeError());
+    return TK_ERROR_COMPILATION;
+  }
+  llvm::msgpack::Document document;
+  bool found = false;
+  for (const auto &section : *sections) {
+    if (section.sh_type != llvm::ELF::SHT_NOTE)
+      continue;
+    llvm::Error noteError = llvm::Error::success();
+    for (const auto &note : file->notes(section, noteError))
+      if (note.getName() == "AMDGPU" &&
+          note.getType() == llvm::ELF::NT_AMDGPU_METADATA) {
+        llvm::ArrayRef<uint8_t> desc = note.getDesc(section.sh_addralign);
+        found = document.readFromBlob(
+            llvm::StringRef(reinterpret_cast<const char *>(desc.data()),
+                            desc.size()),
+            /*Multi=*/false);
+      }
+    if (noteError) {
+      error = "tk-rocm: the code object's notes cannot be read: " +
+              llvm::toString(std::move(noteError));
+      return TK_ERROR_COMPILATION;
+    }
+  }
+  if (!found || !document.getRoot().isMap()) {
+    error = "tk-rocm: the code object has no readable amdhsa.kernels metadata";
+    return TK_ERROR_COMPILATION;
+  }
+  llvm::msgpack::MapDocNode root = document.getRoot().getMap();
+  llvm::msgpack::DocNode kernels = root["amdhsa.kernels"];
+  llvm::msgpack::MapDocNode *kernel = nullptr;
+  if (kernels.isArray())
+    for (llvm::msgpack::DocNode &node : kernels.getArray())
+      if (node.isMap()) {
+        llvm::msgpack::DocNode name = node.getMap()[".name"];
+        if (name.isString() && name.getString() == entry)
+          kernel = &node.getMap();
+      }
+  if (!kernel) {
+    error = "tk-rocm: the code object's metadata has no kernel '" + entry + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  std::string missing;
+  for (auto [key, into] :
+       {std::pair{".kernarg_segment_size", &out.kernargBytes},
+        std::pair{".group_segment_fixed_size", &out.sharedMemoryBytes},
+        std::pair{".wavefront_size", &out.waveSize},
+        std::pair{".vgpr_count", &out.vgprs},
+        std::pair{".sgpr_count", &out.sgprs},
+        std::pair{".private_segment_fixed_size", &out.scratchBytes}}) {
+    auto at = kernel->find(llvm::StringRef(key));
+    bool isUInt = at != kernel->end() &&
+                  at->second.getKind() == llvm::msgpack::Type::UInt;
+    if (at == kernel->end() ||
+        (!isUInt && at->second.getKind() != llvm::msgpack::Type::Int)) {
+      missing += std::string(missing.empty() ? "" : ", ") + key;
+      continue;
+    }
+    *into = static_cast<int32_t>(isUInt ? at->second.getUInt()
+                                        : at->second.getInt());
+  }
+  if (!missing.empty()) {
+    error = "tk-rocm: the code object's metadata of '" + entry + "' lacks " +
+            missing;
+    return TK_ERROR_COMPILATION;
+  }
+  return TK_SUCCESS;
+}
+
+tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
+                        CompiledKernel &out, std::string &error) {
+  initializeAMDGPUTarget();
+  DialectRegistry registry;
+  registerLoweringDialects(registry);
+  // One compile, one thread: the runtime compiles kernels concurrently.
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  tk::DiagnosticCapture capture(&context);
+  const std::string &diagnostics = capture.text();
+  if (input.entry.empty()) {
+    error = "tk-rocm: compile needs the name of the kernel to launch";
+    return TK_ERROR_NOT_FOUND;
+  }
+  const Target &target = input.options.target;
+  OwningOpRef<ModuleOp> module;
+  if (tk_status status = tk::plugin::statusOf(
+          tk::readKernelModule(context, input.module, input.size, input.entry,
+                               "tk-rocm", capture, module, error)))
+    return status;
+  tk::dumpStage(input.dumpDir, "0-tk.mlir",
+                [&](llvm::raw_ostream &os) { module->print(os); });
+
+  std::string loweringError;
+  DumpFn dump = [&](llvm::StringRef file, ModuleOp stage) {
+    tk::dumpStage(input.dumpDir, file,
+                  [&](llvm::raw_ostream &os) { stage.print(os); });
+  };
+  if (tk_status status =
+          lowerToLLVMDialect(*module, input.options, out.lowered, loweringError,
+                             input.dumpDir.empty() ? DumpFn() : dump)) {
+    error = "tk-rocm: lowering for " + target.arch + " failed: " + loweringError;
+    if (!diagnostics.empty())
+      error += "\n" + diagnostics;
+    return status;
+  }
+
+  std::string targetError;
+  llvm::Triple triple(kTriple);
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, targetError);
+  if (!llvmTarget) {
+    error = "tk-rocm: LLVM lacks the AMDGPU target: " + targetError;
+    return TK_ERROR_COMPILATION;
+  }
+  // RDNA runs wave32 unless told otherwise; CDNA only has wave64.
+  std::string features = target.waveSize == 32 ? "+wavefrontsize32" : "";
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, target.arch, features, llvm::TargetOptions(), std::nullopt,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "tk-rocm: cannot create the AMDGPU target machine for " +
+            target.arch;
+    return TK_ERROR_COMPILATION;
+  }
+
+  llvm::LLVMContext llvmContext;
+  // LLVM's default handler exits the process on an error diagnostic (the
+  // AMDGPU backend reports LDS over the limit that way): collect them.
+  std::string codegenErrors;
+  llvmContext.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *context) {
+        if (info->getSeverity() != llvm::DS_Error)
+          return;
+        llvm::raw_string_ostream os(*static_cast<std::string *>(context));
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        info->print(printer);
+        os << "\n";
+      },
+      &codegenErrors);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, "tk_kernel");
+  if (!llvmModule) {
+    error = "tk-rocm: translation to LLVM IR failed:\n" + diagnostics;
+    return TK_ERROR_COMPILATION;
+  }
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  // The code object version the HIP runtime reads (4 for ROCm 5, 5 since).
+  llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                            uint32_t(input.codeObjectVersion * 100));
+  tk::dumpStage(input.dumpDir, "6-llvm-ir.ll",
+                [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  if (tk_status status = linkDeviceLibs(*llvmModule, input, error))
+    return status;
+  optimize(*llvmModule, *machine);
+  std::string verifierOutput;
+  llvm::raw_string_ostream verifierStream(verifierOutput);
+  if (llvm::verifyModule(*llvmModule, &verifierStream)) {
+    error = "tk-rocm: LLVM IR does not verify after optimisation:\n" +
+            verifierOutput;
+    return TK_ERROR_COMPILATION;
+  }
+  tk::dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
+                [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  if (stopAfter == CompileStage::LLVMIR) {
+    llvm::raw_string_ostream os(out.llvmIR);
+    llvmModule->print(os, nullptr);
+    return TK_SUCCESS;
+  }
+  // Any function left undefined would fail at load: say which now.
+  for (const llvm::Function &function : *llvmModule)
+    if (function.isDeclaration() && !function.isIntrinsic() &&
+        !function.use_empty()) {
+      error = "tk-rocm: the kernel calls '" + function.getName().str() +
+              "', which neither LLVM nor ROCm's device libraries define";
+      return TK_ERROR_COMPILATION;
+    }
+
+  auto emit = [&](llvm::CodeGenFileType type,
+                  llvm::SmallVector<char, 0> &into) -> bool {
+    // Code generation changes the module: each file from a fresh copy.
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*llvmModule);
+    llvm::raw_svector_ostream os(into);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr, type))
+      return false;
+    codegen.run(*copy);
+    return true;
+  };
+  if (stopAfter == CompileStage::Assembly || !input.dumpDir.empty()) {
+    llvm::SmallVector<char, 0> text;
+    if (!emit(llvm::CodeGenFileType::AssemblyFile, text)) {
+      error = "tk-rocm: the AMDGPU target cannot emit assembly";
+      return TK_ERROR_COMPILATION;
+    }
+    if (!codegenErrors.empty()) {
+      error = "tk-rocm: code generation for " + target.arch + " failed: " +
+              codegenErrors;
+      return codegenErrors.find("local memory") != std::string::npos
+                 ? TK_ERROR_UNSUPPORTED
+                 : TK_ERROR_COMPILATION;
+    }
+    out.assembly.assign(text.data(), text.size());
+    tk::dumpStage(input.dumpDir, "8-kernel.s",
+                  [&](llvm::raw_ostream &os) { os << out.assembly; });
+    if (stopAfter == CompileStage::Assembly)
+      return TK_SUCCESS;
+  }
+  llvm::SmallVector<char, 0> object;
+  if (!emit(llvm::CodeGenFileType::ObjectFile, object)) {
+    error = "tk-rocm: the AMDGPU target cannot emit an object";
+    return TK_ERROR_COMPILATION;
+  }
+  if (!codegenErrors.empty()) {
+    error = "tk-rocm: code generation for " + target.arch + " failed: " +
+            codegenErrors;
+    // Tiles over the LDS of a workgroup are a limit of the target.
+    return codegenErrors.find("local memory") != std::string::npos
+               ? TK_ERROR_UNSUPPORTED
+               : TK_ERROR_COMPILATION;
+  }
+  if (tk_status status = linkCodeObject(object, out.hsaco, error))
+    return status;
+  return readCodeObjectMetadata(out.hsaco, input.entry, out.metadata, error);
+}
+
+tk_status compileToPackage(const CompileInput &input, Package &out,
+                           std::string &error) {
+  CompiledKernel kernel;
+  if (tk_status status =
+          compileKernel(input, CompileStage::CodeObject, kernel, error))
+    return status;
+  out = kernel.metadata;
+  out.arch = input.options.target.arch;
+  out.entry = input.entry;
+  out.numWarps = std::max(1, input.options.numWarps);
+  out.threadsPerBlock = kernel.lowered.threadsPerBlock;
+  out.matrixDots = kernel.lowered.matrixDots;
+  if (out.waveSize != input.options.target.waveSize) {
+    error = "tk-rocm: the code object runs waves of " +
+            std::to_string(out.waveSize) + ", the lowering assumed " +
+            std::to_string(input.options.target.waveSize);
+    return TK_ERROR_INTERNAL;
+  }
+  out.hsaco = std::move(kernel.hsaco);
+  return TK_SUCCESS;
+}
+
+} // namespace tk::rocm

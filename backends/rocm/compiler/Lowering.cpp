@@ -1,0 +1,124 @@
+//===- Lowering.cpp - tk module to the LLVM dialect for AMDGPU ------------===//
+//
+// Core's loops in their GPU form at the target's wave size (MFMA or WMMA
+// through MatrixCores.h where the target has them), LDS shared between tiles
+// whose lives do not overlap, then ROCDL. Pipelines are built in C++, so
+// nothing lands in MLIR's global pass registry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Lowering.h"
+#include "compiler/ConvertToROCDL.h"
+#include "compiler/MatrixCores.h"
+#include "compiler/TargetInfo.h"
+
+#include "tk/core/CompileSupport.h"
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace tk::rocm {
+
+tk_status parseTarget(llvm::StringRef arch, Target &out, std::string &error) {
+  struct Known {
+    const char *arch, *preset;
+    int waveSize;
+  };
+  static const Known known[] = {
+      {"gfx942", "amd-cdna3", 64},
+      {"gfx90a", "amd-cdna2", 64},
+      {"gfx1100", "amd-rdna3", 32},
+  };
+  // The runtime names a device "gfx942:sramecc+:xnack-"; the features do
+  // not change the code tk emits.
+  llvm::StringRef name = arch.split(':').first;
+  for (const Known &k : known)
+    if (name == k.arch) {
+      out = Target{k.arch, k.preset, k.waveSize};
+      return TK_SUCCESS;
+    }
+  error = "tk-rocm: unknown AMD target '" + arch.str() +
+          "' (tk compiles for gfx942, gfx90a and gfx1100)";
+  return TK_ERROR_UNSUPPORTED;
+}
+
+void registerLoweringDialects(DialectRegistry &registry) {
+  tk::registerTkDialects(registry);
+  registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,
+                  ROCDL::ROCDLDialect, gpu::GPUDialect, cf::ControlFlowDialect,
+                  scf::SCFDialect, arith::ArithDialect, math::MathDialect,
+                  ub::UBDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
+}
+
+tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
+                             LoweredKernel &result, std::string &error,
+                             const DumpFn &dump) {
+  auto stage = [&](llvm::StringRef file) {
+    if (dump)
+      dump(file, module);
+  };
+  static std::once_flag presets;
+  std::call_once(presets, [] { registerTargetPresets(); });
+  const Target &target = options.target;
+  std::optional<TargetInfo> info = TargetInfo::parse(target.preset, error);
+  if (!info)
+    return TK_ERROR_INTERNAL;
+  int64_t numWarps = std::max(1, options.numWarps);
+  if (std::optional<std::string> problem = info->workgroupProblem(numWarps)) {
+    error = *problem;
+    return TK_ERROR_UNSUPPORTED;
+  }
+  int64_t numThreads = numWarps * info->warpSize;
+  std::string failedPass;
+
+  TkConvertToSIMTOptions simt;
+  simt.target = target.preset;
+  simt.numWarps = numWarps;
+  std::shared_ptr<const MatrixUnit> unit = makeMatrixUnit(*info);
+  result.matrixDots = countMatrixDots(module, *info);
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createConvertToSIMTPass(simt, unit, nullptr));
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+        // 64 KiB of LDS a workgroup: tiles whose lives do not overlap share
+        // it.
+        pm.addPass(tk::createTkShareWorkgroupMemory());
+      }))) {
+    error = "lowering to loops failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("4-loops.mlir");
+  result.threadsPerBlock = static_cast<int>(numThreads);
+
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createSCFToControlFlowPass());
+        pm.addPass(createConvertToROCDLPass(target.arch, numThreads));
+        pm.addPass(createReconcileUnrealizedCastsPass());
+      }))) {
+    error = "lowering to ROCDL failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("5-llvm-dialect.mlir");
+  return TK_SUCCESS;
+}
+
+} // namespace tk::rocm

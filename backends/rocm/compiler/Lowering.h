@@ -1,0 +1,71 @@
+//===- Lowering.h - tk module to the LLVM dialect for AMDGPU ----*- C++ -*-===//
+//
+// The MLIR half of the ROCm compile pipeline: core's tk-convert-to-simt at
+// the target's wave size (tiles spread over the lanes of a workgroup, LDS
+// tiles, MFMA/WMMA dots through MatrixCores.h), then ROCDL and the LLVM
+// dialect (ConvertToROCDL.cpp). What follows (LLVM IR, ocml, AMDGPU code
+// generation, ld.lld, packaging) lives in Compiler.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_ROCM_COMPILER_LOWERING_H_
+#define TK_BACKENDS_ROCM_COMPILER_LOWERING_H_
+
+#include "tk/tk.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <string>
+
+namespace tk::rocm {
+
+/// The AMD GPU a kernel is compiled for.
+struct Target {
+  /// The gfx name LLVM and the HIP runtime use: "gfx942".
+  std::string arch;
+  /// The TargetInfo preset of its family (compiler/TargetInfo.cpp).
+  std::string preset;
+  /// Lanes of a wave: 64 on CDNA, 32 on RDNA.
+  int waveSize = 64;
+};
+
+/// The targets tk compiles for: gfx942 (CDNA3), gfx90a (CDNA2), gfx1100
+/// (RDNA3). TK_ERROR_UNSUPPORTED names them for any other name.
+tk_status parseTarget(llvm::StringRef arch, Target &out, std::string &error);
+
+struct LoweringOptions {
+  Target target;
+  int numWarps = 4;
+  int numStages = 2;
+};
+
+/// What the lowering learned that the package records.
+struct LoweredKernel {
+  int threadsPerBlock = 0;
+  /// tk.dot ops the matrix unit computes.
+  int matrixDots = 0;
+};
+
+/// Called after each stage with a file name ("4-loops.mlir") and the module;
+/// Compiler.cpp writes it when TK_DUMP_IR is set.
+using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
+
+/// Registers every dialect and LLVM IR translation the lowering needs.
+void registerLoweringDialects(mlir::DialectRegistry &registry);
+
+/// Lowers the verified tk module in place to the LLVM dialect: one llvm.func
+/// named as the entry, marked `rocdl.kernel`, taking the tk.func's arguments
+/// in order (pointers as !llvm.ptr, scalars by value). On failure returns
+/// TK_ERROR_UNSUPPORTED (a feature the target lacks) or TK_ERROR_COMPILATION
+/// and appends the failing stage to `error`.
+tk_status lowerToLLVMDialect(mlir::ModuleOp module,
+                             const LoweringOptions &options,
+                             LoweredKernel &result, std::string &error,
+                             const DumpFn &dump);
+
+} // namespace tk::rocm
+
+#endif // TK_BACKENDS_ROCM_COMPILER_LOWERING_H_

@@ -1,0 +1,58 @@
+//===- MatrixCores.h - tk.dot on AMD's MFMA and WMMA ------------*- C++ -*-===//
+//
+// The matrix unit of CDNA (MFMA, wave64) and RDNA3 (WMMA, wave32), driven by
+// the TargetInfo preset: the instruction a dot takes is the first of the
+// preset's intrinsics whose element types match and whose shape divides the
+// dot's, and where each lane holds its operands and accumulator is the
+// preset's FragmentLayout of it (placed with tk::placeFragment). Nothing in
+// here knows an instruction's shape or lane mapping by heart, so a new
+// instruction is one line of compiler/TargetInfo.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_ROCM_COMPILER_MATRIXCORES_H_
+#define TK_BACKENDS_ROCM_COMPILER_MATRIXCORES_H_
+
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/TargetInfo.h"
+
+#include <memory>
+
+namespace tk::rocm {
+
+class MatrixCoreUnit : public tk::MatrixUnit {
+public:
+  explicit MatrixCoreUnit(tk::TargetInfo info) : info(std::move(info)) {}
+
+  /// The intrinsic an (m x k) . (k x n) product of these types runs on, or
+  /// null.
+  const tk::MatrixIntrinsic *select(mlir::Type a, mlir::Type b,
+                                    mlir::Type accumulator, int64_t m,
+                                    int64_t n, int64_t k) const;
+
+  bool supports(mlir::Type a, mlir::Type b, mlir::Type accumulator, int64_t m,
+                int64_t n, int64_t k) const override {
+    return select(a, b, accumulator, m, n, k) != nullptr;
+  }
+
+  /// Each wave takes the result's (M x N) tiles in turn; for each it holds
+  /// its lanes' accumulator registers and runs the instruction over k, its
+  /// operand fragments read from workgroup memory.
+  mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
+                           const Product &product) const override;
+
+private:
+  tk::TargetInfo info;
+};
+
+/// The unit for `info`, or null when its preset has no matrix instruction.
+std::shared_ptr<const tk::MatrixUnit>
+makeMatrixUnit(const tk::TargetInfo &info);
+
+/// The tk.dot ops of `module` whose element types one of `info`'s matrix
+/// instructions takes: the dots whose code must hold matrix instructions.
+int countMatrixDots(mlir::ModuleOp module, const tk::TargetInfo &info);
+
+} // namespace tk::rocm
+
+#endif // TK_BACKENDS_ROCM_COMPILER_MATRIXCORES_H_

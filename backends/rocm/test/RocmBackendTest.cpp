@@ -1,0 +1,224 @@
+//===- RocmBackendTest.cpp - the ROCm plugin without an AMD GPU -*- C++ -*-===//
+//
+// What must hold on any machine: code objects for every target link and
+// carry the metadata the package records; the package refuses every
+// truncation; the checks of validate() fail on a package that disagrees
+// with its code object or claims matrix instructions it lacks; compile
+// errors are the right statuses; the plugin answers NO_DEVICE, naming why,
+// where no AMD GPU answers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/CodeObjectCheck.h"
+#include "compiler/Compiler.h"
+#include "compiler/Package.h"
+#include "tk/runtime/PluginLoader.h"
+#include "tk/tk_plugin.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using tk::runtime::Plugin;
+using tk::runtime::PluginLoader;
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Plugin *plugin() {
+  static Plugin *opened = [] {
+    Plugin *out = nullptr;
+    tk::runtime::Status status =
+        PluginLoader::openFile(TK_ROCM_PLUGIN_PATH, "rocm", &out);
+    EXPECT_TRUE(status.isOk()) << status.message();
+    return out;
+  }();
+  return opened;
+}
+
+const tk_backend_interface &api() { return plugin()->getApi(); }
+
+tk_status compile(const std::string &file, const std::string &entry,
+                  const std::string &arch, tk::rocm::Package &package,
+                  std::string &error) {
+  std::string text = readFile(std::string(TK_EXAMPLES_KERNELS) + "/" + file);
+  tk::rocm::CompileInput input;
+  input.module = text.data();
+  input.size = text.size();
+  input.entry = entry;
+  if (tk_status status =
+          tk::rocm::parseTarget(arch, input.options.target, error))
+    return status;
+  return tk::rocm::compileToPackage(input, package, error);
+}
+
+tk::rocm::Package compileOrFail(const std::string &file,
+                                const std::string &entry,
+                                const std::string &arch) {
+  tk::rocm::Package package;
+  std::string error;
+  EXPECT_EQ(compile(file, entry, arch, package, error), TK_SUCCESS) << error;
+  return package;
+}
+
+TEST(RocmCompiler, EveryTargetLinksACodeObjectWithItsWaveSize) {
+  for (auto [arch, wave] : {std::pair{"gfx942", 64}, std::pair{"gfx90a", 64},
+                            std::pair{"gfx1100", 32}}) {
+    tk::rocm::Package package =
+        compileOrFail("vector_add.tk", "vector_add", arch);
+    EXPECT_EQ(package.arch, arch);
+    EXPECT_EQ(package.waveSize, wave) << arch;
+    EXPECT_EQ(package.threadsPerBlock, 4 * wave) << arch;
+    // Four arguments (three pointers, one i32) and no LDS or spills.
+    EXPECT_EQ(package.kernargBytes, 28) << arch;
+    EXPECT_EQ(package.sharedMemoryBytes, 0) << arch;
+    EXPECT_EQ(package.scratchBytes, 0) << arch;
+    EXPECT_GT(package.vgprs, 0) << arch;
+    EXPECT_EQ(package.matrixDots, 0) << arch;
+    tk::rocm::ToolReport report;
+    std::string error;
+    EXPECT_EQ(tk::rocm::checkWithLLVMTools(package, report, error), TK_SUCCESS)
+        << error;
+  }
+}
+
+TEST(RocmCompiler, DotsRunOnTheMatrixInstructions) {
+  for (const char *arch : {"gfx942", "gfx90a", "gfx1100"}) {
+    tk::rocm::Package package = compileOrFail("matmul.tk", "matmul", arch);
+    EXPECT_EQ(package.matrixDots, 1) << arch;
+    tk::rocm::ToolReport report;
+    std::string error;
+    ASSERT_EQ(tk::rocm::checkWithLLVMTools(package, report, error), TK_SUCCESS)
+        << error;
+    EXPECT_GT(report.matrixInstructions, 0) << arch;
+  }
+}
+
+TEST(RocmCompiler, ChecksFailOnAPackageThatLies) {
+  tk::rocm::Package package =
+      compileOrFail("vector_add.tk", "vector_add", "gfx942");
+  std::string error;
+  tk::rocm::ToolReport report;
+  // A dot the code does not run on v_mfma.
+  tk::rocm::Package noMfma = package;
+  noMfma.matrixDots = 1;
+  EXPECT_EQ(tk::rocm::checkWithLLVMTools(noMfma, report, error),
+            TK_ERROR_COMPILATION);
+  EXPECT_NE(error.find("no v_mfma"), std::string::npos) << error;
+  // Metadata that is not the code object's.
+  tk::rocm::Package wrongLds = package;
+  wrongLds.sharedMemoryBytes = 1024;
+  EXPECT_NE(tk::rocm::checkMetadata(wrongLds, error), TK_SUCCESS);
+  EXPECT_NE(error.find("LDS"), std::string::npos) << error;
+  EXPECT_NE(tk::rocm::checkWithLLVMTools(wrongLds, report, error), TK_SUCCESS);
+  EXPECT_NE(error.find("group_segment_fixed_size"), std::string::npos)
+      << error;
+  tk::rocm::Package wrongEntry = package;
+  wrongEntry.entry = "other";
+  EXPECT_NE(tk::rocm::checkMetadata(wrongEntry, error), TK_SUCCESS);
+}
+
+TEST(RocmPackage, RoundTripsAndRefusesEveryTruncation) {
+  tk::rocm::Package package =
+      compileOrFail("vector_add.tk", "vector_add", "gfx1100");
+  std::string bytes = tk::rocm::serializePackage(package);
+  tk::rocm::Package parsed;
+  std::string error;
+  ASSERT_EQ(tk::rocm::parsePackage(bytes.data(), bytes.size(), parsed, error),
+            TK_SUCCESS)
+      << error;
+  EXPECT_EQ(parsed.entry, "vector_add");
+  EXPECT_EQ(parsed.arch, "gfx1100");
+  EXPECT_EQ(parsed.waveSize, 32);
+  EXPECT_EQ(parsed.hsaco, package.hsaco);
+  for (size_t size = 0; size < bytes.size(); size += 7)
+    EXPECT_EQ(tk::rocm::parsePackage(bytes.data(), size, parsed, error),
+              TK_ERROR_INVALID_ARGUMENT)
+        << size;
+  std::string trailing = bytes + "x";
+  EXPECT_EQ(tk::rocm::parsePackage(trailing.data(), trailing.size(), parsed,
+                                   error),
+            TK_ERROR_INVALID_ARGUMENT);
+  // Not an AMDGPU code object.
+  tk::rocm::Package notElf = package;
+  notElf.hsaco = std::string(200, 'x');
+  std::string notElfBytes = tk::rocm::serializePackage(notElf);
+  EXPECT_EQ(tk::rocm::parsePackage(notElfBytes.data(), notElfBytes.size(),
+                                   parsed, error),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error.find("not an ELF"), std::string::npos) << error;
+}
+
+TEST(RocmCompiler, ErrorsHaveTheirStatus) {
+  tk::rocm::Package package;
+  std::string error;
+  EXPECT_EQ(compile("vector_add.tk", "vector_add", "gfx1030", package, error),
+            TK_ERROR_UNSUPPORTED);
+  EXPECT_NE(error.find("gfx942"), std::string::npos) << error;
+  EXPECT_EQ(compile("vector_add.tk", "missing", "gfx942", package, error),
+            TK_ERROR_NOT_FOUND);
+  tk::rocm::CompileInput input;
+  std::string bad = "tk.func @f( {";
+  input.module = bad.data();
+  input.size = bad.size();
+  input.entry = "f";
+  ASSERT_EQ(tk::rocm::parseTarget("gfx942", input.options.target, error),
+            TK_SUCCESS);
+  EXPECT_EQ(tk::rocm::compileToPackage(input, package, error),
+            TK_ERROR_INVALID_IR);
+}
+
+TEST(RocmPlugin, NamesWhyThereIsNoDevice) {
+  ASSERT_NE(plugin(), nullptr);
+  EXPECT_STREQ(api().name, "rocm");
+  tk_status status = api().initialize();
+  if (status == TK_SUCCESS)
+    GTEST_SKIP() << "this machine has an AMD GPU";
+  EXPECT_EQ(status, TK_ERROR_NO_DEVICE);
+  std::string why = api().last_error();
+  EXPECT_NE(why.find("tk-rocm: "), std::string::npos) << why;
+  EXPECT_TRUE(why.find("libamdhip64") != std::string::npos) << why;
+  int32_t count = -1;
+  EXPECT_EQ(api().device_count(&count), TK_SUCCESS);
+  EXPECT_EQ(count, 0);
+}
+
+TEST(RocmPlugin, DeclaresTheMatrixUnitOfItsTarget) {
+  tk_backend_capabilities caps;
+  caps.struct_size = sizeof(caps);
+  setenv("TK_ROCM_ARCH", "gfx1100", 1);
+  ASSERT_EQ(api().get_capabilities(0, &caps), TK_SUCCESS) << api().last_error();
+  EXPECT_EQ(caps.mma_kinds, uint32_t(TK_MMA_BIT_WMMA));
+  setenv("TK_ROCM_ARCH", "gfx942", 1);
+  ASSERT_EQ(api().get_capabilities(0, &caps), TK_SUCCESS) << api().last_error();
+  EXPECT_EQ(caps.mma_kinds, uint32_t(TK_MMA_BIT_MFMA));
+  EXPECT_EQ(caps.fp8, 0);
+  unsetenv("TK_ROCM_ARCH");
+}
+
+TEST(RocmPlugin, ValidateCatchesADamagedBinary) {
+  tk::rocm::Package package =
+      compileOrFail("vector_add.tk", "vector_add", "gfx942");
+  std::string bytes = tk::rocm::serializePackage(package);
+  EXPECT_EQ(api().validate(bytes.data(), bytes.size()), TK_SUCCESS)
+      << api().last_error();
+  package.kernargBytes += 8;
+  std::string lying = tk::rocm::serializePackage(package);
+  EXPECT_EQ(api().validate(lying.data(), lying.size()),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(api().last_error()).find("kernarg"),
+            std::string::npos)
+      << api().last_error();
+  EXPECT_EQ(api().validate(bytes.data(), 10), TK_ERROR_INVALID_ARGUMENT);
+}
+
+} // namespace

@@ -1,0 +1,184 @@
+//===- tk-compile.cpp - compile a .tk file with any backend -----*- C++ -*-===//
+//
+// Runs a backend's compile pipeline on a tk file without a GPU or the
+// runtime, for any target the backend knows:
+//
+//   tk-compile FILE.tk --backend B --arch A --entry NAME
+//              [--num-warps N] [--num-stages S] [--emit binary|asm|llvm]
+//              [--dump-dir DIR] [-o OUT]
+//
+// Text (asm, llvm) goes to stdout without -o; a binary needs -o. A line on
+// the kernel's resources goes to stderr. The backends are those built with
+// tk_add_compile_tool (CompileTools.def, generated).
+//
+//===----------------------------------------------------------------------===//
+
+#include "common/CompileTool.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#define TK_COMPILE_TOOL(backend)                                               \
+  namespace tk::backend {                                                      \
+  extern const char *const kCompileToolArchs;                                  \
+  tk_status runCompileTool(const tk::tool::CompileRequest &,                   \
+                           tk::tool::CompileResult &, std::string &);          \
+  }
+#include "CompileTools.def"
+#undef TK_COMPILE_TOOL
+
+namespace {
+
+const tk::tool::BackendCompileTool kBackends[] = {
+#define TK_COMPILE_TOOL(backend)                                               \
+  {#backend, tk::backend::kCompileToolArchs, &tk::backend::runCompileTool},
+#include "CompileTools.def"
+#undef TK_COMPILE_TOOL
+};
+
+std::string usage() {
+  std::string text =
+      "usage: tk-compile FILE.tk --backend B --arch A --entry NAME\n"
+      "                  [--num-warps N] [--num-stages S] "
+      "[--emit binary|asm|llvm]\n"
+      "                  [--dump-dir DIR] [-o OUT]\n"
+      "backends and their targets:\n";
+  for (const tk::tool::BackendCompileTool &backend : kBackends)
+    text += std::string("  ") + backend.name + ": " + backend.archs + "\n";
+  return text;
+}
+
+int usageError(const std::string &message) {
+  std::cerr << "tk-compile: " << message << "\n" << usage();
+  return 2;
+}
+
+bool parseCount(const std::string &text, int &out) {
+  char *end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || value < 1 || value > 1024)
+    return false;
+  out = static_cast<int>(value);
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  tk::tool::CompileRequest request;
+  std::string input, backendName, emit = "binary", output, text;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc)
+        return false;
+      out = argv[++i];
+      return true;
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::cout << usage();
+      return 0;
+    } else if (arg == "--backend") {
+      if (!value(backendName))
+        return usageError("--backend needs a name");
+    } else if (arg == "--arch") {
+      if (!value(request.arch))
+        return usageError("--arch needs a target");
+    } else if (arg == "--entry") {
+      if (!value(request.entry))
+        return usageError("--entry needs a kernel name");
+    } else if (arg == "--emit") {
+      if (!value(emit))
+        return usageError("--emit needs binary, asm or llvm");
+    } else if (arg == "-o") {
+      if (!value(output))
+        return usageError("-o needs a file name");
+    } else if (arg == "--dump-dir") {
+      if (!value(request.dumpDir))
+        return usageError("--dump-dir needs a folder");
+    } else if (arg == "--num-warps") {
+      if (!value(text) || !parseCount(text, request.numWarps))
+        return usageError("--num-warps needs a number from 1 to 1024");
+    } else if (arg == "--num-stages") {
+      if (!value(text) || !parseCount(text, request.numStages))
+        return usageError("--num-stages needs a number from 1 to 1024");
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+      return usageError("unknown option '" + arg + "'");
+    } else if (input.empty()) {
+      input = arg;
+    } else {
+      return usageError("more than one input file ('" + input + "', '" + arg +
+                        "')");
+    }
+  }
+  if (input.empty())
+    return usageError("no input file");
+  if (backendName.empty() || request.arch.empty() || request.entry.empty())
+    return usageError("--backend, --arch and --entry are required");
+  const tk::tool::BackendCompileTool *backend = nullptr;
+  for (const tk::tool::BackendCompileTool &candidate : kBackends)
+    if (backendName == candidate.name)
+      backend = &candidate;
+  if (!backend)
+    return usageError("no backend '" + backendName + "' in this build");
+  if (emit == "binary")
+    request.emit = tk::tool::Emit::Binary;
+  else if (emit == "asm")
+    request.emit = tk::tool::Emit::Assembly;
+  else if (emit == "llvm")
+    request.emit = tk::tool::Emit::LLVM;
+  else
+    return usageError("--emit " + emit + ": expected binary, asm or llvm");
+  if (request.emit == tk::tool::Emit::Binary && (output.empty() || output == "-"))
+    return usageError("--emit binary writes a binary: give -o OUT");
+
+  {
+    std::ifstream file;
+    std::istream *in = &std::cin;
+    if (input != "-") {
+      file.open(input, std::ios::binary);
+      if (!file) {
+        std::cerr << "tk-compile: cannot read '" << input << "'\n";
+        return 1;
+      }
+      in = &file;
+    }
+    std::ostringstream buffer;
+    buffer << in->rdbuf();
+    request.source = buffer.str();
+  }
+
+  tk::tool::CompileResult result;
+  std::string error;
+  if (tk_status status = backend->run(request, result, error)) {
+    std::cerr << error << "\n";
+    return status == TK_ERROR_UNSUPPORTED ? 3 : 1;
+  }
+  if (!result.summary.empty())
+    std::cerr << result.summary << "\n";
+  if (output.empty() || output == "-") {
+    std::cout << result.bytes;
+    return std::cout.good() ? 0 : 1;
+  }
+  // Written beside the target, then renamed: never a partial file.
+  std::string partial = output + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary);
+    out << result.bytes;
+    out.close();
+    if (!out.good()) {
+      std::remove(partial.c_str());
+      std::cerr << "tk-compile: cannot write '" << output << "'\n";
+      return 1;
+    }
+  }
+  if (std::rename(partial.c_str(), output.c_str()) != 0) {
+    std::remove(partial.c_str());
+    std::cerr << "tk-compile: cannot write '" << output << "'\n";
+    return 1;
+  }
+  return 0;
+}
