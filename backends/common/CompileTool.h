@@ -36,6 +36,10 @@ struct CompileRequest {
   int numWarps = 4;
   /// 0: the backend's default.
   int numStages = 0;
+  /// Occupancy hint (tk_compile_options.min_programs_per_cu): at least this
+  /// many programs should fit on one compute unit at once; 0: none.
+  /// Backends that have no use for it ignore it.
+  int minProgramsPerCu = 0;
   Emit emit = Emit::Binary;
   /// Non-empty: write each stage's IR into this folder.
   std::string dumpDir;

@@ -12,7 +12,7 @@ config.suffixes = [".mlir", ".tk"]
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.common.py",
                    "lit.site.cfg.py.in", "Inputs"]
 config.substitutions.append(("%examples", os.path.join(config.tk_src_root, "examples")))
-# The tools under test (tk-opt, tk-cuda-compile, ...) and LLVM's (FileCheck,
+# The tools under test (tk-opt, tk-compile, ...) and LLVM's (FileCheck,
 # not, count).
 config.environment["PATH"] = os.pathsep.join(
     [config.tk_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])

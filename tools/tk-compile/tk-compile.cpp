@@ -4,8 +4,8 @@
 // runtime, for any target the backend knows:
 //
 //   tk-compile FILE.tk --backend B --arch A --entry NAME
-//              [--num-warps N] [--num-stages S] [--emit binary|asm|llvm]
-//              [--dump-dir DIR] [-o OUT]
+//              [--num-warps N] [--num-stages S] [--min-programs-per-cu N]
+//              [--emit binary|asm|llvm] [--dump-dir DIR] [-o OUT]
 //
 // Text (asm, llvm) goes to stdout without -o; a binary needs -o. A line on
 // the kernel's resources goes to stderr. The backends are those built with
@@ -43,8 +43,8 @@ std::string usage() {
   std::string text =
       "usage: tk-compile FILE.tk --backend B --arch A --entry NAME\n"
       "                  [--num-warps N] [--num-stages S] "
-      "[--emit binary|asm|llvm]\n"
-      "                  [--dump-dir DIR] [-o OUT]\n"
+      "[--min-programs-per-cu N]\n"
+      "                  [--emit binary|asm|llvm] [--dump-dir DIR] [-o OUT]\n"
       "backends and their targets:\n";
   for (const tk::tool::BackendCompileTool &backend : kBackends)
     text += std::string("  ") + backend.name + ": " + backend.archs + "\n";
@@ -105,6 +105,10 @@ int main(int argc, char **argv) {
     } else if (arg == "--num-stages") {
       if (!value(text) || !parseCount(text, request.numStages))
         return usageError("--num-stages needs a number from 1 to 1024");
+    } else if (arg == "--min-programs-per-cu") {
+      if (!value(text) || !parseCount(text, request.minProgramsPerCu))
+        return usageError(
+            "--min-programs-per-cu needs a number from 1 to 1024");
     } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
       return usageError("unknown option '" + arg + "'");
     } else if (input.empty()) {

@@ -29,7 +29,7 @@ struct CompileInput {
   std::string dumpDir;
 };
 
-/// Where compileKernel stops (tk-cuda-compile --emit).
+/// Where compileKernel stops (tk-compile --emit).
 enum class CompileStage { LLVMIR, PTX, Cubin };
 
 /// What compileKernel produced, up to the stage it stopped at.

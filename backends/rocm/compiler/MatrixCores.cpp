@@ -71,6 +71,57 @@ Value packOperand(OpBuilder &b, Location loc, Value memref,
   return LLVM::BitcastOp::create(b, loc, packed, vector);
 }
 
+/// Places `layout` for a `rows` x `cols` fragment at `lane`. Where the
+/// lanes of a layout span more than the fragment (WMMA's lanes l and l + 16
+/// hold the same row of a), the layout is placed over the span and each
+/// lane's coordinates wrap back into the fragment: those lanes hold copies.
+FailureOr<FragmentPlacement> placeLanes(OpBuilder &b, Location loc,
+                                        const FragmentLayout &layout,
+                                        int64_t rows, int64_t cols,
+                                        Value lane) {
+  std::array<int64_t, 2> extent = {rows, cols}, span = extent;
+  for (int d = 0; d < 2; ++d)
+    span[d] =
+        std::max(extent[d], layout.sizePerLane[d] * layout.lanesPerWarp[d]);
+  FailureOr<FragmentPlacement> placed = placeFragment(
+      b, loc, layout, span[0], span[1], Value(), Value(), Value(), lane);
+  if (failed(placed))
+    return failure();
+  Value *origin[2] = {&placed->row, &placed->col};
+  for (int d = 0; d < 2; ++d)
+    if (span[d] > extent[d] && *origin[d]) {
+      if (extent[d] % layout.sizePerLane[d] != 0)
+        return failure();
+      *origin[d] = arith::RemUIOp::create(
+          b, loc, *origin[d], arith::ConstantIndexOp::create(b, loc, extent[d]));
+    }
+  return placed;
+}
+
+/// One instruction: `acc` + a . b, with the operands packed.
+Value multiply(OpBuilder &b, Location loc, const MatrixIntrinsic &intrinsic,
+               Value aOperand, Value bOperand, Value acc, bool integer) {
+  auto i32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  SmallVector<Value> operands;
+  if (isWmma(intrinsic) && integer) {
+    // iu8: each operand's signedness, then clamping off.
+    Value isSigned = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    Value noClamp = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+    operands = {isSigned, aOperand, isSigned, bOperand, acc, noClamp};
+  } else if (isWmma(intrinsic)) {
+    operands = {aOperand, bOperand, acc};
+  } else {
+    // cbsz, abid, blgp: no broadcast between blocks, no lane swizzle.
+    operands = {aOperand, bOperand, acc, i32(0), i32(0), i32(0)};
+  }
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, acc.getType(),
+             b.getStringAttr("llvm.amdgcn." + intrinsic.name), operands)
+      .getResult(0);
+}
+
 } // namespace
 
 const MatrixIntrinsic *MatrixCoreUnit::select(Type a, Type b, Type accumulator,
@@ -104,29 +155,9 @@ LogicalResult MatrixCoreUnit::emit(OpBuilder &b, Location loc,
   };
   Value lane = arith::RemUIOp::create(b, loc, product.threadId, index(waveSize));
   Value wave = arith::DivUIOp::create(b, loc, product.threadId, index(waveSize));
-  // Where the lanes of a layout span more than the fragment (WMMA's lanes l
-  // and l + 16 hold the same row of a), the layout is placed over the span
-  // and each lane's coordinates wrap back into the fragment: those lanes
-  // hold copies.
   auto place = [&](const FragmentLayout &layout, int64_t rows,
-                   int64_t cols) -> FailureOr<FragmentPlacement> {
-    std::array<int64_t, 2> extent = {rows, cols}, span = extent;
-    for (int d = 0; d < 2; ++d)
-      span[d] = std::max(extent[d],
-                         layout.sizePerLane[d] * layout.lanesPerWarp[d]);
-    FailureOr<FragmentPlacement> placed = placeFragment(
-        b, loc, layout, span[0], span[1], Value(), Value(), Value(), lane);
-    if (failed(placed))
-      return failure();
-    Value *origin[2] = {&placed->row, &placed->col};
-    for (int d = 0; d < 2; ++d)
-      if (span[d] > extent[d] && *origin[d]) {
-        if (extent[d] % layout.sizePerLane[d] != 0)
-          return failure();
-        *origin[d] =
-            arith::RemUIOp::create(b, loc, *origin[d], index(extent[d]));
-      }
-    return placed;
+                   int64_t cols) {
+    return placeLanes(b, loc, layout, rows, cols, lane);
   };
   const int64_t tileM = intrinsic->m, tileN = intrinsic->n,
                 tileK = intrinsic->k;
@@ -183,23 +214,9 @@ LogicalResult MatrixCoreUnit::emit(OpBuilder &b, Location loc,
         b, loc, product.b,
         bPlaced->shifted(b, loc, kk, tileCol).positions(b, loc), bPacked);
     Value acc = kLoop.getRegionIterArgs()[0];
-    SmallVector<Value> operands;
-    bool integer = aType.getElementType().isInteger(8);
-    if (wmma && integer) {
-      // iu8: each operand's signedness, then clamping off.
-      Value isSigned = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-      Value noClamp = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-      operands = {isSigned, aOperand, isSigned, bOperand, acc, noClamp};
-    } else if (wmma) {
-      operands = {aOperand, bOperand, acc};
-    } else {
-      // cbsz, abid, blgp: no broadcast between blocks, no lane swizzle.
-      operands = {aOperand, bOperand, acc, i32(0), i32(0), i32(0)};
-    }
-    auto call = LLVM::CallIntrinsicOp::create(
-        b, loc, accType, b.getStringAttr("llvm.amdgcn." + intrinsic->name),
-        operands);
-    scf::YieldOp::create(b, loc, call.getResult(0));
+    Value next = multiply(b, loc, *intrinsic, aOperand, bOperand, acc,
+                          aType.getElementType().isInteger(8));
+    scf::YieldOp::create(b, loc, next);
   }
   for (auto [i, at] : llvm::enumerate(accAt)) {
     Value value = LLVM::ExtractElementOp::create(b, loc, kLoop.getResult(0),
@@ -208,6 +225,162 @@ LogicalResult MatrixCoreUnit::emit(OpBuilder &b, Location loc,
                             ValueRange{at.first, at.second});
   }
   return success();
+}
+
+
+namespace {
+/// At most this many accumulator registers per lane, so that the rest of the
+/// kernel keeps room (a CDNA lane has 512 VGPRs and AGPRs, an RDNA3 lane
+/// 256 in wave32).
+constexpr int64_t kMaxHeldRegisters = 128;
+} // namespace
+
+std::optional<MatrixCoreUnit::WaveTiling>
+MatrixCoreUnit::tileWaves(const HeldProduct &product) const {
+  if (product.tf32 || product.numThreads % info.warpSize != 0)
+    return std::nullopt;
+  const MatrixIntrinsic *intrinsic =
+      select(product.a, product.b, product.accumulator, product.m, product.n,
+             product.k);
+  if (!intrinsic)
+    return std::nullopt;
+  int64_t numWaves = product.numThreads / info.warpSize;
+  int64_t tilesM = product.m / intrinsic->m, tilesN = product.n / intrinsic->n;
+  int64_t accPerTile =
+      intrinsic->accLayout.elementsPerLane(intrinsic->m, intrinsic->n);
+  if (accPerTile <= 0)
+    accPerTile = intrinsic->m * intrinsic->n / info.warpSize;
+  std::optional<WaveTiling> best;
+  for (int64_t wavesM = 1; wavesM <= numWaves; ++wavesM) {
+    int64_t wavesN = numWaves / wavesM;
+    if (numWaves % wavesM != 0 || tilesM % wavesM != 0 || tilesN % wavesN != 0)
+      continue;
+    WaveTiling tiling{intrinsic, wavesM, wavesN, tilesM / wavesM,
+                      tilesN / wavesN};
+    if (tiling.rows * tiling.cols * accPerTile > kMaxHeldRegisters)
+      continue;
+    // Fewest operand fragments read per k step.
+    auto cost = [](const WaveTiling &t) { return t.rows + t.cols; };
+    if (!best || cost(tiling) < cost(*best))
+      best = tiling;
+  }
+  return best;
+}
+
+bool MatrixCoreUnit::holds(const HeldProduct &product) const {
+  return tileWaves(product).has_value();
+}
+
+namespace {
+/// This lane's wave block origin and accumulator placement.
+struct HeldPlace {
+  Value lane, rowBase, colBase;
+  FragmentPlacement accumulator;
+};
+
+FailureOr<HeldPlace> heldPlace(OpBuilder &b, Location loc,
+                               const MatrixIntrinsic &intrinsic,
+                               int64_t waveSize, int64_t wavesN, int64_t rows,
+                               int64_t cols, Value threadId) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  HeldPlace place;
+  place.lane = arith::RemUIOp::create(b, loc, threadId, index(waveSize));
+  Value wave = arith::DivUIOp::create(b, loc, threadId, index(waveSize));
+  Value waveM = arith::DivUIOp::create(b, loc, wave, index(wavesN));
+  Value waveN = arith::RemUIOp::create(b, loc, wave, index(wavesN));
+  place.rowBase = arith::MulIOp::create(b, loc, waveM, index(rows * intrinsic.m));
+  place.colBase = arith::MulIOp::create(b, loc, waveN, index(cols * intrinsic.n));
+  FailureOr<FragmentPlacement> accumulator = placeLanes(
+      b, loc, intrinsic.accLayout, intrinsic.m, intrinsic.n, place.lane);
+  if (failed(accumulator))
+    return failure();
+  place.accumulator =
+      accumulator->shifted(b, loc, place.rowBase, place.colBase);
+  return place;
+}
+} // namespace
+
+SmallVector<std::pair<Value, Value>>
+MatrixCoreUnit::registerPositions(OpBuilder &b, Location loc,
+                                  const HeldProduct &product) const {
+  std::optional<WaveTiling> t = tileWaves(product);
+  if (!t)
+    return {};
+  FailureOr<HeldPlace> place =
+      heldPlace(b, loc, *t->intrinsic, info.warpSize, t->wavesN, t->rows,
+                t->cols, product.threadId);
+  if (failed(place))
+    return {};
+  SmallVector<std::pair<Value, Value>> positions;
+  for (int64_t r = 0; r < t->rows; ++r)
+    for (int64_t c = 0; c < t->cols; ++c)
+      llvm::append_range(positions,
+                         place->accumulator.positions(
+                             b, loc, r * t->intrinsic->m, c * t->intrinsic->n));
+  return positions;
+}
+
+FailureOr<SmallVector<Value>>
+MatrixCoreUnit::accumulate(OpBuilder &b, Location loc,
+                           const HeldProduct &product, Value aBuffer,
+                           Value bBuffer, ValueRange registers) const {
+  std::optional<WaveTiling> t = tileWaves(product);
+  if (!t)
+    return emitError(loc, "tk-rocm: the matrix unit cannot hold this "
+                          "accumulator");
+  const MatrixIntrinsic &intrinsic = *t->intrinsic;
+  FailureOr<HeldPlace> place =
+      heldPlace(b, loc, intrinsic, info.warpSize, t->wavesN, t->rows, t->cols,
+                product.threadId);
+  FailureOr<FragmentPlacement> aPlaced = placeLanes(
+      b, loc, *intrinsic.aLayout, intrinsic.m, intrinsic.k, place->lane);
+  FailureOr<FragmentPlacement> bPlaced = placeLanes(
+      b, loc, *intrinsic.bLayout, intrinsic.k, intrinsic.n, place->lane);
+  if (failed(place) || failed(aPlaced) || failed(bPlaced))
+    return emitError(loc, "tk-rocm: the fragments of ")
+           << intrinsic.name << " do not cover their tiles";
+  bool wmma = isWmma(intrinsic);
+  Type aPacked =
+      operandType(b, product.a, aPlaced->offsets.size(), wmma);
+  Type bPacked =
+      operandType(b, product.b, bPlaced->offsets.size(), wmma);
+  int64_t accCount = place->accumulator.offsets.size();
+  auto accType = VectorType::get({accCount}, product.accumulator);
+  auto i32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  FragmentPlacement aFragment =
+      aPlaced->shifted(b, loc, place->rowBase, /*colOrigin=*/Value());
+  FragmentPlacement bFragment =
+      bPlaced->shifted(b, loc, /*rowOrigin=*/Value(), place->colBase);
+  SmallVector<Value> acc(registers);
+  for (int64_t kk = 0; kk < product.k; kk += intrinsic.k) {
+    SmallVector<Value> aOperands, bOperands;
+    for (int64_t r = 0; r < t->rows; ++r)
+      aOperands.push_back(packOperand(
+          b, loc, aBuffer, aFragment.positions(b, loc, r * intrinsic.m, kk),
+          aPacked));
+    for (int64_t c = 0; c < t->cols; ++c)
+      bOperands.push_back(packOperand(
+          b, loc, bBuffer, bFragment.positions(b, loc, kk, c * intrinsic.n),
+          bPacked));
+    for (int64_t r = 0; r < t->rows; ++r)
+      for (int64_t c = 0; c < t->cols; ++c) {
+        int64_t first = (r * t->cols + c) * accCount;
+        Value vector = LLVM::UndefOp::create(b, loc, accType);
+        for (int64_t i = 0; i < accCount; ++i)
+          vector = LLVM::InsertElementOp::create(b, loc, vector,
+                                                 acc[first + i], i32(i));
+        Value result = multiply(b, loc, intrinsic, aOperands[r], bOperands[c],
+                                vector, product.a.isInteger(8));
+        for (int64_t i = 0; i < accCount; ++i)
+          acc[first + i] =
+              LLVM::ExtractElementOp::create(b, loc, result, i32(i));
+      }
+  }
+  return acc;
 }
 
 std::shared_ptr<const MatrixUnit> makeMatrixUnit(const TargetInfo &info) {

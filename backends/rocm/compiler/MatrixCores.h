@@ -41,7 +41,28 @@ public:
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
 
+  /// Held accumulators (a loop-carried accumulator in registers): the waves
+  /// form a grid over the result and each owns a block of the
+  /// instruction's tiles, so that one A fragment serves a row of tiles and
+  /// one B fragment a column; the registers are the accumulator fragments
+  /// of those tiles, rows then columns.
+  bool holds(const HeldProduct &product) const override;
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
+  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
+                    const HeldProduct &product) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  accumulate(mlir::OpBuilder &builder, mlir::Location loc,
+             const HeldProduct &product, mlir::Value a, mlir::Value b,
+             mlir::ValueRange registers) const override;
+
 private:
+  /// How the waves share a held product.
+  struct WaveTiling {
+    const tk::MatrixIntrinsic *intrinsic;
+    int64_t wavesM, wavesN, rows, cols;
+  };
+  std::optional<WaveTiling> tileWaves(const HeldProduct &product) const;
+
   tk::TargetInfo info;
 };
 

@@ -34,7 +34,7 @@ struct CompileInput {
   DeviceTarget target;
   /// Non-empty: write each stage's IR here.
   std::string dumpDir;
-  /// Non-null: receives the spirv.module as text (tk-vulkan-compile).
+  /// Non-null: receives the spirv.module as text (tk-compile --emit asm).
   std::string *spirvText = nullptr;
 };
 

@@ -131,7 +131,7 @@ struct Bench {
 
 /// Host microseconds per launch of a one-program vector add: tk_launch_async
 /// against cuLaunchKernel of `cubinPath` (the same kernel, compiled by
-/// tk-cuda-compile), 20000 launches a round, as the Triton reference counts.
+/// tk-compile), 20000 launches a round, as the Triton reference counts.
 /// The two take turns round by round, so that a drift of the machine (clock,
 /// driver queue) falls on both alike; each figure is its rounds' median.
 void benchLaunch(Bench &bench, const std::string &cubinPath) {

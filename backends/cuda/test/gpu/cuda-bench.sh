@@ -17,8 +17,8 @@ export TK_BACKEND=cuda TK_CACHE_DIR PYTHONUNBUFFERED=1
 TK_CACHE_DIR=$(mktemp -d)
 cubin=$(mktemp --suffix=.cubin)
 # The launch-overhead reference launches the same vector add tk launches.
-./build/bin/tk-cuda-compile examples/kernels/vector_add.tk --entry vector_add \
-  --arch sm_90a --num-warps 4 --emit cubin -o "$cubin"
+./build/bin/tk-compile examples/kernels/vector_add.tk --backend cuda \
+  --entry vector_add --arch sm_90a --num-warps 4 --emit binary -o "$cubin"
 ./build/bin/tk-bench-cuda --cubin "$cubin" >"$out/launch.json"
 commit=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["commit"])' \
   "$out/launch.json")

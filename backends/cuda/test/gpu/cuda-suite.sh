@@ -52,9 +52,9 @@ record unheld-dot $?
 step "SASS of the fp16 matmul"
 for arch in sm_80 sm_90a; do
   cubin=$(mktemp --suffix=.cubin)
-  "$bin/tk-cuda-compile" examples/kernels/matmul.tk --entry matmul \
-    --arch "$arch" --num-warps 4 --emit cubin -o "$cubin" >>"$summary" 2>&1
-  record "tk-cuda-compile $arch" $?
+  "$bin/tk-compile" examples/kernels/matmul.tk --backend cuda --entry matmul \
+    --arch "$arch" --num-warps 4 --emit binary -o "$cubin" >>"$summary" 2>&1
+  record "tk-compile cuda $arch" $?
   sass=$(cuobjdump -sass "$cubin")
   hmma=$(grep -c -E "HMMA|HGMMA" <<<"$sass")
   echo "$arch: $(grep -c HMMA <<<"$sass") HMMA, $(grep -c HGMMA <<<"$sass") HGMMA" >>"$summary"

@@ -24,8 +24,8 @@ grep -q 'tensor<16384xf32>' "$work/softmax.tk" &&
 }
 variants=()
 for warps in 16 32; do
-  ./build/bin/tk-cuda-compile "$work/softmax.tk" --entry softmax --arch $arch \
-    --num-warps $warps --emit ptx -o "$work/w$warps.ptx"
+  ./build/bin/tk-compile "$work/softmax.tk" --backend cuda --entry softmax \
+    --arch $arch --num-warps $warps --emit asm -o "$work/w$warps.ptx"
   ptxas -arch=$arch "$work/w$warps.ptx" -o "$work/w$warps.cubin"
   variants+=("tk w$warps=$work/w$warps.cubin:$((warps * 32))")
 done

@@ -1,5 +1,5 @@
 # lit configuration of the CUDA backend's FileCheck tests: every *.tk file
-# here, compiled by tk-cuda-compile (no GPU needed). The suite exists only
+# here, compiled by tk-compile (no GPU needed). The suite exists only
 # where the backend is built (backends/cuda is skipped without cuda.h), so
 # the `cuda` feature their `REQUIRES: cuda` lines ask for is always there.
 # What every suite of tk shares is in tests/lit/lit.common.py.

@@ -1,5 +1,5 @@
 # lit configuration of the Vulkan backend's FileCheck tests: every *.tk file
-# here, compiled by tk-vulkan-compile (no device needed). The suite exists
+# here, compiled by tk-compile (no device needed). The suite exists
 # only where the backend is built (it is skipped without Vulkan's headers).
 # What every suite of tk shares is in tests/lit/lit.common.py.
 import os
