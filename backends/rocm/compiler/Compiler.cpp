@@ -418,8 +418,12 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   }
   // RDNA runs wave32 unless told otherwise; CDNA only has wave64.
   std::string features = target.waveSize == 32 ? "+wavefrontsize32" : "";
+  llvm::TargetOptions targetOptions;
+  // The assembly says what the backend computed: registers, occupancy
+  // (waves per SIMD), scratch, as comments.
+  targetOptions.MCOptions.AsmVerbose = true;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      triple, target.arch, features, llvm::TargetOptions(), std::nullopt,
+      triple, target.arch, features, targetOptions, std::nullopt,
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!machine) {
     error = "tk-rocm: cannot create the AMDGPU target machine for " +

@@ -239,17 +239,41 @@ std::optional<MatrixCoreUnit::WaveTiling>
 MatrixCoreUnit::tileWaves(const HeldProduct &product) const {
   if (product.tf32 || product.numThreads % info.warpSize != 0)
     return std::nullopt;
+  int64_t numWaves = product.numThreads / info.warpSize;
+  auto accPerTile = [&](const MatrixIntrinsic &intrinsic) {
+    return intrinsic.accLayout.elementsPerLane(intrinsic.m, intrinsic.n);
+  };
+  if (product.rowsAcrossWarps) {
+    // The layout passes give each wave whole rows (attention): the first
+    // instruction, in the preset's order, whose tile height divides a
+    // wave's rows. It depends on the rows alone, so that the products of one
+    // attention (q.k^T and p.v) put a lane's registers in the same rows.
+    if (product.m % numWaves != 0)
+      return std::nullopt;
+    int64_t waveRows = product.m / numWaves;
+    for (const MatrixIntrinsic *intrinsic :
+         info.findIntrinsics(product.a, product.b, product.accumulator,
+                             /*allowTF32=*/false, MatrixScope::Warp)) {
+      if (waveRows % intrinsic->m != 0 || !intrinsic->aLayout ||
+          !intrinsic->bLayout)
+        continue;
+      if (product.n % intrinsic->n != 0 || product.k % intrinsic->k != 0)
+        return std::nullopt;
+      WaveTiling tiling{intrinsic, numWaves, 1, waveRows / intrinsic->m,
+                        product.n / intrinsic->n};
+      if (tiling.rows * tiling.cols * accPerTile(*intrinsic) >
+          kMaxHeldRegisters)
+        return std::nullopt;
+      return tiling;
+    }
+    return std::nullopt;
+  }
   const MatrixIntrinsic *intrinsic =
       select(product.a, product.b, product.accumulator, product.m, product.n,
              product.k);
   if (!intrinsic)
     return std::nullopt;
-  int64_t numWaves = product.numThreads / info.warpSize;
   int64_t tilesM = product.m / intrinsic->m, tilesN = product.n / intrinsic->n;
-  int64_t accPerTile =
-      intrinsic->accLayout.elementsPerLane(intrinsic->m, intrinsic->n);
-  if (accPerTile <= 0)
-    accPerTile = intrinsic->m * intrinsic->n / info.warpSize;
   std::optional<WaveTiling> best;
   for (int64_t wavesM = 1; wavesM <= numWaves; ++wavesM) {
     int64_t wavesN = numWaves / wavesM;
@@ -257,7 +281,7 @@ MatrixCoreUnit::tileWaves(const HeldProduct &product) const {
       continue;
     WaveTiling tiling{intrinsic, wavesM, wavesN, tilesM / wavesM,
                       tilesN / wavesN};
-    if (tiling.rows * tiling.cols * accPerTile > kMaxHeldRegisters)
+    if (tiling.rows * tiling.cols * accPerTile(*intrinsic) > kMaxHeldRegisters)
       continue;
     // Fewest operand fragments read per k step.
     auto cost = [](const WaveTiling &t) { return t.rows + t.cols; };
@@ -265,6 +289,26 @@ MatrixCoreUnit::tileWaves(const HeldProduct &product) const {
       best = tiling;
   }
   return best;
+}
+
+std::optional<MatrixUnit::RegisterRows>
+MatrixCoreUnit::registerRows(const HeldProduct &product) const {
+  std::optional<WaveTiling> t = tileWaves(product);
+  // A row split over waves would need more than shuffles.
+  if (!t || t->wavesN != 1)
+    return std::nullopt;
+  const MatrixIntrinsic &intrinsic = *t->intrinsic;
+  // Lane 0's accumulator elements of one tile; every lane's lie at the same
+  // row offsets from its first.
+  SmallVector<std::array<int64_t, 2>> offsets = intrinsic.accLayout.elementsOf(
+      /*warp=*/0, /*lane=*/0, intrinsic.m, intrinsic.n);
+  RegisterRows rows;
+  rows.laneMask = rowLaneMask(intrinsic.accLayout);
+  for (int64_t r = 0; r < t->rows; ++r)
+    for (int64_t c = 0; c < t->cols; ++c)
+      for (const std::array<int64_t, 2> &offset : offsets)
+        rows.rowOfRegister.push_back(r * intrinsic.m + offset[0]);
+  return rows;
 }
 
 bool MatrixCoreUnit::holds(const HeldProduct &product) const {

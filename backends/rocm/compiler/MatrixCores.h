@@ -45,7 +45,9 @@ public:
   /// form a grid over the result and each owns a block of the
   /// instruction's tiles, so that one A fragment serves a row of tiles and
   /// one B fragment a column; the registers are the accumulator fragments
-  /// of those tiles, rows then columns.
+  /// of those tiles, rows then columns. The grid is the layout passes'
+  /// choice: rows across waves for rowsAcrossWarps products, otherwise the
+  /// one that reads the fewest fragments per k step.
   bool holds(const HeldProduct &product) const override;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
   registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
@@ -54,6 +56,12 @@ public:
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const override;
+  /// Products whose rows the layout passes give to single waves
+  /// (rowsAcrossWarps) keep each row in one wave: reductions along rows
+  /// and per-row values (attention's running max and sum) stay in
+  /// registers and shuffles.
+  std::optional<RegisterRows>
+  registerRows(const HeldProduct &product) const override;
 
 private:
   /// How the waves share a held product.

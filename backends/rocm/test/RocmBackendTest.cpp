@@ -12,6 +12,9 @@
 #include "compiler/CodeObjectCheck.h"
 #include "compiler/Compiler.h"
 #include "compiler/Package.h"
+#include "compiler/TargetInfo.h"
+#include "tk/core/Conversion/Fragments.h"
+#include "tk/core/TargetInfo.h"
 #include "tk/runtime/PluginLoader.h"
 #include "tk/tk_plugin.h"
 
@@ -125,6 +128,42 @@ TEST(RocmCompiler, ChecksFailOnAPackageThatLies) {
   tk::rocm::Package wrongEntry = package;
   wrongEntry.entry = "other";
   EXPECT_NE(tk::rocm::checkMetadata(wrongEntry, error), TK_SUCCESS);
+}
+
+// What MatrixCoreUnit::registerRows promises of each accumulator fragment
+// of the presets: a lane's registers lie at the same row offsets from its
+// first as lane 0's, and the lanes holding one row differ only in the bits
+// of rowLaneMask, so that row reductions are shuffles over those bits.
+TEST(RocmTargets, AccumulatorRowsAreTheSameInEveryLane) {
+  tk::rocm::registerTargetPresets();
+  for (const char *preset : {"amd-cdna3", "amd-cdna2", "amd-rdna3"}) {
+    std::string error;
+    std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(preset, error);
+    ASSERT_TRUE(info) << error;
+    for (const tk::MatrixIntrinsic &intrinsic : info->intrinsics) {
+      const tk::FragmentLayout &acc = intrinsic.accLayout;
+      auto rowsOf = [&](int64_t lane) {
+        std::vector<int64_t> rows;
+        for (const auto &element :
+             acc.elementsOf(/*warp=*/0, lane, intrinsic.m, intrinsic.n))
+          rows.push_back(element[0]);
+        return rows;
+      };
+      std::vector<int64_t> first = rowsOf(0);
+      int64_t mask = tk::rowLaneMask(acc);
+      for (int64_t lane = 0; lane < info->warpSize; ++lane) {
+        std::vector<int64_t> rows = rowsOf(lane);
+        ASSERT_EQ(rows.size(), first.size()) << intrinsic.name;
+        for (size_t i = 0; i < rows.size(); ++i)
+          EXPECT_EQ(rows[i] - rows[0], first[i] - first[0])
+              << intrinsic.name << " lane " << lane << " register " << i;
+        for (int64_t other = 0; other < info->warpSize; ++other)
+          EXPECT_EQ(rowsOf(other)[0] == rows[0],
+                    (other & ~mask) == (lane & ~mask))
+              << intrinsic.name << " lanes " << lane << ", " << other;
+      }
+    }
+  }
 }
 
 TEST(RocmPackage, RoundTripsAndRefusesEveryTruncation) {

@@ -128,60 +128,6 @@ struct LayoutChooser {
   }
 };
 
-/// True when `value` flows (through anything but another dot's
-/// accumulator) into a reduction or into an operand of another dot: the
-/// attention pattern, where rows across warps keep the softmax inside a
-/// warp (FlashAttention-2's partition).
-bool feedsReductionOrDot(Value value) {
-  SmallVector<Value> worklist = {value};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value current = worklist.pop_back_val();
-    if (!seen.insert(current).second)
-      continue;
-    for (OpOperand &use : current.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<ReduceOp>(user))
-        return true;
-      if (auto dot = dyn_cast<DotOp>(user)) {
-        if (use.getOperandNumber() < 2)
-          return true;
-        continue;
-      }
-      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
-        Operation *parent = yield->getParentOp();
-        if (use.getOperandNumber() < parent->getNumResults())
-          worklist.push_back(parent->getResult(use.getOperandNumber()));
-        continue;
-      }
-      for (Value result : user->getResults())
-        worklist.push_back(result);
-    }
-  }
-  return false;
-}
-
-/// True when operand `a` of `dot` is computed from another dot's result
-/// (the second product of attention).
-bool isFedByDot(DotOp dot) {
-  SmallVector<Value> worklist = {dot.getA()};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value current = worklist.pop_back_val();
-    if (!seen.insert(current).second)
-      continue;
-    Operation *def = current.getDefiningOp();
-    if (!def)
-      continue;
-    if (isa<DotOp>(def))
-      return true;
-    for (Value operand : def->getOperands())
-      if (isTileLike(operand.getType()))
-        worklist.push_back(operand);
-  }
-  return false;
-}
-
 //===----------------------------------------------------------------------===//
 // Propagation
 //===----------------------------------------------------------------------===//
@@ -465,11 +411,7 @@ struct AssignLayoutsPass
     // Roots, first the dots: their layouts are set together so that no dot
     // result is reached by propagation before its own choice.
     func.walk([&](DotOp dot) {
-      DotTiling tiling = DotTiling::Square;
-      if (std::optional<DotTiling> hint = dot.getTiling())
-        tiling = *hint;
-      else if (feedsReductionOrDot(dot.getResult()) || isFedByDot(dot))
-        tiling = DotTiling::Horizontal;
+      DotTiling tiling = chooseDotTiling(dot);
       LLVM_DEBUG(llvm::dbgs() << "root " << dot << ": "
                               << stringifyDotTiling(tiling) << "\n");
       propagation.setLayout(dot.getResult(), chooser.forDot(dot, tiling));

@@ -11,6 +11,7 @@
 #define TK_CORE_LAYOUT_H_
 
 #include "tk/core/WarpDialect.h"
+#include "tk/ir/Dialect.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -80,6 +81,15 @@ mlir::Type withTileShape(mlir::Type type, llvm::ArrayRef<int64_t> shape);
 /// constants). Dot, reduce, expand_dims, broadcast and scf have rules of
 /// their own.
 bool isSameLayoutOp(mlir::Operation *op);
+
+/// How the warps of a program share `dot`: its `tiling` hint when it has
+/// one; otherwise rows across warps (`horizontal`) when its result flows
+/// into a reduction or another dot's operand, or its `a` is computed from
+/// another dot (attention: each warp keeps whole rows, so the softmax stays
+/// in the warp), and a square partition of the warps over the result
+/// otherwise. tk-assign-layouts lays the result out so, and the GPU lowering
+/// tells a matrix unit (tk::MatrixUnit::HeldProduct::rowsAcrossWarps).
+::tk::DotTiling chooseDotTiling(::tk::DotOp dot);
 
 } // namespace tk::warp
 

@@ -196,7 +196,8 @@ inline bool sameLayout(const tk::MatrixUnit::HeldProduct &x,
                        const tk::MatrixUnit::HeldProduct &y) {
   return x.a == y.a && x.b == y.b && x.accumulator == y.accumulator &&
          x.m == y.m && x.n == y.n && x.k == y.k && x.tf32 == y.tf32 &&
-         x.kMajorB == y.kMajorB && x.numThreads == y.numThreads;
+         x.kMajorB == y.kMajorB && x.rowsAcrossWarps == y.rowsAcrossWarps &&
+         x.numThreads == y.numThreads;
 }
 
 /// A tile kept in registers: this thread's elements, and how elements fall

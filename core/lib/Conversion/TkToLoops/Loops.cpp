@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
+#include "tk/core/Layout.h"
 
 using namespace mlir;
 
@@ -220,6 +221,8 @@ KernelLowering::heldProduct(tk::DotOp dot) {
   product.tf32 =
       product.a.isF32() && dot.getInputPrecision() == tk::InputPrecision::TF32;
   product.kMajorB = static_cast<bool>(dot.getB().getDefiningOp<tk::TransOp>());
+  product.rowsAcrossWarps =
+      tk::warp::chooseDotTiling(dot) == tk::DotTiling::Horizontal;
   product.threadId = threadId;
   product.numThreads = numThreads;
   if (!matrixUnit->holds(product))

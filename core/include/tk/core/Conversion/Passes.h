@@ -97,6 +97,12 @@ public:
     /// that lays out operands may take it K-major, so that its rows copy
     /// as they are.
     bool kMajorB = false;
+    /// The layout passes' choice for this dot (tk::warp::chooseDotTiling):
+    /// rows across warps (attention, whose softmax then stays in a warp)
+    /// rather than a square partition of the warps. A unit may follow it
+    /// when it spreads the product over warps, and describe its rows
+    /// (registerRows) where each warp holds whole rows.
+    bool rowsAcrossWarps = false;
     /// This thread's index in the program (index) and the thread count.
     mlir::Value threadId;
     int64_t numThreads = 0;
