@@ -19,6 +19,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -44,11 +45,19 @@ Type operandType(OpBuilder &b, Type element, int64_t count, bool wmma) {
   return VectorType::get({count}, element);
 }
 
-/// The lane's operand elements at `at`, packed as operandType says.
-Value packOperand(OpBuilder &b, Location loc, Value memref,
-                  ArrayRef<std::pair<Value, Value>> at, Type packed) {
+/// The lane's operand elements at `at`, packed as operandType says. A 1-D
+/// `memref` holds the operand in the unit's layout: `offset` gives the
+/// element of (row, col).
+Value packOperand(
+    OpBuilder &b, Location loc, Value memref,
+    ArrayRef<std::pair<Value, Value>> at, Type packed,
+    llvm::function_ref<Value(Value, Value)> offset = nullptr) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   auto load = [&](size_t i) -> Value {
+    if (cast<MemRefType>(memref.getType()).getRank() == 1)
+      return memref::LoadOp::create(b, loc, memref,
+                                    ValueRange{offset(at[i].first,
+                                                      at[i].second)});
     return memref::LoadOp::create(b, loc, memref,
                                   ValueRange{at[i].first, at[i].second});
   };
@@ -402,14 +411,19 @@ MatrixCoreUnit::accumulate(OpBuilder &b, Location loc,
   SmallVector<Value> acc(registers);
   for (int64_t kk = 0; kk < product.k; kk += intrinsic.k) {
     SmallVector<Value> aOperands, bOperands;
+    auto offsetOf = [&](unsigned operand) {
+      return [&, operand](Value row, Value col) {
+        return operandOffset(b, loc, product, operand, row, col);
+      };
+    };
     for (int64_t r = 0; r < t->rows; ++r)
       aOperands.push_back(packOperand(
           b, loc, aBuffer, aFragment.positions(b, loc, r * intrinsic.m, kk),
-          aPacked));
+          aPacked, offsetOf(0)));
     for (int64_t c = 0; c < t->cols; ++c)
       bOperands.push_back(packOperand(
           b, loc, bBuffer, bFragment.positions(b, loc, kk, c * intrinsic.n),
-          bPacked));
+          bPacked, offsetOf(1)));
     for (int64_t r = 0; r < t->rows; ++r)
       for (int64_t c = 0; c < t->cols; ++c) {
         int64_t first = (r * t->cols + c) * accCount;
@@ -425,6 +439,91 @@ MatrixCoreUnit::accumulate(OpBuilder &b, Location loc,
       }
   }
   return acc;
+}
+
+namespace {
+/// The swizzle of an operand in LDS: rows of `width` k elements, cut in runs
+/// of `run` elements (what one lane reads), run j of row r stored at run
+/// j ^ (r % phases). `phases` is the runs of a row, at most what spans the
+/// 32 banks of 4 bytes once, so that consecutive rows read at one k land on
+/// distinct banks.
+struct Swizzle {
+  int64_t width = 0, run = 0, phases = 1;
+};
+
+std::optional<Swizzle> swizzleOf(const MatrixIntrinsic &intrinsic,
+                                 unsigned operand, int64_t k,
+                                 int64_t elementBytes) {
+  const FragmentLayout &layout =
+      operand == 0 ? *intrinsic.aLayout : *intrinsic.bLayout;
+  // The k elements one lane holds: A's along its columns, B's along rows.
+  int64_t run = operand == 0 ? layout.sizePerLane[1] : layout.sizePerLane[0];
+  if (run <= 0 || k % run != 0)
+    return std::nullopt;
+  Swizzle swizzle;
+  swizzle.width = k;
+  swizzle.run = run;
+  int64_t runs = k / run;
+  int64_t bankLineRuns = std::max<int64_t>(1, 128 / (run * elementBytes));
+  swizzle.phases = llvm::isPowerOf2_64(runs) ? std::min(runs, bankLineRuns) : 1;
+  return swizzle;
+}
+} // namespace
+
+bool MatrixCoreUnit::laysOutOperands(const HeldProduct &product) const {
+  std::optional<WaveTiling> t = tileWaves(product);
+  return t && swizzleOf(*t->intrinsic, 0, product.k,
+                        product.a.getIntOrFloatBitWidth() / 8) &&
+         swizzleOf(*t->intrinsic, 1, product.k,
+                   product.b.getIntOrFloatBitWidth() / 8);
+}
+
+std::optional<int64_t> MatrixCoreUnit::operandOffset(const HeldProduct &product,
+                                                     unsigned operand,
+                                                     int64_t row,
+                                                     int64_t col) const {
+  std::optional<WaveTiling> t = tileWaves(product);
+  Type element = operand == 0 ? product.a : product.b;
+  std::optional<Swizzle> swizzle =
+      t ? swizzleOf(*t->intrinsic, operand, product.k,
+                    element.getIntOrFloatBitWidth() / 8)
+        : std::nullopt;
+  if (!swizzle)
+    return std::nullopt;
+  // K-major: A(m, k) by rows of k; B(k, n) as its transpose, by rows of k.
+  int64_t r = operand == 0 ? row : col, c = operand == 0 ? col : row;
+  int64_t run = (c / swizzle->run) ^ (r % swizzle->phases);
+  return r * swizzle->width + run * swizzle->run + c % swizzle->run;
+}
+
+Value MatrixCoreUnit::operandOffset(OpBuilder &b, Location loc,
+                                    const HeldProduct &product,
+                                    unsigned operand, Value row,
+                                    Value col) const {
+  std::optional<WaveTiling> t = tileWaves(product);
+  Type element = operand == 0 ? product.a : product.b;
+  std::optional<Swizzle> swizzle =
+      t ? swizzleOf(*t->intrinsic, operand, product.k,
+                    element.getIntOrFloatBitWidth() / 8)
+        : std::nullopt;
+  if (!swizzle)
+    return {};
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value r = operand == 0 ? row : col, c = operand == 0 ? col : row;
+  Value run = arith::DivUIOp::create(b, loc, c, index(swizzle->run));
+  if (swizzle->phases > 1)
+    run = arith::XOrIOp::create(
+        b, loc, run,
+        arith::RemUIOp::create(b, loc, r, index(swizzle->phases)));
+  Value start = arith::MulIOp::create(b, loc, r, index(swizzle->width));
+  Value within = arith::RemUIOp::create(b, loc, c, index(swizzle->run));
+  return arith::AddIOp::create(
+      b, loc, start,
+      arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, run, index(swizzle->run)),
+          within));
 }
 
 std::shared_ptr<const MatrixUnit> makeMatrixUnit(const TargetInfo &info) {

@@ -56,6 +56,19 @@ public:
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const override;
+  /// Operands of held products go to LDS K-major (A as stored, B
+  /// transposed), so that each lane's run of k elements is one read, with
+  /// each row's runs permuted by an XOR of the row (a swizzle), so that the
+  /// rows a wave reads at one k fall in different banks.
+  bool laysOutOperands(const HeldProduct &product) const override;
+  mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
+                            const HeldProduct &product, unsigned operand,
+                            mlir::Value row, mlir::Value col) const override;
+  /// The element offset operandOffset gives, for `row` and `col` known
+  /// (what its tests hold against LDS banks).
+  std::optional<int64_t> operandOffset(const HeldProduct &product,
+                                       unsigned operand, int64_t row,
+                                       int64_t col) const;
   /// Products whose rows the layout passes give to single waves
   /// (rowsAcrossWarps) keep each row in one wave: reductions along rows
   /// and per-row values (attention's running max and sum) stay in

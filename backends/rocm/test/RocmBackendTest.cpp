@@ -11,6 +11,7 @@
 
 #include "compiler/CodeObjectCheck.h"
 #include "compiler/Compiler.h"
+#include "compiler/MatrixCores.h"
 #include "compiler/Package.h"
 #include "compiler/TargetInfo.h"
 #include "tk/core/Conversion/Fragments.h"
@@ -21,6 +22,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -164,6 +167,61 @@ TEST(RocmTargets, AccumulatorRowsAreTheSameInEveryLane) {
       }
     }
   }
+}
+
+// The operands' swizzle in LDS against CDNA's 32 banks of 4 bytes: the
+// lanes of a half-wave reading a 32x32x8 MFMA's A fragment (32 rows at one
+// k run) touch each bank with at most 2 distinct addresses; stored plainly
+// row-major, the same reads would put all 32 rows on the same 2 banks
+// (32 words each).
+TEST(RocmCompiler, OperandsInLDSSpreadOverTheBanks) {
+  tk::rocm::registerTargetPresets();
+  std::string error;
+  std::optional<tk::TargetInfo> info =
+      tk::TargetInfo::parse("amd-cdna3", error);
+  ASSERT_TRUE(info) << error;
+  tk::rocm::MatrixCoreUnit unit(*info);
+  mlir::MLIRContext context;
+  tk::MatrixUnit::HeldProduct product;
+  product.a = product.b = mlir::Float16Type::get(&context);
+  product.accumulator = mlir::Float32Type::get(&context);
+  product.m = product.n = 128;
+  product.k = 64;
+  product.numThreads = 256;
+  ASSERT_TRUE(unit.holds(product));
+  ASSERT_TRUE(unit.laysOutOperands(product));
+  auto worstBank = [&](auto &&byteOf) {
+    int worst = 0;
+    for (int half = 0; half < 2; ++half) {
+      std::map<int64_t, std::set<int64_t>> banks;
+      for (int64_t lane = 32 * half; lane < 32 * half + 32; ++lane)
+        for (int64_t word = 0; word < 2; ++word) {
+          int64_t address = byteOf(lane) + 4 * word;
+          banks[(address / 4) % 32].insert(address / 4);
+        }
+      for (const auto &[bank, words] : banks)
+        worst = std::max(worst, int(words.size()));
+    }
+    return worst;
+  };
+  for (int64_t kk = 0; kk < product.k; kk += 8) {
+    // mfma 32x32x8: lane l reads row l % 32, k = kk + 4 (l / 32) .. + 3.
+    int swizzled = worstBank([&](int64_t lane) {
+      std::optional<int64_t> offset = unit.operandOffset(
+          product, 0, lane % 32, kk + 4 * (lane / 32));
+      EXPECT_TRUE(offset);
+      return 2 * offset.value_or(0);
+    });
+    int plain = worstBank([&](int64_t lane) {
+      return 2 * ((lane % 32) * product.k + kk + 4 * (lane / 32));
+    });
+    EXPECT_LE(swizzled, 2) << "k " << kk;
+    EXPECT_EQ(plain, 32) << "k " << kk;
+  }
+  // B is held K-major: a lane's run of k stays one 8-byte read.
+  for (int64_t k = 0; k < 4; ++k)
+    EXPECT_EQ(unit.operandOffset(product, 1, k, 5).value(),
+              unit.operandOffset(product, 1, 0, 5).value() + k);
 }
 
 TEST(RocmPackage, RoundTripsAndRefusesEveryTruncation) {
