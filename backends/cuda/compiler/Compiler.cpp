@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
+#include "common/LLVMCodegen.h"
 #include "common/PluginSupport.h"
 #include "compiler/SharedMemory.h"
 #include "tk/core/CompileSupport.h"
@@ -119,38 +120,6 @@ tk_status linkLibdevice(llvm::Module &module, llvm::StringRef entry,
   return TK_SUCCESS;
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  // With the target machine, the pipeline includes NVPTX's own passes
-  // (NVVMReflect, address-space inference).
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager pipeline =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  pipeline.run(module, mam);
-}
-
-/// A temporary file removed when this goes out of scope.
-struct TemporaryFile {
-  llvm::SmallString<128> path;
-  std::optional<llvm::FileRemover> remover;
-
-  std::error_code create(llvm::StringRef suffix) {
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tk-cuda", suffix, path))
-      return ec;
-    remover.emplace(path);
-    return {};
-  }
-};
-
 /// "ptxas info    : Used 32 registers, ..." → 32; 0 when absent.
 int parseRegisterCount(const std::string &log) {
   static const std::regex pattern("Used ([0-9]+) registers");
@@ -165,11 +134,11 @@ tk_status runPtxas(const std::string &ptx, const Target &target,
   std::string ptxas;
   if (tk_status status = findPtxas(ptxas, error))
     return status;
-  TemporaryFile input, output, log;
+  tk::plugin::TemporaryFile input, output, log;
   for (auto [file, suffix] :
        {std::pair{&input, "ptx"}, std::pair{&output, "cubin"},
         std::pair{&log, "log"}}) {
-    if (std::error_code ec = file->create(suffix)) {
+    if (std::error_code ec = file->create("tk-cuda", suffix)) {
       error =
           "tk-cuda: cannot create a temporary file for ptxas: " + ec.message();
       return TK_ERROR_IO;
@@ -404,7 +373,7 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
 
   if (tk_status status = linkLibdevice(*llvmModule, input.entry, error))
     return status;
-  optimize(*llvmModule, *machine);
+  tk::plugin::optimizeForTarget(*llvmModule, *machine);
   std::string verifierOutput;
   llvm::raw_string_ostream verifierStream(verifierOutput);
   if (llvm::verifyModule(*llvmModule, &verifierStream)) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
+#include "common/LLVMCodegen.h"
 #include "common/PluginSupport.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/ir/Dialect.h"
@@ -170,37 +171,6 @@ tk_status linkDeviceLibs(llvm::Module &module, const CompileInput &input,
   return TK_SUCCESS;
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  // With the target machine, the pipeline includes AMDGPU's own passes
-  // (address-space inference, kernel-argument promotion).
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
-      .run(module, mam);
-}
-
-/// A temporary file removed when this goes out of scope.
-struct TemporaryFile {
-  llvm::SmallString<128> path;
-  std::optional<llvm::FileRemover> remover;
-
-  std::error_code create(llvm::StringRef suffix) {
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tk-rocm", suffix, path))
-      return ec;
-    remover.emplace(path);
-    return {};
-  }
-};
-
 /// ld.lld -shared: the relocatable object to the code object the runtime
 /// loads.
 tk_status linkCodeObject(llvm::ArrayRef<char> object, std::string &hsaco,
@@ -208,10 +178,10 @@ tk_status linkCodeObject(llvm::ArrayRef<char> object, std::string &hsaco,
   std::string lld;
   if (tk_status status = findLLVMTool("ld.lld", "TK_ROCM_LLD", lld, error))
     return status;
-  TemporaryFile input, output, log;
+  tk::plugin::TemporaryFile input, output, log;
   for (auto [file, suffix] : {std::pair{&input, "o"}, std::pair{&output, "hsaco"},
                               std::pair{&log, "log"}})
-    if (std::error_code ec = file->create(suffix)) {
+    if (std::error_code ec = file->create("tk-rocm", suffix)) {
       error = "tk-rocm: cannot create a temporary file for ld.lld: " +
               ec.message();
       return TK_ERROR_IO;
@@ -460,7 +430,7 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
                 [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
   if (tk_status status = linkDeviceLibs(*llvmModule, input, error))
     return status;
-  optimize(*llvmModule, *machine);
+  tk::plugin::optimizeForTarget(*llvmModule, *machine);
   std::string verifierOutput;
   llvm::raw_string_ostream verifierStream(verifierOutput);
   if (llvm::verifyModule(*llvmModule, &verifierStream)) {
@@ -484,6 +454,14 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
       return TK_ERROR_COMPILATION;
     }
 
+  auto codegenFailed = [&] {
+    error = "tk-rocm: code generation for " + target.arch + " failed: " +
+            codegenErrors;
+    // Tiles over the LDS of a workgroup are a limit of the target.
+    return codegenErrors.find("local memory") != std::string::npos
+               ? TK_ERROR_UNSUPPORTED
+               : TK_ERROR_COMPILATION;
+  };
   auto emit = [&](llvm::CodeGenFileType type,
                   llvm::SmallVector<char, 0> &into) -> bool {
     // Code generation changes the module: each file from a fresh copy.
@@ -501,13 +479,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
       error = "tk-rocm: the AMDGPU target cannot emit assembly";
       return TK_ERROR_COMPILATION;
     }
-    if (!codegenErrors.empty()) {
-      error = "tk-rocm: code generation for " + target.arch + " failed: " +
-              codegenErrors;
-      return codegenErrors.find("local memory") != std::string::npos
-                 ? TK_ERROR_UNSUPPORTED
-                 : TK_ERROR_COMPILATION;
-    }
+    if (!codegenErrors.empty())
+      return codegenFailed();
     out.assembly.assign(text.data(), text.size());
     tk::dumpStage(input.dumpDir, "8-kernel.s",
                   [&](llvm::raw_ostream &os) { os << out.assembly; });
@@ -519,14 +492,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     error = "tk-rocm: the AMDGPU target cannot emit an object";
     return TK_ERROR_COMPILATION;
   }
-  if (!codegenErrors.empty()) {
-    error = "tk-rocm: code generation for " + target.arch + " failed: " +
-            codegenErrors;
-    // Tiles over the LDS of a workgroup are a limit of the target.
-    return codegenErrors.find("local memory") != std::string::npos
-               ? TK_ERROR_UNSUPPORTED
-               : TK_ERROR_COMPILATION;
-  }
+  if (!codegenErrors.empty())
+    return codegenFailed();
   if (tk_status status = linkCodeObject(object, out.hsaco, error))
     return status;
   return readCodeObjectMetadata(out.hsaco, input.entry, out.metadata, error);

@@ -470,24 +470,37 @@ std::optional<Swizzle> swizzleOf(const MatrixIntrinsic &intrinsic,
 }
 } // namespace
 
-bool MatrixCoreUnit::laysOutOperands(const HeldProduct &product) const {
+namespace {
+/// The swizzle of operand `operand` of a held product on `intrinsic` (null:
+/// the unit does not hold it).
+std::optional<Swizzle> swizzleFor(const MatrixIntrinsic *intrinsic,
+                                  const MatrixUnit::HeldProduct &product,
+                                  unsigned operand) {
+  if (!intrinsic)
+    return std::nullopt;
+  Type element = operand == 0 ? product.a : product.b;
+  return swizzleOf(*intrinsic, operand, product.k,
+                   element.getIntOrFloatBitWidth() / 8);
+}
+} // namespace
+
+const MatrixIntrinsic *
+MatrixCoreUnit::heldIntrinsic(const HeldProduct &product) const {
   std::optional<WaveTiling> t = tileWaves(product);
-  return t && swizzleOf(*t->intrinsic, 0, product.k,
-                        product.a.getIntOrFloatBitWidth() / 8) &&
-         swizzleOf(*t->intrinsic, 1, product.k,
-                   product.b.getIntOrFloatBitWidth() / 8);
+  return t ? t->intrinsic : nullptr;
+}
+
+bool MatrixCoreUnit::laysOutOperands(const HeldProduct &product) const {
+  const MatrixIntrinsic *intrinsic = heldIntrinsic(product);
+  return swizzleFor(intrinsic, product, 0) && swizzleFor(intrinsic, product, 1);
 }
 
 std::optional<int64_t> MatrixCoreUnit::operandOffset(const HeldProduct &product,
                                                      unsigned operand,
                                                      int64_t row,
                                                      int64_t col) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  Type element = operand == 0 ? product.a : product.b;
   std::optional<Swizzle> swizzle =
-      t ? swizzleOf(*t->intrinsic, operand, product.k,
-                    element.getIntOrFloatBitWidth() / 8)
-        : std::nullopt;
+      swizzleFor(heldIntrinsic(product), product, operand);
   if (!swizzle)
     return std::nullopt;
   // K-major: A(m, k) by rows of k; B(k, n) as its transpose, by rows of k.
@@ -500,12 +513,8 @@ Value MatrixCoreUnit::operandOffset(OpBuilder &b, Location loc,
                                     const HeldProduct &product,
                                     unsigned operand, Value row,
                                     Value col) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  Type element = operand == 0 ? product.a : product.b;
   std::optional<Swizzle> swizzle =
-      t ? swizzleOf(*t->intrinsic, operand, product.k,
-                    element.getIntOrFloatBitWidth() / 8)
-        : std::nullopt;
+      swizzleFor(heldIntrinsic(product), product, operand);
   if (!swizzle)
     return {};
   auto index = [&](int64_t v) -> Value {

@@ -83,6 +83,8 @@ private:
     int64_t wavesM, wavesN, rows, cols;
   };
   std::optional<WaveTiling> tileWaves(const HeldProduct &product) const;
+  /// The instruction a held product runs on (null: not held).
+  const tk::MatrixIntrinsic *heldIntrinsic(const HeldProduct &product) const;
 
   tk::TargetInfo info;
 };
