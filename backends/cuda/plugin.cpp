@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/DriverEntries.h"
 #include "common/PluginSupport.h"
 #include "compiler/Compiler.h"
 #include "driver/Device.h"
@@ -26,6 +27,29 @@
 namespace {
 
 thread_local std::string lastError;
+
+/// The driver layer the plain entries forward to (common/DriverEntries.h).
+struct CudaDriver {
+  static constexpr const char *name = "tk-cuda";
+  static std::string &lastError() { return ::lastError; }
+  using CopyKind = tk::cuda::CopyKind;
+  static constexpr auto initializeDevices = &tk::cuda::initializeDevices;
+  static constexpr auto deviceCount = &tk::cuda::deviceCount;
+  static constexpr auto queryDeviceProps = &tk::cuda::queryDeviceProps;
+  static constexpr auto allocateMemory = &tk::cuda::allocateMemory;
+  static constexpr auto freeMemory = &tk::cuda::freeMemory;
+  static constexpr auto copyMemory = &tk::cuda::copyMemory;
+  static constexpr auto createStream = &tk::cuda::createStream;
+  static constexpr auto destroyStream = &tk::cuda::destroyStream;
+  static constexpr auto synchronizeStream = &tk::cuda::synchronizeStream;
+  static constexpr auto synchronizeDevice = &tk::cuda::synchronizeDevice;
+  static constexpr auto createEvent = &tk::cuda::createEvent;
+  static constexpr auto destroyEvent = &tk::cuda::destroyEvent;
+  static constexpr auto recordEvent = &tk::cuda::recordEvent;
+  static constexpr auto synchronizeEvent = &tk::cuda::synchronizeEvent;
+  static constexpr auto eventElapsedMs = &tk::cuda::eventElapsedMs;
+};
+using Entries = tk::plugin::DriverEntries<CudaDriver>;
 
 tk_status fail(tk_status status, std::string message) {
   lastError = std::move(message);
@@ -62,70 +86,6 @@ tk_status selectTarget(int32_t device, tk::cuda::Target &target,
   return TK_SUCCESS;
 }
 
-const char *cudaLastError() { return lastError.c_str(); }
-
-tk_status cudaInitialize() {
-  return call(
-      [](std::string &error) { return tk::cuda::initializeDevices(error); });
-}
-
-tk_status cudaDeviceCount(int32_t *out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_count is NULL");
-  *out = tk::cuda::deviceCount();
-  return TK_SUCCESS;
-}
-
-tk_status cudaDeviceProps(int32_t device, tk_device_props *out) {
-  if (!out || out->struct_size == 0)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cuda: device_props needs a struct with struct_size set");
-  return call([&](std::string &error) {
-    return tk::cuda::queryDeviceProps(device, out, error);
-  });
-}
-
-tk_status cudaMemAlloc(int32_t device, size_t bytes, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_pointer is NULL");
-  return call([&](std::string &error) {
-    return tk::cuda::allocateMemory(device, bytes, out, error);
-  });
-}
-
-tk_status cudaMemFree(int32_t device, void *pointer) {
-  return call([&](std::string &error) {
-    return tk::cuda::freeMemory(device, pointer, error);
-  });
-}
-
-template <tk::cuda::CopyKind kind>
-tk_status cudaMemcpy(int32_t device, void *dst, const void *src, size_t bytes) {
-  return call([&](std::string &error) {
-    return tk::cuda::copyMemory(device, kind, dst, src, bytes, error);
-  });
-}
-
-tk_status cudaStreamCreate(int32_t device, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_stream is NULL");
-  return call([&](std::string &error) {
-    return tk::cuda::createStream(device, out, error);
-  });
-}
-
-tk_status cudaStreamDestroy(int32_t device, void *stream) {
-  return call([&](std::string &error) {
-    return tk::cuda::destroyStream(device, stream, error);
-  });
-}
-
-tk_status cudaStreamSynchronize(int32_t device, void *stream) {
-  return call([&](std::string &error) {
-    return tk::cuda::synchronizeStream(device, stream, error);
-  });
-}
-
 tk_status cudaStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
     return fail(TK_ERROR_INVALID_ARGUMENT,
@@ -137,47 +97,6 @@ tk_status cudaStreamWrap(int32_t device, void *stream, void **out) {
 
 /// A wrapped stream belongs to the caller: nothing to release.
 tk_status cudaStreamUnwrap(int32_t, void *) { return TK_SUCCESS; }
-
-tk_status cudaEventCreate(int32_t device, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_event is NULL");
-  return call([&](std::string &error) {
-    return tk::cuda::createEvent(device, out, error);
-  });
-}
-
-tk_status cudaEventDestroy(int32_t device, void *event) {
-  return call([&](std::string &error) {
-    return tk::cuda::destroyEvent(device, event, error);
-  });
-}
-
-tk_status cudaEventRecord(int32_t device, void *event, void *stream) {
-  return call([&](std::string &error) {
-    return tk::cuda::recordEvent(device, event, stream, error);
-  });
-}
-
-tk_status cudaEventSynchronize(int32_t device, void *event) {
-  return call([&](std::string &error) {
-    return tk::cuda::synchronizeEvent(device, event, error);
-  });
-}
-
-tk_status cudaEventElapsedMs(int32_t device, void *start, void *end,
-                             float *out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cuda: out_ms is NULL");
-  return call([&](std::string &error) {
-    return tk::cuda::eventElapsedMs(device, start, end, out, error);
-  });
-}
-
-tk_status cudaDeviceSynchronize(int32_t device) {
-  return call([&](std::string &error) {
-    return tk::cuda::synchronizeDevice(device, error);
-  });
-}
 
 tk_status cudaCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
@@ -297,19 +216,19 @@ const tk_backend_interface kInterface = {
     /*compiler_version=*/
     "tk-cuda 1 llvm " LLVM_VERSION_STRING
     " cuda " TK_CUDA_STRINGIFY(CUDA_VERSION),
-    cudaLastError,
-    cudaInitialize,
-    cudaDeviceCount,
-    cudaDeviceProps,
-    cudaMemAlloc,
-    cudaMemFree,
-    cudaMemcpy<tk::cuda::CopyKind::HostToDevice>,
-    cudaMemcpy<tk::cuda::CopyKind::DeviceToHost>,
-    cudaMemcpy<tk::cuda::CopyKind::DeviceToDevice>,
-    cudaStreamCreate,
-    cudaStreamDestroy,
-    cudaStreamSynchronize,
-    cudaDeviceSynchronize,
+    Entries::lastError,
+    Entries::initialize,
+    Entries::deviceCount,
+    Entries::deviceProps,
+    Entries::memAlloc,
+    Entries::memFree,
+    Entries::memcpy<tk::cuda::CopyKind::HostToDevice>,
+    Entries::memcpy<tk::cuda::CopyKind::DeviceToHost>,
+    Entries::memcpy<tk::cuda::CopyKind::DeviceToDevice>,
+    Entries::streamCreate,
+    Entries::streamDestroy,
+    Entries::streamSynchronize,
+    Entries::deviceSynchronize,
     cudaCompile,
     tk::plugin::freeBinary,
     cudaValidate,
@@ -318,11 +237,11 @@ const tk_backend_interface kInterface = {
     cudaExecutableOccupancy,
     cudaLaunch,
     cudaGetCapabilities,
-    cudaEventCreate,
-    cudaEventDestroy,
-    cudaEventRecord,
-    cudaEventSynchronize,
-    cudaEventElapsedMs,
+    Entries::eventCreate,
+    Entries::eventDestroy,
+    Entries::eventRecord,
+    Entries::eventSynchronize,
+    Entries::eventElapsedMs,
     cudaStreamWrap,
     cudaStreamUnwrap,
 };

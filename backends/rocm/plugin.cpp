@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/DriverEntries.h"
 #include "common/PluginSupport.h"
 #include "compiler/CodeObjectCheck.h"
 #include "compiler/Compiler.h"
@@ -26,6 +27,29 @@
 namespace {
 
 thread_local std::string lastError;
+
+/// The driver layer the plain entries forward to (common/DriverEntries.h).
+struct RocmDriver {
+  static constexpr const char *name = "tk-rocm";
+  static std::string &lastError() { return ::lastError; }
+  using CopyKind = tk::rocm::CopyKind;
+  static constexpr auto initializeDevices = &tk::rocm::initializeDevices;
+  static constexpr auto deviceCount = &tk::rocm::deviceCount;
+  static constexpr auto queryDeviceProps = &tk::rocm::queryDeviceProps;
+  static constexpr auto allocateMemory = &tk::rocm::allocateMemory;
+  static constexpr auto freeMemory = &tk::rocm::freeMemory;
+  static constexpr auto copyMemory = &tk::rocm::copyMemory;
+  static constexpr auto createStream = &tk::rocm::createStream;
+  static constexpr auto destroyStream = &tk::rocm::destroyStream;
+  static constexpr auto synchronizeStream = &tk::rocm::synchronizeStream;
+  static constexpr auto synchronizeDevice = &tk::rocm::synchronizeDevice;
+  static constexpr auto createEvent = &tk::rocm::createEvent;
+  static constexpr auto destroyEvent = &tk::rocm::destroyEvent;
+  static constexpr auto recordEvent = &tk::rocm::recordEvent;
+  static constexpr auto synchronizeEvent = &tk::rocm::synchronizeEvent;
+  static constexpr auto eventElapsedMs = &tk::rocm::eventElapsedMs;
+};
+using Entries = tk::plugin::DriverEntries<RocmDriver>;
 
 tk_status fail(tk_status status, std::string message) {
   lastError = std::move(message);
@@ -88,70 +112,6 @@ tk_status selectCodeObjectVersion(int &version, std::string &error) {
   return TK_SUCCESS;
 }
 
-const char *rocmLastError() { return lastError.c_str(); }
-
-tk_status rocmInitialize() {
-  return call(
-      [](std::string &error) { return tk::rocm::initializeDevices(error); });
-}
-
-tk_status rocmDeviceCount(int32_t *out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-rocm: out_count is NULL");
-  *out = tk::rocm::deviceCount();
-  return TK_SUCCESS;
-}
-
-tk_status rocmDeviceProps(int32_t device, tk_device_props *out) {
-  if (!out || out->struct_size == 0)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-rocm: device_props needs a struct with struct_size set");
-  return call([&](std::string &error) {
-    return tk::rocm::queryDeviceProps(device, out, error);
-  });
-}
-
-tk_status rocmMemAlloc(int32_t device, size_t bytes, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-rocm: out_pointer is NULL");
-  return call([&](std::string &error) {
-    return tk::rocm::allocateMemory(device, bytes, out, error);
-  });
-}
-
-tk_status rocmMemFree(int32_t device, void *pointer) {
-  return call([&](std::string &error) {
-    return tk::rocm::freeMemory(device, pointer, error);
-  });
-}
-
-template <tk::rocm::CopyKind kind>
-tk_status rocmMemcpy(int32_t device, void *dst, const void *src, size_t bytes) {
-  return call([&](std::string &error) {
-    return tk::rocm::copyMemory(device, kind, dst, src, bytes, error);
-  });
-}
-
-tk_status rocmStreamCreate(int32_t device, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-rocm: out_stream is NULL");
-  return call([&](std::string &error) {
-    return tk::rocm::createStream(device, out, error);
-  });
-}
-
-tk_status rocmStreamDestroy(int32_t device, void *stream) {
-  return call([&](std::string &error) {
-    return tk::rocm::destroyStream(device, stream, error);
-  });
-}
-
-tk_status rocmStreamSynchronize(int32_t device, void *stream) {
-  return call([&](std::string &error) {
-    return tk::rocm::synchronizeStream(device, stream, error);
-  });
-}
-
 tk_status rocmStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
     return fail(TK_ERROR_INVALID_ARGUMENT,
@@ -163,47 +123,6 @@ tk_status rocmStreamWrap(int32_t device, void *stream, void **out) {
 
 /// A wrapped stream belongs to the caller: nothing to release.
 tk_status rocmStreamUnwrap(int32_t, void *) { return TK_SUCCESS; }
-
-tk_status rocmEventCreate(int32_t device, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-rocm: out_event is NULL");
-  return call([&](std::string &error) {
-    return tk::rocm::createEvent(device, out, error);
-  });
-}
-
-tk_status rocmEventDestroy(int32_t device, void *event) {
-  return call([&](std::string &error) {
-    return tk::rocm::destroyEvent(device, event, error);
-  });
-}
-
-tk_status rocmEventRecord(int32_t device, void *event, void *stream) {
-  return call([&](std::string &error) {
-    return tk::rocm::recordEvent(device, event, stream, error);
-  });
-}
-
-tk_status rocmEventSynchronize(int32_t device, void *event) {
-  return call([&](std::string &error) {
-    return tk::rocm::synchronizeEvent(device, event, error);
-  });
-}
-
-tk_status rocmEventElapsedMs(int32_t device, void *start, void *end,
-                             float *out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-rocm: out_ms is NULL");
-  return call([&](std::string &error) {
-    return tk::rocm::eventElapsedMs(device, start, end, out, error);
-  });
-}
-
-tk_status rocmDeviceSynchronize(int32_t device) {
-  return call([&](std::string &error) {
-    return tk::rocm::synchronizeDevice(device, error);
-  });
-}
 
 tk_status rocmCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
@@ -309,19 +228,19 @@ const tk_backend_interface kInterface = {
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"rocm",
     /*compiler_version=*/"tk-rocm 1 llvm " LLVM_VERSION_STRING,
-    rocmLastError,
-    rocmInitialize,
-    rocmDeviceCount,
-    rocmDeviceProps,
-    rocmMemAlloc,
-    rocmMemFree,
-    rocmMemcpy<tk::rocm::CopyKind::HostToDevice>,
-    rocmMemcpy<tk::rocm::CopyKind::DeviceToHost>,
-    rocmMemcpy<tk::rocm::CopyKind::DeviceToDevice>,
-    rocmStreamCreate,
-    rocmStreamDestroy,
-    rocmStreamSynchronize,
-    rocmDeviceSynchronize,
+    Entries::lastError,
+    Entries::initialize,
+    Entries::deviceCount,
+    Entries::deviceProps,
+    Entries::memAlloc,
+    Entries::memFree,
+    Entries::memcpy<tk::rocm::CopyKind::HostToDevice>,
+    Entries::memcpy<tk::rocm::CopyKind::DeviceToHost>,
+    Entries::memcpy<tk::rocm::CopyKind::DeviceToDevice>,
+    Entries::streamCreate,
+    Entries::streamDestroy,
+    Entries::streamSynchronize,
+    Entries::deviceSynchronize,
     rocmCompile,
     tk::plugin::freeBinary,
     rocmValidate,
@@ -330,11 +249,11 @@ const tk_backend_interface kInterface = {
     rocmExecutableOccupancy,
     rocmLaunch,
     rocmGetCapabilities,
-    rocmEventCreate,
-    rocmEventDestroy,
-    rocmEventRecord,
-    rocmEventSynchronize,
-    rocmEventElapsedMs,
+    Entries::eventCreate,
+    Entries::eventDestroy,
+    Entries::eventRecord,
+    Entries::eventSynchronize,
+    Entries::eventElapsedMs,
     rocmStreamWrap,
     rocmStreamUnwrap,
 };

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "common/DriverEntries.h"
 #include "common/PluginSupport.h"
 #include "compiler/Compiler.h"
 #include "compiler/Package.h"
@@ -25,6 +26,29 @@
 namespace {
 
 thread_local std::string lastError;
+
+/// The driver layer the plain entries forward to (common/DriverEntries.h).
+struct VulkanDriver {
+  static constexpr const char *name = "tk-vulkan";
+  static std::string &lastError() { return ::lastError; }
+  using CopyKind = tk::vulkan::CopyKind;
+  static constexpr auto initializeDevices = &tk::vulkan::initializeDevices;
+  static constexpr auto deviceCount = &tk::vulkan::deviceCount;
+  static constexpr auto queryDeviceProps = &tk::vulkan::queryDeviceProps;
+  static constexpr auto allocateMemory = &tk::vulkan::allocateMemory;
+  static constexpr auto freeMemory = &tk::vulkan::freeMemory;
+  static constexpr auto copyMemory = &tk::vulkan::copyMemory;
+  static constexpr auto createStream = &tk::vulkan::createStream;
+  static constexpr auto destroyStream = &tk::vulkan::destroyStream;
+  static constexpr auto synchronizeStream = &tk::vulkan::synchronizeStream;
+  static constexpr auto synchronizeDevice = &tk::vulkan::synchronizeDevice;
+  static constexpr auto createEvent = &tk::vulkan::createEvent;
+  static constexpr auto destroyEvent = &tk::vulkan::destroyEvent;
+  static constexpr auto recordEvent = &tk::vulkan::recordEvent;
+  static constexpr auto synchronizeEvent = &tk::vulkan::synchronizeEvent;
+  static constexpr auto eventElapsedMs = &tk::vulkan::eventElapsedMs;
+};
+using Entries = tk::plugin::DriverEntries<VulkanDriver>;
 
 tk_status fail(tk_status status, std::string message) {
   lastError = std::move(message);
@@ -76,112 +100,6 @@ tk_status selectTarget(int32_t device, tk::vulkan::DeviceTarget &target,
     target.features.subgroupSize = value;
   }
   return TK_SUCCESS;
-}
-
-const char *vulkanLastError() { return lastError.c_str(); }
-
-tk_status vulkanInitialize() {
-  return call(
-      [](std::string &error) { return tk::vulkan::initializeDevices(error); });
-}
-
-tk_status vulkanDeviceCount(int32_t *out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_count is NULL");
-  *out = tk::vulkan::deviceCount();
-  return TK_SUCCESS;
-}
-
-tk_status vulkanDeviceProps(int32_t device, tk_device_props *out) {
-  if (!out || out->struct_size == 0)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-vulkan: device_props needs a struct with struct_size set");
-  return call([&](std::string &error) {
-    return tk::vulkan::queryDeviceProps(device, out, error);
-  });
-}
-
-tk_status vulkanMemAlloc(int32_t device, size_t bytes, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_pointer is NULL");
-  return call([&](std::string &error) {
-    return tk::vulkan::allocateMemory(device, bytes, out, error);
-  });
-}
-
-tk_status vulkanMemFree(int32_t device, void *pointer) {
-  return call([&](std::string &error) {
-    return tk::vulkan::freeMemory(device, pointer, error);
-  });
-}
-
-template <tk::vulkan::CopyKind kind>
-tk_status vulkanMemcpy(int32_t device, void *dst, const void *src,
-                       size_t bytes) {
-  return call([&](std::string &error) {
-    return tk::vulkan::copyMemory(device, kind, dst, src, bytes, error);
-  });
-}
-
-tk_status vulkanStreamCreate(int32_t device, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_stream is NULL");
-  return call([&](std::string &error) {
-    return tk::vulkan::createStream(device, out, error);
-  });
-}
-
-tk_status vulkanStreamDestroy(int32_t device, void *stream) {
-  return call([&](std::string &error) {
-    return tk::vulkan::destroyStream(device, stream, error);
-  });
-}
-
-tk_status vulkanStreamSynchronize(int32_t device, void *stream) {
-  return call([&](std::string &error) {
-    return tk::vulkan::synchronizeStream(device, stream, error);
-  });
-}
-
-tk_status vulkanDeviceSynchronize(int32_t device) {
-  return call([&](std::string &error) {
-    return tk::vulkan::synchronizeDevice(device, error);
-  });
-}
-
-tk_status vulkanEventCreate(int32_t device, void **out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_event is NULL");
-  return call([&](std::string &error) {
-    return tk::vulkan::createEvent(device, out, error);
-  });
-}
-
-tk_status vulkanEventDestroy(int32_t device, void *event) {
-  return call([&](std::string &error) {
-    return tk::vulkan::destroyEvent(device, event, error);
-  });
-}
-
-tk_status vulkanEventRecord(int32_t device, void *event, void *stream) {
-  return call([&](std::string &error) {
-    return tk::vulkan::recordEvent(device, event, stream, error);
-  });
-}
-
-tk_status vulkanEventSynchronize(int32_t device, void *event) {
-  return call([&](std::string &error) {
-    return tk::vulkan::synchronizeEvent(device, event, error);
-  });
-}
-
-tk_status vulkanEventElapsedMs(int32_t device, void *start, void *end,
-                               float *out) {
-  if (!out)
-    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-vulkan: out_ms is NULL");
-  return call([&](std::string &error) {
-    return tk::vulkan::eventElapsedMs(device, start, end, out, error);
-  });
 }
 
 tk_status vulkanCompile(const tk_plugin_compile_request *request,
@@ -320,19 +238,19 @@ const tk_backend_interface kInterface = {
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"vulkan",
     /*compiler_version=*/"tk-vulkan 1 llvm " LLVM_VERSION_STRING,
-    vulkanLastError,
-    vulkanInitialize,
-    vulkanDeviceCount,
-    vulkanDeviceProps,
-    vulkanMemAlloc,
-    vulkanMemFree,
-    vulkanMemcpy<tk::vulkan::CopyKind::HostToDevice>,
-    vulkanMemcpy<tk::vulkan::CopyKind::DeviceToHost>,
-    vulkanMemcpy<tk::vulkan::CopyKind::DeviceToDevice>,
-    vulkanStreamCreate,
-    vulkanStreamDestroy,
-    vulkanStreamSynchronize,
-    vulkanDeviceSynchronize,
+    Entries::lastError,
+    Entries::initialize,
+    Entries::deviceCount,
+    Entries::deviceProps,
+    Entries::memAlloc,
+    Entries::memFree,
+    Entries::memcpy<tk::vulkan::CopyKind::HostToDevice>,
+    Entries::memcpy<tk::vulkan::CopyKind::DeviceToHost>,
+    Entries::memcpy<tk::vulkan::CopyKind::DeviceToDevice>,
+    Entries::streamCreate,
+    Entries::streamDestroy,
+    Entries::streamSynchronize,
+    Entries::deviceSynchronize,
     vulkanCompile,
     tk::plugin::freeBinary,
     vulkanValidate,
@@ -341,11 +259,11 @@ const tk_backend_interface kInterface = {
     vulkanExecutableOccupancy,
     vulkanLaunch,
     vulkanGetCapabilities,
-    vulkanEventCreate,
-    vulkanEventDestroy,
-    vulkanEventRecord,
-    vulkanEventSynchronize,
-    vulkanEventElapsedMs,
+    Entries::eventCreate,
+    Entries::eventDestroy,
+    Entries::eventRecord,
+    Entries::eventSynchronize,
+    Entries::eventElapsedMs,
     /*stream_wrap=*/nullptr,
     /*stream_unwrap=*/nullptr,
 };
