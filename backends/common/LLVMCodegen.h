@@ -10,6 +10,9 @@
 #define TK_BACKENDS_COMMON_LLVMCODEGEN_H_
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -17,6 +20,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <optional>
+#include <string>
 #include <system_error>
 
 namespace tk::plugin {
@@ -53,6 +57,28 @@ struct TemporaryFile {
     remover.emplace(path);
     return {};
   }
+};
+
+/// Collects the error diagnostics of an LLVMContext, which LLVM's default
+/// handler would answer by exiting the process (a backend reports a
+/// resource over the target's limit that way): a library may not exit its
+/// caller's process.
+struct CodegenErrors {
+  std::string text;
+
+  void install(llvm::LLVMContext &context) {
+    context.setDiagnosticHandlerCallBack(
+        [](const llvm::DiagnosticInfo *info, void *into) {
+          if (info->getSeverity() != llvm::DS_Error)
+            return;
+          llvm::raw_string_ostream os(*static_cast<std::string *>(into));
+          llvm::DiagnosticPrinterRawOStream printer(os);
+          info->print(printer);
+          os << "\n";
+        },
+        &text);
+  }
+  bool empty() const { return text.empty(); }
 };
 
 } // namespace tk::plugin

@@ -358,6 +358,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   }
 
   llvm::LLVMContext llvmContext;
+  tk::plugin::CodegenErrors codegenErrors;
+  codegenErrors.install(llvmContext);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, "tk_kernel");
   if (!llvmModule) {
@@ -400,6 +402,11 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     }
     codegen.run(*llvmModule);
     out.ptx.assign(buffer.data(), buffer.size());
+  }
+  if (!codegenErrors.empty()) {
+    error = "tk-cuda: code generation for " + input.options.target.name() +
+            " failed: " + codegenErrors.text;
+    return TK_ERROR_COMPILATION;
   }
   tk::dumpStage(input.dumpDir, "8-kernel.ptx",
                 [&](llvm::raw_ostream &os) { os << out.ptx; });

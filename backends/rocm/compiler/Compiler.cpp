@@ -22,8 +22,6 @@
 #include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -402,19 +400,9 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   }
 
   llvm::LLVMContext llvmContext;
-  // LLVM's default handler exits the process on an error diagnostic (the
-  // AMDGPU backend reports LDS over the limit that way): collect them.
-  std::string codegenErrors;
-  llvmContext.setDiagnosticHandlerCallBack(
-      [](const llvm::DiagnosticInfo *info, void *context) {
-        if (info->getSeverity() != llvm::DS_Error)
-          return;
-        llvm::raw_string_ostream os(*static_cast<std::string *>(context));
-        llvm::DiagnosticPrinterRawOStream printer(os);
-        info->print(printer);
-        os << "\n";
-      },
-      &codegenErrors);
+  // The AMDGPU backend reports LDS over the limit as an error diagnostic.
+  tk::plugin::CodegenErrors codegenErrors;
+  codegenErrors.install(llvmContext);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, "tk_kernel");
   if (!llvmModule) {
@@ -456,9 +444,9 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
 
   auto codegenFailed = [&] {
     error = "tk-rocm: code generation for " + target.arch + " failed: " +
-            codegenErrors;
+            codegenErrors.text;
     // Tiles over the LDS of a workgroup are a limit of the target.
-    return codegenErrors.find("local memory") != std::string::npos
+    return codegenErrors.text.find("local memory") != std::string::npos
                ? TK_ERROR_UNSUPPORTED
                : TK_ERROR_COMPILATION;
   };
