@@ -51,20 +51,6 @@ struct CudaDriver {
 };
 using Entries = tk::plugin::DriverEntries<CudaDriver>;
 
-tk_status fail(tk_status status, std::string message) {
-  lastError = std::move(message);
-  return status;
-}
-
-/// Runs a driver-layer call that reports through an error string.
-template <typename Fn> tk_status call(Fn &&fn) {
-  std::string error;
-  tk_status status = fn(error);
-  if (status != TK_SUCCESS)
-    lastError = std::move(error);
-  return status;
-}
-
 /// The target code for `device` is compiled for: TK_CUDA_ARCH when set, else
 /// the device's own (when the driver found it), else sm_90a.
 tk_status selectTarget(int32_t device, tk::cuda::Target &target,
@@ -88,9 +74,9 @@ tk_status selectTarget(int32_t device, tk::cuda::Target &target,
 
 tk_status cudaStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-cuda: stream_wrap needs a stream and an output");
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     return tk::cuda::wrapStream(device, stream, out, error);
   });
 }
@@ -102,7 +88,7 @@ tk_status cudaCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
       request->module_size == 0)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-cuda: compile needs a request with a module and an "
                 "output");
   tk::cuda::CompileInput input;
@@ -119,10 +105,10 @@ tk_status cudaCompile(const tk_plugin_compile_request *request,
   std::string error;
   if (tk_status status =
           selectTarget(request->device, input.options.target, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   tk::cuda::Package package;
   if (tk_status status = tk::cuda::compileToPackage(input, package, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   return tk::plugin::fillBinary(tk::cuda::serializePackage(package),
                                 package.numWarps, package.sharedMemoryBytes,
                                 package.registersPerThread, out, "tk-cuda",
@@ -130,7 +116,7 @@ tk_status cudaCompile(const tk_plugin_compile_request *request,
 }
 
 tk_status cudaValidate(const void *binary, size_t size) {
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     return tk::cuda::validatePackage(binary, size, error);
   });
 }
@@ -151,7 +137,7 @@ tk_status cudaExecutableOccupancy(void *executable, int32_t *out) {
   if (tk_status status =
           tk::plugin::checkOccupancy(executable, out, "tk-cuda", lastError))
     return status;
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     return tk::cuda::executableOccupancy(
         *static_cast<tk::cuda::Executable *>(executable), *out, error);
   });
@@ -165,28 +151,28 @@ tk_status cudaLaunch(void *executable, const int32_t grid[3], void *const *args,
   std::string error;
   if (tk_status status = tk::plugin::checkLaunch(
           exe, grid, exe && !exe->argTypes.empty(), args, "tk-cuda", error))
-    return fail(status, std::move(error));
+    return Entries::fail(status, std::move(error));
   if (tk_status status =
           tk::cuda::launchExecutable(*exe, grid, args, stream, error))
-    return fail(status, std::move(error));
+    return Entries::fail(status, std::move(error));
   return TK_SUCCESS;
 }
 
 tk_status cudaGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   if (!out || out->struct_size < sizeof(size_t))
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-cuda: get_capabilities needs a struct with struct_size "
                 "set");
   // Without a device, device 0 describes the compile target (sm_90a).
   if (tk::cuda::deviceCount() > 0) {
     std::string error;
     if (tk_status status = tk::cuda::checkDevice(device, error))
-      return fail(status, error);
+      return Entries::fail(status, error);
   }
   tk::cuda::Target target;
   std::string error;
   if (tk_status status = selectTarget(device, target, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
   // Every type but fp8 (sm_89+ converts fp8, tk does not lower it yet).

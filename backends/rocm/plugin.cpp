@@ -51,20 +51,6 @@ struct RocmDriver {
 };
 using Entries = tk::plugin::DriverEntries<RocmDriver>;
 
-tk_status fail(tk_status status, std::string message) {
-  lastError = std::move(message);
-  return status;
-}
-
-/// Runs a driver-layer call that reports through an error string.
-template <typename Fn> tk_status call(Fn &&fn) {
-  std::string error;
-  tk_status status = fn(error);
-  if (status != TK_SUCCESS)
-    lastError = std::move(error);
-  return status;
-}
-
 /// Whether the HIP runtime answered with at least one device.
 bool haveDevices() {
   std::string ignored;
@@ -114,9 +100,9 @@ tk_status selectCodeObjectVersion(int &version, std::string &error) {
 
 tk_status rocmStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-rocm: stream_wrap needs a stream and an output");
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     return tk::rocm::wrapStream(device, stream, out, error);
   });
 }
@@ -128,7 +114,7 @@ tk_status rocmCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
       request->module_size == 0)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-rocm: compile needs a request with a module and an "
                 "output");
   tk::rocm::CompileInput input;
@@ -141,20 +127,20 @@ tk_status rocmCompile(const tk_plugin_compile_request *request,
   std::string error;
   if (tk_status status =
           selectTarget(request->device, input.options.target, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   if (tk_status status =
           selectCodeObjectVersion(input.codeObjectVersion, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   tk::rocm::Package package;
   if (tk_status status = tk::rocm::compileToPackage(input, package, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   return tk::plugin::fillBinary(tk::rocm::serializePackage(package),
                                 package.numWarps, package.sharedMemoryBytes,
                                 package.vgprs, out, "tk-rocm", lastError);
 }
 
 tk_status rocmValidate(const void *binary, size_t size) {
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     return tk::rocm::validatePackage(binary, size, error);
   });
 }
@@ -175,7 +161,7 @@ tk_status rocmExecutableOccupancy(void *executable, int32_t *out) {
   if (tk_status status =
           tk::plugin::checkOccupancy(executable, out, "tk-rocm", lastError))
     return status;
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     return tk::rocm::executableOccupancy(
         *static_cast<tk::rocm::Executable *>(executable), *out, error);
   });
@@ -187,26 +173,26 @@ tk_status rocmLaunch(void *executable, const int32_t grid[3], void *const *args,
   std::string error;
   if (tk_status status = tk::plugin::checkLaunch(
           exe, grid, exe && !exe->argTypes.empty(), args, "tk-rocm", error))
-    return fail(status, std::move(error));
+    return Entries::fail(status, std::move(error));
   if (tk_status status =
           tk::rocm::launchExecutable(*exe, grid, args, stream, error))
-    return fail(status, std::move(error));
+    return Entries::fail(status, std::move(error));
   return TK_SUCCESS;
 }
 
 tk_status rocmGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   if (!out || out->struct_size < sizeof(size_t))
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-rocm: get_capabilities needs a struct with struct_size "
                 "set");
   // Without a device, device 0 describes the compile target (gfx942).
   std::string error;
   if (haveDevices())
     if (tk_status status = tk::rocm::checkDevice(device, error))
-      return fail(status, error);
+      return Entries::fail(status, error);
   tk::rocm::Target target;
   if (tk_status status = selectTarget(device, target, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
   // Every type but fp8 (gfx942's fp8 MFMA is not lowered yet).

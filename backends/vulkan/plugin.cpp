@@ -50,20 +50,6 @@ struct VulkanDriver {
 };
 using Entries = tk::plugin::DriverEntries<VulkanDriver>;
 
-tk_status fail(tk_status status, std::string message) {
-  lastError = std::move(message);
-  return status;
-}
-
-/// Runs a driver-layer call that reports through an error string.
-template <typename Fn> tk_status call(Fn &&fn) {
-  std::string error;
-  tk_status status = fn(error);
-  if (status != TK_SUCCESS)
-    lastError = std::move(error);
-  return status;
-}
-
 /// The device code for `device` is compiled for: the device's own subgroup
 /// size, workgroup memory and features; without a device, the generic
 /// `vulkan` preset (subgroups of 32, TK_VULKAN_SUBGROUP_SIZE to change).
@@ -106,7 +92,7 @@ tk_status vulkanCompile(const tk_plugin_compile_request *request,
                         tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
       request->module_size == 0)
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-vulkan: compile needs a request with a module and an "
                 "output");
   tk::vulkan::CompileInput input;
@@ -117,10 +103,10 @@ tk_status vulkanCompile(const tk_plugin_compile_request *request,
   input.numWarps = request->num_warps > 0 ? request->num_warps : 4;
   std::string error;
   if (tk_status status = selectTarget(request->device, input.target, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   tk::vulkan::Package package;
   if (tk_status status = tk::vulkan::compileToPackage(input, package, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   return tk::plugin::fillBinary(tk::vulkan::serializePackage(package),
                                 package.numWarps, package.sharedMemoryBytes,
                                 /*registersPerThread=*/0, out, "tk-vulkan",
@@ -129,7 +115,7 @@ tk_status vulkanCompile(const tk_plugin_compile_request *request,
 
 /// The package parses and its SPIR-V passes spirv-val (when installed).
 tk_status vulkanValidate(const void *binary, size_t size) {
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     tk::vulkan::Package package;
     if (tk_status status =
             tk::vulkan::parsePackage(binary, size, package, error))
@@ -174,7 +160,7 @@ tk_status vulkanExecutableOccupancy(void *executable, int32_t *out) {
   if (tk_status status =
           tk::plugin::checkOccupancy(executable, out, "tk-vulkan", lastError))
     return status;
-  return call([&](std::string &error) {
+  return Entries::call([&](std::string &error) {
     return tk::vulkan::executableOccupancy(
         *static_cast<tk::vulkan::Executable *>(executable), *out, error);
   });
@@ -186,22 +172,22 @@ tk_status vulkanLaunch(void *executable, const int32_t grid[3],
   std::string error;
   if (tk_status status = tk::plugin::checkLaunch(
           exe, grid, exe && !exe->argTypes.empty(), args, "tk-vulkan", error))
-    return fail(status, std::move(error));
+    return Entries::fail(status, std::move(error));
   if (tk_status status =
           tk::vulkan::launchExecutable(*exe, grid, args, stream, error))
-    return fail(status, std::move(error));
+    return Entries::fail(status, std::move(error));
   return TK_SUCCESS;
 }
 
 tk_status vulkanGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   if (!out || out->struct_size < sizeof(size_t))
-    return fail(TK_ERROR_INVALID_ARGUMENT,
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-vulkan: get_capabilities needs a struct with struct_size "
                 "set");
   tk::vulkan::DeviceTarget target;
   std::string error;
   if (tk_status status = selectTarget(device, target, error))
-    return fail(status, error);
+    return Entries::fail(status, error);
   const tk::vulkan::DeviceFeatures &features = target.features;
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
