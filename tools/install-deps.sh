@@ -12,6 +12,8 @@ packages=(
   vulkan-validationlayers                                 # run on Mesa's lavapipe
   lld-22 rocm-device-libs libamdhip64-5                   # the ROCm backend: ld.lld,
                                                           # ocml/ockl, HIP runtime
+  libze-dev libze1 intel-opencl-icd libigc-tools          # the Xe backend: Level Zero,
+                                                          # ocloc (IGC), iga64
 )
 
 missing=()

@@ -23,9 +23,11 @@
 
 namespace tk::tool {
 
-/// What to write: the native binary (`binary`: cubin, hsaco, SPIR-V), its
-/// assembly (PTX, AMDGPU assembly, SPIR-V text), or optimised LLVM IR.
-enum class Emit { Binary, Assembly, LLVM };
+/// What to write: the native binary (`binary`: cubin, hsaco, SPIR-V, Xe's
+/// package), its assembly (PTX, AMDGPU assembly, SPIR-V text, Xe's native
+/// assembly), optimised LLVM IR, or the SPIR-V module (`spirv`: backends
+/// that compile through SPIR-V; the Vulkan binary is its SPIR-V).
+enum class Emit { Binary, Assembly, LLVM, SPIRV };
 
 struct CompileRequest {
   /// The tk module, MLIR text or bytecode.

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -405,6 +406,10 @@ private:
     request.num_warps = settings.numWarps;
     request.num_stages = settings.numStages;
     request.min_programs_per_cu = settings.minProgramsPerCu;
+    // As tk_kernel_create does on a device: TK_DUMP_IR names where the
+    // plugin writes each stage (the last cell compiled wins).
+    const char *dumpDir = std::getenv("TK_DUMP_IR");
+    request.dump_dir = dumpDir && *dumpDir ? dumpDir : nullptr;
     tk_plugin_binary binary;
     std::memset(&binary, 0, sizeof(binary));
     binary.struct_size = sizeof(binary);

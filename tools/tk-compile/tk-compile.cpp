@@ -5,7 +5,7 @@
 //
 //   tk-compile FILE.tk --backend B --arch A --entry NAME
 //              [--num-warps N] [--num-stages S] [--min-programs-per-cu N]
-//              [--emit binary|asm|llvm] [--dump-dir DIR] [-o OUT]
+//              [--emit binary|asm|llvm|spirv] [--dump-dir DIR] [-o OUT]
 //
 // Text (asm, llvm) goes to stdout without -o; a binary needs -o. A line on
 // the kernel's resources goes to stderr. The backends are those built with
@@ -44,7 +44,7 @@ std::string usage() {
       "usage: tk-compile FILE.tk --backend B --arch A --entry NAME\n"
       "                  [--num-warps N] [--num-stages S] "
       "[--min-programs-per-cu N]\n"
-      "                  [--emit binary|asm|llvm] [--dump-dir DIR] [-o OUT]\n"
+      "                  [--emit binary|asm|llvm|spirv] [--dump-dir DIR] [-o OUT]\n"
       "backends and their targets:\n";
   for (const tk::tool::BackendCompileTool &backend : kBackends)
     text += std::string("  ") + backend.name + ": " + backend.archs + "\n";
@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
         return usageError("--entry needs a kernel name");
     } else if (arg == "--emit") {
       if (!value(emit))
-        return usageError("--emit needs binary, asm or llvm");
+        return usageError("--emit needs binary, asm, llvm or spirv");
     } else if (arg == "-o") {
       if (!value(output))
         return usageError("-o needs a file name");
@@ -134,10 +134,15 @@ int main(int argc, char **argv) {
     request.emit = tk::tool::Emit::Assembly;
   else if (emit == "llvm")
     request.emit = tk::tool::Emit::LLVM;
+  else if (emit == "spirv")
+    request.emit = tk::tool::Emit::SPIRV;
   else
-    return usageError("--emit " + emit + ": expected binary, asm or llvm");
-  if (request.emit == tk::tool::Emit::Binary && (output.empty() || output == "-"))
-    return usageError("--emit binary writes a binary: give -o OUT");
+    return usageError("--emit " + emit +
+                      ": expected binary, asm, llvm or spirv");
+  if ((request.emit == tk::tool::Emit::Binary ||
+       request.emit == tk::tool::Emit::SPIRV) &&
+      (output.empty() || output == "-"))
+    return usageError("--emit " + emit + " writes a binary: give -o OUT");
 
   {
     std::ifstream file;

@@ -16,6 +16,10 @@ const char *const kCompileToolArchs = "sm_80, sm_86, sm_89, sm_90, sm_90a";
 
 tk_status runCompileTool(const tool::CompileRequest &request,
                          tool::CompileResult &result, std::string &error) {
+  if (request.emit == tool::Emit::SPIRV) {
+    error = "tk-cuda: no SPIR-V to emit: this backend compiles to PTX and cubins";
+    return TK_ERROR_UNSUPPORTED;
+  }
   CompileInput input;
   input.module = request.source.data();
   input.size = request.source.size();

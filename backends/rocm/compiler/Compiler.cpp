@@ -10,6 +10,7 @@
 
 #include "compiler/Compiler.h"
 #include "common/LLVMCodegen.h"
+#include "common/ToolRunner.h"
 #include "common/PluginSupport.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/ir/Dialect.h"
@@ -229,31 +230,10 @@ tk_status linkCodeObject(llvm::ArrayRef<char> object, std::string &hsaco,
 
 tk_status findLLVMTool(const std::string &name, const char *envVar,
                        std::string &path, std::string &error) {
-  if (const char *set = std::getenv(envVar); set && *set) {
-    if (llvm::sys::fs::can_execute(set)) {
-      path = set;
-      return TK_SUCCESS;
-    }
-    error = std::string("tk-rocm: ") + envVar + "=" + set +
-            " is not an executable";
-    return TK_ERROR_NOT_FOUND;
-  }
-  std::string major = std::to_string(LLVM_VERSION_MAJOR);
-  std::string own = "/usr/lib/llvm-" + major + "/bin/" + name;
-  if (llvm::sys::fs::can_execute(own)) {
-    path = own;
-    return TK_SUCCESS;
-  }
-  for (const std::string &candidate : {name + "-" + major, name})
-    if (llvm::ErrorOr<std::string> found =
-            llvm::sys::findProgramByName(candidate)) {
-      path = *found;
-      return TK_SUCCESS;
-    }
-  error = "tk-rocm: " + name + " not found (looked for " + own + ", and " +
-          name + "-" + major + " and " + name + " on PATH); install lld-" +
-          major + " and llvm-" + major + ", or set " + envVar;
-  return TK_ERROR_NOT_FOUND;
+  tk_status status = tk::plugin::findLLVMTool(name, envVar, path, error);
+  if (status != TK_SUCCESS)
+    error = "tk-rocm: " + error;
+  return status;
 }
 
 tk_status readCodeObjectMetadata(const std::string &hsaco,

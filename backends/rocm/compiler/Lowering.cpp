@@ -10,6 +10,7 @@
 #include "compiler/Lowering.h"
 #include "compiler/ConvertToROCDL.h"
 #include "compiler/MatrixCores.h"
+#include "tk/core/Conversion/LayoutMatrixUnit.h"
 #include "compiler/TargetInfo.h"
 
 #include "tk/core/CompileSupport.h"

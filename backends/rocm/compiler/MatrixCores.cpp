@@ -1,118 +1,46 @@
 //===- MatrixCores.cpp - tk.dot on AMD's MFMA and WMMA --------------------===//
 //
-// For each (M x N) tile of the result a wave owns, its lanes' accumulator
-// registers are one vector (16 x f32 for mfma 32x32x8), initialised from
-// the dot's accumulator and carried through a loop over k in steps of K;
-// each step reads the lanes' operand fragments from workgroup memory at the
-// positions the preset's layouts give, packs them into the vector or
-// integer the instruction takes, and calls the LLVM intrinsic
+// AMD's half of the layout-driven matrix unit: how a lane passes its
+// operand elements to MFMA and WMMA, and the call of the LLVM intrinsic
 // `llvm.amdgcn.<preset name>`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MatrixCores.h"
 
-#include "tk/core/Conversion/Fragments.h"
-#include "tk/ir/Dialect.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
 namespace tk::rocm {
 
 namespace {
-
 bool isWmma(const MatrixIntrinsic &intrinsic) {
   return llvm::StringRef(intrinsic.name).starts_with("wmma.");
 }
+} // namespace
 
-/// The type the intrinsic takes `count` operand elements of `element` a lane
-/// in: f16 as they are, bf16 as their 16 bits, i8 packed into one integer
-/// (MFMA) or into i32s (WMMA), one f64 as a scalar.
-Type operandType(OpBuilder &b, Type element, int64_t count, bool wmma) {
+Type MatrixCoreUnit::operandType(OpBuilder &b, const MatrixIntrinsic &intrinsic,
+                                 unsigned, Type element, int64_t count) const {
   if (count == 1)
     return element;
   if (element.isBF16())
     return VectorType::get({count}, b.getI16Type());
   if (element.isInteger(8))
-    return wmma ? Type(VectorType::get({count / 4}, b.getI32Type()))
-                : Type(b.getIntegerType(8 * count));
+    return isWmma(intrinsic)
+               ? Type(VectorType::get({count / 4}, b.getI32Type()))
+               : Type(b.getIntegerType(8 * count));
   return VectorType::get({count}, element);
 }
 
-/// The lane's operand elements at `at`, packed as operandType says. A 1-D
-/// `memref` holds the operand in the unit's layout: `offset` gives the
-/// element of (row, col).
-Value packOperand(
-    OpBuilder &b, Location loc, Value memref,
-    ArrayRef<std::pair<Value, Value>> at, Type packed,
-    llvm::function_ref<Value(Value, Value)> offset = nullptr) {
-  Type element = cast<MemRefType>(memref.getType()).getElementType();
-  auto load = [&](size_t i) -> Value {
-    if (cast<MemRefType>(memref.getType()).getRank() == 1)
-      return memref::LoadOp::create(b, loc, memref,
-                                    ValueRange{offset(at[i].first,
-                                                      at[i].second)});
-    return memref::LoadOp::create(b, loc, memref,
-                                  ValueRange{at[i].first, at[i].second});
-  };
-  if (at.size() == 1)
-    return load(0);
-  // bf16 travels as its bits; the vector is then bitcast as a whole.
-  Type lane = element.isBF16() ? b.getI16Type() : element;
-  auto vectorType = VectorType::get({int64_t(at.size())}, lane);
-  Value vector = LLVM::UndefOp::create(b, loc, vectorType);
-  for (size_t i = 0; i < at.size(); ++i) {
-    Value value = load(i);
-    if (element.isBF16())
-      value = arith::BitcastOp::create(b, loc, lane, value);
-    vector = LLVM::InsertElementOp::create(
-        b, loc, vector, value,
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), int64_t(i)));
-  }
-  if (vectorType == packed)
-    return vector;
-  return LLVM::BitcastOp::create(b, loc, packed, vector);
-}
-
-/// Places `layout` for a `rows` x `cols` fragment at `lane`. Where the
-/// lanes of a layout span more than the fragment (WMMA's lanes l and l + 16
-/// hold the same row of a), the layout is placed over the span and each
-/// lane's coordinates wrap back into the fragment: those lanes hold copies.
-FailureOr<FragmentPlacement> placeLanes(OpBuilder &b, Location loc,
-                                        const FragmentLayout &layout,
-                                        int64_t rows, int64_t cols,
-                                        Value lane) {
-  std::array<int64_t, 2> extent = {rows, cols}, span = extent;
-  for (int d = 0; d < 2; ++d)
-    span[d] =
-        std::max(extent[d], layout.sizePerLane[d] * layout.lanesPerWarp[d]);
-  FailureOr<FragmentPlacement> placed = placeFragment(
-      b, loc, layout, span[0], span[1], Value(), Value(), Value(), lane);
-  if (failed(placed))
-    return failure();
-  Value *origin[2] = {&placed->row, &placed->col};
-  for (int d = 0; d < 2; ++d)
-    if (span[d] > extent[d] && *origin[d]) {
-      if (extent[d] % layout.sizePerLane[d] != 0)
-        return failure();
-      *origin[d] = arith::RemUIOp::create(
-          b, loc, *origin[d], arith::ConstantIndexOp::create(b, loc, extent[d]));
-    }
-  return placed;
-}
-
-/// One instruction: `acc` + a . b, with the operands packed.
-Value multiply(OpBuilder &b, Location loc, const MatrixIntrinsic &intrinsic,
-               Value aOperand, Value bOperand, Value acc, bool integer) {
+Value MatrixCoreUnit::multiply(OpBuilder &b, Location loc,
+                               const MatrixIntrinsic &intrinsic, Value aOperand,
+                               Value bOperand, Value acc) const {
   auto i32 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   };
+  bool integer = intrinsic.aType == MatrixElementType::I8;
   SmallVector<Value> operands;
   if (isWmma(intrinsic) && integer) {
     // iu8: each operand's signedness, then clamping off.
@@ -131,433 +59,10 @@ Value multiply(OpBuilder &b, Location loc, const MatrixIntrinsic &intrinsic,
       .getResult(0);
 }
 
-} // namespace
-
-const MatrixIntrinsic *MatrixCoreUnit::select(Type a, Type b, Type accumulator,
-                                              int64_t m, int64_t n,
-                                              int64_t k) const {
-  for (const MatrixIntrinsic *intrinsic : info.findIntrinsics(
-           a, b, accumulator, /*allowTF32=*/false, MatrixScope::Warp))
-    if (m % intrinsic->m == 0 && n % intrinsic->n == 0 &&
-        k % intrinsic->k == 0 && intrinsic->aLayout && intrinsic->bLayout)
-      return intrinsic;
-  return nullptr;
-}
-
-LogicalResult MatrixCoreUnit::emit(OpBuilder &b, Location loc,
-                                   const Product &product) const {
-  auto aType = cast<MemRefType>(product.a.getType());
-  auto bType = cast<MemRefType>(product.b.getType());
-  auto resultType = cast<MemRefType>(product.result.getType());
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
-          n = bType.getDimSize(1);
-  const MatrixIntrinsic *intrinsic =
-      select(aType.getElementType(), bType.getElementType(),
-             resultType.getElementType(), m, n, k);
-  if (!intrinsic)
-    return emitError(loc, "tk-rocm: no matrix instruction of ")
-           << info.name << " takes this dot";
-  int64_t waveSize = info.warpSize;
-  int64_t numWaves = std::max<int64_t>(1, product.numThreads / waveSize);
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value lane = arith::RemUIOp::create(b, loc, product.threadId, index(waveSize));
-  Value wave = arith::DivUIOp::create(b, loc, product.threadId, index(waveSize));
-  auto place = [&](const FragmentLayout &layout, int64_t rows,
-                   int64_t cols) {
-    return placeLanes(b, loc, layout, rows, cols, lane);
-  };
-  const int64_t tileM = intrinsic->m, tileN = intrinsic->n,
-                tileK = intrinsic->k;
-  FailureOr<FragmentPlacement> aPlaced =
-      place(*intrinsic->aLayout, tileM, tileK);
-  FailureOr<FragmentPlacement> bPlaced =
-      place(*intrinsic->bLayout, tileK, tileN);
-  FailureOr<FragmentPlacement> accPlaced =
-      place(intrinsic->accLayout, tileM, tileN);
-  if (failed(aPlaced) || failed(bPlaced) || failed(accPlaced))
-    return emitError(loc, "tk-rocm: the fragments of ")
-           << intrinsic->name << " do not cover their tiles";
-  bool wmma = isWmma(*intrinsic);
-  Type aPacked = operandType(b, aType.getElementType(),
-                             aPlaced->offsets.size(), wmma);
-  Type bPacked = operandType(b, bType.getElementType(),
-                             bPlaced->offsets.size(), wmma);
-  Type accElement = resultType.getElementType();
-  int64_t accCount = accPlaced->offsets.size();
-  Type accType = VectorType::get({accCount}, accElement);
-  auto i32 = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-  };
-
-  int64_t tilesN = n / tileN, tiles = (m / tileM) * tilesN;
-  auto tileLoop = scf::ForOp::create(b, loc, wave, index(tiles), index(numWaves));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tileLoop.getBody());
-  Value tile = tileLoop.getInductionVar();
-  Value tileRow = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, tile, index(tilesN)),
-      index(tileM));
-  Value tileCol = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, tile, index(tilesN)),
-      index(tileN));
-  SmallVector<std::pair<Value, Value>> accAt =
-      accPlaced->shifted(b, loc, tileRow, tileCol).positions(b, loc);
-  Value init = LLVM::UndefOp::create(b, loc, accType);
-  for (auto [i, at] : llvm::enumerate(accAt))
-    init = LLVM::InsertElementOp::create(
-        b, loc, init, product.accumulator(b, loc, at.first, at.second),
-        i32(int64_t(i)));
-
-  auto kLoop =
-      scf::ForOp::create(b, loc, index(0), index(k), index(tileK), init);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(kLoop.getBody());
-    Value kk = kLoop.getInductionVar();
-    Value aOperand = packOperand(
-        b, loc, product.a,
-        aPlaced->shifted(b, loc, tileRow, kk).positions(b, loc), aPacked);
-    Value bOperand = packOperand(
-        b, loc, product.b,
-        bPlaced->shifted(b, loc, kk, tileCol).positions(b, loc), bPacked);
-    Value acc = kLoop.getRegionIterArgs()[0];
-    Value next = multiply(b, loc, *intrinsic, aOperand, bOperand, acc,
-                          aType.getElementType().isInteger(8));
-    scf::YieldOp::create(b, loc, next);
-  }
-  for (auto [i, at] : llvm::enumerate(accAt)) {
-    Value value = LLVM::ExtractElementOp::create(b, loc, kLoop.getResult(0),
-                                                 i32(int64_t(i)));
-    memref::StoreOp::create(b, loc, value, product.result,
-                            ValueRange{at.first, at.second});
-  }
-  return success();
-}
-
-
-namespace {
-/// At most this many accumulator registers per lane, so that the rest of the
-/// kernel keeps room (a CDNA lane has 512 VGPRs and AGPRs, an RDNA3 lane
-/// 256 in wave32).
-constexpr int64_t kMaxHeldRegisters = 128;
-} // namespace
-
-std::optional<MatrixCoreUnit::WaveTiling>
-MatrixCoreUnit::tileWaves(const HeldProduct &product) const {
-  if (product.tf32 || product.numThreads % info.warpSize != 0)
-    return std::nullopt;
-  int64_t numWaves = product.numThreads / info.warpSize;
-  auto accPerTile = [&](const MatrixIntrinsic &intrinsic) {
-    return intrinsic.accLayout.elementsPerLane(intrinsic.m, intrinsic.n);
-  };
-  if (product.rowsAcrossWarps) {
-    // The layout passes give each wave whole rows (attention): the first
-    // instruction, in the preset's order, whose tile height divides a
-    // wave's rows. It depends on the rows alone, so that the products of one
-    // attention (q.k^T and p.v) put a lane's registers in the same rows.
-    if (product.m % numWaves != 0)
-      return std::nullopt;
-    int64_t waveRows = product.m / numWaves;
-    for (const MatrixIntrinsic *intrinsic :
-         info.findIntrinsics(product.a, product.b, product.accumulator,
-                             /*allowTF32=*/false, MatrixScope::Warp)) {
-      if (waveRows % intrinsic->m != 0 || !intrinsic->aLayout ||
-          !intrinsic->bLayout)
-        continue;
-      if (product.n % intrinsic->n != 0 || product.k % intrinsic->k != 0)
-        return std::nullopt;
-      WaveTiling tiling{intrinsic, numWaves, 1, waveRows / intrinsic->m,
-                        product.n / intrinsic->n};
-      if (tiling.rows * tiling.cols * accPerTile(*intrinsic) >
-          kMaxHeldRegisters)
-        return std::nullopt;
-      return tiling;
-    }
-    return std::nullopt;
-  }
-  const MatrixIntrinsic *intrinsic =
-      select(product.a, product.b, product.accumulator, product.m, product.n,
-             product.k);
-  if (!intrinsic)
-    return std::nullopt;
-  int64_t tilesM = product.m / intrinsic->m, tilesN = product.n / intrinsic->n;
-  std::optional<WaveTiling> best;
-  for (int64_t wavesM = 1; wavesM <= numWaves; ++wavesM) {
-    int64_t wavesN = numWaves / wavesM;
-    if (numWaves % wavesM != 0 || tilesM % wavesM != 0 || tilesN % wavesN != 0)
-      continue;
-    WaveTiling tiling{intrinsic, wavesM, wavesN, tilesM / wavesM,
-                      tilesN / wavesN};
-    if (tiling.rows * tiling.cols * accPerTile(*intrinsic) > kMaxHeldRegisters)
-      continue;
-    // Fewest operand fragments read per k step.
-    auto cost = [](const WaveTiling &t) { return t.rows + t.cols; };
-    if (!best || cost(tiling) < cost(*best))
-      best = tiling;
-  }
-  return best;
-}
-
-std::optional<MatrixUnit::RegisterRows>
-MatrixCoreUnit::registerRows(const HeldProduct &product) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  // A row split over waves would need more than shuffles.
-  if (!t || t->wavesN != 1)
-    return std::nullopt;
-  const MatrixIntrinsic &intrinsic = *t->intrinsic;
-  // Lane 0's accumulator elements of one tile; every lane's lie at the same
-  // row offsets from its first.
-  SmallVector<std::array<int64_t, 2>> offsets = intrinsic.accLayout.elementsOf(
-      /*warp=*/0, /*lane=*/0, intrinsic.m, intrinsic.n);
-  RegisterRows rows;
-  rows.laneMask = rowLaneMask(intrinsic.accLayout);
-  for (int64_t r = 0; r < t->rows; ++r)
-    for (int64_t c = 0; c < t->cols; ++c)
-      for (const std::array<int64_t, 2> &offset : offsets)
-        rows.rowOfRegister.push_back(r * intrinsic.m + offset[0]);
-  return rows;
-}
-
-bool MatrixCoreUnit::holds(const HeldProduct &product) const {
-  return tileWaves(product).has_value();
-}
-
-namespace {
-/// This lane's wave block origin and accumulator placement.
-struct HeldPlace {
-  Value lane, rowBase, colBase;
-  FragmentPlacement accumulator;
-};
-
-FailureOr<HeldPlace> heldPlace(OpBuilder &b, Location loc,
-                               const MatrixIntrinsic &intrinsic,
-                               int64_t waveSize, int64_t wavesN, int64_t rows,
-                               int64_t cols, Value threadId) {
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  HeldPlace place;
-  place.lane = arith::RemUIOp::create(b, loc, threadId, index(waveSize));
-  Value wave = arith::DivUIOp::create(b, loc, threadId, index(waveSize));
-  Value waveM = arith::DivUIOp::create(b, loc, wave, index(wavesN));
-  Value waveN = arith::RemUIOp::create(b, loc, wave, index(wavesN));
-  place.rowBase = arith::MulIOp::create(b, loc, waveM, index(rows * intrinsic.m));
-  place.colBase = arith::MulIOp::create(b, loc, waveN, index(cols * intrinsic.n));
-  FailureOr<FragmentPlacement> accumulator = placeLanes(
-      b, loc, intrinsic.accLayout, intrinsic.m, intrinsic.n, place.lane);
-  if (failed(accumulator))
-    return failure();
-  place.accumulator =
-      accumulator->shifted(b, loc, place.rowBase, place.colBase);
-  return place;
-}
-} // namespace
-
-SmallVector<std::pair<Value, Value>>
-MatrixCoreUnit::registerPositions(OpBuilder &b, Location loc,
-                                  const HeldProduct &product) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  if (!t)
-    return {};
-  FailureOr<HeldPlace> place =
-      heldPlace(b, loc, *t->intrinsic, info.warpSize, t->wavesN, t->rows,
-                t->cols, product.threadId);
-  if (failed(place))
-    return {};
-  SmallVector<std::pair<Value, Value>> positions;
-  for (int64_t r = 0; r < t->rows; ++r)
-    for (int64_t c = 0; c < t->cols; ++c)
-      llvm::append_range(positions,
-                         place->accumulator.positions(
-                             b, loc, r * t->intrinsic->m, c * t->intrinsic->n));
-  return positions;
-}
-
-FailureOr<SmallVector<Value>>
-MatrixCoreUnit::accumulate(OpBuilder &b, Location loc,
-                           const HeldProduct &product, Value aBuffer,
-                           Value bBuffer, ValueRange registers) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  if (!t)
-    return emitError(loc, "tk-rocm: the matrix unit cannot hold this "
-                          "accumulator");
-  const MatrixIntrinsic &intrinsic = *t->intrinsic;
-  FailureOr<HeldPlace> place =
-      heldPlace(b, loc, intrinsic, info.warpSize, t->wavesN, t->rows, t->cols,
-                product.threadId);
-  FailureOr<FragmentPlacement> aPlaced = placeLanes(
-      b, loc, *intrinsic.aLayout, intrinsic.m, intrinsic.k, place->lane);
-  FailureOr<FragmentPlacement> bPlaced = placeLanes(
-      b, loc, *intrinsic.bLayout, intrinsic.k, intrinsic.n, place->lane);
-  if (failed(place) || failed(aPlaced) || failed(bPlaced))
-    return emitError(loc, "tk-rocm: the fragments of ")
-           << intrinsic.name << " do not cover their tiles";
-  bool wmma = isWmma(intrinsic);
-  Type aPacked =
-      operandType(b, product.a, aPlaced->offsets.size(), wmma);
-  Type bPacked =
-      operandType(b, product.b, bPlaced->offsets.size(), wmma);
-  int64_t accCount = place->accumulator.offsets.size();
-  auto accType = VectorType::get({accCount}, product.accumulator);
-  auto i32 = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-  };
-  FragmentPlacement aFragment =
-      aPlaced->shifted(b, loc, place->rowBase, /*colOrigin=*/Value());
-  FragmentPlacement bFragment =
-      bPlaced->shifted(b, loc, /*rowOrigin=*/Value(), place->colBase);
-  SmallVector<Value> acc(registers);
-  for (int64_t kk = 0; kk < product.k; kk += intrinsic.k) {
-    SmallVector<Value> aOperands, bOperands;
-    auto offsetOf = [&](unsigned operand) {
-      return [&, operand](Value row, Value col) {
-        return operandOffset(b, loc, product, operand, row, col);
-      };
-    };
-    for (int64_t r = 0; r < t->rows; ++r)
-      aOperands.push_back(packOperand(
-          b, loc, aBuffer, aFragment.positions(b, loc, r * intrinsic.m, kk),
-          aPacked, offsetOf(0)));
-    for (int64_t c = 0; c < t->cols; ++c)
-      bOperands.push_back(packOperand(
-          b, loc, bBuffer, bFragment.positions(b, loc, kk, c * intrinsic.n),
-          bPacked, offsetOf(1)));
-    for (int64_t r = 0; r < t->rows; ++r)
-      for (int64_t c = 0; c < t->cols; ++c) {
-        int64_t first = (r * t->cols + c) * accCount;
-        Value vector = LLVM::UndefOp::create(b, loc, accType);
-        for (int64_t i = 0; i < accCount; ++i)
-          vector = LLVM::InsertElementOp::create(b, loc, vector,
-                                                 acc[first + i], i32(i));
-        Value result = multiply(b, loc, intrinsic, aOperands[r], bOperands[c],
-                                vector, product.a.isInteger(8));
-        for (int64_t i = 0; i < accCount; ++i)
-          acc[first + i] =
-              LLVM::ExtractElementOp::create(b, loc, result, i32(i));
-      }
-  }
-  return acc;
-}
-
-namespace {
-/// The swizzle of an operand in LDS: rows of `width` k elements, cut in runs
-/// of `run` elements (what one lane reads), run j of row r stored at run
-/// j ^ (r % phases). `phases` is the runs of a row, at most what spans the
-/// 32 banks of 4 bytes once, so that consecutive rows read at one k land on
-/// distinct banks.
-struct Swizzle {
-  int64_t width = 0, run = 0, phases = 1;
-};
-
-std::optional<Swizzle> swizzleOf(const MatrixIntrinsic &intrinsic,
-                                 unsigned operand, int64_t k,
-                                 int64_t elementBytes) {
-  const FragmentLayout &layout =
-      operand == 0 ? *intrinsic.aLayout : *intrinsic.bLayout;
-  // The k elements one lane holds: A's along its columns, B's along rows.
-  int64_t run = operand == 0 ? layout.sizePerLane[1] : layout.sizePerLane[0];
-  if (run <= 0 || k % run != 0)
-    return std::nullopt;
-  Swizzle swizzle;
-  swizzle.width = k;
-  swizzle.run = run;
-  int64_t runs = k / run;
-  int64_t bankLineRuns = std::max<int64_t>(1, 128 / (run * elementBytes));
-  swizzle.phases = llvm::isPowerOf2_64(runs) ? std::min(runs, bankLineRuns) : 1;
-  return swizzle;
-}
-} // namespace
-
-namespace {
-/// The swizzle of operand `operand` of a held product on `intrinsic` (null:
-/// the unit does not hold it).
-std::optional<Swizzle> swizzleFor(const MatrixIntrinsic *intrinsic,
-                                  const MatrixUnit::HeldProduct &product,
-                                  unsigned operand) {
-  if (!intrinsic)
-    return std::nullopt;
-  Type element = operand == 0 ? product.a : product.b;
-  return swizzleOf(*intrinsic, operand, product.k,
-                   element.getIntOrFloatBitWidth() / 8);
-}
-} // namespace
-
-const MatrixIntrinsic *
-MatrixCoreUnit::heldIntrinsic(const HeldProduct &product) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  return t ? t->intrinsic : nullptr;
-}
-
-bool MatrixCoreUnit::laysOutOperands(const HeldProduct &product) const {
-  const MatrixIntrinsic *intrinsic = heldIntrinsic(product);
-  return swizzleFor(intrinsic, product, 0) && swizzleFor(intrinsic, product, 1);
-}
-
-std::optional<int64_t> MatrixCoreUnit::operandOffset(const HeldProduct &product,
-                                                     unsigned operand,
-                                                     int64_t row,
-                                                     int64_t col) const {
-  std::optional<Swizzle> swizzle =
-      swizzleFor(heldIntrinsic(product), product, operand);
-  if (!swizzle)
-    return std::nullopt;
-  // K-major: A(m, k) by rows of k; B(k, n) as its transpose, by rows of k.
-  int64_t r = operand == 0 ? row : col, c = operand == 0 ? col : row;
-  int64_t run = (c / swizzle->run) ^ (r % swizzle->phases);
-  return r * swizzle->width + run * swizzle->run + c % swizzle->run;
-}
-
-Value MatrixCoreUnit::operandOffset(OpBuilder &b, Location loc,
-                                    const HeldProduct &product,
-                                    unsigned operand, Value row,
-                                    Value col) const {
-  std::optional<Swizzle> swizzle =
-      swizzleFor(heldIntrinsic(product), product, operand);
-  if (!swizzle)
-    return {};
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value r = operand == 0 ? row : col, c = operand == 0 ? col : row;
-  Value run = arith::DivUIOp::create(b, loc, c, index(swizzle->run));
-  if (swizzle->phases > 1)
-    run = arith::XOrIOp::create(
-        b, loc, run,
-        arith::RemUIOp::create(b, loc, r, index(swizzle->phases)));
-  Value start = arith::MulIOp::create(b, loc, r, index(swizzle->width));
-  Value within = arith::RemUIOp::create(b, loc, c, index(swizzle->run));
-  return arith::AddIOp::create(
-      b, loc, start,
-      arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, run, index(swizzle->run)),
-          within));
-}
-
 std::shared_ptr<const MatrixUnit> makeMatrixUnit(const TargetInfo &info) {
   if (info.intrinsics.empty())
     return nullptr;
   return std::make_shared<MatrixCoreUnit>(info);
-}
-
-int countMatrixDots(ModuleOp module, const TargetInfo &info) {
-  int count = 0;
-  module.walk([&](tk::DotOp dot) {
-    auto elementOf = [](Value v) {
-      return cast<RankedTensorType>(v.getType()).getElementType();
-    };
-    Type a = elementOf(dot.getA()), bElem = elementOf(dot.getB());
-    // A 16-bit float accumulator is kept in f32 (the loops' planDot).
-    Type acc = elementOf(dot.getResult());
-    if (acc.isF16() || acc.isBF16())
-      acc = Float32Type::get(dot.getContext());
-    if (!info.findIntrinsics(a, bElem, acc, /*allowTF32=*/false,
-                             MatrixScope::Warp)
-             .empty())
-      ++count;
-  });
-  return count;
 }
 
 } // namespace tk::rocm

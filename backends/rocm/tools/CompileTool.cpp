@@ -18,6 +18,10 @@ const char *const kCompileToolArchs = "gfx942, gfx90a, gfx1100";
 
 tk_status runCompileTool(const tool::CompileRequest &request,
                          tool::CompileResult &result, std::string &error) {
+  if (request.emit == tool::Emit::SPIRV) {
+    error = "tk-rocm: no SPIR-V to emit: this backend compiles to AMDGPU code objects";
+    return TK_ERROR_UNSUPPORTED;
+  }
   CompileInput input;
   input.module = request.source.data();
   input.size = request.source.size();

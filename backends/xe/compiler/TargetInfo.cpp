@@ -36,6 +36,8 @@ TargetInfo pvc() {
   info.name = "intel-pvc";
   // SIMD16 is PVC's native width for DPAS.
   info.warpSize = 16;
+  // SPIR-V's CrossWorkgroup (OpenCL's global) space.
+  info.globalAddressSpace = 1;
   info.maxThreadsPerBlock = 1024;
   // 8 EUs x 8 threads x 128 GRFs of 64 bytes (small-GRF mode).
   info.registersPerCU = 131072;
@@ -66,6 +68,7 @@ TargetInfo dg2() {
   TargetInfo info;
   info.name = "intel-dg2";
   info.warpSize = 8;
+  info.globalAddressSpace = 1;
   info.maxThreadsPerBlock = 1024;
   // 16 EUs x 8 threads x 128 GRFs of 32 bytes.
   info.registersPerCU = 131072;

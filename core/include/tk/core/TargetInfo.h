@@ -146,6 +146,10 @@ struct TargetInfo {
   int64_t registersPerCU = 0;
   /// Bytes of shared (local) memory a workgroup may use.
   int64_t sharedMemoryPerBlock = 0;
+  /// The LLVM address space of kernel pointers to global memory: 0 where
+  /// the generic space reaches it (NVPTX, AMDGPU), 1 on SPIR-V, whose space
+  /// 0 is a work-item's private memory.
+  unsigned globalAddressSpace = 0;
   /// Banks of shared memory and the bytes of one bank: accesses of one
   /// warp to different addresses in one bank are serialised.
   int64_t sharedMemoryBanks = 0;

@@ -221,11 +221,14 @@ public:
     const tk::MatrixUnit *matrixUnit = nullptr;
     const tk::AsyncCopyUnit *asyncCopy = nullptr;
     int64_t numStages = 1;
+    /// The LLVM address space of pointers to global memory (the target's).
+    unsigned globalAddressSpace = 0;
   };
 
   KernelLowering(tk::FuncOp source, func::FuncOp target, const Config &config)
       : source(source), target(target), b(target.getContext()),
-        ptrType(LLVM::LLVMPointerType::get(target.getContext())),
+        ptrType(LLVM::LLVMPointerType::get(target.getContext(),
+                                           config.globalAddressSpace)),
         fuseLoadsIntoStores(config.fuseLoadsIntoStores),
         numThreads(config.numThreads), warpSize(config.warpSize),
         matrixUnit(config.matrixUnit), asyncCopy(config.asyncCopy),

@@ -35,7 +35,7 @@ mlir::tk_to_loops::convertKernels(ModuleOp module,
   SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
   for (tk::FuncOp kernel : kernels) {
     MLIRContext *ctx = module.getContext();
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto ptr = LLVM::LLVMPointerType::get(ctx, config.globalAddressSpace);
     SmallVector<Type> inputs;
     for (Type type : kernel.getArgumentTypes())
       inputs.push_back(isa<tk::PtrType>(type) ? Type(ptr) : type);

@@ -54,6 +54,7 @@ struct ConvertTkToSIMT : public tk::impl::TkConvertToSIMTBase<ConvertTkToSIMT> {
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
     config.numThreads = warps * info->warpSize;
     config.warpSize = info->warpSize;
+    config.globalAddressSpace = info->globalAddressSpace;
     config.matrixUnit = matrixUnit.get();
     config.asyncCopy = asyncCopy.get();
     config.numStages = std::max<int64_t>(1, numStages);

@@ -1,0 +1,134 @@
+//===- Lowering.cpp - tk module to the LLVM dialect for SPIR-V ------------===//
+//
+// Core's loops in their GPU form at the target's subgroup size (DPAS
+// through Dpas.h where the target has it), SLM shared between tiles whose
+// lives do not overlap, then the LLVM dialect with OpenCL builtins.
+// Pipelines are built in C++, so nothing lands in MLIR's global pass
+// registry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Lowering.h"
+#include "compiler/BFloat16AsInt.h"
+#include "compiler/ConvertToLLVMSPV.h"
+#include "compiler/Dpas.h"
+#include "compiler/TargetInfo.h"
+
+#include "tk/core/CompileSupport.h"
+#include "tk/core/Conversion/LayoutMatrixUnit.h"
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace tk::xe {
+
+const std::vector<Target> &knownTargets() {
+  static const std::vector<Target> targets = {
+      {"pvc", "intel-pvc", 16, "pvc", "12p72", /*largeRegisterFile=*/true,
+       /*fp64=*/true},
+      {"dg2", "intel-dg2", 8, "dg2-g10", "12p71", /*largeRegisterFile=*/false,
+       /*fp64=*/false},
+  };
+  return targets;
+}
+
+tk_status parseTarget(llvm::StringRef name, Target &out, std::string &error) {
+  for (const Target &target : knownTargets())
+    if (name == target.name) {
+      out = target;
+      return TK_SUCCESS;
+    }
+  error = "tk-xe: unknown Intel GPU target '" + name.str() +
+          "' (tk compiles for pvc and dg2)";
+  return TK_ERROR_UNSUPPORTED;
+}
+
+void registerLoweringDialects(DialectRegistry &registry) {
+  tk::registerTkDialects(registry);
+  registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,
+                  gpu::GPUDialect, cf::ControlFlowDialect, scf::SCFDialect,
+                  arith::ArithDialect, math::MathDialect, ub::UBDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
+                             LoweredKernel &result, std::string &error,
+                             const DumpFn &dump) {
+  auto stage = [&](llvm::StringRef file) {
+    if (dump)
+      dump(file, module);
+  };
+  static std::once_flag presets;
+  std::call_once(presets, [] { registerTargetPresets(); });
+  const Target &target = options.target;
+  std::optional<TargetInfo> info = TargetInfo::parse(target.preset, error);
+  if (!info)
+    return TK_ERROR_INTERNAL;
+  int64_t numWarps = std::max(1, options.numWarps);
+  if (std::optional<std::string> problem = info->workgroupProblem(numWarps)) {
+    error = *problem;
+    return TK_ERROR_UNSUPPORTED;
+  }
+  int64_t numThreads = numWarps * info->warpSize;
+  std::string failedPass;
+
+  TkConvertToSIMTOptions simt;
+  simt.target = target.preset;
+  simt.numWarps = numWarps;
+  std::shared_ptr<const MatrixUnit> unit = makeDpasUnit(*info);
+  result.matrixDots = countMatrixDots(module, *info);
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createConvertToSIMTPass(simt, unit, nullptr));
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+        // SLM of a workgroup: tiles whose lives do not overlap share it.
+        pm.addPass(tk::createTkShareWorkgroupMemory());
+      }))) {
+    error = "lowering to loops failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("4-loops.mlir");
+  result.threadsPerBlock = static_cast<int>(numThreads);
+
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        // bf16 computes in f32 and converts with integer code, so that
+        // bf16 values are only moved (BFloat16AsInt.h).
+        arith::ArithEmulateUnsupportedFloatsOptions emulate;
+        emulate.sourceTypeStrs = {"bf16"};
+        pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+        math::MathExtendToSupportedTypesOptions extend;
+        extend.extraTypeStrs = {"f16"};
+        pm.addPass(math::createMathExtendToSupportedTypes(extend));
+        arith::ArithExpandOpsPassOptions expand;
+        expand.includeBf16 = true;
+        pm.addPass(arith::createArithExpandOpsPass(expand));
+        pm.addPass(createSCFToControlFlowPass());
+        pm.addPass(createConvertToLLVMSPVPass(target.subgroupSize));
+        pm.addPass(createReconcileUnrealizedCastsPass());
+        pm.addPass(createBFloat16AsIntPass());
+      }))) {
+    error = "lowering to the LLVM dialect failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("5-llvm-dialect.mlir");
+  return TK_SUCCESS;
+}
+
+} // namespace tk::xe

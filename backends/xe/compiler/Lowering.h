@@ -1,0 +1,87 @@
+//===- Lowering.h - tk module to the LLVM dialect for SPIR-V ----*- C++ -*-===//
+//
+// The MLIR half of the Xe compile pipeline: core's tk-convert-to-simt at the
+// target's subgroup size (tiles spread over the work-items of a workgroup,
+// SLM tiles, DPAS dots through Dpas.h), then the LLVM dialect with OpenCL's
+// builtins for work-item ids, barriers and subgroup shuffles
+// (ConvertToLLVMSPV.cpp). What follows (LLVM IR, the SPIR-V backend, ocloc)
+// lives in Compiler.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_BACKENDS_XE_COMPILER_LOWERING_H_
+#define TK_BACKENDS_XE_COMPILER_LOWERING_H_
+
+#include "tk/tk.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tk::xe {
+
+/// The Intel GPU a kernel is compiled for.
+struct Target {
+  /// tk's name of it, the one TK_XE_ARCH and tk-compile --arch take: "pvc".
+  std::string name;
+  /// The TargetInfo preset of its family (compiler/TargetInfo.cpp).
+  std::string preset;
+  /// The work-items of a subgroup the kernel is compiled for: 16 on pvc
+  /// (DPAS's width there), 8 on dg2.
+  int subgroupSize = 16;
+  /// ocloc's -device name of it: "pvc", "dg2-g10".
+  std::string oclocDevice;
+  /// iga64's -p platform of it: "12p72" (Xe-HPC), "12p71" (Xe-HPG).
+  std::string igaPlatform;
+  /// Whether a thread may take 256 GRFs instead of 128 (Xe-HPC's large
+  /// register file mode, at half the threads an EU).
+  bool largeRegisterFile = false;
+  /// Whether it computes in f64 (Xe-HPG has no double-precision unit, and
+  /// IGC refuses f64 code for it).
+  bool fp64 = true;
+};
+
+/// The targets tk compiles for: pvc (Data Center GPU Max) and dg2 (Arc
+/// A-series). TK_ERROR_UNSUPPORTED names them for any other name.
+tk_status parseTarget(llvm::StringRef name, Target &out, std::string &error);
+
+/// Every target parseTarget knows, in order.
+const std::vector<Target> &knownTargets();
+
+struct LoweringOptions {
+  Target target;
+  int numWarps = 4;
+  int numStages = 2;
+};
+
+/// What the lowering learned that the package records.
+struct LoweredKernel {
+  int threadsPerBlock = 0;
+  /// tk.dot ops DPAS computes.
+  int matrixDots = 0;
+};
+
+/// Called after each stage with a file name ("4-loops.mlir") and the module;
+/// Compiler.cpp writes it when TK_DUMP_IR is set.
+using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
+
+/// Registers every dialect and LLVM IR translation the lowering needs.
+void registerLoweringDialects(mlir::DialectRegistry &registry);
+
+/// Lowers the verified tk module in place to the LLVM dialect: one llvm.func
+/// named as the entry, a spir_kernel with intel_reqd_sub_group_size, taking
+/// the tk.func's arguments in order (pointers as !llvm.ptr<1>, scalars by
+/// value). On failure returns TK_ERROR_UNSUPPORTED (a feature the target
+/// lacks) or TK_ERROR_COMPILATION and appends the failing stage to `error`.
+tk_status lowerToLLVMDialect(mlir::ModuleOp module,
+                             const LoweringOptions &options,
+                             LoweredKernel &result, std::string &error,
+                             const DumpFn &dump);
+
+} // namespace tk::xe
+
+#endif // TK_BACKENDS_XE_COMPILER_LOWERING_H_
