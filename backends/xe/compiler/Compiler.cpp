@@ -220,6 +220,15 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     if (global.getAddressSpace() == kLocalAddressSpace)
       out.slmBytes += static_cast<int>(
           llvmModule->getDataLayout().getTypeAllocSize(global.getValueType()));
+  std::optional<TargetInfo> info = TargetInfo::parse(target.preset, error);
+  if (!info)
+    return TK_ERROR_INTERNAL;
+  if (out.slmBytes > info->sharedMemoryPerBlock) {
+    error = "tk-xe: " + input.entry + " needs " +
+            std::to_string(out.slmBytes) + " B of SLM; a workgroup on " +
+            target.name + " has " + std::to_string(info->sharedMemoryPerBlock);
+    return TK_ERROR_UNSUPPORTED;
+  }
   tk::dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",
                 [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
   if (stopAfter == CompileStage::LLVMIR) {
@@ -304,16 +313,6 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   out.matrixDots = kernel.lowered.matrixDots;
   out.spirv = std::move(kernel.spirv);
   out.sharedMemoryBytes = kernel.slmBytes;
-  std::optional<TargetInfo> info = TargetInfo::parse(target.preset, error);
-  if (!info)
-    return TK_ERROR_INTERNAL;
-  if (out.sharedMemoryBytes > info->sharedMemoryPerBlock) {
-    error = "tk-xe: " + input.entry + " needs " +
-            std::to_string(out.sharedMemoryBytes) +
-            " B of SLM; a workgroup on " + target.name + " has " +
-            std::to_string(info->sharedMemoryPerBlock);
-    return TK_ERROR_UNSUPPORTED;
-  }
   if (kernel.haveNative) {
     if (kernel.native.simdWidth != target.subgroupSize) {
       error = "tk-xe: IGC compiled " + input.entry + " at SIMD" +
