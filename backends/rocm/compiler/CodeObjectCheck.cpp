@@ -1,6 +1,7 @@
 //===- CodeObjectCheck.cpp - a package held against its code object -------===//
 
 #include "compiler/CodeObjectCheck.h"
+#include "common/ToolRunner.h"
 #include "compiler/Compiler.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -20,30 +21,17 @@ namespace tk::rocm {
 
 namespace {
 
-/// Runs `tool` with `args` (after the program name) and returns its
-/// standard output, or an error naming the tool and its exit.
+/// Runs `tool` with `args` (after the program name) and returns what it
+/// printed, or an error naming the tool and its exit.
 tk_status runTool(const std::string &tool,
                   llvm::ArrayRef<std::string> arguments, std::string &output,
                   std::string &error) {
-  llvm::SmallString<128> log;
-  if (llvm::sys::fs::createTemporaryFile("tk-rocm-check", "txt", log)) {
-    error = "tk-rocm: cannot create a temporary file for " + tool;
-    return TK_ERROR_IO;
-  }
-  llvm::FileRemover removeLog(log);
-  llvm::SmallVector<llvm::StringRef> args = {tool};
-  for (const std::string &argument : arguments)
-    args.push_back(argument);
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
-                                                log.str()};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(tool, args, std::nullopt, redirects,
-                                     /*SecondsToWait=*/60, 0, &message);
-  if (auto buffer = llvm::MemoryBuffer::getFile(log))
-    output = (*buffer)->getBuffer().str();
-  if (rc != 0) {
-    error = "tk-rocm: " + tool + " failed (exit " + std::to_string(rc) +
-            (message.empty() ? "" : ", " + message) + "): " + output;
+  std::vector<std::string> args = {tool};
+  args.insert(args.end(), arguments.begin(), arguments.end());
+  tk::plugin::ToolRun run = tk::plugin::runTool(tool, args, {}, 60);
+  output = run.output;
+  if (!run.succeeded()) {
+    error = "tk-rocm: " + run.describe(tool);
     return TK_ERROR_COMPILATION;
   }
   return TK_SUCCESS;
@@ -76,8 +64,7 @@ tk_status checkMetadata(const Package &package, std::string &error) {
     return true;
   };
   if (differs("kernarg bytes", package.kernargBytes, read.kernargBytes) ||
-      differs("LDS bytes", package.sharedMemoryBytes,
-              read.sharedMemoryBytes) ||
+      differs("LDS bytes", package.sharedMemoryBytes, read.sharedMemoryBytes) ||
       differs("wave size", package.waveSize, read.waveSize) ||
       differs("VGPRs", package.vgprs, read.vgprs) ||
       differs("SGPRs", package.sgprs, read.sgprs) ||
@@ -113,12 +100,12 @@ tk_status checkWithLLVMTools(const Package &package, ToolReport &report,
     }
   }
   std::string notes, disassembly;
-  if (tk_status status = runTool(readelf, {"--notes", std::string(path)},
-                                 notes, error))
+  if (tk_status status =
+          runTool(readelf, {"--notes", std::string(path)}, notes, error))
     return status;
   // The metadata the loader reads, as llvm-readelf decodes it.
-  if (!std::regex_search(notes, std::regex("\\.name:\\s+" + package.entry +
-                                          "\\s"))) {
+  if (!std::regex_search(notes,
+                         std::regex("\\.name:\\s+" + package.entry + "\\s"))) {
     error = "tk-rocm: llvm-readelf finds no kernel '" + package.entry +
             "' in the code object's notes";
     return TK_ERROR_COMPILATION;
@@ -142,8 +129,7 @@ tk_status checkWithLLVMTools(const Package &package, ToolReport &report,
   }
   report.scratchBytes = package.scratchBytes;
   if (tk_status status =
-          runTool(objdump,
-                  {"-d", "--mcpu=" + package.arch, std::string(path)},
+          runTool(objdump, {"-d", "--mcpu=" + package.arch, std::string(path)},
                   disassembly, error))
     return status;
   report.matrixInstructions = 0;

@@ -11,6 +11,7 @@
 #include "compiler/TargetInfo.h"
 
 #include "common/PluginSupport.h"
+#include "common/ToolRunner.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/TargetInfo.h"
@@ -242,38 +243,30 @@ tk_status validateSpirv(const std::vector<uint32_t> &words,
             "TK_SPIRV_VAL)";
     return TK_ERROR_NOT_FOUND;
   }
-  llvm::SmallString<128> input, output;
-  int fd = -1;
-  if (llvm::sys::fs::createTemporaryFile("tk-vulkan", "spv", fd, input) ||
-      llvm::sys::fs::createTemporaryFile("tk-vulkan", "log", output)) {
-    error = "tk-vulkan: cannot create a temporary file for spirv-val";
+  tk::plugin::TemporaryFile input;
+  if (std::error_code ec = input.create("tk-vulkan", "spv")) {
+    error = "tk-vulkan: cannot create a temporary file for spirv-val: " +
+            ec.message();
     return TK_ERROR_INTERNAL;
   }
-  llvm::FileRemover removeInput(input), removeOutput(output);
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec);
+    if (!ec)
+      os.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
     os.close();
-    if (os.has_error()) {
+    if (ec || os.has_error()) {
       os.clear_error();
       error = "tk-vulkan: cannot write the SPIR-V for spirv-val";
       return TK_ERROR_INTERNAL;
     }
   }
-  llvm::StringRef args[] = {program, "--target-env", "vulkan1.3", input};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, output.str(),
-                                                output.str()};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects,
-                                     /*SecondsToWait=*/60, 0, &message);
-  if (rc == 0)
+  tk::plugin::ToolRun run = tk::plugin::runTool(
+      program, {program, "--target-env", "vulkan1.3", std::string(input.path)},
+      {}, 60);
+  if (run.succeeded())
     return TK_SUCCESS;
-  std::string log;
-  if (auto buffer = llvm::MemoryBuffer::getFile(output))
-    log = (*buffer)->getBuffer().str();
-  error = "tk-vulkan: spirv-val rejects the module (exit " +
-          std::to_string(rc) + (message.empty() ? "" : ", " + message) +
-          "): " + log;
+  error = "tk-vulkan: spirv-val rejects the module: " + run.describe(program);
   return TK_ERROR_COMPILATION;
 }
 
