@@ -14,7 +14,6 @@
 #include "common/ToolRunner.h"
 #include "common/PluginSupport.h"
 #include "tk/core/CompileSupport.h"
-#include "tk/core/TargetInfo.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -23,7 +22,6 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -32,7 +30,6 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/Transforms/IPO/Internalize.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -220,13 +217,10 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     if (global.getAddressSpace() == kLocalAddressSpace)
       out.slmBytes += static_cast<int>(
           llvmModule->getDataLayout().getTypeAllocSize(global.getValueType()));
-  std::optional<TargetInfo> info = TargetInfo::parse(target.preset, error);
-  if (!info)
-    return TK_ERROR_INTERNAL;
-  if (out.slmBytes > info->sharedMemoryPerBlock) {
+  if (out.slmBytes > out.lowered.slmLimit) {
     error = "tk-xe: " + input.entry + " needs " +
             std::to_string(out.slmBytes) + " B of SLM; a workgroup on " +
-            target.name + " has " + std::to_string(info->sharedMemoryPerBlock);
+            target.name + " has " + std::to_string(out.lowered.slmLimit);
     return TK_ERROR_UNSUPPORTED;
   }
   tk::dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",

@@ -94,6 +94,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   simt.numWarps = numWarps;
   std::shared_ptr<const MatrixUnit> unit = makeDpasUnit(*info);
   result.matrixDots = countMatrixDots(module, *info);
+  result.slmLimit = info->sharedMemoryPerBlock;
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createConvertToSIMTPass(simt, unit, nullptr));
         pm.addPass(createCanonicalizerPass());

@@ -63,6 +63,8 @@ struct LoweredKernel {
   int threadsPerBlock = 0;
   /// tk.dot ops DPAS computes.
   int matrixDots = 0;
+  /// Bytes of SLM a workgroup of the target may have (its preset's).
+  int64_t slmLimit = 0;
 };
 
 /// Called after each stage with a file name ("4-loops.mlir") and the module;

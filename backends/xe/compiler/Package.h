@@ -24,7 +24,8 @@
 //   uint32   native binaries, then for each:
 //     uint32   target length, then the bytes ("pvc", "dg2")
 //     uint32   grf_registers      GRFs a thread (IGC's NumGRFRequired)
-//     uint32   scratch_bytes      private memory a work-item (spills)
+//     uint32   scratch_bytes      scratch and private memory a hardware
+//                                 thread (IGC's patch tokens; spills)
 //     uint32   dpas_instructions  in the kernel's code (iga64's count)
 //     uint64   length, then the bytes (ocloc's output)
 //
@@ -54,6 +55,7 @@ struct NativeBinary {
   /// tk's target name: "pvc", "dg2".
   std::string target;
   int32_t grfRegisters = 0;
+  /// Scratch and private memory a hardware thread, as IGC reports them.
   int32_t scratchBytes = 0;
   int32_t dpasInstructions = 0;
   std::string bytes;
