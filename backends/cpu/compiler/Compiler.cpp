@@ -89,13 +89,20 @@ const Stage kLayoutStages[] = {
      [](OpPassManager &pm) {
        pm.addNestedPass<tk::FuncOp>(tk::createTkMatchTargetSize());
      }},
+    // tk-drop-layouts leaves the framework (one warp holds every tile, so
+    // its layouts carry nothing the loops need); the thread layouts then
+    // say which tiles the loops keep on the stack.
+    {"3-thread-layouts.mlir",
+     [](OpPassManager &pm) {
+       pm.addNestedPass<tk::FuncOp>(tk::createTkDropLayouts());
+       tk::TkAssignThreadLayoutsOptions threadLayouts;
+       threadLayouts.target = "cpu";
+       pm.addPass(tk::createTkAssignThreadLayouts(threadLayouts));
+     }},
 };
 
-/// After the framework: tk-drop-layouts leaves it (one warp holds every
-/// tile, so the layouts carry nothing the loops need) and hands plain tk to
-/// the loops.
+/// The loops, following the thread layouts.
 void addLoopsPasses(OpPassManager &pm) {
-  pm.addNestedPass<tk::FuncOp>(tk::createTkDropLayouts());
   pm.addPass(tk::createTkConvertToLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

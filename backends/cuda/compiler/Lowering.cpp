@@ -127,13 +127,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
-  // The layout framework (DESIGN.md §3) for `numWarps` warps of the target,
-  // dumped for inspection. tk-convert-to-simt assigns tile elements to
-  // threads itself and does not read the warp-level IR yet
-  // (register-resident tiles are the next step, see README.md), so the
-  // framework runs on a copy, only when stages are dumped, and a kernel it
-  // cannot distribute yet (cross-warp reductions) still compiles: its
-  // reason is written into the dump instead.
+  // The warp-level layout framework (DESIGN.md §3) for `numWarps` warps of
+  // the target, dumped for inspection on a copy: the code follows the
+  // thread layouts below instead, and a kernel the framework cannot
+  // distribute yet (cross-warp reductions) still compiles, its reason
+  // written into the dump.
   if (dump)
     dumpLayoutFramework(module, targetInfo, numWarps, dump);
 
@@ -159,6 +157,18 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     // know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
+  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
+  // tk-convert-to-simt follows it.
+  TkAssignThreadLayoutsOptions threadLayouts;
+  threadLayouts.target = simt.target;
+  threadLayouts.numWarps = simt.numWarps;
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
+      }))) {
+    error = "tk-cuda: assigning thread layouts failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("3-thread-layouts.mlir");
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createConvertToSIMTPass(simt, unit, asyncCopy));
         pm.addPass(createCanonicalizerPass());

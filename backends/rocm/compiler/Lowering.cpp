@@ -96,6 +96,18 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   simt.numWarps = numWarps;
   std::shared_ptr<const MatrixUnit> unit = makeMatrixUnit(*info);
   result.matrixDots = countMatrixDots(module, *info);
+  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
+  // tk-convert-to-simt follows it.
+  TkAssignThreadLayoutsOptions threadLayouts;
+  threadLayouts.target = simt.target;
+  threadLayouts.numWarps = simt.numWarps;
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
+      }))) {
+    error = "assigning thread layouts failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("3-thread-layouts.mlir");
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createConvertToSIMTPass(simt, unit, nullptr));
         pm.addPass(createCanonicalizerPass());

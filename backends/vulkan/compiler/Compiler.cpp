@@ -113,6 +113,18 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   TkConvertToSIMTOptions simt;
   simt.target = spec;
   simt.numWarps = numWarps;
+  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
+  // tk-convert-to-simt follows it.
+  TkAssignThreadLayoutsOptions threadLayouts;
+  threadLayouts.target = simt.target;
+  threadLayouts.numWarps = simt.numWarps;
+  if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, nullptr));
+      }))) {
+    failedIn(failedPass);
+    return TK_ERROR_COMPILATION;
+  }
+  dump("3-thread-layouts.mlir", *module);
   if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createConvertToSIMTPass(simt, nullptr, nullptr));
         pm.addPass(createCanonicalizerPass());

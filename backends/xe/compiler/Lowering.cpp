@@ -95,6 +95,18 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   std::shared_ptr<const MatrixUnit> unit = makeDpasUnit(*info);
   result.matrixDots = countMatrixDots(module, *info);
   result.slmLimit = info->sharedMemoryPerBlock;
+  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
+  // tk-convert-to-simt follows it.
+  TkAssignThreadLayoutsOptions threadLayouts;
+  threadLayouts.target = simt.target;
+  threadLayouts.numWarps = simt.numWarps;
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
+      }))) {
+    error = "assigning thread layouts failed in pass '" + failedPass + "'";
+    return TK_ERROR_COMPILATION;
+  }
+  stage("3-thread-layouts.mlir");
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createConvertToSIMTPass(simt, unit, nullptr));
         pm.addPass(createCanonicalizerPass());

@@ -174,6 +174,11 @@ bool tk::warp::isLayout(Attribute attr) {
                          SliceLayoutAttr, FragmentLayoutAttr>(attr);
 }
 
+bool tk::warp::isThreadLayout(Attribute attr) {
+  return isa_and_present<SharedLayoutAttr, RunsLayoutAttr, AccumulatorLayoutAttr,
+                         RowsLayoutAttr>(attr);
+}
+
 bool tk::warp::isTileLike(Type type) {
   if (isa<RankedTensorType>(type))
     return true;

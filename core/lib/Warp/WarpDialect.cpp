@@ -295,5 +295,38 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be \"warp\" or \"intrinsic\"";
     return success();
   }
+  if (name == kLayoutAttrName) {
+    if (!isThreadLayout(attr.getValue()))
+      return op->emitError() << "'" << name
+                             << "' must be a thread layout (#tkw.shared, "
+                                "#tkw.runs, #tkw.accumulator, #tkw.rows)";
+    return success();
+  }
+  if (name == kIterLayoutsAttrName) {
+    auto layouts = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!layouts || !llvm::all_of(layouts, [](Attribute layout) {
+          return isa<UnitAttr>(layout) || isThreadLayout(layout);
+        }))
+      return op->emitError() << "'" << name
+                             << "' must be an array of thread layouts or unit";
+    return success();
+  }
+  if (name == kProductAttrName || name == kThreadsAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must be a non-negative integer";
+    return success();
+  }
   return op->emitError() << "unknown tkw attribute '" << name << "'";
+}
+
+LogicalResult RunsLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                     int64_t width, int64_t threads) {
+  if (width <= 0 || !llvm::isPowerOf2_64(width))
+    return emitError() << "run width must be a positive power of two, not "
+                       << width;
+  if (threads <= 0)
+    return emitError() << "threads must be positive, not " << threads;
+  return success();
 }

@@ -60,6 +60,10 @@ int64_t getLayoutRank(mlir::Attribute layout);
 /// True for a layout attribute of tkw.
 bool isLayout(mlir::Attribute attr);
 
+/// True for a thread layout (#tkw.shared, #tkw.runs, #tkw.accumulator,
+/// #tkw.rows): where a tile lives in the code of one GPU thread.
+bool isThreadLayout(mlir::Attribute attr);
+
 /// True for a type a layout can apply to: a tile or a block pointer.
 bool isTileLike(mlir::Type type);
 

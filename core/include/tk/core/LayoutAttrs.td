@@ -129,4 +129,68 @@ def Tkw_FragmentLayoutAttr : Tkw_Attr<"FragmentLayout", "fragment"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// The thread level: where a tile lives in a GPU program
+//===----------------------------------------------------------------------===//
+// tk-assign-thread-layouts records one of these as `tkw.layout` on the op
+// that defines a tile (on a loop, `tkw.iter_layouts` for its iteration
+// arguments), and tk-convert-to-simt / tk-convert-to-loops lower each tile
+// as its layout says. A tile without one is recomputed by each reader.
+
+def Tkw_SharedLayoutAttr : Tkw_Attr<"SharedLayout", "shared"> {
+  let summary = "a tile kept whole in workgroup memory";
+  let description = [{
+    The tile is computed once into a row-major buffer of workgroup memory
+    (of the stack on the CPU), the elements spread over the threads; after
+    the barrier that publishes it, any thread reads any element.
+  }];
+}
+
+def Tkw_RunsLayoutAttr : Tkw_Attr<"RunsLayout", "runs"> {
+  let summary = "a tile in its threads' registers, by runs of the flat tile";
+  let description = [{
+    Thread `t` of the program's `threads` holds the runs `t`, `t + threads`,
+    `t + 2 * threads`, ... of `width` consecutive elements of the row-major
+    tile, in registers: element `(t + threads * j) * width + l` is its
+    register `j * width + l`. Consecutive lanes hold consecutive runs, so a
+    warp's loads and stores coalesce, and a run of 16 bytes is one vector
+    access. Triton's blocked layout with sizePerThread = [1, ..., width]
+    and lanes, then warps, along the flat tile.
+    ```mlir
+    %x = tk.load %p {tkw.layout = #tkw.runs<width = 4, threads = 128>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$width, "int64_t":$threads);
+  let assemblyFormat = "`<` `width` `=` $width `,` `threads` `=` $threads `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tkw_AccumulatorLayoutAttr
+    : Tkw_Attr<"AccumulatorLayout", "accumulator"> {
+  let summary = "a tile in the registers of a held product's accumulator";
+  let description = [{
+    The tile is laid out as the accumulator of the `tk.dot` marked
+    `tkw.product = product`, which the backend's matrix unit keeps in
+    registers: each thread holds the elements at its accumulator registers'
+    positions (the unit's fragment, e.g. mma.sync's `#tkw.fragment` with
+    `opIdx = 2`). The dot itself and the tiles computed element-wise from
+    its result that its readers visit register by register (attention's
+    scores and their exponentials) have this layout.
+  }];
+  let parameters = (ins "int64_t":$product);
+  let assemblyFormat = "`<` `product` `=` $product `>`";
+}
+
+def Tkw_RowsLayoutAttr : Tkw_Attr<"RowsLayout", "rows"> {
+  let summary = "a 1-D tile of one value per row of a held product";
+  let description = [{
+    A 1-D tile with one value per row of the accumulator of held product
+    `product` (attention's running max and sum): each thread keeps, in
+    registers, the values of the rows its accumulator registers are in, as
+    the lanes sharing a row do.
+  }];
+  let parameters = (ins "int64_t":$product);
+  let assemblyFormat = "`<` `product` `=` $product `>`";
+}
+
 #endif // TK_CORE_LAYOUTATTRS_TD

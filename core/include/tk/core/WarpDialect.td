@@ -17,7 +17,9 @@ def Tkw_Dialect : Dialect {
   let description = [{
     Layout attributes, used as the `encoding` of tile types, say how the
     warps of a workgroup share a tile (`#tkw.blocked`, `#tkw.dot_operand`,
-    `#tkw.slice`). The ops are what the warp and intrinsic levels need on top
+    `#tkw.slice`); the thread layouts (`#tkw.shared`, `#tkw.runs`,
+    `#tkw.accumulator`, `#tkw.rows`) say where a tile lives in the code of
+    one GPU thread. The ops are what the warp and intrinsic levels need on top
     of `tk`: an explicit layout change, the warp's index, and the extraction
     and glueing of sub-tiles.
   }];
@@ -40,6 +42,19 @@ def Tkw_Dialect : Dialect {
     /// Op attribute on a `tk.dot` of the intrinsic level: the name of the
     /// matrix intrinsic (TargetInfo) it has the size of.
     static constexpr llvm::StringLiteral kIntrinsicAttrName = "tkw.intrinsic";
+    /// Op attribute: the thread layout of the tile the op defines
+    /// (#tkw.shared, #tkw.runs, #tkw.accumulator, #tkw.rows).
+    static constexpr llvm::StringLiteral kLayoutAttrName = "tkw.layout";
+    /// Loop attribute: the thread layouts of its iteration arguments (and
+    /// results), `unit` for none.
+    static constexpr llvm::StringLiteral kIterLayoutsAttrName =
+        "tkw.iter_layouts";
+    /// Op attribute on a `tk.dot` whose product the matrix unit holds in
+    /// registers: the number #tkw.accumulator and #tkw.rows refer to.
+    static constexpr llvm::StringLiteral kProductAttrName = "tkw.product";
+    /// Function attribute: the threads of a program the thread layouts
+    /// were assigned for (0: the CPU form, one thread).
+    static constexpr llvm::StringLiteral kThreadsAttrName = "tkw.threads";
   }];
 }
 

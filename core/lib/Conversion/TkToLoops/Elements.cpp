@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
+#include "tk/core/WarpDialect.h"
 
 using namespace mlir;
 
@@ -388,6 +389,8 @@ FailureOr<Value> KernelLowering::emitScalarOp(Operation *op,
         operand = arith::ExtFOp::create(b, loc, f32, operand);
   Operation *clone = b.clone(*op);
   clone->setOperands(newOperands);
+  // The tile's thread layout says where the tile lives, not the scalar.
+  clone->removeAttr(tk::warp::TkwDialect::kLayoutAttrName);
   for (OpResult result : clone->getResults()) {
     Type elem = scalarType(getElementTypeOrSelf(result.getType()));
     result.setType(promote && isNarrowFloat(elem) ? f32 : elem);

@@ -1,13 +1,13 @@
 //===- KernelLowering.h - one kernel to loop nests --------------*- C++ -*-===//
-//-*-===//
 //
 // The class that lowers one tk.func to loop nests (TkToLoops.cpp describes
 // the approach) for tk-convert-to-loops (CPU) and tk-convert-to-simt (GPU),
-// shared by the files that implement its parts: Analysis.cpp
-// (which tiles get storage), Storage.cpp, Elements.cpp, Ops.cpp, Loops.cpp
-// (loop-carried values, held products, prefetch rings), Reductions.cpp (the
-// GPU forms of reductions: lanes, shuffles, warps) and Threads.cpp (the GPU
-// forms of scans and dots). Private to this folder.
+// following the thread layouts of its tiles (TilePlacement.h, decided by
+// tk-assign-thread-layouts). Shared by the files that implement its parts:
+// Storage.cpp, Elements.cpp, Ops.cpp, Loops.cpp (loop-carried values, held
+// products, prefetch rings), Reductions.cpp (the GPU forms of reductions:
+// lanes, shuffles, warps) and Threads.cpp (the GPU forms of scans and
+// dots). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 #define TK_CORE_CONVERSION_TKTOLOOPS_KERNELLOWERING_H_
 
 #include "AxisFacts.h"
+#include "TilePlacement.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/ir/Dialect.h"
 
@@ -47,64 +48,6 @@ namespace mlir::tk_to_loops {
 /// Partial accumulators of a reduction along the innermost axis: one
 /// AVX-512 register of f32. Lanes combine independently, then as a tree.
 constexpr int64_t kReductionLanes = 16;
-
-inline bool isTile(Type type) { return isa<RankedTensorType>(type); }
-
-inline bool isBlockPtr(Type type) {
-  auto ptr = dyn_cast<tk::PtrType>(type);
-  return ptr && ptr.isBlockPointer();
-}
-
-inline bool isNarrowFloat(Type type) { return type.isF16() || type.isBF16(); }
-
-/// True for ops computed element by element without storage: their element
-/// at index I is a function of their operands' elements at an index derived
-/// from I.
-inline bool isElementwiseLike(Operation *op) {
-  if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
-    return false;
-  if (isa<tk::SplatOp, tk::MakeRangeOp, tk::BroadcastOp, tk::ExpandDimsOp,
-          tk::ReshapeOp, tk::TransOp, tk::CatOp, tk::JoinOp, tk::AddPtrOp,
-          tk::LoadOp, tk::FpToFpOp>(op))
-    return true;
-  if (auto constant = dyn_cast<arith::ConstantOp>(op))
-    return isa<SplatElementsAttr>(constant.getValue());
-  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
-    return OpTrait::hasElementwiseMappableTraits(op);
-  return false;
-}
-
-/// Element-wise ops that keep the index of their tile operands (no
-/// broadcast, reshape or transpose in between).
-inline bool keepsIndex(Operation *op) {
-  return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
-         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-          isa<tk::FpToFpOp>(op)) &&
-         isTile(op->getResult(0).getType()) &&
-         llvm::all_of(op->getOperands(), [&](Value operand) {
-           return !isTile(operand.getType()) ||
-                  cast<RankedTensorType>(operand.getType()).getShape() ==
-                      cast<RankedTensorType>(op->getResult(0).getType())
-                          .getShape();
-         });
-}
-
-/// True when `op` may run more than once in a program: it is in a loop.
-inline bool insideLoop(Operation *op) {
-  return op->getParentOfType<scf::ForOp>() ||
-         op->getParentOfType<scf::WhileOp>();
-}
-
-/// True when an op may write memory a load could read (tk stores, atomics,
-/// prints), looking inside nested regions.
-inline bool mayWriteMemory(Operation *op) {
-  bool writes = false;
-  op->walk([&](Operation *nested) {
-    if (isa<tk::StoreOp, tk::AtomicRMWOp, tk::AtomicCASOp>(nested))
-      writes = true;
-  });
-  return writes;
-}
 
 /// LLVM's atomic ordering of a tk memory semantic.
 inline LLVM::AtomicOrdering toOrdering(tk::MemSemantic sem) {
@@ -168,71 +111,31 @@ inline int64_t blockRank(Type type) {
 /// The most async copies of a trip a thread issues as straight-line code.
 constexpr int64_t kMaxUnrolledRuns = 16;
 
-/// The most elements of one register-resident tile a GPU thread holds.
-constexpr int64_t kMaxOwnedElements = 64;
-
-/// The run of innermost elements each thread takes when `numThreads` threads
-/// spread a tile of `shape` (`total` elements) a run at a time: the widest
-/// power of two up to `maxRun` that divides the rows and gives every thread
-/// the same number of runs.
-inline int64_t runWidth(ArrayRef<int64_t> shape, int64_t total,
-                        int64_t numThreads, int64_t maxRun) {
-  int64_t width = 1;
-  if (shape.empty())
-    return width;
-  while (width < maxRun && shape.back() % (width * 2) == 0 &&
-         total % (width * 2 * numThreads) == 0)
-    width *= 2;
-  return width;
-}
-
 //===----------------------------------------------------------------------===//
 // KernelLowering
 //===----------------------------------------------------------------------===//
-
-/// True when two held products lay out their accumulator registers and
-/// operands alike (their element types and shapes match).
-inline bool sameLayout(const tk::MatrixUnit::HeldProduct &x,
-                       const tk::MatrixUnit::HeldProduct &y) {
-  return x.a == y.a && x.b == y.b && x.accumulator == y.accumulator &&
-         x.m == y.m && x.n == y.n && x.k == y.k && x.tf32 == y.tf32 &&
-         x.kMajorB == y.kMajorB && x.rowsAcrossWarps == y.rowsAcrossWarps &&
-         x.numThreads == y.numThreads;
-}
 
 /// A tile kept in registers: this thread's elements, and how elements fall
 /// on threads (runs of the flat tile, or a held product's accumulator).
 struct OwnedTile {
   SmallVector<Value> registers;
   std::optional<tk::MatrixUnit::HeldProduct> fragment;
+  /// Without a fragment: the run width of the #tkw.runs layout.
+  int64_t run = 0;
 };
 
 /// Lowers one tk.func into an empty func.func. Holds the value maps of the
 /// walk: scalars (IRMapping), tiles kept in buffers, block pointers.
-class KernelLowering {
+/// Lowers one tk.func into an empty func.func, following the thread layouts
+/// of its tiles (TilePlacement). Holds the value maps of the walk: scalars
+/// (IRMapping), tiles kept in buffers or registers, block pointers.
+class KernelLowering : public TilePlacement {
 public:
-  /// What the pass decided: the CPU form (numThreads 0) or a GPU program.
-  struct Config {
-    bool fuseLoadsIntoStores = true;
-    /// 0 on the CPU; the threads of a GPU workgroup otherwise.
-    int64_t numThreads = 0;
-    /// The lanes of a warp (the target's); 1 on the CPU.
-    int64_t warpSize = 1;
-    const tk::MatrixUnit *matrixUnit = nullptr;
-    const tk::AsyncCopyUnit *asyncCopy = nullptr;
-    int64_t numStages = 1;
-    /// The LLVM address space of pointers to global memory (the target's).
-    unsigned globalAddressSpace = 0;
-  };
-
   KernelLowering(tk::FuncOp source, func::FuncOp target, const Config &config)
-      : source(source), target(target), b(target.getContext()),
+      : TilePlacement(source, config), target(target), b(target.getContext()),
         ptrType(LLVM::LLVMPointerType::get(target.getContext(),
                                            config.globalAddressSpace)),
-        fuseLoadsIntoStores(config.fuseLoadsIntoStores),
-        numThreads(config.numThreads), warpSize(config.warpSize),
-        matrixUnit(config.matrixUnit), asyncCopy(config.asyncCopy),
-        numStages(config.numStages) {}
+        asyncCopy(config.asyncCopy), numStages(config.numStages) {}
 
   LogicalResult run();
 
@@ -245,65 +148,7 @@ private:
     Value start, offset;
   };
 
-  // --- analysis ----------------------------------------------------------
-  void analyzeRegion(Region &region);
-  void analyzeOp(Operation *op);
-  /// True for a load whose only readers are held products in the loop
-  /// right after it, as operands the unit lays out (FlashAttention's q):
-  /// the lowering writes it into that layout once before the loop, straight
-  /// from memory, so a stored copy would only take workgroup memory.
-  bool laidOutBeforeLoop(Operation *op);
-  /// GPU only: un-stores arithmetic tiles that every user can recompute
-  /// from stored or cheap tiles (see the definition).
-  void preferRecomputing(Region &region);
-  bool isCheap(Value value);
-  /// GPU only: the tiles kept in their threads' registers instead of
-  /// workgroup memory, and their layouts (see the definition).
-  void chooseRegisterResident(Region &region);
-  /// GPU only: the 1-D tiles of one value per row of a held product kept
-  /// in the registers of the threads holding the row, and the dots whose
-  /// rows they follow (see the definition).
-  void chooseRowResident(Region &region);
-  /// The dot whose held registers `reduce` combines along rows
-  /// (lowerRowReduceOfHeld), or null.
-  tk::DotOp heldRowsOf(tk::ReduceOp reduce);
-  /// The sorted distinct row offsets (RegisterRows) of `product`'s
-  /// registers; empty when the unit does not describe its rows.
-  SmallVector<int64_t> rowOffsets(const tk::MatrixUnit::HeldProduct &product);
-  /// True when `tile` (1-D) can be evaluated at rows only: it is row
-  /// resident or cheap, or an element-wise function of such tiles; the
-  /// layouts of the row-resident tiles it reads go to `layouts`.
-  bool readableByRows(Value tile, SmallVectorImpl<tk::DotOp> &layouts);
-  /// True when every read of `tile` (1-D, row-resident or computed from
-  /// such tiles) happens at a row of registers holding `offsets`: another
-  /// row-resident tile, a loop's next value of one, or `tile[:, None]`
-  /// read where a product's registers are visited (readInFragments).
-  bool readAtRows(Value tile, ArrayRef<int64_t> offsets);
-  /// True when every read of the 2-D `tile` happens while the registers of
-  /// a held product whose rows are among `offsets` are visited: a resident
-  /// tile in such a product's layout, a row reduction of one, the rescale
-  /// of a loop's held accumulator, a store of a held loop result.
-  bool readInFragments(Value tile, ArrayRef<int64_t> offsets);
-  /// The held accumulator's dot a store of `value` writes from registers
-  /// (what heldRoot finds at the store), or null.
-  tk::DotOp heldStoreDot(Value value);
-  /// True when the matrix unit can keep `dot`'s product in registers for
-  /// its readers and describes their rows (readByOwners then decides
-  /// whether the readers allow it; a loop's yield does not).
-  bool holdsForReaders(tk::DotOp dot);
-  /// The layouts (residentLayout values) of the resident tiles evaluating
-  /// `value` reads, through element-wise ops that are not stored.
-  void collectLayouts(Value value, llvm::SmallPtrSetImpl<Operation *> &out);
-  /// True when every use of `tile` reads it, directly or through
-  /// index-preserving element-wise ops in `block`, at the indices the
-  /// reading thread holds in `layout` (null: runs; else a dot's
-  /// accumulator): a store, a dot operand, a reduction (of the whole tile
-  /// for runs, along rows for an accumulator) of 32-bit values, or a
-  /// resident tile of the same layout.
-  bool readByOwners(Value tile, Block *block, Operation *layout);
-  /// The run width of a register-resident tile of `shape`; 0 when the
-  /// threads cannot hold it (uneven, or more than kMaxOwnedElements each).
-  int64_t ownedRun(ArrayRef<int64_t> shape) const;
+  // --- registers ---------------------------------------------------------
   /// A register-resident tile evaluating `value` reads, or null.
   const OwnedTile *ownedRead(Value value);
   /// Waits for the running product `result` (null: for all) and the ones
@@ -335,26 +180,15 @@ private:
   /// Shapes, types and stored operands of `dot`; fails (naming `target`)
   /// for fp8 operands.
   FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
-  /// The product of `dot` as the matrix unit would hold it, when it does.
-  std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
   /// The step of iteration argument `i` when `loop` walks it as a
   /// PointerWalk, null otherwise.
   Value pointerWalkStep(scf::ForOp loop, unsigned i);
-  /// The dot that updates iteration argument `i` of `loop` in registers
-  /// (its only use, yielded as is), null otherwise.
-  tk::DotOp heldAccumulatorDot(scf::ForOp loop, unsigned i);
   /// A load of a dot operand that `loop` can issue trips ahead: its
   /// address and mask depend only on the induction variable, pointer walks
   /// with steps fixed outside the loop, pure scalar ops and values from
   /// outside, and nothing in the loop writes memory.
   bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
                    int64_t &runBytes);
-  /// When every use of `tile` is operand `operand` of a product the unit
-  /// holds, all alike (attention's k^T and v, shared by the products of
-  /// several row groups), that product: one copy in its layout serves them
-  /// all.
-  std::optional<tk::MatrixUnit::HeldProduct>
-  heldOperandLayout(Value tile, unsigned operand);
   /// Copies the tile `load` reads at trip `iv` (the old loop's induction
   /// variable's value) into `slot`, with the loop's pointer walks as in
   /// `walks`: async copies of `runBytes` where a run of elements is
@@ -376,17 +210,6 @@ private:
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
-  /// True when every use of the held loop result `tile` (in `product`'s
-  /// registers) is, through element-wise ops of its own shape that are not
-  /// stored themselves, the value of a tk.store, or is the first value of
-  /// an accumulator a later loop holds alike (a main loop's product handed
-  /// to its tail): those read the held registers directly.
-  bool onlyStoredFromRegisters(Value tile,
-                               const tk::MatrixUnit::HeldProduct &product);
-  /// The first value `isRoot` accepts among `value` and, through
-  /// index-keeping element-wise ops that are not stored, the tiles it is
-  /// computed from; null if none.
-  Value findThroughIndexKeeping(Value value, function_ref<bool(Value)> isRoot);
   /// The held loop result `value` is computed from that way, if any.
   Value heldRoot(Value value);
   /// Writes held registers into `buffer` (memref<m x n>), each at its
@@ -542,34 +365,34 @@ private:
                            Type elementType, bool publish = true);
 
   // --- GPU programs --------------------------------------------------------
-  bool onThreads() const { return numThreads > 0; }
-  /// The pass running this lowering, for its messages.
-  llvm::StringRef passName() const {
-    return onThreads() ? "tk-convert-to-simt" : "tk-convert-to-loops";
-  }
   /// While alive, contiguous top-level forEachIndex nests iterate over the
   /// indices each thread owns (where register-resident tiles are read):
   /// runs, or the positions of `fragment`'s accumulator registers.
   struct OwnerIteration {
     OwnerIteration(
         KernelLowering &lowering, bool enabled,
-        std::optional<tk::MatrixUnit::HeldProduct> fragment = std::nullopt)
+        std::optional<tk::MatrixUnit::HeldProduct> fragment = std::nullopt,
+        int64_t run = 0)
         : lowering(lowering), saved(lowering.iterateAsOwner),
-          savedFragment(lowering.ownerFragment) {
+          savedFragment(lowering.ownerFragment), savedRun(lowering.ownerRun) {
       lowering.iterateAsOwner = enabled;
       lowering.ownerFragment = fragment;
+      lowering.ownerRun = run;
     }
     /// Iterates in the layout of `owned` (disabled when null).
     OwnerIteration(KernelLowering &lowering, const OwnedTile *owned)
         : OwnerIteration(lowering, owned != nullptr,
-                         owned ? owned->fragment : std::nullopt) {}
+                         owned ? owned->fragment : std::nullopt,
+                         owned ? owned->run : 0) {}
     ~OwnerIteration() {
       lowering.iterateAsOwner = saved;
       lowering.ownerFragment = savedFragment;
+      lowering.ownerRun = savedRun;
     }
     KernelLowering &lowering;
     bool saved;
     std::optional<tk::MatrixUnit::HeldProduct> savedFragment;
+    int64_t savedRun;
   };
   /// Waits until every thread of the program got here (GPU only).
   void barrier() {
@@ -618,25 +441,12 @@ private:
     return isa<tk::PtrType>(type) ? Type(b.getI64Type()) : type;
   }
 
-  tk::FuncOp source;
   func::FuncOp target;
   OpBuilder b;
   Location loc = UnknownLoc::get(source.getContext());
   LLVM::LLVMPointerType ptrType;
-  bool fuseLoadsIntoStores;
-  /// 0 on the CPU; the threads of a GPU program otherwise.
-  int64_t numThreads;
-  /// The lanes of a GPU warp (the target's warp, wave or subgroup size):
-  /// shuffles span them; 1 on the CPU.
-  int64_t warpSize;
-  const tk::MatrixUnit *matrixUnit;
   const tk::AsyncCopyUnit *asyncCopy;
   int64_t numStages;
-  /// gpu.thread_id x (GPU only).
-  Value threadId;
-  /// Nesting of distributed loops and thread-0 regions: only nests at depth
-  /// 0 are spread over threads.
-  int parallelDepth = 0;
   /// Workgroup-memory globals made so far (their names' suffixes).
   int numSharedBuffers = 0;
   Block *entryBlock = nullptr;
@@ -688,26 +498,16 @@ private:
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
 
-  /// Tiles kept in registers (chooseRegisterResident), by defining op, with
-  /// their layout: null for runs (thread t owns the runs t, t + N, ... of
-  /// ownedRun(shape) elements; register j * run + l holds element
-  /// (t + N * j) * run + l), else the dot whose accumulator layout they
-  /// share (register i holds the element at the unit's position i).
-  DenseMap<Operation *, Operation *> residentLayout;
   DenseMap<Value, OwnedTile> ownedTiles;
   /// Inside an owner iteration's body: the index it visits and the
   /// register that holds it.
   bool iterateAsOwner = false;
   std::optional<tk::MatrixUnit::HeldProduct> ownerFragment;
+  /// The run width of the #tkw.runs layout iterated (no fragment).
+  int64_t ownerRun = 0;
   int64_t ownedSlot = -1;
   SmallVector<Value, 4> ownedIndex;
 
-  /// Row-resident tiles (chooseRowResident): 1-D tiles with one value per
-  /// row of a held product (FlashAttention's running max and sum), by
-  /// value, with the dot whose product's rows they follow. Each thread
-  /// keeps the values of the rows it holds, one register per row offset
-  /// (MatrixUnit::RegisterRows), like the lanes sharing the row.
-  DenseMap<Value, tk::DotOp> rowLayout;
   struct RowTile {
     SmallVector<int64_t> offsets;
     SmallVector<Value> registers;
@@ -742,10 +542,6 @@ private:
     int64_t savedOffset;
   };
 
-  /// Tiles that get a buffer at their definition.
-  llvm::DenseSet<Operation *> materialized;
-  DenseMap<Value, bool> cheap;
-
   /// Elements already computed in the current loop body, by value and index;
   /// cleared on entering a loop body or a conditional region so that every
   /// reuse is dominated by its definition.
@@ -753,9 +549,10 @@ private:
 };
 
 /// Replaces every tk.func of `module` by its lowered func.func (what both
-/// passes run).
+/// passes run), following the thread layouts tk-assign-thread-layouts
+/// recorded, or deciding them first where a kernel carries none.
 LogicalResult convertKernels(ModuleOp module,
-                             const KernelLowering::Config &config);
+                             const TilePlacement::Config &config);
 
 } // namespace mlir::tk_to_loops
 

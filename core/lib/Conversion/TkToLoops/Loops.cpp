@@ -37,39 +37,6 @@ Value KernelLowering::pointerWalkStep(scf::ForOp loop, unsigned i) {
   return steadyStart ? splat.getSrc() : Value();
 }
 
-tk::DotOp KernelLowering::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
-  if (!onThreads() || parallelDepth > 0 || !matrixUnit)
-    return {};
-  Value arg = loop.getRegionIterArgs()[i];
-  if (!isTile(arg.getType()) || !arg.hasOneUse())
-    return {};
-  // The accumulator may pass through element-wise ops of its own shape and
-  // type on its way to the dot (FlashAttention's rescale, acc * alpha):
-  // each register is then rescaled in place.
-  Value acc = arg;
-  while (acc.hasOneUse()) {
-    Operation *user = *acc.getUsers().begin();
-    if (isa<tk::DotOp>(user) || !isElementwiseLike(user) ||
-        user->getBlock() != loop.getBody() ||
-        user->getResult(0).getType() != arg.getType() ||
-        llvm::count(user->getOperands(), acc) != 1)
-      break;
-    acc = user->getResult(0);
-  }
-  if (!acc.hasOneUse())
-    return {};
-  auto dot = dyn_cast<tk::DotOp>(*acc.getUsers().begin());
-  if (!dot || dot.getAcc() != acc || dot->getBlock() != loop.getBody() ||
-      !dot.getResult().hasOneUse() ||
-      loop.getYieldedValues()[i] != dot.getResult())
-    return {};
-  // An accumulator narrower than the unit's is rounded after every trip,
-  // which registers would skip.
-  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-  if (!product || getElementTypeOrSelf(dot.getType()) != product->accumulator)
-    return {};
-  return dot;
-}
 
 Value KernelLowering::rescaledHeldAccumulator(Value acc) {
   // Up the chain heldAccumulatorDot accepted: element-wise ops, one
@@ -115,51 +82,7 @@ KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
   return registers;
 }
 
-bool KernelLowering::onlyStoredFromRegisters(
-    Value tile, const tk::MatrixUnit::HeldProduct &product) {
-  if (tile.use_empty())
-    return false;
-  for (OpOperand &use : tile.getUses()) {
-    Operation *user = use.getOwner();
-    if (auto loop = dyn_cast<scf::ForOp>(user)) {
-      BlockArgument arg = loop.getTiedLoopRegionIterArg(&use);
-      tk::DotOp dot =
-          arg ? heldAccumulatorDot(loop, arg.getArgNumber() -
-                                             loop.getNumInductionVars())
-              : tk::DotOp();
-      std::optional<tk::MatrixUnit::HeldProduct> next =
-          dot ? heldProduct(dot) : std::nullopt;
-      if (!next || !sameLayout(*next, product) ||
-          user->getBlock() != tile.getParentBlock())
-        return false;
-      continue;
-    }
-    if (auto store = dyn_cast<tk::StoreOp>(user)) {
-      if (store.getValue() != tile || store.getPtr() == tile ||
-          store.getMask() == tile)
-        return false;
-      continue;
-    }
-    if (!keepsIndex(user) || materialized.count(user) ||
-        !onlyStoredFromRegisters(user->getResult(0), product))
-      return false;
-  }
-  return true;
-}
 
-Value KernelLowering::findThroughIndexKeeping(
-    Value value, function_ref<bool(Value)> isRoot) {
-  if (isRoot(value))
-    return value;
-  Operation *def = value.getDefiningOp();
-  if (!def || !keepsIndex(def) || materialized.count(def))
-    return {};
-  for (Value operand : def->getOperands())
-    if (isTile(operand.getType()))
-      if (Value root = findThroughIndexKeeping(operand, isRoot))
-        return root;
-  return {};
-}
 
 Value KernelLowering::heldRoot(Value value) {
   return findThroughIndexKeeping(
@@ -200,49 +123,6 @@ LogicalResult KernelLowering::narrowAccumulator(Value tile, Value wide) {
     return failure();
   buffers[tile] = result;
   return success();
-}
-
-std::optional<tk::MatrixUnit::HeldProduct>
-KernelLowering::heldProduct(tk::DotOp dot) {
-  if (!matrixUnit || !onThreads() || parallelDepth > 0)
-    return std::nullopt;
-  auto aType = cast<RankedTensorType>(dot.getA().getType());
-  auto bType = cast<RankedTensorType>(dot.getB().getType());
-  Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
-  tk::MatrixUnit::HeldProduct product;
-  product.a = aType.getElementType();
-  product.b = bType.getElementType();
-  product.accumulator = isa<FloatType>(accElem) && isNarrowFloat(accElem)
-                            ? b.getF32Type()
-                            : accElem;
-  product.m = aType.getDimSize(0);
-  product.n = bType.getDimSize(1);
-  product.k = aType.getDimSize(1);
-  product.tf32 =
-      product.a.isF32() && dot.getInputPrecision() == tk::InputPrecision::TF32;
-  product.kMajorB = static_cast<bool>(dot.getB().getDefiningOp<tk::TransOp>());
-  product.rowsAcrossWarps =
-      tk::warp::chooseDotTiling(dot) == tk::DotTiling::Horizontal;
-  product.threadId = threadId;
-  product.numThreads = numThreads;
-  if (!matrixUnit->holds(product))
-    return std::nullopt;
-  return product;
-}
-
-std::optional<tk::MatrixUnit::HeldProduct>
-KernelLowering::heldOperandLayout(Value tile, unsigned operand) {
-  std::optional<tk::MatrixUnit::HeldProduct> first;
-  for (OpOperand &use : tile.getUses()) {
-    auto dot = dyn_cast<tk::DotOp>(use.getOwner());
-    if (!dot || use.getOperandNumber() != operand)
-      return std::nullopt;
-    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-    if (!product || (first && !sameLayout(*first, *product)))
-      return std::nullopt;
-    first = product;
-  }
-  return first;
 }
 
 bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,

@@ -17,12 +17,12 @@ namespace mlir::tk_to_loops {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelLowering::run() {
-  analyzeRegion(source.getBody());
-  if (onThreads()) {
-    chooseRegisterResident(source.getBody());
-    chooseRowResident(source.getBody());
-    preferRecomputing(source.getBody());
-  }
+  // The thread layouts tk-assign-thread-layouts recorded, else decided
+  // here the same way.
+  if (!isPlaced())
+    place();
+  else if (failed(read()))
+    return failure();
   entryBlock = target.addEntryBlock();
   b.setInsertionPointToStart(entryBlock);
   Block &body = source.getBody().front();

@@ -138,8 +138,9 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
   if (contiguous && iterateAsOwner) {
     // Straight-line code: the registers of a resident tile are picked by
     // position, which must be a constant.
-    int64_t run = ownedRun(shape);
-    if (!run)
+    // The run of the tile's #tkw.runs layout.
+    int64_t run = ownerRun;
+    if (run <= 0 || total % (run * numThreads) != 0)
       return emitError(loc, passName() +
                                 ": a register-resident tile "
                                 "does not spread evenly over the threads");
@@ -299,9 +300,10 @@ LogicalResult KernelLowering::keepInRegisters(Value value) {
                    ? rangeMaskAllTrue(mask)
                    : Value();
   auto type = cast<RankedTensorType>(value.getType());
+  int64_t run = fragment ? 0 : residentRun.lookup(value.getDefiningOp());
   auto compute = [&](Value on) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> registers;
-    OwnerIteration owners(*this, /*enabled=*/true, fragment);
+    OwnerIteration owners(*this, /*enabled=*/true, fragment, run);
     if (failed(forEachIndex(
             type.getShape(),
             [&](ArrayRef<Value> index) -> LogicalResult {
@@ -321,7 +323,7 @@ LogicalResult KernelLowering::keepInRegisters(Value value) {
     FailureOr<SmallVector<Value>> registers = compute(Value());
     if (failed(registers))
       return failure();
-    ownedTiles[value] = {std::move(*registers), fragment};
+    ownedTiles[value] = {std::move(*registers), fragment, run};
     return success();
   }
   int64_t count = type.getNumElements() / numThreads;
@@ -341,7 +343,8 @@ LogicalResult KernelLowering::keepInRegisters(Value value) {
       scf::YieldOp::create(b, loc, *registers);
     }
   }
-  ownedTiles[value] = {SmallVector<Value>(branch.getResults()), fragment};
+  ownedTiles[value] = {SmallVector<Value>(branch.getResults()), fragment,
+                       run};
   return success();
 }
 
@@ -453,6 +456,53 @@ Value KernelLowering::zeroOf(Type type) {
   if (isa<LLVM::LLVMPointerType>(type))
     return LLVM::ZeroOp::create(b, loc, type);
   return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}
+
+const OwnedTile *KernelLowering::ownedRead(Value value) {
+  if (ownedTiles.empty() || !isTile(value.getType()))
+    return nullptr;
+  if (auto it = ownedTiles.find(value); it != ownedTiles.end())
+    return &it->second;
+  if (buffers.count(value) || pointerWalks.count(value))
+    return nullptr;
+  Operation *op = value.getDefiningOp();
+  if (!op || !isElementwiseLike(op))
+    return nullptr;
+  for (Value operand : op->getOperands())
+    if (const OwnedTile *owned = ownedRead(operand))
+      return owned;
+  return nullptr;
+}
+
+void KernelLowering::settleProducts(Value result) {
+  if (runningProducts.empty())
+    return;
+  auto last = result ? llvm::find_if(runningProducts,
+                                     [&](const RunningProduct &running) {
+                                       return running.result == result;
+                                     })
+                     : std::prev(runningProducts.end());
+  if (last == runningProducts.end())
+    return;
+  auto registersOf = [&](Value value) -> SmallVector<Value> & {
+    auto owned = ownedTiles.find(value);
+    return owned != ownedTiles.end() ? owned->second.registers
+                                     : heldAccumulators[value];
+  };
+  // One wait for all of them: the older products are done when it is.
+  SmallVector<Value> registers;
+  for (auto it = runningProducts.begin(); it != std::next(last); ++it)
+    llvm::append_range(registers, registersOf(it->result));
+  int64_t stillRunning = std::distance(last, runningProducts.end()) - 1;
+  SmallVector<Value> done =
+      matrixUnit->finish(b, loc, last->product, registers, stillRunning);
+  ArrayRef<Value> rest = done;
+  for (auto it = runningProducts.begin(); it != std::next(last); ++it) {
+    SmallVector<Value> &own = registersOf(it->result);
+    llvm::copy(rest.take_front(own.size()), own.begin());
+    rest = rest.drop_front(own.size());
+  }
+  runningProducts.erase(runningProducts.begin(), std::next(last));
 }
 
 } // namespace mlir::tk_to_loops

@@ -9,7 +9,6 @@
 
 #include "KernelLowering.h"
 #include "tk/core/Conversion/Passes.h"
-#include "tk/core/TargetInfo.h"
 
 namespace tk {
 #define GEN_PASS_DEF_TKCONVERTTOSIMT
@@ -34,27 +33,11 @@ struct ConvertTkToSIMT : public tk::impl::TkConvertToSIMTBase<ConvertTkToSIMT> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (target.empty()) {
-      module.emitError("tk-convert-to-simt: target=<preset> is required: "
-                       "its warp size is what the threads form warps of");
-      return signalPassFailure();
-    }
-    std::string error;
-    std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(target, error);
-    if (!info) {
-      module.emitError("tk-convert-to-simt: ") << error;
-      return signalPassFailure();
-    }
-    int64_t warps = numWarps;
-    if (std::optional<std::string> problem = info->workgroupProblem(warps)) {
-      module.emitError("tk-convert-to-simt: ") << *problem;
-      return signalPassFailure();
-    }
     KernelLowering::Config config;
+    if (failed(mlir::tk_to_loops::configureForTarget(module, getArgument(),
+                                                     target, numWarps, config)))
+      return signalPassFailure();
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
-    config.numThreads = warps * info->warpSize;
-    config.warpSize = info->warpSize;
-    config.globalAddressSpace = info->globalAddressSpace;
     config.matrixUnit = matrixUnit.get();
     config.asyncCopy = asyncCopy.get();
     config.numStages = std::max<int64_t>(1, numStages);

@@ -55,11 +55,62 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkAssignThreadLayouts
+    : Pass<"tk-assign-thread-layouts", "::mlir::ModuleOp"> {
+  let summary = "decide where each tile lives in the code of one thread";
+  let description = [{
+    The thread level of the layout framework: for every tile of every
+    `tk.func`, where the loop lowering that follows (`tk-convert-to-simt`,
+    or `tk-convert-to-loops` for `target=cpu`) keeps it, recorded as
+    `tkw.layout` on the op that defines it:
+
+    - none: an element-wise tile (arith, math, splat, make_range, shape
+      ops, addptr, loads) is recomputed, element by element, by each op
+      that reads it;
+    - `#tkw.shared`: kept whole in workgroup memory (the stack on the
+      CPU): tiles read twice, in another region, through a broadcast, or
+      loads a write could overtake, and the results of dots, reductions and
+      scans the unit does not hold;
+    - `#tkw.runs<width, threads>`: in the registers of its threads, thread
+      t holding the runs t, t + threads, ... of the flat tile, where every
+      reader visits it at the indices its own thread holds (element-wise
+      chains into stores, whole-tile reductions, dot operands);
+    - `#tkw.accumulator<product>`: in the registers of a held product's
+      accumulator (the `tk.dot` with `tkw.product`), for the product and
+      what is computed from it register by register (attention's scores);
+    - `#tkw.rows<product>`: one value per row of a held product, in the
+      registers of the threads holding the row (attention's running max
+      and sum).
+
+    A loop records its iteration arguments' layouts in `tkw.iter_layouts`:
+    `#tkw.accumulator` for an accumulator the matrix unit keeps in
+    registers across trips (a matmul's K loop), `#tkw.rows` for row tiles.
+    The function records the thread count as `tkw.threads`. The lowering
+    reads these layouts and fails, naming the op, on one that does not fit
+    it; run on a kernel without them, it decides them itself the same way.
+    Held products need the backend's matrix unit: in `tk-opt` no unit is
+    given, so only `#tkw.shared` and `#tkw.runs` appear.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "the TargetInfo spec (a registered preset) whose warp size the "
+           "threads form warps of; `cpu` for tk-convert-to-loops; required">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps of a workgroup (a power of two)">,
+    Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
+           /*default=*/"true",
+           "compute loaded tiles inside the loop of the store that uses them">
+  ];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
 def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
   let summary = "lower tile ops to the code of one GPU thread (SIMT)";
   let description = [{
     The GPU form of `tk-convert-to-loops` (same element-wise recomputation
-    and masks): every `tk.func` becomes a `func.func` run by each of the
+    and masks), following the thread layouts `tk-assign-thread-layouts`
+    recorded (deciding them itself when a kernel has none): every `tk.func`
+    becomes a `func.func` run by each of the
     `num-warps` x warp-size threads of a workgroup, the warp size (8, 16,
     32, 64) being the `target` TargetInfo's. Program ids come from
     `gpu.block_id` / `gpu.grid_dim` (no trailing arguments); every

@@ -1,13 +1,18 @@
-//===- Analysis.cpp - which tiles get storage -------------------*- C++ -*-===//
+//===- TilePlacement.cpp - where each tile of a kernel lives ----*- C++ -*-===//
 //
-// The lowering's analysis before any op is lowered: the tiles that get
-// storage at their definition (materialized), the element-wise chains that are
-// recomputed instead, and on a GPU the tiles kept in registers: by runs of a
-// flat tile, in a held product's accumulator layout, or one value per row.
+// The thread layouts of a kernel's tiles (TilePlacement.h): the tiles that
+// get storage at their definition, the element-wise chains that are
+// recomputed instead, and on a GPU the tiles kept in registers: by runs of
+// a flat tile, in a held product's accumulator layout, or one value per
+// row; and the attributes that record them.
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "TilePlacement.h"
+#include "tk/core/Layout.h"
+#include "tk/core/WarpDialect.h"
+
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
@@ -20,7 +25,7 @@ namespace mlir::tk_to_loops {
 /// A tile is cheap when it is computed from scalars with integer arithmetic
 /// and shape ops only: recomputing it anywhere costs a few instructions and
 /// reads no memory, so it is never stored.
-bool KernelLowering::isCheap(Value value) {
+bool TilePlacement::isCheap(Value value) {
   auto it = cheap.find(value);
   if (it != cheap.end())
     return it->second;
@@ -46,13 +51,13 @@ bool KernelLowering::isCheap(Value value) {
   return result;
 }
 
-void KernelLowering::analyzeRegion(Region &region) {
+void TilePlacement::analyzeRegion(Region &region) {
   for (Block &block : region)
     for (Operation &op : llvm::reverse(block.getOperations()))
       analyzeOp(&op);
 }
 
-void KernelLowering::analyzeOp(Operation *op) {
+void TilePlacement::analyzeOp(Operation *op) {
   for (Region &region : op->getRegions())
     analyzeRegion(region);
   if (!isElementwiseLike(op))
@@ -111,7 +116,7 @@ void KernelLowering::analyzeOp(Operation *op) {
     materialized.insert(op);
 }
 
-bool KernelLowering::laidOutBeforeLoop(Operation *op) {
+bool TilePlacement::laidOutBeforeLoop(Operation *op) {
   auto load = dyn_cast<tk::LoadOp>(op);
   if (!load || !matrixUnit || !onThreads())
     return false;
@@ -152,7 +157,7 @@ bool KernelLowering::laidOutBeforeLoop(Operation *op) {
 /// cheap, or recomputable the same way: recomputing then reads no global
 /// memory and cannot observe a write out of order. (softmax: exp(x - max)
 /// is read by the sum and by the division; x stays stored.)
-void KernelLowering::preferRecomputing(Region &region) {
+void TilePlacement::preferRecomputing(Region &region) {
   // A tile with storage of its own in this block: a stored element-wise
   // tile, or a dot's, reduction's or scan's result (always stored).
   auto hasStorage = [&](Value tile) {
@@ -215,7 +220,7 @@ void KernelLowering::preferRecomputing(Region &region) {
 /// the next product's operand), and for stored tiles computed from it,
 /// which share its layout. Decided as a fixpoint: a candidate stays while
 /// every resident tile reading it stays, in the same layout.
-void KernelLowering::chooseRegisterResident(Region &region) {
+void TilePlacement::chooseRegisterResident(Region &region) {
   region.walk([&](Operation *op) {
     if (auto dot = dyn_cast<tk::DotOp>(op)) {
       if (holdsForReaders(dot))
@@ -248,7 +253,7 @@ void KernelLowering::chooseRegisterResident(Region &region) {
   }
 }
 
-bool KernelLowering::holdsForReaders(tk::DotOp dot) {
+bool TilePlacement::holdsForReaders(tk::DotOp dot) {
   if (!matrixUnit || !onThreads())
     return false;
   std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
@@ -257,8 +262,8 @@ bool KernelLowering::holdsForReaders(tk::DotOp dot) {
              product->accumulator;
 }
 
-void KernelLowering::collectLayouts(Value value,
-                                    llvm::SmallPtrSetImpl<Operation *> &out) {
+void TilePlacement::collectLayouts(Value value,
+                                   llvm::SmallPtrSetImpl<Operation *> &out) {
   Operation *def = value.getDefiningOp();
   if (!def || !isTile(value.getType()))
     return;
@@ -271,7 +276,7 @@ void KernelLowering::collectLayouts(Value value,
       collectLayouts(operand, out);
 }
 
-bool KernelLowering::readByOwners(Value tile, Block *block, Operation *layout) {
+bool TilePlacement::readByOwners(Value tile, Block *block, Operation *layout) {
   for (OpOperand &use : tile.getUses()) {
     Operation *user = use.getOwner();
     if (user->getBlock() != block)
@@ -311,7 +316,7 @@ bool KernelLowering::readByOwners(Value tile, Block *block, Operation *layout) {
   return true;
 }
 
-int64_t KernelLowering::ownedRun(ArrayRef<int64_t> shape) const {
+int64_t TilePlacement::ownedRun(ArrayRef<int64_t> shape) const {
   int64_t total = 1;
   for (int64_t size : shape)
     total *= size;
@@ -319,53 +324,6 @@ int64_t KernelLowering::ownedRun(ArrayRef<int64_t> shape) const {
       total / numThreads > kMaxOwnedElements)
     return 0;
   return runWidth(shape, total, numThreads, /*maxRun=*/4);
-}
-
-const OwnedTile *KernelLowering::ownedRead(Value value) {
-  if (ownedTiles.empty() || !isTile(value.getType()))
-    return nullptr;
-  if (auto it = ownedTiles.find(value); it != ownedTiles.end())
-    return &it->second;
-  if (buffers.count(value) || pointerWalks.count(value))
-    return nullptr;
-  Operation *op = value.getDefiningOp();
-  if (!op || !isElementwiseLike(op))
-    return nullptr;
-  for (Value operand : op->getOperands())
-    if (const OwnedTile *owned = ownedRead(operand))
-      return owned;
-  return nullptr;
-}
-
-void KernelLowering::settleProducts(Value result) {
-  if (runningProducts.empty())
-    return;
-  auto last = result ? llvm::find_if(runningProducts,
-                                     [&](const RunningProduct &running) {
-                                       return running.result == result;
-                                     })
-                     : std::prev(runningProducts.end());
-  if (last == runningProducts.end())
-    return;
-  auto registersOf = [&](Value value) -> SmallVector<Value> & {
-    auto owned = ownedTiles.find(value);
-    return owned != ownedTiles.end() ? owned->second.registers
-                                     : heldAccumulators[value];
-  };
-  // One wait for all of them: the older products are done when it is.
-  SmallVector<Value> registers;
-  for (auto it = runningProducts.begin(); it != std::next(last); ++it)
-    llvm::append_range(registers, registersOf(it->result));
-  int64_t stillRunning = std::distance(last, runningProducts.end()) - 1;
-  SmallVector<Value> done =
-      matrixUnit->finish(b, loc, last->product, registers, stillRunning);
-  ArrayRef<Value> rest = done;
-  for (auto it = runningProducts.begin(); it != std::next(last); ++it) {
-    SmallVector<Value> &own = registersOf(it->result);
-    llvm::copy(rest.take_front(own.size()), own.begin());
-    rest = rest.drop_front(own.size());
-  }
-  runningProducts.erase(runningProducts.begin(), std::next(last));
 }
 
 /// FlashAttention's running max m and sum l are 1-D tiles of one value per
@@ -378,7 +336,7 @@ void KernelLowering::settleProducts(Value result) {
 /// product, loop-carried tiles updated from them, and element-wise tiles of
 /// those, provided every read is at a row of the same offsets (readAtRows).
 /// Decided optimistically, then pruned to a fixpoint.
-void KernelLowering::chooseRowResident(Region &region) {
+void TilePlacement::chooseRowResident(Region &region) {
   if (!matrixUnit || !onThreads())
     return;
   auto rowShaped = [](Type type) {
@@ -489,7 +447,7 @@ void KernelLowering::chooseRowResident(Region &region) {
   }
 }
 
-tk::DotOp KernelLowering::heldRowsOf(tk::ReduceOp reduce) {
+tk::DotOp TilePlacement::heldRowsOf(tk::ReduceOp reduce) {
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   if (srcType.getRank() != 2 || reduce.getAxis() != 1 ||
       reduce.getNumResults() != 1)
@@ -506,7 +464,7 @@ tk::DotOp KernelLowering::heldRowsOf(tk::ReduceOp reduce) {
 }
 
 SmallVector<int64_t>
-KernelLowering::rowOffsets(const tk::MatrixUnit::HeldProduct &product) {
+TilePlacement::rowOffsets(const tk::MatrixUnit::HeldProduct &product) {
   std::optional<tk::MatrixUnit::RegisterRows> rows =
       matrixUnit->registerRows(product);
   if (!rows)
@@ -517,8 +475,8 @@ KernelLowering::rowOffsets(const tk::MatrixUnit::HeldProduct &product) {
   return offsets;
 }
 
-bool KernelLowering::readableByRows(Value tile,
-                                    SmallVectorImpl<tk::DotOp> &layouts) {
+bool TilePlacement::readableByRows(Value tile,
+                                   SmallVectorImpl<tk::DotOp> &layouts) {
   if (auto it = rowLayout.find(tile); it != rowLayout.end()) {
     if (it->second)
       layouts.push_back(it->second);
@@ -535,7 +493,7 @@ bool KernelLowering::readableByRows(Value tile,
   return true;
 }
 
-bool KernelLowering::readAtRows(Value tile, ArrayRef<int64_t> offsets) {
+bool TilePlacement::readAtRows(Value tile, ArrayRef<int64_t> offsets) {
   for (OpOperand &use : tile.getUses()) {
     Operation *user = use.getOwner();
     if (auto yield = dyn_cast<scf::YieldOp>(user)) {
@@ -573,7 +531,7 @@ bool KernelLowering::readAtRows(Value tile, ArrayRef<int64_t> offsets) {
   return true;
 }
 
-bool KernelLowering::readInFragments(Value tile, ArrayRef<int64_t> offsets) {
+bool TilePlacement::readInFragments(Value tile, ArrayRef<int64_t> offsets) {
   for (OpOperand &use : tile.getUses()) {
     Operation *user = use.getOwner();
     // The product whose registers are visited where `user` reads `tile`.
@@ -624,7 +582,7 @@ bool KernelLowering::readInFragments(Value tile, ArrayRef<int64_t> offsets) {
   return true;
 }
 
-tk::DotOp KernelLowering::heldStoreDot(Value value) {
+tk::DotOp TilePlacement::heldStoreDot(Value value) {
   // The loop result lowerFor will keep in registers for stores (heldResults).
   auto heldDotOf = [&](Value v) -> tk::DotOp {
     auto result = dyn_cast<OpResult>(v);
@@ -637,6 +595,351 @@ tk::DotOp KernelLowering::heldStoreDot(Value value) {
   Value root = findThroughIndexKeeping(
       value, [&](Value v) { return static_cast<bool>(heldDotOf(v)); });
   return root ? heldDotOf(root) : tk::DotOp();
+}
+
+//===----------------------------------------------------------------------===//
+// Queries the lowering shares
+//===----------------------------------------------------------------------===//
+
+tk::DotOp TilePlacement::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
+  if (parallelDepth > 0)
+    return {};
+  return heldIterArgs.lookup(loop.getRegionIterArgs()[i]);
+}
+
+tk::DotOp TilePlacement::chooseHeldAccumulator(scf::ForOp loop, unsigned i) {
+  if (!onThreads() || !matrixUnit)
+    return {};
+  Value arg = loop.getRegionIterArgs()[i];
+  if (!isTile(arg.getType()) || !arg.hasOneUse())
+    return {};
+  // The accumulator may pass through element-wise ops of its own shape and
+  // type on its way to the dot (FlashAttention's rescale, acc * alpha):
+  // each register is then rescaled in place.
+  Value acc = arg;
+  while (acc.hasOneUse()) {
+    Operation *user = *acc.getUsers().begin();
+    if (isa<tk::DotOp>(user) || !isElementwiseLike(user) ||
+        user->getBlock() != loop.getBody() ||
+        user->getResult(0).getType() != arg.getType() ||
+        llvm::count(user->getOperands(), acc) != 1)
+      break;
+    acc = user->getResult(0);
+  }
+  if (!acc.hasOneUse())
+    return {};
+  auto dot = dyn_cast<tk::DotOp>(*acc.getUsers().begin());
+  if (!dot || dot.getAcc() != acc || dot->getBlock() != loop.getBody() ||
+      !dot.getResult().hasOneUse() ||
+      loop.getYieldedValues()[i] != dot.getResult())
+    return {};
+  // An accumulator narrower than the unit's is rounded after every trip,
+  // which registers would skip.
+  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+  if (!product || getElementTypeOrSelf(dot.getType()) != product->accumulator)
+    return {};
+  return dot;
+}
+
+bool TilePlacement::onlyStoredFromRegisters(
+    Value tile, const tk::MatrixUnit::HeldProduct &product) {
+  if (tile.use_empty())
+    return false;
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto loop = dyn_cast<scf::ForOp>(user)) {
+      BlockArgument arg = loop.getTiedLoopRegionIterArg(&use);
+      tk::DotOp dot =
+          arg ? heldAccumulatorDot(loop, arg.getArgNumber() -
+                                             loop.getNumInductionVars())
+              : tk::DotOp();
+      std::optional<tk::MatrixUnit::HeldProduct> next =
+          dot ? heldProduct(dot) : std::nullopt;
+      if (!next || !sameLayout(*next, product) ||
+          user->getBlock() != tile.getParentBlock())
+        return false;
+      continue;
+    }
+    if (auto store = dyn_cast<tk::StoreOp>(user)) {
+      if (store.getValue() != tile || store.getPtr() == tile ||
+          store.getMask() == tile)
+        return false;
+      continue;
+    }
+    if (!keepsIndex(user) || materialized.count(user) ||
+        !onlyStoredFromRegisters(user->getResult(0), product))
+      return false;
+  }
+  return true;
+}
+
+Value TilePlacement::findThroughIndexKeeping(Value value,
+                                             function_ref<bool(Value)> isRoot) {
+  if (isRoot(value))
+    return value;
+  Operation *def = value.getDefiningOp();
+  if (!def || !keepsIndex(def) || materialized.count(def))
+    return {};
+  for (Value operand : def->getOperands())
+    if (isTile(operand.getType()))
+      if (Value root = findThroughIndexKeeping(operand, isRoot))
+        return root;
+  return {};
+}
+
+std::optional<tk::MatrixUnit::HeldProduct>
+TilePlacement::heldProduct(tk::DotOp dot) {
+  if (!matrixUnit || !onThreads() || parallelDepth > 0)
+    return std::nullopt;
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  auto bType = cast<RankedTensorType>(dot.getB().getType());
+  Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
+  tk::MatrixUnit::HeldProduct product;
+  product.a = aType.getElementType();
+  product.b = bType.getElementType();
+  product.accumulator = isa<FloatType>(accElem) && isNarrowFloat(accElem)
+                            ? Float32Type::get(dot.getContext())
+                            : accElem;
+  product.m = aType.getDimSize(0);
+  product.n = bType.getDimSize(1);
+  product.k = aType.getDimSize(1);
+  product.tf32 =
+      product.a.isF32() && dot.getInputPrecision() == tk::InputPrecision::TF32;
+  product.kMajorB = static_cast<bool>(dot.getB().getDefiningOp<tk::TransOp>());
+  product.rowsAcrossWarps =
+      tk::warp::chooseDotTiling(dot) == tk::DotTiling::Horizontal;
+  product.threadId = threadId;
+  product.numThreads = numThreads;
+  if (!matrixUnit->holds(product))
+    return std::nullopt;
+  return product;
+}
+
+std::optional<tk::MatrixUnit::HeldProduct>
+TilePlacement::heldOperandLayout(Value tile, unsigned operand) {
+  std::optional<tk::MatrixUnit::HeldProduct> first;
+  for (OpOperand &use : tile.getUses()) {
+    auto dot = dyn_cast<tk::DotOp>(use.getOwner());
+    if (!dot || use.getOperandNumber() != operand)
+      return std::nullopt;
+    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+    if (!product || (first && !sameLayout(*first, *product)))
+      return std::nullopt;
+    first = product;
+  }
+  return first;
+}
+
+//===----------------------------------------------------------------------===//
+// Deciding, recording and reading the layouts
+//===----------------------------------------------------------------------===//
+
+void TilePlacement::place() {
+  // Accumulators first: what reads a held loop result depends on them.
+  source.walk([&](scf::ForOp loop) {
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      if (tk::DotOp dot = chooseHeldAccumulator(loop, i))
+        heldIterArgs[loop.getRegionIterArgs()[i]] = dot;
+  });
+  analyzeRegion(source.getBody());
+  if (onThreads()) {
+    chooseRegisterResident(source.getBody());
+    chooseRowResident(source.getBody());
+    preferRecomputing(source.getBody());
+  }
+  for (auto [op, layout] : residentLayout)
+    if (!layout)
+      residentRun[op] = ownedRun(
+          cast<RankedTensorType>(op->getResult(0).getType()).getShape());
+}
+
+bool TilePlacement::isPlaced() const {
+  return source->hasAttr(tk::warp::TkwDialect::kThreadsAttrName);
+}
+
+void TilePlacement::write() {
+  using tk::warp::TkwDialect;
+  MLIRContext *ctx = source.getContext();
+  Builder builder(ctx);
+  // The held products the layouts refer to, numbered in program order.
+  llvm::DenseSet<Operation *> referenced;
+  for (auto [op, layout] : residentLayout)
+    if (layout)
+      referenced.insert(layout);
+  for (auto [value, dot] : rowLayout)
+    referenced.insert(dot);
+  for (auto [arg, dot] : heldIterArgs)
+    referenced.insert(dot);
+  DenseMap<Operation *, int64_t> products;
+  source.walk([&](tk::DotOp dot) {
+    if (!referenced.count(dot))
+      return;
+    int64_t id = products.size();
+    products[dot] = id;
+    dot->setAttr(TkwDialect::kProductAttrName, builder.getI64IntegerAttr(id));
+  });
+  auto layoutOf = [&](Value value) -> Attribute {
+    Operation *op = value.getDefiningOp();
+    if (auto it = residentLayout.find(op); op && it != residentLayout.end()) {
+      if (!it->second)
+        return tk::warp::RunsLayoutAttr::get(ctx, residentRun.lookup(op),
+                                             numThreads);
+      return tk::warp::AccumulatorLayoutAttr::get(ctx,
+                                                  products.lookup(it->second));
+    }
+    if (auto it = rowLayout.find(value); it != rowLayout.end())
+      return tk::warp::RowsLayoutAttr::get(ctx, products.lookup(it->second));
+    if (auto it = heldIterArgs.find(value); it != heldIterArgs.end())
+      return tk::warp::AccumulatorLayoutAttr::get(ctx,
+                                                  products.lookup(it->second));
+    if (op && materialized.count(op))
+      return tk::warp::SharedLayoutAttr::get(ctx);
+    return {};
+  };
+  source.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      SmallVector<Attribute> layouts;
+      bool any = false;
+      for (Value arg : loop.getRegionIterArgs()) {
+        Attribute layout = layoutOf(arg);
+        any = any || layout;
+        layouts.push_back(layout ? layout : builder.getUnitAttr());
+      }
+      if (any)
+        loop->setAttr(TkwDialect::kIterLayoutsAttrName,
+                      builder.getArrayAttr(layouts));
+      return;
+    }
+    if (op->getNumResults() == 1)
+      if (Attribute layout = layoutOf(op->getResult(0)))
+        op->setAttr(TkwDialect::kLayoutAttrName, layout);
+  });
+  source->setAttr(TkwDialect::kThreadsAttrName,
+                  builder.getI64IntegerAttr(numThreads));
+}
+
+LogicalResult TilePlacement::read() {
+  using tk::warp::TkwDialect;
+  auto threads =
+      source->getAttrOfType<IntegerAttr>(TkwDialect::kThreadsAttrName);
+  if (!threads || threads.getInt() != numThreads)
+    return source.emitOpError(passName())
+           << ": the thread layouts were assigned for "
+           << (threads ? threads.getInt() : 0) << " threads a program, not "
+           << numThreads;
+  DenseMap<int64_t, tk::DotOp> products;
+  source.walk([&](tk::DotOp dot) {
+    if (auto id = dot->getAttrOfType<IntegerAttr>(TkwDialect::kProductAttrName))
+      products[id.getInt()] = dot;
+  });
+  // The held product `id` names, checked against the matrix unit.
+  auto productOf = [&](Operation *op, int64_t id) -> FailureOr<tk::DotOp> {
+    tk::DotOp dot = products.lookup(id);
+    if (!dot)
+      return op->emitOpError(passName())
+             << ": no tk.dot is held product " << id;
+    if (!heldProduct(dot))
+      return op->emitOpError(passName())
+             << ": the matrix unit does not hold product " << id
+             << " in registers";
+    return dot;
+  };
+  auto fail = [&](Operation *op, Attribute layout, StringRef why) {
+    op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
+    return WalkResult::interrupt();
+  };
+  WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      auto layouts =
+          loop->getAttrOfType<ArrayAttr>(TkwDialect::kIterLayoutsAttrName);
+      if (!layouts)
+        return WalkResult::advance();
+      if (layouts.size() != loop.getNumRegionIterArgs())
+        return fail(op, layouts, "does not list every iteration argument");
+      for (auto [i, layout] : llvm::enumerate(layouts)) {
+        Value arg = loop.getRegionIterArgs()[i];
+        if (auto rows = dyn_cast<tk::warp::RowsLayoutAttr>(layout)) {
+          FailureOr<tk::DotOp> dot = productOf(op, rows.getProduct());
+          if (failed(dot))
+            return WalkResult::interrupt();
+          if (cast<RankedTensorType>(arg.getType()).getRank() != 1)
+            return fail(op, layout, "is for 1-D tiles");
+          rowLayout[arg] = rowLayout[loop.getResult(i)] = *dot;
+        } else if (auto acc =
+                       dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout)) {
+          FailureOr<tk::DotOp> dot = productOf(op, acc.getProduct());
+          if (failed(dot))
+            return WalkResult::interrupt();
+          if (chooseHeldAccumulator(loop, i) != *dot)
+            return fail(op, layout,
+                        "names a product that does not update this "
+                        "accumulator alone");
+          heldIterArgs[arg] = *dot;
+        } else if (!isa<UnitAttr>(layout)) {
+          return fail(op, layout, "cannot be an iteration argument's");
+        }
+      }
+      return WalkResult::advance();
+    }
+    Attribute layout = op->getAttr(TkwDialect::kLayoutAttrName);
+    if (!layout)
+      return WalkResult::advance();
+    if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
+      return fail(op, layout, "is on an op that defines no tile");
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    bool elementwise = isElementwiseLike(op);
+    if (isa<tk::warp::SharedLayoutAttr>(layout)) {
+      if (elementwise)
+        materialized.insert(op);
+      return WalkResult::advance();
+    }
+    if (!onThreads())
+      return fail(op, layout,
+                  "needs a GPU program (the CPU form keeps tiles "
+                  "in memory)");
+    if (auto runs = dyn_cast<tk::warp::RunsLayoutAttr>(layout)) {
+      int64_t total = type.getNumElements();
+      int64_t width = runs.getWidth();
+      if (!elementwise)
+        return fail(op, layout, "is for element-wise tiles");
+      if (runs.getThreads() != numThreads)
+        return fail(op, layout, "is for another number of threads");
+      if (type.getShape().back() % width != 0 ||
+          total % (width * numThreads) != 0 ||
+          total / numThreads > kMaxOwnedElements)
+        return fail(op, layout, "does not spread this tile evenly");
+      materialized.insert(op);
+      residentLayout[op] = nullptr;
+      residentRun[op] = width;
+      return WalkResult::advance();
+    }
+    if (auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout)) {
+      FailureOr<tk::DotOp> dot = productOf(op, acc.getProduct());
+      if (failed(dot))
+        return WalkResult::interrupt();
+      if (op == dot->getOperation()) {
+        residentLayout[op] = op;
+        return WalkResult::advance();
+      }
+      if (!elementwise || type.getShape() != dot->getType().getShape())
+        return fail(op, layout,
+                    "is for the product and element-wise tiles of its shape");
+      materialized.insert(op);
+      residentLayout[op] = *dot;
+      return WalkResult::advance();
+    }
+    auto rows = cast<tk::warp::RowsLayoutAttr>(layout);
+    FailureOr<tk::DotOp> dot = productOf(op, rows.getProduct());
+    if (failed(dot))
+      return WalkResult::interrupt();
+    if (type.getRank() != 1)
+      return fail(op, layout, "is for 1-D tiles");
+    if (elementwise)
+      materialized.insert(op);
+    rowLayout[op->getResult(0)] = *dot;
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 } // namespace mlir::tk_to_loops

@@ -1,0 +1,79 @@
+//===- AssignThreadLayouts.cpp - where each tile lives ----------*- C++ -*-===//
+//
+// tk-assign-thread-layouts: records the thread layout of every tile
+// (TilePlacement) as attributes, for the loop lowering to follow and for
+// TK_DUMP_IR to show. Also what both lowering passes share to configure
+// themselves from a TargetInfo preset.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TilePlacement.h"
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/core/WarpDialect.h"
+
+namespace tk {
+#define GEN_PASS_DEF_TKASSIGNTHREADLAYOUTS
+#include "tk/core/Conversion/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+using mlir::tk_to_loops::TilePlacement;
+
+LogicalResult
+mlir::tk_to_loops::configureForTarget(ModuleOp module, StringRef pass,
+                                      StringRef target, int64_t numWarps,
+                                      TilePlacement::Config &config) {
+  if (target.empty())
+    return module.emitError(pass)
+           << ": target=<preset> is required: its warp size is what the "
+              "threads form warps of";
+  std::string error;
+  std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(target, error);
+  if (!info)
+    return module.emitError(pass) << ": " << error;
+  if (std::optional<std::string> problem = info->workgroupProblem(numWarps))
+    return module.emitError(pass) << ": " << *problem;
+  config.numThreads = numWarps * info->warpSize;
+  config.warpSize = info->warpSize;
+  config.globalAddressSpace = info->globalAddressSpace;
+  return success();
+}
+
+namespace {
+
+struct AssignThreadLayouts
+    : public tk::impl::TkAssignThreadLayoutsBase<AssignThreadLayouts> {
+  using TkAssignThreadLayoutsBase::TkAssignThreadLayoutsBase;
+  AssignThreadLayouts(const tk::TkAssignThreadLayoutsOptions &options,
+                      std::shared_ptr<const tk::MatrixUnit> matrixUnit)
+      : TkAssignThreadLayoutsBase(options), matrixUnit(std::move(matrixUnit)) {}
+
+  std::shared_ptr<const tk::MatrixUnit> matrixUnit;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TilePlacement::Config config;
+    config.fuseLoadsIntoStores = fuseLoadsIntoStores;
+    // The CPU form: one host thread a program, nothing in registers.
+    if (target != "cpu") {
+      if (failed(mlir::tk_to_loops::configureForTarget(
+              module, getArgument(), target, numWarps, config)))
+        return signalPassFailure();
+      config.matrixUnit = matrixUnit.get();
+    }
+    for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
+      TilePlacement placement(kernel, config);
+      placement.place();
+      placement.write();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> tk::createAssignThreadLayoutsPass(
+    const TkAssignThreadLayoutsOptions &options,
+    std::shared_ptr<const MatrixUnit> matrixUnit) {
+  return std::make_unique<AssignThreadLayouts>(options, std::move(matrixUnit));
+}

@@ -1,0 +1,305 @@
+//===- TilePlacement.h - where each tile of a kernel lives ------*- C++ -*-===//
+//
+// The thread layouts of a kernel's tiles, decided before any op is lowered
+// (tk-assign-thread-layouts, AssignThreadLayouts.cpp) and read back by the
+// loop lowering (KernelLowering, which derives from this class): a tile is
+// recomputed by each reader (no layout), kept whole in workgroup memory
+// (#tkw.shared; the stack on the CPU), or, on a GPU, kept in its threads'
+// registers: by runs of the flat tile (#tkw.runs), at a held product's
+// accumulator registers (#tkw.accumulator), or one value per row of such a
+// product (#tkw.rows). Private to this folder.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_TKTOLOOPS_TILEPLACEMENT_H_
+#define TK_CORE_CONVERSION_TKTOLOOPS_TILEPLACEMENT_H_
+
+#include "tk/core/Conversion/Passes.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <optional>
+
+namespace mlir::tk_to_loops {
+
+//===----------------------------------------------------------------------===//
+// Classification of tk ops
+//===----------------------------------------------------------------------===//
+
+inline bool isTile(Type type) { return isa<RankedTensorType>(type); }
+
+inline bool isBlockPtr(Type type) {
+  auto ptr = dyn_cast<tk::PtrType>(type);
+  return ptr && ptr.isBlockPointer();
+}
+
+inline bool isNarrowFloat(Type type) { return type.isF16() || type.isBF16(); }
+
+/// True for ops computed element by element without storage: their element
+/// at index I is a function of their operands' elements at an index derived
+/// from I.
+inline bool isElementwiseLike(Operation *op) {
+  if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
+    return false;
+  if (isa<tk::SplatOp, tk::MakeRangeOp, tk::BroadcastOp, tk::ExpandDimsOp,
+          tk::ReshapeOp, tk::TransOp, tk::CatOp, tk::JoinOp, tk::AddPtrOp,
+          tk::LoadOp, tk::FpToFpOp>(op))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(constant.getValue());
+  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return OpTrait::hasElementwiseMappableTraits(op);
+  return false;
+}
+
+/// Element-wise ops that keep the index of their tile operands (no
+/// broadcast, reshape or transpose in between).
+inline bool keepsIndex(Operation *op) {
+  return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+          isa<tk::FpToFpOp>(op)) &&
+         isTile(op->getResult(0).getType()) &&
+         llvm::all_of(op->getOperands(), [&](Value operand) {
+           return !isTile(operand.getType()) ||
+                  cast<RankedTensorType>(operand.getType()).getShape() ==
+                      cast<RankedTensorType>(op->getResult(0).getType())
+                          .getShape();
+         });
+}
+
+/// True when `op` may run more than once in a program: it is in a loop.
+inline bool insideLoop(Operation *op) {
+  return op->getParentOfType<scf::ForOp>() ||
+         op->getParentOfType<scf::WhileOp>();
+}
+
+/// True when an op may write memory a load could read (tk stores, atomics,
+/// prints), looking inside nested regions.
+inline bool mayWriteMemory(Operation *op) {
+  bool writes = false;
+  op->walk([&](Operation *nested) {
+    if (isa<tk::StoreOp, tk::AtomicRMWOp, tk::AtomicCASOp>(nested))
+      writes = true;
+  });
+  return writes;
+}
+
+/// The most elements of one register-resident tile a GPU thread holds.
+constexpr int64_t kMaxOwnedElements = 64;
+
+/// The run of innermost elements each thread takes when `numThreads` threads
+/// spread a tile of `shape` (`total` elements) a run at a time: the widest
+/// power of two up to `maxRun` that divides the rows and gives every thread
+/// the same number of runs.
+inline int64_t runWidth(ArrayRef<int64_t> shape, int64_t total,
+                        int64_t numThreads, int64_t maxRun) {
+  int64_t width = 1;
+  if (shape.empty())
+    return width;
+  while (width < maxRun && shape.back() % (width * 2) == 0 &&
+         total % (width * 2 * numThreads) == 0)
+    width *= 2;
+  return width;
+}
+
+/// True when two held products lay out their accumulator registers and
+/// operands alike (their element types and shapes match).
+inline bool sameLayout(const tk::MatrixUnit::HeldProduct &x,
+                       const tk::MatrixUnit::HeldProduct &y) {
+  return x.a == y.a && x.b == y.b && x.accumulator == y.accumulator &&
+         x.m == y.m && x.n == y.n && x.k == y.k && x.tf32 == y.tf32 &&
+         x.kMajorB == y.kMajorB && x.rowsAcrossWarps == y.rowsAcrossWarps &&
+         x.numThreads == y.numThreads;
+}
+
+//===----------------------------------------------------------------------===//
+// TilePlacement
+//===----------------------------------------------------------------------===//
+
+/// The thread layouts of one tk.func: decided (place) or read from the
+/// attributes tk-assign-thread-layouts wrote (read), and written there
+/// (write). The queries are shared with the lowering.
+class TilePlacement {
+public:
+  /// What the pass decided: the CPU form (numThreads 0) or a GPU program.
+  struct Config {
+    bool fuseLoadsIntoStores = true;
+    /// 0 on the CPU; the threads of a GPU workgroup otherwise.
+    int64_t numThreads = 0;
+    /// The lanes of a warp (the target's); 1 on the CPU.
+    int64_t warpSize = 1;
+    const tk::MatrixUnit *matrixUnit = nullptr;
+    const tk::AsyncCopyUnit *asyncCopy = nullptr;
+    int64_t numStages = 1;
+    /// The LLVM address space of pointers to global memory (the target's).
+    unsigned globalAddressSpace = 0;
+  };
+
+  TilePlacement(tk::FuncOp source, const Config &config)
+      : source(source), fuseLoadsIntoStores(config.fuseLoadsIntoStores),
+        numThreads(config.numThreads), warpSize(config.warpSize),
+        matrixUnit(config.matrixUnit) {}
+
+  /// Decides the layout of every tile of the kernel.
+  void place();
+  /// Records the decisions as attributes of the kernel's ops (`tkw.layout`
+  /// on an op, `tkw.iter_layouts` on a loop, `tkw.product` on a held dot,
+  /// `tkw.threads` on the function).
+  void write();
+  /// True when the kernel carries the attributes `write` records.
+  bool isPlaced() const;
+  /// Reads the decisions back from the attributes; fails, naming the op,
+  /// where they do not fit this lowering (another thread count, a product
+  /// the unit does not hold, a layout of the wrong kind).
+  LogicalResult read();
+
+protected:
+  bool onThreads() const { return numThreads > 0; }
+  /// The pass running this lowering, for its messages.
+  llvm::StringRef passName() const {
+    return onThreads() ? "tk-convert-to-simt" : "tk-convert-to-loops";
+  }
+
+  // --- the decisions ------------------------------------------------------
+  void analyzeRegion(Region &region);
+  void analyzeOp(Operation *op);
+  /// True for a load whose only readers are held products in the loop
+  /// right after it, as operands the unit lays out (FlashAttention's q):
+  /// the lowering writes it into that layout once before the loop, straight
+  /// from memory, so a stored copy would only take workgroup memory.
+  bool laidOutBeforeLoop(Operation *op);
+  /// GPU only: un-stores arithmetic tiles that every user can recompute
+  /// from stored or cheap tiles (see the definition).
+  void preferRecomputing(Region &region);
+  bool isCheap(Value value);
+  /// GPU only: the tiles kept in their threads' registers instead of
+  /// workgroup memory, and their layouts (see the definition).
+  void chooseRegisterResident(Region &region);
+  /// GPU only: the 1-D tiles of one value per row of a held product kept
+  /// in the registers of the threads holding the row, and the dots whose
+  /// rows they follow (see the definition).
+  void chooseRowResident(Region &region);
+  /// The dot whose held registers `reduce` combines along rows
+  /// (lowerRowReduceOfHeld), or null.
+  tk::DotOp heldRowsOf(tk::ReduceOp reduce);
+  /// The sorted distinct row offsets (RegisterRows) of `product`'s
+  /// registers; empty when the unit does not describe its rows.
+  SmallVector<int64_t> rowOffsets(const tk::MatrixUnit::HeldProduct &product);
+  /// True when `tile` (1-D) can be evaluated at rows only: it is row
+  /// resident or cheap, or an element-wise function of such tiles; the
+  /// layouts of the row-resident tiles it reads go to `layouts`.
+  bool readableByRows(Value tile, SmallVectorImpl<tk::DotOp> &layouts);
+  /// True when every read of `tile` (1-D, row-resident or computed from
+  /// such tiles) happens at a row of registers holding `offsets`: another
+  /// row-resident tile, a loop's next value of one, or `tile[:, None]`
+  /// read where a product's registers are visited (readInFragments).
+  bool readAtRows(Value tile, ArrayRef<int64_t> offsets);
+  /// True when every read of the 2-D `tile` happens while the registers of
+  /// a held product whose rows are among `offsets` are visited: a resident
+  /// tile in such a product's layout, a row reduction of one, the rescale
+  /// of a loop's held accumulator, a store of a held loop result.
+  bool readInFragments(Value tile, ArrayRef<int64_t> offsets);
+  /// The held accumulator's dot a store of `value` writes from registers
+  /// (what heldRoot finds at the store), or null.
+  tk::DotOp heldStoreDot(Value value);
+  /// True when the matrix unit can keep `dot`'s product in registers for
+  /// its readers and describes their rows (readByOwners then decides
+  /// whether the readers allow it; a loop's yield does not).
+  bool holdsForReaders(tk::DotOp dot);
+  /// The layouts (residentLayout values) of the resident tiles evaluating
+  /// `value` reads, through element-wise ops that are not stored.
+  void collectLayouts(Value value, llvm::SmallPtrSetImpl<Operation *> &out);
+  /// True when every use of `tile` reads it, directly or through
+  /// index-preserving element-wise ops in `block`, at the indices the
+  /// reading thread holds in `layout` (null: runs; else a dot's
+  /// accumulator): a store, a dot operand, a reduction (of the whole tile
+  /// for runs, along rows for an accumulator) of 32-bit values, or a
+  /// resident tile of the same layout.
+  bool readByOwners(Value tile, Block *block, Operation *layout);
+  /// The run width of a register-resident tile of `shape`; 0 when the
+  /// threads cannot hold it (uneven, or more than kMaxOwnedElements each).
+  int64_t ownedRun(ArrayRef<int64_t> shape) const;
+
+  // --- queries the lowering shares ----------------------------------------
+  /// The product of `dot` as the matrix unit would hold it, when it does.
+  std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
+  /// When every use of `tile` is operand `operand` of a product the unit
+  /// holds, all alike (attention's k^T and v, shared by the products of
+  /// several row groups), that product: one copy in its layout serves them
+  /// all.
+  std::optional<tk::MatrixUnit::HeldProduct>
+  heldOperandLayout(Value tile, unsigned operand);
+  /// The dot that updates iteration argument `i` of `loop` in registers
+  /// (heldIterArgs; null inside a distributed nest).
+  tk::DotOp heldAccumulatorDot(scf::ForOp loop, unsigned i);
+  /// The dot that can update iteration argument `i` of `loop` in registers
+  /// (its only use, after element-wise ops of its shape, yielded as is),
+  /// null otherwise.
+  tk::DotOp chooseHeldAccumulator(scf::ForOp loop, unsigned i);
+  /// True when every use of the held loop result `tile` (in `product`'s
+  /// registers) is, through element-wise ops of its own shape that are not
+  /// stored themselves, the value of a tk.store, or is the first value of
+  /// an accumulator a later loop holds alike (a main loop's product handed
+  /// to its tail): those read the held registers directly.
+  bool onlyStoredFromRegisters(Value tile,
+                               const tk::MatrixUnit::HeldProduct &product);
+  /// The first value `isRoot` accepts among `value` and, through
+  /// index-keeping element-wise ops that are not stored, the tiles it is
+  /// computed from; null if none.
+  Value findThroughIndexKeeping(Value value, function_ref<bool(Value)> isRoot);
+
+  tk::FuncOp source;
+  bool fuseLoadsIntoStores;
+  /// 0 on the CPU; the threads of a GPU program otherwise.
+  int64_t numThreads;
+  /// The lanes of a GPU warp (the target's warp, wave or subgroup size):
+  /// shuffles span them; 1 on the CPU.
+  int64_t warpSize;
+  const tk::MatrixUnit *matrixUnit;
+  /// Set by the lowering while it emits code (null and 0 while placing):
+  /// gpu.thread_id x, given to held products, and the nesting of
+  /// distributed loops and thread-0 regions (only nests at depth 0 are
+  /// spread over threads, and only there are products held).
+  Value threadId;
+  int parallelDepth = 0;
+
+  /// Element-wise tiles that get storage at their definition (the others
+  /// are recomputed by their readers): in workgroup memory unless
+  /// residentLayout or rowLayout keep them in registers.
+  llvm::DenseSet<Operation *> materialized;
+  DenseMap<Value, bool> cheap;
+  /// Tiles kept in registers (chooseRegisterResident), by defining op, with
+  /// their layout: null for runs (thread t owns the runs t, t + N, ... of
+  /// ownedRun(shape) elements; register j * run + l holds element
+  /// (t + N * j) * run + l), else the dot whose accumulator layout they
+  /// share (register i holds the element at the unit's position i).
+  DenseMap<Operation *, Operation *> residentLayout;
+  /// The run width of each tile kept by runs (from its #tkw.runs layout).
+  DenseMap<Operation *, int64_t> residentRun;
+  /// Row-resident tiles (chooseRowResident): 1-D tiles with one value per
+  /// row of a held product (FlashAttention's running max and sum), by
+  /// value, with the dot whose product's rows they follow. Each thread
+  /// keeps the values of the rows it holds, one register per row offset
+  /// (MatrixUnit::RegisterRows), like the lanes sharing the row.
+  DenseMap<Value, tk::DotOp> rowLayout;
+  /// Loop-carried accumulators the matrix unit keeps in registers, by
+  /// iteration argument, with the dot that updates them.
+  DenseMap<Value, tk::DotOp> heldIterArgs;
+};
+
+/// Fills the thread count, warp size and address space of `config` from
+/// the TargetInfo preset `target` for `numWarps` warps; fails, naming
+/// `pass`, for a missing or unknown preset or a workgroup it cannot have.
+LogicalResult configureForTarget(ModuleOp module, StringRef pass,
+                                 StringRef target, int64_t numWarps,
+                                 TilePlacement::Config &config);
+
+} // namespace mlir::tk_to_loops
+
+#endif // TK_CORE_CONVERSION_TKTOLOOPS_TILEPLACEMENT_H_

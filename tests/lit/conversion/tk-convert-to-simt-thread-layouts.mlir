@@ -1,0 +1,99 @@
+// RUN: tk-opt %s --split-input-file --tk-convert-to-simt="target=cuda-sm80 num-warps=4" --canonicalize | FileCheck %s
+
+// tk-convert-to-simt follows the thread layouts it is given
+// (tk-assign-thread-layouts records them; here they are written by hand).
+// The same kernel three times: the loaded row kept whole in workgroup
+// memory, in registers by runs of 4, and by runs of 2.
+
+// CHECK-DAG: memref.global "private" @[[SHARED:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-LABEL: func.func @shared
+// CHECK: memref.get_global @[[SHARED]]
+// CHECK: memref.store
+// CHECK: gpu.barrier
+tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %nv = tk.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  %maxv = tk.splat %max : f32 -> tensor<1024xf32>
+  %d = arith.subf %x, %maxv : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %optrs, %d, %mask : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// Thread t's first run starts at element 4t; each thread holds 8 elements
+// (two runs), and nothing of the row goes through workgroup memory.
+// CHECK: // -----
+// CHECK-NOT: memref<1024xf32
+// CHECK-LABEL: func.func @runs4
+// CHECK: %[[FIRST:.*]] = arith.muli %thread_id_x, %c4 : index
+// CHECK: arith.index_cast %[[FIRST]]
+// CHECK-COUNT-3: llvm.load
+// CHECK: arith.addi %thread_id_x, %c128 : index
+tk.func @runs4(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %nv = tk.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  %maxv = tk.splat %max : f32 -> tensor<1024xf32>
+  %d = arith.subf %x, %maxv : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %optrs, %d, %mask : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// Runs of 2: element 2t first, then 2(t + 128), ... (four runs).
+// CHECK: // -----
+// CHECK-NOT: memref<1024xf32
+// CHECK-LABEL: func.func @runs2
+// CHECK: %[[FIRST:.*]] = arith.muli %thread_id_x, %c2 : index
+// CHECK: arith.index_cast %[[FIRST]]
+// CHECK: llvm.load
+// CHECK: arith.addi %thread_id_x, %c128 : index
+// CHECK: arith.muli %{{.*}}, %c2 : index
+tk.func @runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %nv = tk.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.runs<width = 2, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  %maxv = tk.splat %max : f32 -> tensor<1024xf32>
+  %d = arith.subf %x, %maxv : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %optrs, %d, %mask : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
