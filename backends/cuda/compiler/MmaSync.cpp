@@ -215,7 +215,7 @@ std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
 }
 
 /// This thread's place in the tiling.
-struct HeldLayout {
+struct HeldPlace {
   WarpTiling tiling;
   /// Where this lane holds a 16 x 8 accumulator tile (mma.sync's fragment,
   /// as the preset states it), relative to the tile.
@@ -225,7 +225,7 @@ struct HeldLayout {
   Value rowBase, colBase;
 };
 
-HeldLayout layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
+HeldPlace layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
                     Value threadId) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -234,7 +234,7 @@ HeldLayout layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
   Value warp = arith::DivUIOp::create(b, loc, threadId, index(kWarpSize));
   Value warpM = arith::DivUIOp::create(b, loc, warp, index(tiling.warpsN));
   Value warpN = arith::RemUIOp::create(b, loc, warp, index(tiling.warpsN));
-  HeldLayout layout;
+  HeldPlace layout;
   layout.tiling = tiling;
   layout.lane = lane;
   FailureOr<FragmentPlacement> accumulator =
@@ -254,7 +254,7 @@ HeldLayout layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
 /// accumulator fragment the preset states, placed at each of the warp's
 /// tiles (rows, then columns).
 SmallVector<std::pair<Value, Value>> heldPositions(OpBuilder &b, Location loc,
-                                                   const HeldLayout &layout) {
+                                                   const HeldPlace &layout) {
   FragmentPlacement placed =
       layout.accumulator.shifted(b, loc, layout.rowBase, layout.colBase);
   SmallVector<std::pair<Value, Value>> positions;
@@ -331,6 +331,25 @@ MmaSyncUnit::registerPositions(OpBuilder &b, Location loc,
   return heldPositions(b, loc, layoutOf(b, loc, *tiling, product.threadId));
 }
 
+// Warp w sits at (w / warpsN, w % warpsN) and holds a block of rows x cols
+// tiles of 16 x 8, each as mma.sync's accumulator fragment.
+std::optional<tk::HeldLayout>
+MmaSyncUnit::heldLayout(const HeldProduct &product) const {
+  std::optional<WarpTiling> tiling = tileWarps(product);
+  if (!tiling)
+    return std::nullopt;
+  tk::HeldLayout layout;
+  layout.intrinsic = isTf32(product) ? "mma.m16n8k8.f32.tf32"
+                     : product.a.isBF16() ? "mma.m16n8k16.f32.bf16"
+                                          : "mma.m16n8k16.f32.f16";
+  layout.fragment = mmaAccumulatorLayout();
+  layout.tile = {kTileM, kTileN};
+  layout.groupThreads = kWarpSize;
+  layout.groups = {tiling->warpsM, tiling->warpsN};
+  layout.tilesPerGroup = {tiling->rows, tiling->cols};
+  return layout;
+}
+
 FailureOr<SmallVector<Value>>
 MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
                         Value aBuffer, Value bBuffer,
@@ -338,7 +357,7 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   std::optional<WarpTiling> tiling = tileWarps(product);
   if (!tiling)
     return emitError(loc, "tk-cuda: mma.sync cannot hold this accumulator");
-  HeldLayout layout = layoutOf(b, loc, *tiling, product.threadId);
+  HeldPlace layout = layoutOf(b, loc, *tiling, product.threadId);
   MLIRContext *ctx = b.getContext();
   bool bf16 = product.a.isBF16();
   Type i32 = b.getI32Type(), f32 = b.getF32Type();

@@ -28,6 +28,8 @@ public:
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
   registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
                     const HeldProduct &product) const override;
+  std::optional<HeldLayout>
+  heldLayout(const HeldProduct &product) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,

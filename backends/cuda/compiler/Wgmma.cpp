@@ -649,6 +649,24 @@ WgmmaUnit::registerPositions(OpBuilder &b, Location loc,
   return positions;
 }
 
+// Tiles of 64 x width in row-major order, dealt to the warpgroups in turn;
+// each as wgmma's accumulator fragment over the warpgroup's 4 warps.
+std::optional<HeldLayout>
+WgmmaUnit::heldLayout(const HeldProduct &product) const {
+  if (!wgmmaHolds(product))
+    return fallback.heldLayout(product);
+  int64_t numWarpgroups = product.numThreads / kWarpgroupSize;
+  HeldLayout layout;
+  layout.intrinsic = product.tf32   ? "wgmma.m64nNk8.f32.tf32"
+                     : product.a.isBF16() ? "wgmma.m64nNk16.f32.bf16"
+                                          : "wgmma.m64nNk16.f32.f16";
+  layout.fragment = wgmmaAccumulatorLayout();
+  layout.tile = {kTileM, tileWidth(product.m, product.n, numWarpgroups)};
+  layout.groupThreads = kWarpgroupSize;
+  layout.cyclic = true;
+  return layout;
+}
+
 // A thread holds, for each of its tiles, the rows lane / 4 and lane / 4 + 8
 // of the tile's 16-row slice of its warp (registers 4c, 4c+1 and 4c+2,
 // 4c+3 of each 8-column chunk c), shared by the 4 lanes of a quad; each

@@ -36,6 +36,8 @@ public:
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
   registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
                     const HeldProduct &product) const override;
+  std::optional<HeldLayout>
+  heldLayout(const HeldProduct &product) const override;
   std::optional<RegisterRows>
   registerRows(const HeldProduct &product) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>

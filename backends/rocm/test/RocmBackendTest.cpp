@@ -319,3 +319,43 @@ TEST(RocmPlugin, ValidateCatchesADamagedBinary) {
 }
 
 } // namespace
+
+// The layout the matrix cores state for a held accumulator (#tkw.held in
+// the thread layouts) is where registerPositions puts every register of
+// every thread: a 128x128 product on 4 waves (a 2x2 grid of waves), and
+// attention's 64x64 scores with rows across waves, on wave64 CDNA3 and
+// wave32 RDNA3. A layout that lies (tiles dealt in turn, not in blocks)
+// is caught.
+TEST(RocmCompiler, MatrixCoresStateTheirHeldLayout) {
+  tk::rocm::registerTargetPresets();
+  mlir::MLIRContext context;
+  for (const char *preset : {"amd-cdna3", "amd-rdna3"}) {
+    std::string error;
+    std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(preset, error);
+    ASSERT_TRUE(info) << error;
+    tk::rocm::MatrixCoreUnit unit(*info);
+    for (bool rowsAcrossWarps : {false, true}) {
+      tk::MatrixUnit::HeldProduct product;
+      product.a = product.b = mlir::Float16Type::get(&context);
+      product.accumulator = mlir::Float32Type::get(&context);
+      product.m = product.n = rowsAcrossWarps ? 64 : 128;
+      product.k = 64;
+      product.rowsAcrossWarps = rowsAcrossWarps;
+      product.numThreads = 4 * info->warpSize;
+      SCOPED_TRACE(std::string(preset) +
+                   (rowsAcrossWarps ? ", rows across waves" : ", square"));
+      ASSERT_TRUE(unit.holds(product));
+      std::optional<tk::HeldLayout> layout = unit.heldLayout(product);
+      ASSERT_TRUE(layout);
+      std::optional<std::string> mismatch =
+          tk::heldLayoutMismatch(context, unit, product, *layout);
+      EXPECT_FALSE(mismatch) << *mismatch;
+      if (!rowsAcrossWarps) {
+        EXPECT_EQ(layout->groups, (std::array<int64_t, 2>{2, 2}));
+        tk::HeldLayout dealt = *layout;
+        dealt.cyclic = true;
+        EXPECT_TRUE(tk::heldLayoutMismatch(context, unit, product, dealt));
+      }
+    }
+  }
+}

@@ -282,3 +282,36 @@ TEST(XePlugin, CompileAndValidateThroughTheABI) {
 }
 
 } // namespace
+
+// The layout DPAS states for a held accumulator (#tkw.held) is where
+// registerPositions puts every register of every work-item, for products
+// with rows across subgroups (attention's scores) and split both ways:
+// 64x64 on 8 subgroups of 16 (pvc), 32x32 on 4 subgroups of 8 (dg2), each
+// within the 32 accumulator elements a work-item holds.
+TEST(XeDpas, StatesItsHeldLayout) {
+  tk::xe::registerTargetPresets();
+  mlir::MLIRContext context;
+  for (const char *preset : {"intel-pvc", "intel-dg2"}) {
+    std::string error;
+    std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(preset, error);
+    ASSERT_TRUE(info) << error;
+    tk::xe::DpasUnit unit(*info);
+    int64_t size = info->warpSize == 16 ? 64 : 32;
+    for (bool rowsAcrossWarps : {false, true}) {
+      tk::MatrixUnit::HeldProduct product;
+      product.a = product.b = mlir::Float16Type::get(&context);
+      product.accumulator = mlir::Float32Type::get(&context);
+      product.m = product.n = product.k = size;
+      product.rowsAcrossWarps = rowsAcrossWarps;
+      product.numThreads = 4 * size * size / 128;
+      SCOPED_TRACE(std::string(preset) +
+                   (rowsAcrossWarps ? ", rows across subgroups" : ", square"));
+      ASSERT_TRUE(unit.holds(product));
+      std::optional<tk::HeldLayout> layout = unit.heldLayout(product);
+      ASSERT_TRUE(layout);
+      std::optional<std::string> mismatch =
+          tk::heldLayoutMismatch(context, unit, product, *layout);
+      EXPECT_FALSE(mismatch) << *mismatch;
+    }
+  }
+}

@@ -2,8 +2,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/Conversion/Fragments.h"
+#include "tk/core/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <map>
 
@@ -134,4 +136,89 @@ int64_t tk::rowLaneMask(const FragmentLayout &layout) {
   if (layout.order[0] == 1)
     return alongColumns - 1;
   return (alongColumns - 1) * layout.lanesPerWarp[0];
+}
+
+SmallVector<std::array<int64_t, 2>>
+tk::HeldLayout::elementsOf(int64_t thread, int64_t numThreads, int64_t m,
+                           int64_t n) const {
+  int64_t warpSize = fragment.numLanes();
+  int64_t group = thread / groupThreads;
+  int64_t inGroup = thread % groupThreads;
+  // The origins of this thread's tiles, in register order.
+  SmallVector<std::array<int64_t, 2>> origins;
+  if (cyclic) {
+    int64_t tilesN = n / tile[1];
+    int64_t numTiles = (m / tile[0]) * tilesN;
+    int64_t numGroups = numThreads / groupThreads;
+    for (int64_t t = group; t < numTiles; t += numGroups)
+      origins.push_back({t / tilesN * tile[0], t % tilesN * tile[1]});
+  } else {
+    int64_t rowBase = group / groups[1] * tilesPerGroup[0] * tile[0];
+    int64_t colBase = group % groups[1] * tilesPerGroup[1] * tile[1];
+    for (int64_t r = 0; r < tilesPerGroup[0]; ++r)
+      for (int64_t c = 0; c < tilesPerGroup[1]; ++c)
+        origins.push_back({rowBase + r * tile[0], colBase + c * tile[1]});
+  }
+  SmallVector<std::array<int64_t, 2>> elements;
+  for (const std::array<int64_t, 2> &origin : origins)
+    for (const std::array<int64_t, 2> &at :
+         fragment.elementsOf(inGroup / warpSize, inGroup % warpSize, tile[0],
+                             tile[1]))
+      elements.push_back({origin[0] + at[0], origin[1] + at[1]});
+  return elements;
+}
+
+std::optional<std::string>
+tk::heldLayoutMismatch(MLIRContext &context, const MatrixUnit &unit,
+                       MatrixUnit::HeldProduct product,
+                       const HeldLayout &layout) {
+  context.loadDialect<arith::ArithDialect>();
+  auto describe = [](int64_t thread, size_t i) {
+    return "thread " + std::to_string(thread) + ", register " +
+           std::to_string(i);
+  };
+  for (int64_t thread = 0; thread < product.numThreads; ++thread) {
+    // Emitted with a constant thread id into a scratch module, then folded
+    // op by op in program order.
+    OpBuilder b(&context);
+    Location loc = b.getUnknownLoc();
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    b.setInsertionPointToStart(module->getBody());
+    product.threadId = arith::ConstantIndexOp::create(b, loc, thread);
+    SmallVector<std::pair<Value, Value>> positions =
+        unit.registerPositions(b, loc, product);
+    DenseMap<Value, Attribute> known;
+    for (Operation &op : *module->getBody()) {
+      SmallVector<Attribute> operands;
+      for (Value v : op.getOperands())
+        operands.push_back(known.lookup(v));
+      SmallVector<OpFoldResult> folded;
+      if (failed(op.fold(operands, folded)) || folded.size() != 1)
+        return "registerPositions emits " +
+               op.getName().getStringRef().str() +
+               ", which does not fold to a constant";
+      known[op.getResult(0)] = isa<Attribute>(folded[0])
+                                   ? cast<Attribute>(folded[0])
+                                   : known.lookup(cast<Value>(folded[0]));
+    }
+    SmallVector<std::array<int64_t, 2>> stated =
+        layout.elementsOf(thread, product.numThreads, product.m, product.n);
+    if (stated.size() != positions.size())
+      return "thread " + std::to_string(thread) + " has " +
+             std::to_string(positions.size()) +
+             " registers, the layout states " + std::to_string(stated.size());
+    for (auto [i, position] : llvm::enumerate(positions)) {
+      auto row = dyn_cast_or_null<IntegerAttr>(known.lookup(position.first));
+      auto col = dyn_cast_or_null<IntegerAttr>(known.lookup(position.second));
+      if (!row || !col)
+        return describe(thread, i) + ": the position is not a constant";
+      if (row.getInt() != stated[i][0] || col.getInt() != stated[i][1])
+        return describe(thread, i) + " is at (" +
+               std::to_string(row.getInt()) + ", " +
+               std::to_string(col.getInt()) + "), the layout states (" +
+               std::to_string(stated[i][0]) + ", " +
+               std::to_string(stated[i][1]) + ")";
+    }
+  }
+  return std::nullopt;
 }

@@ -322,6 +322,21 @@ LayoutMatrixUnit::registerPositions(OpBuilder &b, Location loc,
   return positions;
 }
 
+std::optional<HeldLayout>
+LayoutMatrixUnit::heldLayout(const HeldProduct &product) const {
+  std::optional<WaveTiling> t = tileWaves(product);
+  if (!t)
+    return std::nullopt;
+  HeldLayout layout;
+  layout.intrinsic = t->intrinsic->name;
+  layout.fragment = t->intrinsic->accLayout;
+  layout.tile = {t->intrinsic->m, t->intrinsic->n};
+  layout.groupThreads = info.warpSize;
+  layout.groups = {t->wavesM, t->wavesN};
+  layout.tilesPerGroup = {t->rows, t->cols};
+  return layout;
+}
+
 FailureOr<SmallVector<Value>>
 LayoutMatrixUnit::accumulate(OpBuilder &b, Location loc,
                              const HeldProduct &product, Value aBuffer,

@@ -311,6 +311,11 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an array of thread layouts or unit";
     return success();
   }
+  if (name == kHeldAttrName) {
+    if (!isa<HeldLayoutAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a #tkw.held layout";
+    return success();
+  }
   if (name == kProductAttrName || name == kThreadsAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() < 0)

@@ -181,6 +181,39 @@ def Tkw_AccumulatorLayoutAttr
   let assemblyFormat = "`<` `product` `=` $product `>`";
 }
 
+def Tkw_HeldLayoutAttr : Tkw_Attr<"HeldLayout", "held"> {
+  let summary = "how a matrix unit holds a product's accumulator";
+  let description = [{
+    What `#tkw.accumulator` means for one product, as the backend's matrix
+    unit states it (tk::HeldLayout): the product is cut into tiles of one
+    instruction's accumulator (`tile`), each held by a group of
+    `groupThreads` threads as `fragment` says. Tiles go to groups in
+    blocks (group g at (g / groups[1], g % groups[1]) holding
+    `tilesPerGroup` tiles, rows then columns) or, `cyclic`, in turn (group
+    g holding tiles g, g + G, ... in row-major order). Recorded on a held
+    `tk.dot` as `tkw.held`. mma.sync on 4 warps, a 64x64 f32 accumulator,
+    each warp a 16x64 block:
+    ```mlir
+    tkw.held = #tkw.held<#tkw.fragment<"mma.m16n8k16.f32.f16", opIdx = 2,
+        sizePerLane = [1, 2], lanesPerWarp = [8, 4],
+        warpsPerFragment = [1, 1], order = [1, 0]>,
+        tile = [16, 8], groupThreads = 32, groups = [4, 1],
+        tilesPerGroup = [1, 8], cyclic = false>
+    ```
+  }];
+  let parameters = (ins "FragmentLayoutAttr":$fragment,
+                        ArrayRefParameter<"int64_t">:$tile,
+                        "int64_t":$groupThreads,
+                        ArrayRefParameter<"int64_t">:$groups,
+                        ArrayRefParameter<"int64_t">:$tilesPerGroup,
+                        "bool":$cyclic);
+  let assemblyFormat = [{
+    `<` $fragment `,` `tile` `=` `[` $tile `]` `,`
+        `groupThreads` `=` $groupThreads `,` `groups` `=` `[` $groups `]` `,`
+        `tilesPerGroup` `=` `[` $tilesPerGroup `]` `,` `cyclic` `=` $cyclic `>`
+  }];
+}
+
 def Tkw_RowsLayoutAttr : Tkw_Attr<"RowsLayout", "rows"> {
   let summary = "a 1-D tile of one value per row of a held product";
   let description = [{

@@ -52,6 +52,9 @@ def Tkw_Dialect : Dialect {
     /// Op attribute on a `tk.dot` whose product the matrix unit holds in
     /// registers: the number #tkw.accumulator and #tkw.rows refer to.
     static constexpr llvm::StringLiteral kProductAttrName = "tkw.product";
+    /// Op attribute on a held `tk.dot`: how the matrix unit holds its
+    /// accumulator (#tkw.held), where the unit states it.
+    static constexpr llvm::StringLiteral kHeldAttrName = "tkw.held";
     /// Function attribute: the threads of a program the thread layouts
     /// were assigned for (0: the CPU form, one thread).
     static constexpr llvm::StringLiteral kThreadsAttrName = "tkw.threads";

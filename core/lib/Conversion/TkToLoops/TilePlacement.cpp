@@ -777,6 +777,20 @@ void TilePlacement::write() {
     int64_t id = products.size();
     products[dot] = id;
     dot->setAttr(TkwDialect::kProductAttrName, builder.getI64IntegerAttr(id));
+    // The unit's own statement of where each thread's registers lie.
+    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+    std::optional<tk::HeldLayout> held =
+        product ? matrixUnit->heldLayout(*product) : std::nullopt;
+    if (held) {
+      const tk::FragmentLayout &f = held->fragment;
+      auto fragment = tk::warp::FragmentLayoutAttr::get(
+          ctx, held->intrinsic, /*opIdx=*/2, f.sizePerLane, f.lanesPerWarp,
+          f.warpsPerFragment, f.order);
+      dot->setAttr(TkwDialect::kHeldAttrName,
+                   tk::warp::HeldLayoutAttr::get(
+                       ctx, fragment, held->tile, held->groupThreads,
+                       held->groups, held->tilesPerGroup, held->cyclic));
+    }
   });
   auto layoutOf = [&](Value value) -> Attribute {
     Operation *op = value.getDefiningOp();

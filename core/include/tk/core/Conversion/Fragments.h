@@ -54,6 +54,31 @@ placeFragment(mlir::OpBuilder &builder, mlir::Location loc,
               mlir::Value originRow, mlir::Value originCol, mlir::Value warp,
               mlir::Value lane);
 
+/// How a matrix unit holds a product's accumulator in registers, stated as
+/// a layout (as Triton's MMA encodings are) rather than register by
+/// register. The product is cut into tiles of one instruction's accumulator
+/// (`tile` rows x cols), each held by a group of `groupThreads` threads (a
+/// warp, wave or subgroup; wgmma's warpgroup of 4 warps) as `fragment`
+/// says, warp by warp of the group. Tiles go to groups either in blocks
+/// (group g sits at (g / groups[1], g % groups[1]) of a `groups` grid and
+/// holds a block of `tilesPerGroup` tiles, rows then columns) or `cyclic`ly
+/// (tiles in row-major order, group g holding tiles g, g + G, ... of the G
+/// groups). A thread's registers are its tiles' fragments in that order.
+struct HeldLayout {
+  std::string intrinsic;
+  FragmentLayout fragment;
+  std::array<int64_t, 2> tile = {1, 1};
+  int64_t groupThreads = 1;
+  std::array<int64_t, 2> groups = {1, 1};
+  std::array<int64_t, 2> tilesPerGroup = {1, 1};
+  bool cyclic = false;
+
+  /// The (row, col) of every register of thread `thread` of an `m` x `n`
+  /// product held by `numThreads` threads, in register order.
+  llvm::SmallVector<std::array<int64_t, 2>>
+  elementsOf(int64_t thread, int64_t numThreads, int64_t m, int64_t n) const;
+};
+
 /// The lane-index bits along which the lanes holding one row of a fragment
 /// differ (mma.sync's accumulator: the 4 lanes of a quad, bits 0b11).
 int64_t rowLaneMask(const FragmentLayout &layout);

@@ -7,6 +7,8 @@
 #ifndef TK_CORE_CONVERSION_PASSES_H_
 #define TK_CORE_CONVERSION_PASSES_H_
 
+#include "tk/core/Conversion/Fragments.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -169,6 +171,14 @@ public:
   registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
                     const HeldProduct &product) const;
 
+  /// The layout registerPositions follows, stated as one (Fragments.h):
+  /// tk-assign-thread-layouts records it on the held dot (`tkw.held`), and
+  /// the units' tests hold it equal to registerPositions for every thread
+  /// (heldLayoutMismatch). Empty when the unit does not state one.
+  virtual std::optional<HeldLayout> heldLayout(const HeldProduct &product) const {
+    return std::nullopt;
+  }
+
   /// How the rows of a held accumulator fall on registers and lanes, for
   /// reductions along rows without workgroup memory and for per-row values
   /// kept in registers (FlashAttention's running max and sum):
@@ -245,6 +255,15 @@ public:
   virtual void wait(mlir::OpBuilder &builder, mlir::Location loc,
                     int64_t pending) const = 0;
 };
+
+/// Where `unit`'s registerPositions for `product` and `layout` disagree:
+/// the first thread and register whose (row, col) differ, or a count that
+/// differs, in words; nothing when they agree for every thread. The
+/// positions are emitted with constant thread ids and folded with MLIR's
+/// own folders.
+std::optional<std::string>
+heldLayoutMismatch(mlir::MLIRContext &context, const MatrixUnit &unit,
+                   MatrixUnit::HeldProduct product, const HeldLayout &layout);
 
 /// tk-convert-to-simt with a backend's matrix unit and async copy unit
 /// (either may be null).

@@ -1,0 +1,90 @@
+//===- HeldLayoutTest.cpp - the held layouts mma.sync and wgmma state -----===//
+//
+// What MmaSyncUnit and WgmmaUnit state of a held accumulator (#tkw.held in
+// the thread layouts) must be where their registerPositions put every
+// register of every thread: checked with tk::heldLayoutMismatch, which
+// folds the emitted positions for each constant thread id.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/MmaSync.h"
+#include "compiler/Wgmma.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace mlir;
+
+namespace {
+
+struct HeldCase {
+  int64_t m, n, k, numThreads;
+  bool rowsAcrossWarps, tf32;
+};
+
+tk::MatrixUnit::HeldProduct productOf(MLIRContext &context, const HeldCase &c) {
+  tk::MatrixUnit::HeldProduct p;
+  p.a = p.b = c.tf32 ? Type(Float32Type::get(&context))
+                     : Type(Float16Type::get(&context));
+  p.accumulator = Float32Type::get(&context);
+  p.m = c.m;
+  p.n = c.n;
+  p.k = c.k;
+  p.numThreads = c.numThreads;
+  p.rowsAcrossWarps = c.rowsAcrossWarps;
+  p.tf32 = c.tf32;
+  return p;
+}
+
+std::string name(const HeldCase &c) {
+  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+         std::to_string(c.k) + " on " + std::to_string(c.numThreads) +
+         " threads" + (c.rowsAcrossWarps ? ", rows across warps" : "") +
+         (c.tf32 ? ", tf32" : "");
+}
+
+void expectStatedLayout(const tk::MatrixUnit &unit, const HeldCase &c,
+                        bool cyclic) {
+  MLIRContext context;
+  tk::MatrixUnit::HeldProduct product = productOf(context, c);
+  SCOPED_TRACE(name(c));
+  ASSERT_TRUE(unit.holds(product));
+  std::optional<tk::HeldLayout> layout = unit.heldLayout(product);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->cyclic, cyclic);
+  std::optional<std::string> mismatch =
+      tk::heldLayoutMismatch(context, unit, product, *layout);
+  EXPECT_FALSE(mismatch) << *mismatch;
+  // The check can fail: the same layout with its tiles dealt the other
+  // way is caught.
+  tk::HeldLayout other = *layout;
+  other.cyclic = !other.cyclic;
+  if (other.elementsOf(1, c.numThreads, c.m, c.n) !=
+      layout->elementsOf(1, c.numThreads, c.m, c.n)) {
+    EXPECT_TRUE(tk::heldLayoutMismatch(context, unit, product, other));
+  }
+}
+
+} // namespace
+
+TEST(HeldLayout, MmaSyncStatesWhereItsRegistersAre) {
+  tk::cuda::MmaSyncUnit unit;
+  for (const HeldCase &c : {HeldCase{64, 64, 32, 128, false, false},
+                            HeldCase{128, 128, 32, 256, false, false},
+                            HeldCase{64, 64, 64, 128, true, false},
+                            HeldCase{64, 128, 32, 128, false, true}})
+    expectStatedLayout(unit, c, /*cyclic=*/false);
+}
+
+TEST(HeldLayout, WgmmaStatesWhereItsRegistersAre) {
+  tk::cuda::WgmmaUnit unit;
+  for (const HeldCase &c : {HeldCase{64, 64, 32, 128, false, false},
+                            HeldCase{128, 128, 32, 256, false, false},
+                            HeldCase{128, 64, 64, 256, true, false},
+                            HeldCase{256, 128, 64, 256, false, false}})
+    expectStatedLayout(unit, c, /*cyclic=*/true);
+}
