@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -68,6 +69,12 @@ tk_status cpuMemAlloc(int32_t device, size_t bytes, void **out) {
     return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: out_pointer is NULL");
   // 64-byte aligned (a cache line, an AVX-512 vector); aligned_alloc wants
   // a multiple of the alignment.
+  // Rounding up must not wrap: SIZE_MAX - 62 would round to 0 and hand out
+  // 64 bytes for a buffer the runtime believes is huge.
+  if (bytes > std::numeric_limits<size_t>::max() - 63)
+    return fail(TK_ERROR_OUT_OF_MEMORY,
+                "tk-cpu: cannot allocate " + std::to_string(bytes) +
+                    " bytes: more than the address space holds");
   size_t rounded = (bytes + 63) / 64 * 64;
   void *pointer = std::aligned_alloc(64, rounded ? rounded : 64);
   if (!pointer)

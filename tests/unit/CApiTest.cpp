@@ -273,6 +273,13 @@ TEST_F(CApiCpuTest, BufferReadWriteCopyAndBounds) {
   tk_buffer empty = nullptr;
   EXPECT_EQ(tk_buffer_create(device, 0, &empty), TK_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(empty, nullptr);
+  // A size whose rounding to the allocator's 64 bytes would wrap to 0 is
+  // refused, not handed out as 64 bytes the bounds checks believe huge.
+  tk_buffer huge = nullptr;
+  EXPECT_EQ(tk_buffer_create(device, SIZE_MAX - 62, &huge),
+            TK_ERROR_OUT_OF_MEMORY);
+  EXPECT_THAT(tk_last_error(), HasSubstr("more than the address space holds"));
+  EXPECT_EQ(huge, nullptr);
 }
 
 TEST_F(CApiCpuTest, VectorAdd) {

@@ -122,6 +122,31 @@ void addLLVMPasses(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+/// The first 8-bit float type `module` uses (as an element, or what a
+/// pointer points to), printed; nothing when there is none.
+std::optional<std::string> firstFp8Type(ModuleOp module) {
+  std::optional<std::string> found;
+  auto check = [&](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    if (auto ptr = dyn_cast<tk::PtrType>(element))
+      element = getElementTypeOrSelf(ptr.getPointeeType());
+    auto floatType = dyn_cast<FloatType>(element);
+    if (found || !floatType || floatType.getWidth() != 8)
+      return;
+    found.emplace();
+    llvm::raw_string_ostream(*found) << element;
+  };
+  module.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      check(type);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          check(arg.getType());
+  });
+  return found;
+}
+
 } // namespace
 
 tk_status compileToObject(const CompileInput &input, std::string &object,
@@ -150,6 +175,15 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     return status;
   tk::dumpStage(input.dumpDir, "0-tk.mlir",
                 [&](llvm::raw_ostream &os) { module->print(os); });
+
+  // The CPU declares no fp8 (get_capabilities): a kernel that uses it is
+  // UNSUPPORTED, named here rather than by an LLVM dialect error on an f8
+  // load deep in the lowering.
+  if (std::optional<std::string> fp8 = firstFp8Type(*module)) {
+    error = "tk-cpu: the cpu backend does not support fp8 (" + *fp8 +
+            " in kernel module)";
+    return TK_ERROR_UNSUPPORTED;
+  }
 
   std::string failedPass;
   for (const Stage &stage : kLayoutStages) {

@@ -384,6 +384,18 @@ TEST(CpuBackend, CompileErrorsAreStatuses) {
                  {P, P, P, I});
   EXPECT_EQ(missing.status, TK_ERROR_NOT_FOUND);
 
+  // fp8, which the cpu declares it lacks, is UNSUPPORTED and named.
+  Kernel fp8(R"(tk.func @k(%x: !tk.ptr<f8E4M3FN>, %y: !tk.ptr<f32>) {
+    %v = tk.load %x : !tk.ptr<f8E4M3FN>
+    %w = tk.fp_to_fp %v : f8E4M3FN -> f32
+    tk.store %y, %w : !tk.ptr<f32>
+    tk.return
+  })",
+             "k", {P, P}, /*bytecode=*/false);
+  EXPECT_EQ(fp8.status, TK_ERROR_UNSUPPORTED) << fp8.error;
+  EXPECT_NE(fp8.error.find("does not support fp8 (f8E4M3FN"), std::string::npos)
+      << fp8.error;
+
   const char garbage[] = "not an object file";
   EXPECT_NE(plugin()->validate(garbage, sizeof(garbage)), TK_SUCCESS);
   EXPECT_GT(std::strlen(plugin()->last_error()), 0u);
@@ -397,8 +409,8 @@ TEST(CpuBackend, DumpsEveryStage) {
   ASSERT_TRUE(k.ok()) << k.error;
   for (const char *name :
        {"0-tk.mlir", "1-layouts.mlir", "2-warp.mlir", "3-intrinsic.mlir",
-        "3-thread-layouts.mlir", "4-loops.mlir", "5-llvm-dialect.mlir", "6-llvm-ir.ll",
-        "7-llvm-ir-opt.ll", "8-host.s"})
+        "3-thread-layouts.mlir", "4-loops.mlir", "5-llvm-dialect.mlir",
+        "6-llvm-ir.ll", "7-llvm-ir-opt.ll", "8-host.s"})
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
 }
 
