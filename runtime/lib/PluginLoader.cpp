@@ -413,6 +413,12 @@ Status PluginLoader::select(const char *spec, Plugin **out) const {
     for (StringRef part : parts)
       if (!part.trim().empty())
         names.push_back(part.trim().str());
+    // Only commas and spaces: a mistake, not a request for the default.
+    if (names.empty())
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "TK_BACKEND='" + std::string(spec) +
+                        "' names no backend; give a comma-separated list "
+                        "(cuda, rocm, xe, vulkan, cpu) or leave it unset");
   }
 
   std::string attempts;

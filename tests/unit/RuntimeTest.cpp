@@ -70,6 +70,18 @@ TEST(PluginLoader, UnknownBackendListsPluginsFound) {
   EXPECT_EQ(plugin, nullptr);
 }
 
+TEST(PluginLoader, ListWithoutNamesIsInvalid) {
+  // Commas and spaces alone are a mistake, not a request for the default
+  // order (which an unset TK_BACKEND asks for).
+  Plugin *plugin = nullptr;
+  Status status = makeFixtureLoader().select(" , ,,", &plugin);
+  EXPECT_EQ(status.code(), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(status.message(),
+              AllOf(HasSubstr("TK_BACKEND=' , ,,' names no backend"),
+                    HasSubstr("leave it unset")));
+  EXPECT_EQ(plugin, nullptr);
+}
+
 TEST(PluginLoader, InvalidNameIsNotFound) {
   Plugin *plugin = nullptr;
   Status status = makeFixtureLoader().open("../etc/passwd", &plugin);
