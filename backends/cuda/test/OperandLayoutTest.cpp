@@ -2,20 +2,20 @@
 //-------------------===//
 //
 // The offsets MmaSyncUnit::operandOffset emits, evaluated with MLIR's own
-// folders for every element of an operand: each layout must be a bijection
-// onto the buffer, keep aligned 16-byte runs whole (cp.async copies them as
-// one), and put the 8 rows one ldmatrix reads on 8 different 16-byte bank
-// groups of a 128-byte line.
+// folders (tk::foldToIntegers) for every element of an operand: each layout
+// must be a bijection onto the buffer, keep aligned 16-byte runs whole
+// (cp.async copies them as one), and put the 8 rows one ldmatrix reads on 8
+// different 16-byte bank groups of a 128-byte line.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MmaSync.h"
+#include "tk/core/Conversion/Folding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/ADT/DenseMap.h"
 
 #include <gtest/gtest.h>
 
@@ -71,31 +71,14 @@ protected:
         results.push_back(unit.operandOffset(
             b, loc, p, operand, arith::ConstantIndexOp::create(b, loc, r),
             arith::ConstantIndexOp::create(b, loc, c)));
-    llvm::DenseMap<Value, Attribute> known;
-    for (Operation &op : *module->getBody()) {
-      SmallVector<Attribute> operands;
-      for (Value v : op.getOperands())
-        operands.push_back(known.lookup(v));
-      SmallVector<OpFoldResult> folded;
-      if (failed(op.fold(operands, folded)) || folded.size() != 1) {
-        ADD_FAILURE() << "cannot fold " << op.getName().getStringRef().str();
-        return {};
-      }
-      if (auto attr = dyn_cast<Attribute>(folded[0]))
-        known[op.getResult(0)] = attr;
-      else
-        known[op.getResult(0)] = known.lookup(cast<Value>(folded[0]));
+    std::string error;
+    FailureOr<SmallVector<int64_t>> folded =
+        tk::foldToIntegers(*module->getBody(), results, error);
+    if (failed(folded)) {
+      ADD_FAILURE() << error;
+      return {};
     }
-    std::vector<int64_t> values;
-    for (Value v : results) {
-      auto attr = dyn_cast_or_null<IntegerAttr>(known.lookup(v));
-      if (!attr) {
-        ADD_FAILURE() << "an offset did not fold to a constant";
-        return {};
-      }
-      values.push_back(attr.getInt());
-    }
-    return values;
+    return std::vector<int64_t>(folded->begin(), folded->end());
   }
 
   void checkOperand(unsigned operand, int64_t rows, int64_t cols,

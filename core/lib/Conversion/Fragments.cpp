@@ -2,6 +2,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/Conversion/Fragments.h"
+#include "tk/core/Conversion/Folding.h"
 #include "tk/core/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -161,9 +162,8 @@ tk::HeldLayout::elementsOf(int64_t thread, int64_t numThreads, int64_t m,
   }
   SmallVector<std::array<int64_t, 2>> elements;
   for (const std::array<int64_t, 2> &origin : origins)
-    for (const std::array<int64_t, 2> &at :
-         fragment.elementsOf(inGroup / warpSize, inGroup % warpSize, tile[0],
-                             tile[1]))
+    for (const std::array<int64_t, 2> &at : fragment.elementsOf(
+             inGroup / warpSize, inGroup % warpSize, tile[0], tile[1]))
       elements.push_back({origin[0] + at[0], origin[1] + at[1]});
   return elements;
 }
@@ -187,38 +187,57 @@ tk::heldLayoutMismatch(MLIRContext &context, const MatrixUnit &unit,
     product.threadId = arith::ConstantIndexOp::create(b, loc, thread);
     SmallVector<std::pair<Value, Value>> positions =
         unit.registerPositions(b, loc, product);
-    DenseMap<Value, Attribute> known;
-    for (Operation &op : *module->getBody()) {
-      SmallVector<Attribute> operands;
-      for (Value v : op.getOperands())
-        operands.push_back(known.lookup(v));
-      SmallVector<OpFoldResult> folded;
-      if (failed(op.fold(operands, folded)) || folded.size() != 1)
-        return "registerPositions emits " +
-               op.getName().getStringRef().str() +
-               ", which does not fold to a constant";
-      known[op.getResult(0)] = isa<Attribute>(folded[0])
-                                   ? cast<Attribute>(folded[0])
-                                   : known.lookup(cast<Value>(folded[0]));
-    }
+    SmallVector<Value> coordinates;
+    for (auto [row, col] : positions)
+      coordinates.append({row, col});
+    std::string error;
+    FailureOr<SmallVector<int64_t>> folded =
+        foldToIntegers(*module->getBody(), coordinates, error);
+    if (failed(folded))
+      return "registerPositions of thread " + std::to_string(thread) + ": " +
+             error;
     SmallVector<std::array<int64_t, 2>> stated =
         layout.elementsOf(thread, product.numThreads, product.m, product.n);
     if (stated.size() != positions.size())
       return "thread " + std::to_string(thread) + " has " +
              std::to_string(positions.size()) +
              " registers, the layout states " + std::to_string(stated.size());
-    for (auto [i, position] : llvm::enumerate(positions)) {
-      auto row = dyn_cast_or_null<IntegerAttr>(known.lookup(position.first));
-      auto col = dyn_cast_or_null<IntegerAttr>(known.lookup(position.second));
-      if (!row || !col)
-        return describe(thread, i) + ": the position is not a constant";
-      if (row.getInt() != stated[i][0] || col.getInt() != stated[i][1])
-        return describe(thread, i) + " is at (" +
-               std::to_string(row.getInt()) + ", " +
-               std::to_string(col.getInt()) + "), the layout states (" +
+    for (size_t i = 0; i < positions.size(); ++i) {
+      int64_t row = (*folded)[2 * i], col = (*folded)[2 * i + 1];
+      if (row != stated[i][0] || col != stated[i][1])
+        return describe(thread, i) + " is at (" + std::to_string(row) + ", " +
+               std::to_string(col) + "), the layout states (" +
                std::to_string(stated[i][0]) + ", " +
                std::to_string(stated[i][1]) + ")";
     }
   }
   return std::nullopt;
+}
+
+FailureOr<SmallVector<int64_t>>
+tk::foldToIntegers(Block &block, ValueRange values, std::string &error) {
+  DenseMap<Value, Attribute> known;
+  for (Operation &op : block) {
+    SmallVector<Attribute> operands;
+    for (Value v : op.getOperands())
+      operands.push_back(known.lookup(v));
+    SmallVector<OpFoldResult> folded;
+    if (failed(op.fold(operands, folded)) || folded.size() != 1) {
+      error = op.getName().getStringRef().str() + " does not fold";
+      return failure();
+    }
+    known[op.getResult(0)] = isa<Attribute>(folded[0])
+                                 ? cast<Attribute>(folded[0])
+                                 : known.lookup(cast<Value>(folded[0]));
+  }
+  SmallVector<int64_t> integers;
+  for (Value v : values) {
+    auto attr = dyn_cast_or_null<IntegerAttr>(known.lookup(v));
+    if (!attr) {
+      error = "a value does not fold to an integer constant";
+      return failure();
+    }
+    integers.push_back(attr.getInt());
+  }
+  return integers;
 }
