@@ -4,7 +4,9 @@
 // put every register where the layout says: for every intrinsic of every
 // registered preset, every operand whose lanes do not hold copies, every
 // warp and lane, the emitted index arithmetic is evaluated and compared with
-// FragmentLayout::elementsOf.
+// FragmentLayout::elementsOf. The same for the held layouts built of those
+// accumulators (tk::HeldLayout), which also hold every element once and
+// describe their rows where each row stays in one warp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,8 @@
 #include "mlir/IR/MLIRContext.h"
 
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "RegisterTargetPresets.h"
 
@@ -50,7 +54,7 @@ std::optional<int64_t> evaluate(Value value) {
 }
 
 class FragmentsTest : public ::testing::Test {
-protected:
+public:
   static void SetUpTestSuite() { tk::registerAllTargetPresets(); }
 
   FragmentsTest() : builder(&context) {
@@ -128,6 +132,102 @@ TEST_F(FragmentsTest, RowLanesAreTheLanesAlongColumns) {
   EXPECT_EQ(tk::rowLaneMask(FL::of({4, 1}, {2, 32}, {1, 0})), 0b11111);
   EXPECT_EQ(tk::rowLaneMask(FL::of({8, 1}, {1, 16}, {1, 0})), 0b1111);
   EXPECT_EQ(tk::rowLaneMask(FL::of({1, 4}, {32, 2}, {0, 1})), 0b100000);
+}
+
+/// A held layout of `acc`'s tiles, checked three ways for each thread of
+/// the product: the emitted positions against elementsOf, every element
+/// held once, and the rows where groups hold whole rows.
+void checkHeld(FragmentsTest &test, const tk::HeldLayout &layout, int64_t m,
+               int64_t n, const std::string &what);
+
+TEST_F(FragmentsTest, HeldLayoutsPlaceEveryRegisterAtEveryWarpSize) {
+  std::set<int64_t> warpSizes;
+  int checked = 0;
+  for (const std::string &name : tk::registeredTargetPresets()) {
+    std::string error;
+    std::optional<tk::TargetInfo> target = tk::TargetInfo::parse(name, error);
+    ASSERT_TRUE(target) << error;
+    for (const tk::MatrixIntrinsic &i : target->intrinsics) {
+      tk::HeldLayout layout;
+      layout.intrinsic = i.name;
+      layout.fragment = i.accLayout;
+      layout.tile = {i.m, i.n};
+      layout.groupThreads = i.accLayout.numLanes() * i.accLayout.numWarps();
+      warpSizes.insert(i.accLayout.numLanes());
+      std::string what = name + " " + i.name;
+      // 4 groups stacked by rows, 2 x 2 tiles each: whole rows per group.
+      layout.groups = {4, 1};
+      layout.tilesPerGroup = {2, 2};
+      checkHeld(*this, layout, 8 * i.m, 2 * i.n, what + " rows");
+      // A 2 x 2 grid of groups: rows split over groups.
+      layout.groups = {2, 2};
+      checkHeld(*this, layout, 4 * i.m, 4 * i.n, what + " grid");
+      // Tiles dealt to 2 groups in turn.
+      layout.groups = {1, 1};
+      layout.tilesPerGroup = {1, 1};
+      layout.cyclic = true;
+      checkHeld(*this, layout, 4 * i.m, i.n, what + " cyclic");
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20);
+  EXPECT_EQ(warpSizes, (std::set<int64_t>{8, 16, 32, 64}))
+      << "accumulators at the warp sizes of DPAS (8, 16), mma and WMMA (32) "
+         "and MFMA (64)";
+}
+
+TEST_F(FragmentsTest, HeldLayoutsThatMissOrOverflowTheProductAreReported) {
+  // mma.sync's accumulator: a 16 x 8 tile over 32 lanes.
+  tk::HeldLayout layout;
+  layout.fragment = tk::FragmentLayout::of({1, 2}, {8, 4}, {1, 0});
+  layout.tile = {16, 8};
+  layout.groupThreads = 32;
+  layout.groups = {2, 1};
+  EXPECT_FALSE(layout.uncovered(64, 32, 8));
+  // 2 groups of 1 tile leave the lower half of a 64 x 8 product.
+  std::optional<std::string> gap = layout.uncovered(64, 64, 8);
+  ASSERT_TRUE(gap);
+  EXPECT_EQ(*gap, "(32, 0) is held by 0 threads, not 1");
+  // 2 tiles a group put the second group's below a 32 x 8 product.
+  layout.tilesPerGroup = {2, 1};
+  gap = layout.uncovered(64, 32, 8);
+  ASSERT_TRUE(gap);
+  EXPECT_NE(gap->find("outside the 32x8 product"), std::string::npos) << *gap;
+}
+
+void checkHeld(FragmentsTest &test, const tk::HeldLayout &layout, int64_t m,
+               int64_t n, const std::string &what) {
+  SCOPED_TRACE(what);
+  int64_t numGroups = layout.cyclic ? 2 : layout.groups[0] * layout.groups[1];
+  int64_t numThreads = numGroups * layout.groupThreads;
+  std::optional<std::string> gap = layout.uncovered(numThreads, m, n);
+  ASSERT_FALSE(gap) << *gap;
+  Location loc = test.builder.getUnknownLoc();
+  for (int64_t thread = 0; thread < numThreads; thread += 7) {
+    auto placed = layout.positions(test.builder, loc, test.index(thread),
+                                   numThreads, m, n);
+    ASSERT_TRUE(succeeded(placed));
+    auto want = layout.elementsOf(thread, numThreads, m, n);
+    ASSERT_EQ(placed->size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(evaluate((*placed)[i].first), want[i][0])
+          << "thread " << thread << " reg " << i;
+      EXPECT_EQ(evaluate((*placed)[i].second), want[i][1])
+          << "thread " << thread << " reg " << i;
+    }
+  }
+  std::optional<tk::RegisterRows> rows = layout.rowsOf(numThreads, m, n);
+  bool splitOverGroups = !layout.cyclic && layout.groups[1] > 1;
+  if (splitOverGroups || layout.fragment.numWarps() > 1 &&
+                             layout.fragment.warpsPerFragment[1] > 1) {
+    EXPECT_FALSE(rows) << "a row held by two warps";
+    return;
+  }
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->laneMask, tk::rowLaneMask(layout.fragment));
+  auto first = layout.elementsOf(numThreads - 1, numThreads, m, n);
+  for (size_t i = 0; i < first.size(); ++i)
+    EXPECT_EQ(rows->rowOfRegister[i], first[i][0] - first[0][0]);
 }
 
 } // namespace

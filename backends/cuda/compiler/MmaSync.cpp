@@ -226,7 +226,7 @@ struct HeldPlace {
 };
 
 HeldPlace layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
-                    Value threadId) {
+                   Value threadId) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -250,30 +250,7 @@ HeldPlace layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
   return layout;
 }
 
-/// (row, col) of every held register of this thread, in register order: the
-/// accumulator fragment the preset states, placed at each of the warp's
-/// tiles (rows, then columns).
-SmallVector<std::pair<Value, Value>> heldPositions(OpBuilder &b, Location loc,
-                                                   const HeldPlace &layout) {
-  FragmentPlacement placed =
-      layout.accumulator.shifted(b, loc, layout.rowBase, layout.colBase);
-  SmallVector<std::pair<Value, Value>> positions;
-  for (int64_t r = 0; r < layout.tiling.rows; ++r) {
-    SmallVector<Value> rows = placed.along(b, loc, 0, r * kTileM);
-    for (int64_t c = 0; c < layout.tiling.cols; ++c) {
-      SmallVector<Value> cols = placed.along(b, loc, 1, c * kTileN);
-      for (auto [row, col] : llvm::zip_equal(rows, cols))
-        positions.push_back({row, col});
-    }
-  }
-  return positions;
-}
-
 } // namespace
-
-bool MmaSyncUnit::holds(const HeldProduct &product) const {
-  return tileWarps(product).has_value();
-}
 
 // f32 operands (tf32) are read an element at a time, and a B taken K-major
 // would need ldmatrix without .trans: both stay plain row-major.
@@ -322,15 +299,6 @@ Value MmaSyncUnit::operandOffset(OpBuilder &b, Location loc,
           inChunk));
 }
 
-SmallVector<std::pair<Value, Value>>
-MmaSyncUnit::registerPositions(OpBuilder &b, Location loc,
-                               const HeldProduct &product) const {
-  std::optional<WarpTiling> tiling = tileWarps(product);
-  if (!tiling)
-    return {};
-  return heldPositions(b, loc, layoutOf(b, loc, *tiling, product.threadId));
-}
-
 // Warp w sits at (w / warpsN, w % warpsN) and holds a block of rows x cols
 // tiles of 16 x 8, each as mma.sync's accumulator fragment.
 std::optional<tk::HeldLayout>
@@ -339,7 +307,7 @@ MmaSyncUnit::heldLayout(const HeldProduct &product) const {
   if (!tiling)
     return std::nullopt;
   tk::HeldLayout layout;
-  layout.intrinsic = isTf32(product) ? "mma.m16n8k8.f32.tf32"
+  layout.intrinsic = isTf32(product)      ? "mma.m16n8k8.f32.tf32"
                      : product.a.isBF16() ? "mma.m16n8k16.f32.bf16"
                                           : "mma.m16n8k16.f32.f16";
   layout.fragment = mmaAccumulatorLayout();

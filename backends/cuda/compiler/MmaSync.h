@@ -19,17 +19,19 @@ public:
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
 
-  bool holds(const HeldProduct &product) const override;
   bool laysOutOperands(const HeldProduct &product) const override;
   int64_t operandAlignment(const HeldProduct &product) const override;
   mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
                             const HeldProduct &product, unsigned operand,
                             mlir::Value row, mlir::Value col) const override;
-  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
-  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
-                    const HeldProduct &product) const override;
   std::optional<HeldLayout>
   heldLayout(const HeldProduct &product) const override;
+  /// False: each row of the held accumulator lies in one quad of lanes
+  /// where the warps are stacked by rows, but shuffling rows over those
+  /// quads has not yet run on a GPU: sm_80 rows go through workgroup memory.
+  bool keepsRowsInRegisters(const HeldProduct &product) const override {
+    return false;
+  }
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,

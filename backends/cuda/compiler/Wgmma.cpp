@@ -555,10 +555,6 @@ static bool wgmmaHolds(const MatrixUnit::HeldProduct &p) {
          WarpgroupProduct::holdable(p.m, p.n, p.numThreads);
 }
 
-bool WgmmaUnit::holds(const HeldProduct &product) const {
-  return wgmmaHolds(product) || fallback.holds(product);
-}
-
 bool WgmmaUnit::laysOutOperands(const HeldProduct &product) const {
   return wgmmaHolds(product) || fallback.laysOutOperands(product);
 }
@@ -631,24 +627,6 @@ Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
       inCore);
 }
 
-// Held: warpgroup g owns tiles g, g + G, g + 2G, ... (G warpgroups), their
-// registers one after the other.
-SmallVector<std::pair<Value, Value>>
-WgmmaUnit::registerPositions(OpBuilder &b, Location loc,
-                             const HeldProduct &product) const {
-  if (!wgmmaHolds(product))
-    return fallback.registerPositions(b, loc, product);
-  WarpgroupProduct wg(b, loc, product.a, product.m, product.n, product.k,
-                      product.threadId, product.numThreads, product.kMajorB);
-  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
-  SmallVector<std::pair<Value, Value>> positions;
-  for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
-    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
-    llvm::append_range(positions, wg.positions(wg.tileOrigin(tile)));
-  }
-  return positions;
-}
-
 // Tiles of 64 x width in row-major order, dealt to the warpgroups in turn;
 // each as wgmma's accumulator fragment over the warpgroup's 4 warps.
 std::optional<HeldLayout>
@@ -657,7 +635,7 @@ WgmmaUnit::heldLayout(const HeldProduct &product) const {
     return fallback.heldLayout(product);
   int64_t numWarpgroups = product.numThreads / kWarpgroupSize;
   HeldLayout layout;
-  layout.intrinsic = product.tf32   ? "wgmma.m64nNk8.f32.tf32"
+  layout.intrinsic = product.tf32         ? "wgmma.m64nNk8.f32.tf32"
                      : product.a.isBF16() ? "wgmma.m64nNk16.f32.bf16"
                                           : "wgmma.m64nNk16.f32.f16";
   layout.fragment = wgmmaAccumulatorLayout();
@@ -667,37 +645,10 @@ WgmmaUnit::heldLayout(const HeldProduct &product) const {
   return layout;
 }
 
-// A thread holds, for each of its tiles, the rows lane / 4 and lane / 4 + 8
-// of the tile's 16-row slice of its warp (registers 4c, 4c+1 and 4c+2,
-// 4c+3 of each 8-column chunk c), shared by the 4 lanes of a quad; each
-// 16-row slice belongs to one warp. Warpgroup wg holds tiles wg + j * W.
-// With one warpgroup, or with one tile per row of tiles, tile j of every
-// warpgroup lies 64 * (tile row of j in warpgroup 0) rows below its tile 0,
-// and register 0 of a thread is in row 16 * warp + lane / 4 whatever the
-// product's width.
-std::optional<MatrixUnit::RegisterRows>
-WgmmaUnit::registerRows(const HeldProduct &product) const {
-  if (!wgmmaHolds(product))
-    return std::nullopt;
-  int64_t numWarpgroups = product.numThreads / kWarpgroupSize;
-  int64_t width = tileWidth(product.m, product.n, numWarpgroups);
-  int64_t tilesN = product.n / width;
-  // A row split over warpgroups would need more than shuffles.
-  if (numWarpgroups > 1 && tilesN > 1)
-    return std::nullopt;
-  int64_t perWarpgroup = (product.m / kTileM) * tilesN / numWarpgroups;
-  // The fragment's registers lie at the same offsets in every thread.
-  FragmentLayout fragment = wgmmaAccumulatorLayout();
-  SmallVector<std::array<int64_t, 2>> offsets =
-      fragment.elementsOf(/*warp=*/0, /*lane=*/0, kTileM, width);
-  RegisterRows rows;
-  rows.laneMask = rowLaneMask(fragment);
-  for (int64_t j = 0; j < perWarpgroup; ++j) {
-    int64_t tileRow = j * numWarpgroups / tilesN;
-    for (const std::array<int64_t, 2> &offset : offsets)
-      rows.rowOfRegister.push_back(kTileM * tileRow + offset[0]);
-  }
-  return rows;
+// Products wgmma holds keep their rows in registers (each row of a tile in
+// one quad of lanes); mma.sync's, as mma.sync decides.
+bool WgmmaUnit::keepsRowsInRegisters(const HeldProduct &product) const {
+  return wgmmaHolds(product) || fallback.keepsRowsInRegisters(product);
 }
 
 FailureOr<SmallVector<Value>>

@@ -21,7 +21,6 @@ public:
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
 
-  bool holds(const HeldProduct &product) const override;
   llvm::SmallVector<mlir::Value> finish(mlir::OpBuilder &builder,
                                         mlir::Location loc,
                                         const HeldProduct &product,
@@ -33,13 +32,9 @@ public:
   mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
                             const HeldProduct &product, unsigned operand,
                             mlir::Value row, mlir::Value col) const override;
-  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
-  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
-                    const HeldProduct &product) const override;
   std::optional<HeldLayout>
   heldLayout(const HeldProduct &product) const override;
-  std::optional<RegisterRows>
-  registerRows(const HeldProduct &product) const override;
+  bool keepsRowsInRegisters(const HeldProduct &product) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,

@@ -1,9 +1,11 @@
 //===- HeldLayoutTest.cpp - the held layouts mma.sync and wgmma state -----===//
 //
 // What MmaSyncUnit and WgmmaUnit state of a held accumulator (#tkw.held in
-// the thread layouts) must be where their registerPositions put every
-// register of every thread: checked with tk::heldLayoutMismatch, which
-// folds the emitted positions for each constant thread id.
+// the thread layouts) is where core places every register of every thread
+// (registerPositions) and which lanes share a row (registerRows): each
+// layout holds every element of its product once, and the emitted
+// positions, folded for each constant thread id, are the layout's
+// (tk::heldLayoutMismatch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +58,8 @@ void expectStatedLayout(const tk::MatrixUnit &unit, const HeldCase &c,
   std::optional<tk::HeldLayout> layout = unit.heldLayout(product);
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->cyclic, cyclic);
+  std::optional<std::string> gap = layout->uncovered(c.numThreads, c.m, c.n);
+  EXPECT_FALSE(gap) << *gap;
   std::optional<std::string> mismatch =
       tk::heldLayoutMismatch(context, unit, product, *layout);
   EXPECT_FALSE(mismatch) << *mismatch;
@@ -87,4 +91,44 @@ TEST(HeldLayout, WgmmaStatesWhereItsRegistersAre) {
                             HeldCase{128, 64, 64, 256, true, false},
                             HeldCase{256, 128, 64, 256, false, false}})
     expectStatedLayout(unit, c, /*cyclic=*/true);
+}
+
+// wgmma's accumulator gives each row of a 64-row tile to one quad of lanes
+// (rows lane / 4 and lane / 4 + 8 of each warp's 16): with one column of
+// tiles, row values stay in registers and shuffles over the quad.
+TEST(HeldLayout, WgmmaRowsStayInQuads) {
+  MLIRContext context;
+  tk::cuda::WgmmaUnit unit;
+  tk::MatrixUnit::HeldProduct product =
+      productOf(context, HeldCase{128, 64, 64, 256, true, false});
+  std::optional<tk::RegisterRows> rows = unit.registerRows(product);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->laneMask, 0b11);
+  // Each thread holds 64 * 64 / 128 registers of its tile: 2 columns of
+  // rows r and r + 8 in every chunk of 8 columns.
+  ASSERT_EQ(rows->rowOfRegister.size(), 32u);
+  for (size_t i = 0; i < rows->rowOfRegister.size(); ++i)
+    EXPECT_EQ(rows->rowOfRegister[i], i % 4 < 2 ? 0 : 8) << "register " << i;
+  // Two warpgroups side by side along a row: no rows in registers.
+  product = productOf(context, HeldCase{64, 128, 64, 256, false, false});
+  std::optional<tk::HeldLayout> layout = unit.heldLayout(product);
+  ASSERT_TRUE(layout);
+  ASSERT_TRUE(layout->cyclic);
+  EXPECT_EQ(layout->tile[1], 64);
+  EXPECT_FALSE(unit.registerRows(product));
+}
+
+// Where mma.sync stacks its warps by rows (a narrow product), its layout
+// would give each row to a quad of lanes too, but the unit keeps rows in
+// workgroup memory until that runs on a GPU.
+TEST(HeldLayout, MmaSyncKeepsRowsInWorkgroupMemory) {
+  MLIRContext context;
+  tk::cuda::MmaSyncUnit unit;
+  tk::MatrixUnit::HeldProduct product =
+      productOf(context, HeldCase{64, 16, 64, 128, true, false});
+  std::optional<tk::HeldLayout> layout = unit.heldLayout(product);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->groups, (std::array<int64_t, 2>{4, 1}));
+  EXPECT_TRUE(layout->rowsOf(128, 64, 16));
+  EXPECT_FALSE(unit.registerRows(product));
 }

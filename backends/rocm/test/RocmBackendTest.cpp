@@ -22,9 +22,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -126,8 +126,7 @@ TEST(RocmCompiler, ChecksFailOnAPackageThatLies) {
   EXPECT_NE(tk::rocm::checkMetadata(wrongLds, error), TK_SUCCESS);
   EXPECT_NE(error.find("LDS"), std::string::npos) << error;
   EXPECT_NE(tk::rocm::checkWithLLVMTools(wrongLds, report, error), TK_SUCCESS);
-  EXPECT_NE(error.find("group_segment_fixed_size"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("group_segment_fixed_size"), std::string::npos) << error;
   tk::rocm::Package wrongEntry = package;
   wrongEntry.entry = "other";
   EXPECT_NE(tk::rocm::checkMetadata(wrongEntry, error), TK_SUCCESS);
@@ -207,8 +206,8 @@ TEST(RocmCompiler, OperandsInLDSSpreadOverTheBanks) {
   for (int64_t kk = 0; kk < product.k; kk += 8) {
     // mfma 32x32x8: lane l reads row l % 32, k = kk + 4 (l / 32) .. + 3.
     int swizzled = worstBank([&](int64_t lane) {
-      std::optional<int64_t> offset = unit.operandOffset(
-          product, 0, lane % 32, kk + 4 * (lane / 32));
+      std::optional<int64_t> offset =
+          unit.operandOffset(product, 0, lane % 32, kk + 4 * (lane / 32));
       EXPECT_TRUE(offset);
       return 2 * offset.value_or(0);
     });
@@ -242,9 +241,9 @@ TEST(RocmPackage, RoundTripsAndRefusesEveryTruncation) {
               TK_ERROR_INVALID_ARGUMENT)
         << size;
   std::string trailing = bytes + "x";
-  EXPECT_EQ(tk::rocm::parsePackage(trailing.data(), trailing.size(), parsed,
-                                   error),
-            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      tk::rocm::parsePackage(trailing.data(), trailing.size(), parsed, error),
+      TK_ERROR_INVALID_ARGUMENT);
   // Not an AMDGPU code object.
   tk::rocm::Package notElf = package;
   notElf.hsaco = std::string(200, 'x');
@@ -312,8 +311,7 @@ TEST(RocmPlugin, ValidateCatchesADamagedBinary) {
   std::string lying = tk::rocm::serializePackage(package);
   EXPECT_EQ(api().validate(lying.data(), lying.size()),
             TK_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(api().last_error()).find("kernarg"),
-            std::string::npos)
+  EXPECT_NE(std::string(api().last_error()).find("kernarg"), std::string::npos)
       << api().last_error();
   EXPECT_EQ(api().validate(bytes.data(), 10), TK_ERROR_INVALID_ARGUMENT);
 }
@@ -350,6 +348,15 @@ TEST(RocmCompiler, MatrixCoresStateTheirHeldLayout) {
       std::optional<std::string> mismatch =
           tk::heldLayoutMismatch(context, unit, product, *layout);
       EXPECT_FALSE(mismatch) << *mismatch;
+      std::optional<std::string> gap =
+          layout->uncovered(product.numThreads, product.m, product.n);
+      EXPECT_FALSE(gap) << *gap;
+      // Rows across waves keep each row in one wave: its lanes along the
+      // accumulator's columns share it, and row reductions are shuffles.
+      std::optional<tk::RegisterRows> rows = unit.registerRows(product);
+      EXPECT_EQ(rows.has_value(), rowsAcrossWarps);
+      if (rows)
+        EXPECT_EQ(rows->laneMask, tk::rowLaneMask(layout->fragment));
       if (!rowsAcrossWarps) {
         EXPECT_EQ(layout->groups, (std::array<int64_t, 2>{2, 2}));
         tk::HeldLayout dealt = *layout;

@@ -312,6 +312,15 @@ TEST(XeDpas, StatesItsHeldLayout) {
       std::optional<std::string> mismatch =
           tk::heldLayoutMismatch(context, unit, product, *layout);
       EXPECT_FALSE(mismatch) << *mismatch;
+      std::optional<std::string> gap =
+          layout->uncovered(product.numThreads, product.m, product.n);
+      EXPECT_FALSE(gap) << *gap;
+      // Rows across subgroups: DPAS gives each lane a column, so all the
+      // subgroup's lanes share a row.
+      std::optional<tk::RegisterRows> rows = unit.registerRows(product);
+      EXPECT_EQ(rows.has_value(), rowsAcrossWarps);
+      if (rows)
+        EXPECT_EQ(rows->laneMask, info->warpSize - 1);
     }
   }
 }

@@ -7,8 +7,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/bit.h"
 
 #include <map>
+#include <vector>
 
 using namespace mlir;
 
@@ -166,6 +169,132 @@ tk::HeldLayout::elementsOf(int64_t thread, int64_t numThreads, int64_t m,
              inGroup / warpSize, inGroup % warpSize, tile[0], tile[1]))
       elements.push_back({origin[0] + at[0], origin[1] + at[1]});
   return elements;
+}
+
+FailureOr<SmallVector<std::pair<Value, Value>>>
+tk::HeldLayout::positions(OpBuilder &b, Location loc, Value thread,
+                          int64_t numThreads, int64_t m, int64_t n) const {
+  int64_t warpSize = fragment.numLanes();
+  auto mul = [&](Value v, int64_t f) -> Value {
+    return arith::MulIOp::create(b, loc, v, constant(b, loc, f));
+  };
+  auto div = [&](Value v, int64_t d) -> Value {
+    return arith::DivUIOp::create(b, loc, v, constant(b, loc, d));
+  };
+  auto rem = [&](Value v, int64_t d) -> Value {
+    return arith::RemUIOp::create(b, loc, v, constant(b, loc, d));
+  };
+  // This thread's fragment of the tile at (originRow, originCol) (null:
+  // 0), its place in its group being `inGroup`.
+  auto place = [&](Value inGroup, Value originRow, Value originCol) {
+    Value warp = fragment.numWarps() > 1 ? div(inGroup, warpSize) : Value();
+    Value lane = groupThreads == warpSize ? inGroup : rem(inGroup, warpSize);
+    return placeFragment(b, loc, fragment, tile[0], tile[1], originRow,
+                         originCol, warp, lane);
+  };
+  SmallVector<std::pair<Value, Value>> result;
+  if (cyclic) {
+    Value group = div(thread, groupThreads);
+    int64_t tilesN = n / tile[1];
+    int64_t numGroups = numThreads / groupThreads;
+    int64_t perGroup = (m / tile[0]) * tilesN / numGroups;
+    for (int64_t j = 0; j < perGroup; ++j) {
+      Value at = plus(b, loc, group, j * numGroups);
+      Value originRow = mul(div(at, tilesN), tile[0]);
+      Value originCol = mul(rem(at, tilesN), tile[1]);
+      FailureOr<FragmentPlacement> placed =
+          place(rem(thread, groupThreads), originRow, originCol);
+      if (failed(placed))
+        return failure();
+      llvm::append_range(result, placed->positions(b, loc));
+    }
+    return result;
+  }
+  // Blocks: the fragment at (0, 0) moved to this group's block; every tile
+  // of the block lies a constant shift further.
+  Value inGroup = rem(thread, groupThreads);
+  Value group = div(thread, groupThreads);
+  Value groupRow = div(group, groups[1]), groupCol = rem(group, groups[1]);
+  FailureOr<FragmentPlacement> placed = place(inGroup, Value(), Value());
+  if (failed(placed))
+    return failure();
+  Value rowBase = mul(groupRow, tilesPerGroup[0] * tile[0]);
+  Value colBase = mul(groupCol, tilesPerGroup[1] * tile[1]);
+  FragmentPlacement moved = placed->shifted(b, loc, rowBase, colBase);
+  for (int64_t r = 0; r < tilesPerGroup[0]; ++r) {
+    SmallVector<Value> rows = moved.along(b, loc, 0, r * tile[0]);
+    for (int64_t c = 0; c < tilesPerGroup[1]; ++c)
+      for (auto [row, col] :
+           llvm::zip_equal(rows, moved.along(b, loc, 1, c * tile[1])))
+        result.push_back({row, col});
+  }
+  return result;
+}
+
+std::optional<tk::RegisterRows>
+tk::HeldLayout::rowsOf(int64_t numThreads, int64_t m, int64_t n) const {
+  int64_t warpSize = fragment.numLanes();
+  RegisterRows rows;
+  // Per row: the first thread seen holding it, and how many hold it.
+  std::vector<int64_t> firstHolder(m, -1), holders(m, 0);
+  for (int64_t thread = 0; thread < numThreads; ++thread) {
+    SmallVector<std::array<int64_t, 2>> elements =
+        elementsOf(thread, numThreads, m, n);
+    if (elements.empty())
+      return std::nullopt;
+    SmallVector<int64_t> offsets;
+    for (const std::array<int64_t, 2> &at : elements) {
+      if (at[0] < 0 || at[0] >= m)
+        return std::nullopt;
+      offsets.push_back(at[0] - elements[0][0]);
+    }
+    if (thread == 0)
+      rows.rowOfRegister = offsets;
+    else if (offsets != rows.rowOfRegister)
+      return std::nullopt;
+    llvm::SmallDenseSet<int64_t> seen;
+    for (const std::array<int64_t, 2> &at : elements) {
+      int64_t row = at[0];
+      if (!seen.insert(row).second)
+        continue;
+      ++holders[row];
+      int64_t &first = firstHolder[row];
+      if (first < 0) {
+        first = thread;
+        continue;
+      }
+      if (first / warpSize != thread / warpSize)
+        return std::nullopt;
+      rows.laneMask |= first ^ thread;
+    }
+  }
+  // Every row is held by all the lanes its lane bits reach (what a
+  // butterfly of shuffles over laneMask combines).
+  int64_t perRow = int64_t(1) << llvm::popcount(uint64_t(rows.laneMask));
+  for (int64_t count : holders)
+    if (count != perRow)
+      return std::nullopt;
+  return rows;
+}
+
+std::optional<std::string>
+tk::HeldLayout::uncovered(int64_t numThreads, int64_t m, int64_t n) const {
+  std::vector<int64_t> count(m * n, 0);
+  for (int64_t thread = 0; thread < numThreads; ++thread)
+    for (const std::array<int64_t, 2> &at :
+         elementsOf(thread, numThreads, m, n)) {
+      if (at[0] < 0 || at[0] >= m || at[1] < 0 || at[1] >= n)
+        return "thread " + std::to_string(thread) + " holds (" +
+               std::to_string(at[0]) + ", " + std::to_string(at[1]) +
+               "), outside the " + std::to_string(m) + "x" + std::to_string(n) +
+               " product";
+      ++count[at[0] * n + at[1]];
+    }
+  for (int64_t i = 0; i < m * n; ++i)
+    if (count[i] != 1)
+      return "(" + std::to_string(i / n) + ", " + std::to_string(i % n) +
+             ") is held by " + std::to_string(count[i]) + " threads, not 1";
+  return std::nullopt;
 }
 
 std::optional<std::string>

@@ -245,30 +245,6 @@ LayoutMatrixUnit::tileWaves(const HeldProduct &product) const {
   return best;
 }
 
-std::optional<MatrixUnit::RegisterRows>
-LayoutMatrixUnit::registerRows(const HeldProduct &product) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  // A row split over waves would need more than shuffles.
-  if (!t || t->wavesN != 1)
-    return std::nullopt;
-  const MatrixIntrinsic &intrinsic = *t->intrinsic;
-  // Lane 0's accumulator elements of one tile; every lane's lie at the same
-  // row offsets from its first.
-  SmallVector<std::array<int64_t, 2>> offsets = intrinsic.accLayout.elementsOf(
-      /*warp=*/0, /*lane=*/0, intrinsic.m, intrinsic.n);
-  RegisterRows rows;
-  rows.laneMask = rowLaneMask(intrinsic.accLayout);
-  for (int64_t r = 0; r < t->rows; ++r)
-    for (int64_t c = 0; c < t->cols; ++c)
-      for (const std::array<int64_t, 2> &offset : offsets)
-        rows.rowOfRegister.push_back(r * intrinsic.m + offset[0]);
-  return rows;
-}
-
-bool LayoutMatrixUnit::holds(const HeldProduct &product) const {
-  return tileWaves(product).has_value();
-}
-
 namespace {
 /// This lane's wave block origin and accumulator placement.
 struct HeldPlace {
@@ -301,26 +277,6 @@ FailureOr<HeldPlace> heldPlace(OpBuilder &b, Location loc,
   return place;
 }
 } // namespace
-
-SmallVector<std::pair<Value, Value>>
-LayoutMatrixUnit::registerPositions(OpBuilder &b, Location loc,
-                                    const HeldProduct &product) const {
-  std::optional<WaveTiling> t = tileWaves(product);
-  if (!t)
-    return {};
-  FailureOr<HeldPlace> place =
-      heldPlace(b, loc, *t->intrinsic, info.warpSize, t->wavesN, t->rows,
-                t->cols, product.threadId);
-  if (failed(place))
-    return {};
-  SmallVector<std::pair<Value, Value>> positions;
-  for (int64_t r = 0; r < t->rows; ++r)
-    for (int64_t c = 0; c < t->cols; ++c)
-      llvm::append_range(
-          positions, place->accumulator.positions(b, loc, r * t->intrinsic->m,
-                                                  c * t->intrinsic->n));
-  return positions;
-}
 
 std::optional<HeldLayout>
 LayoutMatrixUnit::heldLayout(const HeldProduct &product) const {

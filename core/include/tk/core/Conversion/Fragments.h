@@ -16,6 +16,8 @@
 #include "mlir/Support/LLVM.h"
 
 #include <array>
+#include <optional>
+#include <string>
 #include <utility>
 
 namespace tk {
@@ -54,6 +56,18 @@ placeFragment(mlir::OpBuilder &builder, mlir::Location loc,
               mlir::Value originRow, mlir::Value originCol, mlir::Value warp,
               mlir::Value lane);
 
+/// How the rows of a held accumulator fall on registers and lanes, for
+/// reductions along rows without workgroup memory and for per-row values
+/// kept in registers (FlashAttention's running max and sum):
+/// `rowOfRegister[i]` is the row of a thread's register i minus the row of
+/// its register 0, the same in every thread; and the threads holding one
+/// row are all the lanes of a warp that differ only in the bits `laneMask`
+/// of their lane index.
+struct RegisterRows {
+  llvm::SmallVector<int64_t> rowOfRegister;
+  int64_t laneMask = 0;
+};
+
 /// How a matrix unit holds a product's accumulator in registers, stated as
 /// a layout (as Triton's MMA encodings are) rather than register by
 /// register. The product is cut into tiles of one instruction's accumulator
@@ -77,6 +91,25 @@ struct HeldLayout {
   /// product held by `numThreads` threads, in register order.
   llvm::SmallVector<std::array<int64_t, 2>>
   elementsOf(int64_t thread, int64_t numThreads, int64_t m, int64_t n) const;
+
+  /// elementsOf as IR, for the thread `thread` (index value): where core
+  /// initialises a held product's registers and writes them back from.
+  /// Fails where the fragment does not cover its tile.
+  mlir::FailureOr<llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>>
+  positions(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value thread,
+            int64_t numThreads, int64_t m, int64_t n) const;
+
+  /// The rows of an `m` x `n` product held this way by `numThreads`
+  /// threads, where they fit RegisterRows (each row within one warp, every
+  /// thread's registers at the same row offsets); nothing otherwise: a row
+  /// split over warps needs workgroup memory.
+  std::optional<RegisterRows> rowsOf(int64_t numThreads, int64_t m,
+                                     int64_t n) const;
+
+  /// Where the layout does not hold every element of an `m` x `n` product
+  /// exactly once over `numThreads` threads, in words; nothing when it does.
+  std::optional<std::string> uncovered(int64_t numThreads, int64_t m,
+                                       int64_t n) const;
 };
 
 /// The lane-index bits along which the lanes holding one row of a fragment

@@ -65,12 +65,10 @@ public:
   /// one B fragment a column; the registers are the accumulator fragments
   /// of those tiles, rows then columns. The grid is the layout passes'
   /// choice: rows across subgroups for rowsAcrossWarps products, otherwise
-  /// the one that reads the fewest fragments per k step.
-  bool holds(const HeldProduct &product) const override;
-  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
-  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
-                    const HeldProduct &product) const override;
-  /// The subgroups' grid, each holding a block of the instruction's tiles.
+  /// the one that reads the fewest fragments per k step. Products whose
+  /// rows go to single subgroups keep each row in one subgroup, so that
+  /// reductions along rows and per-row values (attention's running max and
+  /// sum) stay in registers and shuffles (registerRows).
   std::optional<HeldLayout>
   heldLayout(const HeldProduct &product) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
@@ -90,12 +88,6 @@ public:
   std::optional<int64_t> operandOffset(const HeldProduct &product,
                                        unsigned operand, int64_t row,
                                        int64_t col) const;
-  /// Products whose rows the layout passes give to single subgroups
-  /// (rowsAcrossWarps) keep each row in one subgroup: reductions along rows
-  /// and per-row values (attention's running max and sum) stay in
-  /// registers and shuffles.
-  std::optional<RegisterRows>
-  registerRows(const HeldProduct &product) const override;
 
 protected:
   TargetInfo info;

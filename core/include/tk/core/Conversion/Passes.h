@@ -109,9 +109,12 @@ public:
     mlir::Value threadId;
     int64_t numThreads = 0;
   };
-  /// True when the unit holds this product's accumulator in registers
-  /// (`threadId` is not read). The other calls are made only then.
-  virtual bool holds(const HeldProduct &product) const { return false; }
+  /// True when the unit holds this product's accumulator in registers:
+  /// when it states how (heldLayout; `threadId` is not read). The other
+  /// calls are made only then.
+  bool holds(const HeldProduct &product) const {
+    return heldLayout(product).has_value();
+  }
 
   /// The layout the unit reads the operands of a held product in: null
   /// (the default) for row-major memref<m x k> and memref<k x n>; otherwise
@@ -161,43 +164,39 @@ public:
   /// (deferWait).
   virtual bool defersWaits(const HeldProduct &product) const { return false; }
 
-  /// The (row, col) of each accumulator register of this thread, in
-  /// register order: core initialises the registers there, and writes them
-  /// back from there (to workgroup memory, or straight to a tk.store). A
-  /// unit places its intrinsic's accumulator fragment, as its TargetInfo
-  /// preset states it, at each tile it holds (tk::placeFragment,
-  /// Conversion/Fragments.h), rather than computing registers one by one.
-  virtual llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
-  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
-                    const HeldProduct &product) const;
-
-  /// The layout registerPositions follows, stated as one (Fragments.h):
-  /// tk-assign-thread-layouts records it on the held dot (`tkw.held`), and
-  /// the units' tests hold it equal to registerPositions for every thread
-  /// (heldLayoutMismatch). Empty when the unit does not state one.
-  virtual std::optional<HeldLayout> heldLayout(const HeldProduct &product) const {
+  /// How the unit holds `product`'s accumulator in registers, stated as a
+  /// layout (Fragments.h), as Triton's MMA encodings are: the instruction's
+  /// accumulator fragment (its TargetInfo preset's), the group of threads
+  /// that holds a tile, and how tiles go to groups. Core places the
+  /// registers from it (registerPositions), and tk-assign-thread-layouts
+  /// records it on the held dot (`tkw.held`). Set whenever holds() is.
+  virtual std::optional<HeldLayout>
+  heldLayout(const HeldProduct &product) const {
     return std::nullopt;
   }
 
-  /// How the rows of a held accumulator fall on registers and lanes, for
-  /// reductions along rows without workgroup memory and for per-row values
-  /// kept in registers (FlashAttention's running max and sum):
-  /// `rowOfRegister[i]` is the row of this thread's register i minus the
-  /// row of its register 0, the same in every thread; and the threads
-  /// holding one row are the lanes of a warp that differ only in the bits
-  /// `laneMask` of their lane index. A thread's register 0 lies in the same
-  /// row for every product of the unit that describes its rows with the
-  /// same number of threads, so a row's value computed from one product's
-  /// registers can be read at another's.
-  struct RegisterRows {
-    llvm::SmallVector<int64_t> rowOfRegister;
-    int64_t laneMask = 0;
-  };
-  /// Empty (the default) when the unit does not describe its rows; row
-  /// reductions of its products then go through workgroup memory.
-  virtual std::optional<RegisterRows>
-  registerRows(const HeldProduct &product) const {
-    return std::nullopt;
+  /// The (row, col) of each accumulator register of this thread, in
+  /// register order, as heldLayout places them: core initialises the
+  /// registers there, and writes them back from there (to workgroup memory,
+  /// or straight to a tk.store). Empty when the unit states no layout.
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
+  registerPositions(mlir::OpBuilder &builder, mlir::Location loc,
+                    const HeldProduct &product) const;
+
+  /// How the rows of `product`'s registers fall on registers and lanes
+  /// (RegisterRows, Fragments.h), as its held layout places them
+  /// (HeldLayout::rowsOf). Empty where the layout splits a row over warps,
+  /// or the unit keeps its rows in workgroup memory (keepsRowsInRegisters);
+  /// row reductions of the product then go through workgroup memory.
+  /// Every unit places a thread's register 0 in the same row for each of
+  /// its products of one row count and thread count, so a row's value
+  /// computed from one product's registers can be read at another's.
+  using RegisterRows = tk::RegisterRows;
+  std::optional<RegisterRows> registerRows(const HeldProduct &product) const;
+  /// False where a unit has not yet been checked on its hardware with row
+  /// values kept in registers (see MmaSyncUnit).
+  virtual bool keepsRowsInRegisters(const HeldProduct &product) const {
+    return true;
   }
 
   /// True when `product` can read its A operand from registers that hold
@@ -260,10 +259,13 @@ public:
 /// the first thread and register whose (row, col) differ, or a count that
 /// differs, in words; nothing when they agree for every thread. The
 /// positions are emitted with constant thread ids and folded with MLIR's
-/// own folders.
-std::optional<std::string>
-heldLayoutMismatch(mlir::MLIRContext &context, const MatrixUnit &unit,
-                   MatrixUnit::HeldProduct product, const HeldLayout &layout);
+/// own folders. With the unit's own heldLayout this checks the IR that
+/// places registers against the layout's arithmetic; with another layout,
+/// that the unit does not hold the product that way.
+std::optional<std::string> heldLayoutMismatch(mlir::MLIRContext &context,
+                                              const MatrixUnit &unit,
+                                              MatrixUnit::HeldProduct product,
+                                              const HeldLayout &layout);
 
 /// tk-convert-to-simt with a backend's matrix unit and async copy unit
 /// (either may be null).
