@@ -214,42 +214,6 @@ std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
   return best;
 }
 
-/// This thread's place in the tiling.
-struct HeldPlace {
-  WarpTiling tiling;
-  /// Where this lane holds a 16 x 8 accumulator tile (mma.sync's fragment,
-  /// as the preset states it), relative to the tile.
-  FragmentPlacement accumulator;
-  Value lane;
-  /// The first row and column of this warp's block.
-  Value rowBase, colBase;
-};
-
-HeldPlace layoutOf(OpBuilder &b, Location loc, const WarpTiling &tiling,
-                   Value threadId) {
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value lane = arith::RemUIOp::create(b, loc, threadId, index(kWarpSize));
-  Value warp = arith::DivUIOp::create(b, loc, threadId, index(kWarpSize));
-  Value warpM = arith::DivUIOp::create(b, loc, warp, index(tiling.warpsN));
-  Value warpN = arith::RemUIOp::create(b, loc, warp, index(tiling.warpsN));
-  HeldPlace layout;
-  layout.tiling = tiling;
-  layout.lane = lane;
-  FailureOr<FragmentPlacement> accumulator =
-      placeFragment(b, loc, mmaAccumulatorLayout(), kTileM, kTileN,
-                    /*originRow=*/Value(), /*originCol=*/Value(),
-                    /*warp=*/Value(), lane);
-  assert(succeeded(accumulator) && "mma.sync's accumulator covers its tile");
-  layout.accumulator = *accumulator;
-  layout.rowBase =
-      arith::MulIOp::create(b, loc, warpM, index(tiling.rows * kTileM));
-  layout.colBase =
-      arith::MulIOp::create(b, loc, warpN, index(tiling.cols * kTileN));
-  return layout;
-}
-
 } // namespace
 
 // f32 operands (tf32) are read an element at a time, and a B taken K-major
@@ -325,7 +289,13 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   std::optional<WarpTiling> tiling = tileWarps(product);
   if (!tiling)
     return emitError(loc, "tk-cuda: mma.sync cannot hold this accumulator");
-  HeldPlace layout = layoutOf(b, loc, *tiling, product.threadId);
+  // The registers are where the held layout puts them: each warp's block
+  // of tiles at (rowBase, colBase), read from lane `lane`'s fragments.
+  FailureOr<HeldBlockPlacement> layout =
+      heldLayout(product)->placeBlock(b, loc, product.threadId);
+  if (failed(layout))
+    return emitError(loc, "tk-cuda: mma.sync's accumulator does not cover "
+                          "its tile");
   MLIRContext *ctx = b.getContext();
   bool bf16 = product.a.isBF16();
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
@@ -373,8 +343,8 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   };
 
   // Lane l addresses row l % 8 of matrix l / 8.
-  Value matrix = arith::DivUIOp::create(b, loc, layout.lane, index(8));
-  Value rowInMatrix = arith::RemUIOp::create(b, loc, layout.lane, index(8));
+  Value matrix = arith::DivUIOp::create(b, loc, layout->lane, index(8));
+  Value rowInMatrix = arith::RemUIOp::create(b, loc, layout->lane, index(8));
   Value oddMatrix = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, matrix, index(2)), index(8));
   Value upperMatrix = arith::MulIOp::create(
@@ -412,17 +382,17 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
     // 32-bit element at a time: A's at the warp's rows, B's at its columns.
     FailureOr<FragmentPlacement> aPlaced = placeFragment(
         b, loc, mmaTf32ALayout(), kTileM, kTf32TileK, /*originRow=*/Value(),
-        /*originCol=*/Value(), /*warp=*/Value(), layout.lane);
+        /*originCol=*/Value(), /*warp=*/Value(), layout->lane);
     FailureOr<FragmentPlacement> bPlaced = placeFragment(
         b, loc, mmaTf32BLayout(), kTf32TileK, kTileN, /*originRow=*/Value(),
-        /*originCol=*/Value(), /*warp=*/Value(), layout.lane);
+        /*originCol=*/Value(), /*warp=*/Value(), layout->lane);
     if (failed(aPlaced) || failed(bPlaced))
       return emitError(loc, "tk-cuda: the tf32 fragments do not cover their "
                             "tiles");
     FragmentPlacement aFragment =
-        aPlaced->shifted(b, loc, layout.rowBase, /*colOrigin=*/Value());
+        aPlaced->shifted(b, loc, layout->rowBase, /*colOrigin=*/Value());
     FragmentPlacement bFragment =
-        bPlaced->shifted(b, loc, /*rowOrigin=*/Value(), layout.colBase);
+        bPlaced->shifted(b, loc, /*rowOrigin=*/Value(), layout->colBase);
     auto bits = [&](Value buffer, Value row, Value col) -> Value {
       Value value =
           memref::LoadOp::create(b, loc, buffer, ValueRange{row, col});
@@ -454,7 +424,7 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
     SmallVector<SmallVector<Value>> aFragments, bFragments;
     for (int64_t r = 0; r < t.rows; ++r) {
       Value row =
-          add(arith::AddIOp::create(b, loc, layout.rowBase, fragmentRow),
+          add(arith::AddIOp::create(b, loc, layout->rowBase, fragmentRow),
               r * kTileM);
       Value col = add(upperMatrix, kk);
       aFragments.push_back(
@@ -464,8 +434,8 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
       bool pair = c + 1 < t.cols;
       Value row = add(fragmentRow, kk);
       Value col =
-          add(pair ? arith::AddIOp::create(b, loc, layout.colBase, upperMatrix)
-                   : layout.colBase,
+          add(pair ? arith::AddIOp::create(b, loc, layout->colBase, upperMatrix)
+                   : layout->colBase,
               c * kTileN);
       SmallVector<Value> parts = loadMatrices(
           address(1, bBuffer, row, col), pair ? 4 : 2, NVVM::MMALayout::col);

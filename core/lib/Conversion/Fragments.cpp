@@ -184,16 +184,10 @@ tk::HeldLayout::positions(OpBuilder &b, Location loc, Value thread,
   auto rem = [&](Value v, int64_t d) -> Value {
     return arith::RemUIOp::create(b, loc, v, constant(b, loc, d));
   };
-  // This thread's fragment of the tile at (originRow, originCol) (null:
-  // 0), its place in its group being `inGroup`.
-  auto place = [&](Value inGroup, Value originRow, Value originCol) {
-    Value warp = fragment.numWarps() > 1 ? div(inGroup, warpSize) : Value();
-    Value lane = groupThreads == warpSize ? inGroup : rem(inGroup, warpSize);
-    return placeFragment(b, loc, fragment, tile[0], tile[1], originRow,
-                         originCol, warp, lane);
-  };
   SmallVector<std::pair<Value, Value>> result;
   if (cyclic) {
+    // Tile j of this thread's group is tile group + j * numGroups of the
+    // product, rows first.
     Value group = div(thread, groupThreads);
     int64_t tilesN = n / tile[1];
     int64_t numGroups = numThreads / groupThreads;
@@ -202,8 +196,11 @@ tk::HeldLayout::positions(OpBuilder &b, Location loc, Value thread,
       Value at = plus(b, loc, group, j * numGroups);
       Value originRow = mul(div(at, tilesN), tile[0]);
       Value originCol = mul(rem(at, tilesN), tile[1]);
-      FailureOr<FragmentPlacement> placed =
-          place(rem(thread, groupThreads), originRow, originCol);
+      Value inGroup = rem(thread, groupThreads);
+      Value warp = fragment.numWarps() > 1 ? div(inGroup, warpSize) : Value();
+      Value lane = groupThreads == warpSize ? inGroup : rem(inGroup, warpSize);
+      FailureOr<FragmentPlacement> placed = placeFragment(
+          b, loc, fragment, tile[0], tile[1], originRow, originCol, warp, lane);
       if (failed(placed))
         return failure();
       llvm::append_range(result, placed->positions(b, loc));
@@ -212,15 +209,11 @@ tk::HeldLayout::positions(OpBuilder &b, Location loc, Value thread,
   }
   // Blocks: the fragment at (0, 0) moved to this group's block; every tile
   // of the block lies a constant shift further.
-  Value inGroup = rem(thread, groupThreads);
-  Value group = div(thread, groupThreads);
-  Value groupRow = div(group, groups[1]), groupCol = rem(group, groups[1]);
-  FailureOr<FragmentPlacement> placed = place(inGroup, Value(), Value());
-  if (failed(placed))
+  FailureOr<HeldBlockPlacement> block = placeBlock(b, loc, thread);
+  if (failed(block))
     return failure();
-  Value rowBase = mul(groupRow, tilesPerGroup[0] * tile[0]);
-  Value colBase = mul(groupCol, tilesPerGroup[1] * tile[1]);
-  FragmentPlacement moved = placed->shifted(b, loc, rowBase, colBase);
+  FragmentPlacement moved =
+      block->accumulator.shifted(b, loc, block->rowBase, block->colBase);
   for (int64_t r = 0; r < tilesPerGroup[0]; ++r) {
     SmallVector<Value> rows = moved.along(b, loc, 0, r * tile[0]);
     for (int64_t c = 0; c < tilesPerGroup[1]; ++c)
@@ -229,6 +222,34 @@ tk::HeldLayout::positions(OpBuilder &b, Location loc, Value thread,
         result.push_back({row, col});
   }
   return result;
+}
+
+FailureOr<tk::HeldBlockPlacement>
+tk::HeldLayout::placeBlock(OpBuilder &b, Location loc, Value thread) const {
+  assert(!cyclic && "tiles dealt in turn have no block");
+  int64_t warpSize = fragment.numLanes();
+  auto index = [&](int64_t v) { return constant(b, loc, v); };
+  Value inGroup = arith::RemUIOp::create(b, loc, thread, index(groupThreads));
+  Value group = arith::DivUIOp::create(b, loc, thread, index(groupThreads));
+  Value groupRow = arith::DivUIOp::create(b, loc, group, index(groups[1]));
+  Value groupCol = arith::RemUIOp::create(b, loc, group, index(groups[1]));
+  HeldBlockPlacement place;
+  Value warp = fragment.numWarps() > 1
+                   ? arith::DivUIOp::create(b, loc, inGroup, index(warpSize))
+                   : Value();
+  place.lane = groupThreads == warpSize
+                   ? inGroup
+                   : arith::RemUIOp::create(b, loc, inGroup, index(warpSize));
+  FailureOr<FragmentPlacement> placed = placeFragment(
+      b, loc, fragment, tile[0], tile[1], Value(), Value(), warp, place.lane);
+  if (failed(placed))
+    return failure();
+  place.accumulator = *placed;
+  place.rowBase = arith::MulIOp::create(b, loc, groupRow,
+                                        index(tilesPerGroup[0] * tile[0]));
+  place.colBase = arith::MulIOp::create(b, loc, groupCol,
+                                        index(tilesPerGroup[1] * tile[1]));
+  return place;
 }
 
 std::optional<tk::RegisterRows>

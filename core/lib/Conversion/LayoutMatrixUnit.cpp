@@ -245,39 +245,6 @@ LayoutMatrixUnit::tileWaves(const HeldProduct &product) const {
   return best;
 }
 
-namespace {
-/// This lane's wave block origin and accumulator placement.
-struct HeldPlace {
-  Value lane, rowBase, colBase;
-  FragmentPlacement accumulator;
-};
-
-FailureOr<HeldPlace> heldPlace(OpBuilder &b, Location loc,
-                               const MatrixIntrinsic &intrinsic,
-                               int64_t waveSize, int64_t wavesN, int64_t rows,
-                               int64_t cols, Value threadId) {
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  HeldPlace place;
-  place.lane = arith::RemUIOp::create(b, loc, threadId, index(waveSize));
-  Value wave = arith::DivUIOp::create(b, loc, threadId, index(waveSize));
-  Value waveM = arith::DivUIOp::create(b, loc, wave, index(wavesN));
-  Value waveN = arith::RemUIOp::create(b, loc, wave, index(wavesN));
-  place.rowBase =
-      arith::MulIOp::create(b, loc, waveM, index(rows * intrinsic.m));
-  place.colBase =
-      arith::MulIOp::create(b, loc, waveN, index(cols * intrinsic.n));
-  FailureOr<FragmentPlacement> accumulator = placeLanes(
-      b, loc, intrinsic.accLayout, intrinsic.m, intrinsic.n, place.lane);
-  if (failed(accumulator))
-    return failure();
-  place.accumulator =
-      accumulator->shifted(b, loc, place.rowBase, place.colBase);
-  return place;
-}
-} // namespace
-
 std::optional<HeldLayout>
 LayoutMatrixUnit::heldLayout(const HeldProduct &product) const {
   std::optional<WaveTiling> t = tileWaves(product);
@@ -302,14 +269,18 @@ LayoutMatrixUnit::accumulate(OpBuilder &b, Location loc,
     return emitError(loc, "the matrix unit cannot hold this "
                           "accumulator");
   const MatrixIntrinsic &intrinsic = *t->intrinsic;
-  FailureOr<HeldPlace> place =
-      heldPlace(b, loc, intrinsic, info.warpSize, t->wavesN, t->rows, t->cols,
-                product.threadId);
+  // The registers are where the held layout puts them: each wave's block of
+  // tiles at (rowBase, colBase), read from lane `lane`'s fragments.
+  FailureOr<HeldBlockPlacement> place =
+      heldLayout(product)->placeBlock(b, loc, product.threadId);
+  if (failed(place))
+    return emitError(loc, "the accumulator of ")
+           << intrinsic.name << " does not cover its tile";
   FailureOr<FragmentPlacement> aPlaced = placeLanes(
       b, loc, *intrinsic.aLayout, intrinsic.m, intrinsic.k, place->lane);
   FailureOr<FragmentPlacement> bPlaced = placeLanes(
       b, loc, *intrinsic.bLayout, intrinsic.k, intrinsic.n, place->lane);
-  if (failed(place) || failed(aPlaced) || failed(bPlaced))
+  if (failed(aPlaced) || failed(bPlaced))
     return emitError(loc, "the fragments of ")
            << intrinsic.name << " do not cover their tiles";
   int64_t accCount = place->accumulator.offsets.size();

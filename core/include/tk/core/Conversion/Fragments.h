@@ -68,6 +68,19 @@ struct RegisterRows {
   int64_t laneMask = 0;
 };
 
+/// A thread's place in a HeldLayout whose tiles go to groups in blocks, as
+/// IR: what positions() places registers from, and what a unit's
+/// accumulate reads its operand fragments at, so that it updates the
+/// registers where core put them.
+struct HeldBlockPlacement {
+  /// The thread's lane in its warp.
+  mlir::Value lane;
+  /// The first row and column of its group's block of tiles.
+  mlir::Value rowBase, colBase;
+  /// Its registers of one tile, relative to the tile's origin.
+  FragmentPlacement accumulator;
+};
+
 /// How a matrix unit holds a product's accumulator in registers, stated as
 /// a layout (as Triton's MMA encodings are) rather than register by
 /// register. The product is cut into tiles of one instruction's accumulator
@@ -98,6 +111,13 @@ struct HeldLayout {
   mlir::FailureOr<llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>>
   positions(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value thread,
             int64_t numThreads, int64_t m, int64_t n) const;
+
+  /// The place of thread `thread` (index value), for a layout dealt in
+  /// blocks (not `cyclic`). Fails where the fragment does not cover its
+  /// tile.
+  mlir::FailureOr<HeldBlockPlacement> placeBlock(mlir::OpBuilder &builder,
+                                                 mlir::Location loc,
+                                                 mlir::Value thread) const;
 
   /// The rows of an `m` x `n` product held this way by `numThreads`
   /// threads, where they fit RegisterRows (each row within one warp, every
