@@ -302,13 +302,13 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
                                 "#tkw.runs, #tkw.accumulator, #tkw.rows)";
     return success();
   }
-  if (name == kIterLayoutsAttrName) {
+  if (name == kIterLayoutsAttrName || name == kResultLayoutsAttrName) {
     auto layouts = dyn_cast<ArrayAttr>(attr.getValue());
     if (!layouts || !llvm::all_of(layouts, [](Attribute layout) {
           return isa<UnitAttr>(layout) || isThreadLayout(layout);
         }))
-      return op->emitError() << "'" << name
-                             << "' must be an array of thread layouts or unit";
+      return op->emitError()
+             << "'" << name << "' must be an array of thread layouts or unit";
     return success();
   }
   if (name == kHeldAttrName) {
@@ -326,8 +326,9 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown tkw attribute '" << name << "'";
 }
 
-LogicalResult RunsLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                     int64_t width, int64_t threads) {
+LogicalResult
+RunsLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t width, int64_t threads) {
   if (width <= 0 || !llvm::isPowerOf2_64(width))
     return emitError() << "run width must be a positive power of two, not "
                        << width;

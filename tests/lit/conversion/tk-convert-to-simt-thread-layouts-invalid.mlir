@@ -124,3 +124,45 @@ tk.func @warp_level(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   tk.store %optrs, %d, %mask : tensor<1024x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// A loop's result layouts say where its held accumulators are after it; a
+// loop that holds none (no matrix unit here) cannot keep a result anywhere.
+tk.func @result_not_held(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                         %n: i32) attributes {tkw.threads = 128 : i64} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<128xf32>
+  %one = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @below {{thread layout #tkw.shared is for the result of a held accumulator}}
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+    %next = arith.addf %acc, %one : tensor<128xf32>
+    scf.yield %next : tensor<128xf32>
+  } {tkw.result_layouts = [#tkw.shared]}
+  %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<128x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<128x!tk.ptr<f32>>, tensor<128xi32>
+  tk.store %optrs, %sum : tensor<128x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+tk.func @result_layouts_short(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                              %n: i32) attributes {tkw.threads = 128 : i64} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<128xf32>
+  %one = arith.constant dense<1.000000e+00> : tensor<128xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @below {{does not list every result}}
+  %sum:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %acc2 = %zero) -> (tensor<128xf32>, tensor<128xf32>) : i32 {
+    %next = arith.addf %acc, %one : tensor<128xf32>
+    scf.yield %next, %acc2 : tensor<128xf32>, tensor<128xf32>
+  } {tkw.result_layouts = [unit]}
+  %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<128x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<128x!tk.ptr<f32>>, tensor<128xi32>
+  tk.store %optrs, %sum#0 : tensor<128x!tk.ptr<f32>>
+  tk.return
+}

@@ -134,7 +134,8 @@ def Tkw_FragmentLayoutAttr : Tkw_Attr<"FragmentLayout", "fragment"> {
 //===----------------------------------------------------------------------===//
 // tk-assign-thread-layouts records one of these as `tkw.layout` on the op
 // that defines a tile (on a loop, `tkw.iter_layouts` for its iteration
-// arguments), and tk-convert-to-simt / tk-convert-to-loops lower each tile
+// arguments and `tkw.result_layouts` for where its held accumulators are
+// after it), and tk-convert-to-simt / tk-convert-to-loops lower each tile
 // as its layout says. A tile without one is recomputed by each reader.
 
 def Tkw_SharedLayoutAttr : Tkw_Attr<"SharedLayout", "shared"> {

@@ -49,6 +49,13 @@ def Tkw_Dialect : Dialect {
     /// results), `unit` for none.
     static constexpr llvm::StringLiteral kIterLayoutsAttrName =
         "tkw.iter_layouts";
+    /// Loop attribute: where its held accumulators are after the loop,
+    /// result by result: #tkw.accumulator (still in the registers, read
+    /// there by stores and by a later loop holding it alike), #tkw.shared
+    /// (written to workgroup memory), `unit` for a result that is not a
+    /// held accumulator.
+    static constexpr llvm::StringLiteral kResultLayoutsAttrName =
+        "tkw.result_layouts";
     /// Op attribute on a `tk.dot` whose product the matrix unit holds in
     /// registers: the number #tkw.accumulator and #tkw.rows refer to.
     static constexpr llvm::StringLiteral kProductAttrName = "tkw.product";

@@ -37,7 +37,6 @@ Value KernelLowering::pointerWalkStep(scf::ForOp loop, unsigned i) {
   return steadyStart ? splat.getSrc() : Value();
 }
 
-
 Value KernelLowering::rescaledHeldAccumulator(Value acc) {
   // Up the chain heldAccumulatorDot accepted: element-wise ops, one
   // operand each from the chain.
@@ -81,8 +80,6 @@ KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
                                        "accumulator registers");
   return registers;
 }
-
-
 
 Value KernelLowering::heldRoot(Value value) {
   return findThroughIndexKeeping(
@@ -812,7 +809,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     SmallVector<Value> registers = heldAccumulators.lookup(result);
     heldAccumulators.erase(result);
     auto product = *heldProduct(heldDots[i]);
-    if (onlyStoredFromRegisters(result, product)) {
+    if (heldLoopResults.count(result)) {
       heldResults[result] = HeldResult{product, registers};
       continue;
     }

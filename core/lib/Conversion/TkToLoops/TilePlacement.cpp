@@ -734,6 +734,19 @@ TilePlacement::heldOperandLayout(Value tile, unsigned operand) {
 // Deciding, recording and reading the layouts
 //===----------------------------------------------------------------------===//
 
+void TilePlacement::placeHeldLoopResults(bool recorded) {
+  source.walk([&](scf::ForOp loop) {
+    if (recorded && loop->hasAttr(tk::warp::TkwDialect::kResultLayoutsAttrName))
+      return;
+    for (auto [i, result] : llvm::enumerate(loop.getResults()))
+      if (tk::DotOp dot = heldIterArgs.lookup(loop.getRegionIterArgs()[i]))
+        if (std::optional<tk::MatrixUnit::HeldProduct> product =
+                heldProduct(dot);
+            product && onlyStoredFromRegisters(result, *product))
+          heldLoopResults[result] = dot;
+  });
+}
+
 void TilePlacement::place() {
   // Accumulators first: what reads a held loop result depends on them.
   source.walk([&](scf::ForOp loop) {
@@ -751,6 +764,7 @@ void TilePlacement::place() {
     if (!layout)
       residentRun[op] = ownedRun(
           cast<RankedTensorType>(op->getResult(0).getType()).getShape());
+  placeHeldLoopResults(/*recorded=*/false);
 }
 
 bool TilePlacement::isPlaced() const {
@@ -822,6 +836,21 @@ void TilePlacement::write() {
       if (any)
         loop->setAttr(TkwDialect::kIterLayoutsAttrName,
                       builder.getArrayAttr(layouts));
+      SmallVector<Attribute> resultLayouts;
+      bool held = false;
+      for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+        Attribute layout = builder.getUnitAttr();
+        if (tk::DotOp dot = heldLoopResults.lookup(result))
+          layout =
+              tk::warp::AccumulatorLayoutAttr::get(ctx, products.lookup(dot));
+        else if (heldIterArgs.count(loop.getRegionIterArgs()[i]))
+          layout = tk::warp::SharedLayoutAttr::get(ctx);
+        held = held || !isa<UnitAttr>(layout);
+        resultLayouts.push_back(layout);
+      }
+      if (held)
+        loop->setAttr(TkwDialect::kResultLayoutsAttrName,
+                      builder.getArrayAttr(resultLayouts));
       return;
     }
     if (op->getNumResults() == 1)
@@ -953,7 +982,43 @@ LogicalResult TilePlacement::read() {
     rowLayout[op->getResult(0)] = *dot;
     return WalkResult::advance();
   });
-  return failure(walk.wasInterrupted());
+  if (walk.wasInterrupted())
+    return failure();
+  // Where held accumulators are after their loops, checked against their
+  // readers (all recorded above, so that what they read is known).
+  walk = source.walk([&](scf::ForOp loop) -> WalkResult {
+    auto layouts =
+        loop->getAttrOfType<ArrayAttr>(TkwDialect::kResultLayoutsAttrName);
+    if (!layouts)
+      return WalkResult::advance();
+    if (layouts.size() != loop.getNumResults())
+      return fail(loop, layouts, "does not list every result");
+    for (auto [i, layout] : llvm::enumerate(layouts)) {
+      Value result = loop.getResult(i);
+      tk::DotOp dot = heldIterArgs.lookup(loop.getRegionIterArgs()[i]);
+      if (isa<UnitAttr>(layout) && !dot)
+        continue;
+      if (!dot)
+        return fail(loop, layout, "is for the result of a held accumulator");
+      if (isa<tk::warp::SharedLayoutAttr>(layout))
+        continue;
+      auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout);
+      if (!acc || products.lookup(acc.getProduct()) != dot)
+        return fail(loop, layout,
+                    "is not where the loop's held accumulator can be: "
+                    "#tkw.shared, or #tkw.accumulator of its product");
+      if (!onlyStoredFromRegisters(result, *heldProduct(dot)))
+        return fail(loop, layout,
+                    "keeps a result in registers that is read other than "
+                    "by stores and loops holding it alike");
+      heldLoopResults[result] = dot;
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  placeHeldLoopResults(/*recorded=*/true);
+  return success();
 }
 
 } // namespace mlir::tk_to_loops

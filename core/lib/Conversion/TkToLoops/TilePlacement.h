@@ -227,6 +227,9 @@ protected:
   int64_t ownedRun(ArrayRef<int64_t> shape) const;
 
   // --- queries the lowering shares ----------------------------------------
+  /// Fills heldLoopResults for the loops with held accumulators
+  /// (onlyStoredFromRegisters), those that record none when `recorded`.
+  void placeHeldLoopResults(bool recorded);
   /// The product of `dot` as the matrix unit would hold it, when it does.
   std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
   /// When every use of `tile` is operand `operand` of a product the unit
@@ -291,6 +294,10 @@ protected:
   /// Loop-carried accumulators the matrix unit keeps in registers, by
   /// iteration argument, with the dot that updates them.
   DenseMap<Value, tk::DotOp> heldIterArgs;
+  /// Results of those loops that stay in the registers after the loop
+  /// (onlyStoredFromRegisters), with the dot; the others go to workgroup
+  /// memory.
+  DenseMap<Value, tk::DotOp> heldLoopResults;
 };
 
 /// Fills the thread count, warp size and address space of `config` from

@@ -84,7 +84,10 @@ def TkAssignThreadLayouts
 
     A loop records its iteration arguments' layouts in `tkw.iter_layouts`:
     `#tkw.accumulator` for an accumulator the matrix unit keeps in
-    registers across trips (a matmul's K loop), `#tkw.rows` for row tiles.
+    registers across trips (a matmul's K loop), `#tkw.rows` for row tiles;
+    and, in `tkw.result_layouts`, where each held accumulator is after the
+    loop: `#tkw.accumulator` where only stores (and a later loop holding it
+    alike) read it, so they read the registers; `#tkw.shared` otherwise.
     The function records the thread count as `tkw.threads`. The lowering
     reads these layouts and fails, naming the op, on one that does not fit
     it; run on a kernel without them, it decides them itself the same way.
