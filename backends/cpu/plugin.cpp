@@ -43,7 +43,15 @@ tk_status checkDevice(int32_t device) {
 
 const char *cpuLastError() { return lastError.c_str(); }
 
-tk_status cpuInitialize() { return TK_SUCCESS; }
+// The pool starts on the first launch; a TK_CPU_THREADS it could not honour
+// is refused here, where the caller sees it, rather than ignored then.
+tk_status cpuInitialize() {
+  std::string error;
+  tk::cpu::threadsFromEnvironment(std::getenv("TK_CPU_THREADS"), error);
+  if (!error.empty())
+    return fail(TK_ERROR_INVALID_ARGUMENT, "tk-cpu: " + error);
+  return TK_SUCCESS;
+}
 
 tk_status cpuDeviceCount(int32_t *out) {
   if (!out)

@@ -63,6 +63,9 @@ constexpr int kMaxFlushedLaunchesPerRound = 20;
 constexpr double kFinalistMargin = 0.05;
 constexpr size_t kMaxFinalists = 4;
 constexpr int kFinalistRounds = 7;
+/// The most candidates one request may list: each is compiled and timed, so
+/// more is a mistake (a count read from the wrong place), not a search.
+constexpr size_t kMaxCandidates = 65536;
 constexpr llvm::StringLiteral kRecordMagic = "tk-autotune 2";
 
 /// tk_compile_options, tk_autotune_candidate and tk_autotune_config as tk.h
@@ -575,6 +578,11 @@ Status tk::runtime::autotune(tk_device device,
   if (!callerRequest->candidates || callerRequest->num_candidates == 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "autotune: the request has no candidates");
+  if (callerRequest->num_candidates > kMaxCandidates)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  fmt::format("autotune: {} candidates are more than the {} "
+                              "one request may list",
+                              callerRequest->num_candidates, kMaxCandidates));
   std::vector<tk_autotune_candidate> candidates;
   tk_autotune_request normalized;
   TK_RETURN_IF_ERROR(readCandidates(*callerRequest, candidates, normalized));

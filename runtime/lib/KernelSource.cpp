@@ -52,14 +52,12 @@ public:
   DiagnosticCollector(MLIRContext &context, llvm::SourceMgr *sourceMgr)
       : stream(text) {
     if (sourceMgr)
-      handler = std::make_unique<SourceMgrDiagnosticHandler>(*sourceMgr,
-                                                             &context, stream);
+      sourceHandler.emplace(*sourceMgr, &context, stream);
     else
-      handler = std::make_unique<ScopedDiagnosticHandler>(
-          &context, [this](Diagnostic &diagnostic) {
-            print(diagnostic);
-            return success();
-          });
+      handler.emplace(&context, [this](Diagnostic &diagnostic) {
+        print(diagnostic);
+        return success();
+      });
   }
 
   /// Everything reported so far, without the last newline.
@@ -102,9 +100,13 @@ private:
 
   std::string text;
   llvm::raw_string_ostream stream;
-  /// Registered on construction, removed on destruction; declared last so it
-  /// goes before the stream it writes to.
-  std::unique_ptr<ScopedDiagnosticHandler> handler;
+  /// One of them is registered on construction and removed on destruction;
+  /// declared last so they go before the stream they write to. Each is held
+  /// as its own type: ScopedDiagnosticHandler has no virtual destructor, so
+  /// deleting the SourceMgr one through it was undefined (ASan's
+  /// new-delete-type-mismatch).
+  std::optional<SourceMgrDiagnosticHandler> sourceHandler;
+  std::optional<ScopedDiagnosticHandler> handler;
 };
 } // namespace
 

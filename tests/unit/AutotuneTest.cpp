@@ -330,6 +330,14 @@ TEST_F(AutotuneTest, BadRequestsAreRefused) {
             TK_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tk_last_error()).find("no candidates"),
             std::string::npos);
+  // A count no request means: refused before anything is read or sized
+  // from it.
+  r = request("bad");
+  r.num_candidates = size_t(1) << 60;
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, nullptr),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(tk_last_error(), "autotune: 1152921504606846976 candidates are "
+                                "more than the 65536 one request may list");
   r = request("bad");
   r.args = nullptr;
   EXPECT_EQ(tk_autotune(device, &r, &kernel, nullptr),

@@ -9,6 +9,7 @@
 #include "driver/ThreadPool.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <thread>
 
@@ -20,13 +21,36 @@ namespace {
 constexpr size_t kWorkerStackBytes = 64u << 20;
 } // namespace
 
+std::optional<int> threadsFromEnvironment(const char *text,
+                                          std::string &error) {
+  error.clear();
+  if (!text || !*text)
+    return std::nullopt;
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < 1 ||
+      value > kMaxCpuThreads) {
+    error = "TK_CPU_THREADS='" + std::string(text) +
+            "' is not a number of threads from 1 to " +
+            std::to_string(kMaxCpuThreads) +
+            "; unset it to use every hardware thread";
+    return std::nullopt;
+  }
+  return static_cast<int>(value);
+}
+
 ThreadPool &ThreadPool::get() {
   // Never destroyed: workers may still be parked at exit, and the plugin is
   // linked with -z nodelete so its code outlives dlclose.
   static ThreadPool *pool = [] {
     int threads = static_cast<int>(std::thread::hardware_concurrency());
-    if (const char *env = std::getenv("TK_CPU_THREADS"))
-      threads = std::atoi(env);
+    // The plugin's initialize refuses a bad value, so this only falls back
+    // to the hardware threads where the variable changed since.
+    std::string error;
+    if (std::optional<int> asked =
+            threadsFromEnvironment(std::getenv("TK_CPU_THREADS"), error))
+      threads = *asked;
     return new ThreadPool(std::max(1, threads));
   }();
   return *pool;

@@ -12,7 +12,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <pthread.h>
+#include <string>
 #include <vector>
 
 namespace tk::cpu {
@@ -21,6 +23,14 @@ namespace tk::cpu {
 using LaunchFn = void (*)(void *const *args, int32_t pidX, int32_t pidY,
                           int32_t pidZ, int32_t numX, int32_t numY,
                           int32_t numZ);
+
+/// The most threads TK_CPU_THREADS may ask for.
+inline constexpr int kMaxCpuThreads = 4096;
+
+/// The pool size TK_CPU_THREADS asks for (`text`, its value): nothing when
+/// it is unset or empty (every hardware thread); an error naming the value
+/// when it is not a whole number from 1 to kMaxCpuThreads.
+std::optional<int> threadsFromEnvironment(const char *text, std::string &error);
 
 class ThreadPool {
 public:

@@ -365,6 +365,25 @@ TEST(CpuBackend, InterfaceAndDevice) {
   EXPECT_EQ(api->stream_destroy(0, stream), TK_SUCCESS);
 }
 
+// A pool size the plugin cannot honour is refused at initialize, naming the
+// value, not read as 0 threads (atoi) and ignored.
+TEST(CpuBackend, BadThreadCountIsRefusedAtInitialize) {
+  const tk_backend_interface *api = plugin();
+  ASSERT_NE(api, nullptr);
+  for (const char *bad : {"garbage", "0", "-3", "8x", "99999999999"}) {
+    ASSERT_EQ(setenv("TK_CPU_THREADS", bad, 1), 0);
+    EXPECT_EQ(api->initialize(), TK_ERROR_INVALID_ARGUMENT) << bad;
+    EXPECT_EQ(std::string(api->last_error()),
+              std::string("tk-cpu: TK_CPU_THREADS='") + bad +
+                  "' is not a number of threads from 1 to 4096; unset it "
+                  "to use every hardware thread");
+  }
+  ASSERT_EQ(setenv("TK_CPU_THREADS", "3", 1), 0);
+  EXPECT_EQ(api->initialize(), TK_SUCCESS);
+  ASSERT_EQ(unsetenv("TK_CPU_THREADS"), 0);
+  EXPECT_EQ(api->initialize(), TK_SUCCESS);
+}
+
 TEST(CpuBackend, AbiMismatchIsRefused) {
   void *handle = dlopen(TK_CPU_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr);

@@ -414,7 +414,8 @@ KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
     mapping.map(block.getArgument(acc.size() + i), value);
   for (Operation &op : block.without_terminator()) {
     if (op.getNumRegions() != 0 ||
-        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+        !isa_and_present<arith::ArithDialect, math::MathDialect>(
+            op.getDialect()))
       return op.emitOpError(passName() + ": a combiner may use only "
                                          "arith and math ops");
     SmallVector<Value> operands;

@@ -173,7 +173,7 @@ bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
       return false;
     bool elementwise = isElementwiseLike(def) && !isa<tk::LoadOp>(def);
     bool pureScalar = !isTile(value.getType()) && isMemoryEffectFree(def) &&
-                      isa<arith::ArithDialect>(def->getDialect());
+                      isa_and_present<arith::ArithDialect>(def->getDialect());
     if (!elementwise && !pureScalar)
       return false;
     llvm::append_range(worklist, def->getOperands());
@@ -203,7 +203,7 @@ KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
       break;
     if (isElementwiseLike(&op) || op.getNumResults() != 1 ||
         isTile(op.getResult(0).getType()) || !isMemoryEffectFree(&op) ||
-        !isa<arith::ArithDialect>(op.getDialect()))
+        !isa_and_present<arith::ArithDialect>(op.getDialect()))
       continue;
     if (failed(lowerOp(&op))) {
       status = failure();

@@ -204,9 +204,10 @@ LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
   bool touchesTiles = llvm::any_of(op->getOperandTypes(), isTile) ||
                       llvm::any_of(op->getResultTypes(), isTile);
   if (touchesTiles || op->getNumRegions() != 0 ||
-      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
-    return op->emitOpError(passName() + ": the CPU lowering does not "
-                                        "support this op here");
+      !isa_and_present<arith::ArithDialect, math::MathDialect>(
+          op->getDialect()))
+    return op->emitOpError(passName() + ": the lowering supports tk, arith, "
+                                        "math and scf ops here, not this one");
   SmallVector<Value> operands;
   for (Value operand : op->getOperands()) {
     FailureOr<Value> mapped = scalar(operand);

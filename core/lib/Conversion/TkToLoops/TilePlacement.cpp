@@ -32,7 +32,7 @@ bool TilePlacement::isCheap(Value value) {
   bool result = false;
   Operation *op = value.getDefiningOp();
   if (op && isElementwiseLike(op) && !isa<tk::LoadOp, tk::FpToFpOp>(op) &&
-      !isa<math::MathDialect>(op->getDialect())) {
+      !isa_and_present<math::MathDialect>(op->getDialect())) {
     if (isa<tk::SplatOp, tk::MakeRangeOp, arith::ConstantOp>(op)) {
       result = true;
     } else {

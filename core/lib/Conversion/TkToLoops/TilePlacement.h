@@ -53,7 +53,7 @@ inline bool isElementwiseLike(Operation *op) {
     return true;
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(constant.getValue());
-  if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+  if (isa_and_present<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return OpTrait::hasElementwiseMappableTraits(op);
   return false;
 }
@@ -62,7 +62,8 @@ inline bool isElementwiseLike(Operation *op) {
 /// broadcast, reshape or transpose in between).
 inline bool keepsIndex(Operation *op) {
   return op->getNumResults() == 1 && op->getNumRegions() == 0 &&
-         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+         (isa_and_present<arith::ArithDialect, math::MathDialect>(
+              op->getDialect()) ||
           isa<tk::FpToFpOp>(op)) &&
          isTile(op->getResult(0).getType()) &&
          llvm::all_of(op->getOperands(), [&](Value operand) {
