@@ -355,8 +355,9 @@ TEST(RocmCompiler, MatrixCoresStateTheirHeldLayout) {
       // accumulator's columns share it, and row reductions are shuffles.
       std::optional<tk::RegisterRows> rows = unit.registerRows(product);
       EXPECT_EQ(rows.has_value(), rowsAcrossWarps);
-      if (rows)
+      if (rows) {
         EXPECT_EQ(rows->laneMask, tk::rowLaneMask(layout->fragment));
+      }
       if (!rowsAcrossWarps) {
         EXPECT_EQ(layout->groups, (std::array<int64_t, 2>{2, 2}));
         tk::HeldLayout dealt = *layout;

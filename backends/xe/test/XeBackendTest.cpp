@@ -319,8 +319,9 @@ TEST(XeDpas, StatesItsHeldLayout) {
       // subgroup's lanes share a row.
       std::optional<tk::RegisterRows> rows = unit.registerRows(product);
       EXPECT_EQ(rows.has_value(), rowsAcrossWarps);
-      if (rows)
+      if (rows) {
         EXPECT_EQ(rows->laneMask, info->warpSize - 1);
+      }
     }
   }
 }
