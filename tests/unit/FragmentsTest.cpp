@@ -218,8 +218,9 @@ void checkHeld(FragmentsTest &test, const tk::HeldLayout &layout, int64_t m,
   }
   std::optional<tk::RegisterRows> rows = layout.rowsOf(numThreads, m, n);
   bool splitOverGroups = !layout.cyclic && layout.groups[1] > 1;
-  if (splitOverGroups || layout.fragment.numWarps() > 1 &&
-                             layout.fragment.warpsPerFragment[1] > 1) {
+  bool splitOverWarps =
+      layout.fragment.numWarps() > 1 && layout.fragment.warpsPerFragment[1] > 1;
+  if (splitOverGroups || splitOverWarps) {
     EXPECT_FALSE(rows) << "a row held by two warps";
     return;
   }
