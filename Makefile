@@ -5,7 +5,7 @@ BUILD ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test conformance format clean
+.PHONY: all deps configure build demo test conformance install deb format clean
 
 all: build
 
@@ -26,6 +26,16 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# A prefix as users get it: bin/, include/tk/, lib/ (plugins in lib/tk/),
+# lib/cmake/tk (find_package), lib/pkgconfig/tk.pc, share/tk/.
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The same install as a Debian package, in $(BUILD)/packages.
+deb: build
+	cpack --config $(BUILD)/CPackConfig.cmake -G DEB -B $(BUILD)/packages
 
 format:
 	git ls-files '*.cpp' '*.h' '*.c' | xargs clang-format -i

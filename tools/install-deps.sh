@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build ccache g++ git pkg-config
+  dpkg-dev                                                # cpack -G DEB (dpkg-shlibdeps)
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools  # IR, passes, lit, FileCheck
   libspdlog-dev                                           # logging
   libgtest-dev libgmock-dev libbenchmark-dev              # tests and benchmarks

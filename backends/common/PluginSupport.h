@@ -64,6 +64,22 @@ inline tk_status fillBinary(const std::string &bytes, int32_t numWarps,
   return TK_SUCCESS;
 }
 
+/// compile_target's output: `target` copied to `out` with its NUL, or
+/// INVALID_ARGUMENT when `out` is NULL or `capacity` cannot hold it.
+/// `plugin` names the plugin in the error ("tk-cuda").
+inline tk_status copyTargetName(const std::string &target, char *out,
+                                size_t capacity, const char *plugin,
+                                std::string &error) {
+  if (!out || capacity <= target.size()) {
+    error = std::string(plugin) + ": compile_target needs " +
+            std::to_string(target.size() + 1) + " bytes for '" + target +
+            "', given " + std::to_string(out ? capacity : 0);
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  std::memcpy(out, target.c_str(), target.size() + 1);
+  return TK_SUCCESS;
+}
+
 /// binary_free of a binary made by fillBinary.
 inline void freeBinary(tk_plugin_binary *binary) {
   if (!binary)

@@ -265,6 +265,16 @@ tk_status cpuGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   return TK_SUCCESS;
 }
 
+tk_status cpuCompileTarget(int32_t device, char *out, size_t capacity) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  std::string error;
+  if (tk_status status = tk::plugin::copyTargetName(
+          tk::cpu::hostTargetName(), out, capacity, "tk-cpu", error))
+    return fail(status, error);
+  return TK_SUCCESS;
+}
+
 const tk_backend_interface kInterface = {
     /*struct_size=*/sizeof(tk_backend_interface),
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
@@ -302,6 +312,7 @@ const tk_backend_interface kInterface = {
     // No native streams: the host's work is the caller's own thread's.
     /*stream_wrap=*/nullptr,
     /*stream_unwrap=*/nullptr,
+    cpuCompileTarget,
 };
 
 } // namespace

@@ -72,6 +72,16 @@ tk_status selectTarget(int32_t device, tk::cuda::Target &target,
   return TK_SUCCESS;
 }
 
+tk_status cudaCompileTarget(int32_t device, char *out, size_t capacity) {
+  return Entries::call([&](std::string &error) {
+    tk::cuda::Target target;
+    if (tk_status status = selectTarget(device, target, error))
+      return status;
+    return tk::plugin::copyTargetName(target.name(), out, capacity, "tk-cuda",
+                                      error);
+  });
+}
+
 tk_status cudaStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
     return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
@@ -230,6 +240,7 @@ const tk_backend_interface kInterface = {
     Entries::eventElapsedMs,
     cudaStreamWrap,
     cudaStreamUnwrap,
+    cudaCompileTarget,
 };
 
 } // namespace

@@ -98,6 +98,21 @@ tk_status selectCodeObjectVersion(int &version, std::string &error) {
   return TK_SUCCESS;
 }
 
+/// The arch and the code object version: both change the code object.
+tk_status rocmCompileTarget(int32_t device, char *out, size_t capacity) {
+  return Entries::call([&](std::string &error) {
+    tk::rocm::Target target;
+    int codeObjectVersion = 0;
+    if (tk_status status = selectTarget(device, target, error))
+      return status;
+    if (tk_status status = selectCodeObjectVersion(codeObjectVersion, error))
+      return status;
+    return tk::plugin::copyTargetName(target.arch + " cov" +
+                                          std::to_string(codeObjectVersion),
+                                      out, capacity, "tk-rocm", error);
+  });
+}
+
 tk_status rocmStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
     return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
@@ -242,6 +257,7 @@ const tk_backend_interface kInterface = {
     Entries::eventElapsedMs,
     rocmStreamWrap,
     rocmStreamUnwrap,
+    rocmCompileTarget,
 };
 
 } // namespace

@@ -88,6 +88,31 @@ tk_status selectTarget(int32_t device, tk::vulkan::DeviceTarget &target,
   return TK_SUCCESS;
 }
 
+/// The subgroup size, limits and optional features the SPIR-V is made for:
+/// two lavapipe configurations share a device name but not their code.
+tk_status vulkanCompileTarget(int32_t device, char *out, size_t capacity) {
+  return Entries::call([&](std::string &error) {
+    tk::vulkan::DeviceTarget target;
+    if (tk_status status = selectTarget(device, target, error))
+      return status;
+    const tk::vulkan::DeviceFeatures &features = target.features;
+    std::string name = "subgroup" + std::to_string(features.subgroupSize) +
+                       " shared" + std::to_string(target.sharedMemoryBytes) +
+                       " threads" + std::to_string(target.maxThreadsPerBlock);
+    auto add = [&](bool present, const char *feature) {
+      if (present)
+        name += std::string(" ") + feature;
+    };
+    add(features.float16, "f16");
+    add(features.int16, "i16");
+    add(features.int8, "i8");
+    add(features.float64, "f64");
+    add(features.int64Atomics, "atomic-i64");
+    add(features.float32AtomicAdd, "atomic-add-f32");
+    return tk::plugin::copyTargetName(name, out, capacity, "tk-vulkan", error);
+  });
+}
+
 tk_status vulkanCompile(const tk_plugin_compile_request *request,
                         tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
@@ -252,6 +277,7 @@ const tk_backend_interface kInterface = {
     Entries::eventElapsedMs,
     /*stream_wrap=*/nullptr,
     /*stream_unwrap=*/nullptr,
+    vulkanCompileTarget,
 };
 
 } // namespace

@@ -83,6 +83,18 @@ bool buildNative() {
   return !set || std::string(set) != "0";
 }
 
+/// The arch, and whether the package carries its native binary.
+tk_status xeCompileTarget(int32_t device, char *out, size_t capacity) {
+  return Entries::call([&](std::string &error) {
+    tk::xe::Target target;
+    if (tk_status status = selectTarget(device, target, error))
+      return status;
+    return tk::plugin::copyTargetName(
+        target.name + (buildNative() ? " native" : " spirv"), out, capacity,
+        "tk-xe", error);
+  });
+}
+
 tk_status xeStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
     return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
@@ -235,6 +247,7 @@ const tk_backend_interface kInterface = {
     Entries::eventElapsedMs,
     xeStreamWrap,
     xeStreamUnwrap,
+    xeCompileTarget,
 };
 
 } // namespace

@@ -178,9 +178,9 @@ std::string sourceIdentity(const tk_autotune_candidate &c) {
 }
 
 /// The disk record's name: a hash of everything the choice depends on: the
-/// key, the device, the plugin (its file's identity and its compiler's
-/// version: a new compiler may change which candidate is fastest) and each
-/// candidate's options and content.
+/// key, the device, the plugin (its file's identity, its compiler's version
+/// and the target it compiles for: a new compiler may change which candidate
+/// is fastest) and each candidate's options and content.
 std::string recordName(const tk_autotune_request &request,
                        const tk_device_props &props, const char *backend,
                        llvm::StringRef pluginIdentity) {
@@ -617,8 +617,13 @@ Status tk::runtime::autotune(tk_device device,
   Device *object = nullptr;
   TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
   const char *compiler = object->getApi().compiler_version;
-  std::string pluginIdentity =
-      object->getPlugin().getBuildStamp() + " " + (compiler ? compiler : "");
+  // The target the candidates compile for, not only the device: a winner
+  // timed as sm_80 code says nothing about sm_90a code on the same GPU.
+  std::string target;
+  TK_RETURN_IF_ERROR(object->getPlugin().queryCompileTarget(
+      object->getIndex(), props.arch, target));
+  std::string pluginIdentity = object->getPlugin().getBuildStamp() + " " +
+                               (compiler ? compiler : "") + " " + target;
   std::string directory = recordDirectory();
   std::string record;
   if (!directory.empty()) {

@@ -141,8 +141,13 @@ Status Kernel::create(Device &device, KernelCache &cache,
 
   // Everything that decides the generated code, and nothing else: the launch
   // never hashes, and two processes compiling the same kernel for the same
-  // arch with the same compiler share one disk entry.
+  // target with the same compiler share one disk entry. The target is the
+  // plugin's (TK_CUDA_ARCH=sm_80 on an sm_90 device compiles for sm_80),
+  // not the device's arch.
   const tk_backend_interface &api = device.getApi();
+  std::string target;
+  TK_RETURN_IF_ERROR(device.getPlugin().queryCompileTarget(
+      device.getIndex(), device.getProps().arch, target));
   CacheKey key = CacheKeyBuilder()
                      .add("tk kernel")
                      .add(prepared.bytecode)
@@ -151,7 +156,7 @@ Status Kernel::create(Device &device, KernelCache &cache,
                      .add(int64_t(resolved.numStages))
                      .add(int64_t(resolved.minProgramsPerCu))
                      .add(device.getPlugin().getName())
-                     .add(device.getProps().arch)
+                     .add(target)
                      .add(api.compiler_version ? api.compiler_version : "")
                      .add(device.getPlugin().getBuildStamp())
                      .add(TK_VERSION_STRING)

@@ -80,6 +80,26 @@ bool Plugin::hasStreamWrap() const {
   return api->struct_size >= end && api->stream_wrap && api->stream_unwrap;
 }
 
+Status Plugin::queryCompileTarget(int32_t device, llvm::StringRef fallback,
+                                  std::string &out) const {
+  size_t end = offsetof(tk_backend_interface, compile_target) +
+               sizeof(api->compile_target);
+  if (api->struct_size < end || !api->compile_target) {
+    out = fallback.str();
+    return Status::success();
+  }
+  // Targets are short ("sm_90a", "gfx942 cov5"); a name filling the buffer
+  // is the plugin's error, reported rather than cut.
+  char name[256] = {};
+  if (tk_status code = api->compile_target(device, name, sizeof(name)))
+    return makeError(code, "compile_target");
+  if (std::memchr(name, '\0', sizeof(name)) == nullptr)
+    return Status(TK_ERROR_INTERNAL,
+                  getName() + ": compile_target wrote no NUL-terminated name");
+  out = name;
+  return Status::success();
+}
+
 Status Plugin::queryCapabilities(int32_t device, tk_capabilities &out) const {
   size_t callerSize = out.struct_size;
   std::memset(&out, 0, std::min(callerSize, sizeof(tk_capabilities)));
@@ -165,6 +185,12 @@ std::vector<std::string> PluginLoader::getDefaultSearchPath() {
   std::string libraryDir = getLibraryDirectory();
   if (!libraryDir.empty()) {
     candidates.push_back(libraryDir);
+    // An installed tk keeps its plugins in <libdir>/tk (cmake --install,
+    // the Debian package); a build tree has them next to libtk.so.
+    llvm::SmallString<256> installed(libraryDir);
+    llvm::sys::path::append(installed, "tk");
+    if (llvm::sys::fs::is_directory(installed))
+      candidates.push_back(std::string(installed));
     llvm::SmallString<256> sibling(libraryDir);
     llvm::sys::path::append(sibling, "..", "lib");
     candidates.push_back(std::string(sibling));

@@ -11,6 +11,7 @@
 
 #include "tk/core/Specialize.h"
 #include "tk/ir/Dialect.h"
+#include "tk/runtime/Device.h"
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/KernelCache.h"
 #include "tk/runtime/KernelSource.h"
@@ -23,6 +24,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -616,6 +618,68 @@ TEST(KernelCache, UnwritableFolderOnlyCostsTime) {
 //===----------------------------------------------------------------------===//
 // Occupancy estimate
 //===----------------------------------------------------------------------===//
+
+TEST(KernelCache, KeyedOnThePluginsCompileTargetNotTheDeviceArch) {
+  // TK_CUDA_ARCH=sm_80 on an sm_90 GPU compiles other code for the same
+  // device: the retarget fixture changes its compile_target the same way,
+  // and each target must get its own entry (it once shared the device's).
+  Plugin *plugin = nullptr;
+  Status status = makeFixtureLoader().select("retarget", &plugin);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  std::unique_ptr<Device> device;
+  ASSERT_TRUE(Device::create(*plugin, 0, device).isOk());
+  tk::test::ScopedCacheDir dir;
+  KernelCache cache;
+  std::string text = tk::test::readKernel("vector_add.tk");
+  tk_kernel_source source = textSource(text);
+
+  auto originFor = [&](const char *target) {
+    setenv("TK_RETARGET_NAME", target, 1);
+    std::string seen;
+    EXPECT_TRUE(plugin->queryCompileTarget(0, "", seen).isOk());
+    EXPECT_EQ(seen, target);
+    Kernel *kernel = nullptr;
+    Status created = Kernel::create(*device, cache, source, nullptr, &kernel);
+    EXPECT_TRUE(created.isOk()) << created.message();
+    KernelCache::Origin origin =
+        kernel ? kernel->getOrigin() : KernelCache::Origin::Memory;
+    if (kernel) {
+      EXPECT_TRUE(Kernel::release(kernel).isOk());
+    }
+    return origin;
+  };
+  EXPECT_EQ(originFor("target-a"), KernelCache::Origin::Compiler);
+  EXPECT_EQ(originFor("target-a"), KernelCache::Origin::Memory);
+  EXPECT_EQ(originFor("target-b"), KernelCache::Origin::Compiler);
+  cache.clearMemory();
+  EXPECT_EQ(originFor("target-a"), KernelCache::Origin::Disk);
+  EXPECT_EQ(originFor("target-b"), KernelCache::Origin::Disk);
+  unsetenv("TK_RETARGET_NAME");
+}
+
+TEST(PluginLoader, CompileTargetFallsBackToTheArchBeforeAbi15) {
+  // minor0's table ends long before compile_target: the device's arch is
+  // the answer, and nothing past struct_size is read.
+  Plugin *plugin = nullptr;
+  ASSERT_TRUE(makeFixtureLoader().open("minor0", &plugin).isOk());
+  std::string target;
+  ASSERT_TRUE(plugin->queryCompileTarget(0, "sm_90", target).isOk());
+  EXPECT_EQ(target, "sm_90");
+}
+
+TEST(PluginLoader, CpuCompileTargetNamesTheHost) {
+  Plugin *plugin = nullptr;
+  ASSERT_TRUE(makeFixtureLoader().select("cpu", &plugin).isOk());
+  std::string target;
+  Status status = plugin->queryCompileTarget(0, "", target);
+  ASSERT_TRUE(status.isOk()) << status.message();
+  EXPECT_THAT(target, HasSubstr(llvm::sys::getHostCPUName().str()));
+  // A buffer too small for the name is refused, not cut.
+  char small[4];
+  EXPECT_EQ(plugin->getApi().compile_target(0, small, sizeof(small)),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(plugin->getApi().last_error(), HasSubstr("compile_target needs"));
+}
 
 TEST(Occupancy, EstimateFromDeviceLimits) {
   // An H100-like device: 32 lanes, 64K registers per SM, 227 KiB of opt-in

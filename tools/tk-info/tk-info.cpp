@@ -58,10 +58,18 @@ static std::string formatCount(int64_t value, const char *unit = "") {
   return std::to_string(value) + unit;
 }
 
-static void printDevice(const tk_device_props &props, int index) {
+static void printDevice(const Plugin &plugin, const tk_device_props &props,
+                        int index) {
   std::printf("    device %d: %s\n", index, props.name);
   std::printf("      vendor                   %s\n", props.vendor);
   std::printf("      arch                     %s\n", props.arch);
+  // What kernels compile for (and the cache keys on): TK_CUDA_ARCH and its
+  // kind change it without changing the device.
+  std::string target;
+  Status targeted = plugin.queryCompileTarget(index, props.arch, target);
+  std::printf("      compile target           %s\n",
+              targeted.isOk() ? target.c_str()
+                              : ("error: " + targeted.message()).c_str());
   std::printf("      backend                  %s\n", props.backend);
   std::printf("      compute units            %d\n", props.compute_units);
   std::printf("      warp size                %d\n", props.warp_size);
@@ -164,7 +172,7 @@ static void probe(const PluginFile &file) {
                   created.message().c_str());
       continue;
     }
-    printDevice(device->getProps(), index);
+    printDevice(*plugin, device->getProps(), index);
     printCapabilities(*plugin, index);
   }
 }

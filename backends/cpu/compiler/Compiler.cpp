@@ -32,6 +32,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -43,11 +45,13 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <mutex>
+#include <vector>
 
 using namespace mlir;
 
@@ -63,6 +67,19 @@ void initializeNativeTarget() {
 }
 
 std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
+
+std::string hostTargetName() {
+  // The same description detectHost gives compileToObject's target machine.
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  std::vector<std::string> enabled;
+  for (const auto &feature : features)
+    if (feature.getValue())
+      enabled.push_back(feature.getKey().str());
+  llvm::sort(enabled);
+  std::string joined = llvm::join(enabled, ",");
+  return llvm::sys::getProcessTriple() + " " + hostCpuName() + " " +
+         llvm::utohexstr(llvm::xxh3_64bits(joined));
+}
 
 namespace {
 

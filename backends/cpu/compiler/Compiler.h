@@ -36,6 +36,11 @@ tk_status validateObject(const void *object, size_t size, std::string &error);
 /// The host CPU's name as LLVM knows it ("znver5", "skylake-avx512").
 std::string hostCpuName();
 
+/// What compiled code is made for: the host's triple, CPU and a hash of the
+/// features LLVM detects ("x86_64-unknown-linux-gnu znver4 3f2a..."). Hosts
+/// of one CPU name with features turned off (a VM) differ here.
+std::string hostTargetName();
+
 /// Initialises LLVM's native target once per process.
 void initializeNativeTarget();
 

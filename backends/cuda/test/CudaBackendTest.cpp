@@ -158,6 +158,30 @@ TEST(CudaPlugin, CapabilitiesWithoutDevice) {
   EXPECT_EQ(caps.mma_kinds, TK_MMA_BIT_MMA_SYNC);
 }
 
+TEST(CudaPlugin, CompileTargetFollowsTkCudaArch) {
+  // The kernel cache keys on this: sm_80 code compiled on an sm_90 GPU must
+  // not be found again as sm_90a code.
+  ASSERT_NE(plugin(), nullptr);
+  char target[64];
+  {
+    ScopedEnv arch("TK_CUDA_ARCH", "sm_80");
+    ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+        << api().last_error();
+    EXPECT_STREQ(target, "sm_80");
+  }
+  {
+    ScopedEnv arch("TK_CUDA_ARCH", "sm_90a");
+    ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+        << api().last_error();
+    EXPECT_STREQ(target, "sm_90a");
+    EXPECT_EQ(api().compile_target(0, target, 3), TK_ERROR_INVALID_ARGUMENT);
+  }
+  ScopedEnv arch("TK_CUDA_ARCH", "sm_12");
+  EXPECT_NE(api().compile_target(0, target, sizeof(target)), TK_SUCCESS);
+  EXPECT_NE(std::string(api().last_error()).find("sm_12"), std::string::npos)
+      << api().last_error();
+}
+
 TEST(CudaPlugin, ValidateRejectsWhatIsNotAPackage) {
   ASSERT_NE(plugin(), nullptr);
   const char junk[] = "\x7f"

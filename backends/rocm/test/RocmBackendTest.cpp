@@ -301,6 +301,23 @@ TEST(RocmPlugin, DeclaresTheMatrixUnitOfItsTarget) {
   unsetenv("TK_ROCM_ARCH");
 }
 
+TEST(RocmPlugin, CompileTargetNamesArchAndCodeObjectVersion) {
+  // Both change the code object, so the kernel cache keys on both.
+  char target[64];
+  setenv("TK_ROCM_ARCH", "gfx1100", 1);
+  setenv("TK_ROCM_CODE_OBJECT_VERSION", "4", 1);
+  ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+      << api().last_error();
+  EXPECT_STREQ(target, "gfx1100 cov4");
+  setenv("TK_ROCM_ARCH", "gfx942", 1);
+  setenv("TK_ROCM_CODE_OBJECT_VERSION", "5", 1);
+  ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+      << api().last_error();
+  EXPECT_STREQ(target, "gfx942 cov5");
+  unsetenv("TK_ROCM_CODE_OBJECT_VERSION");
+  unsetenv("TK_ROCM_ARCH");
+}
+
 TEST(RocmPlugin, ValidateCatchesADamagedBinary) {
   tk::rocm::Package package =
       compileOrFail("vector_add.tk", "vector_add", "gfx942");

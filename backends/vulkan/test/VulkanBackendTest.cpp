@@ -172,6 +172,27 @@ TEST(VulkanPlugin, DeclaresWhatSpirvLacks) {
   EXPECT_EQ(caps.mma_kinds, uint32_t(TK_MMA_NONE));
 }
 
+TEST(VulkanPlugin, CompileTargetNamesTheSubgroupSize) {
+  // lavapipe at LP_NATIVE_VECTOR_WIDTH 256 and 512 is one device name with
+  // two subgroup sizes: the kernel cache keys on the compile target.
+  ASSERT_NE(plugin(), nullptr);
+  int32_t lanes = 32; // the `vulkan` preset's, without a device
+  if (api().initialize() == TK_SUCCESS) {
+    tk_device_props props;
+    std::memset(&props, 0, sizeof(props));
+    props.struct_size = sizeof(props);
+    ASSERT_EQ(api().device_props(0, &props), TK_SUCCESS) << api().last_error();
+    lanes = props.warp_size;
+  }
+  char target[256];
+  ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+      << api().last_error();
+  EXPECT_EQ(std::string(target).rfind(
+                "subgroup" + std::to_string(lanes) + " shared", 0),
+            0u)
+      << target;
+}
+
 TEST(VulkanPlugin, ValidateCatchesADamagedBinary) {
   std::string bytes = tk::vulkan::serializePackage(compileVectorAdd(8));
   EXPECT_EQ(api().validate(bytes.data(), bytes.size()), TK_SUCCESS)

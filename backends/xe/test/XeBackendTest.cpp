@@ -255,6 +255,23 @@ TEST(XePlugin, DeclaresDpasAndWhatItLowers) {
   EXPECT_EQ(caps.dtypes & TK_DTYPE_BIT_F64, 0u);
 }
 
+TEST(XePlugin, CompileTargetFollowsTkXeArch) {
+  // The kernel cache keys on this: dg2 code must not be found again as pvc
+  // code on the same device, nor a package without its native binary.
+  char target[64];
+  setenv("TK_XE_ARCH", "dg2", 1);
+  ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+      << api().last_error();
+  EXPECT_STREQ(target, "dg2 native");
+  setenv("TK_XE_ARCH", "pvc", 1);
+  setenv("TK_XE_NATIVE", "0", 1);
+  ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+      << api().last_error();
+  EXPECT_STREQ(target, "pvc spirv");
+  unsetenv("TK_XE_NATIVE");
+  unsetenv("TK_XE_ARCH");
+}
+
 TEST(XePlugin, CompileAndValidateThroughTheABI) {
   std::string text =
       readFile(std::string(TK_EXAMPLES_KERNELS) + "/vector_add.tk");

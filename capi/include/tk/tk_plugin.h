@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TK_PLUGIN_ABI_MAJOR 1u
-#define TK_PLUGIN_ABI_MINOR 4u
+#define TK_PLUGIN_ABI_MINOR 5u
 
 /** One kernel argument as the compiled code sees it. */
 typedef enum tk_plugin_arg_type {
@@ -164,6 +164,17 @@ typedef struct tk_backend_interface {
   tk_status (*stream_wrap)(int32_t device, void *native_stream,
                            void **out_stream);
   tk_status (*stream_unwrap)(int32_t device, void *stream);
+
+  /*--- ABI 1.5 -----------------------------------------------------------*/
+
+  /** Names the target compile makes code for on `device`, with everything
+   *  beyond the request that changes that code: the arch an override such
+   *  as TK_CUDA_ARCH chose, a subgroup size, optional features. The runtime
+   *  keys its kernel cache on it, so two targets never share an entry.
+   *  Writes a NUL-terminated name of at most `capacity` bytes to `out`; a
+   *  longer name is TK_ERROR_INVALID_ARGUMENT. A table that ends before this
+   *  field, or has it NULL, is keyed on device_props's arch. */
+  tk_status (*compile_target)(int32_t device, char *out, size_t capacity);
 } tk_backend_interface;
 
 typedef const tk_backend_interface *(*tk_backend_get_interface_fn)(

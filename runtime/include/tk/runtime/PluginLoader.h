@@ -65,6 +65,13 @@ public:
   /// get_capabilities fails gives its error.
   Status queryCapabilities(int32_t device, tk_capabilities &out) const;
 
+  /// The target the plugin compiles `device`'s code for (ABI 1.5
+  /// compile_target), which the kernel cache keys on. A plugin of an older
+  /// minor, or one leaving the entry NULL, gives `fallback` (the device's
+  /// arch); a plugin whose compile_target fails gives its error.
+  Status queryCompileTarget(int32_t device, llvm::StringRef fallback,
+                            std::string &out) const;
+
   /// A failure of plugin call `what`, with the plugin's last_error() text:
   /// "cpu: compile: <plugin message>".
   Status makeError(tk_status code, llvm::StringRef what) const;

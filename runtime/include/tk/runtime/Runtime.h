@@ -15,8 +15,11 @@
 #include <memory>
 #include <vector>
 
-/// The tk release; part of every kernel cache key.
-#define TK_VERSION_STRING "0.1.0"
+/// The tk release, part of every kernel cache key, is project(tk VERSION)
+/// in the top CMakeLists.txt, which the tk target defines for its users.
+#ifndef TK_VERSION_STRING
+#error "TK_VERSION_STRING is defined by the tk target (link tk)"
+#endif
 
 namespace tk::runtime {
 

@@ -1,0 +1,100 @@
+# What `cmake --install` and `cpack -G DEB` put in a prefix, and how programs
+# outside the tree find it:
+#
+#   bin/tk-info, tk-compile, tk-opt, tk-conformance
+#   include/tk/tk.h, tk_plugin.h                 the C API and the plugin ABI
+#   <libdir>/libtk.so                            the runtime
+#   <libdir>/tk/libtk_backend_<name>.so          the plugins, found from
+#                                                libtk.so's folder
+#   <libdir>/cmake/tk/tkConfig.cmake             find_package(tk CONFIG): tk::tk
+#   <libdir>/pkgconfig/tk.pc                     pkg-config --cflags --libs tk
+#   share/tk/kernels/*.tk, share/tk/examples/    the example kernels and hello.c
+#
+# Users see the C API only, so tk::tk is an imported library over tk.h and
+# libtk.so: nothing of MLIR, LLVM or spdlog leaks into their build.
+
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(TK_INSTALL_PLUGIN_DIR ${CMAKE_INSTALL_LIBDIR}/tk)
+set(TK_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tk)
+
+# Installed binaries find libtk.so through $ORIGIN and LLVM/MLIR 22 where
+# they were linked from (/usr/lib/llvm-22/lib: INSTALL_RPATH_USE_LINK_PATH),
+# so the prefix can move.
+file(RELATIVE_PATH tk_bin_to_lib "/${CMAKE_INSTALL_BINDIR}"
+     "/${CMAKE_INSTALL_LIBDIR}")
+file(RELATIVE_PATH tk_plugin_to_lib "/${TK_INSTALL_PLUGIN_DIR}"
+     "/${CMAKE_INSTALL_LIBDIR}")
+
+set(tk_installed_tools tk-info tk-compile tk-opt tk-conformance)
+foreach(tool ${tk_installed_tools})
+  set_target_properties(${tool} PROPERTIES
+    INSTALL_RPATH "$ORIGIN/${tk_bin_to_lib}" INSTALL_RPATH_USE_LINK_PATH ON)
+endforeach()
+install(TARGETS ${tk_installed_tools}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+set_target_properties(tk PROPERTIES
+  INSTALL_RPATH "$ORIGIN" INSTALL_RPATH_USE_LINK_PATH ON)
+install(TARGETS tk LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/capi/include/tk
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+
+foreach(backend cpu cuda rocm vulkan xe)
+  if(TARGET tk_backend_${backend})
+    set_target_properties(tk_backend_${backend} PROPERTIES
+      INSTALL_RPATH "$ORIGIN/${tk_plugin_to_lib}"
+      INSTALL_RPATH_USE_LINK_PATH ON)
+    install(TARGETS tk_backend_${backend}
+            LIBRARY DESTINATION ${TK_INSTALL_PLUGIN_DIR})
+  endif()
+endforeach()
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/kernels/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/tk/kernels
+        FILES_MATCHING PATTERN "*.tk")
+install(FILES ${PROJECT_SOURCE_DIR}/examples/c/hello.c
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/tk/examples)
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tkConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/tkConfig.cmake
+  INSTALL_DESTINATION ${TK_INSTALL_CMAKE_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR TK_INSTALL_PLUGIN_DIR
+            CMAKE_INSTALL_DATADIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/tkConfig.cmake
+              ${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
+        DESTINATION ${TK_INSTALL_CMAKE_DIR})
+
+# pkg-config: the prefix is found from the .pc file's own folder, so the
+# same file serves any --prefix and the Debian package.
+file(RELATIVE_PATH tk_pc_to_prefix "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" tk_pc_to_prefix "${tk_pc_to_prefix}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/tk.pc.in
+               ${PROJECT_BINARY_DIR}/tk.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/tk.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# cpack -G DEB: the same install under /usr. dpkg-shlibdeps declares the
+# libraries the binaries link (LLVM/MLIR 22, spdlog, fmt, libstdc++); the
+# plugins open the vendors' drivers with dlopen, so those are suggestions.
+# Debian's Tk toolkit owns the package name "tk".
+set(CPACK_PACKAGE_NAME tk-tile-kernels)
+set(CPACK_PACKAGE_VENDOR "tk developers")
+set(CPACK_PACKAGE_CONTACT "tk developers <tk@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "portable tile-kernel runtime: one tile IR on CUDA, ROCm, Xe, Vulkan and CPU")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libLLVM is linked through /usr/lib/llvm-22/lib, a link llvm-22-dev owns,
+# so dpkg-shlibdeps cannot name the package of the library itself.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libllvm22 (>= 1:${LLVM_PACKAGE_VERSION})")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+    "libvulkan1, mesa-vulkan-drivers, libze1, ocloc, spirv-tools, lld-22")
+set(CPACK_GENERATOR DEB)
+include(CPack)

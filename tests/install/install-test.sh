@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# cmake --install into a scratch prefix, then use it as a user would, with
+# nothing of the build tree in reach (no TK_BACKEND_PATH):
+#   1. hello.c built by CMake with find_package(tk CONFIG) and run;
+#   2. hello.c built by cc with pkg-config's flags and run;
+#   3. the installed tk-info loads libtk.so and the cpu plugin from the prefix.
+#
+#   install-test.sh BUILD_DIR SCRATCH_DIR
+set -euo pipefail
+build=$1 scratch=$2
+source_dir=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$scratch" && mkdir -p "$scratch"
+prefix=$scratch/prefix
+unset TK_BACKEND_PATH
+export TK_BACKEND=cpu TK_CACHE_DIR=$scratch/cache TK_LOG_LEVEL=error
+
+cmake --install "$build" --prefix "$prefix" > "$scratch/install.log"
+libdir=$(find "$prefix" -name libtk.so -printf '%h\n' | head -1)
+[ -n "$libdir" ] || { echo "install-test: no libtk.so under $prefix"; exit 1; }
+for file in "$prefix/include/tk/tk.h" "$prefix/include/tk/tk_plugin.h" \
+            "$libdir/tk/libtk_backend_cpu.so" "$libdir/cmake/tk/tkConfig.cmake" \
+            "$libdir/pkgconfig/tk.pc" "$prefix/bin/tk-info"; do
+  [ -f "$file" ] || { echo "install-test: $file was not installed"; exit 1; }
+done
+
+# 1. CMake, find_package.
+cmake -S "$source_dir/consumer" -B "$scratch/cmake-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" > "$scratch/cmake-configure.log" ||
+  { cat "$scratch/cmake-configure.log"; exit 1; }
+cmake --build "$scratch/cmake-build" > "$scratch/cmake-build.log" ||
+  { cat "$scratch/cmake-build.log"; exit 1; }
+out=$("$scratch/cmake-build/hello")
+echo "find_package: $out"
+grep -q "correct" <<<"$out" || { echo "install-test: hello (CMake) said: $out"; exit 1; }
+
+# 2. pkg-config.
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+pc_libdir=$(pkg-config --variable=libdir tk)
+kernels=$(pkg-config --variable=kernelsdir tk)
+# shellcheck disable=SC2046 # the flags are words
+cc -std=c99 -pedantic -Wall -o "$scratch/hello-pc" "$prefix/share/tk/examples/hello.c" \
+  -DTK_VECTOR_ADD_PATH="\"$kernels/vector_add.tk\"" \
+  $(pkg-config --cflags --libs tk) -lm -Wl,-rpath,"$pc_libdir"
+out=$("$scratch/hello-pc")
+echo "pkg-config: $out"
+grep -q "correct" <<<"$out" || { echo "install-test: hello (pkg-config) said: $out"; exit 1; }
+
+# 3. The installed tools use the installed library and plugins.
+loaded=$(ldd "$prefix/bin/tk-info" | awk '$1 == "libtk.so" { print $3 }')
+[ -n "$loaded" ] && [ "$(realpath "$loaded")" = "$(realpath "$libdir/libtk.so")" ] ||
+  { echo "install-test: tk-info does not load the installed libtk.so:"; ldd "$prefix/bin/tk-info"; exit 1; }
+info=$("$prefix/bin/tk-info")
+grep -q "$(realpath "$libdir")/tk/libtk_backend_cpu.so" <<<"$info" ||
+  { echo "install-test: tk-info did not load the installed cpu plugin:"; echo "$info"; exit 1; }
+echo "install-test: ok ($prefix)"
