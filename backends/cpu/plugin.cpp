@@ -239,7 +239,7 @@ tk_status cpuLaunch(void *executable, const int32_t grid[3], void *const *args,
   if (tk_status status = tk::plugin::checkLaunch(
           exe, grid, exe && !exe->argTypes.empty(), args, "tk-cpu", error))
     return fail(status, std::move(error));
-  tk::cpu::ThreadPool::get().run(exe->launch, args, grid);
+  tk::cpu::ThreadPool::get().run(exe->launch, args, grid, exe->tileStackBytes);
   return TK_SUCCESS;
 }
 
@@ -282,7 +282,7 @@ const tk_backend_interface kInterface = {
     /*name=*/"cpu",
     // Part of the disk cache key: bump the number whenever the generated
     // code changes, or binaries of the older compiler keep being loaded.
-    /*compiler_version=*/"tk-cpu 2 llvm " LLVM_VERSION_STRING,
+    /*compiler_version=*/"tk-cpu 3 llvm " LLVM_VERSION_STRING,
     cpuLastError,
     cpuInitialize,
     cpuDeviceCount,

@@ -77,13 +77,38 @@ void dumpStage(llvm::StringRef dir, llvm::StringRef name,
                llvm::function_ref<void(llvm::raw_ostream &)> print) {
   if (dir.empty())
     return;
-  llvm::sys::fs::create_directories(dir);
+  if (llvm::sys::fs::create_directories(dir))
+    return;
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (!ec)
-    print(os);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  print(os);
+  (void)writeWholeFile(path, text);
+}
+
+/// Writes and closes `os`, taking its error so that its destructor has none
+/// left to report.
+static std::error_code writeAndClose(llvm::raw_fd_ostream &os,
+                                     llvm::StringRef bytes) {
+  os << bytes;
+  os.close();
+  std::error_code error = os.error();
+  os.clear_error();
+  return error;
+}
+
+std::error_code writeWholeFile(llvm::StringRef path, llvm::StringRef bytes) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return error;
+  return writeAndClose(os, bytes);
+}
+
+std::error_code writeWholeFile(int fd, llvm::StringRef bytes) {
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  return writeAndClose(os, bytes);
 }
 
 } // namespace tk

@@ -17,6 +17,7 @@
 
 #include "tk/tk.h"
 
+#include "tk/core/CompileSupport.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/KernelCache.h"
 #include "tk/runtime/KernelSource.h"
@@ -248,13 +249,11 @@ void writeRecord(const std::string &directory, const std::string &path,
   int fd = -1;
   if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temporary))
     return;
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << kRecordMagic << "\n"
-       << best << "\n"
-       << labelOf(request, best) << "\n";
-  }
-  if (llvm::sys::fs::rename(temporary, path))
+  std::string record = kRecordMagic.str() + "\n" + std::to_string(best) + "\n" +
+                       labelOf(request, best) + "\n";
+  // A full disk loses the record (the next run times again), never a half
+  // record or a temporary left behind.
+  if (tk::writeWholeFile(fd, record) || llvm::sys::fs::rename(temporary, path))
     llvm::sys::fs::remove(temporary);
 }
 
@@ -300,12 +299,9 @@ Status writePlot(const std::string &path, const tk_autotune_request &request,
        << text << "</text>\n";
   }
   os << "</svg>\n";
-  std::error_code error;
-  llvm::raw_fd_ostream file(path, error);
-  if (error)
+  if (std::error_code error = tk::writeWholeFile(path, svg))
     return Status(TK_ERROR_IO, "autotune: cannot write the plot " + path +
                                    ": " + error.message());
-  file << svg;
   return Status::success();
 }
 

@@ -161,7 +161,7 @@ tk_status tk_buffer_wrap(tk_device device, void *device_pointer, size_t bytes,
 tk_status tk_buffer_release(tk_buffer buffer) {
   return guard([&] {
     Buffer *object = nullptr;
-    TK_RETURN_IF_ERROR(Buffer::fromHandle(buffer, &object));
+    TK_RETURN_IF_ERROR(claimHandle(buffer, &object));
     return Buffer::release(object);
   });
 }
@@ -248,7 +248,7 @@ tk_status tk_stream_wrap(tk_device device, void *native_stream,
 tk_status tk_stream_release(tk_stream stream) {
   return guard([&] {
     Stream *object = nullptr;
-    TK_RETURN_IF_ERROR(Stream::fromHandle(stream, &object));
+    TK_RETURN_IF_ERROR(claimHandle(stream, &object));
     return Stream::release(object);
   });
 }
@@ -281,7 +281,7 @@ tk_status tk_event_create(tk_device device, tk_event *out_event) {
 tk_status tk_event_release(tk_event event) {
   return guard([&] {
     Event *object = nullptr;
-    TK_RETURN_IF_ERROR(Event::fromHandle(event, &object));
+    TK_RETURN_IF_ERROR(claimHandle(event, &object));
     return Event::release(object);
   });
 }
@@ -356,7 +356,7 @@ tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
 tk_status tk_kernel_release(tk_kernel kernel) {
   return guard([&] {
     Kernel *object = nullptr;
-    TK_RETURN_IF_ERROR(Kernel::fromHandle(kernel, &object));
+    TK_RETURN_IF_ERROR(claimHandle(kernel, &object));
     return Kernel::release(object);
   });
 }

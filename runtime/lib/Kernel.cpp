@@ -165,9 +165,16 @@ Status Kernel::create(Device &device, KernelCache &cache,
   std::string dumpDir;
   if (const char *dir = std::getenv("TK_DUMP_IR"); dir && *dir) {
     dumpDir = dir;
-    if (std::error_code error = llvm::sys::fs::create_directories(dumpDir))
-      getLogger().warn("TK_DUMP_IR: cannot create {}: {}", dumpDir,
-                       error.message());
+    // Asked for dumps and not getting them is worth an error, not a line in
+    // a log nobody reads.
+    // create_directories succeeds on an existing file of that name.
+    std::error_code error = llvm::sys::fs::create_directories(dumpDir);
+    if (!error && !llvm::sys::fs::is_directory(dumpDir))
+      error = std::make_error_code(std::errc::not_a_directory);
+    if (error)
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "TK_DUMP_IR='" + dumpDir +
+                        "' is not a folder tk can create: " + error.message());
   }
   auto compile = [&](CompiledBinary &binary) {
     return compileWithPlugin(device, prepared, resolved, dumpDir, binary);

@@ -9,6 +9,7 @@
 
 #include "tk/core/Specialize.h"
 #include "tk/ir/Dialect.h"
+#include "tk/ir/NestingLimit.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -169,6 +170,19 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     const char *data = static_cast<const char *>(source.data);
     // A size of 0 means NUL-terminated text.
     size_t size = source.size ? source.size : std::strlen(data);
+    llvm::StringRef text(data, size);
+    if (std::optional<size_t> at = tk::findNestingBeyond(text)) {
+      llvm::StringRef before = text.take_front(*at);
+      size_t line = before.count('\n') + 1;
+      size_t column = *at - (before.rfind('\n') + 1) + 1;
+      return Status(TK_ERROR_INVALID_IR,
+                    std::string(kSourceName) + ":" + std::to_string(line) +
+                        ":" + std::to_string(column) +
+                        ": the kernel source nests deeper than " +
+                        std::to_string(tk::kMaxIRNesting) +
+                        " brackets; it is refused before parsing, which "
+                        "would overflow the stack");
+    }
     sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(
                                      llvm::StringRef(data, size), kSourceName),
                                  llvm::SMLoc());
@@ -243,6 +257,10 @@ static Status selectEntry(ModuleOp module, const char *entry, tk::FuncOp &out) {
                   std::string("no tk.func named '") + entry +
                       "' in the kernel source; it defines: " + available);
   }
+  if (funcs.empty())
+    return Status(TK_ERROR_NOT_FOUND,
+                  "the kernel source defines no tk.func: there is no kernel "
+                  "to compile");
   if (funcs.size() != 1)
     return Status(TK_ERROR_NOT_FOUND,
                   "the kernel source defines " + std::to_string(funcs.size()) +

@@ -143,6 +143,16 @@ Status Plugin::initialize() {
     initStatus = makeError(code, "device_count");
     return initStatus;
   }
+  // The runtime makes a Device of each up front: a count no machine has is
+  // the plugin's bug, refused before it costs gigabytes.
+  if (count > kMaxDevices) {
+    initStatus = Status(TK_ERROR_PLUGIN, name + ": device_count reports " +
+                                             std::to_string(count) +
+                                             " devices; tk takes at "
+                                             "most " +
+                                             std::to_string(kMaxDevices));
+    return initStatus;
+  }
   deviceCount = std::max<int32_t>(count, 0);
   if (deviceCount == 0)
     initStatus = Status(TK_ERROR_NO_DEVICE, name + ": no device found");

@@ -14,7 +14,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -222,6 +224,23 @@ TEST_F(AutotuneTest, TimesRecordsAndReusesTheWinner) {
   EXPECT_TRUE(progress.stages.empty());
   expectCorrectOutput(kernel, candidates[again.best].grid);
   tk_kernel_release(kernel);
+}
+
+TEST_F(AutotuneTest, APlotThatCannotBeWrittenIsAnErrorNotAnExit) {
+  // /dev/full: the open succeeds and the write fails. Once, the stream's
+  // unchecked error ended the caller's process from inside tk.
+  if (!llvm::sys::fs::exists("/dev/full"))
+    GTEST_SKIP() << "no /dev/full";
+  std::string key = uniqueKey("plot-to-dev-full");
+  tk_autotune_request r = request(key);
+  r.plot_path = "/dev/full";
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  EXPECT_EQ(tk_autotune(device, &r, &kernel, &result), TK_ERROR_IO);
+  EXPECT_THAT(tk_last_error(),
+              ::testing::HasSubstr("cannot write the plot /dev/full"));
+  EXPECT_EQ(kernel, nullptr);
 }
 
 TEST_F(AutotuneTest, BuilderModulesAreRecordedByTheirContent) {

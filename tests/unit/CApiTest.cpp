@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <fstream>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -523,6 +524,112 @@ TEST_F(CApiCpuTest, ReleasedHandlesAreRefused) {
   EXPECT_THAT(tk_last_error(), HasSubstr("kernel handle is not live"));
   EXPECT_EQ(tk_kernel_release(kernel), TK_ERROR_INVALID_HANDLE);
   kernel = nullptr;
+}
+
+TEST_F(CApiCpuTest, TilesTooBigForTheCallersStackRunOnWorkers) {
+  // 2M f32 (8 MiB) kept across a reduction: on the launching thread (8 MiB
+  // of stack here) it segfaulted. It runs where the stack has room for it:
+  // the workers' 64 MiB. 16M is refused at compile (tests/bad_inputs).
+  constexpr int64_t kTile = 2 << 20;
+  std::string n = std::to_string(kTile);
+  std::string tile = "tensor<" + n + "x";
+  std::string text =
+      "tk.func @big(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {\n"
+      "  %r = tk.make_range {end = " +
+      n + " : i32, start = 0 : i32} : " + tile +
+      "i32>\n"
+      "  %v = arith.sitofp %r : " +
+      tile + "i32> to " + tile +
+      "f32>\n"
+      "  %m = tk.reduce(%v : " +
+      tile +
+      "f32>) {axis = 0 : i32} -> f32 {\n"
+      "  ^bb0(%acc: f32, %next: f32):\n"
+      "    %t = arith.maxnumf %acc, %next : f32\n"
+      "    tk.reduce.return %t : f32\n"
+      "  }\n"
+      "  %ms = tk.splat %m : f32 -> " +
+      tile +
+      "f32>\n"
+      "  %d = arith.subf %v, %ms : " +
+      tile +
+      "f32>\n"
+      "  %o = tk.splat %out : !tk.ptr<f32> -> " +
+      tile +
+      "!tk.ptr<f32>>\n"
+      "  %a = tk.addptr %o, %r : " +
+      tile + "!tk.ptr<f32>>, " + tile +
+      "i32>\n"
+      "  tk.store %a, %d : " +
+      tile +
+      "!tk.ptr<f32>>\n"
+      "  tk.return\n"
+      "}\n";
+  tk_kernel_source src = {TK_SOURCE_TEXT, text.data(), text.size(), nullptr};
+  tk_kernel big = nullptr;
+  ASSERT_EQ(tk_kernel_create(device, &src, nullptr, &big), TK_SUCCESS)
+      << tk_last_error();
+  tk_buffer out = makeBuffer(kTile * sizeof(float));
+  tk_arg arg = tk_arg_buffer(out);
+  tk_args args = {&arg, 1};
+  // One program (the caller would take it alone) and three at once.
+  for (int programs : {1, 3}) {
+    ASSERT_EQ(tk_launch(big, {programs, 1, 1}, &args), TK_SUCCESS)
+        << tk_last_error();
+    std::vector<float> host(kTile);
+    ASSERT_EQ(tk_buffer_read(out, 0, host.data(), kTile * sizeof(float)),
+              TK_SUCCESS);
+    for (int64_t i : {int64_t(0), kTile / 2, kTile - 1})
+      EXPECT_EQ(host[i], float(i) - float(kTile - 1)) << "element " << i;
+  }
+  tk_kernel_release(big);
+}
+
+TEST_F(CApiCpuTest, DumpFolderThatCannotBeMadeIsAnError) {
+  // TK_DUMP_IR naming a file: no dumps can be written, and the caller asked
+  // for them. It was a log line at a level nobody sees.
+  std::string file = tk::test::makeTempDir("tk-dump-file") + "/a-file";
+  std::ofstream(file) << "x";
+  setenv("TK_DUMP_IR", file.c_str(), 1);
+  tk_kernel_source src = source();
+  tk_kernel dumped = nullptr;
+  EXPECT_EQ(tk_kernel_create(device, &src, nullptr, &dumped),
+            TK_ERROR_INVALID_ARGUMENT);
+  unsetenv("TK_DUMP_IR");
+  EXPECT_EQ(dumped, nullptr);
+  EXPECT_THAT(tk_last_error(), AllOf(HasSubstr("TK_DUMP_IR='" + file + "'"),
+                                     HasSubstr("not a folder tk can create")));
+  if (dumped)
+    tk_kernel_release(dumped);
+}
+
+TEST_F(CApiCpuTest, ConcurrentReleasesOfOneHandleFreeItOnce) {
+  // tk.h promises that a released handle is detected: that holds when two
+  // threads release it at the same moment too (it was a double free). Of
+  // eight threads racing on one buffer, exactly one releases it.
+  constexpr int kThreads = 8;
+  for (int round = 0; round < 200; ++round) {
+    tk_buffer shared = makeBuffer(256);
+    buffers.pop_back();
+    std::atomic<int> ready{0};
+    std::atomic<int> succeeded{0}, refused{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&] {
+        ready.fetch_add(1);
+        while (ready.load() < kThreads) {
+        }
+        tk_status status = tk_buffer_release(shared);
+        if (status == TK_SUCCESS)
+          succeeded.fetch_add(1);
+        else if (status == TK_ERROR_INVALID_HANDLE)
+          refused.fetch_add(1);
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+    ASSERT_EQ(succeeded.load(), 1) << "round " << round;
+    ASSERT_EQ(refused.load(), kThreads - 1) << "round " << round;
+  }
 }
 
 TEST_F(CApiCpuTest, CorruptCacheEntryIsRecompiled) {

@@ -11,6 +11,7 @@
 
 #include "tk/core/Specialize.h"
 #include "tk/ir/Dialect.h"
+#include "tk/ir/NestingLimit.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/KernelCache.h"
@@ -235,6 +236,44 @@ TEST(KernelSource, VerifierErrorGivesLocatedDiagnostic) {
   EXPECT_EQ(status.code(), TK_ERROR_INVALID_IR);
   EXPECT_THAT(status.message(),
               AllOf(HasSubstr("<source>:2:"), HasSubstr("tk.make_range")));
+}
+
+/// `depth` scf.for loops, one inside the other, in a kernel.
+std::string nestedLoops(int depth) {
+  std::string text = "tk.func @deep(%n: i32) {\n"
+                     "  %c0 = arith.constant 0 : index\n"
+                     "  %c1 = arith.constant 1 : index\n";
+  for (int i = 0; i < depth; ++i)
+    text += "  scf.for %i" + std::to_string(i) + " = %c0 to %c1 step %c1 {\n";
+  for (int i = 0; i < depth; ++i)
+    text += "  }\n";
+  return text + "  tk.return\n}\n";
+}
+
+TEST(KernelSource, NestingBeyondTheLimitIsRefusedBeforeParsing) {
+  // 3000 nested loops overflowed the parser's stack: a segfault of the
+  // thread calling tk_kernel_create.
+  PreparedKernel prepared;
+  Status status = prepareKernel(textSource(nestedLoops(3000)), {}, prepared);
+  EXPECT_EQ(status.code(), TK_ERROR_INVALID_IR);
+  // The func's brace is the first level, each loop's one more.
+  EXPECT_THAT(status.message(),
+              AllOf(HasSubstr("<source>:259:"),
+                    HasSubstr("nests deeper than 256 brackets")));
+  // Real kernels are far from it.
+  EXPECT_TRUE(prepareKernel(textSource(nestedLoops(40)), {}, prepared).isOk());
+}
+
+TEST(KernelSource, NestingCountsNeitherStringsCommentsNorArrows) {
+  std::string deep(300, '[');
+  EXPECT_EQ(tk::findNestingBeyond("\"" + deep + "\" // " + deep), std::nullopt);
+  std::string arrows;
+  for (int i = 0; i < 300; ++i)
+    arrows += "(i32) -> i32 ";
+  EXPECT_EQ(tk::findNestingBeyond("<" + arrows + ">"), std::nullopt);
+  EXPECT_EQ(tk::findNestingBeyond("\"\\\"\"" + deep),
+            std::optional<size_t>(260));
+  EXPECT_EQ(tk::findNestingBeyond("{<([" + deep, 3), std::optional<size_t>(3));
 }
 
 TEST(KernelSource, UnknownEntryListsAvailableNames) {
@@ -655,6 +694,17 @@ TEST(KernelCache, KeyedOnThePluginsCompileTargetNotTheDeviceArch) {
   EXPECT_EQ(originFor("target-a"), KernelCache::Origin::Disk);
   EXPECT_EQ(originFor("target-b"), KernelCache::Origin::Disk);
   unsetenv("TK_RETARGET_NAME");
+}
+
+TEST(PluginLoader, ImpossibleDeviceCountIsRefused) {
+  // 2e9 devices: once a loop making a Device of each, under the runtime's
+  // selection lock, until memory ran out.
+  Plugin *plugin = nullptr;
+  Status status = makeFixtureLoader().select("manydevices", &plugin);
+  EXPECT_EQ(status.code(), TK_ERROR_PLUGIN);
+  EXPECT_THAT(status.message(),
+              AllOf(HasSubstr("manydevices"), HasSubstr("2000000000 devices"),
+                    HasSubstr("at most 4096")));
 }
 
 TEST(PluginLoader, CompileTargetFallsBackToTheArchBeforeAbi15) {

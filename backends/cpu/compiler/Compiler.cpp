@@ -11,6 +11,7 @@
 #include "compiler/Compiler.h"
 #include "common/PluginSupport.h"
 #include "compiler/Passes.h"
+#include "compiler/ProgramStack.h"
 #include "compiler/TargetInfo.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
@@ -35,6 +36,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -82,6 +85,40 @@ std::string hostTargetName() {
 }
 
 namespace {
+
+/// Measures the stack one program's tiles take (every static alloca of the
+/// module: the kernel and what it calls, before inlining), refuses a kernel
+/// no thread could run, and records the size as `<entry>_tk_stack_bytes`
+/// for the driver.
+tk_status recordTileStack(llvm::Module &module, const std::string &entry,
+                          std::string &error) {
+  const llvm::DataLayout &layout = module.getDataLayout();
+  uint64_t bytes = 0;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &instruction : llvm::instructions(function))
+      if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&instruction)) {
+        std::optional<llvm::TypeSize> size = alloca->getAllocationSize(layout);
+        if (!size || size->isScalable()) {
+          error = "tk-cpu: kernel '" + entry +
+                  "' has a tile of a size not known at compile time";
+          return TK_ERROR_UNSUPPORTED;
+        }
+        bytes += size->getFixedValue() + alloca->getAlign().value();
+      }
+  if (bytes > kMaxTileStackBytes) {
+    error = "tk-cpu: kernel '" + entry + "' holds " + std::to_string(bytes) +
+            " bytes of tiles in one program; a CPU program's tiles live on "
+            "its thread's stack, which holds " +
+            std::to_string(kMaxTileStackBytes >> 20) +
+            " MiB of them: use smaller blocks";
+    return TK_ERROR_UNSUPPORTED;
+  }
+  llvm::Type *i64 = llvm::Type::getInt64Ty(module.getContext());
+  new llvm::GlobalVariable(
+      module, i64, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantInt::get(i64, bytes), entry + kStackBytesSuffix.str());
+  return TK_SUCCESS;
+}
 
 /// The stages of the layout framework (DESIGN.md §3), each dumped as
 /// `file`. The CPU is a target of one warp of one lane: every layout gives
@@ -257,6 +294,8 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   }
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
+  if (tk_status status = recordTileStack(*llvmModule, input.entry, error))
+    return status;
   std::string cpu = tm.getTargetCPU().str();
   std::string features = tm.getTargetFeatureString().str();
   for (llvm::Function &f : *llvmModule) {

@@ -9,6 +9,7 @@
 #include "driver/Executable.h"
 #include "compiler/Compiler.h"
 #include "compiler/Passes.h"
+#include "compiler/ProgramStack.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -58,7 +59,17 @@ tk_status loadExecutable(const void *object, size_t size,
             "': " + llvm::toString(address.takeError());
     return TK_ERROR_NOT_FOUND;
   }
+  // The size of the program's tiles, which decides the threads it may run
+  // on. Every object tk-cpu 3 makes has it.
+  auto stackBytes = (*jit)->lookup(entry + kStackBytesSuffix.str());
+  if (!stackBytes) {
+    error = "tk-cpu: kernel '" + entry +
+            "' has no tile size record (an object of an older tk-cpu?): " +
+            llvm::toString(stackBytes.takeError());
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
   out = std::make_unique<Executable>();
+  out->tileStackBytes = *stackBytes->toPtr<const uint64_t *>();
   out->launch = address->toPtr<LaunchFn>();
   out->jit = std::move(*jit);
   out->entry = entry;

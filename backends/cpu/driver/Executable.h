@@ -24,6 +24,8 @@ namespace tk::cpu {
 struct Executable {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   LaunchFn launch = nullptr;
+  /// Stack bytes one program's tiles take (`<entry>_tk_stack_bytes`).
+  uint64_t tileStackBytes = 0;
   std::string entry;
   std::vector<tk_plugin_arg_type> argTypes;
   ~Executable();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/ThreadPool.h"
+#include "compiler/ProgramStack.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,12 +15,6 @@
 #include <thread>
 
 namespace tk::cpu {
-
-namespace {
-/// Workers run kernels whose tiles live on the stack (matmul accumulators of
-/// 64 KiB and more), so they get a generous stack.
-constexpr size_t kWorkerStackBytes = 64u << 20;
-} // namespace
 
 std::optional<int> threadsFromEnvironment(const char *text,
                                           std::string &error) {
@@ -56,11 +51,13 @@ ThreadPool &ThreadPool::get() {
   return *pool;
 }
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads) : threads(threads) {
+  // Workers run kernels whose tiles live on the stack (matmul accumulators
+  // of 64 KiB and more), so they get a generous one.
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, kWorkerStackBytes);
-  for (int i = 1; i < threads; ++i) {
+  for (int i = 0; i < std::max(threads - 1, 1); ++i) {
     pthread_t thread;
     if (pthread_create(&thread, &attr, &ThreadPool::workerMain, this) == 0)
       workers.push_back(thread);
@@ -102,8 +99,27 @@ void ThreadPool::work() {
   }
 }
 
+/// Bytes of stack the calling thread has below this frame; 0 when unknown.
+static uint64_t stackLeftOnThisThread() {
+  thread_local const uintptr_t lowest = [] {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+      return uintptr_t(0);
+    void *address = nullptr;
+    size_t size = 0;
+    int failed = pthread_attr_getstack(&attr, &address, &size);
+    pthread_attr_destroy(&attr);
+    return failed ? uintptr_t(0) : reinterpret_cast<uintptr_t>(address);
+  }();
+  char here;
+  uintptr_t top = reinterpret_cast<uintptr_t>(&here);
+  return lowest && top > lowest ? top - lowest : 0;
+}
+
 void ThreadPool::run(LaunchFn launchFn, void *const *launchArgs,
-                     const int32_t launchGrid[3]) {
+                     const int32_t launchGrid[3], uint64_t tileStackBytes) {
+  bool callerRuns =
+      tileStackBytes + kStackMarginBytes <= stackLeftOnThisThread();
   std::lock_guard<std::mutex> serial(launchMutex);
   int64_t count = int64_t(launchGrid[0]) * launchGrid[1] * launchGrid[2];
   fn = launchFn;
@@ -114,7 +130,8 @@ void ThreadPool::run(LaunchFn launchFn, void *const *launchArgs,
   // large enough that the shared counter is not contended.
   chunk = std::max<int64_t>(1, count / (int64_t(size()) * 8));
   next.store(0, std::memory_order_relaxed);
-  if (count <= 1 || workers.empty()) {
+  // Without workers (none could be started) the caller is all there is.
+  if (workers.empty() || (callerRuns && (count <= 1 || threads == 1))) {
     work();
     return;
   }
@@ -124,7 +141,8 @@ void ThreadPool::run(LaunchFn launchFn, void *const *launchArgs,
     ++generation;
   }
   wake.notify_all();
-  work();
+  if (callerRuns)
+    work();
   std::unique_lock<std::mutex> lock(mutex);
   done.wait(lock, [&] { return busy == 0; });
 }

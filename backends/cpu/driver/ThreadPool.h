@@ -39,17 +39,24 @@ public:
   static ThreadPool &get();
 
   /// Runs `fn` for every program of `grid` (x fastest) and returns when all
-  /// are done. Launches from several threads are serialised.
-  void run(LaunchFn fn, void *const *args, const int32_t grid[3]);
+  /// are done. Launches from several threads are serialised. The launching
+  /// thread runs programs too where its stack has room for
+  /// `tileStackBytes` (and a margin); otherwise only workers do, and there
+  /// is always one.
+  void run(LaunchFn fn, void *const *args, const int32_t grid[3],
+           uint64_t tileStackBytes);
 
-  /// Threads that execute programs, the caller included.
-  int size() const { return static_cast<int>(workers.size()) + 1; }
+  /// Threads that execute programs at once, the caller included.
+  int size() const { return threads; }
 
 private:
   explicit ThreadPool(int threads);
   static void *workerMain(void *self);
   void work();
 
+  /// TK_CPU_THREADS: the caller and threads - 1 workers, or (with one
+  /// thread) one worker for the programs the caller may not run.
+  int threads = 1;
   std::vector<pthread_t> workers;
   std::mutex launchMutex;
 

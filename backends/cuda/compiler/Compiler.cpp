@@ -144,17 +144,10 @@ tk_status runPtxas(const std::string &ptx, const Target &target,
       return TK_ERROR_IO;
     }
   }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input.path, ec);
-    if (!ec)
-      os << ptx;
-    if (ec || os.has_error()) {
-      error = "tk-cuda: cannot write " + std::string(input.path) + ": " +
-              (ec ? ec : os.error()).message();
-      os.clear_error();
-      return TK_ERROR_IO;
-    }
+  if (std::error_code ec = tk::writeWholeFile(input.path, ptx)) {
+    error = "tk-cuda: cannot write " + std::string(input.path) + ": " +
+            ec.message();
+    return TK_ERROR_IO;
   }
   std::string arch = "-arch=" + target.name();
   llvm::SmallVector<llvm::StringRef> args = {

@@ -3,6 +3,7 @@
 #include "compiler/CodeObjectCheck.h"
 #include "common/ToolRunner.h"
 #include "compiler/Compiler.h"
+#include "tk/core/CompileSupport.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -89,15 +90,10 @@ tk_status checkWithLLVMTools(const Package &package, ToolReport &report,
     return TK_ERROR_IO;
   }
   llvm::FileRemover removeCode(path);
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << package.hsaco;
-    os.close();
-    if (os.has_error()) {
-      os.clear_error();
-      error = "tk-rocm: cannot write the code object for the LLVM tools";
-      return TK_ERROR_IO;
-    }
+  if (std::error_code ec = tk::writeWholeFile(fd, package.hsaco)) {
+    error = "tk-rocm: cannot write the code object for the LLVM tools: " +
+            ec.message();
+    return TK_ERROR_IO;
   }
   std::string notes, disassembly;
   if (tk_status status =

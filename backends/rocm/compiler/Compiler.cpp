@@ -185,17 +185,11 @@ tk_status linkCodeObject(llvm::ArrayRef<char> object, std::string &hsaco,
               ec.message();
       return TK_ERROR_IO;
     }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input.path, ec);
-    if (!ec)
-      os.write(object.data(), object.size());
-    if (ec || os.has_error()) {
-      error = "tk-rocm: cannot write " + std::string(input.path) + ": " +
-              (ec ? ec : os.error()).message();
-      os.clear_error();
-      return TK_ERROR_IO;
-    }
+  if (std::error_code ec = tk::writeWholeFile(
+          input.path, llvm::StringRef(object.data(), object.size()))) {
+    error = "tk-rocm: cannot write " + std::string(input.path) + ": " +
+            ec.message();
+    return TK_ERROR_IO;
   }
   llvm::StringRef args[] = {lld, "-flavor", "gnu", "-shared", "-o",
                             output.path, input.path};

@@ -261,17 +261,12 @@ tk_status validateSpirv(const std::vector<uint32_t> &words,
             ec.message();
     return TK_ERROR_INTERNAL;
   }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input.path, ec);
-    if (!ec)
-      os.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
-    os.close();
-    if (ec || os.has_error()) {
-      os.clear_error();
-      error = "tk-vulkan: cannot write the SPIR-V for spirv-val";
-      return TK_ERROR_INTERNAL;
-    }
+  if (std::error_code ec = tk::writeWholeFile(
+          input.path,
+          llvm::StringRef(reinterpret_cast<const char *>(words.data()),
+                          words.size() * 4))) {
+    error = "tk-vulkan: cannot write the SPIR-V for spirv-val: " + ec.message();
+    return TK_ERROR_IO;
   }
   tk::plugin::ToolRun run = tk::plugin::runTool(
       program, {program, "--target-env", "vulkan1.3", std::string(input.path)},

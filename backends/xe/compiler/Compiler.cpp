@@ -85,18 +85,10 @@ tk_status runLlc(const std::string &bitcode, const char *level,
       error = "tk-xe: cannot create a temporary file for llc: " + ec.message();
       return TK_ERROR_IO;
     }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input.path, ec);
-    if (!ec)
-      os << bitcode;
-    os.flush();
-    if (ec || os.has_error()) {
-      error = "tk-xe: cannot write " + std::string(input.path) + ": " +
-              (ec ? ec : os.error()).message();
-      os.clear_error();
-      return TK_ERROR_IO;
-    }
+  if (std::error_code ec = tk::writeWholeFile(input.path, bitcode)) {
+    error =
+        "tk-xe: cannot write " + std::string(input.path) + ": " + ec.message();
+    return TK_ERROR_IO;
   }
   tk::plugin::ToolRun run = tk::plugin::runTool(
       llc, {llc, level, "-mtriple=spirv64-unknown-unknown", kExtensions,

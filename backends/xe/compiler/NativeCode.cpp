@@ -13,6 +13,7 @@
 
 #include "common/LLVMCodegen.h"
 #include "common/ToolRunner.h"
+#include "tk/core/CompileSupport.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -45,15 +46,8 @@ struct TemporaryFolder {
 
 tk_status writeFile(const std::string &path, const std::string &bytes,
                     std::string &error) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (!ec)
-    os << bytes;
-  os.flush();
-  if (ec || os.has_error()) {
-    error =
-        "tk-xe: cannot write " + path + ": " + (ec ? ec : os.error()).message();
-    os.clear_error();
+  if (std::error_code ec = tk::writeWholeFile(path, bytes)) {
+    error = "tk-xe: cannot write " + path + ": " + ec.message();
     return TK_ERROR_IO;
   }
   return TK_SUCCESS;

@@ -8,11 +8,7 @@
  *
 \*===----------------------------------------------------------------------===*/
 
-#include "tk/tk_plugin.h"
-
-#include <dlfcn.h>
-#include <stddef.h>
-#include <string.h>
+#include "CpuTable.h"
 
 static tk_backend_interface table;
 
@@ -21,16 +17,9 @@ tk_backend_get_interface(uint32_t abi_major) {
   if (abi_major != TK_PLUGIN_ABI_MAJOR)
     return NULL;
   if (!table.struct_size) {
-    void *cpu = dlopen(TK_CPU_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (!cpu)
+    if (!copyCpuTable(abi_major, &table,
+                      offsetof(tk_backend_interface, event_create)))
       return NULL;
-    tk_backend_get_interface_fn get =
-        (tk_backend_get_interface_fn)dlsym(cpu, "tk_backend_get_interface");
-    const tk_backend_interface *full = get ? get(abi_major) : NULL;
-    if (!full)
-      return NULL;
-    memcpy(&table, full, offsetof(tk_backend_interface, event_create));
-    table.struct_size = offsetof(tk_backend_interface, event_create);
     table.abi_minor = 1;
     table.name = "noevents";
   }

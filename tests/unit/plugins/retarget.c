@@ -8,11 +8,9 @@
  *
 \*===----------------------------------------------------------------------===*/
 
-#include "tk/tk_plugin.h"
+#include "CpuTable.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
-#include <string.h>
 
 static tk_backend_interface table;
 
@@ -33,15 +31,8 @@ tk_backend_get_interface(uint32_t abi_major) {
   if (abi_major != TK_PLUGIN_ABI_MAJOR)
     return NULL;
   if (!table.struct_size) {
-    void *cpu = dlopen(TK_CPU_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (!cpu)
+    if (!copyCpuTable(abi_major, &table, sizeof(table)))
       return NULL;
-    tk_backend_get_interface_fn get =
-        (tk_backend_get_interface_fn)dlsym(cpu, "tk_backend_get_interface");
-    const tk_backend_interface *full = get ? get(abi_major) : NULL;
-    if (!full || full->struct_size < sizeof(table))
-      return NULL;
-    memcpy(&table, full, sizeof(table));
     table.name = "retarget";
     table.compile_target = retargetCompileTarget;
   }

@@ -66,9 +66,19 @@ runPasses(mlir::ModuleOp module, std::string &failedPass,
           llvm::function_ref<void(mlir::OpPassManager &)> fill);
 
 /// Writes `print`'s output to `dir`/`name` when `dir` is not empty (the
-/// TK_DUMP_IR folder; created if missing).
+/// TK_DUMP_IR folder; created if missing). Best effort: a dump that cannot
+/// be written (a full disk) is skipped, and never fails the compile.
 void dumpStage(llvm::StringRef dir, llvm::StringRef name,
                llvm::function_ref<void(llvm::raw_ostream &)> print);
+
+/// Writes `bytes` as the whole of `path` (created or truncated) and closes
+/// it, returning the first error of the open, the writes or the close.
+/// Library code writes files through this: a raw_fd_ostream destroyed with
+/// an unchecked error ends the process (report_fatal_error).
+std::error_code writeWholeFile(llvm::StringRef path, llvm::StringRef bytes);
+
+/// The same to a descriptor open for writing, which it closes.
+std::error_code writeWholeFile(int fd, llvm::StringRef bytes);
 
 } // namespace tk
 

@@ -40,6 +40,13 @@ public:
     return magic.load(std::memory_order_relaxed) == expected;
   }
 
+  /// Takes the magic of a live object of kind `expected`, atomically: of
+  /// two threads releasing one handle at once, exactly one gets true.
+  bool claim(uint32_t expected) {
+    return magic.compare_exchange_strong(expected, 0,
+                                         std::memory_order_acq_rel);
+  }
+
   /// Clears the magic and hands the object to the quarantine, which frees it
   /// after kQuarantineSize later releases. The caller has already given back
   /// what the object owned on the device.
@@ -63,6 +70,18 @@ template <typename T> Status lookupHandle(const void *handle, T **out) {
                   std::string(T::kHandleName) +
                       " handle is not live: it was released or never created");
   *out = static_cast<T *>(const_cast<HandleObject *>(object));
+  return Status::success();
+}
+
+/// Resolves a handle that is about to be released: as lookupHandle, but
+/// the magic is taken in the same step, so that a second release of it,
+/// concurrent or later, is TK_ERROR_INVALID_HANDLE and never a double free.
+template <typename T> Status claimHandle(const void *handle, T **out) {
+  TK_RETURN_IF_ERROR(lookupHandle(handle, out));
+  if (!(*out)->claim(T::kMagic))
+    return Status(TK_ERROR_INVALID_HANDLE,
+                  std::string(T::kHandleName) +
+                      " handle is not live: another thread released it");
   return Status::success();
 }
 

@@ -47,6 +47,9 @@ public:
   Status initialize();
 
   /// Devices found by initialize() (0 before it or when it failed).
+  /// The most devices a plugin may report: far beyond any machine (a node
+  /// holds 8 to 16 GPUs), far below what would exhaust memory.
+  static constexpr int32_t kMaxDevices = 4096;
   int32_t getDeviceCount() const { return deviceCount; }
 
   /// Whether the plugin's table reaches the ABI 1.1 get_capabilities field
