@@ -28,6 +28,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace tk::conformance;
 namespace rt = tk::runtime;
@@ -263,6 +265,8 @@ public:
   }
 
   std::string name;
+  /// RunOptions::guardPages.
+  bool guardPages = false;
   mlir::MLIRContext context;
   /// Why the backend cannot be used at all (plugin missing or broken).
   rt::Status openStatus;
@@ -445,9 +449,35 @@ CellRun::CellRun(Target &target, const ConformanceCase &kase, DType dtype,
 }
 
 CellRun::~CellRun() {
-  for (Array &array : arrays_)
+  for (Array &array : arrays_) {
     if (array.buffer)
       (void)rt::Buffer::release(array.buffer);
+    if (array.mapping)
+      munmap(array.mapping, array.mappingBytes);
+  }
+}
+
+rt::Status CellRun::allocate(size_t bytes, Array &array) {
+  if (!target_.guardPages)
+    return rt::Buffer::create(*target_.device, bytes, &array.buffer);
+  // [guard][data pages, the buffer at their end][guard]
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t aligned = (bytes + 15) / 16 * 16;
+  const size_t dataBytes = (aligned + page - 1) / page * page;
+  array.mappingBytes = dataBytes + 2 * page;
+  void *mapping = mmap(nullptr, array.mappingBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping == MAP_FAILED)
+    return rt::Status(TK_ERROR_OUT_OF_MEMORY,
+                      "guard pages: mmap of " +
+                          std::to_string(array.mappingBytes) + " bytes failed");
+  array.mapping = mapping;
+  char *base = static_cast<char *>(mapping);
+  if (mprotect(base, page, PROT_NONE) != 0 ||
+      mprotect(base + page + dataBytes, page, PROT_NONE) != 0)
+    return rt::Status(TK_ERROR_INTERNAL, "guard pages: mprotect failed");
+  return rt::Buffer::wrap(*target_.device, base + page + dataBytes - aligned,
+                          bytes, &array.buffer);
 }
 
 void CellRun::fail(const std::string &message) {
@@ -601,8 +631,7 @@ tk_arg CellRun::output(DType dtype, size_t count, std::optional<double> fill) {
     // with a masked-off tail expects to be handed.
     size_t elements = std::max<size_t>(count, 1);
     size_t bytes = elements * dtypeBytes(dtype);
-    rt::Status status =
-        rt::Buffer::create(*target_.device, bytes, &array.buffer);
+    rt::Status status = allocate(bytes, array);
     if (!status.isOk()) {
       array.buffer = nullptr;
       fail("buffer create: " + status.message());
@@ -823,6 +852,7 @@ std::vector<CellResult> tk::conformance::runSuite(const RunOptions &options) {
   size_t total = plan.size() * backends.size(), index = 0;
   for (const std::string &backend : backends) {
     Target target(backend);
+    target.guardPages = options.guardPages;
     for (const Planned &cell : plan) {
       auto start = std::chrono::steady_clock::now();
       CellResult result = runCell(target, *cell.kase, cell.dtype, *cell.shape);

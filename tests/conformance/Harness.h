@@ -16,6 +16,7 @@
 #ifndef TK_TESTS_CONFORMANCE_HARNESS_H_
 #define TK_TESTS_CONFORMANCE_HARNESS_H_
 
+#include "tk/runtime/Status.h"
 #include "tk/tk.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -250,7 +251,13 @@ private:
     runtime::Buffer *buffer = nullptr;
     DType dtype;
     size_t count = 0;
+    /// With guard pages: the mapping the buffer wraps, unmapped after it.
+    void *mapping = nullptr;
+    size_t mappingBytes = 0;
   };
+  /// Makes `array.buffer` of `bytes`: the device's own memory, or with
+  /// guard pages host memory whose end abuts a PROT_NONE page.
+  runtime::Status allocate(size_t bytes, Array &array);
   bool checkStatus(tk_status code, const std::string &what);
 
   Target &target_;
@@ -275,6 +282,11 @@ struct RunOptions {
   std::vector<std::string> kernels;
   std::vector<std::string> dtypes;
   bool includeFixtures = false;
+  /// Host-memory backends only (cpu): every buffer ends against a PROT_NONE
+  /// page (to the 16 bytes kernels may assume of alignment) and follows
+  /// one, so a masked-off lane that touches memory outside its buffer
+  /// faults instead of passing unseen.
+  bool guardPages = false;
   /// Called after each cell with its 1-based number and the total.
   std::function<void(size_t index, size_t total, const CellResult &)> progress;
 };

@@ -30,12 +30,15 @@ static void usage(std::FILE *out) {
       "usage: tk-conformance [--backend NAMES|all] [--kernel NAMES] "
       "[--dtype NAMES]\n"
       "                      [--out DIR] [--include-fixtures] [--list]\n"
+      "                      [--guard-pages]\n"
       "  --backend  comma list of backend plugins, or 'all' (default: all)\n"
       "  --kernel   comma list of kernels to run (default: every kernel)\n"
       "  --dtype    comma list of dtypes (f32,f16,bf16,i8,i32,...)\n"
       "  --out      where conformance.{json,md,html} go (default: .)\n"
       "  --include-fixtures  also run the deliberately wrong kernels\n"
       "  --list     print the kernels and their dtypes, then exit\n"
+      "  --guard-pages  (cpu only) every buffer ends against an inaccessible\n"
+      "             page: a masked-off access outside a buffer faults\n"
       "  --expect   what every cell a column does not declare UNSUPPORTED\n"
       "             (nor lists as XFAIL) must be: 'pass' (a device runs\n"
       "             them), 'checked' (PASS, or NO_DEVICE: compiled and\n"
@@ -151,6 +154,8 @@ int main(int argc, char **argv) {
       options.includeFixtures = true;
     else if (arg == "--list")
       list = true;
+    else if (arg == "--guard-pages")
+      options.guardPages = true;
     else if (arg == "-h" || arg == "--help") {
       usage(stdout);
       return 0;
@@ -161,6 +166,13 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Guard pages wrap host memory, which only a host-memory backend runs on.
+  if (options.guardPages &&
+      (options.backends.size() != 1 || options.backends[0] != "cpu")) {
+    std::fprintf(stderr, "tk-conformance: --guard-pages needs --backend cpu "
+                         "(the buffers are host memory)\n");
+    return 2;
+  }
   std::vector<ConformanceCase> cases = getCases(options.includeFixtures);
   if (list) {
     for (const ConformanceCase &c : cases) {
