@@ -686,48 +686,80 @@ TEST_F(CApiCpuTest, Occupancy) {
   EXPECT_GE(programs, 1);
 }
 
-TEST_F(CApiCpuTest, EightThreadsCreateAndLaunchAtOnce) {
+TEST_F(CApiCpuTest, SixteenThreadsCreateLaunchTuneAndReleaseAtOnce) {
+  // Everything a server's threads do to one device at once: create kernels
+  // (the same one, and another specialisation of it), launch them sync and
+  // on their own streams, autotune under one shared key, release. Every
+  // output must be right; TSan (make test-tsan) must see no race.
   makeInputs();
-  constexpr int kThreads = 8, kLaunches = 20;
-  std::atomic<int> failures{0};
+  constexpr int kThreads = 16, kLaunches = 5;
   std::vector<std::string> errors(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      tk_kernel_source src = source();
-      tk_kernel mine = nullptr;
-      if (tk_kernel_create(device, &src, nullptr, &mine) != TK_SUCCESS) {
-        errors[t] = tk_last_error();
-        ++failures;
-        return;
-      }
-      // Each thread writes its own output buffer.
+      auto failed = [&](const char *what) {
+        errors[t] = std::string(what) + ": " + tk_last_error();
+      };
       tk_buffer out = nullptr;
-      if (tk_buffer_create(device, kN * sizeof(float), &out) != TK_SUCCESS) {
-        ++failures;
-        tk_kernel_release(mine);
-        return;
-      }
+      if (tk_buffer_create(device, kN * sizeof(float), &out) != TK_SUCCESS)
+        return failed("buffer");
       tk_arg args[] = {tk_arg_buffer(bx), tk_arg_buffer(by), tk_arg_buffer(out),
                        tk_arg_i32(kN)};
       tk_args list = {args, 4};
-      for (int i = 0; i < kLaunches; ++i)
-        if (tk_launch(mine, {(kN + kBlock - 1) / kBlock, 1, 1}, &list) !=
-            TK_SUCCESS) {
-          errors[t] = tk_last_error();
-          ++failures;
-          break;
+      // Odd threads compile it for 2 warps (another cache entry), even ones
+      // for the default.
+      tk_compile_options options = {};
+      options.struct_size = sizeof(options);
+      options.num_warps = t % 2 ? 2 : 0;
+      const tk_grid grid = {(kN + kBlock - 1) / kBlock, 1, 1};
+      tk_kernel_source src = source();
+      tk_kernel mine = nullptr;
+      tk_stream stream = nullptr;
+      if (t % 4 == 3) {
+        // Autotune between both, all such threads under one key.
+        tk_autotune_candidate candidates[2] = {};
+        for (int c = 0; c < 2; ++c) {
+          candidates[c].source = src;
+          candidates[c].options = options;
+          candidates[c].options.num_warps = c ? 2 : 4;
+          candidates[c].grid = grid;
         }
-      if (countWrong(out) != 0)
-        ++failures;
-      tk_buffer_release(out);
+        tk_autotune_request request = {};
+        request.struct_size = sizeof(request);
+        request.candidates = candidates;
+        request.num_candidates = 2;
+        request.args = &list;
+        request.key = "sixteen-threads";
+        request.repetitions = 3;
+        tk_autotune_result result = {};
+        result.struct_size = sizeof(result);
+        if (tk_autotune(device, &request, &mine, &result) != TK_SUCCESS)
+          return failed("autotune");
+      } else if (tk_kernel_create(device, &src, &options, &mine) !=
+                 TK_SUCCESS) {
+        return failed("create");
+      }
+      for (int i = 0; i < kLaunches && errors[t].empty(); ++i)
+        if (tk_launch(mine, grid, &list) != TK_SUCCESS)
+          failed("launch");
+      if (errors[t].empty() && tk_stream_create(device, &stream) != TK_SUCCESS)
+        failed("stream");
+      for (int i = 0; i < kLaunches && errors[t].empty(); ++i)
+        if (tk_launch_async(mine, grid, &list, stream) != TK_SUCCESS)
+          failed("launch_async");
+      if (stream && tk_stream_synchronize(stream) != TK_SUCCESS)
+        failed("synchronize");
+      if (errors[t].empty() && countWrong(out) != 0)
+        errors[t] = "wrong output";
+      if (stream)
+        tk_stream_release(stream);
       tk_kernel_release(mine);
+      tk_buffer_release(out);
     });
   for (std::thread &thread : threads)
     thread.join();
-  for (const std::string &error : errors)
-    EXPECT_EQ(error, "");
-  EXPECT_EQ(failures, 0);
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(errors[t], "") << "thread " << t;
 }
 
 } // namespace
