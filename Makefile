@@ -5,7 +5,7 @@ BUILD ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test conformance install deb format clean
+.PHONY: all deps configure build demo test test-asan conformance install deb format clean
 
 all: build
 
@@ -26,6 +26,12 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The unit tests, the bad-input catalogue and the cpu conformance column
+# (plain and against guard pages) built with AddressSanitizer and
+# UndefinedBehaviorSanitizer in $(BUILD)-asan: only what they need.
+test-asan: deps
+	bash tools/sanitizer-build.sh asan $(BUILD)-asan
 
 # A prefix as users get it: bin/, include/tk/, lib/ (plugins in lib/tk/),
 # lib/cmake/tk (find_package), lib/pkgconfig/tk.pc, share/tk/.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/runtime/Kernel.h"
+#include "tk/runtime/CEnum.h"
 
 #include "tk/runtime/Buffer.h"
 #include "tk/runtime/Logging.h"
@@ -251,7 +252,7 @@ Status Kernel::argumentError(tk_status code, size_t index,
                           arguments[index].name + "'): " + what);
 }
 
-static const char *getKindName(tk_arg_kind kind) {
+static std::string getKindName(long long kind) {
   switch (kind) {
   case TK_ARG_BUFFER:
     return "a buffer";
@@ -264,7 +265,7 @@ static const char *getKindName(tk_arg_kind kind) {
   case TK_ARG_F64:
     return "f64";
   }
-  return "an unknown tk_arg_kind";
+  return "kind " + std::to_string(kind) + ", which is no tk_arg_kind";
 }
 
 /// The tk_arg_kind that passes a plugin argument type.
@@ -329,13 +330,14 @@ Status Kernel::launch(const tk_grid &grid, const tk_args *args,
     const tk_arg &arg = args->args[i];
     const KernelArgument &expected = arguments[i];
     tk_arg_kind kind = getExpectedKind(expected.type);
-    if (arg.kind != kind)
+    long long given = rawEnumValue(arg.kind);
+    if (given != kind)
       return argumentError(TK_ERROR_ARGUMENT_MISMATCH, i,
                            std::string("expected ") +
                                (kind == TK_ARG_BUFFER
                                     ? "a buffer for " + expected.typeName
                                     : expected.typeName) +
-                               ", got " + getKindName(arg.kind));
+                               ", got " + getKindName(given));
     switch (kind) {
     case TK_ARG_BUFFER: {
       if (!arg.value.buffer)

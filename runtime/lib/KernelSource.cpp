@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/runtime/KernelSource.h"
+#include "tk/runtime/CEnum.h"
 
 #include "tk/core/Specialize.h"
 #include "tk/ir/Dialect.h"
@@ -234,9 +235,7 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     return Status::success();
   }
   }
-  return Status(TK_ERROR_INVALID_ARGUMENT,
-                "source->kind " + std::to_string(int(source.kind)) +
-                    " is not a tk_source_kind");
+  return Status(TK_ERROR_INTERNAL, "readSource: an unchecked source->kind");
 }
 
 /// The tk.func to launch: `entry`, or the only one when `entry` is null.
@@ -366,6 +365,13 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
                                   PreparedKernel &out) {
   if (!source.data)
     return Status(TK_ERROR_INVALID_ARGUMENT, "source->data is NULL");
+  // Checked as the integer it is before it is read as the enum.
+  long long kind = rawEnumValue(source.kind);
+  if (kind != TK_SOURCE_TEXT && kind != TK_SOURCE_BYTECODE &&
+      kind != TK_SOURCE_MODULE)
+    return Status(TK_ERROR_INVALID_ARGUMENT, "source->kind " +
+                                                 std::to_string(kind) +
+                                                 " is not a tk_source_kind");
   if (source.kind == TK_SOURCE_BYTECODE && source.size == 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "source->size is 0 for TK_SOURCE_BYTECODE");

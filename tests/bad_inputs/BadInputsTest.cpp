@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -281,10 +282,13 @@ const std::vector<ApiCase> &apiCases() {
          return tk_kernel_create(w.device, &s, nullptr, &k);
        }},
       {"source_kind_unknown",
-       {"TK_ERROR_INVALID_ARGUMENT", {"kind"}},
+       {"TK_ERROR_INVALID_ARGUMENT",
+        {"source->kind 7 is not a tk_source_kind"}},
        [](W &w) {
-         tk_kernel_source s = {static_cast<tk_source_kind>(7), w.text.data(),
-                               w.text.size(), nullptr};
+         tk_kernel_source s = {TK_SOURCE_TEXT, w.text.data(), w.text.size(),
+                               nullptr};
+         int seven = 7; // what a C caller can store in the enum
+         std::memcpy(&s.kind, &seven, sizeof(seven));
          tk_kernel k;
          return tk_kernel_create(w.device, &s, nullptr, &k);
        }},
@@ -367,6 +371,14 @@ const std::vector<ApiCase> &apiCases() {
        [](W &w) {
          std::vector<tk_arg> a = w.goodArgs();
          a[0] = tk_arg_i32(3);
+         return w.launch({4, 1, 1}, a);
+       }},
+      {"launch_kind_unknown",
+       {"TK_ERROR_ARGUMENT_MISMATCH", {"kind 9, which is no tk_arg_kind"}},
+       [](W &w) {
+         std::vector<tk_arg> a = w.goodArgs();
+         int nine = 9; // what a C caller can store in the enum
+         std::memcpy(&a[3].kind, &nine, sizeof(nine));
          return w.launch({4, 1, 1}, a);
        }},
       {"launch_f32_for_i32",

@@ -8,6 +8,7 @@
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
+#include "tk/ir/NestingLimit.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -16,9 +17,43 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/thread.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
 
 #include "RegisterTargetPresets.h"
+
+/// The parser, verifier and passes recurse once per level of nesting: an
+/// input file nested deeper than tk_kernel_create accepts is refused here
+/// too, naming its line, rather than overflowing the stack. (Running
+/// MlirOptMain on a thread of a larger stack breaks under ASan: LLVM's
+/// signal handlers give that thread a malloc'ed alternate stack.)
+static bool inputNestsWithinLimit(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "-o") {
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("-") || !llvm::sys::fs::is_regular_file(arg))
+      continue;
+    auto file = llvm::MemoryBuffer::getFile(arg);
+    if (!file)
+      continue; // MlirOptMain reports it
+    llvm::StringRef text = (*file)->getBuffer();
+    if (std::optional<size_t> at = tk::findNestingBeyond(text)) {
+      llvm::StringRef before = text.take_front(*at);
+      llvm::errs() << arg << ":" << before.count('\n') + 1
+                   << ": error: the IR nests deeper than " << tk::kMaxIRNesting
+                   << " brackets; tk refuses it before parsing, which would "
+                      "overflow the stack\n";
+      return false;
+    }
+  }
+  return true;
+}
 
 int main(int argc, char **argv) {
   // Every backend's TargetInfo presets, for the passes' target= options.
@@ -35,13 +70,8 @@ int main(int argc, char **argv) {
   tk::registerConversionPasses();
   registry.insert<mlir::func::FuncDialect, mlir::memref::MemRefDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect>();
-  // The parser, verifier and passes recurse once per level of nesting: on a
-  // thread of 1 GiB of stack (reserved, not touched), IR nested thousands
-  // deep is slow, not a segfault. (tk_kernel_create refuses such text.)
-  mlir::LogicalResult result = mlir::failure();
-  llvm::thread worker(std::optional<unsigned>(1u << 30), [&] {
-    result = mlir::MlirOptMain(argc, argv, "tk optimizer driver\n", registry);
-  });
-  worker.join();
-  return mlir::asMainReturnCode(result);
+  if (!inputNestsWithinLimit(argc, argv))
+    return EXIT_FAILURE;
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "tk optimizer driver\n", registry));
 }

@@ -31,4 +31,21 @@ static int copyCpuTable(uint32_t abi_major, tk_backend_interface *table,
   return 1;
 }
 
+/* A fixture's tk_backend_get_interface: on the first call, the CPU
+ * plugin's first `bytes` of table, renamed `name`, given to `patch` to
+ * change the one thing the fixture changes. */
+static const tk_backend_interface *
+fixtureInterface(uint32_t abi_major, tk_backend_interface *table, size_t bytes,
+                 const char *name, void (*patch)(tk_backend_interface *table)) {
+  if (abi_major != TK_PLUGIN_ABI_MAJOR)
+    return NULL;
+  if (!table->struct_size) {
+    if (!copyCpuTable(abi_major, table, bytes))
+      return NULL;
+    table->name = name;
+    patch(table);
+  }
+  return table;
+}
+
 #endif /* TK_TESTS_UNIT_PLUGINS_CPUTABLE_H_ */

@@ -17,17 +17,14 @@ static tk_status manyDeviceCount(int32_t *out_count) {
   return TK_SUCCESS;
 }
 
+static void patch(tk_backend_interface *copy) {
+  copy->device_count = manyDeviceCount;
+}
+
 __attribute__((visibility("default"))) const tk_backend_interface *
 tk_backend_get_interface(uint32_t abi_major) {
-  if (abi_major != TK_PLUGIN_ABI_MAJOR)
-    return NULL;
-  if (!table.struct_size) {
-    if (!copyCpuTable(abi_major, &table, sizeof(table)))
-      return NULL;
-    table.name = "manydevices";
-    table.device_count = manyDeviceCount;
-  }
-  return &table;
+  return fixtureInterface(abi_major, &table, sizeof(table), "manydevices",
+                          patch);
 }
 
 __attribute__((visibility("default"))) uint32_t tk_backend_abi_version(void) {

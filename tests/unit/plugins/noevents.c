@@ -12,18 +12,13 @@
 
 static tk_backend_interface table;
 
+static void patch(tk_backend_interface *copy) { copy->abi_minor = 1; }
+
 __attribute__((visibility("default"))) const tk_backend_interface *
 tk_backend_get_interface(uint32_t abi_major) {
-  if (abi_major != TK_PLUGIN_ABI_MAJOR)
-    return NULL;
-  if (!table.struct_size) {
-    if (!copyCpuTable(abi_major, &table,
-                      offsetof(tk_backend_interface, event_create)))
-      return NULL;
-    table.abi_minor = 1;
-    table.name = "noevents";
-  }
-  return &table;
+  return fixtureInterface(abi_major, &table,
+                          offsetof(tk_backend_interface, event_create),
+                          "noevents", patch);
 }
 
 __attribute__((visibility("default"))) uint32_t tk_backend_abi_version(void) {

@@ -26,17 +26,13 @@ static tk_status retargetCompileTarget(int32_t device, char *out,
   return TK_SUCCESS;
 }
 
+static void patch(tk_backend_interface *copy) {
+  copy->compile_target = retargetCompileTarget;
+}
+
 __attribute__((visibility("default"))) const tk_backend_interface *
 tk_backend_get_interface(uint32_t abi_major) {
-  if (abi_major != TK_PLUGIN_ABI_MAJOR)
-    return NULL;
-  if (!table.struct_size) {
-    if (!copyCpuTable(abi_major, &table, sizeof(table)))
-      return NULL;
-    table.name = "retarget";
-    table.compile_target = retargetCompileTarget;
-  }
-  return &table;
+  return fixtureInterface(abi_major, &table, sizeof(table), "retarget", patch);
 }
 
 __attribute__((visibility("default"))) uint32_t tk_backend_abi_version(void) {
