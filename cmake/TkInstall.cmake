@@ -80,8 +80,11 @@ install(FILES ${PROJECT_BINARY_DIR}/tk.pc
 # cpack -G DEB: the same install under /usr. dpkg-shlibdeps declares the
 # libraries the binaries link (LLVM/MLIR 22, spdlog, fmt, libstdc++); the
 # plugins open the vendors' drivers with dlopen, so those are suggestions.
-# Debian's Tk toolkit owns the package name "tk".
+# Debian's Tk toolkit owns the package name "tk", and its tk-dev the files
+# /usr/lib/<triple>/libtk.so and pkgconfig/tk.pc that this package also
+# installs: the two cannot be installed together, and the package says so.
 set(CPACK_PACKAGE_NAME tk-tile-kernels)
+set(CPACK_DEBIAN_PACKAGE_CONFLICTS "tk-dev")
 set(CPACK_PACKAGE_VENDOR "tk developers")
 set(CPACK_PACKAGE_CONTACT "tk developers <tk@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY

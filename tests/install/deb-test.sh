@@ -23,6 +23,10 @@ for library in libmlir-22 libllvm22 libspdlog; do
     { echo "deb-test: Depends does not name $library"; exit 1; }
 done
 
+# Debian's tk-dev (the Tk toolkit) owns libtk.so and tk.pc too.
+[ "$(dpkg-deb -f "$deb" Conflicts)" = "tk-dev" ] ||
+  { echo "deb-test: the package does not declare its conflict with tk-dev"; exit 1; }
+
 root=$scratch/root
 dpkg-deb -x "$deb" "$root"
 info=$(find "$root" -path '*/bin/tk-info' | head -1)
