@@ -42,3 +42,10 @@ std::optional<size_t> tk::findNestingBeyond(llvm::StringRef text,
   }
   return std::nullopt;
 }
+
+std::pair<size_t, size_t> tk::lineAndColumnAt(llvm::StringRef text,
+                                              size_t offset) {
+  llvm::StringRef before = text.take_front(offset);
+  // rfind gives npos on the first line: npos + 1 is column 0's offset, 0.
+  return {before.count('\n') + 1, offset - (before.rfind('\n') + 1) + 1};
+}

@@ -173,9 +173,7 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     size_t size = source.size ? source.size : std::strlen(data);
     llvm::StringRef text(data, size);
     if (std::optional<size_t> at = tk::findNestingBeyond(text)) {
-      llvm::StringRef before = text.take_front(*at);
-      size_t line = before.count('\n') + 1;
-      size_t column = *at - (before.rfind('\n') + 1) + 1;
+      auto [line, column] = tk::lineAndColumnAt(text, *at);
       return Status(TK_ERROR_INVALID_IR,
                     std::string(kSourceName) + ":" + std::to_string(line) +
                         ":" + std::to_string(column) +

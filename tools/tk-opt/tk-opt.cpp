@@ -44,8 +44,7 @@ static bool inputNestsWithinLimit(int argc, char **argv) {
       continue; // MlirOptMain reports it
     llvm::StringRef text = (*file)->getBuffer();
     if (std::optional<size_t> at = tk::findNestingBeyond(text)) {
-      llvm::StringRef before = text.take_front(*at);
-      llvm::errs() << arg << ":" << before.count('\n') + 1
+      llvm::errs() << arg << ":" << tk::lineAndColumnAt(text, *at).first
                    << ": error: the IR nests deeper than " << tk::kMaxIRNesting
                    << " brackets; tk refuses it before parsing, which would "
                       "overflow the stack\n";

@@ -72,16 +72,21 @@ void initializeNativeTarget() {
 std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
 
 std::string hostTargetName() {
-  // The same description detectHost gives compileToObject's target machine.
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  std::vector<std::string> enabled;
-  for (const auto &feature : features)
-    if (feature.getValue())
-      enabled.push_back(feature.getKey().str());
-  llvm::sort(enabled);
-  std::string joined = llvm::join(enabled, ",");
-  return llvm::sys::getProcessTriple() + " " + hostCpuName() + " " +
-         llvm::utohexstr(llvm::xxh3_64bits(joined));
+  // The host does not change under a process: described once, as detectHost
+  // describes it to compileToObject's target machine (every kernel creation
+  // asks, memory-cached ones included).
+  static const std::string name = [] {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    std::vector<std::string> enabled;
+    for (const auto &feature : features)
+      if (feature.getValue())
+        enabled.push_back(feature.getKey().str());
+    llvm::sort(enabled);
+    std::string joined = llvm::join(enabled, ",");
+    return llvm::sys::getProcessTriple() + " " + hostCpuName() + " " +
+           llvm::utohexstr(llvm::xxh3_64bits(joined));
+  }();
+  return name;
 }
 
 namespace {

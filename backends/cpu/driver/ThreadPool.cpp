@@ -111,8 +111,8 @@ static uint64_t stackLeftOnThisThread() {
     pthread_attr_destroy(&attr);
     return failed ? uintptr_t(0) : reinterpret_cast<uintptr_t>(address);
   }();
-  char here;
-  uintptr_t top = reinterpret_cast<uintptr_t>(&here);
+  // The frame, not a local: a local may live on ASan's fake stack.
+  uintptr_t top = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   return lowest && top > lowest ? top - lowest : 0;
 }
 

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <utility>
 
 namespace tk {
 
@@ -25,6 +26,9 @@ constexpr unsigned kMaxIRNesting = 256;
 /// `//` comments do not count, nor the `>` of `->`.
 std::optional<size_t> findNestingBeyond(llvm::StringRef text,
                                         unsigned limit = kMaxIRNesting);
+
+/// The 1-based line and column of `offset` in `text`, for messages.
+std::pair<size_t, size_t> lineAndColumnAt(llvm::StringRef text, size_t offset);
 
 } // namespace tk
 
