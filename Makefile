@@ -5,7 +5,7 @@ BUILD ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test test-asan conformance install deb format clean
+.PHONY: all deps configure build demo test test-asan test-tsan fuzz conformance install deb format clean
 
 all: build
 
@@ -32,6 +32,18 @@ test: build
 # UndefinedBehaviorSanitizer in $(BUILD)-asan: only what they need.
 test-asan: deps
 	bash tools/sanitizer-build.sh asan $(BUILD)-asan
+
+# The same tests under ThreadSanitizer, in $(BUILD)-tsan.
+test-tsan: deps
+	bash tools/sanitizer-build.sh tsan $(BUILD)-tsan
+
+# The libFuzzer targets of tests/fuzz (clang-22, ASan+UBSan) in
+# $(BUILD)-fuzz, seeded from $(BUILD), each for FUZZ_SECONDS (CI: 60); FUZZ_TARGETS
+# narrows them. Findings land in $(BUILD)-fuzz/fuzz/crashes/.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?=
+fuzz: build
+	bash tools/fuzz.sh $(BUILD) $(BUILD)-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # A prefix as users get it: bin/, include/tk/, lib/ (plugins in lib/tk/),
 # lib/cmake/tk (find_package), lib/pkgconfig/tk.pc, share/tk/.

@@ -23,3 +23,13 @@ function(tk_set_warnings target)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
 endfunction()
+
+# tk_link_no_undefined(target): a shared library whose every symbol must be
+# resolved at link time (a plugin missing one fails to build, not to load).
+# Not in the fuzz build: clang leaves the sanitizer and coverage runtimes to
+# the executable, so every instrumented library has undefined symbols.
+function(tk_link_no_undefined target)
+  if(NOT TK_FUZZ)
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
+endfunction()

@@ -6,6 +6,7 @@
 #   <libdir>/libtk.so                            the runtime
 #   <libdir>/tk/libtk_backend_<name>.so          the plugins, found from
 #                                                libtk.so's folder
+#   <libdir>/tk/tk-bytecode-check                reads callers' bytecode apart
 #   <libdir>/cmake/tk/tkConfig.cmake             find_package(tk CONFIG): tk::tk
 #   <libdir>/pkgconfig/tk.pc                     pkg-config --cflags --libs tk
 #   share/tk/kernels/*.tk, share/tk/examples/    the example kernels and hello.c
@@ -51,6 +52,11 @@ foreach(backend cpu cuda rocm vulkan xe)
   endif()
 endforeach()
 
+# With the plugins: libtk finds it in <libdir>/tk (BytecodeCheck.cpp).
+set_target_properties(tk-bytecode-check PROPERTIES
+  INSTALL_RPATH "$ORIGIN/${tk_plugin_to_lib}" INSTALL_RPATH_USE_LINK_PATH ON)
+install(TARGETS tk-bytecode-check RUNTIME DESTINATION ${TK_INSTALL_PLUGIN_DIR})
+
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/kernels/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/tk/kernels
         FILES_MATCHING PATTERN "*.tk")
@@ -94,6 +100,10 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# As Debian's own packages: stripped binaries, xz (8.5 MB becomes 3 MB,
+# which keeps the GPU machine's kit under its 64 MiB).
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 # libLLVM is linked through /usr/lib/llvm-22/lib, a link llvm-22-dev owns,
 # so dpkg-shlibdeps cannot name the package of the library itself.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libllvm22 (>= 1:${LLVM_PACKAGE_VERSION})")

@@ -15,6 +15,8 @@ packages=(
                                                           # ocml/ockl, HIP runtime
   libze-dev libze1 intel-opencl-icd libigc-tools          # the Xe backend: Level Zero,
                                                           # ocloc (IGC), iga64
+  clang-22 libclang-rt-22-dev                             # make fuzz: libFuzzer,
+                                                          # ASan, UBSan
 )
 
 missing=()

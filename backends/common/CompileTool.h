@@ -25,9 +25,11 @@ namespace tk::tool {
 
 /// What to write: the native binary (`binary`: cubin, hsaco, SPIR-V, Xe's
 /// package), its assembly (PTX, AMDGPU assembly, SPIR-V text, Xe's native
-/// assembly), optimised LLVM IR, or the SPIR-V module (`spirv`: backends
-/// that compile through SPIR-V; the Vulkan binary is its SPIR-V).
-enum class Emit { Binary, Assembly, LLVM, SPIRV };
+/// assembly), optimised LLVM IR, the SPIR-V module (`spirv`: backends that
+/// compile through SPIR-V; the Vulkan binary is its SPIR-V), or the package
+/// (`package`: the bytes the plugin's compile returns and the kernel cache
+/// stores, as the fuzzers' seeds need them).
+enum class Emit { Binary, Assembly, LLVM, SPIRV, Package };
 
 struct CompileRequest {
   /// The tk module, MLIR text or bytecode.

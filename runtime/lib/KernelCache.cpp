@@ -138,8 +138,9 @@ KernelCache::ReadResult KernelCache::readEntry(const std::string &path,
     return ReadResult::Corrupt;
   }
   llvm::StringRef payload = bytes.drop_front(sizeof(header));
+  // A payload of metadata alone holds no binary: no compile writes one.
   if (header.payloadSize != payload.size() ||
-      payload.size() < sizeof(FileMetadata)) {
+      payload.size() <= sizeof(FileMetadata)) {
     why = "payload of " + std::to_string(payload.size()) +
           " bytes, header says " + std::to_string(header.payloadSize);
     return ReadResult::Corrupt;

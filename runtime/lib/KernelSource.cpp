@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/runtime/KernelSource.h"
+#include "tk/runtime/BytecodeCheck.h"
 #include "tk/runtime/CEnum.h"
 
 #include "tk/core/Specialize.h"
@@ -204,6 +205,9 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
                     "the kernel source is marked TK_SOURCE_BYTECODE but its " +
                         std::to_string(source.size) +
                         " bytes are not MLIR bytecode");
+    // MLIR's reader may end the process on a malformed file: it reads it in
+    // a process of its own first.
+    TK_RETURN_IF_ERROR(checkBytecodeApart(buffer.getBuffer()));
     if (failed(readBytecodeFile(buffer, &block, config)))
       return invalidIR("the kernel bytecode does not read or verify",
                        diagnostics);

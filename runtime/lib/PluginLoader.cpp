@@ -169,12 +169,12 @@ const std::vector<std::string> &PluginLoader::getDefaultOrder() {
   return order;
 }
 
-/// The folder of the shared object holding this code (libtk.so), found with
-/// dladdr so that plugins next to an installed libtk are found without
+/// dladdr, so that plugins next to an installed libtk are found without
 /// configuration.
-static std::string getLibraryDirectory() {
+std::string PluginLoader::getLibraryDirectory() {
   Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&getLibraryDirectory), &info) ||
+  if (!dladdr(reinterpret_cast<void *>(&PluginLoader::getLibraryDirectory),
+              &info) ||
       !info.dli_fname)
     return {};
   llvm::SmallString<256> path(info.dli_fname);

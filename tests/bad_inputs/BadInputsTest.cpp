@@ -317,6 +317,27 @@ const std::vector<ApiCase> &apiCases() {
        [](W &w) {
          return w.create(TK_SOURCE_BYTECODE, w.bytecode.substr(0, 8));
        }},
+      {"bytecode_that_ends_mlirs_reader",
+       // A region of 2^62 values: MLIR's reader asks for a SmallVector that
+       // big and calls report_fatal_error. tk-bytecode-check meets it first.
+       {"TK_ERROR_INVALID_IR", {"tk-bytecode-check", "did not finish"}},
+       [](W &w) {
+         return w.create(TK_SOURCE_BYTECODE,
+                         readFile(TK_FUZZ_REGRESSIONS_DIR
+                                  "/tk-fuzz-ir-bytecode/"
+                                  "region-of-2e18-values-smallvector-cannot-"
+                                  "grow"));
+       }},
+      {"bytecode_checker_missing",
+       {"TK_ERROR_NOT_FOUND", {"tk-bytecode-check", "TK_BYTECODE_CHECK="}},
+       [](W &w) {
+         setenv("TK_BYTECODE_CHECK", "/nonexistent/tk-bytecode-check", 1);
+         // Bytecode no other case read, so none is remembered as checked.
+         tk_status status = w.create(
+             TK_SOURCE_BYTECODE, w.bytecode.substr(0, w.bytecode.size() - 1));
+         unsetenv("TK_BYTECODE_CHECK");
+         return status;
+       }},
       {"text_of_nul_bytes",
        {"TK_ERROR_INVALID_IR", {"<source>"}},
        [](W &w) {

@@ -26,7 +26,10 @@ namespace tk::test {
 
 /// The whole of examples/kernels/<name>.
 inline std::string readKernel(const char *name) {
-  llvm::SmallString<256> path(TK_TEST_KERNELS_DIR);
+  // The environment's folder first: a test binary carried to another
+  // machine (the GPU scripts) finds the kernels of the tree there.
+  const char *dir = std::getenv("TK_TEST_KERNELS_DIR");
+  llvm::SmallString<256> path(dir && *dir ? dir : TK_TEST_KERNELS_DIR);
   llvm::sys::path::append(path, name);
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)

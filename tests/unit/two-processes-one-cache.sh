@@ -6,7 +6,8 @@
 #   two-processes-one-cache.sh HELLO SCRATCH_DIR
 set -euo pipefail
 hello=$1 scratch=$2
-export TK_BACKEND=cpu TK_LOG_LEVEL=warn TK_CACHE_DIR=$scratch/cache
+# TK_TEST_BACKEND: another backend (the GPU scripts run it on cuda).
+export TK_BACKEND=${TK_TEST_BACKEND:-cpu} TK_LOG_LEVEL=warn TK_CACHE_DIR=$scratch/cache
 for round in 1 2 3; do
   rm -rf "$scratch" && mkdir -p "$scratch"
   "$hello" > "$scratch/a.log" 2>&1 & a=$!

@@ -5,7 +5,7 @@
 //
 //   tk-compile FILE.tk --backend B --arch A --entry NAME
 //              [--num-warps N] [--num-stages S] [--min-programs-per-cu N]
-//              [--emit binary|asm|llvm|spirv] [--dump-dir DIR] [-o OUT]
+//              [--emit binary|asm|llvm|spirv|package] [--dump-dir DIR] [-o OUT]
 //
 // Text (asm, llvm) goes to stdout without -o; a binary needs -o. A line on
 // the kernel's resources goes to stderr. The backends are those built with
@@ -44,7 +44,8 @@ std::string usage() {
       "usage: tk-compile FILE.tk --backend B --arch A --entry NAME\n"
       "                  [--num-warps N] [--num-stages S] "
       "[--min-programs-per-cu N]\n"
-      "                  [--emit binary|asm|llvm|spirv] [--dump-dir DIR] [-o OUT]\n"
+      "                  [--emit binary|asm|llvm|spirv|package] [--dump-dir "
+      "DIR] [-o OUT]\n"
       "backends and their targets:\n";
   for (const tk::tool::BackendCompileTool &backend : kBackends)
     text += std::string("  ") + backend.name + ": " + backend.archs + "\n";
@@ -92,7 +93,7 @@ int main(int argc, char **argv) {
         return usageError("--entry needs a kernel name");
     } else if (arg == "--emit") {
       if (!value(emit))
-        return usageError("--emit needs binary, asm, llvm or spirv");
+        return usageError("--emit needs binary, asm, llvm, spirv or package");
     } else if (arg == "-o") {
       if (!value(output))
         return usageError("-o needs a file name");
@@ -136,11 +137,14 @@ int main(int argc, char **argv) {
     request.emit = tk::tool::Emit::LLVM;
   else if (emit == "spirv")
     request.emit = tk::tool::Emit::SPIRV;
+  else if (emit == "package")
+    request.emit = tk::tool::Emit::Package;
   else
     return usageError("--emit " + emit +
-                      ": expected binary, asm, llvm or spirv");
+                      ": expected binary, asm, llvm, spirv or package");
   if ((request.emit == tk::tool::Emit::Binary ||
-       request.emit == tk::tool::Emit::SPIRV) &&
+       request.emit == tk::tool::Emit::SPIRV ||
+       request.emit == tk::tool::Emit::Package) &&
       (output.empty() || output == "-"))
     return usageError("--emit " + emit + " writes a binary: give -o OUT");
 

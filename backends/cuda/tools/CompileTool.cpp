@@ -32,6 +32,13 @@ tk_status runCompileTool(const tool::CompileRequest &request,
   if (tk_status status =
           parseTargetName(request.arch, input.options.target, error))
     return status;
+  if (request.emit == tool::Emit::Package) {
+    Package package;
+    if (tk_status status = compileToPackage(input, package, error))
+      return status;
+    result.bytes = serializePackage(package);
+    return TK_SUCCESS;
+  }
   CompileStage stage = request.emit == tool::Emit::LLVM ? CompileStage::LLVMIR
                        : request.emit == tool::Emit::Assembly
                            ? CompileStage::PTX

@@ -52,10 +52,11 @@ std::optional<int64_t> yamlField(const std::string &notes,
 } // namespace
 
 tk_status checkMetadata(const Package &package, std::string &error) {
+  // A code object whose metadata cannot be read is a corrupt package here
+  // (after a compile, the same failure is the compiler's: COMPILATION).
   Package read;
-  if (tk_status status =
-          readCodeObjectMetadata(package.hsaco, package.entry, read, error))
-    return status;
+  if (readCodeObjectMetadata(package.hsaco, package.entry, read, error))
+    return TK_ERROR_INVALID_ARGUMENT;
   auto differs = [&](const char *what, int32_t inPackage, int32_t inCode) {
     if (inPackage == inCode)
       return false;

@@ -10,8 +10,8 @@
 
 #include "compiler/Compiler.h"
 #include "common/LLVMCodegen.h"
-#include "common/ToolRunner.h"
 #include "common/PluginSupport.h"
+#include "common/ToolRunner.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/ir/Dialect.h"
 
@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/BinaryFormat/MsgPackReader.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -48,6 +49,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <set>
 
 using namespace mlir;
 
@@ -67,8 +69,9 @@ void initializeAMDGPUTarget() {
   });
 }
 
-/// The folder of ROCm's device bitcode (ocml.bc, ockl.bc): $TK_ROCM_DEVICE_LIBS,
-/// $ROCM_PATH/amdgcn/bitcode, Debian's rocm-device-libs, /opt/rocm's.
+/// The folder of ROCm's device bitcode (ocml.bc, ockl.bc):
+/// $TK_ROCM_DEVICE_LIBS, $ROCM_PATH/amdgcn/bitcode, Debian's rocm-device-libs,
+/// /opt/rocm's.
 std::string deviceLibsFolder(std::string &looked) {
   std::vector<std::string> candidates;
   if (const char *dir = std::getenv("TK_ROCM_DEVICE_LIBS"); dir && *dir)
@@ -230,6 +233,80 @@ tk_status findLLVMTool(const std::string &name, const char *envVar,
   return status;
 }
 
+namespace {
+/// Whether `blob` is one MessagePack object of the shape AMDGPU metadata
+/// has: maps keyed by distinct strings, nested at most 16 deep, nothing
+/// after it. llvm::msgpack::Document::readFromBlob trusts what it reads (a
+/// corrupt code object made it crash), so a blob goes to it only once this
+/// streaming walk, which reads every length against what is left, passed.
+class MetadataShapeCheck {
+public:
+  explicit MetadataShapeCheck(llvm::StringRef blob)
+      : reader(llvm::MemoryBufferRef(blob, "amdgpu-metadata")),
+        size(blob.size()) {}
+
+  bool run() {
+    llvm::msgpack::Object end;
+    if (!object(0))
+      return false;
+    llvm::Expected<bool> more = reader.read(end);
+    if (!more) {
+      llvm::consumeError(more.takeError());
+      return false;
+    }
+    return !*more;
+  }
+
+private:
+  bool next(llvm::msgpack::Object &object) {
+    llvm::Expected<bool> read = reader.read(object);
+    if (!read) {
+      llvm::consumeError(read.takeError());
+      return false;
+    }
+    return *read;
+  }
+
+  bool object(int depth, llvm::msgpack::Object *out = nullptr) {
+    llvm::msgpack::Object read;
+    if (depth > 16 || !next(read))
+      return false;
+    if (out)
+      *out = read;
+    switch (read.Kind) {
+    case llvm::msgpack::Type::Array:
+      // Each element takes a byte at least.
+      if (read.Length > size)
+        return false;
+      for (size_t i = 0; i < read.Length; ++i)
+        if (!object(depth + 1))
+          return false;
+      return true;
+    case llvm::msgpack::Type::Map: {
+      if (read.Length > size)
+        return false;
+      std::set<std::string> keys;
+      for (size_t i = 0; i < read.Length; ++i) {
+        llvm::msgpack::Object key;
+        if (!object(depth + 1, &key) ||
+            key.Kind != llvm::msgpack::Type::String ||
+            !keys.insert(key.Raw.str()).second || !object(depth + 1))
+          return false;
+      }
+      return true;
+    }
+    case llvm::msgpack::Type::Extension:
+      return false;
+    default:
+      return true;
+    }
+  }
+
+  llvm::msgpack::Reader reader;
+  size_t size;
+};
+} // namespace
+
 tk_status readCodeObjectMetadata(const std::string &hsaco,
                                  const std::string &entry, Package &out,
                                  std::string &error) {
@@ -257,11 +334,16 @@ tk_status readCodeObjectMetadata(const std::string &hsaco,
     for (const auto &note : file->notes(section, noteError))
       if (note.getName() == "AMDGPU" &&
           note.getType() == llvm::ELF::NT_AMDGPU_METADATA) {
-        llvm::ArrayRef<uint8_t> desc = note.getDesc(section.sh_addralign);
-        found = document.readFromBlob(
-            llvm::StringRef(reinterpret_cast<const char *>(desc.data()),
-                            desc.size()),
-            /*Multi=*/false);
+        // Notes are 4- or 8-byte aligned; getDesc rounds by the section's
+        // alignment, which must be one of them.
+        uint64_t align = section.sh_addralign;
+        if (align != 4 && align != 8)
+          continue;
+        llvm::ArrayRef<uint8_t> desc = note.getDesc(align);
+        llvm::StringRef blob(reinterpret_cast<const char *>(desc.data()),
+                             desc.size());
+        found = MetadataShapeCheck(blob).run() &&
+                document.readFromBlob(blob, /*Multi=*/false);
       }
     if (noteError) {
       error = "tk-rocm: the code object's notes cannot be read: " +

@@ -19,7 +19,8 @@ const char *const kCompileToolArchs = "gfx942, gfx90a, gfx1100";
 tk_status runCompileTool(const tool::CompileRequest &request,
                          tool::CompileResult &result, std::string &error) {
   if (request.emit == tool::Emit::SPIRV) {
-    error = "tk-rocm: no SPIR-V to emit: this backend compiles to AMDGPU code objects";
+    error = "tk-rocm: no SPIR-V to emit: this backend compiles to AMDGPU code "
+            "objects";
     return TK_ERROR_UNSUPPORTED;
   }
   CompileInput input;
@@ -32,6 +33,13 @@ tk_status runCompileTool(const tool::CompileRequest &request,
     input.options.numStages = request.numStages;
   if (tk_status status = parseTarget(request.arch, input.options.target, error))
     return status;
+  if (request.emit == tool::Emit::Package) {
+    Package package;
+    if (tk_status status = compileToPackage(input, package, error))
+      return status;
+    result.bytes = serializePackage(package);
+    return TK_SUCCESS;
+  }
   if (request.emit != tool::Emit::Binary) {
     CompiledKernel kernel;
     CompileStage stage = request.emit == tool::Emit::LLVM

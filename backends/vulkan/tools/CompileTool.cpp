@@ -64,6 +64,10 @@ tk_status runCompileTool(const tool::CompileRequest &request,
     result.bytes = spirvText + "\n";
     return TK_SUCCESS;
   }
+  if (request.emit == tool::Emit::Package) {
+    result.bytes = serializePackage(package);
+    return TK_SUCCESS;
+  }
   if (tk_status status = validateSpirv(package.spirv, error))
     return status;
   result.bytes.assign(reinterpret_cast<const char *>(package.spirv.data()),

@@ -33,7 +33,9 @@ tk_status runCompileTool(const tool::CompileRequest &request,
                        : request.emit == tool::Emit::SPIRV
                            ? CompileStage::SPIRV
                            : CompileStage::Native;
-  if (request.emit == tool::Emit::Binary) {
+  // Xe's binary is its package.
+  if (request.emit == tool::Emit::Binary ||
+      request.emit == tool::Emit::Package) {
     Package package;
     if (tk_status status = compileToPackage(input, package, error))
       return status;

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>

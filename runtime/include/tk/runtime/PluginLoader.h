@@ -107,6 +107,11 @@ public:
   /// libtk.so itself, then that folder's ../lib; duplicates removed.
   static std::vector<std::string> getDefaultSearchPath();
 
+  /// The folder holding libtk.so (found with dladdr), where a build tree
+  /// keeps the plugins and tk-bytecode-check, and whose tk/ subfolder holds
+  /// them once installed. Empty when it cannot be found.
+  static std::string getLibraryDirectory();
+
   explicit PluginLoader(
       std::vector<std::string> searchPath = getDefaultSearchPath());
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# make fuzz: the fuzz targets of tests/fuzz built by clang-22 with libFuzzer,
+# AddressSanitizer and UndefinedBehaviorSanitizer in FUZZ_DIR (only what
+# they need), seeded from the tree and the tools of the plain build in
+# BUILD_DIR (tests/fuzz/make-seeds.sh), each run for SECONDS.
+#
+#   tools/fuzz.sh BUILD_DIR FUZZ_DIR SECONDS [TARGET...]   (default: all)
+#
+# The corpus each target grows is kept in FUZZ_DIR/fuzz/corpus/<target>, so
+# a second run starts where the first stopped. A crash, leak or timeout
+# stops with its input saved in FUZZ_DIR/fuzz/crashes/<target>/; turn it
+# into a regression test by fixing it and copying the input to
+# tests/fuzz/regressions/<target>/. A summary line per target (runs,
+# coverage, corpus) goes to FUZZ_DIR/fuzz/summary.txt.
+set -euo pipefail
+plain=$1 build=$2 seconds=$3
+shift 3
+all=(tk-fuzz-ir-text tk-fuzz-ir-bytecode tk-fuzz-kernel-cache tk-fuzz-package tk-fuzz-launch)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+src=$(cd "$(dirname "$0")/.." && pwd)
+
+flags="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1"
+mkdir -p "$build"
+if [ ! -f "$build/build.ninja" ]; then
+  # -O1, as libFuzzer's documentation advises: it also halves the build.
+  # The sanitizer settings below are those test-asan explains
+  # (tools/sanitizer-build.sh) for uninstrumented LLVM/MLIR libraries.
+  CC=clang-22 CXX=clang++-22 cmake -S "$src" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DTK_FUZZ=ON \
+    -DTK_WARNINGS_AS_ERRORS="${TK_WARNINGS_AS_ERRORS:-OFF}" \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+    > "$build/fuzz-configure.log" 2>&1 || { cat "$build/fuzz-configure.log"; exit 1; }
+fi
+cmake --build "$build" --target tk-fuzzers
+
+export ASAN_OPTIONS=detect_leaks=1:allow_user_poisoning=0:detect_odr_violation=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export TK_BACKEND=cpu TK_BACKEND_PATH=$build/lib TK_LOG_LEVEL=off
+export TK_CACHE_DIR=$build/fuzz/tk-cache
+
+env -u ASAN_OPTIONS -u UBSAN_OPTIONS TK_BACKEND_PATH="$plain/lib" \
+  bash "$src/tests/fuzz/make-seeds.sh" "$plain" "$build/fuzz/seeds"
+
+summary=$build/fuzz/summary.txt
+: > "$summary"
+status=0
+for target in "${targets[@]}"; do
+  corpus=$build/fuzz/corpus/$target crashes=$build/fuzz/crashes/$target
+  mkdir -p "$corpus" "$crashes"
+  log=$build/fuzz/$target.log
+  echo "fuzz: $target for ${seconds}s (log: $log)"
+  # -timeout: one input may take 25 s at most (a deep but legal kernel
+  # verifies in well under that); -rss_limit_mb: 4 GiB.
+  inputs=("$corpus" "$build/fuzz/seeds/$target")
+  [ -d "$src/tests/fuzz/regressions/$target" ] && inputs+=("$src/tests/fuzz/regressions/$target")
+  if ! "$build/bin/$target" "${inputs[@]}" \
+       -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
+       -print_final_stats=1 -artifact_prefix="$crashes/" > "$log" 2>&1; then
+    echo "fuzz: $target FAILED; its input is in $crashes:"
+    grep -E "ERROR|invariant broken|SUMMARY" "$log" | head -5
+    status=1
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  done_line=$(grep -E "^#[0-9]+[[:space:]]+DONE" "$log" | tail -1 | tr -s "[:space:]" " " || true)
+  line="$target: ${runs:-?} runs in ${seconds}s; ${done_line:-no DONE line}"
+  echo "fuzz: $line"
+  echo "$line" >> "$summary"
+done
+exit $status
