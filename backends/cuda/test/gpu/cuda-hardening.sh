@@ -15,15 +15,7 @@
 #   bash .device/run.sh bash backends/cuda/test/gpu/cuda-hardening.sh OUTDIR
 set -uo pipefail
 out=${1:-${OUT:?give an output folder}}
-mkdir -p "$out"
-summary=$out/summary.txt
-: >"$summary"
-failures=0
-step() { echo "== $*" | tee -a "$summary"; }
-record() { # name, status
-  echo "$1 exit $2" >>"$summary"
-  [ "$2" -eq 0 ] || { failures=$((failures + 1)); echo "FAILED: $1" | tee -a "$summary"; }
-}
+source "$(dirname "$0")/steps.sh"
 
 step "the Debian package"
 deb=$(ls build/packages/*.deb | head -1)

@@ -12,18 +12,9 @@
 set -uo pipefail
 out=${1:-${OUT:?give an output folder}}
 bin=./build/bin
-mkdir -p "$out"
+source "$(dirname "$0")/steps.sh"
 export TK_CACHE_DIR
 TK_CACHE_DIR=$(mktemp -d)
-summary=$out/summary.txt
-: >"$summary"
-failures=0
-step() { echo "== $*" | tee -a "$summary"; }
-# Records a step's exit status; any non-zero one fails the script.
-record() { # name, status
-  echo "$1 exit $2" >>"$summary"
-  [ "$2" -eq 0 ] || { failures=$((failures + 1)); echo "FAILED: $1" | tee -a "$summary"; }
-}
 
 step "device"
 { nvidia-smi -L; "$bin/tk-info"; } >>"$summary" 2>&1
