@@ -11,12 +11,17 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
+
+#include <signal.h>
 
 using namespace tk::runtime;
 
@@ -30,7 +35,7 @@ constexpr unsigned kSeconds = 20;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TK_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||    \
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||     \
     __has_feature(memory_sanitizer)
 #define TK_SANITIZED 1
 #endif
@@ -72,6 +77,38 @@ std::string findProgram(std::string &looked) {
       return std::string(path);
   }
   return "";
+}
+
+/// Runs `program` (posix_spawn, so safe in a threaded process) and waits
+/// for it, killing it after kSeconds: its exit code, or -2 with `failure`
+/// saying why it did not exit (a signal, the deadline), -1 when it did not
+/// start. Polls rather than let llvm::sys::Wait time it: that sets a
+/// process-wide SIGALRM, which is the caller's, not tk's.
+int runWithDeadline(llvm::StringRef program,
+                    llvm::ArrayRef<llvm::StringRef> argv,
+                    llvm::ArrayRef<std::optional<llvm::StringRef>> redirects,
+                    std::string &failure) {
+  llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(
+      program, argv, std::nullopt, redirects, kMemoryLimitMB, &failure);
+  if (child.Pid == llvm::sys::ProcessInfo::InvalidPid)
+    return -1;
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kSeconds);
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    // A wait of 0 seconds does not block: Pid is 0 while it runs.
+    llvm::sys::ProcessInfo done = llvm::sys::Wait(child, 0, &failure);
+    if (done.Pid != 0)
+      return done.ReturnCode;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(child.Pid, SIGKILL);
+      llvm::sys::Wait(child, std::nullopt, &failure);
+      failure = "killed after " + std::to_string(kSeconds) + " s";
+      return -2;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
 }
 
 /// A temporary file removed when this goes out of scope.
@@ -129,8 +166,7 @@ Status tk::runtime::checkBytecodeApart(llvm::StringRef bytes) {
                                                 llvm::StringRef("/dev/null"),
                                                 llvm::StringRef(errors.path)};
   std::string failure;
-  int code = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
-                                       kSeconds, kMemoryLimitMB, &failure);
+  int code = runWithDeadline(program, argv, redirects, failure);
   std::string said;
   if (auto log = llvm::MemoryBuffer::getFile(errors.path))
     said = (*log)->getBuffer().rtrim().take_front(4000).str();
