@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
 std::string readFile(const std::string &path) {
@@ -318,15 +320,40 @@ const std::vector<ApiCase> &apiCases() {
          return w.create(TK_SOURCE_BYTECODE, w.bytecode.substr(0, 8));
        }},
       {"bytecode_that_ends_mlirs_reader",
-       // A region of 2^62 values: MLIR's reader asks for a SmallVector that
-       // big and calls report_fatal_error. tk-bytecode-check meets it first.
-       {"TK_ERROR_INVALID_IR", {"tk-bytecode-check", "did not finish"}},
+       // A region of 2^62 values: MLIR 22's reader asks for a SmallVector
+       // that big and calls report_fatal_error. tk-bytecode-check meets it
+       // first (a reader that learns to refuse it gives INVALID_IR too).
+       {"TK_ERROR_INVALID_IR", {"bytecode"}},
        [](W &w) {
          return w.create(TK_SOURCE_BYTECODE,
                          readFile(TK_FUZZ_REGRESSIONS_DIR
                                   "/tk-fuzz-ir-bytecode/"
                                   "region-of-2e18-values-smallvector-cannot-"
                                   "grow"));
+       }},
+      {"bytecode_checker_crashes",
+       // What a crash of the reader in tk-bytecode-check comes to, with a
+       // checker that dies of SIGSEGV: refused, the caller alive.
+       {"TK_ERROR_INVALID_IR",
+        {"tk-bytecode-check", "did not finish", "Segmentation fault"}},
+       [](W &w) {
+         std::string checker =
+             (std::filesystem::temp_directory_path() /
+              ("tk-crashing-check-" + std::to_string(getpid())))
+                 .string();
+         {
+           std::ofstream script(checker);
+           script << "#!/bin/sh\nkill -SEGV $$\n";
+         }
+         std::filesystem::permissions(checker,
+                                      std::filesystem::perms::owner_all);
+         setenv("TK_BYTECODE_CHECK", checker.c_str(), 1);
+         // Bytecode no other case read, so none is remembered as checked.
+         tk_status status = w.create(
+             TK_SOURCE_BYTECODE, w.bytecode.substr(0, w.bytecode.size() - 2));
+         unsetenv("TK_BYTECODE_CHECK");
+         std::filesystem::remove(checker);
+         return status;
        }},
       {"bytecode_checker_missing",
        {"TK_ERROR_NOT_FOUND", {"tk-bytecode-check", "TK_BYTECODE_CHECK="}},
