@@ -3,9 +3,12 @@
 #include "tk/runtime/BytecodeCheck.h"
 #include "tk/runtime/PluginLoader.h"
 
+#include "tk/core/CompileSupport.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -111,14 +114,6 @@ int runWithDeadline(llvm::StringRef program,
   }
 }
 
-/// A temporary file removed when this goes out of scope.
-struct TemporaryFile {
-  llvm::SmallString<128> path;
-  ~TemporaryFile() {
-    if (!path.empty())
-      llvm::sys::fs::remove(path);
-  }
-};
 } // namespace
 
 Status tk::runtime::checkBytecodeApart(llvm::StringRef bytes) {
@@ -139,36 +134,33 @@ Status tk::runtime::checkBytecodeApart(llvm::StringRef bytes) {
                       "tk reads it in yours, is not found (looked at " +
                       looked + ")");
 
-  TemporaryFile input, errors;
+  // Both removed on return, whatever it is.
+  llvm::SmallString<128> input, errors;
+  std::optional<llvm::FileRemover> removeInput, removeErrors;
   int fd = -1;
-  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-          "tk-bytecode", "mlirbc", fd, input.path))
-    return Status(TK_ERROR_IO, "cannot create a temporary file for " +
-                                   kProgram.str() + ": " + error.message());
-  {
-    llvm::raw_fd_ostream stream(fd, /*shouldClose=*/true);
-    stream << bytes;
-    stream.close();
-    if (stream.has_error()) {
-      std::string message = stream.error().message();
-      stream.clear_error();
-      return Status(TK_ERROR_IO, "cannot write " + std::string(input.path) +
-                                     " for " + kProgram.str() + ": " + message);
-    }
+  std::error_code error =
+      llvm::sys::fs::createTemporaryFile("tk-bytecode", "mlirbc", fd, input);
+  if (!error) {
+    removeInput.emplace(input);
+    error = tk::writeWholeFile(fd, bytes);
   }
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("tk-bytecode", "log", errors.path))
-    return Status(TK_ERROR_IO, "cannot create a temporary file for " +
+  if (!error) {
+    error = llvm::sys::fs::createTemporaryFile("tk-bytecode", "log", errors);
+    if (!error)
+      removeErrors.emplace(errors);
+  }
+  if (error)
+    return Status(TK_ERROR_IO, "cannot write a temporary file for " +
                                    kProgram.str() + ": " + error.message());
 
   llvm::StringRef argv[] = {program};
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(input.path),
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(input),
                                                 llvm::StringRef("/dev/null"),
-                                                llvm::StringRef(errors.path)};
+                                                llvm::StringRef(errors)};
   std::string failure;
   int code = runWithDeadline(program, argv, redirects, failure);
   std::string said;
-  if (auto log = llvm::MemoryBuffer::getFile(errors.path))
+  if (auto log = llvm::MemoryBuffer::getFile(errors))
     said = (*log)->getBuffer().rtrim().take_front(4000).str();
 
   if (code == 0) {

@@ -169,6 +169,7 @@ const std::vector<std::string> &PluginLoader::getDefaultOrder() {
   return order;
 }
 
+/// The folder of the shared object holding this code (libtk.so), found with
 /// dladdr, so that plugins next to an installed libtk are found without
 /// configuration.
 std::string PluginLoader::getLibraryDirectory() {
