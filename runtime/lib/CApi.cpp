@@ -16,6 +16,7 @@
 #include "tk/runtime/Runtime.h"
 #include "tk/runtime/Status.h"
 #include "tk/runtime/Stream.h"
+#include "tk/ttir/Import.h"
 
 #include <algorithm>
 #include <cstring>
@@ -358,6 +359,33 @@ tk_status tk_kernel_release(tk_kernel kernel) {
     Kernel *object = nullptr;
     TK_RETURN_IF_ERROR(claimHandle(kernel, &object));
     return Kernel::release(object);
+  });
+}
+
+tk_status tk_ttir_read_metadata(const char *json, size_t size,
+                                tk_compile_options *options) {
+  return guard([&] {
+    if (!json)
+      return Status(TK_ERROR_INVALID_ARGUMENT, "json is NULL");
+    TK_RETURN_IF_ERROR(requireOut(options, "options"));
+    if (options->struct_size <
+        offsetof(tk_compile_options, num_stages) + sizeof(options->num_stages))
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "options->struct_size is " +
+                        std::to_string(options->struct_size) +
+                        ", too small to hold num_warps and num_stages; set it "
+                        "to sizeof(tk_compile_options)");
+    std::string error;
+    mlir::FailureOr<tk::ttir::TritonMetadata> metadata =
+        tk::ttir::parseTritonMetadata(
+            llvm::StringRef(json, size ? size : std::strlen(json)), error);
+    if (mlir::failed(metadata))
+      return Status(TK_ERROR_INVALID_ARGUMENT, error);
+    if (metadata->numWarps)
+      options->num_warps = *metadata->numWarps;
+    if (metadata->numStages)
+      options->num_stages = *metadata->numStages;
+    return Status::success();
   });
 }
 

@@ -12,6 +12,7 @@
 #include "tk/core/Specialize.h"
 #include "tk/ir/Dialect.h"
 #include "tk/ir/NestingLimit.h"
+#include "tk/ttir/Import.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -41,6 +42,7 @@ static const DialectRegistry &getDialectRegistry() {
   static const DialectRegistry *registry = [] {
     auto *registry = new DialectRegistry();
     tk::registerTkDialects(*registry);
+    tk::ttir::registerTtirImport(*registry);
     return registry;
   }();
   return *registry;
@@ -156,11 +158,26 @@ static Status invalidIR(llvm::StringRef what,
   return Status(TK_ERROR_INVALID_IR, what.str() + ":\n" + diagnostics.take());
 }
 
-/// Parses text, reads bytecode, or copies a builder module through bytecode
-/// into `context`. The copy goes through bytecode rather than clone(): the
-/// builder's module lives in the caller's context (and may have been built
-/// with another copy of the tk dialect), and the runtime must not register
-/// handlers on, or mutate, a context it does not own.
+/// Refuses text nested deeper than the parser's recursion can take.
+static Status checkNesting(llvm::StringRef text) {
+  std::optional<size_t> at = tk::findNestingBeyond(text);
+  if (!at)
+    return Status::success();
+  auto [line, column] = tk::lineAndColumnAt(text, *at);
+  return Status(TK_ERROR_INVALID_IR,
+                std::string(kSourceName) + ":" + std::to_string(line) + ":" +
+                    std::to_string(column) +
+                    ": the kernel source nests deeper than " +
+                    std::to_string(tk::kMaxIRNesting) +
+                    " brackets; it is refused before parsing, which would "
+                    "overflow the stack");
+}
+
+/// Parses text, reads bytecode, imports TTIR, or copies a builder module
+/// through bytecode into `context`. The copy goes through bytecode rather than
+/// clone(): the builder's module lives in the caller's context (and may have
+/// been built with another copy of the tk dialect), and the runtime must not
+/// register handlers on, or mutate, a context it does not own.
 static Status readSource(const tk_kernel_source &source, MLIRContext &context,
                          llvm::SourceMgr &sourceMgr,
                          DiagnosticCollector &diagnostics,
@@ -173,16 +190,7 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     // A size of 0 means NUL-terminated text.
     size_t size = source.size ? source.size : std::strlen(data);
     llvm::StringRef text(data, size);
-    if (std::optional<size_t> at = tk::findNestingBeyond(text)) {
-      auto [line, column] = tk::lineAndColumnAt(text, *at);
-      return Status(TK_ERROR_INVALID_IR,
-                    std::string(kSourceName) + ":" + std::to_string(line) +
-                        ":" + std::to_string(column) +
-                        ": the kernel source nests deeper than " +
-                        std::to_string(tk::kMaxIRNesting) +
-                        " brackets; it is refused before parsing, which "
-                        "would overflow the stack");
-    }
+    TK_RETURN_IF_ERROR(checkNesting(text));
     sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(
                                      llvm::StringRef(data, size), kSourceName),
                                  llvm::SMLoc());
@@ -194,6 +202,23 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     if (!module)
       return invalidIR("the kernel source is not a module", diagnostics);
     recoverArgumentNames(*module, state);
+    return Status::success();
+  }
+  case TK_SOURCE_TTIR: {
+    const char *data = static_cast<const char *>(source.data);
+    size_t size = source.size ? source.size : std::strlen(data);
+    llvm::StringRef text(data, size);
+    TK_RETURN_IF_ERROR(checkNesting(text));
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(text, kSourceName), llvm::SMLoc());
+    tk::ttir::ImportFailure failure;
+    module = tk::ttir::importTtir(sourceMgr, context, failure);
+    if (failure == tk::ttir::ImportFailure::InvalidIR)
+      return invalidIR("the TTIR does not parse", diagnostics);
+    if (failure == tk::ttir::ImportFailure::Unsupported)
+      return Status(TK_ERROR_UNSUPPORTED,
+                    "the TTIR uses what tk cannot import:\n" +
+                        diagnostics.take());
     return Status::success();
   }
   case TK_SOURCE_BYTECODE: {
@@ -370,7 +395,7 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
   // Checked as the integer it is before it is read as the enum.
   long long kind = rawEnumValue(source.kind);
   if (kind != TK_SOURCE_TEXT && kind != TK_SOURCE_BYTECODE &&
-      kind != TK_SOURCE_MODULE)
+      kind != TK_SOURCE_MODULE && kind != TK_SOURCE_TTIR)
     return Status(TK_ERROR_INVALID_ARGUMENT, "source->kind " +
                                                  std::to_string(kind) +
                                                  " is not a tk_source_kind");
@@ -389,8 +414,10 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
   // it in the error string.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  DiagnosticCollector diagnostics(
-      context, source.kind == TK_SOURCE_TEXT ? &sourceMgr : nullptr);
+  DiagnosticCollector diagnostics(context, source.kind == TK_SOURCE_TEXT ||
+                                                   source.kind == TK_SOURCE_TTIR
+                                               ? &sourceMgr
+                                               : nullptr);
 
   OwningOpRef<ModuleOp> module;
   TK_RETURN_IF_ERROR(

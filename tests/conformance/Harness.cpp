@@ -316,13 +316,28 @@ public:
       return it->second;
     Compiled &out = kernels[key];
     std::string error;
-    KernelModule module = kase.build(&context, dtype, shape, &error);
-    if (mlir::failed(module)) {
-      out.error = "the builder refused the kernel: " + error;
-      return out;
+    // The source lives until the kernel is created: a builder module, or
+    // TTIR text.
+    KernelModule module = mlir::failure();
+    mlir::FailureOr<std::string> ttirText = mlir::failure();
+    mlir::ModuleOp op;
+    tk_kernel_source source;
+    if (kase.ttir) {
+      ttirText = kase.ttir(&error);
+      if (mlir::failed(ttirText)) {
+        out.error = "the TTIR cannot be read: " + error;
+        return out;
+      }
+      source = {TK_SOURCE_TTIR, ttirText->data(), ttirText->size(), nullptr};
+    } else {
+      module = kase.build(&context, dtype, shape, &error);
+      if (mlir::failed(module)) {
+        out.error = "the builder refused the kernel: " + error;
+        return out;
+      }
+      op = module->get();
+      source = {TK_SOURCE_MODULE, &op, 0, nullptr};
     }
-    mlir::ModuleOp op = module->get();
-    tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
     CompileSettings settings =
         kase.settings ? kase.settings(dtype, shape) : CompileSettings();
     if (hasDevice()) {

@@ -139,6 +139,9 @@ struct ConformanceCase {
   std::function<KernelModule(mlir::MLIRContext *ctx, DType dtype,
                              const Shape &shape, std::string *error)>
       build;
+  /// Instead of `build`: the kernel as the text of Triton's TTIR, created
+  /// through TK_SOURCE_TTIR (the C API's importer); its error into `error`.
+  std::function<mlir::FailureOr<std::string>(std::string *error)> ttir;
   /// The cell's compile options (null: the defaults). Cells whose settings
   /// differ need different configKeys.
   std::function<CompileSettings(DType, const Shape &)> settings;

@@ -23,6 +23,7 @@ std::vector<ConformanceCase> tk::conformance::getCases(bool includeFixtures) {
   addAttentionCases(cases);
   addFp8Cases(cases);
   addBenchCases(cases);
+  addTtirCases(cases);
   if (includeFixtures)
     addFixtureCases(cases);
   return cases;

@@ -8,7 +8,8 @@ tl.rand's stream is Triton's), so an importer is held to PyTorch.
 
     python3 tests/ttir/make_corpus.py OUTDIR
 
-OUTDIR/<kernel>/: kernel.ttir, meta.json, one <arg>.bin per input buffer
+OUTDIR/<kernel>/: kernel.ttir, kernel.json (named as Triton names
+the metadata beside a .ttir), one <arg>.bin per input buffer
 (little-endian, row-major; outputs start as NaN, "initial": "nan") and
 <arg>.expected.bin for each output.
 """
@@ -221,7 +222,7 @@ def write_case(name, kernel, grid, args, constexprs, options, check,
         else:
             meta["args"].append({"name": a["name"], "kind": a["kind"],
                                  "value": a["value"]})
-    with open(os.path.join(folder, "meta.json"), "w") as f:
+    with open(os.path.join(folder, "kernel.json"), "w") as f:
         json.dump(meta, f, indent=1)
     print(f"{name}: {meta['num_warps']} warps, {meta['num_stages']} stages, "
           f"{len(compiled.asm['ttir'])} bytes of TTIR", flush=True)

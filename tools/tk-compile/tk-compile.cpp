@@ -6,6 +6,12 @@
 //   tk-compile FILE.tk --backend B --arch A --entry NAME
 //              [--num-warps N] [--num-stages S] [--min-programs-per-cu N]
 //              [--emit binary|asm|llvm|spirv|package] [--dump-dir DIR] [-o OUT]
+//              [--from tk|ttir] [--triton-metadata FILE.json]
+//
+// `--from ttir` reads Triton's TTIR (a `.ttir` file) through tk's importer;
+// the entry is then optional (the kernel in the file), and num_warps and
+// num_stages default to Triton's, from the JSON Triton wrote beside the file
+// (`X.json` for `X.ttir`) or --triton-metadata.
 //
 // Text (asm, llvm) goes to stdout without -o; a binary needs -o. A line on
 // the kernel's resources goes to stderr. The backends are those built with
@@ -14,6 +20,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "common/CompileTool.h"
+
+#include "tk/ttir/Import.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -46,6 +61,7 @@ std::string usage() {
       "[--min-programs-per-cu N]\n"
       "                  [--emit binary|asm|llvm|spirv|package] [--dump-dir "
       "DIR] [-o OUT]\n"
+      "                  [--from tk|ttir] [--triton-metadata FILE.json]\n"
       "backends and their targets:\n";
   for (const tk::tool::BackendCompileTool &backend : kBackends)
     text += std::string("  ") + backend.name + ": " + backend.archs + "\n";
@@ -66,11 +82,60 @@ bool parseCount(const std::string &text, int &out) {
   return true;
 }
 
+std::string readFile(const std::string &path, bool &ok) {
+  std::ifstream file(path, std::ios::binary);
+  ok = static_cast<bool>(file);
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  return buffer.str();
+}
+
+/// Replaces the TTIR in `request.source` by the tk bytecode it imports to
+/// (bytecode keeps the ops' locations, the Python lines, for the backend's
+/// messages), and fills in the entry when the request has none.
+int importTtir(tk::tool::CompileRequest &request, const std::string &input) {
+  mlir::DialectRegistry registry;
+  tk::ttir::registerTtirImport(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(request.source, input),
+      llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  tk::ttir::ImportFailure failure;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      tk::ttir::importTtir(sourceMgr, context, failure);
+  if (!module)
+    return failure == tk::ttir::ImportFailure::Unsupported ? 3 : 1;
+  if (request.entry.empty()) {
+    auto funcs = module->getBody()->getOperations().size();
+    if (funcs != 1) {
+      std::cerr << "tk-compile: " << input << " holds " << funcs
+                << " kernels; pick one with --entry\n";
+      return 2;
+    }
+    request.entry =
+        mlir::SymbolTable::getSymbolName(&module->getBody()->front()).str();
+  }
+  std::string bytecode;
+  llvm::raw_string_ostream stream(bytecode);
+  if (mlir::failed(mlir::writeBytecodeToFile(module->getOperation(), stream))) {
+    std::cerr << "tk-compile: cannot serialise the imported kernel\n";
+    return 1;
+  }
+  request.source = std::move(bytecode);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   tk::tool::CompileRequest request;
   std::string input, backendName, emit = "binary", output, text;
+  std::string from = "tk", metadataPath;
+  bool numWarpsGiven = false, numStagesGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](std::string &out) {
@@ -103,9 +168,17 @@ int main(int argc, char **argv) {
     } else if (arg == "--num-warps") {
       if (!value(text) || !parseCount(text, request.numWarps))
         return usageError("--num-warps needs a number from 1 to 1024");
+      numWarpsGiven = true;
     } else if (arg == "--num-stages") {
       if (!value(text) || !parseCount(text, request.numStages))
         return usageError("--num-stages needs a number from 1 to 1024");
+      numStagesGiven = true;
+    } else if (arg == "--from") {
+      if (!value(from) || (from != "tk" && from != "ttir"))
+        return usageError("--from needs tk or ttir");
+    } else if (arg == "--triton-metadata") {
+      if (!value(metadataPath))
+        return usageError("--triton-metadata needs a file name");
     } else if (arg == "--min-programs-per-cu") {
       if (!value(text) || !parseCount(text, request.minProgramsPerCu))
         return usageError(
@@ -121,8 +194,11 @@ int main(int argc, char **argv) {
   }
   if (input.empty())
     return usageError("no input file");
-  if (backendName.empty() || request.arch.empty() || request.entry.empty())
+  if (backendName.empty() || request.arch.empty() ||
+      (request.entry.empty() && from != "ttir"))
     return usageError("--backend, --arch and --entry are required");
+  if (!metadataPath.empty() && from != "ttir")
+    return usageError("--triton-metadata goes with --from ttir");
   const tk::tool::BackendCompileTool *backend = nullptr;
   for (const tk::tool::BackendCompileTool &candidate : kBackends)
     if (backendName == candidate.name)
@@ -162,6 +238,34 @@ int main(int argc, char **argv) {
     std::ostringstream buffer;
     buffer << in->rdbuf();
     request.source = buffer.str();
+  }
+
+  if (from == "ttir") {
+    // Triton's own choices, unless the command line made its own.
+    std::string path = metadataPath;
+    if (path.empty() && input != "-" &&
+        llvm::StringRef(input).ends_with(".ttir"))
+      path = input.substr(0, input.size() - 5) + ".json";
+    bool found = false;
+    std::string json = path.empty() ? "" : readFile(path, found);
+    if (!metadataPath.empty() && !found) {
+      std::cerr << "tk-compile: cannot read '" << metadataPath << "'\n";
+      return 1;
+    }
+    if (found) {
+      std::string error;
+      auto metadata = tk::ttir::parseTritonMetadata(json, error);
+      if (mlir::failed(metadata)) {
+        std::cerr << "tk-compile: " << path << ": " << error << "\n";
+        return 1;
+      }
+      if (metadata->numWarps && !numWarpsGiven)
+        request.numWarps = *metadata->numWarps;
+      if (metadata->numStages && !numStagesGiven)
+        request.numStages = *metadata->numStages;
+    }
+    if (int status = importTtir(request, input))
+      return status;
   }
 
   tk::tool::CompileResult result;

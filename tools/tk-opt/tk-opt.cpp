@@ -9,6 +9,8 @@
 #include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
 #include "tk/ir/NestingLimit.h"
+#include "tk/ttir/Dialect.h"
+#include "tk/ttir/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -67,6 +69,9 @@ int main(int argc, char **argv) {
   // Conversions out of tk (tk-convert-to-loops), and the dialects of their
   // output, which passes after them (tk-share-workgroup-memory) read.
   tk::registerConversionPasses();
+  // Triton's TTIR and its conversion into tk (tk-convert-tt-to-tk).
+  tk::ttir::registerTtDialects(registry);
+  tk::ttir::registerTkTtirPasses();
   registry.insert<mlir::func::FuncDialect, mlir::memref::MemRefDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect>();
   if (!inputNestsWithinLimit(argc, argv))

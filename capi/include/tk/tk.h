@@ -230,7 +230,13 @@ typedef struct tk_kernel_t *tk_kernel;
 typedef enum tk_source_kind {
   TK_SOURCE_TEXT = 0,     /* .tk text (MLIR custom syntax of the tk dialect) */
   TK_SOURCE_BYTECODE = 1, /* MLIR bytecode of a tk module */
-  TK_SOURCE_MODULE = 2    /* a C++ builder module: data is an mlir::ModuleOp* */
+  TK_SOURCE_MODULE = 2,   /* a C++ builder module: data is an mlir::ModuleOp* */
+  /** Triton's tile IR as Triton 3.x prints it (`kernel.asm["ttir"]`, the
+   *  `.ttir` of TRITON_KERNEL_DUMP), converted into tk on reading. An op tk
+   *  cannot import is TK_ERROR_UNSUPPORTED naming it and its Python line.
+   *  Triton's num_warps and num_stages are not in TTIR: pass them in
+   *  tk_compile_options (tk_ttir_read_metadata reads Triton's JSON). */
+  TK_SOURCE_TTIR = 3
 } tk_source_kind;
 
 typedef struct tk_kernel_source {
@@ -272,6 +278,15 @@ tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
                            const tk_compile_options *options,
                            tk_kernel *out_kernel);
 tk_status tk_kernel_release(tk_kernel kernel);
+/** Sets `options->num_warps` and `num_stages` from the JSON Triton writes
+ *  beside a compiled kernel (the `<name>.json` next to `<name>.ttir` in its
+ *  cache or TRITON_KERNEL_DUMP folder), so that a TTIR kernel compiles with
+ *  Triton's choices; a field the JSON lacks is left as it is. `size` 0 means
+ *  NUL-terminated text. Set `options->struct_size` first. Malformed JSON, or
+ *  a count that is not a whole number from 1 to 1024, is
+ *  TK_ERROR_INVALID_ARGUMENT naming it; `options` is then unchanged. */
+tk_status tk_ttir_read_metadata(const char *json, size_t size,
+                                tk_compile_options *options);
 /** Number of arguments of the kernel's signature. */
 tk_status tk_kernel_num_args(tk_kernel kernel, int *out_count);
 

@@ -29,6 +29,8 @@ void addBlockPointerCases(std::vector<ConformanceCase> &cases);
 void addAttentionCases(std::vector<ConformanceCase> &cases);
 void addFp8Cases(std::vector<ConformanceCase> &cases);
 void addBenchCases(std::vector<ConformanceCase> &cases);
+/// The TTIR corpus (tests/ttir/corpus): Triton's kernels, imported.
+void addTtirCases(std::vector<ConformanceCase> &cases);
 /// fixtures/: deliberately wrong kernels (--include-fixtures).
 void addFixtureCases(std::vector<ConformanceCase> &cases);
 

@@ -1,0 +1,79 @@
+// RUN: tk-opt %s --tk-convert-tt-to-tk --split-input-file --verify-diagnostics
+//
+// What tk cannot run is refused at the op, naming it and why.
+
+tt.func private @helper(%x: i32) -> i32 {
+  tt.return %x : i32
+}
+tt.func public @calls(%x: i32) {
+  // expected-error @+1 {{'tt.call' cannot be imported into tk: tk kernels have no calls; 'helper' was kept out of line}}
+  %0 = tt.call @helper(%x) : (i32) -> i32
+  tt.return
+}
+
+// -----
+
+tt.func public @int_to_ptr(%x: i64) {
+  // expected-error @+1 {{'tt.int_to_ptr' cannot be imported into tk: tk has no casts from integers to pointers}}
+  %0 = tt.int_to_ptr %x : i64 -> !tt.ptr<f32>
+  tt.return
+}
+
+// -----
+
+tt.func public @system_atomic(%p: !tt.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{'tt.atomic_rmw' cannot be imported into tk: tk's atomics are device-wide; this one is of system scope}}
+  %0 = tt.atomic_rmw fadd, relaxed, sys, %p, %v : (!tt.ptr<f32>, f32) -> f32
+  tt.return
+}
+
+// -----
+
+tt.func public @bf16x3() {
+  %a = arith.constant dense<1.0> : tensor<16x16xf32>
+  // expected-error @+1 {{'tt.dot' cannot be imported into tk: tk's f32 dots are ieee, tf32 or tf32x3, not bf16x3}}
+  %0 = tt.dot %a, %a, %a, inputPrecision = bf16x3 : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+  tt.return
+}
+
+// -----
+
+tt.func public @hex(%x: i32) {
+  // expected-error @+1 {{'tt.print' cannot be imported into tk: tk.print prints decimal, not hex}}
+  tt.print "x = " {hex = true, isSigned = array<i32: 1>} : %x : i32
+  tt.return
+}
+
+// -----
+
+tt.func public @unknown_extern(%x: f32) {
+  // expected-error @+1 {{'tt.extern_elementwise' cannot be imported into tk: tk maps libdevice's and OCML's common math functions onto its own, and '__nv_j0f' is not one of them}}
+  %0 = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_j0f"} : (f32) -> f32
+  tt.return
+}
+
+// -----
+
+tt.func public @branches(%c: i1) {
+  // expected-error @+1 {{'cf.cond_br' cannot be imported into tk: tk kernels use structured control flow (scf)}}
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  tt.return
+^bb2:
+  tt.return
+}
+
+// -----
+
+// expected-error @+1 {{'tt.func' cannot be imported into tk: it uses a pointer of address space 3; tk's pointers are to global memory (1)}}
+tt.func public @shared(%p: !tt.ptr<f32, 3>) {
+  tt.return
+}
+
+// -----
+
+tt.func public @wide_mulhi(%x: i64) {
+  // expected-error @+1 {{'tt.mulhiui' cannot be imported into tk: tk imports mulhiui of integers up to 32 bits, not 64-bit}}
+  %0 = tt.mulhiui %x, %x : i64
+  tt.return
+}

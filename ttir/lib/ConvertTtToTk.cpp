@@ -1,0 +1,665 @@
+//===- ConvertTtToTk.cpp - Triton's TTIR into tk (tk-convert-tt-to-tk) ----===//
+//
+// tk's ops follow Triton's semantics one to one (DESIGN.md §2), so most of
+// the conversion renames: the types are converted in place first (every
+// `!tt.ptr` becomes a `!tk.ptr`), then each tt op is replaced by its tk twin
+// or by the arith/math ops that compute it, at its own location. What tk
+// cannot run is reported at the op, never guessed at.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/ttir/Dialect.h"
+#include "tk/ttir/Import.h"
+#include "tk/ttir/Passes.h"
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace tk::ttir {
+#define GEN_PASS_DEF_TKCONVERTTTTOTK
+#include "tk/ttir/Passes.h.inc"
+} // namespace tk::ttir
+
+using namespace mlir;
+namespace tt = tk::ttir;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+/// `type` with every tt pointer a tk pointer.
+Type convertType(Type type) {
+  MLIRContext *context = type.getContext();
+  if (auto ptr = dyn_cast<tt::PtrType>(type))
+    return tk::PtrType::get(context, convertType(ptr.getPointeeType()));
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(convertType(tensor.getElementType()));
+  if (auto function = dyn_cast<FunctionType>(type)) {
+    SmallVector<Type> inputs, results;
+    for (Type input : function.getInputs())
+      inputs.push_back(convertType(input));
+    for (Type result : function.getResults())
+      results.push_back(convertType(result));
+    return FunctionType::get(context, inputs, results);
+  }
+  return type;
+}
+
+/// The address space of the first pointer in `type` outside global memory
+/// (Triton's 1), if any: tk's pointers are global.
+std::optional<int> nonGlobalAddressSpace(Type type) {
+  if (auto ptr = dyn_cast<tt::PtrType>(type)) {
+    if (ptr.getAddressSpace() != 1)
+      return ptr.getAddressSpace();
+    return nonGlobalAddressSpace(ptr.getPointeeType());
+  }
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return nonGlobalAddressSpace(tensor.getElementType());
+  return std::nullopt;
+}
+
+InFlightDiagnostic unsupported(Operation *op, const Twine &why) {
+  return op->emitError() << "'" << op->getName()
+                         << "' cannot be imported into tk: " << why;
+}
+
+Type elementTypeOf(Type type) { return getElementTypeOrSelf(type); }
+
+//===----------------------------------------------------------------------===//
+// extern_elementwise: libdevice and OCML names to math ops
+//===----------------------------------------------------------------------===//
+
+/// Builds the op for the math function `name` (libdevice's and OCML's name
+/// without prefix or type suffix); null, having built nothing, for one tk
+/// does not know.
+Value buildMathFunction(OpBuilder &b, Location loc, StringRef name,
+                        ValueRange args, Type resultType) {
+  auto unary = [&](auto tag) -> Value {
+    using OpTy = decltype(tag);
+    if (args.size() != 1)
+      return {};
+    return OpTy::create(b, loc, args[0]);
+  };
+  auto binary = [&](auto tag) -> Value {
+    using OpTy = decltype(tag);
+    if (args.size() != 2)
+      return {};
+    return OpTy::create(b, loc, args[0], args[1]);
+  };
+  // clang-format off
+  if (name == "exp") return unary(math::ExpOp{});
+  if (name == "exp2") return unary(math::Exp2Op{});
+  if (name == "expm1") return unary(math::ExpM1Op{});
+  if (name == "log") return unary(math::LogOp{});
+  if (name == "log2") return unary(math::Log2Op{});
+  if (name == "log10") return unary(math::Log10Op{});
+  if (name == "log1p") return unary(math::Log1pOp{});
+  if (name == "sqrt") return unary(math::SqrtOp{});
+  if (name == "rsqrt") return unary(math::RsqrtOp{});
+  if (name == "cbrt") return unary(math::CbrtOp{});
+  if (name == "sin") return unary(math::SinOp{});
+  if (name == "cos") return unary(math::CosOp{});
+  if (name == "tan") return unary(math::TanOp{});
+  if (name == "asin") return unary(math::AsinOp{});
+  if (name == "acos") return unary(math::AcosOp{});
+  if (name == "atan") return unary(math::AtanOp{});
+  if (name == "sinh") return unary(math::SinhOp{});
+  if (name == "cosh") return unary(math::CoshOp{});
+  if (name == "tanh") return unary(math::TanhOp{});
+  if (name == "asinh") return unary(math::AsinhOp{});
+  if (name == "acosh") return unary(math::AcoshOp{});
+  if (name == "atanh") return unary(math::AtanhOp{});
+  if (name == "erf") return unary(math::ErfOp{});
+  if (name == "erfc") return unary(math::ErfcOp{});
+  if (name == "fabs") return unary(math::AbsFOp{});
+  if (name == "floor") return unary(math::FloorOp{});
+  if (name == "ceil") return unary(math::CeilOp{});
+  if (name == "trunc") return unary(math::TruncOp{});
+  if (name == "round") return unary(math::RoundOp{});
+  if (name == "rint" || name == "nearbyint") return unary(math::RoundEvenOp{});
+  if (name == "pow") return binary(math::PowFOp{});
+  if (name == "atan2") return binary(math::Atan2Op{});
+  if (name == "fmin") return binary(arith::MinNumFOp{});
+  if (name == "fmax") return binary(arith::MaxNumFOp{});
+  if (name == "fmod") return binary(arith::RemFOp{});
+  if (name == "copysign") return binary(math::CopySignOp{});
+  // clang-format on
+  if (name == "fma" && args.size() == 3)
+    return math::FmaOp::create(b, loc, args[0], args[1], args[2]);
+  if ((name == "isnan" || name == "isinf") && args.size() == 1 &&
+      isa<IntegerType>(elementTypeOf(resultType))) {
+    // libdevice returns an int: 1 where the predicate holds.
+    Value holds =
+        name == "isnan"
+            ? Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                          args[0], args[0]))
+            : Value(math::IsInfOp::create(b, loc, args[0]));
+    return arith::ExtUIOp::create(b, loc, resultType, holds);
+  }
+  return {};
+}
+
+/// The op computing the extern function `symbol` (`__nv_expf`,
+/// `__ocml_exp_f32`); null, having built nothing, for one tk does not know.
+Value buildExternFunction(OpBuilder &b, Location loc, StringRef symbol,
+                          ValueRange args, Type resultType) {
+  StringRef name = symbol;
+  if (name.consume_front("__nv_")) {
+    if (Value result = buildMathFunction(b, loc, name, args, resultType))
+      return result;
+    // libdevice's float variants end in `f` (expf, fabsf, erff).
+    if (name.consume_back("f"))
+      return buildMathFunction(b, loc, name, args, resultType);
+    return {};
+  }
+  if (name.consume_front("__ocml_")) {
+    for (StringRef suffix : {"_f16", "_f32", "_f64"})
+      if (name.consume_back(suffix))
+        break;
+    return buildMathFunction(b, loc, name, args, resultType);
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// The conversion
+//===----------------------------------------------------------------------===//
+
+class TtToTk {
+public:
+  explicit TtToTk(MLIRContext *context) : rewriter(context) {}
+
+  LogicalResult convert(ModuleOp module);
+
+private:
+  LogicalResult convertTypes(Operation *root);
+  LogicalResult convertOp(Operation *op);
+  LogicalResult convertFunc(tt::FuncOp func);
+
+  /// Replaces `op` by a new op `name` with the same location and converted
+  /// result types; regions move over.
+  Operation *replaceWith(Operation *op, StringRef name, ValueRange operands,
+                         ArrayRef<NamedAttribute> attributes = {});
+
+  NamedAttribute attr(StringRef name, Attribute value) {
+    return rewriter.getNamedAttr(name, value);
+  }
+
+  IRRewriter rewriter;
+};
+
+LogicalResult TtToTk::convert(ModuleOp module) {
+  bool failed = false;
+  // Functions Triton did not inline and nothing calls are left behind; a
+  // call to one is refused at the call.
+  for (auto func : llvm::make_early_inc_range(module.getOps<tt::FuncOp>()))
+    if (func.isPrivate() && SymbolTable::symbolKnownUseEmpty(func, module))
+      func.erase();
+
+  if (mlir::failed(convertTypes(module)))
+    return failure();
+
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (op != module.getOperation() && !isa<tt::FuncOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops)
+    failed |= mlir::failed(convertOp(op));
+  for (auto func : llvm::make_early_inc_range(module.getOps<tt::FuncOp>())) {
+    // A helper still called is refused at its calls, not again here.
+    if (func.isPrivate())
+      func.erase();
+    else
+      failed |= mlir::failed(convertFunc(func));
+  }
+  return failure(failed);
+}
+
+LogicalResult TtToTk::convertTypes(Operation *root) {
+  bool failed = false;
+  auto update = [&](Operation *at, Value value) {
+    if (std::optional<int> space = nonGlobalAddressSpace(value.getType())) {
+      unsupported(at, "it uses a pointer of address space " + Twine(*space) +
+                          "; tk's pointers are to global memory (1)");
+      failed = true;
+      return;
+    }
+    value.setType(convertType(value.getType()));
+  };
+  root->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          update(op, argument);
+    for (Value result : op->getResults())
+      update(op, result);
+  });
+  return failure(failed);
+}
+
+Operation *TtToTk::replaceWith(Operation *op, StringRef name,
+                               ValueRange operands,
+                               ArrayRef<NamedAttribute> attributes) {
+  OperationState state(op->getLoc(), name);
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  state.addTypes(op->getResultTypes());
+  for (unsigned i = 0; i < op->getNumRegions(); ++i)
+    state.addRegion();
+  rewriter.setInsertionPoint(op);
+  Operation *replacement = rewriter.create(state);
+  for (auto [from, to] : llvm::zip(op->getRegions(), replacement->getRegions()))
+    to.takeBody(from);
+  rewriter.replaceOp(op, replacement->getResults());
+  return replacement;
+}
+
+LogicalResult TtToTk::convertFunc(tt::FuncOp func) {
+  if (func.getNumResults() != 0)
+    return unsupported(func, "a tk kernel returns nothing, and this function "
+                             "returns values (Triton did not inline it)");
+  rewriter.setInsertionPoint(func);
+  auto type = cast<FunctionType>(convertType(func.getFunctionType()));
+  auto kernel =
+      tk::FuncOp::create(rewriter, func.getLoc(), func.getSymName(), type);
+  SmallVector<Attribute> names;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    NamedAttrList attributes;
+    // tt.divisibility is Triton's specialisation on multiples of 16 and
+    // means the same in tk; other argument hints are Triton's own.
+    if (DictionaryAttr hints = func.getArgAttrDict(i))
+      if (Attribute divisibility = hints.get("tt.divisibility"))
+        attributes.append(tk::TkDialect::kDivisibilityAttrName, divisibility);
+    kernel.setArgAttrs(i, attributes.getDictionary(rewriter.getContext()));
+    // Triton names each argument's location after the Python parameter.
+    if (auto name = dyn_cast<NameLoc>(func.getArgument(i).getLoc()))
+      names.push_back(name.getName());
+  }
+  if (!names.empty() && names.size() == func.getNumArguments())
+    kernel->setAttr(tk::TkDialect::kArgNamesAttrName,
+                    rewriter.getArrayAttr(names));
+  kernel.getBody().takeBody(func.getBody());
+  rewriter.eraseOp(func);
+  return success();
+}
+
+LogicalResult TtToTk::convertOp(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  if (dialect == "arith" || dialect == "math" || dialect == "scf")
+    return success(); // Their types were converted in place.
+  if (dialect == "cf")
+    return unsupported(op, "tk kernels use structured control flow (scf); "
+                           "this branch came from code Triton could not "
+                           "structure (an early return in a loop, say)");
+  if (auto poison = dyn_cast<ub::PoisonOp>(op)) {
+    // Any value refines poison; zero is one.
+    Type type = poison.getType();
+    if (!isa<IntegerType, FloatType>(elementTypeOf(type)))
+      return unsupported(op, "only integer and float poison is imported");
+    rewriter.setInsertionPoint(op);
+    rewriter.replaceOp(op, arith::ConstantOp::create(
+                               rewriter, op->getLoc(),
+                               cast<TypedAttr>(rewriter.getZeroAttr(type))));
+    return success();
+  }
+  if (dialect != "tt")
+    return unsupported(op, "TTIR uses tt, arith, math, scf and cf ops, not "
+                           "this dialect's");
+
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  auto i32 = [&](int64_t value) { return rewriter.getI32IntegerAttr(value); };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](tt::ReturnOp ret) {
+        replaceWith(ret, tk::ReturnOp::getOperationName(), ret.getSrcs());
+        return success();
+      })
+      .Case([&](tt::CallOp call) {
+        return unsupported(call, "tk kernels have no calls; '" +
+                                     call.getCallee() +
+                                     "' was kept out of line (noinline=True "
+                                     "in the Python source)");
+      })
+      .Case([&](tt::GetProgramIdOp pid) {
+        replaceWith(pid, tk::ProgramIdOp::getOperationName(), {},
+                    {attr("axis", i32(static_cast<int>(pid.getAxis())))});
+        return success();
+      })
+      .Case([&](tt::GetNumProgramsOp num) {
+        replaceWith(num, tk::NumProgramsOp::getOperationName(), {},
+                    {attr("axis", i32(static_cast<int>(num.getAxis())))});
+        return success();
+      })
+      .Case([&](tt::MakeRangeOp range) {
+        replaceWith(range, tk::MakeRangeOp::getOperationName(), {},
+                    {attr("start", range.getStartAttr()),
+                     attr("end", range.getEndAttr())});
+        return success();
+      })
+      .Case([&](tt::SplatOp splat) {
+        replaceWith(splat, tk::SplatOp::getOperationName(), splat.getSrc());
+        return success();
+      })
+      .Case([&](tt::BroadcastOp broadcast) {
+        replaceWith(broadcast, tk::BroadcastOp::getOperationName(),
+                    broadcast.getSrc());
+        return success();
+      })
+      .Case([&](tt::ExpandDimsOp expand) {
+        replaceWith(expand, tk::ExpandDimsOp::getOperationName(),
+                    expand.getSrc(), {attr("axis", expand.getAxisAttr())});
+        return success();
+      })
+      .Case([&](tt::ReshapeOp reshape) {
+        // allow_reorder lets Triton pick any order; row-major is one.
+        replaceWith(reshape, tk::ReshapeOp::getOperationName(),
+                    reshape.getSrc());
+        return success();
+      })
+      .Case([&](tt::TransOp trans) {
+        replaceWith(trans, tk::TransOp::getOperationName(), trans.getSrc(),
+                    {attr("order", trans.getOrderAttr())});
+        return success();
+      })
+      .Case([&](tt::CatOp cat) {
+        replaceWith(cat, tk::CatOp::getOperationName(), cat.getOperands());
+        return success();
+      })
+      .Case([&](tt::JoinOp join) {
+        replaceWith(join, tk::JoinOp::getOperationName(), join.getOperands());
+        return success();
+      })
+      .Case([&](tt::SplitOp split) -> LogicalResult {
+        // split(x) = (x[..., 0], x[..., 1]): two reductions over the last
+        // axis (of size 2) whose combiners keep the first or the second.
+        auto source = dyn_cast<RankedTensorType>(split.getSrc().getType());
+        if (!source || source.getRank() < 2)
+          return unsupported(split, "a split to scalars is not imported");
+        int axis = source.getRank() - 1;
+        Type element = source.getElementType();
+        SmallVector<Value> halves;
+        for (bool keepFirst : {true, false}) {
+          OperationState state(loc, tk::ReduceOp::getOperationName());
+          state.addOperands(split.getSrc());
+          state.addAttribute("axis", i32(axis));
+          state.addTypes(split.getOutLHS().getType());
+          Region *combiner = state.addRegion();
+          Block *block = rewriter.createBlock(combiner, {}, {element, element},
+                                              {loc, loc});
+          tk::ReduceReturnOp::create(
+              rewriter, loc, ValueRange{block->getArgument(keepFirst ? 0 : 1)});
+          rewriter.setInsertionPoint(split);
+          halves.push_back(rewriter.create(state)->getResult(0));
+        }
+        rewriter.replaceOp(split, halves);
+        return success();
+      })
+      .Case([&](tt::AddPtrOp add) {
+        replaceWith(add, tk::AddPtrOp::getOperationName(), add.getOperands());
+        return success();
+      })
+      .Case([&](tt::LoadOp load) {
+        // Cache and eviction hints are Triton's per-target choices; tk makes
+        // its own.
+        auto tkLoad = tk::LoadOp::create(rewriter, loc, load.getPtr(),
+                                         load.getMask(), load.getOther());
+        tkLoad.setBoundaryCheck(load.getBoundaryCheck());
+        if (std::optional<tt::PaddingOption> padding = load.getPadding())
+          tkLoad.setPadding(*padding == tt::PaddingOption::NaN
+                                ? tk::PaddingOption::NaN
+                                : tk::PaddingOption::Zero);
+        tkLoad.setIsVolatile(load.getIsVolatile());
+        rewriter.replaceOp(load, tkLoad.getResult());
+        return success();
+      })
+      .Case([&](tt::StoreOp store) {
+        SmallVector<Value> operands = {store.getPtr(), store.getValue()};
+        if (store.getMask())
+          operands.push_back(store.getMask());
+        replaceWith(store, tk::StoreOp::getOperationName(), operands,
+                    {attr("boundary_check", store.getBoundaryCheckAttr())});
+        return success();
+      })
+      .Case([&](tt::MakeTensorPtrOp make) {
+        auto segments = rewriter.getDenseI32ArrayAttr(
+            {1, static_cast<int32_t>(make.getShape().size()),
+             static_cast<int32_t>(make.getStrides().size()),
+             static_cast<int32_t>(make.getOffsets().size())});
+        replaceWith(make, tk::MakeBlockPtrOp::getOperationName(),
+                    make.getOperands(),
+                    {attr("order", make.getOrderAttr()),
+                     attr("operandSegmentSizes", segments)});
+        return success();
+      })
+      .Case([&](tt::AdvanceOp advance) {
+        replaceWith(advance, tk::AdvanceOp::getOperationName(),
+                    advance.getOperands());
+        return success();
+      })
+      .Case([&](tt::DotOp dot) -> LogicalResult {
+        // Triton writes tf32 on every dot; it means something for f32
+        // inputs only.
+        tk::InputPrecision precision = tk::InputPrecision::IEEE;
+        if (elementTypeOf(dot.getA().getType()).isF32()) {
+          switch (dot.getInputPrecision()) {
+          case tt::InputPrecision::TF32:
+            precision = tk::InputPrecision::TF32;
+            break;
+          case tt::InputPrecision::TF32x3:
+            precision = tk::InputPrecision::TF32x3;
+            break;
+          case tt::InputPrecision::IEEE:
+            break;
+          default:
+            return unsupported(
+                dot, "tk's f32 dots are ieee, tf32 or tf32x3, "
+                     "not " +
+                         tt::stringifyInputPrecision(dot.getInputPrecision()));
+          }
+        }
+        replaceWith(
+            dot, tk::DotOp::getOperationName(), dot.getOperands(),
+            {attr("input_precision", tk::InputPrecisionAttr::get(
+                                         rewriter.getContext(), precision))});
+        return success();
+      })
+      .Case([&](tt::ReduceOp reduce) {
+        replaceWith(reduce, tk::ReduceOp::getOperationName(), reduce.getSrcs(),
+                    {attr("axis", reduce.getAxisAttr())});
+        return success();
+      })
+      .Case([&](tt::ReduceReturnOp ret) {
+        replaceWith(ret, tk::ReduceReturnOp::getOperationName(),
+                    ret.getResult());
+        return success();
+      })
+      .Case([&](tt::ScanOp scan) {
+        replaceWith(scan, tk::ScanOp::getOperationName(), scan.getSrcs(),
+                    {attr("axis", scan.getAxisAttr()),
+                     attr("reverse", scan.getReverseAttr())});
+        return success();
+      })
+      .Case([&](tt::ScanReturnOp ret) {
+        replaceWith(ret, tk::ScanReturnOp::getOperationName(), ret.getResult());
+        return success();
+      })
+      .Case([&](tt::FpToFpOp convert) {
+        SmallVector<NamedAttribute> attributes;
+        if (std::optional<tt::RoundingMode> rounding = convert.getRounding())
+          attributes.push_back(
+              attr("rounding",
+                   tk::RoundingModeAttr::get(rewriter.getContext(),
+                                             *rounding == tt::RoundingMode::RTZ
+                                                 ? tk::RoundingMode::RTZ
+                                                 : tk::RoundingMode::RTNE)));
+        replaceWith(convert, tk::FpToFpOp::getOperationName(), convert.getSrc(),
+                    attributes);
+        return success();
+      })
+      .Case([&](tt::BitcastOp cast) -> LogicalResult {
+        Type from = cast.getSrc().getType(), to = cast.getType();
+        if (from == to) {
+          rewriter.replaceOp(cast, cast.getSrc());
+          return success();
+        }
+        if (isa<tk::PtrType>(elementTypeOf(from)) ||
+            isa<tk::PtrType>(elementTypeOf(to)))
+          return unsupported(cast, "tk has no casts between pointer types");
+        rewriter.replaceOp(
+            cast, arith::BitcastOp::create(rewriter, loc, to, cast.getSrc()));
+        return success();
+      })
+      .Case([&](tt::IntToPtrOp cast) {
+        return unsupported(cast, "tk has no casts from integers to pointers");
+      })
+      .Case([&](tt::PtrToIntOp cast) {
+        return unsupported(cast, "tk has no casts from pointers to integers");
+      })
+      .Case([&](tt::ClampFOp clamp) {
+        Value clamped;
+        if (clamp.getPropagateNan() == tt::PropagateNan::All) {
+          Value low = arith::MaximumFOp::create(rewriter, loc, clamp.getX(),
+                                                clamp.getMin());
+          clamped =
+              arith::MinimumFOp::create(rewriter, loc, low, clamp.getMax());
+        } else {
+          Value low = arith::MaxNumFOp::create(rewriter, loc, clamp.getX(),
+                                               clamp.getMin());
+          clamped =
+              arith::MinNumFOp::create(rewriter, loc, low, clamp.getMax());
+        }
+        rewriter.replaceOp(clamp, clamped);
+        return success();
+      })
+      .Case([&](tt::PreciseSqrtOp sqrt) {
+        rewriter.replaceOp(sqrt,
+                           math::SqrtOp::create(rewriter, loc, sqrt.getX()));
+        return success();
+      })
+      .Case([&](tt::PreciseDivFOp div) {
+        rewriter.replaceOp(
+            div, arith::DivFOp::create(rewriter, loc, div.getX(), div.getY()));
+        return success();
+      })
+      .Case([&](tt::MulhiUIOp mulhi) -> LogicalResult {
+        // The high half of the double-width product, in arith ops every
+        // lowering has: widen, multiply, shift, narrow.
+        Type type = mulhi.getType();
+        auto element = dyn_cast<IntegerType>(elementTypeOf(type));
+        if (!element || element.getWidth() > 32)
+          return unsupported(
+              mulhi, "tk imports mulhiui of integers up to "
+                     "32 bits, not " +
+                         Twine(element ? element.getWidth() : 0) + "-bit");
+        unsigned width = element.getWidth();
+        Type wide = tk::withElementType(
+            type, IntegerType::get(rewriter.getContext(), 2 * width));
+        Value x = arith::ExtUIOp::create(rewriter, loc, wide, mulhi.getX());
+        Value y = arith::ExtUIOp::create(rewriter, loc, wide, mulhi.getY());
+        Value product = arith::MulIOp::create(rewriter, loc, x, y);
+        Value shift = arith::ConstantOp::create(
+            rewriter, loc,
+            cast<TypedAttr>(
+                tk::getShapeOrEmpty(wide).empty()
+                    ? Attribute(rewriter.getIntegerAttr(wide, width))
+                    : Attribute(DenseElementsAttr::get(
+                          cast<ShapedType>(wide),
+                          rewriter.getIntegerAttr(elementTypeOf(wide),
+                                                  width)))));
+        Value high = arith::ShRUIOp::create(rewriter, loc, product, shift);
+        rewriter.replaceOp(mulhi,
+                           arith::TruncIOp::create(rewriter, loc, type, high));
+        return success();
+      })
+      .Case([&](tt::ExternElementwiseOp call) -> LogicalResult {
+        Value result = buildExternFunction(rewriter, loc, call.getSymbol(),
+                                           call.getSrcs(), call.getType());
+        if (!result)
+          return unsupported(call, "tk maps libdevice's and OCML's common "
+                                   "math functions onto its own, and '" +
+                                       call.getSymbol() +
+                                       "' is not one of them");
+        rewriter.replaceOp(call, result);
+        return success();
+      })
+      .Case([&](tt::AtomicRMWOp rmw) -> LogicalResult {
+        if (rmw.getScope() == tt::MemSyncScope::System)
+          return unsupported(rmw, "tk's atomics are device-wide; this one is "
+                                  "of system scope");
+        tk::AtomicRMWKind kind;
+        switch (rmw.getAtomicRmwOp()) {
+          // clang-format off
+        case tt::RMWOp::And: kind = tk::AtomicRMWKind::And; break;
+        case tt::RMWOp::Or: kind = tk::AtomicRMWKind::Or; break;
+        case tt::RMWOp::Xor: kind = tk::AtomicRMWKind::Xor; break;
+        case tt::RMWOp::Add: kind = tk::AtomicRMWKind::Add; break;
+        case tt::RMWOp::FAdd: kind = tk::AtomicRMWKind::FAdd; break;
+        case tt::RMWOp::Max: kind = tk::AtomicRMWKind::Max; break;
+        case tt::RMWOp::Min: kind = tk::AtomicRMWKind::Min; break;
+        case tt::RMWOp::UMax: kind = tk::AtomicRMWKind::UMax; break;
+        case tt::RMWOp::UMin: kind = tk::AtomicRMWKind::UMin; break;
+        case tt::RMWOp::Xchg: kind = tk::AtomicRMWKind::Xchg; break;
+          // clang-format on
+        }
+        SmallVector<Value> operands = {rmw.getPtr(), rmw.getVal()};
+        if (rmw.getMask())
+          operands.push_back(rmw.getMask());
+        MLIRContext *context = rewriter.getContext();
+        replaceWith(
+            rmw, tk::AtomicRMWOp::getOperationName(), operands,
+            {attr("kind", tk::AtomicRMWKindAttr::get(context, kind)),
+             attr("sem",
+                  tk::MemSemanticAttr::get(
+                      context, static_cast<tk::MemSemantic>(
+                                   static_cast<int>(rmw.getSem()) - 1)))});
+        return success();
+      })
+      .Case([&](tt::AtomicCASOp cas) -> LogicalResult {
+        if (cas.getScope() == tt::MemSyncScope::System)
+          return unsupported(cas, "tk's atomics are device-wide; this one is "
+                                  "of system scope");
+        replaceWith(
+            cas, tk::AtomicCASOp::getOperationName(), cas.getOperands(),
+            {attr("sem", tk::MemSemanticAttr::get(
+                             rewriter.getContext(),
+                             static_cast<tk::MemSemantic>(
+                                 static_cast<int>(cas.getSem()) - 1)))});
+        return success();
+      })
+      .Case([&](tt::PrintOp print) -> LogicalResult {
+        if (print.getHex())
+          return unsupported(print, "tk.print prints decimal, not hex");
+        replaceWith(print, tk::PrintOp::getOperationName(), print.getArgs(),
+                    {attr("prefix", print.getPrefixAttr())});
+        return success();
+      })
+      .Case([&](tt::AssertOp check) {
+        replaceWith(check, tk::AssertOp::getOperationName(),
+                    check.getCondition(),
+                    {attr("message", check.getMessageAttr())});
+        return success();
+      })
+      .Default([&](Operation *other) {
+        return unsupported(other, "tk has no conversion for it");
+      });
+}
+
+struct ConvertTtToTkPass
+    : tk::ttir::impl::TkConvertTtToTkBase<ConvertTtToTkPass> {
+  void runOnOperation() override {
+    if (failed(tk::ttir::convertTtToTk(getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult tk::ttir::convertTtToTk(ModuleOp module) {
+  return TtToTk(module.getContext()).convert(module);
+}

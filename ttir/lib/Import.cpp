@@ -1,0 +1,92 @@
+//===- Import.cpp - read Triton's TTIR as a tk module ---------------------===//
+//
+// Parsing with the parse-only tt dialect, the conversion into tk, the
+// verification of the result, and which kind of failure each step's
+// diagnostics describe.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/ttir/Import.h"
+#include "tk/ttir/Dialect.h"
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+void tk::ttir::registerTtirImport(DialectRegistry &registry) {
+  registerTtDialects(registry);
+  tk::registerTkDialects(registry);
+}
+
+/// Whether a parser diagnostic is about an op the tt dialect here does not
+/// define (Triton has it, tk does not import it): MLIR says "custom op
+/// 'tt.histogram' is unknown", or, in the generic form, that the op is
+/// unregistered.
+static bool namesUnknownTtOp(Diagnostic &diagnostic) {
+  std::string message = diagnostic.str();
+  llvm::StringRef text = message;
+  return (text.contains("'tt.") && text.contains("is unknown")) ||
+         text.contains("unregistered operation 'tt.");
+}
+
+OwningOpRef<ModuleOp> tk::ttir::importTtir(llvm::SourceMgr &sourceMgr,
+                                           MLIRContext &context,
+                                           ImportFailure &failure) {
+  failure = ImportFailure::None;
+  bool unknownOp = false;
+  OwningOpRef<ModuleOp> module;
+  {
+    // Looks at each diagnostic and passes it on to the caller's handler.
+    ScopedDiagnosticHandler watch(&context, [&](Diagnostic &diagnostic) {
+      unknownOp |= namesUnknownTtOp(diagnostic);
+      return mlir::failure();
+    });
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  }
+  if (!module) {
+    failure = unknownOp ? ImportFailure::Unsupported : ImportFailure::InvalidIR;
+    return nullptr;
+  }
+  // What converts is tk; tk's verifier then checks it as it checks a kernel
+  // written in tk. A refusal there is a form of TTIR that tk lacks.
+  if (mlir::failed(convertTtToTk(*module)) || mlir::failed(verify(*module))) {
+    failure = ImportFailure::Unsupported;
+    return nullptr;
+  }
+  return module;
+}
+
+FailureOr<tk::ttir::TritonMetadata>
+tk::ttir::parseTritonMetadata(llvm::StringRef json, std::string &error) {
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
+  if (!value) {
+    error = "Triton's metadata is not JSON: " + toString(value.takeError());
+    return mlir::failure();
+  }
+  const llvm::json::Object *object = value->getAsObject();
+  if (!object) {
+    error = "Triton's metadata is not a JSON object";
+    return mlir::failure();
+  }
+  TritonMetadata metadata;
+  for (auto [key, out] : {std::pair{"num_warps", &metadata.numWarps},
+                          std::pair{"num_stages", &metadata.numStages}}) {
+    const llvm::json::Value *field = object->get(key);
+    if (!field)
+      continue;
+    std::optional<int64_t> count = field->getAsInteger();
+    if (!count || *count < 1 || *count > 1024) {
+      error = std::string("Triton's metadata has ") + key +
+              " that is not a whole number from 1 to 1024";
+      return mlir::failure();
+    }
+    *out = static_cast<int>(*count);
+  }
+  return metadata;
+}
