@@ -245,9 +245,11 @@ def _options(num_warps=0, num_stages=0, constexprs=None, min_programs_per_cu=0):
     return options, table
 
 
-def _source(code, entry):
+def _source(code, entry, ttir=False):
     data = code.encode() if isinstance(code, str) else bytes(code)
     kind = SOURCE_TEXT if isinstance(code, str) else SOURCE_BYTECODE
+    if ttir:
+        kind = SOURCE_TTIR
     keep = ctypes.create_string_buffer(data, len(data))
     source = _KernelSource(kind, ctypes.cast(keep, ctypes.c_void_p), len(data),
                            entry.encode() if entry else None)
@@ -427,9 +429,10 @@ class Device:
         return Event(out.value)
 
     def kernel(self, code, entry=None, num_warps=0, num_stages=0,
-               constexprs=None, min_programs_per_cu=0):
-        """Compiles `code` (.tk text as str, MLIR bytecode as bytes)."""
-        source, _keep = _source(code, entry)
+               constexprs=None, min_programs_per_cu=0, ttir=False):
+        """Compiles `code` (.tk text as str, MLIR bytecode as bytes; with
+        ttir=True, the text of Triton's TTIR)."""
+        source, _keep = _source(code, entry, ttir)
         options, _table = _options(num_warps, num_stages, constexprs,
                                    min_programs_per_cu)
         out = ctypes.c_void_p()

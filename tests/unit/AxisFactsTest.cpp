@@ -144,6 +144,30 @@ TEST_F(AxisFactsTest, SumOfTwoRangesIsNotContiguousNorDivisible) {
   EXPECT_FALSE(copiesIn16Bytes(facts));
 }
 
+TEST_F(AxisFactsTest, RemainderKeepsRunsTheDivisorDivides) {
+  // Triton's tutorials wrap offsets: (pid * 64 + cols) % N. With N a
+  // multiple of 16, runs of 16 stay consecutive and 16-aligned (32 bytes of
+  // f16); with N unknown, nothing is consecutive.
+  auto wrapped = [&](const std::string &divisor) {
+    return loadFacts("  %c64 = arith.constant 64 : i32\n"
+                     "  %start = arith.muli %any, %c64 : i32\n"
+                     "  %b = tk.splat %start : i32 -> tensor<1x64xi32>\n"
+                     "  %o = arith.addi %b, %cols : tensor<1x64xi32>\n"
+                     "  %n = tk.splat " +
+                     divisor +
+                     " : i32 -> tensor<1x64xi32>\n"
+                     "  %w = arith.remsi %o, %n : tensor<1x64xi32>\n" +
+                     sameOffsetsOnEveryRow("%w"));
+  };
+  tk::AxisFacts known = wrapped("%stride");
+  EXPECT_EQ(known.contiguity, 16);
+  EXPECT_EQ(known.divisibility, 16); // bytes: %a's
+  EXPECT_TRUE(copiesIn16Bytes(known));
+  tk::AxisFacts unknown = wrapped("%any");
+  EXPECT_EQ(unknown.contiguity, 1);
+  EXPECT_FALSE(copiesIn16Bytes(unknown));
+}
+
 TEST_F(AxisFactsTest, WalkStepsKeepOrBreakAlignment) {
   tk::AxisFacts start{64, 1, 16};
   Type pointers = RankedTensorType::get(

@@ -15,6 +15,8 @@
 #include "tk/ir/Dialect.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace tk::ttir {
@@ -169,6 +171,47 @@ Value buildExternFunction(OpBuilder &b, Location loc, StringRef symbol,
 // The conversion
 //===----------------------------------------------------------------------===//
 
+/// Triton folds a uniform pointer step (`a_ptrs += BLOCK_K * stride_ak` with
+/// stride_ak specialised to 1) into a dense constant tile; tk writes it as
+/// the splat of a scalar, which is what the lowering recognises as a pointer
+/// walk to pipeline. Each such offset becomes `tk.splat` of the scalar,
+/// built beside the constant (outside any loop the constant is outside of).
+void splatConstantPointerSteps(ModuleOp module) {
+  SmallVector<tk::AddPtrOp> adds;
+  module.walk([&](tk::AddPtrOp add) { adds.push_back(add); });
+  OpBuilder b(module.getContext());
+  for (tk::AddPtrOp add : adds) {
+    auto constant = add.getOffset().getDefiningOp<arith::ConstantOp>();
+    auto splat =
+        constant ? dyn_cast<SplatElementsAttr>(constant.getValue()) : nullptr;
+    if (!splat)
+      continue;
+    b.setInsertionPointAfter(constant);
+    Value scalar = arith::ConstantOp::create(
+        b, constant.getLoc(),
+        cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+    Value tile =
+        tk::SplatOp::create(b, constant.getLoc(), constant.getType(), scalar);
+    add.getOffsetMutable().assign(tile);
+  }
+}
+
+/// Triton gives some f32 ops of TTIR its fast forms (tl.exp is ex2.approx
+/// of x·log2(e), `/` is div.full, tl.sqrt is sqrt.approx; the precise ones
+/// are tt.precise_sqrt, tt.precise_divf and libdevice's): tk's name for that
+/// meaning is `fastmath<afn>`, which its backends lower the same way.
+void markTritonApproximation(Operation *op) {
+  if (!isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp,
+           math::CosOp, math::SqrtOp, math::RsqrtOp, arith::DivFOp>(op) ||
+      !elementTypeOf(op->getResult(0).getType()).isF32())
+    return;
+  auto fastMath = cast<arith::ArithFastMathInterface>(op);
+  op->setAttr(fastMath.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(
+                  op->getContext(), fastMath.getFastMathFlagsAttr().getValue() |
+                                        arith::FastMathFlags::afn));
+}
+
 class TtToTk {
 public:
   explicit TtToTk(MLIRContext *context) : rewriter(context) {}
@@ -210,6 +253,14 @@ LogicalResult TtToTk::convert(ModuleOp module) {
   });
   for (Operation *op : ops)
     failed |= mlir::failed(convertOp(op));
+  if (failed)
+    return failure();
+  // Triton hoists loop-invariant code only after TTIR (in TTGIR); a kernel
+  // written in tk has it hoisted, and the lowering pipelines a loop's loads
+  // only when their pointer steps are loop-invariant values. Innermost loops
+  // first, so that what leaves one can leave the next.
+  module.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+  splatConstantPointerSteps(module);
   for (auto func : llvm::make_early_inc_range(module.getOps<tt::FuncOp>())) {
     // A helper still called is refused at its calls, not again here.
     if (func.isPrivate())
@@ -290,8 +341,12 @@ LogicalResult TtToTk::convertFunc(tt::FuncOp func) {
 
 LogicalResult TtToTk::convertOp(Operation *op) {
   StringRef dialect = op->getName().getDialectNamespace();
-  if (dialect == "arith" || dialect == "math" || dialect == "scf")
+  if (dialect == "arith" || dialect == "math") {
+    markTritonApproximation(op);
     return success(); // Their types were converted in place.
+  }
+  if (dialect == "scf")
+    return success();
   if (dialect == "cf")
     return unsupported(op, "tk kernels use structured control flow (scf); "
                            "this branch came from code Triton could not "

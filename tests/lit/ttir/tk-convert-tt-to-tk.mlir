@@ -76,8 +76,9 @@ tt.func public @shapes() {
 // CHECK: arith.minimumf %[[LO]], %{{.*}} : tensor<16xf32>
 // CHECK: %[[LO2:.*]] = arith.maxnumf %{{.*}}, %{{.*}} : tensor<16xf32>
 // CHECK: arith.minnumf %[[LO2]], %{{.*}} : tensor<16xf32>
-// CHECK: math.sqrt %{{.*}} : tensor<16xf32>
-// CHECK: arith.divf %{{.*}}, %{{.*}} : tensor<16xf32>
+// The precise forms stay precise (no fastmath).
+// CHECK: math.sqrt %{{[^ ]*}} : tensor<16xf32>
+// CHECK: arith.divf %{{[^ ]*}}, %{{[^ ]*}} : tensor<16xf32>
 // mulhiui: widen, multiply, take the high half.
 // CHECK: %[[XW:.*]] = arith.extui %{{.*}} : tensor<16xi32> to tensor<16xi64>
 // CHECK: %[[YW:.*]] = arith.extui %{{.*}} : tensor<16xi32> to tensor<16xi64>
@@ -94,6 +95,11 @@ tt.func public @shapes() {
 // CHECK: arith.extui %[[NAN]] : tensor<16xi1> to tensor<16xi32>
 // ub.poison is zero, one of the values poison may be.
 // CHECK: arith.constant dense<0.000000e+00> : tensor<16xf32>
+// Triton's own f32 exp, divide and sqrt are its fast forms: afn in tk.
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<16xf32>
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<16xf32>
+// CHECK: math.sqrt %{{.*}} fastmath<afn> : tensor<16xf32>
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
 tt.func public @compute(%d: f64) {
   %a = arith.constant dense<1.0> : tensor<16x16xf32>
   %h = arith.constant dense<1.0> : tensor<16x16xf16>
@@ -126,6 +132,10 @@ tt.func public @compute(%d: f64) {
   %16 = tt.extern_elementwise %v, %v, %v {libname = "", libpath = "", pure = true, symbol = "__nv_fmaf"} : (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   %17 = tt.extern_elementwise %v {libname = "", libpath = "", pure = true, symbol = "__nv_isnanf"} : (tensor<16xf32>) -> tensor<16xi32>
   %18 = ub.poison : tensor<16xf32>
+  %19 = math.exp %v : tensor<16xf32>
+  %20 = arith.divf %v, %v : tensor<16xf32>
+  %21 = math.sqrt %v : tensor<16xf32>
+  %22 = arith.divf %d, %d : f64
   tt.return
 }
 

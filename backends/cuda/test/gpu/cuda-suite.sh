@@ -14,6 +14,8 @@ out=${1:-${OUT:?give an output folder}}
 bin=./build/bin
 source "$(dirname "$0")/steps.sh"
 export TK_CACHE_DIR
+# The TTIR corpus of this tree (tk-conformance's ttir_* cases), wherever it runs.
+export TK_TTIR_CORPUS=$PWD/tests/ttir/corpus
 TK_CACHE_DIR=$(mktemp -d)
 
 step "device"
@@ -34,6 +36,11 @@ tail -3 "$out/driver-test.log" >>"$summary"
 step "examples on cuda"
 TK_BACKEND=cuda timeout 60 "$bin/tk-examples" softmax matmul >>"$summary" 2>&1
 record tk-examples $?
+
+step "a Triton kernel from its TTIR (examples/c/triton_kernel.c) on cuda"
+TK_BACKEND=cuda timeout 60 "$bin/triton_kernel" \
+  tests/ttir/corpus/vector_add/kernel.ttir >>"$summary" 2>&1
+record triton_kernel $?
 
 step "a dot the unit does not hold (mma.sync's emit path) against torch"
 TK_BACKEND=cuda TK_LIBRARY="$PWD/build/lib/libtk.so" timeout 120 \

@@ -75,6 +75,25 @@ AxisFacts sumFacts(const AxisFacts &a, const AxisFacts &b, int64_t scale) {
   return result;
 }
 
+/// a % b, as Triton's tutorials wrap offsets (`offs % M`): an aligned run
+/// of m consecutive values, where m divides every divisor over it, crosses
+/// no multiple of the divisor, so it stays consecutive (of either sign: an
+/// aligned run does not straddle 0).
+AxisFacts remainderFacts(const AxisFacts &a, const AxisFacts &b) {
+  AxisFacts result;
+  result.constancy = std::gcd(a.constancy, b.constancy);
+  int64_t run = std::gcd(std::gcd(a.contiguity, b.divisibility), b.constancy);
+  // Sub-runs of `run` inside a's runs start at multiples of `run` only when
+  // a's run starts are.
+  run = std::gcd(run, divisibilityAtRunStarts(a, run, 1));
+  result.contiguity = std::max<int64_t>(run, 1);
+  // a = q b + r with b a multiple of g: g divides r where it divides a.
+  result.divisibility =
+      std::gcd(divisibilityAtRunStarts(a, result.contiguity, 1),
+               b.contiguity == 1 ? b.divisibility : 1);
+  return result;
+}
+
 /// Whether `value` is the integer 1, or a tile of ones (a unit stride the
 /// specialiser folded in, say).
 bool isOne(Value value) {
@@ -174,6 +193,9 @@ private:
     }
     if (auto ext = dyn_cast<arith::ExtSIOp>(op))
       return facts(ext.getIn(), depth + 1);
+    if (isa<arith::RemSIOp, arith::RemUIOp>(op))
+      return remainderFacts(facts(op->getOperand(0), depth + 1),
+                            facts(op->getOperand(1), depth + 1));
     return AxisFacts{};
   }
 
