@@ -15,7 +15,7 @@
 set -euo pipefail
 plain=$1 build=$2 seconds=$3
 shift 3
-all=(tk-fuzz-ir-text tk-fuzz-ir-bytecode tk-fuzz-kernel-cache tk-fuzz-package tk-fuzz-launch)
+all=(tk-fuzz-ir-text tk-fuzz-ir-bytecode tk-fuzz-ir-ttir tk-fuzz-kernel-cache tk-fuzz-package tk-fuzz-launch)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 src=$(cd "$(dirname "$0")/.." && pwd)

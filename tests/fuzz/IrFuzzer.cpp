@@ -1,9 +1,11 @@
 //===- IrFuzzer.cpp - kernel sources as tk_kernel_create reads them -------===//
 //
-// One input is one kernel source, text (tk-fuzz-ir-text) or MLIR bytecode
-// (tk-fuzz-ir-bytecode), given to prepareKernel: the parser or bytecode
-// reader, the nesting guard, the verifier, entry selection, specialisation
-// and the signature, everything tk_kernel_create does before a backend.
+// One input is one kernel source, text (tk-fuzz-ir-text), MLIR bytecode
+// (tk-fuzz-ir-bytecode) or Triton's TTIR (tk-fuzz-ir-ttir), given to
+// prepareKernel: the parser or bytecode
+// reader or the TTIR importer, the nesting guard, the verifier, entry
+// selection, specialisation and the signature, everything tk_kernel_create does
+// before a backend.
 //
 // A refusal must be INVALID_IR, NOT_FOUND or UNSUPPORTED with a message. An
 // accepted kernel must round-trip: its bytecode, read again, is accepted
@@ -19,7 +21,8 @@
 #include <cstdint>
 
 #ifndef TK_FUZZ_SOURCE_KIND
-#error "TK_FUZZ_SOURCE_KIND: TK_SOURCE_TEXT or TK_SOURCE_BYTECODE"
+#error                                                                         \
+    "TK_FUZZ_SOURCE_KIND: TK_SOURCE_TEXT, TK_SOURCE_BYTECODE or TK_SOURCE_TTIR"
 #endif
 
 using tk::fuzz::require;

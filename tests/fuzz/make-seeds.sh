@@ -7,6 +7,7 @@
 #   tk-fuzz-ir-text      the example kernels, the lit tests' .tk and .mlir
 #                        files, the bad-input catalogue's IR
 #   tk-fuzz-ir-bytecode  the example kernels as MLIR bytecode (tk-opt)
+#   tk-fuzz-ir-ttir      the TTIR corpus and the importer's lit tests
 #   tk-fuzz-package      each example kernel compiled by tk-compile for cuda
 #                        (sm_90a), rocm (gfx942), vulkan (sg16) and xe (pvc),
 #                        and the cpu object of hello's vector_add, each
@@ -17,7 +18,7 @@ set -euo pipefail
 build=$1 out=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$build/bin
-for target in ir-text ir-bytecode package kernel-cache launch; do
+for target in ir-text ir-bytecode ir-ttir package kernel-cache launch; do
   rm -rf "$out/tk-fuzz-$target"
   mkdir -p "$out/tk-fuzz-$target"
 done
@@ -28,6 +29,12 @@ while IFS= read -r file; do
 done < <(find "$src/examples/kernels" "$src/tests/bad_inputs/ir" \
               "$src/tests/lit" "$src/backends" \
               \( -name '*.tk' -o -name '*.mlir' \) | sort)
+
+# TTIR: what Triton wrote, and the importer's lit tests.
+while IFS= read -r file; do
+  cp "$file" "$out/tk-fuzz-ir-ttir/$(echo "${file#"$src"/}" | tr / _)"
+done < <(find "$src/tests/ttir/corpus" -name '*.ttir'; \
+         find "$src/tests/lit/ttir" -name '*.mlir' | sort)
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

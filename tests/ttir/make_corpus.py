@@ -6,7 +6,7 @@ fixed inputs. Every output is first checked against PyTorch's own answer
 (dropout: against the rule that each element is dropped or scaled, since
 tl.rand's stream is Triton's), so an importer is held to PyTorch.
 
-    python3 tests/ttir/make_corpus.py OUTDIR
+    python3 tests/ttir/make_corpus.py OUTDIR [KERNEL...]
 
 OUTDIR/<kernel>/: kernel.ttir, kernel.json (named as Triton names
 the metadata beside a .ttir), one <arg>.bin per input buffer
@@ -22,6 +22,8 @@ import triton
 import triton.language as tl
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "ttir-corpus"
+# Names after OUTDIR: write only those cases (the others keep their files).
+ONLY = set(sys.argv[2:])
 torch.manual_seed(20261128)
 DEV = "cuda"
 
@@ -170,6 +172,85 @@ def attention_forward(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_h, stride_m,
              acc.to(tl.float16))
 
 
+@triton.jit
+def cumsum_rows(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    # tl.cumsum: tt.scan over each row of integers.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0)
+    tl.store(out_ptr + row * n_cols + cols, tl.cumsum(x, 0), mask=mask)
+
+
+@triton.jit
+def atomic_histogram(x_ptr, hist_ptr, n, BLOCK: tl.constexpr):
+    # tl.atomic_add with a mask: tt.atomic_rmw.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    bins = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + bins, 1, mask=mask)
+
+
+@triton.jit
+def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak,
+                     stride_bk, stride_bn, stride_cm, stride_cn,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    # Block pointers: tt.make_tensor_ptr, tt.advance, boundary checks.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak),
+                          (pid_m * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn),
+                          (0, pid_n * BLOCK_N), (BLOCK_K, BLOCK_N), (1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    for _ in range(0, tl.cdiv(K, BLOCK_K)):
+        acc += tl.dot(tl.load(a, boundary_check=(0, 1), padding_option="zero"),
+                      tl.load(b, boundary_check=(0, 1), padding_option="zero"))
+        a = tl.advance(a, (0, BLOCK_K))
+        b = tl.advance(b, (BLOCK_K, 0))
+    c = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn),
+                          (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N),
+                          (1, 0))
+    tl.store(c, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+@triton.jit
+def argmax_rows(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    # tl.argmax: a tt.reduce of two operands, value and index.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols,
+                other=-float("inf"))
+    tl.store(out_ptr + row, tl.argmax(x, 0))
+
+
+@triton.jit
+def gelu_clamp(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # Math of the elementwise kind: erf, sigmoid, clamp (tt.clampf), where.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    gelu = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
+    y = tl.where(x > 0, gelu, tl.sigmoid(x) * x)
+    tl.store(out_ptr + offs, tl.clamp(y, -0.25, 2.0), mask=mask)
+
+
+@triton.jit
+def interleave_split(pairs_ptr, a_ptr, b_ptr, sums_ptr, woven_ptr,
+                     BLOCK: tl.constexpr):
+    # tt.split of (BLOCK, 2) pairs, tt.join and tt.reshape of tl.interleave.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    pairs = tl.load(pairs_ptr + offs[:, None] * 2 + tl.arange(0, 2)[None, :])
+    lo, hi = tl.split(pairs)
+    tl.store(sums_ptr + offs, lo + 2 * hi)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    woven = tl.interleave(a, b)
+    tl.store(woven_ptr + tl.program_id(0) * 2 * BLOCK + tl.arange(0, 2 * BLOCK),
+             woven)
+
+
 def buffer(name, tensor, output=False):
     return {"name": name, "tensor": tensor, "output": output}
 
@@ -180,6 +261,8 @@ def scalar(name, value, kind):
 
 def write_case(name, kernel, grid, args, constexprs, options, check,
                reference="torch"):
+    if ONLY and name not in ONLY:
+        return
     launch_args = [a["tensor"] if "tensor" in a else a["value"] for a in args]
     compiled = kernel[grid](*launch_args, **constexprs, **options)
     torch.cuda.synchronize()
@@ -343,6 +426,76 @@ def main():
                {"BLOCK_M": 64, "BLOCK_N": 64, "HEAD_DIM": D},
                {"num_warps": 4, "num_stages": 2},
                lambda: torch.testing.assert_close(o, ref, atol=2e-2, rtol=2e-2))
+
+    torch.manual_seed(22)
+    rows, cols = 37, 600
+    xi = torch.randint(-1000, 1000, (rows, cols), device=DEV, dtype=torch.int32)
+    ci = torch.full_like(xi, -1)
+    args = prepared([buffer("x", xi), buffer("out", ci, True),
+                     scalar("n_cols", cols, "i32")])
+    write_case("cumsum_rows", cumsum_rows, (rows,), args, {"BLOCK": 1024}, {},
+               lambda: torch.testing.assert_close(ci, torch.cumsum(xi, 1,
+                                                                   dtype=torch.int32)))
+
+    n = 10000
+    values = torch.randint(0, 64, (n,), device=DEV, dtype=torch.int32)
+    hist = torch.zeros(64, device=DEV, dtype=torch.int32)
+    args = prepared([buffer("x", values), buffer("hist", hist, True),
+                     scalar("n", n, "i32")])
+    write_case("atomic_histogram", atomic_histogram, (triton.cdiv(n, 1024),), args,
+               {"BLOCK": 1024}, {},
+               lambda: torch.testing.assert_close(
+                   hist, torch.bincount(values, minlength=64).to(torch.int32)))
+
+    M, N, K = 100, 72, 80
+    A = torch.randn(M, K, device=DEV, dtype=torch.float16)
+    B = torch.randn(K, N, device=DEV, dtype=torch.float16)
+    C = torch.full((M, N), float("nan"), device=DEV, dtype=torch.float16)
+    args = prepared([buffer("a", A), buffer("b", B), buffer("c", C, True),
+                     scalar("M", M, "i32"), scalar("N", N, "i32"), scalar("K", K, "i32"),
+                     scalar("stride_am", A.stride(0), "i32"),
+                     scalar("stride_ak", A.stride(1), "i32"),
+                     scalar("stride_bk", B.stride(0), "i32"),
+                     scalar("stride_bn", B.stride(1), "i32"),
+                     scalar("stride_cm", C.stride(0), "i32"),
+                     scalar("stride_cn", C.stride(1), "i32")])
+    ref = (A.float() @ B.float()).half()
+    write_case("block_ptr_matmul", block_ptr_matmul,
+               (triton.cdiv(M, 32), triton.cdiv(N, 32)), args,
+               {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, {"num_warps": 4},
+               lambda: torch.testing.assert_close(C.float(), ref.float(),
+                                                  atol=1e-2 * K ** 0.5, rtol=1e-2))
+
+    rows, cols = 50, 700
+    xa = torch.randn(rows, cols, device=DEV)
+    am = torch.full((rows,), -1, device=DEV, dtype=torch.int32)
+    args = prepared([buffer("x", xa), buffer("out", am, True),
+                     scalar("n_cols", cols, "i32")])
+    write_case("argmax_rows", argmax_rows, (rows,), args, {"BLOCK": 1024}, {},
+               lambda: torch.testing.assert_close(am, xa.argmax(1).to(torch.int32)))
+
+    n = 3000
+    xg = torch.randn(n, device=DEV) * 2
+    og = torch.full_like(xg, float("nan"))
+    gelu = 0.5 * xg * (1 + torch.erf(xg * 0.7071067811865476))
+    want = torch.where(xg > 0, gelu, torch.sigmoid(xg) * xg).clamp(-0.25, 2.0)
+    args = prepared([buffer("x", xg), buffer("out", og, True), scalar("n", n, "i32")])
+    write_case("gelu_clamp", gelu_clamp, (triton.cdiv(n, 1024),), args,
+               {"BLOCK": 1024}, {}, lambda: torch.testing.assert_close(og, want))
+
+    n = 2048
+    pairs = torch.randn(n, 2, device=DEV)
+    wa = torch.randn(n, device=DEV)
+    wb = torch.randn(n, device=DEV)
+    sums = torch.full((n,), float("nan"), device=DEV)
+    woven = torch.full((2 * n,), float("nan"), device=DEV)
+    args = prepared([buffer("pairs", pairs), buffer("a", wa), buffer("b", wb),
+                     buffer("sums", sums, True), buffer("woven", woven, True)])
+    write_case("interleave_split", interleave_split, (n // 256,), args,
+               {"BLOCK": 256}, {},
+               lambda: (torch.testing.assert_close(sums, pairs[:, 0] + 2 * pairs[:, 1]),
+                        torch.testing.assert_close(
+                            woven, torch.stack([wa, wb], 1).flatten())))
 
 
 if __name__ == "__main__":

@@ -102,6 +102,21 @@ TEST_F(TtirTest, AnOpTkDoesNotImportIsUnsupportedNamingIt) {
   EXPECT_EQ(kernel, nullptr);
 }
 
+TEST_F(TtirTest, OtherDialectsAndTtgirAreUnsupported) {
+  // tl.debug_barrier's gpu.barrier; TTGIR's layouts given as TTIR.
+  for (const char *text :
+       {"module {\n  tt.func public @k() {\n    gpu.barrier\n"
+        "    tt.return\n  }\n}\n",
+        "module {\n  tt.func public @k(%x: !tt.ptr<f32>) {\n"
+        "    %0 = tt.splat %x : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>, "
+        "#ttg.blocked<{}>>\n    tt.return\n  }\n}\n"}) {
+    EXPECT_EQ(create(text), TK_ERROR_UNSUPPORTED) << text;
+    EXPECT_NE(std::string(tk_last_error()).find("<source>:3:"),
+              std::string::npos)
+        << tk_last_error();
+  }
+}
+
 TEST_F(TtirTest, AnUnsupportedFormNamesThePythonLine) {
   std::string text = R"(#loc = loc("kernel.py":12:9)
 module {

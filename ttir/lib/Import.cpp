@@ -24,15 +24,19 @@ void tk::ttir::registerTtirImport(DialectRegistry &registry) {
   tk::registerTkDialects(registry);
 }
 
-/// Whether a parser diagnostic is about an op the tt dialect here does not
-/// define (Triton has it, tk does not import it): MLIR says "custom op
-/// 'tt.histogram' is unknown", or, in the generic form, that the op is
-/// unregistered.
-static bool namesUnknownTtOp(Diagnostic &diagnostic) {
+/// Whether a parser diagnostic is about an op or dialect the reader does not
+/// define, in text that is otherwise MLIR: an op Triton has and tk does not
+/// import ("custom op 'tt.histogram' is unknown", or unregistered in the
+/// generic form), one of another dialect (`gpu.barrier` from
+/// tl.debug_barrier), or TTGIR's types (`#ttg.blocked`) given as TTIR.
+static bool namesUnknownOp(Diagnostic &diagnostic) {
   std::string message = diagnostic.str();
   llvm::StringRef text = message;
-  return (text.contains("'tt.") && text.contains("is unknown")) ||
-         text.contains("unregistered operation 'tt.");
+  return (text.starts_with("custom op '") && text.contains("is unknown")) ||
+         text.contains("unregistered operation '") ||
+         (text.starts_with("dialect '") && text.contains("not found")) ||
+         (text.starts_with("Dialect `") && text.contains("not found")) ||
+         text.contains("created with unregistered dialect");
 }
 
 OwningOpRef<ModuleOp> tk::ttir::importTtir(llvm::SourceMgr &sourceMgr,
@@ -44,7 +48,7 @@ OwningOpRef<ModuleOp> tk::ttir::importTtir(llvm::SourceMgr &sourceMgr,
   {
     // Looks at each diagnostic and passes it on to the caller's handler.
     ScopedDiagnosticHandler watch(&context, [&](Diagnostic &diagnostic) {
-      unknownOp |= namesUnknownTtOp(diagnostic);
+      unknownOp |= namesUnknownOp(diagnostic);
       return mlir::failure();
     });
     module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));

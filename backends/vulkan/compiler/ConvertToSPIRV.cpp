@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -558,6 +559,16 @@ struct ConvertToSPIRVPass
       RewritePatternSet expand(context);
       arith::populateExpandBFloat16Patterns(expand);
       if (failed(applyPatternsGreedily(spirvModule, std::move(expand))))
+        return signalPassFailure();
+    }
+
+    // GLSL.std.450 has no erf: MLIR's polynomial approximations write erf
+    // and erfc in the arith and math ops it has.
+    {
+      RewritePatternSet approximations(context);
+      populatePolynomialApproximateErfPattern(approximations);
+      populatePolynomialApproximateErfcPattern(approximations);
+      if (failed(applyPatternsGreedily(spirvModule, std::move(approximations))))
         return signalPassFailure();
     }
 
