@@ -2,6 +2,7 @@
 //
 // The mlir-opt of tk: every tk pass and the upstream passes a pipeline needs
 // are registered, so any stage of the lowering can be run and printed alone.
+// `--from ttir` reads Triton's TTIR, converted into tk first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
 #include "RegisterTargetPresets.h"
 
@@ -56,6 +59,40 @@ static bool inputNestsWithinLimit(int argc, char **argv) {
   return true;
 }
 
+/// `--from ttir` (or `--from=ttir`): the input is Triton's TTIR, converted
+/// into tk before any other pass, as if `--tk-convert-tt-to-tk` came first.
+/// `--from tk` is the default. Returns the arguments MlirOptMain reads, or
+/// nothing after reporting a bad `--from`.
+static std::optional<std::vector<char *>> readFrom(int argc, char **argv) {
+  static char convert[] = "--tk-convert-tt-to-tk";
+  std::vector<char *> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    std::optional<llvm::StringRef> from;
+    if (arg == "--from" || arg == "-from") {
+      if (i + 1 >= args.size()) {
+        llvm::errs() << "tk-opt: --from needs tk or ttir\n";
+        return std::nullopt;
+      }
+      from = llvm::StringRef(args[i + 1]);
+      args.erase(args.begin() + i, args.begin() + i + 2);
+    } else if (arg.consume_front("--from=") || arg.consume_front("-from=")) {
+      from = arg;
+      args.erase(args.begin() + i);
+    } else {
+      continue;
+    }
+    if (*from != "tk" && *from != "ttir") {
+      llvm::errs() << "tk-opt: --from " << *from << ": expected tk or ttir\n";
+      return std::nullopt;
+    }
+    if (*from == "ttir")
+      args.insert(args.begin() + 1, convert);
+    --i;
+  }
+  return args;
+}
+
 int main(int argc, char **argv) {
   // Every backend's TargetInfo presets, for the passes' target= options.
   tk::registerAllTargetPresets();
@@ -76,6 +113,10 @@ int main(int argc, char **argv) {
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect>();
   if (!inputNestsWithinLimit(argc, argv))
     return EXIT_FAILURE;
+  std::optional<std::vector<char *>> args = readFrom(argc, argv);
+  if (!args)
+    return EXIT_FAILURE;
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "tk optimizer driver\n", registry));
+      mlir::MlirOptMain(static_cast<int>(args->size()), args->data(),
+                        "tk optimizer driver\n", registry));
 }

@@ -647,7 +647,7 @@ LogicalResult TtToTk::convertOp(Operation *op) {
         if (rmw.getScope() == tt::MemSyncScope::System)
           return unsupported(rmw, "tk's atomics are device-wide; this one is "
                                   "of system scope");
-        tk::AtomicRMWKind kind;
+        tk::AtomicRMWKind kind = tk::AtomicRMWKind::Add;
         switch (rmw.getAtomicRmwOp()) {
           // clang-format off
         case tt::RMWOp::And: kind = tk::AtomicRMWKind::And; break;
