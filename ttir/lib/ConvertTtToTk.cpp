@@ -345,8 +345,15 @@ LogicalResult TtToTk::convertOp(Operation *op) {
     markTritonApproximation(op);
     return success(); // Their types were converted in place.
   }
-  if (dialect == "scf")
-    return success();
+  if (dialect == "scf") {
+    // tk's lowerings take counted loops and branches (DESIGN.md §2).
+    // (scf.condition is refused with its scf.while.)
+    if (isa<scf::ForOp, scf::IfOp, scf::YieldOp, scf::ConditionOp>(op))
+      return success();
+    return unsupported(op, "tk kernels loop with scf.for and branch with "
+                           "scf.if; this one (a Python while loop, say) is "
+                           "not lowered");
+  }
   if (dialect == "cf")
     return unsupported(op, "tk kernels use structured control flow (scf); "
                            "this branch came from code Triton could not "

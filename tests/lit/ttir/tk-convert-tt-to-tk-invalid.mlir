@@ -77,3 +77,18 @@ tt.func public @wide_mulhi(%x: i64) {
   %0 = tt.mulhiui %x, %x : i64
   tt.return
 }
+
+// -----
+
+tt.func public @while_loop(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'scf.while' cannot be imported into tk: tk kernels loop with scf.for and branch with scf.if}}
+  %r = scf.while (%i = %c0) : (i32) -> i32 {
+    %go = arith.cmpi slt, %i, %n : i32
+    scf.condition(%go) %i : i32
+  } do {
+  ^bb0(%j: i32):
+    scf.yield %j : i32
+  }
+  tt.return
+}
