@@ -63,6 +63,21 @@ class CApiFromPython(unittest.TestCase):
         self.assertGreaterEqual(start.elapsed_ms(end), 0.0)
         self.check_sum(out)
 
+    def test_a_triton_kernel_from_its_ttir(self):
+        corpus = os.path.join(KERNELS, "..", "..", "tests", "ttir", "corpus")
+        with open(os.path.join(corpus, "vector_add", "kernel.ttir")) as f:
+            kernel = self.device.kernel(f.read(), ttir=True, num_warps=4)
+        self.assertEqual(kernel.num_args, 4)
+        x, y, out = self.buffers()
+        kernel.launch(((self.n + 1023) // 1024,), [x, y, out, tk.i32(self.n)],
+                      wait=True)
+        self.check_sum(out)
+        with self.assertRaises(tk.TkError) as refused:
+            self.device.kernel("module {\n  tt.func public @k() {\n"
+                               "    gpu.barrier\n    tt.return\n  }\n}\n",
+                               ttir=True)
+        self.assertIn("UNSUPPORTED", str(refused.exception))
+
     def test_wrapped_memory(self):
         kernel = self.device.kernel(vector_add_text())
         x, y, out = self.buffers()
