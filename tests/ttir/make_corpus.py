@@ -319,6 +319,19 @@ def prepared(args):
     return args
 
 
+def matmul_args(A, B, C):
+    """c = a @ b's arguments, as both matmul kernels take them."""
+    (M, K), N = A.shape, B.shape[1]
+    return prepared([buffer("a", A), buffer("b", B), buffer("c", C, True),
+                     scalar("M", M, "i32"), scalar("N", N, "i32"), scalar("K", K, "i32"),
+                     scalar("stride_am", A.stride(0), "i32"),
+                     scalar("stride_ak", A.stride(1), "i32"),
+                     scalar("stride_bk", B.stride(0), "i32"),
+                     scalar("stride_bn", B.stride(1), "i32"),
+                     scalar("stride_cm", C.stride(0), "i32"),
+                     scalar("stride_cn", C.stride(1), "i32")])
+
+
 def main():
     n = 5000
     x = torch.randn(n, device=DEV)
@@ -354,14 +367,7 @@ def main():
         C = torch.full((M, N), float("nan"), device=DEV, dtype=dtype)
         meta = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8}
         grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64),)
-        args = prepared([buffer("a", A), buffer("b", B), buffer("c", C, True),
-                         scalar("M", M, "i32"), scalar("N", N, "i32"), scalar("K", K, "i32"),
-                         scalar("stride_am", A.stride(0), "i32"),
-                         scalar("stride_ak", A.stride(1), "i32"),
-                         scalar("stride_bk", B.stride(0), "i32"),
-                         scalar("stride_bn", B.stride(1), "i32"),
-                         scalar("stride_cm", C.stride(0), "i32"),
-                         scalar("stride_cn", C.stride(1), "i32")])
+        args = matmul_args(A, B, C)
         ref = (A.float() @ B.float()).to(dtype)
         write_case(name, matmul, grid, args, meta, {"num_warps": 4, "num_stages": 3},
                    lambda C=C, ref=ref, tol=tol: torch.testing.assert_close(
@@ -451,14 +457,7 @@ def main():
     A = torch.randn(M, K, device=DEV, dtype=torch.float16)
     B = torch.randn(K, N, device=DEV, dtype=torch.float16)
     C = torch.full((M, N), float("nan"), device=DEV, dtype=torch.float16)
-    args = prepared([buffer("a", A), buffer("b", B), buffer("c", C, True),
-                     scalar("M", M, "i32"), scalar("N", N, "i32"), scalar("K", K, "i32"),
-                     scalar("stride_am", A.stride(0), "i32"),
-                     scalar("stride_ak", A.stride(1), "i32"),
-                     scalar("stride_bk", B.stride(0), "i32"),
-                     scalar("stride_bn", B.stride(1), "i32"),
-                     scalar("stride_cm", C.stride(0), "i32"),
-                     scalar("stride_cn", C.stride(1), "i32")])
+    args = matmul_args(A, B, C)
     ref = (A.float() @ B.float()).half()
     write_case("block_ptr_matmul", block_ptr_matmul,
                (triton.cdiv(M, 32), triton.cdiv(N, 32)), args,

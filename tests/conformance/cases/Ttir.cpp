@@ -98,9 +98,12 @@ struct CorpusKernel {
   std::vector<CorpusArg> args;
   DType dtype = DType::F32; // the first output's
   std::vector<int64_t> shape;
+  /// The text of kernel.ttir, read once with the metadata.
+  std::string ttir;
 };
 
-/// Reads `folder/kernel.json`; an error names the folder and the field.
+/// Reads `folder/kernel.json` and `folder/kernel.ttir`; an error names the
+/// file and, for the metadata, the field.
 llvm::Expected<CorpusKernel> readKernel(const std::string &folder) {
   auto fail = [&](const llvm::Twine &what) {
     return llvm::createStringError(folder + "/kernel.json: " + what);
@@ -182,6 +185,11 @@ llvm::Expected<CorpusKernel> readKernel(const std::string &folder) {
   }
   if (!haveOutput)
     return fail("no output to check");
+  auto ttir = llvm::MemoryBuffer::getFile(folder + "/kernel.ttir",
+                                          /*IsText=*/true);
+  if (!ttir)
+    return llvm::createStringError(folder + "/kernel.ttir cannot be read");
+  kernel.ttir = (*ttir)->getBuffer().str();
   return kernel;
 }
 
@@ -339,8 +347,7 @@ void tk::conformance::addTtirCases(std::vector<ConformanceCase> &cases) {
     }
     auto kernel = std::make_shared<CorpusKernel>(std::move(*read));
     // The atomics the TTIR uses, which a backend must declare.
-    if (auto text = llvm::MemoryBuffer::getFile(folder + "/kernel.ttir"))
-      kase.needs.atomics = atomicsUsed((*text)->getBuffer());
+    kase.needs.atomics = atomicsUsed(kernel->ttir);
     kase.summary =
         "Triton's " + kernel->name + " from its TTIR, against Triton's answer";
     for (const CorpusArg &arg : kernel->args)
@@ -348,14 +355,8 @@ void tk::conformance::addTtirCases(std::vector<ConformanceCase> &cases) {
         kase.needs.dtypes |= dtypeBit(arg.dtype);
     kase.dtypes = {kernel->dtype};
     kase.shapes = {shape(kernel->shape)};
-    kase.ttir = [kernel](std::string *error) -> mlir::FailureOr<std::string> {
-      std::string path = kernel->folder + "/kernel.ttir";
-      auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-      if (!file) {
-        *error = path + " cannot be read";
-        return mlir::failure();
-      }
-      return (*file)->getBuffer().str();
+    kase.ttir = [kernel](std::string *) -> mlir::FailureOr<std::string> {
+      return kernel->ttir;
     };
     kase.settings = [kernel](DType, const Shape &) {
       CompileSettings settings;
