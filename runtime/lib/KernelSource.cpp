@@ -38,14 +38,24 @@ using namespace mlir;
 /// The name text sources are given in diagnostics ("<source>:3:7: error:").
 static constexpr llvm::StringLiteral kSourceName = "<source>";
 
-static const DialectRegistry &getDialectRegistry() {
-  static const DialectRegistry *registry = [] {
+/// The dialects a kernel of `kind` may use. Triton's `tt` is read only from a
+/// TTIR source, which converts it to tk before anything else sees it: a tk
+/// text source that wrote `tt` ops would otherwise be accepted here and its
+/// bytecode refused by every reader that knows only tk (tk-bytecode-check,
+/// the plugins, the kernel cache).
+static const DialectRegistry &getDialectRegistry(tk_source_kind kind) {
+  static const DialectRegistry *tkRegistry = [] {
+    auto *registry = new DialectRegistry();
+    tk::registerTkDialects(*registry);
+    return registry;
+  }();
+  static const DialectRegistry *ttirRegistry = [] {
     auto *registry = new DialectRegistry();
     tk::registerTkDialects(*registry);
     tk::ttir::registerTtirImport(*registry);
     return registry;
   }();
-  return *registry;
+  return kind == TK_SOURCE_TTIR ? *ttirRegistry : *tkRegistry;
 }
 
 namespace {
@@ -407,7 +417,8 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
   // threads creating kernels at the same time never see each other's
   // messages, and nothing here contends on a shared context. Threading is
   // off: a kernel is small, and a thread pool per context would be waste.
-  MLIRContext context(getDialectRegistry(), MLIRContext::Threading::DISABLED);
+  MLIRContext context(getDialectRegistry(source.kind),
+                      MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   // The located message with its source line says what is wrong; a generic
   // dump of the whole kernel after it ("see current operation") only buries

@@ -49,7 +49,9 @@ int main(int argc, char **argv) {
       std::sort(files.begin(), files.end());
       for (const fs::path &file : files)
         ran += runOne(file) ? 1 : 0;
-    } else if (!runOne(argv[i])) {
+    } else if (runOne(argv[i])) {
+      ++ran;
+    } else {
       return 1;
     }
   }

@@ -2,7 +2,8 @@
 //
 // TK_SOURCE_TTIR end to end on the cpu backend: a kernel Triton wrote runs,
 // what tk cannot import is TK_ERROR_UNSUPPORTED naming the op and its
-// Python line, text that is not TTIR is TK_ERROR_INVALID_IR, and
+// Python line, text that is not TTIR is TK_ERROR_INVALID_IR, Triton's ops
+// outside a TTIR source are TK_ERROR_INVALID_IR, and
 // tk_ttir_read_metadata reads Triton's num_warps and num_stages.
 //
 //===----------------------------------------------------------------------===//
@@ -142,6 +143,23 @@ TEST_F(TtirTest, TextThatIsNotTtirIsInvalidIR) {
   // A tk kernel is not TTIR, but it is MLIR: it parses, and the importer
   // leaves tk alone; what the TTIR lacks is then a kernel.
   EXPECT_EQ(create("module {}"), TK_ERROR_NOT_FOUND) << tk_last_error();
+}
+
+// Triton's ops are read only from a TTIR source, which turns them into tk.
+// Given as tk text (or in tk bytecode) they are unknown, as they are to every
+// other reader of tk (the bytecode check, the plugins, the kernel cache).
+TEST_F(TtirTest, TtOpsInATkSourceAreInvalidIR) {
+  std::string text = "tk.func @k(%x: !tk.ptr<f32>) {\n"
+                     "  %p = tt.get_program_id x : i32\n"
+                     "  tk.return\n"
+                     "}\n";
+  tk_kernel_source source = {TK_SOURCE_TEXT, text.data(), text.size(), nullptr};
+  EXPECT_EQ(tk_kernel_create(device, &source, nullptr, &kernel),
+            TK_ERROR_INVALID_IR);
+  std::string message = tk_last_error();
+  EXPECT_NE(message.find("<source>:2:"), std::string::npos) << message;
+  EXPECT_NE(message.find("tt.get_program_id"), std::string::npos) << message;
+  EXPECT_EQ(kernel, nullptr);
 }
 
 TEST(TtirMetadata, ReadsTritonsCountsAndRefusesBadOnes) {
