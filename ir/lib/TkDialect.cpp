@@ -117,7 +117,18 @@ LogicalResult TkDialect::verifyRegionArgAttribute(Operation *op,
                            << argIndex
                            << " must be a positive power-of-two integer, not "
                            << attr.getValue();
-  Type argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  // From the signature: a function without a body (a declaration, or text
+  // cut short) has no block to hold the argument.
+  Type argType;
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    argType = function.getArgumentTypes()[argIndex];
+  else if (Region &region = op->getRegion(regionIndex);
+           !region.empty() && argIndex < region.getNumArguments())
+    argType = region.getArgument(argIndex).getType();
+  if (!argType)
+    return op->emitError() << "'" << kDivisibilityAttrName
+                           << "' is given for argument " << argIndex
+                           << ", which the region does not have";
   if (!isa<PtrType, IntegerType>(argType))
     return op->emitError() << "'" << kDivisibilityAttrName << "' of argument "
                            << argIndex

@@ -243,7 +243,15 @@ LogicalResult TtToTk::convert(ModuleOp module) {
     if (func.isPrivate() && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();
 
-  if (mlir::failed(convertTypes(module)))
+  // A public declaration (Triton writes none) has no body to run.
+  for (auto func : module.getOps<tt::FuncOp>())
+    if (func.isPublic() && func.getBody().empty()) {
+      func.emitError() << "'tt.func' @" << func.getSymName()
+                       << " is a declaration without a body; tk imports "
+                          "kernels, which have one";
+      failed = true;
+    }
+  if (failed || mlir::failed(convertTypes(module)))
     return failure();
 
   SmallVector<Operation *> ops;

@@ -52,6 +52,18 @@ tk.func @divisibility_on_float(%x: !tk.ptr<f32>, %s: f32 {tk.divisibility = 16 :
 
 // -----
 
+// A kernel without a body is refused for that; its argument attributes are
+// checked against its signature, as there is no block to hold the arguments.
+// expected-error @+1 {{'tk.func' op a kernel needs a body}}
+tk.func @no_body(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+
+// -----
+
+// expected-error @+1 {{'tk.divisibility' of argument 0 applies to pointers and integers, not 'f32'}}
+tk.func @no_body_float(%s: f32 {tk.divisibility = 16 : i32})
+
+// -----
+
 // expected-error @+1 {{unknown argument attribute 'tk.alignment'}}
 tk.func @unknown_arg_attr(%x: !tk.ptr<f32> {tk.alignment = 16 : i32}) {
   tk.return

@@ -92,3 +92,8 @@ tt.func public @while_loop(%n: i32) {
   }
   tt.return
 }
+
+// -----
+
+// expected-error @+1 {{'tt.func' @declared is a declaration without a body; tk imports kernels, which have one}}
+tt.func public @declared(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32})
