@@ -7,12 +7,41 @@
 
 #include "tk/core/Specialize.h"
 
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 using namespace mlir;
 using tk::FuncOp;
+
+void tk::recoverArgumentNames(ModuleOp module, const AsmParserState &state) {
+  Builder builder(module.getContext());
+  for (FuncOp func : module.getOps<FuncOp>()) {
+    if (func->hasAttr(tk::TkDialect::kArgNamesAttrName) ||
+        func.getBody().empty())
+      continue;
+    const AsmParserState::BlockDefinition *definition =
+        state.getBlockDef(&func.getBody().front());
+    if (!definition || definition->arguments.size() != func.getNumArguments())
+      continue;
+    SmallVector<Attribute> names;
+    for (const AsmParserState::SMDefinition &argument : definition->arguments) {
+      const char *start = argument.loc.Start.getPointer();
+      const char *end = argument.loc.End.getPointer();
+      if (!start || !end || end <= start)
+        return;
+      llvm::StringRef name(start, end - start);
+      name.consume_front("%");
+      if (name.empty())
+        return;
+      names.push_back(builder.getStringAttr(name));
+    }
+    func->setAttr(tk::TkDialect::kArgNamesAttrName,
+                  builder.getArrayAttr(names));
+  }
+}
 
 std::string tk::getArgumentName(FuncOp func, unsigned index) {
   if (auto names =

@@ -133,36 +133,6 @@ static OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context) {
       &block, &context, loc);
 }
 
-/// The source names of the arguments of every tk.func that lacks
-/// `tk.arg_names`, read from the parser's record of where each block argument
-/// was defined (`%out` gives "out"), so messages and constexprs can name them.
-static void recoverArgumentNames(ModuleOp module, const AsmParserState &state) {
-  Builder builder(module.getContext());
-  for (tk::FuncOp func : module.getOps<tk::FuncOp>()) {
-    if (func->hasAttr(tk::TkDialect::kArgNamesAttrName) ||
-        func.getBody().empty())
-      continue;
-    const AsmParserState::BlockDefinition *definition =
-        state.getBlockDef(&func.getBody().front());
-    if (!definition || definition->arguments.size() != func.getNumArguments())
-      continue;
-    SmallVector<Attribute> names;
-    for (const AsmParserState::SMDefinition &argument : definition->arguments) {
-      const char *start = argument.loc.Start.getPointer();
-      const char *end = argument.loc.End.getPointer();
-      if (!start || !end || end <= start)
-        return;
-      llvm::StringRef name(start, end - start);
-      name.consume_front("%");
-      if (name.empty())
-        return;
-      names.push_back(builder.getStringAttr(name));
-    }
-    func->setAttr(tk::TkDialect::kArgNamesAttrName,
-                  builder.getArrayAttr(names));
-  }
-}
-
 static Status invalidIR(llvm::StringRef what,
                         DiagnosticCollector &diagnostics) {
   return Status(TK_ERROR_INVALID_IR, what.str() + ":\n" + diagnostics.take());
@@ -211,7 +181,7 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     module = takeModule(block, context);
     if (!module)
       return invalidIR("the kernel source is not a module", diagnostics);
-    recoverArgumentNames(*module, state);
+    tk::recoverArgumentNames(*module, state);
     return Status::success();
   }
   case TK_SOURCE_TTIR: {

@@ -7,6 +7,11 @@
 //              [--num-warps N] [--num-stages S] [--min-programs-per-cu N]
 //              [--emit binary|asm|llvm|spirv|package] [--dump-dir DIR] [-o OUT]
 //              [--from tk|ttir] [--triton-metadata FILE.json]
+//              [--constexpr NAME=VALUE]...
+//
+// `--constexpr` folds a scalar argument into the kernel as a constant, as
+// tk_compile_options.constexprs does at tk_kernel_create (the benchmark's
+// strides of 1, say), so that the code shown is the code a launch runs.
 //
 // `--from ttir` reads Triton's TTIR (a `.ttir` file) through tk's importer;
 // the entry is then optional (the kernel in the file), and num_warps and
@@ -21,20 +26,28 @@
 
 #include "common/CompileTool.h"
 
+#include "tk/core/Specialize.h"
+#include "tk/ir/Dialect.h"
 #include "tk/ttir/Import.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #define TK_COMPILE_TOOL(backend)                                               \
   namespace tk::backend {                                                      \
@@ -62,6 +75,7 @@ std::string usage() {
       "                  [--emit binary|asm|llvm|spirv|package] [--dump-dir "
       "DIR] [-o OUT]\n"
       "                  [--from tk|ttir] [--triton-metadata FILE.json]\n"
+      "                  [--constexpr NAME=VALUE]...\n"
       "backends and their targets:\n";
   for (const tk::tool::BackendCompileTool &backend : kBackends)
     text += std::string("  ") + backend.name + ": " + backend.archs + "\n";
@@ -88,6 +102,91 @@ std::string readFile(const std::string &path, bool &ok) {
   std::ostringstream buffer;
   buffer << file.rdbuf();
   return buffer.str();
+}
+
+/// A `--constexpr` value: the argument's name and its whole-number value.
+struct Constexpr {
+  std::string name;
+  int64_t value = 0;
+};
+
+bool parseConstexpr(const std::string &text, Constexpr &out) {
+  size_t equals = text.find('=');
+  if (equals == 0 || equals == std::string::npos)
+    return false;
+  out.name = text.substr(0, equals);
+  std::string number = text.substr(equals + 1);
+  errno = 0;
+  char *end = nullptr;
+  long long value = std::strtoll(number.c_str(), &end, 0);
+  if (number.empty() || *end != '\0' || errno == ERANGE)
+    return false;
+  out.value = value;
+  return true;
+}
+
+/// Folds `constexprs` into the entry of the tk kernel (text or bytecode) in
+/// `request.source`, which becomes the specialised kernel's bytecode.
+int specialize(tk::tool::CompileRequest &request, const std::string &input,
+               const std::vector<Constexpr> &constexprs) {
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(request.source, input),
+      llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  // Text gives its arguments the names it wrote (`%stride`), as
+  // tk_kernel_create does; bytecode (an imported TTIR) carries its own.
+  mlir::ParserConfig config(&context);
+  mlir::Block block;
+  mlir::AsmParserState state;
+  bool text =
+      !mlir::isBytecode(*sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()));
+  if (mlir::failed(
+          text ? mlir::parseAsmSourceFile(sourceMgr, &block, config, &state)
+               : mlir::parseSourceFile(sourceMgr, &block, config)))
+    return 1;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
+          &block, &context, mlir::UnknownLoc::get(&context));
+  if (!module)
+    return 1;
+  if (text)
+    tk::recoverArgumentNames(*module, state);
+  auto entry = module->lookupSymbol<tk::FuncOp>(request.entry);
+  if (!entry) {
+    std::cerr << "tk-compile: " << input << " has no tk.func '" << request.entry
+              << "'\n";
+    return 1;
+  }
+  llvm::SmallVector<std::pair<unsigned, int64_t>> values;
+  for (const Constexpr &constexprValue : constexprs) {
+    std::optional<unsigned> index;
+    for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+      if (tk::getArgumentName(entry, i) == constexprValue.name)
+        index = i;
+    if (!index) {
+      std::cerr << "tk-compile: --constexpr " << constexprValue.name
+                << ": kernel '" << request.entry
+                << "' has no argument of that name\n";
+      return 2;
+    }
+    values.push_back({*index, constexprValue.value});
+  }
+  if (mlir::failed(tk::specializeArguments(entry, values)))
+    return 2;
+  std::string bytecode;
+  llvm::raw_string_ostream stream(bytecode);
+  if (mlir::failed(mlir::writeBytecodeToFile(module->getOperation(), stream))) {
+    std::cerr << "tk-compile: cannot serialise the specialised kernel\n";
+    return 1;
+  }
+  request.source = std::move(bytecode);
+  return 0;
 }
 
 /// Replaces the TTIR in `request.source` by the tk bytecode it imports to
@@ -136,6 +235,7 @@ int main(int argc, char **argv) {
   std::string input, backendName, emit = "binary", output, text;
   std::string from = "tk", metadataPath;
   bool numWarpsGiven = false, numStagesGiven = false;
+  std::vector<Constexpr> constexprs;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](std::string &out) {
@@ -179,6 +279,11 @@ int main(int argc, char **argv) {
     } else if (arg == "--triton-metadata") {
       if (!value(metadataPath))
         return usageError("--triton-metadata needs a file name");
+    } else if (arg == "--constexpr") {
+      Constexpr constexprValue;
+      if (!value(text) || !parseConstexpr(text, constexprValue))
+        return usageError("--constexpr needs NAME=VALUE, VALUE a whole number");
+      constexprs.push_back(constexprValue);
     } else if (arg == "--min-programs-per-cu") {
       if (!value(text) || !parseCount(text, request.minProgramsPerCu))
         return usageError(
@@ -267,6 +372,9 @@ int main(int argc, char **argv) {
     if (int status = importTtir(request, input))
       return status;
   }
+  if (!constexprs.empty())
+    if (int status = specialize(request, input, constexprs))
+      return status;
 
   tk::tool::CompileResult result;
   std::string error;

@@ -11,17 +11,30 @@
 
 #include "tk/ir/Dialect.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 #include <string>
 #include <utility>
 
+namespace mlir {
+class AsmParserState;
+} // namespace mlir
+
 namespace tk {
 
 /// The source name of argument `index` of `func`: its `tk.arg_names` entry
 /// when the kernel has one, `arg<index>` otherwise.
 std::string getArgumentName(FuncOp func, unsigned index);
+
+/// Gives every tk.func of `module` that lacks `tk.arg_names` the names its
+/// arguments have in the text the parser read (`%out` gives "out"), from
+/// the parser's record `state`, so that messages and constexprs can name
+/// them.
+void recoverArgumentNames(mlir::ModuleOp module,
+                          const mlir::AsmParserState &state);
 
 /// Replaces each listed scalar argument (index into the current signature,
 /// value) by an `arith.constant` of the argument's type, erases it from the
