@@ -15,8 +15,6 @@
 #include "tk/ir/Dialect.h"
 
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
-#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace tk::ttir {
@@ -171,31 +169,6 @@ Value buildExternFunction(OpBuilder &b, Location loc, StringRef symbol,
 // The conversion
 //===----------------------------------------------------------------------===//
 
-/// Triton folds a uniform pointer step (`a_ptrs += BLOCK_K * stride_ak` with
-/// stride_ak specialised to 1) into a dense constant tile; tk writes it as
-/// the splat of a scalar, which is what the lowering recognises as a pointer
-/// walk to pipeline. Each such offset becomes `tk.splat` of the scalar,
-/// built beside the constant (outside any loop the constant is outside of).
-void splatConstantPointerSteps(ModuleOp module) {
-  SmallVector<tk::AddPtrOp> adds;
-  module.walk([&](tk::AddPtrOp add) { adds.push_back(add); });
-  OpBuilder b(module.getContext());
-  for (tk::AddPtrOp add : adds) {
-    auto constant = add.getOffset().getDefiningOp<arith::ConstantOp>();
-    auto splat =
-        constant ? dyn_cast<SplatElementsAttr>(constant.getValue()) : nullptr;
-    if (!splat)
-      continue;
-    b.setInsertionPointAfter(constant);
-    Value scalar = arith::ConstantOp::create(
-        b, constant.getLoc(),
-        cast<TypedAttr>(splat.getSplatValue<Attribute>()));
-    Value tile =
-        tk::SplatOp::create(b, constant.getLoc(), constant.getType(), scalar);
-    add.getOffsetMutable().assign(tile);
-  }
-}
-
 /// Triton gives some f32 ops of TTIR its fast forms (tl.exp is ex2.approx
 /// of x·log2(e), `/` is div.full, tl.sqrt is sqrt.approx; the precise ones
 /// are tt.precise_sqrt, tt.precise_divf and libdevice's): tk's name for that
@@ -263,12 +236,9 @@ LogicalResult TtToTk::convert(ModuleOp module) {
     failed |= mlir::failed(convertOp(op));
   if (failed)
     return failure();
-  // Triton hoists loop-invariant code only after TTIR (in TTGIR); a kernel
-  // written in tk has it hoisted, and the lowering pipelines a loop's loads
-  // only when their pointer steps are loop-invariant values. Innermost loops
-  // first, so that what leaves one can leave the next.
-  module.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
-  splatConstantPointerSteps(module);
+  // Loop invariants stay where Triton wrote them: every backend's pipeline
+  // starts with tk-hoist-loop-invariants, for tk kernels and imported ones
+  // alike.
   for (auto func : llvm::make_early_inc_range(module.getOps<tt::FuncOp>())) {
     // A helper still called is refused at its calls, not again here.
     if (func.isPrivate())

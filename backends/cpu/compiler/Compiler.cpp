@@ -135,6 +135,8 @@ struct Stage {
 const Stage kLayoutStages[] = {
     {"1-layouts.mlir",
      [](OpPassManager &pm) {
+       // Loop invariants out first, as on every backend.
+       pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
        tk::TkAssignLayoutsOptions layouts;
        layouts.target = "cpu";
        layouts.numWarps = 1;

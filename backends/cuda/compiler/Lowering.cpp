@@ -163,6 +163,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   threadLayouts.target = simt.target;
   threadLayouts.numWarps = simt.numWarps;
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        // Loop invariants out first: the layouts and the lowering's
+        // pointer walks are decided on the hoisted kernel.
+        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
         pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
       }))) {
     error = "tk-cuda: assigning thread layouts failed in pass '" + failedPass + "'";

@@ -10,8 +10,9 @@
 #include "compiler/Lowering.h"
 #include "compiler/ConvertToROCDL.h"
 #include "compiler/MatrixCores.h"
-#include "tk/core/Conversion/LayoutMatrixUnit.h"
 #include "compiler/TargetInfo.h"
+#include "tk/core/Conversion/LayoutMatrixUnit.h"
+#include "tk/core/Passes.h"
 
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
@@ -102,6 +103,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   threadLayouts.target = simt.target;
   threadLayouts.numWarps = simt.numWarps;
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        // Loop invariants out first: the layouts and the lowering's
+        // pointer walks are decided on the hoisted kernel.
+        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
         pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
       }))) {
     error = "assigning thread layouts failed in pass '" + failedPass + "'";

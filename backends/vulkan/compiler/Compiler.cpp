@@ -14,6 +14,7 @@
 #include "common/ToolRunner.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/Passes.h"
 #include "tk/core/TargetInfo.h"
 #include "tk/ir/Dialect.h"
 
@@ -119,6 +120,9 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   threadLayouts.target = simt.target;
   threadLayouts.numWarps = simt.numWarps;
   if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
+        // Loop invariants out first: the layouts and the lowering's
+        // pointer walks are decided on the hoisted kernel.
+        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
         pm.addPass(createAssignThreadLayoutsPass(threadLayouts, nullptr));
       }))) {
     failedIn(failedPass);

@@ -17,6 +17,7 @@
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/LayoutMatrixUnit.h"
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/Passes.h"
 #include "tk/core/TargetInfo.h"
 #include "tk/ir/Dialect.h"
 
@@ -101,6 +102,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   threadLayouts.target = simt.target;
   threadLayouts.numWarps = simt.numWarps;
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        // Loop invariants out first: the layouts and the lowering's
+        // pointer walks are decided on the hoisted kernel.
+        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
         pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
       }))) {
     error = "assigning thread layouts failed in pass '" + failedPass + "'";

@@ -1,7 +1,8 @@
 //===- Passes.h - tk's layout passes ----------------------------*- C++ -*-===//
 //
-// Declarations and registration of tk-assign-layouts, tk-distribute-to-warps,
-// tk-match-target-size and tk-drop-layouts.
+// Declarations and registration of tk-hoist-loop-invariants,
+// tk-assign-layouts, tk-distribute-to-warps, tk-match-target-size and
+// tk-drop-layouts.
 //
 //===----------------------------------------------------------------------===//
 

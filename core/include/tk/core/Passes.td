@@ -1,6 +1,7 @@
 //===- Passes.td - tk's layout passes -----------------------*- tablegen -*-===//
 //
-// The three passes of the multi-level pipeline (DESIGN.md §3): workgroup
+// The tile-level pass every pipeline starts with (loop invariants out);
+// the three passes of the multi-level pipeline (DESIGN.md §3): workgroup
 // level → layouts → warp level → intrinsic level; and, for one-warp
 // targets, the way back out of the framework to plain tk.
 //
@@ -10,6 +11,29 @@
 #define TK_CORE_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def TkHoistLoopInvariants
+    : Pass<"tk-hoist-loop-invariants", "::tk::FuncOp"> {
+  let summary = "move loop invariants out of loops; write constant pointer "
+                "steps as splats of scalars";
+  let description = [{
+    The first pass of every backend's pipeline. The lowerings recognise a
+    loop's pointer walk (`p = tk.addptr p, tk.splat(step)`, `step` defined
+    outside the loop) and pipeline the loads along it only in that form;
+    this pass brings the other spellings of the same walk to it, so that
+    code generation does not depend on how a source wrote an invariant:
+
+    - everything that does not depend on the loop (pure, speculatable ops
+      whose operands are defined outside it) moves out of it, innermost
+      loops first (MLIR's `moveLoopInvariantCode`);
+    - the dense splat constant offset of a `tk.addptr`
+      (`arith.constant dense<64> : tensor<64x64xi32>`, as Triton's TTIR
+      writes a step of stride 1) becomes `tk.splat` of a scalar constant.
+
+    Loads, stores, atomics and prints stay where they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
 
 def TkAssignLayouts : Pass<"tk-assign-layouts", "::tk::FuncOp"> {
   let summary = "give every tile a layout, workload-aware, from dot and reduce";
