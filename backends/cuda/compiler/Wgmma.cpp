@@ -169,6 +169,18 @@ FailureOr<Value> createStagingBuffer(OpBuilder &b, Location loc,
 
 namespace {
 
+/// Tiles of 64 x width in row-major order, dealt to the warpgroups in turn;
+/// each as wgmma's accumulator fragment over the warpgroup's 4 warps: the
+/// held layout of a product wgmma takes, and where its unheld tiles go.
+HeldLayout warpgroupTiles(int64_t m, int64_t n, int64_t numThreads) {
+  HeldLayout layout;
+  layout.fragment = wgmmaAccumulatorLayout();
+  layout.tile = {kTileM, tileWidth(m, n, numThreads / kWarpgroupSize)};
+  layout.groupThreads = kWarpgroupSize;
+  layout.cyclic = true;
+  return layout;
+}
+
 void unpackFragment(OpBuilder &b, Location loc, Value fragment,
                     SmallVectorImpl<Value> &values);
 
@@ -183,7 +195,8 @@ public:
         threadId(threadId), numThreads(numThreads), kMajorB(kMajorB),
         numWarpgroups(numThreads / kWarpgroupSize),
         width(tileWidth(m, n, numWarpgroups)), tilesN(n / width),
-        tiles((m / kTileM) * tilesN) {}
+        tiles((m / kTileM) * tilesN), layout(warpgroupTiles(m, n, numThreads)) {
+  }
 
   /// True when every warpgroup gets the same number of 64 x N' tiles, so
   /// that their accumulators can be held in registers.
@@ -253,19 +266,18 @@ public:
     gpu::BarrierOp::create(b, loc);
   }
 
-  /// The first row and column of tile `tile` (index).
+  /// The first row and column of tile `tile` (index), as the layout
+  /// places it.
   std::pair<Value, Value> tileOrigin(Value tile) {
-    return {mul(div(tile, tilesN), kTileM), mul(rem(tile, tilesN), width)};
+    return layout.tileOrigin(b, loc, tile, n);
   }
 
   /// (row, col) of each accumulator register of this thread in the tile at
   /// `origin`, in the order of the fragment the preset states.
   SmallVector<std::pair<Value, Value>>
   positions(std::pair<Value, Value> origin) {
-    Value inGroup = rem(threadId, kWarpgroupSize);
-    FailureOr<FragmentPlacement> placed = placeFragment(
-        b, loc, wgmmaAccumulatorLayout(), kTileM, width, origin.first,
-        origin.second, div(inGroup, kWarpSize), rem(inGroup, kWarpSize));
+    FailureOr<FragmentPlacement> placed =
+        layout.placeInTile(b, loc, threadId, origin);
     assert(succeeded(placed) && "wgmma's accumulator covers its tile");
     return placed->positions(b, loc);
   }
@@ -381,6 +393,8 @@ public:
   /// role of m; MN-major otherwise.
   bool kMajorB;
   int64_t numWarpgroups, width, tilesN, tiles;
+  /// Where the tiles and their registers are (WgmmaUnit::heldLayout).
+  HeldLayout layout;
 
 private:
   /// Spread over the threads 16 bytes (one row of a core matrix) at a
@@ -509,13 +523,13 @@ SmallVector<Value> issueHeldTiles(
     const MatrixUnit::HeldProduct &product, ValueRange registers,
     int64_t inFlight,
     function_ref<Value(int64_t, Value, std::pair<Value, Value>, bool)> issue) {
-  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
   LLVM::LLVMStructType type = wg.fragmentType();
   size_t perTile = type.getBody().size();
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   SmallVector<Value> fragments;
   for (int64_t j = 0; j < wg.tiles / wg.numWarpgroups; ++j) {
-    Value tile = wg.add(warpgroup, j * wg.numWarpgroups);
+    Value tile =
+        wg.layout.dealtTile(b, loc, product.threadId, j, product.numThreads);
     // A tile that starts at zero (a product without an accumulator: the
     // scores) ignores its registers on its first step: nothing is written
     // to them between the fence and the wgmmas (ptxas would serialise the
@@ -627,21 +641,15 @@ Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
       inCore);
 }
 
-// Tiles of 64 x width in row-major order, dealt to the warpgroups in turn;
-// each as wgmma's accumulator fragment over the warpgroup's 4 warps.
+// warpgroupTiles, named for the instruction.
 std::optional<HeldLayout>
 WgmmaUnit::heldLayout(const HeldProduct &product) const {
   if (!wgmmaHolds(product))
     return fallback.heldLayout(product);
-  int64_t numWarpgroups = product.numThreads / kWarpgroupSize;
-  HeldLayout layout;
+  HeldLayout layout = warpgroupTiles(product.m, product.n, product.numThreads);
   layout.intrinsic = product.tf32         ? "wgmma.m64nNk8.f32.tf32"
                      : product.a.isBF16() ? "wgmma.m64nNk16.f32.bf16"
                                           : "wgmma.m64nNk16.f32.f16";
-  layout.fragment = wgmmaAccumulatorLayout();
-  layout.tile = {kTileM, tileWidth(product.m, product.n, numWarpgroups)};
-  layout.groupThreads = kWarpgroupSize;
-  layout.cyclic = true;
   return layout;
 }
 

@@ -174,33 +174,14 @@ tk::HeldLayout::elementsOf(int64_t thread, int64_t numThreads, int64_t m,
 FailureOr<SmallVector<std::pair<Value, Value>>>
 tk::HeldLayout::positions(OpBuilder &b, Location loc, Value thread,
                           int64_t numThreads, int64_t m, int64_t n) const {
-  int64_t warpSize = fragment.numLanes();
-  auto mul = [&](Value v, int64_t f) -> Value {
-    return arith::MulIOp::create(b, loc, v, constant(b, loc, f));
-  };
-  auto div = [&](Value v, int64_t d) -> Value {
-    return arith::DivUIOp::create(b, loc, v, constant(b, loc, d));
-  };
-  auto rem = [&](Value v, int64_t d) -> Value {
-    return arith::RemUIOp::create(b, loc, v, constant(b, loc, d));
-  };
   SmallVector<std::pair<Value, Value>> result;
   if (cyclic) {
-    // Tile j of this thread's group is tile group + j * numGroups of the
-    // product, rows first.
-    Value group = div(thread, groupThreads);
-    int64_t tilesN = n / tile[1];
-    int64_t numGroups = numThreads / groupThreads;
-    int64_t perGroup = (m / tile[0]) * tilesN / numGroups;
+    int64_t numTiles = (m / tile[0]) * (n / tile[1]);
+    int64_t perGroup = numTiles / (numThreads / groupThreads);
     for (int64_t j = 0; j < perGroup; ++j) {
-      Value at = plus(b, loc, group, j * numGroups);
-      Value originRow = mul(div(at, tilesN), tile[0]);
-      Value originCol = mul(rem(at, tilesN), tile[1]);
-      Value inGroup = rem(thread, groupThreads);
-      Value warp = fragment.numWarps() > 1 ? div(inGroup, warpSize) : Value();
-      Value lane = groupThreads == warpSize ? inGroup : rem(inGroup, warpSize);
-      FailureOr<FragmentPlacement> placed = placeFragment(
-          b, loc, fragment, tile[0], tile[1], originRow, originCol, warp, lane);
+      FailureOr<FragmentPlacement> placed = placeInTile(
+          b, loc, thread,
+          tileOrigin(b, loc, dealtTile(b, loc, thread, j, numThreads), n));
       if (failed(placed))
         return failure();
       llvm::append_range(result, placed->positions(b, loc));
@@ -222,6 +203,45 @@ tk::HeldLayout::positions(OpBuilder &b, Location loc, Value thread,
         result.push_back({row, col});
   }
   return result;
+}
+
+Value tk::HeldLayout::dealtTile(OpBuilder &b, Location loc, Value thread,
+                                int64_t j, int64_t numThreads) const {
+  assert(cyclic && "only tiles dealt in turn have a turn");
+  // Tile j of a group is tile group + j * numGroups of the product.
+  Value group =
+      arith::DivUIOp::create(b, loc, thread, constant(b, loc, groupThreads));
+  return plus(b, loc, group, j * (numThreads / groupThreads));
+}
+
+std::pair<Value, Value> tk::HeldLayout::tileOrigin(OpBuilder &b, Location loc,
+                                                   Value tileIndex,
+                                                   int64_t n) const {
+  int64_t tilesN = n / tile[1];
+  Value row =
+      arith::DivUIOp::create(b, loc, tileIndex, constant(b, loc, tilesN));
+  Value col =
+      arith::RemUIOp::create(b, loc, tileIndex, constant(b, loc, tilesN));
+  return {arith::MulIOp::create(b, loc, row, constant(b, loc, tile[0])),
+          arith::MulIOp::create(b, loc, col, constant(b, loc, tile[1]))};
+}
+
+FailureOr<tk::FragmentPlacement>
+tk::HeldLayout::placeInTile(OpBuilder &b, Location loc, Value thread,
+                            std::pair<Value, Value> origin) const {
+  int64_t warpSize = fragment.numLanes();
+  Value inGroup =
+      arith::RemUIOp::create(b, loc, thread, constant(b, loc, groupThreads));
+  Value warp =
+      fragment.numWarps() > 1
+          ? arith::DivUIOp::create(b, loc, inGroup, constant(b, loc, warpSize))
+          : Value();
+  Value lane =
+      groupThreads == warpSize
+          ? inGroup
+          : arith::RemUIOp::create(b, loc, inGroup, constant(b, loc, warpSize));
+  return placeFragment(b, loc, fragment, tile[0], tile[1], origin.first,
+                       origin.second, warp, lane);
 }
 
 FailureOr<tk::HeldBlockPlacement>

@@ -112,6 +112,27 @@ struct HeldLayout {
   positions(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value thread,
             int64_t numThreads, int64_t m, int64_t n) const;
 
+  /// For tiles dealt in turn (`cyclic`): the index, in the product's
+  /// row-major order of tiles, of the `j`th tile of the group of thread
+  /// `thread` (index value) of `numThreads`.
+  mlir::Value dealtTile(mlir::OpBuilder &builder, mlir::Location loc,
+                        mlir::Value thread, int64_t j,
+                        int64_t numThreads) const;
+
+  /// The first row and column of tile `tileIndex` (index value, row-major)
+  /// of a product `n` columns wide.
+  std::pair<mlir::Value, mlir::Value> tileOrigin(mlir::OpBuilder &builder,
+                                                 mlir::Location loc,
+                                                 mlir::Value tileIndex,
+                                                 int64_t n) const;
+
+  /// Thread `thread`'s registers of the tile at `origin`: its lane and warp
+  /// in its group placed in `fragment`. Fails where the fragment does not
+  /// cover its tile.
+  mlir::FailureOr<FragmentPlacement>
+  placeInTile(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value thread,
+              std::pair<mlir::Value, mlir::Value> origin) const;
+
   /// The place of thread `thread` (index value), for a layout dealt in
   /// blocks (not `cyclic`). Fails where the fragment does not cover its
   /// tile.
