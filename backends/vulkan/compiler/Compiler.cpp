@@ -123,7 +123,8 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
         // Loop invariants out first: the layouts and the lowering's
         // pointer walks are decided on the hoisted kernel.
         pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, nullptr));
+        pm.addPass(
+            createAssignThreadLayoutsPass(threadLayouts, nullptr, nullptr));
       }))) {
     failedIn(failedPass);
     return TK_ERROR_COMPILATION;

@@ -311,6 +311,12 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be an array of thread layouts or unit";
     return success();
   }
+  if (name == kRingAttrName) {
+    if (!isa<RingLayoutAttr>(attr.getValue()) || !isa<tk::LoadOp>(op))
+      return op->emitError()
+             << "'" << name << "' must be a #tkw.ring layout on a tk.load";
+    return success();
+  }
   if (name == kHeldAttrName) {
     if (!isa<HeldLayoutAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a #tkw.held layout";
@@ -324,6 +330,18 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown tkw attribute '" << name << "'";
+}
+
+LogicalResult
+RingLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t stages, int64_t product, int64_t operand) {
+  if (stages < 2)
+    return emitError() << "a ring has at least 2 stages, not " << stages;
+  if (product < 0)
+    return emitError() << "product must be non-negative, not " << product;
+  if (operand != 0 && operand != 1)
+    return emitError() << "operand must be 0 (A) or 1 (B), not " << operand;
+  return success();
 }
 
 LogicalResult

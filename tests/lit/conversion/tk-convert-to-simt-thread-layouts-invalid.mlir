@@ -166,3 +166,21 @@ tk.func @result_layouts_short(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   tk.store %optrs, %sum#0 : tensor<128x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// A ring (#tkw.ring) needs the backend's async copies and the lowering's
+// stage count: tk-opt gives the lowering neither.
+tk.func @ring_without_async_copies(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                                   %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<128x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<128x!tk.ptr<f32>>, tensor<128xi32>
+  // expected-error @below {{thread layout #tkw.ring<stages = 3, product = 0, operand = 0> is not a ring this lowering fills: it pipelines over 1 stages}}
+  %x = tk.load %ptrs {tkw.ring = #tkw.ring<stages = 3, product = 0, operand = 0>} : tensor<128x!tk.ptr<f32>>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<128x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<128x!tk.ptr<f32>>, tensor<128xi32>
+  tk.store %optrs, %x : tensor<128x!tk.ptr<f32>>
+  tk.return
+}

@@ -166,6 +166,28 @@ def Tkw_RunsLayoutAttr : Tkw_Attr<"RunsLayout", "runs"> {
   let genVerifyDecl = 1;
 }
 
+def Tkw_RingLayoutAttr : Tkw_Attr<"RingLayout", "ring"> {
+  let summary = "a dot operand loaded trips ahead into a ring of slots";
+  let description = [{
+    Software pipelining over `num_stages`: the load is a `tk.dot` operand
+    in a loop, and the backend's async copies (cp.async) issue it
+    `stages - 1` trips ahead of the trip that reads it, into a ring of
+    `stages` slots of workgroup memory. A slot holds the tile as operand
+    `operand` (0: A, 1: B) of the product numbered `product` (the held
+    `tk.dot` marked `tkw.product`), in that operand's layout when the
+    matrix unit lays out its operands, row-major otherwise. Recorded on the
+    load as `tkw.ring`, beside its `tkw.layout`.
+    ```mlir
+    %a = tk.load %pa {tkw.ring = #tkw.ring<stages = 4, product = 0, operand = 0>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$stages, "int64_t":$product,
+                        "int64_t":$operand);
+  let assemblyFormat = "`<` `stages` `=` $stages `,` `product` `=` $product "
+                       "`,` `operand` `=` $operand `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tkw_AccumulatorLayoutAttr
     : Tkw_Attr<"AccumulatorLayout", "accumulator"> {
   let summary = "a tile in the registers of a held product's accumulator";

@@ -62,6 +62,9 @@ def Tkw_Dialect : Dialect {
     /// Op attribute on a held `tk.dot`: how the matrix unit holds its
     /// accumulator (#tkw.held), where the unit states it.
     static constexpr llvm::StringLiteral kHeldAttrName = "tkw.held";
+    /// Op attribute on a `tk.load` in a loop: the ring of workgroup slots
+    /// its async copies fill trips ahead (#tkw.ring).
+    static constexpr llvm::StringLiteral kRingAttrName = "tkw.ring";
     /// Function attribute: the threads of a program the thread layouts
     /// were assigned for (0: the CPU form, one thread).
     static constexpr llvm::StringLiteral kThreadsAttrName = "tkw.threads";

@@ -134,8 +134,7 @@ public:
   KernelLowering(tk::FuncOp source, func::FuncOp target, const Config &config)
       : TilePlacement(source, config), target(target), b(target.getContext()),
         ptrType(LLVM::LLVMPointerType::get(target.getContext(),
-                                           config.globalAddressSpace)),
-        asyncCopy(config.asyncCopy), numStages(config.numStages) {}
+                                           config.globalAddressSpace)) {}
 
   LogicalResult run();
 
@@ -180,15 +179,6 @@ private:
   /// Shapes, types and stored operands of `dot`; fails (naming `target`)
   /// for fp8 operands.
   FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
-  /// The step of iteration argument `i` when `loop` walks it as a
-  /// PointerWalk, null otherwise.
-  Value pointerWalkStep(scf::ForOp loop, unsigned i);
-  /// A load of a dot operand that `loop` can issue trips ahead: its
-  /// address and mask depend only on the induction variable, pointer walks
-  /// with steps fixed outside the loop, pure scalar ops and values from
-  /// outside, and nothing in the loop writes memory.
-  bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
-                   int64_t &runBytes);
   /// Copies the tile `load` reads at trip `iv` (the old loop's induction
   /// variable's value) into `slot`, with the loop's pointer walks as in
   /// `walks`: async copies of `runBytes` where a run of elements is
@@ -445,8 +435,6 @@ private:
   OpBuilder b;
   Location loc = UnknownLoc::get(source.getContext());
   LLVM::LLVMPointerType ptrType;
-  const tk::AsyncCopyUnit *asyncCopy;
-  int64_t numStages;
   /// Workgroup-memory globals made so far (their names' suffixes).
   int numSharedBuffers = 0;
   Block *entryBlock = nullptr;

@@ -14,29 +14,6 @@ using namespace mlir;
 
 namespace mlir::tk_to_loops {
 
-Value KernelLowering::pointerWalkStep(scf::ForOp loop, unsigned i) {
-  Value arg = loop.getRegionIterArgs()[i];
-  Value init = loop.getInitArgs()[i];
-  if (!isTile(arg.getType()) ||
-      !isa<tk::PtrType>(getElementTypeOrSelf(arg.getType())))
-    return {};
-  auto advance = loop.getYieldedValues()[i].getDefiningOp<tk::AddPtrOp>();
-  if (!advance || advance.getPtr() != arg ||
-      advance->getBlock() != loop.getBody())
-    return {};
-  auto splat = advance.getOffset().getDefiningOp<tk::SplatOp>();
-  if (!splat)
-    return {};
-  // The start is read on every trip: it must not be a load or anything
-  // else that would read memory again, nor a buffer the loop rewrites.
-  bool steadyStart =
-      pointerWalks.count(init) ||
-      (buffers.count(init) &&
-       !llvm::is_contained(loop.getInitArgs().drop_front(i + 1), init)) ||
-      isCheap(init);
-  return steadyStart ? splat.getSrc() : Value();
-}
-
 Value KernelLowering::rescaledHeldAccumulator(Value acc) {
   // Up the chain heldAccumulatorDot accepted: element-wise ops, one
   // operand each from the chain.
@@ -120,65 +97,6 @@ LogicalResult KernelLowering::narrowAccumulator(Value tile, Value wide) {
     return failure();
   buffers[tile] = result;
   return success();
-}
-
-bool KernelLowering::canPrefetch(scf::ForOp loop, tk::LoadOp load,
-                                 ArrayRef<Value> walkSteps, int64_t &runBytes) {
-  Value tile = load.getResult();
-  auto type = dyn_cast<RankedTensorType>(tile.getType());
-  if (!type || load->getBlock() != loop.getBody() ||
-      !(tile.hasOneUse() || heldOperandLayout(tile, 1) ||
-        heldOperandLayout(tile, 0)) ||
-      isBlockPtr(load.getPtr().getType()) || load.getIsVolatile() ||
-      !type.getElementType().isIntOrFloat())
-    return false;
-  // A run: the widest copy the unit takes that divides the inner dimension.
-  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-  if (elementBytes == 0)
-    return false;
-  runBytes = 0;
-  for (int64_t bytes : {16, 8, 4})
-    if (asyncCopy->supportsBytes(bytes) && bytes % elementBytes == 0 &&
-        type.getShape().back() % (bytes / elementBytes) == 0) {
-      runBytes = bytes;
-      break;
-    }
-  if (runBytes == 0)
-    return false;
-  // Moving a load ahead of trips that write memory could read stale data.
-  bool writes = false;
-  for (Operation &op : loop.getBody()->without_terminator())
-    writes = writes || mayWriteMemory(&op);
-  if (writes)
-    return false;
-  // Everything the address, mask and other value read inside the loop.
-  SmallVector<Value> worklist(load->getOperands());
-  llvm::DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second || loop.isDefinedOutsideOfLoop(value))
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      if (arg.getOwner() != loop.getBody())
-        return false;
-      if (arg == loop.getInductionVar())
-        continue;
-      unsigned i = arg.getArgNumber() - 1;
-      if (!walkSteps[i] || !loop.isDefinedOutsideOfLoop(walkSteps[i]))
-        return false;
-      continue;
-    }
-    Operation *def = value.getDefiningOp();
-    if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0)
-      return false;
-    bool elementwise = isElementwiseLike(def) && !isa<tk::LoadOp>(def);
-    bool pureScalar = !isTile(value.getType()) && isMemoryEffectFree(def) &&
-                      isa_and_present<arith::ArithDialect>(def->getDialect());
-    if (!elementwise && !pureScalar)
-      return false;
-    llvm::append_range(worklist, def->getOperands());
-  }
-  return true;
 }
 
 LogicalResult
@@ -411,8 +329,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   for (unsigned i = 1; i < numArgs; ++i)
     firstValue[i] = firstValue[i - 1] + numValues[i - 1];
 
-  // Software pipelining: the operand loads of held dots are issued
-  // numStages - 1 trips ahead into a ring of numStages buffers each.
+  // Software pipelining: the operand loads of held dots with a ring
+  // (#tkw.ring, placeRings) are issued numStages - 1 trips ahead into a
+  // ring of numStages buffers each.
   struct Prefetched {
     tk::LoadOp load;
     /// The dot operand the slots hold: the load's tile, or its transpose
@@ -469,13 +388,19 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
           load = trans.getSrc().getDefiningOp<tk::LoadOp>();
           transposed = true;
         }
-        int64_t runBytes = 0;
-        // A load several products read is copied once.
-        if (!load || !canPrefetch(loop, load, walkSteps, runBytes) ||
-            llvm::any_of(prefetched, [&](const Prefetched &entry) {
-              return entry.load == load;
-            }))
+        // The ring of the first (product, operand) the load feeds.
+        auto ring = load ? rings.find(load) : rings.end();
+        if (ring == rings.end() || ring->second.dot != dot ||
+            ring->second.operand != index)
           continue;
+        int64_t runBytes = 0;
+        if (!canPrefetch(loop, load, walkSteps, runBytes))
+          return load.emitOpError(passName())
+                 << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
+                 << ") cannot be filled trips ahead: its address, mask or "
+                    "other value is not a function of the loop's pointer "
+                    "walks and induction variable, or the loop writes "
+                    "memory";
         Prefetched entry{load, operand,      transposed, runBytes,
                          {},   std::nullopt, index};
         int64_t elementBytes = cast<RankedTensorType>(load.getType())
@@ -497,6 +422,15 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       }
     }
   }
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (rings.count(&op) &&
+        llvm::none_of(prefetched, [&](const Prefetched &entry) {
+          return entry.load == &op;
+        }))
+      return op.emitOpError(passName())
+             << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
+             << ") is in a loop that holds no accumulator of the product, or "
+                "on a target without async copies";
   Type ivType = (*lb).getType();
   auto ivConst = [&](int64_t v) -> Value {
     return ivType.isIndex() ? constIndex(v) : constInt(ivType, v);

@@ -601,6 +601,158 @@ tk::DotOp TilePlacement::heldStoreDot(Value value) {
 // Queries the lowering shares
 //===----------------------------------------------------------------------===//
 
+Value TilePlacement::pointerWalkStep(scf::ForOp loop, unsigned i) {
+  Value arg = loop.getRegionIterArgs()[i];
+  Value init = loop.getInitArgs()[i];
+  if (!isTile(arg.getType()) ||
+      !isa<tk::PtrType>(getElementTypeOrSelf(arg.getType())))
+    return {};
+  auto advance = loop.getYieldedValues()[i].getDefiningOp<tk::AddPtrOp>();
+  if (!advance || advance.getPtr() != arg ||
+      advance->getBlock() != loop.getBody())
+    return {};
+  auto splat = advance.getOffset().getDefiningOp<tk::SplatOp>();
+  if (!splat)
+    return {};
+  // The start is read on every trip: it must not be a load or anything
+  // else that would read memory again, nor a buffer the loop rewrites. It
+  // is another loop's walk (an enclosing loop's argument, an earlier
+  // loop's result), a tile with storage (a loop-carried tile, a stored
+  // one, a dot's, reduction's or scan's result), or cheap.
+  auto walkOfLoop = [&](Operation *owner, unsigned j) {
+    auto other = dyn_cast_if_present<scf::ForOp>(owner);
+    return other && j < other.getNumRegionIterArgs() &&
+           pointerWalkStep(other, j);
+  };
+  bool walked = false, stored = false;
+  if (auto start = dyn_cast<BlockArgument>(init)) {
+    Operation *owner = start.getOwner()->getParentOp();
+    if (auto outer = dyn_cast_if_present<scf::ForOp>(owner);
+        outer && start != outer.getInductionVar()) {
+      walked = walkOfLoop(outer, start.getArgNumber() - 1);
+      stored = !walked;
+    }
+  } else if (Operation *def = init.getDefiningOp(); isa<scf::ForOp>(def)) {
+    walked = walkOfLoop(def, cast<OpResult>(init).getResultNumber());
+    stored = !walked;
+  } else {
+    auto constant = dyn_cast<arith::ConstantOp>(def);
+    stored = materialized.count(def) ||
+             isa<tk::DotOp, tk::ReduceOp, tk::ScanOp>(def) ||
+             (constant && !isa<SplatElementsAttr>(constant.getValue()));
+  }
+  bool steadyStart =
+      walked ||
+      (stored &&
+       !llvm::is_contained(loop.getInitArgs().drop_front(i + 1), init)) ||
+      isCheap(init);
+  return steadyStart ? splat.getSrc() : Value();
+}
+
+bool TilePlacement::canPrefetch(scf::ForOp loop, tk::LoadOp load,
+                                ArrayRef<Value> walkSteps, int64_t &runBytes) {
+  Value tile = load.getResult();
+  auto type = dyn_cast<RankedTensorType>(tile.getType());
+  if (!type || load->getBlock() != loop.getBody() ||
+      !(tile.hasOneUse() || heldOperandLayout(tile, 1) ||
+        heldOperandLayout(tile, 0)) ||
+      isBlockPtr(load.getPtr().getType()) || load.getIsVolatile() ||
+      !type.getElementType().isIntOrFloat())
+    return false;
+  // A run: the widest copy the unit takes that divides the inner dimension.
+  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (elementBytes == 0)
+    return false;
+  runBytes = 0;
+  for (int64_t bytes : {16, 8, 4})
+    if (asyncCopy->supportsBytes(bytes) && bytes % elementBytes == 0 &&
+        type.getShape().back() % (bytes / elementBytes) == 0) {
+      runBytes = bytes;
+      break;
+    }
+  if (runBytes == 0)
+    return false;
+  // Moving a load ahead of trips that write memory could read stale data.
+  bool writes = false;
+  for (Operation &op : loop.getBody()->without_terminator())
+    writes = writes || mayWriteMemory(&op);
+  if (writes)
+    return false;
+  // Everything the address, mask and other value read inside the loop.
+  SmallVector<Value> worklist(load->getOperands());
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second || loop.isDefinedOutsideOfLoop(value))
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() != loop.getBody())
+        return false;
+      if (arg == loop.getInductionVar())
+        continue;
+      unsigned i = arg.getArgNumber() - 1;
+      if (!walkSteps[i] || !loop.isDefinedOutsideOfLoop(walkSteps[i]))
+        return false;
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0)
+      return false;
+    bool elementwise = isElementwiseLike(def) && !isa<tk::LoadOp>(def);
+    bool pureScalar = !isTile(value.getType()) && isMemoryEffectFree(def) &&
+                      isa_and_present<arith::ArithDialect>(def->getDialect());
+    if (!elementwise && !pureScalar)
+      return false;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return true;
+}
+
+void TilePlacement::placeRings() {
+  if (!onThreads() || !matrixUnit || !asyncCopy || numStages <= 1)
+    return;
+  source.walk([&](scf::ForOp loop) {
+    unsigned numArgs = loop.getNumRegionIterArgs();
+    SmallVector<Value> walkSteps(numArgs);
+    SmallVector<tk::DotOp> heldDots(numArgs);
+    for (unsigned i = 0; i < numArgs; ++i) {
+      if (isBlockPtr(loop.getInitArgs()[i].getType()))
+        continue;
+      if (!(walkSteps[i] = pointerWalkStep(loop, i)) &&
+          !rowLayout.count(loop.getRegionIterArgs()[i]))
+        heldDots[i] = heldAccumulatorDot(loop, i);
+    }
+    if (llvm::all_of(heldDots, [](tk::DotOp dot) { return !dot; }))
+      return;
+    // The carried products' operands, and those of the other products the
+    // unit holds in the body (attention's scores: q k^T).
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto dot = dyn_cast<tk::DotOp>(op);
+      if (!dot || !(llvm::is_contained(heldDots, dot) || heldProduct(dot)))
+        continue;
+      std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+      bool laidOut = matrixUnit->laysOutOperands(*product);
+      for (unsigned index : {0u, 1u}) {
+        Value operand = index == 0 ? dot.getA() : dot.getB();
+        auto load = operand.getDefiningOp<tk::LoadOp>();
+        // A transposed load goes into the unit's layout at swapped
+        // positions (the unit keeps runs of the source's rows together).
+        if (auto trans = operand.getDefiningOp<tk::TransOp>();
+            trans && laidOut &&
+            (trans->hasOneUse() ||
+             heldOperandLayout(trans.getResult(), index)) &&
+            !materialized.count(trans))
+          load = trans.getSrc().getDefiningOp<tk::LoadOp>();
+        int64_t runBytes = 0;
+        // A load several products read is copied once.
+        if (load && !rings.count(load) &&
+            canPrefetch(loop, load, walkSteps, runBytes))
+          rings[load] = Ring{dot, index};
+      }
+    }
+  });
+}
+
 tk::DotOp TilePlacement::heldAccumulatorDot(scf::ForOp loop, unsigned i) {
   if (parallelDepth > 0)
     return {};
@@ -765,6 +917,7 @@ void TilePlacement::place() {
       residentRun[op] = ownedRun(
           cast<RankedTensorType>(op->getResult(0).getType()).getShape());
   placeHeldLoopResults(/*recorded=*/false);
+  placeRings();
 }
 
 bool TilePlacement::isPlaced() const {
@@ -784,6 +937,8 @@ void TilePlacement::write() {
     referenced.insert(dot);
   for (auto [arg, dot] : heldIterArgs)
     referenced.insert(dot);
+  for (auto [load, ring] : rings)
+    referenced.insert(ring.dot);
   DenseMap<Operation *, int64_t> products;
   source.walk([&](tk::DotOp dot) {
     if (!referenced.count(dot))
@@ -856,6 +1011,11 @@ void TilePlacement::write() {
     if (op->getNumResults() == 1)
       if (Attribute layout = layoutOf(op->getResult(0)))
         op->setAttr(TkwDialect::kLayoutAttrName, layout);
+    if (auto it = rings.find(op); it != rings.end())
+      op->setAttr(TkwDialect::kRingAttrName,
+                  tk::warp::RingLayoutAttr::get(ctx, numStages,
+                                                products.lookup(it->second.dot),
+                                                it->second.operand));
   });
   source->setAttr(TkwDialect::kThreadsAttrName,
                   builder.getI64IntegerAttr(numThreads));
@@ -923,6 +1083,24 @@ LogicalResult TilePlacement::read() {
         }
       }
       return WalkResult::advance();
+    }
+    if (auto ring = op->getAttrOfType<tk::warp::RingLayoutAttr>(
+            TkwDialect::kRingAttrName)) {
+      if (!onThreads() || !asyncCopy || ring.getStages() != numStages)
+        return fail(
+            op, ring,
+            "is not a ring this lowering fills: it pipelines over " +
+                std::to_string(asyncCopy && onThreads() ? numStages : 1) +
+                " stages");
+      FailureOr<tk::DotOp> dot = productOf(op, ring.getProduct());
+      if (failed(dot))
+        return WalkResult::interrupt();
+      Value operand = ring.getOperand() == 0 ? dot->getA() : dot->getB();
+      auto trans = operand.getDefiningOp<tk::TransOp>();
+      if (operand.getDefiningOp() != op &&
+          !(trans && trans.getSrc().getDefiningOp() == op))
+        return fail(op, ring, "names a product operand this load is not");
+      rings[op] = Ring{*dot, static_cast<unsigned>(ring.getOperand())};
     }
     Attribute layout = op->getAttr(TkwDialect::kLayoutAttrName);
     if (!layout)

@@ -7,7 +7,8 @@
 // (#tkw.shared; the stack on the CPU), or, on a GPU, kept in its threads'
 // registers: by runs of the flat tile (#tkw.runs), at a held product's
 // accumulator registers (#tkw.accumulator), or one value per row of such a
-// product (#tkw.rows). Private to this folder.
+// product (#tkw.rows); and which dot operands the async copies load trips
+// ahead, into rings of workgroup slots (#tkw.ring). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -145,13 +146,15 @@ public:
   TilePlacement(tk::FuncOp source, const Config &config)
       : source(source), fuseLoadsIntoStores(config.fuseLoadsIntoStores),
         numThreads(config.numThreads), warpSize(config.warpSize),
-        matrixUnit(config.matrixUnit) {}
+        matrixUnit(config.matrixUnit), asyncCopy(config.asyncCopy),
+        numStages(config.numStages) {}
 
   /// Decides the layout of every tile of the kernel.
   void place();
   /// Records the decisions as attributes of the kernel's ops (`tkw.layout`
   /// on an op, `tkw.iter_layouts` on a loop, `tkw.product` on a held dot,
-  /// `tkw.threads` on the function).
+  /// `tkw.ring` on a load filled trips ahead, `tkw.threads` on the
+  /// function).
   void write();
   /// True when the kernel carries the attributes `write` records.
   bool isPlaced() const;
@@ -227,7 +230,26 @@ protected:
   /// threads cannot hold it (uneven, or more than kMaxOwnedElements each).
   int64_t ownedRun(ArrayRef<int64_t> shape) const;
 
+  /// GPU with an async copy unit and num_stages > 1 only: the operand
+  /// loads of the held products of a loop with a held accumulator that can
+  /// be issued trips ahead (canPrefetch), each with the first (product,
+  /// operand) it feeds.
+  void placeRings();
+
   // --- queries the lowering shares ----------------------------------------
+  /// The step of iteration argument `i` when `loop` walks it: the value
+  /// yielded is `tk.addptr` of the argument by `tk.splat` of the step, in
+  /// the loop's body, and the start is read steadily on every trip (a walk
+  /// of an enclosing loop, a tile with storage the loop does not also
+  /// carry later, or a cheap tile). Null otherwise.
+  Value pointerWalkStep(scf::ForOp loop, unsigned i);
+  /// A load of a dot operand that `loop` can issue trips ahead: its
+  /// address and mask depend only on the induction variable, pointer walks
+  /// with steps fixed outside the loop, pure scalar ops and values from
+  /// outside, and nothing in the loop writes memory; `runBytes` is the
+  /// widest copy the async copy unit takes that divides its rows.
+  bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
+                   int64_t &runBytes);
   /// Fills heldLoopResults for the loops with held accumulators
   /// (onlyStoredFromRegisters), those that record none when `recorded`.
   void placeHeldLoopResults(bool recorded);
@@ -266,6 +288,10 @@ protected:
   /// shuffles span them; 1 on the CPU.
   int64_t warpSize;
   const tk::MatrixUnit *matrixUnit;
+  /// The backend's async copies (cp.async), if any, and the depth of the
+  /// rings they fill.
+  const tk::AsyncCopyUnit *asyncCopy;
+  int64_t numStages;
   /// Set by the lowering while it emits code (null and 0 while placing):
   /// gpu.thread_id x, given to held products, and the nesting of
   /// distributed loops and thread-0 regions (only nests at depth 0 are
@@ -299,6 +325,14 @@ protected:
   /// (onlyStoredFromRegisters), with the dot; the others go to workgroup
   /// memory.
   DenseMap<Value, tk::DotOp> heldLoopResults;
+  /// The operand of a held product a ring of numStages slots holds, loaded
+  /// trips ahead (#tkw.ring).
+  struct Ring {
+    tk::DotOp dot;
+    unsigned operand = 0;
+  };
+  /// Loads of dot operands filled trips ahead (placeRings), by load.
+  DenseMap<Operation *, Ring> rings;
 };
 
 /// Fills the thread count, warp size and address space of `config` from

@@ -275,10 +275,12 @@ createConvertToSIMTPass(const TkConvertToSIMTOptions &options,
                         std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
 /// tk-assign-thread-layouts with a backend's matrix unit (may be null: then
-/// no product is held in registers).
+/// no product is held in registers) and async copy unit (may be null: then
+/// no operand is loaded trips ahead).
 std::unique_ptr<mlir::Pass>
 createAssignThreadLayoutsPass(const TkAssignThreadLayoutsOptions &options,
-                              std::shared_ptr<const MatrixUnit> matrixUnit);
+                              std::shared_ptr<const MatrixUnit> matrixUnit,
+                              std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).

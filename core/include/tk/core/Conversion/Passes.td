@@ -82,6 +82,12 @@ def TkAssignThreadLayouts
       registers of the threads holding the row (attention's running max
       and sum).
 
+    With the backend's async copy unit and `num-stages` > 1, the loads of a
+    loop's held products' operands that can be issued trips ahead (their
+    addresses follow the loop's pointer walks; nothing in the loop writes
+    memory) also get `tkw.ring = #tkw.ring<stages, product, operand>`: the
+    ring of workgroup slots the copies fill `stages - 1` trips ahead.
+
     A loop records its iteration arguments' layouts in `tkw.iter_layouts`:
     `#tkw.accumulator` for an accumulator the matrix unit keeps in
     registers across trips (a matmul's K loop), `#tkw.rows` for row tiles;
@@ -91,8 +97,9 @@ def TkAssignThreadLayouts
     The function records the thread count as `tkw.threads`. The lowering
     reads these layouts and fails, naming the op, on one that does not fit
     it; run on a kernel without them, it decides them itself the same way.
-    Held products need the backend's matrix unit: in `tk-opt` no unit is
-    given, so only `#tkw.shared` and `#tkw.runs` appear.
+    Held products need the backend's matrix unit, and rings its async copy
+    unit: in `tk-opt` neither is given, so only `#tkw.shared` and
+    `#tkw.runs` appear.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
@@ -100,6 +107,9 @@ def TkAssignThreadLayouts
            "threads form warps of; `cpu` for tk-convert-to-loops; required">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps of a workgroup (a power of two)">,
+    Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
+           "with an async copy unit: the ring depth of the dot operands "
+           "loaded trips ahead (#tkw.ring)">,
     Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
            /*default=*/"true",
            "compute loaded tiles inside the loop of the store that uses them">
@@ -129,8 +139,8 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
     Reductions.cpp is the one place that lowers reductions). Scans run one thread per scanned line, and
     `tk.dot` uses the backend's `tk::MatrixUnit` when one is given (see
     Passes.h) and an FMA loop per output element otherwise; with an
-    `tk::AsyncCopyUnit` and `num-stages` > 1 a loop's dot operands are
-    loaded `num-stages - 1` trips ahead. Work that must happen once per
+    `tk::AsyncCopyUnit` and `num-stages` > 1 the dot operands whose loads
+    have a ring (`#tkw.ring`) are loaded `num-stages - 1` trips ahead. Work that must happen once per
     program (scalar atomics, prints, dense constants) runs on thread 0 and
     is broadcast through workgroup memory.
   }];
