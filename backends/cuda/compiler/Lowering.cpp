@@ -162,13 +162,17 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   TkAssignThreadLayoutsOptions threadLayouts;
   threadLayouts.target = simt.target;
   threadLayouts.numWarps = simt.numWarps;
-  threadLayouts.numStages = simt.numStages;
+  TkPipelineOperandsOptions pipelining;
+  pipelining.target = simt.target;
+  pipelining.numWarps = simt.numWarps;
+  pipelining.numStages = simt.numStages;
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         // Loop invariants out first: the layouts and the lowering's
         // pointer walks are decided on the hoisted kernel.
         pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        pm.addPass(
-            createAssignThreadLayoutsPass(threadLayouts, unit, asyncCopy));
+        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
+        // Which dot operands cp.async loads trips ahead (#tkw.ring).
+        pm.addPass(createPipelineOperandsPass(pipelining, unit, asyncCopy));
       }))) {
     error = "tk-cuda: assigning thread layouts failed in pass '" + failedPass + "'";
     return TK_ERROR_COMPILATION;

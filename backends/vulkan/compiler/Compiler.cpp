@@ -123,8 +123,7 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
         // Loop invariants out first: the layouts and the lowering's
         // pointer walks are decided on the hoisted kernel.
         pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        pm.addPass(
-            createAssignThreadLayoutsPass(threadLayouts, nullptr, nullptr));
+        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, nullptr));
       }))) {
     failedIn(failedPass);
     return TK_ERROR_COMPILATION;

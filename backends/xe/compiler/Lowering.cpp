@@ -105,7 +105,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
         // Loop invariants out first: the layouts and the lowering's
         // pointer walks are decided on the hoisted kernel.
         pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit, nullptr));
+        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
       }))) {
     error = "assigning thread layouts failed in pass '" + failedPass + "'";
     return TK_ERROR_COMPILATION;

@@ -176,7 +176,7 @@ def Tkw_RingLayoutAttr : Tkw_Attr<"RingLayout", "ring"> {
     `operand` (0: A, 1: B) of the product numbered `product` (the held
     `tk.dot` marked `tkw.product`), in that operand's layout when the
     matrix unit lays out its operands, row-major otherwise. Recorded on the
-    load as `tkw.ring`, beside its `tkw.layout`.
+    load as `tkw.ring`, beside its `tkw.layout`, by `tk-pipeline-operands`.
     ```mlir
     %a = tk.load %pa {tkw.ring = #tkw.ring<stages = 4, product = 0, operand = 0>}
     ```

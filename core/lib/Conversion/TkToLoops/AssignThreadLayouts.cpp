@@ -46,13 +46,10 @@ struct AssignThreadLayouts
     : public tk::impl::TkAssignThreadLayoutsBase<AssignThreadLayouts> {
   using TkAssignThreadLayoutsBase::TkAssignThreadLayoutsBase;
   AssignThreadLayouts(const tk::TkAssignThreadLayoutsOptions &options,
-                      std::shared_ptr<const tk::MatrixUnit> matrixUnit,
-                      std::shared_ptr<const tk::AsyncCopyUnit> asyncCopy)
-      : TkAssignThreadLayoutsBase(options), matrixUnit(std::move(matrixUnit)),
-        asyncCopy(std::move(asyncCopy)) {}
+                      std::shared_ptr<const tk::MatrixUnit> matrixUnit)
+      : TkAssignThreadLayoutsBase(options), matrixUnit(std::move(matrixUnit)) {}
 
   std::shared_ptr<const tk::MatrixUnit> matrixUnit;
-  std::shared_ptr<const tk::AsyncCopyUnit> asyncCopy;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -64,8 +61,6 @@ struct AssignThreadLayouts
               module, getArgument(), target, numWarps, config)))
         return signalPassFailure();
       config.matrixUnit = matrixUnit.get();
-      config.asyncCopy = asyncCopy.get();
-      config.numStages = std::max<int64_t>(1, numStages);
     }
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
       TilePlacement placement(kernel, config);
@@ -79,8 +74,6 @@ struct AssignThreadLayouts
 
 std::unique_ptr<Pass> tk::createAssignThreadLayoutsPass(
     const TkAssignThreadLayoutsOptions &options,
-    std::shared_ptr<const MatrixUnit> matrixUnit,
-    std::shared_ptr<const AsyncCopyUnit> asyncCopy) {
-  return std::make_unique<AssignThreadLayouts>(options, std::move(matrixUnit),
-                                               std::move(asyncCopy));
+    std::shared_ptr<const MatrixUnit> matrixUnit) {
+  return std::make_unique<AssignThreadLayouts>(options, std::move(matrixUnit));
 }

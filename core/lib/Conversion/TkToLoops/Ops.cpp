@@ -17,12 +17,15 @@ namespace mlir::tk_to_loops {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelLowering::run() {
-  // The thread layouts tk-assign-thread-layouts recorded, else decided
-  // here the same way.
-  if (!isPlaced())
+  // The thread layouts tk-assign-thread-layouts recorded, and the rings
+  // tk-pipeline-operands added to them, else both decided here the same
+  // way.
+  if (!isPlaced()) {
     place();
-  else if (failed(read()))
+    placeRings();
+  } else if (failed(read())) {
     return failure();
+  }
   entryBlock = target.addEntryBlock();
   b.setInsertionPointToStart(entryBlock);
   Block &body = source.getBody().front();

@@ -917,11 +917,58 @@ void TilePlacement::place() {
       residentRun[op] = ownedRun(
           cast<RankedTensorType>(op->getResult(0).getType()).getShape());
   placeHeldLoopResults(/*recorded=*/false);
-  placeRings();
 }
 
 bool TilePlacement::isPlaced() const {
   return source->hasAttr(tk::warp::TkwDialect::kThreadsAttrName);
+}
+
+void TilePlacement::recordProduct(tk::DotOp dot, int64_t id) {
+  using tk::warp::TkwDialect;
+  MLIRContext *ctx = source.getContext();
+  dot->setAttr(TkwDialect::kProductAttrName,
+               IntegerAttr::get(IntegerType::get(ctx, 64), id));
+  // The unit's own statement of where each thread's registers lie.
+  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+  std::optional<tk::HeldLayout> held =
+      product ? matrixUnit->heldLayout(*product) : std::nullopt;
+  if (!held)
+    return;
+  const tk::FragmentLayout &f = held->fragment;
+  auto fragment = tk::warp::FragmentLayoutAttr::get(
+      ctx, held->intrinsic, /*opIdx=*/2, f.sizePerLane, f.lanesPerWarp,
+      f.warpsPerFragment, f.order);
+  dot->setAttr(TkwDialect::kHeldAttrName,
+               tk::warp::HeldLayoutAttr::get(
+                   ctx, fragment, held->tile, held->groupThreads, held->groups,
+                   held->tilesPerGroup, held->cyclic));
+}
+
+void TilePlacement::writeRings() {
+  using tk::warp::TkwDialect;
+  // The products already numbered; a ring's product without a number gets
+  // the next.
+  DenseMap<Operation *, int64_t> products;
+  int64_t next = 0;
+  source.walk([&](tk::DotOp dot) {
+    if (auto id =
+            dot->getAttrOfType<IntegerAttr>(TkwDialect::kProductAttrName)) {
+      products[dot] = id.getInt();
+      next = std::max(next, id.getInt() + 1);
+    }
+  });
+  source.walk([&](tk::LoadOp load) {
+    auto it = rings.find(load);
+    if (it == rings.end())
+      return;
+    auto [product, added] = products.try_emplace(it->second.dot, next);
+    if (added)
+      recordProduct(it->second.dot, next++);
+    load->setAttr(TkwDialect::kRingAttrName,
+                  tk::warp::RingLayoutAttr::get(source.getContext(), numStages,
+                                                product->second,
+                                                it->second.operand));
+  });
 }
 
 void TilePlacement::write() {
@@ -937,29 +984,13 @@ void TilePlacement::write() {
     referenced.insert(dot);
   for (auto [arg, dot] : heldIterArgs)
     referenced.insert(dot);
-  for (auto [load, ring] : rings)
-    referenced.insert(ring.dot);
   DenseMap<Operation *, int64_t> products;
   source.walk([&](tk::DotOp dot) {
     if (!referenced.count(dot))
       return;
     int64_t id = products.size();
     products[dot] = id;
-    dot->setAttr(TkwDialect::kProductAttrName, builder.getI64IntegerAttr(id));
-    // The unit's own statement of where each thread's registers lie.
-    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-    std::optional<tk::HeldLayout> held =
-        product ? matrixUnit->heldLayout(*product) : std::nullopt;
-    if (held) {
-      const tk::FragmentLayout &f = held->fragment;
-      auto fragment = tk::warp::FragmentLayoutAttr::get(
-          ctx, held->intrinsic, /*opIdx=*/2, f.sizePerLane, f.lanesPerWarp,
-          f.warpsPerFragment, f.order);
-      dot->setAttr(TkwDialect::kHeldAttrName,
-                   tk::warp::HeldLayoutAttr::get(
-                       ctx, fragment, held->tile, held->groupThreads,
-                       held->groups, held->tilesPerGroup, held->cyclic));
-    }
+    recordProduct(dot, id);
   });
   auto layoutOf = [&](Value value) -> Attribute {
     Operation *op = value.getDefiningOp();
@@ -1011,11 +1042,6 @@ void TilePlacement::write() {
     if (op->getNumResults() == 1)
       if (Attribute layout = layoutOf(op->getResult(0)))
         op->setAttr(TkwDialect::kLayoutAttrName, layout);
-    if (auto it = rings.find(op); it != rings.end())
-      op->setAttr(TkwDialect::kRingAttrName,
-                  tk::warp::RingLayoutAttr::get(ctx, numStages,
-                                                products.lookup(it->second.dot),
-                                                it->second.operand));
   });
   source->setAttr(TkwDialect::kThreadsAttrName,
                   builder.getI64IntegerAttr(numThreads));

@@ -8,7 +8,8 @@
 // registers: by runs of the flat tile (#tkw.runs), at a held product's
 // accumulator registers (#tkw.accumulator), or one value per row of such a
 // product (#tkw.rows); and which dot operands the async copies load trips
-// ahead, into rings of workgroup slots (#tkw.ring). Private to this folder.
+// ahead, into rings of workgroup slots (#tkw.ring, decided by
+// tk-pipeline-operands, PipelineOperands.cpp). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,9 +154,16 @@ public:
   void place();
   /// Records the decisions as attributes of the kernel's ops (`tkw.layout`
   /// on an op, `tkw.iter_layouts` on a loop, `tkw.product` on a held dot,
-  /// `tkw.ring` on a load filled trips ahead, `tkw.threads` on the
-  /// function).
+  /// `tkw.threads` on the function).
   void write();
+  /// GPU with an async copy unit and num_stages > 1 only: the operand
+  /// loads of the held products of a loop with a held accumulator that can
+  /// be issued trips ahead (canPrefetch), each with the first (product,
+  /// operand) it feeds. Decided on layouts placed or read.
+  void placeRings();
+  /// Records the rings as `tkw.ring` on their loads (numbering a product
+  /// that has no `tkw.product` yet).
+  void writeRings();
   /// True when the kernel carries the attributes `write` records.
   bool isPlaced() const;
   /// Reads the decisions back from the attributes; fails, naming the op,
@@ -165,6 +173,9 @@ public:
 
 protected:
   bool onThreads() const { return numThreads > 0; }
+  /// Numbers `dot` as held product `id` (`tkw.product`), with the layout
+  /// the unit holds it in (`tkw.held`).
+  void recordProduct(tk::DotOp dot, int64_t id);
   /// The pass running this lowering, for its messages.
   llvm::StringRef passName() const {
     return onThreads() ? "tk-convert-to-simt" : "tk-convert-to-loops";
@@ -229,12 +240,6 @@ protected:
   /// The run width of a register-resident tile of `shape`; 0 when the
   /// threads cannot hold it (uneven, or more than kMaxOwnedElements each).
   int64_t ownedRun(ArrayRef<int64_t> shape) const;
-
-  /// GPU with an async copy unit and num_stages > 1 only: the operand
-  /// loads of the held products of a loop with a held accumulator that can
-  /// be issued trips ahead (canPrefetch), each with the first (product,
-  /// operand) it feeds.
-  void placeRings();
 
   // --- queries the lowering shares ----------------------------------------
   /// The step of iteration argument `i` when `loop` walks it: the value

@@ -275,12 +275,17 @@ createConvertToSIMTPass(const TkConvertToSIMTOptions &options,
                         std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
 /// tk-assign-thread-layouts with a backend's matrix unit (may be null: then
-/// no product is held in registers) and async copy unit (may be null: then
-/// no operand is loaded trips ahead).
+/// no product is held in registers).
 std::unique_ptr<mlir::Pass>
 createAssignThreadLayoutsPass(const TkAssignThreadLayoutsOptions &options,
-                              std::shared_ptr<const MatrixUnit> matrixUnit,
-                              std::shared_ptr<const AsyncCopyUnit> asyncCopy);
+                              std::shared_ptr<const MatrixUnit> matrixUnit);
+
+/// tk-pipeline-operands with a backend's matrix unit and async copy unit
+/// (without either, it pipelines nothing).
+std::unique_ptr<mlir::Pass>
+createPipelineOperandsPass(const TkPipelineOperandsOptions &options,
+                           std::shared_ptr<const MatrixUnit> matrixUnit,
+                           std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).

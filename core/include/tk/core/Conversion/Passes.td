@@ -82,12 +82,6 @@ def TkAssignThreadLayouts
       registers of the threads holding the row (attention's running max
       and sum).
 
-    With the backend's async copy unit and `num-stages` > 1, the loads of a
-    loop's held products' operands that can be issued trips ahead (their
-    addresses follow the loop's pointer walks; nothing in the loop writes
-    memory) also get `tkw.ring = #tkw.ring<stages, product, operand>`: the
-    ring of workgroup slots the copies fill `stages - 1` trips ahead.
-
     A loop records its iteration arguments' layouts in `tkw.iter_layouts`:
     `#tkw.accumulator` for an accumulator the matrix unit keeps in
     registers across trips (a matmul's K loop), `#tkw.rows` for row tiles;
@@ -97,9 +91,9 @@ def TkAssignThreadLayouts
     The function records the thread count as `tkw.threads`. The lowering
     reads these layouts and fails, naming the op, on one that does not fit
     it; run on a kernel without them, it decides them itself the same way.
-    Held products need the backend's matrix unit, and rings its async copy
-    unit: in `tk-opt` neither is given, so only `#tkw.shared` and
-    `#tkw.runs` appear.
+    Held products need the backend's matrix unit: in `tk-opt` no unit is
+    given, so only `#tkw.shared` and `#tkw.runs` appear. Which operands are
+    loaded trips ahead is `tk-pipeline-operands`' decision, made next.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
@@ -107,12 +101,40 @@ def TkAssignThreadLayouts
            "threads form warps of; `cpu` for tk-convert-to-loops; required">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps of a workgroup (a power of two)">,
-    Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
-           "with an async copy unit: the ring depth of the dot operands "
-           "loaded trips ahead (#tkw.ring)">,
     Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
            /*default=*/"true",
            "compute loaded tiles inside the loop of the store that uses them">
+  ];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
+def TkPipelineOperands : Pass<"tk-pipeline-operands", "::mlir::ModuleOp"> {
+  let summary = "choose the dot operands loaded trips ahead, over num-stages";
+  let description = [{
+    Software pipelining, decided on the thread layouts
+    `tk-assign-thread-layouts` recorded (it runs after it): in a loop that
+    carries an accumulator the matrix unit holds, the loads of the held
+    products' operands that the backend's async copies can issue trips
+    ahead (their addresses and masks follow the loop's pointer walks and
+    induction variable; nothing in the loop writes memory) each get
+    `tkw.ring = #tkw.ring<stages, product, operand>`: a ring of
+    `num-stages` workgroup slots the copies fill `num-stages - 1` trips
+    ahead, holding operand `operand` (0: A, 1: B) of the held product
+    numbered `product`, in its layout when the unit lays out operands. A
+    load several products read is copied once, into the ring of the first.
+    `tk-convert-to-simt` follows the rings (and refuses one it cannot
+    fill). Without the backend's async copy unit (tk-opt gives none) or
+    with `num-stages` 1, nothing is pipelined.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "the TargetInfo spec the thread layouts were assigned for; "
+           "required">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps of a workgroup (a power of two)">,
+    Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
+           "the slots of each ring: operands are loaded this many trips "
+           "ahead, minus one">
   ];
   let dependentDialects = ["::tk::warp::TkwDialect"];
 }
@@ -140,7 +162,9 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
     `tk.dot` uses the backend's `tk::MatrixUnit` when one is given (see
     Passes.h) and an FMA loop per output element otherwise; with an
     `tk::AsyncCopyUnit` and `num-stages` > 1 the dot operands whose loads
-    have a ring (`#tkw.ring`) are loaded `num-stages - 1` trips ahead. Work that must happen once per
+    have a ring (`#tkw.ring`, from `tk-pipeline-operands`; decided here
+    when the kernel has no thread layouts) are loaded `num-stages - 1`
+    trips ahead. Work that must happen once per
     program (scalar atomics, prints, dense constants) runs on thread 0 and
     is broadcast through workgroup memory.
   }];
