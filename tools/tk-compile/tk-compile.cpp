@@ -125,20 +125,46 @@ bool parseConstexpr(const std::string &text, Constexpr &out) {
   return true;
 }
 
+/// A context with the dialects of `registry` and the request's source as
+/// its one buffer, whose diagnostics quote the offending line.
+struct SourceContext {
+  SourceContext(const mlir::DialectRegistry &registry,
+                const std::string &source, const std::string &name)
+      : context(registry), handler(sourceMgr, &context) {
+    context.loadAllAvailableDialects();
+    context.printOpOnDiagnostic(false);
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
+  }
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler;
+};
+
+/// Replaces the request's source by `module` as bytecode (which keeps the
+/// ops' locations for the backend's messages); `what` names the kernel in
+/// the error.
+int replaceSource(tk::tool::CompileRequest &request, mlir::ModuleOp module,
+                  const char *what) {
+  std::string bytecode;
+  llvm::raw_string_ostream stream(bytecode);
+  if (mlir::failed(mlir::writeBytecodeToFile(module.getOperation(), stream))) {
+    std::cerr << "tk-compile: cannot serialise the " << what << " kernel\n";
+    return 1;
+  }
+  request.source = std::move(bytecode);
+  return 0;
+}
+
 /// Folds `constexprs` into the entry of the tk kernel (text or bytecode) in
 /// `request.source`, which becomes the specialised kernel's bytecode.
 int specialize(tk::tool::CompileRequest &request, const std::string &input,
                const std::vector<Constexpr> &constexprs) {
   mlir::DialectRegistry registry;
   tk::registerTkDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(request.source, input),
-      llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  SourceContext source(registry, request.source, input);
+  mlir::MLIRContext &context = source.context;
+  llvm::SourceMgr &sourceMgr = source.sourceMgr;
   // Text gives its arguments the names it wrote (`%stride`), as
   // tk_kernel_create does; bytecode (an imported TTIR) carries its own.
   mlir::ParserConfig config(&context);
@@ -179,14 +205,7 @@ int specialize(tk::tool::CompileRequest &request, const std::string &input,
   }
   if (mlir::failed(tk::specializeArguments(entry, values)))
     return 2;
-  std::string bytecode;
-  llvm::raw_string_ostream stream(bytecode);
-  if (mlir::failed(mlir::writeBytecodeToFile(module->getOperation(), stream))) {
-    std::cerr << "tk-compile: cannot serialise the specialised kernel\n";
-    return 1;
-  }
-  request.source = std::move(bytecode);
-  return 0;
+  return replaceSource(request, *module, "specialised");
 }
 
 /// Replaces the TTIR in `request.source` by the tk bytecode it imports to
@@ -195,17 +214,10 @@ int specialize(tk::tool::CompileRequest &request, const std::string &input,
 int importTtir(tk::tool::CompileRequest &request, const std::string &input) {
   mlir::DialectRegistry registry;
   tk::ttir::registerTtirImport(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(request.source, input),
-      llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  SourceContext source(registry, request.source, input);
   tk::ttir::ImportFailure failure;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      tk::ttir::importTtir(sourceMgr, context, failure);
+      tk::ttir::importTtir(source.sourceMgr, source.context, failure);
   if (!module)
     return failure == tk::ttir::ImportFailure::Unsupported ? 3 : 1;
   if (request.entry.empty()) {
@@ -218,14 +230,7 @@ int importTtir(tk::tool::CompileRequest &request, const std::string &input) {
     request.entry =
         mlir::SymbolTable::getSymbolName(&module->getBody()->front()).str();
   }
-  std::string bytecode;
-  llvm::raw_string_ostream stream(bytecode);
-  if (mlir::failed(mlir::writeBytecodeToFile(module->getOperation(), stream))) {
-    std::cerr << "tk-compile: cannot serialise the imported kernel\n";
-    return 1;
-  }
-  request.source = std::move(bytecode);
-  return 0;
+  return replaceSource(request, *module, "imported");
 }
 
 } // namespace
