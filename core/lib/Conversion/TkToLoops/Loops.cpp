@@ -364,35 +364,31 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   };
   SmallVector<Prefetched> prefetched;
   if (asyncCopy && numStages > 1 && llvm::is_contained(kinds, Carried::Held)) {
-    // The carried products' operands, and those of the other products the
-    // unit holds in the body (attention's scores: q k^T).
-    SmallVector<tk::DotOp> dots;
-    for (Operation &op : loop.getBody()->without_terminator())
-      if (auto dot = dyn_cast<tk::DotOp>(op);
-          dot && (llvm::is_contained(heldDots, dot) || heldProduct(dot)))
-        dots.push_back(dot);
-    for (tk::DotOp dot : dots) {
-      std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-      bool laidOut = matrixUnit->laysOutOperands(*product);
+    // The rings placeRings recorded, in the order it chose them: by
+    // product in program order, A before B.
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto dot = dyn_cast<tk::DotOp>(op);
+      if (!dot)
+        continue;
       for (unsigned index : {0u, 1u}) {
         Value operand = index == 0 ? dot.getA() : dot.getB();
-        auto load = operand.getDefiningOp<tk::LoadOp>();
         // A transposed load goes into the unit's layout at swapped
         // positions (the unit keeps runs of the source's rows together).
-        bool transposed = false;
-        if (auto trans = operand.getDefiningOp<tk::TransOp>();
-            trans && laidOut &&
-            (trans->hasOneUse() ||
-             heldOperandLayout(trans.getResult(), index)) &&
-            !materialized.count(trans)) {
-          load = trans.getSrc().getDefiningOp<tk::LoadOp>();
-          transposed = true;
-        }
-        // The ring of the first (product, operand) the load feeds.
+        auto trans = operand.getDefiningOp<tk::TransOp>();
+        auto load =
+            (trans ? trans.getSrc() : operand).getDefiningOp<tk::LoadOp>();
         auto ring = load ? rings.find(load) : rings.end();
         if (ring == rings.end() || ring->second.dot != dot ||
             ring->second.operand != index)
           continue;
+        std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+        bool laidOut = matrixUnit->laysOutOperands(*product);
+        bool transposed = static_cast<bool>(trans);
+        if (transposed && !laidOut)
+          return load.emitOpError(passName())
+                 << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
+                 << ") is of a transposed operand, which only a unit that "
+                    "lays out its operands takes";
         int64_t runBytes = 0;
         if (!canPrefetch(loop, load, walkSteps, runBytes))
           return load.emitOpError(passName())
