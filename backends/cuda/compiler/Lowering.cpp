@@ -157,22 +157,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     // know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
-  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
-  // tk-convert-to-simt follows it.
-  TkAssignThreadLayoutsOptions threadLayouts;
-  threadLayouts.target = simt.target;
-  threadLayouts.numWarps = simt.numWarps;
-  TkPipelineOperandsOptions pipelining;
-  pipelining.target = simt.target;
-  pipelining.numWarps = simt.numWarps;
-  pipelining.numStages = simt.numStages;
+  // Where each tile lives in the code of a thread, which accumulators
+  // mma.sync or wgmma hold and which operands cp.async loads trips ahead
+  // (TK_DUMP_IR shows it); tk-convert-to-simt follows it.
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        // Loop invariants out first: the layouts and the lowering's
-        // pointer walks are decided on the hoisted kernel.
-        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
-        // Which dot operands cp.async loads trips ahead (#tkw.ring).
-        pm.addPass(createPipelineOperandsPass(pipelining, unit, asyncCopy));
+        addThreadLayoutPasses(pm, simt, unit, asyncCopy);
       }))) {
     error = "tk-cuda: assigning thread layouts failed in pass '" + failedPass + "'";
     return TK_ERROR_COMPILATION;

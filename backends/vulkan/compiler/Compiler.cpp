@@ -116,14 +116,8 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   simt.numWarps = numWarps;
   // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
   // tk-convert-to-simt follows it.
-  TkAssignThreadLayoutsOptions threadLayouts;
-  threadLayouts.target = simt.target;
-  threadLayouts.numWarps = simt.numWarps;
   if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
-        // Loop invariants out first: the layouts and the lowering's
-        // pointer walks are decided on the hoisted kernel.
-        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, nullptr));
+        addThreadLayoutPasses(pm, simt, nullptr, nullptr);
       }))) {
     failedIn(failedPass);
     return TK_ERROR_COMPILATION;

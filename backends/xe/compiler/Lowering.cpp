@@ -98,14 +98,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   result.slmLimit = info->sharedMemoryPerBlock;
   // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
   // tk-convert-to-simt follows it.
-  TkAssignThreadLayoutsOptions threadLayouts;
-  threadLayouts.target = simt.target;
-  threadLayouts.numWarps = simt.numWarps;
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        // Loop invariants out first: the layouts and the lowering's
-        // pointer walks are decided on the hoisted kernel.
-        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        pm.addPass(createAssignThreadLayoutsPass(threadLayouts, unit));
+        addThreadLayoutPasses(pm, simt, unit, nullptr);
       }))) {
     error = "assigning thread layouts failed in pass '" + failedPass + "'";
     return TK_ERROR_COMPILATION;

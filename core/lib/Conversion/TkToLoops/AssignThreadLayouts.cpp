@@ -34,6 +34,7 @@ mlir::tk_to_loops::configureForTarget(ModuleOp module, StringRef pass,
     return module.emitError(pass) << ": " << error;
   if (std::optional<std::string> problem = info->workgroupProblem(numWarps))
     return module.emitError(pass) << ": " << *problem;
+  config.pass = pass;
   config.numThreads = numWarps * info->warpSize;
   config.warpSize = info->warpSize;
   config.globalAddressSpace = info->globalAddressSpace;
@@ -54,6 +55,7 @@ struct AssignThreadLayouts
   void runOnOperation() override {
     ModuleOp module = getOperation();
     TilePlacement::Config config;
+    config.pass = getArgument();
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
     // The CPU form: one host thread a program, nothing in registers.
     if (target != "cpu") {
@@ -64,6 +66,10 @@ struct AssignThreadLayouts
     }
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
       TilePlacement placement(kernel, config);
+      // The accumulators tk-hold-accumulators chose to hold (none when it
+      // did not run): the other layouts are decided around them.
+      if (failed(placement.readHeldAccumulators()))
+        return signalPassFailure();
       placement.place();
       placement.write();
     }

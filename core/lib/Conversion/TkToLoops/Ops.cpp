@@ -17,10 +17,15 @@ namespace mlir::tk_to_loops {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelLowering::run() {
-  // The thread layouts tk-assign-thread-layouts recorded, and the rings
-  // tk-pipeline-operands added to them, else both decided here the same
-  // way.
+  // The held accumulators tk-hold-accumulators recorded, the thread
+  // layouts tk-assign-thread-layouts recorded around them, and the rings
+  // tk-pipeline-operands added; what the kernel lacks is decided here the
+  // same way.
   if (!isPlaced()) {
+    if (!hasHeldAccumulators())
+      placeHeldAccumulators();
+    else if (failed(readHeldAccumulators()))
+      return failure();
     place();
     placeRings();
   } else if (failed(read())) {

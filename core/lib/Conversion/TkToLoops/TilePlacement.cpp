@@ -899,13 +899,111 @@ void TilePlacement::placeHeldLoopResults(bool recorded) {
   });
 }
 
-void TilePlacement::place() {
-  // Accumulators first: what reads a held loop result depends on them.
+void TilePlacement::placeHeldAccumulators() {
   source.walk([&](scf::ForOp loop) {
     for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
       if (tk::DotOp dot = chooseHeldAccumulator(loop, i))
         heldIterArgs[loop.getRegionIterArgs()[i]] = dot;
   });
+}
+
+void TilePlacement::writeHeldAccumulators() {
+  using tk::warp::TkwDialect;
+  MLIRContext *ctx = source.getContext();
+  Builder builder(ctx);
+  // What an earlier run recorded is replaced, not added to.
+  DenseMap<Operation *, int64_t> products;
+  source.walk([&](tk::DotOp dot) {
+    if (llvm::none_of(heldIterArgs,
+                      [&](auto held) { return held.second == dot; })) {
+      dot->removeAttr(TkwDialect::kProductAttrName);
+      dot->removeAttr(TkwDialect::kHeldAttrName);
+      return;
+    }
+    int64_t id = products.size();
+    products[dot] = id;
+    recordProduct(dot, id);
+  });
+  source.walk([&](scf::ForOp loop) {
+    SmallVector<Attribute> layouts;
+    bool any = false;
+    for (Value arg : loop.getRegionIterArgs()) {
+      tk::DotOp dot = heldIterArgs.lookup(arg);
+      any = any || dot;
+      layouts.push_back(dot ? Attribute(tk::warp::AccumulatorLayoutAttr::get(
+                                  ctx, products.lookup(dot)))
+                            : builder.getUnitAttr());
+    }
+    if (any)
+      loop->setAttr(TkwDialect::kIterLayoutsAttrName,
+                    builder.getArrayAttr(layouts));
+    else
+      loop->removeAttr(TkwDialect::kIterLayoutsAttrName);
+  });
+}
+
+bool TilePlacement::hasHeldAccumulators() {
+  bool any = false;
+  source.walk([&](scf::ForOp loop) {
+    if (auto layouts = loop->getAttrOfType<ArrayAttr>(
+            tk::warp::TkwDialect::kIterLayoutsAttrName))
+      any = any || llvm::any_of(layouts, [](Attribute layout) {
+              return isa<tk::warp::AccumulatorLayoutAttr>(layout);
+            });
+  });
+  return any;
+}
+
+FailureOr<tk::DotOp> TilePlacement::recordedProduct(Operation *op, int64_t id) {
+  tk::DotOp found;
+  source.walk([&](tk::DotOp dot) {
+    auto number =
+        dot->getAttrOfType<IntegerAttr>(tk::warp::TkwDialect::kProductAttrName);
+    if (number && number.getInt() == id && !found)
+      found = dot;
+  });
+  if (!found)
+    return op->emitOpError(passName()) << ": no tk.dot is held product " << id;
+  if (!heldProduct(found))
+    return op->emitOpError(passName())
+           << ": the matrix unit does not hold product " << id
+           << " in registers";
+  return found;
+}
+
+LogicalResult TilePlacement::readHeldAccumulators() {
+  WalkResult walk = source.walk([&](scf::ForOp loop) -> WalkResult {
+    auto layouts = loop->getAttrOfType<ArrayAttr>(
+        tk::warp::TkwDialect::kIterLayoutsAttrName);
+    if (!layouts)
+      return WalkResult::advance();
+    if (layouts.size() != loop.getNumRegionIterArgs()) {
+      loop.emitOpError(passName()) << ": thread layout " << layouts
+                                   << " does not list every iteration argument";
+      return WalkResult::interrupt();
+    }
+    for (auto [i, layout] : llvm::enumerate(layouts)) {
+      auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout);
+      if (!acc)
+        continue;
+      FailureOr<tk::DotOp> dot = recordedProduct(loop, acc.getProduct());
+      if (failed(dot))
+        return WalkResult::interrupt();
+      if (chooseHeldAccumulator(loop, i) != *dot) {
+        loop.emitOpError(passName())
+            << ": thread layout " << layout
+            << " names a product that does not update this accumulator "
+               "alone";
+        return WalkResult::interrupt();
+      }
+      heldIterArgs[loop.getRegionIterArgs()[i]] = *dot;
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+void TilePlacement::place() {
   analyzeRegion(source.getBody());
   if (onThreads()) {
     chooseRegisterResident(source.getBody());
@@ -1056,23 +1154,14 @@ LogicalResult TilePlacement::read() {
            << ": the thread layouts were assigned for "
            << (threads ? threads.getInt() : 0) << " threads a program, not "
            << numThreads;
+  // Held accumulators first: what reads a held loop result depends on them.
+  if (failed(readHeldAccumulators()))
+    return failure();
   DenseMap<int64_t, tk::DotOp> products;
   source.walk([&](tk::DotOp dot) {
     if (auto id = dot->getAttrOfType<IntegerAttr>(TkwDialect::kProductAttrName))
       products[id.getInt()] = dot;
   });
-  // The held product `id` names, checked against the matrix unit.
-  auto productOf = [&](Operation *op, int64_t id) -> FailureOr<tk::DotOp> {
-    tk::DotOp dot = products.lookup(id);
-    if (!dot)
-      return op->emitOpError(passName())
-             << ": no tk.dot is held product " << id;
-    if (!heldProduct(dot))
-      return op->emitOpError(passName())
-             << ": the matrix unit does not hold product " << id
-             << " in registers";
-    return dot;
-  };
   auto fail = [&](Operation *op, Attribute layout, StringRef why) {
     op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
     return WalkResult::interrupt();
@@ -1083,28 +1172,17 @@ LogicalResult TilePlacement::read() {
           loop->getAttrOfType<ArrayAttr>(TkwDialect::kIterLayoutsAttrName);
       if (!layouts)
         return WalkResult::advance();
-      if (layouts.size() != loop.getNumRegionIterArgs())
-        return fail(op, layouts, "does not list every iteration argument");
+      // Their sizes and held accumulators were read first.
       for (auto [i, layout] : llvm::enumerate(layouts)) {
         Value arg = loop.getRegionIterArgs()[i];
         if (auto rows = dyn_cast<tk::warp::RowsLayoutAttr>(layout)) {
-          FailureOr<tk::DotOp> dot = productOf(op, rows.getProduct());
+          FailureOr<tk::DotOp> dot = recordedProduct(op, rows.getProduct());
           if (failed(dot))
             return WalkResult::interrupt();
           if (cast<RankedTensorType>(arg.getType()).getRank() != 1)
             return fail(op, layout, "is for 1-D tiles");
           rowLayout[arg] = rowLayout[loop.getResult(i)] = *dot;
-        } else if (auto acc =
-                       dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout)) {
-          FailureOr<tk::DotOp> dot = productOf(op, acc.getProduct());
-          if (failed(dot))
-            return WalkResult::interrupt();
-          if (chooseHeldAccumulator(loop, i) != *dot)
-            return fail(op, layout,
-                        "names a product that does not update this "
-                        "accumulator alone");
-          heldIterArgs[arg] = *dot;
-        } else if (!isa<UnitAttr>(layout)) {
+        } else if (!isa<UnitAttr, tk::warp::AccumulatorLayoutAttr>(layout)) {
           return fail(op, layout, "cannot be an iteration argument's");
         }
       }
@@ -1118,7 +1196,7 @@ LogicalResult TilePlacement::read() {
             "is not a ring this lowering fills: it pipelines over " +
                 std::to_string(asyncCopy && onThreads() ? numStages : 1) +
                 " stages");
-      FailureOr<tk::DotOp> dot = productOf(op, ring.getProduct());
+      FailureOr<tk::DotOp> dot = recordedProduct(op, ring.getProduct());
       if (failed(dot))
         return WalkResult::interrupt();
       Value operand = ring.getOperand() == 0 ? dot->getA() : dot->getB();
@@ -1161,7 +1239,7 @@ LogicalResult TilePlacement::read() {
       return WalkResult::advance();
     }
     if (auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout)) {
-      FailureOr<tk::DotOp> dot = productOf(op, acc.getProduct());
+      FailureOr<tk::DotOp> dot = recordedProduct(op, acc.getProduct());
       if (failed(dot))
         return WalkResult::interrupt();
       if (op == dot->getOperation()) {
@@ -1176,7 +1254,7 @@ LogicalResult TilePlacement::read() {
       return WalkResult::advance();
     }
     auto rows = cast<tk::warp::RowsLayoutAttr>(layout);
-    FailureOr<tk::DotOp> dot = productOf(op, rows.getProduct());
+    FailureOr<tk::DotOp> dot = recordedProduct(op, rows.getProduct());
     if (failed(dot))
       return WalkResult::interrupt();
     if (type.getRank() != 1)

@@ -1,7 +1,9 @@
 //===- TilePlacement.h - where each tile of a kernel lives ------*- C++ -*-===//
 //
 // The thread layouts of a kernel's tiles, decided before any op is lowered
-// (tk-assign-thread-layouts, AssignThreadLayouts.cpp) and read back by the
+// (the accumulators held across loop trips by tk-hold-accumulators,
+// HoldAccumulators.cpp; every other tile around them by
+// tk-assign-thread-layouts, AssignThreadLayouts.cpp) and read back by the
 // loop lowering (KernelLowering, which derives from this class): a tile is
 // recomputed by each reader (no layout), kept whole in workgroup memory
 // (#tkw.shared; the stack on the CPU), or, on a GPU, kept in its threads'
@@ -142,15 +144,36 @@ public:
     int64_t numStages = 1;
     /// The LLVM address space of pointers to global memory (the target's).
     unsigned globalAddressSpace = 0;
+    /// The pass deciding or lowering, for its messages (static storage);
+    /// empty: the lowering's.
+    llvm::StringRef pass;
   };
 
   TilePlacement(tk::FuncOp source, const Config &config)
-      : source(source), fuseLoadsIntoStores(config.fuseLoadsIntoStores),
+      : source(source), pass(config.pass),
+        fuseLoadsIntoStores(config.fuseLoadsIntoStores),
         numThreads(config.numThreads), warpSize(config.warpSize),
         matrixUnit(config.matrixUnit), asyncCopy(config.asyncCopy),
         numStages(config.numStages) {}
 
-  /// Decides the layout of every tile of the kernel.
+  /// GPU with a matrix unit only: the loop-carried accumulators the unit
+  /// keeps in registers across trips (chooseHeldAccumulator), the first
+  /// decision (tk-hold-accumulators, HoldAccumulators.cpp): where every
+  /// other tile lives depends on them.
+  void placeHeldAccumulators();
+  /// Records them: each held dot numbered as a product (recordProduct, in
+  /// program order) and each loop holding one given `tkw.iter_layouts`,
+  /// `#tkw.accumulator` at its held arguments.
+  void writeHeldAccumulators();
+  /// True when a loop of the kernel records a held accumulator.
+  bool hasHeldAccumulators();
+  /// Reads the held accumulators recorded in `tkw.iter_layouts`; fails,
+  /// naming the loop, on one this lowering cannot hold (no such product,
+  /// one the unit does not hold, or a product that does not update the
+  /// accumulator alone).
+  LogicalResult readHeldAccumulators();
+  /// Decides the layout of every other tile of the kernel, around the held
+  /// accumulators placed or read.
   void place();
   /// Records the decisions as attributes of the kernel's ops (`tkw.layout`
   /// on an op, `tkw.iter_layouts` on a loop, `tkw.product` on a held dot,
@@ -176,8 +199,14 @@ protected:
   /// Numbers `dot` as held product `id` (`tkw.product`), with the layout
   /// the unit holds it in (`tkw.held`).
   void recordProduct(tk::DotOp dot, int64_t id);
-  /// The pass running this lowering, for its messages.
+  /// The dot recorded as held product `id` (`tkw.product`), checked against
+  /// the matrix unit; fails, naming `op`, where there is none or the unit
+  /// does not hold it.
+  FailureOr<tk::DotOp> recordedProduct(Operation *op, int64_t id);
+  /// The pass deciding or lowering, for its messages.
   llvm::StringRef passName() const {
+    if (!pass.empty())
+      return pass;
     return onThreads() ? "tk-convert-to-simt" : "tk-convert-to-loops";
   }
 
@@ -286,6 +315,7 @@ protected:
   Value findThroughIndexKeeping(Value value, function_ref<bool(Value)> isRoot);
 
   tk::FuncOp source;
+  llvm::StringRef pass;
   bool fuseLoadsIntoStores;
   /// 0 on the CPU; the threads of a GPU program otherwise.
   int64_t numThreads;

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <memory>
 #include <optional>
@@ -274,6 +275,12 @@ createConvertToSIMTPass(const TkConvertToSIMTOptions &options,
                         std::shared_ptr<const MatrixUnit> matrixUnit,
                         std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
+/// tk-hold-accumulators with a backend's matrix unit (may be null: then no
+/// accumulator is held).
+std::unique_ptr<mlir::Pass>
+createHoldAccumulatorsPass(const TkHoldAccumulatorsOptions &options,
+                           std::shared_ptr<const MatrixUnit> matrixUnit);
+
 /// tk-assign-thread-layouts with a backend's matrix unit (may be null: then
 /// no product is held in registers).
 std::unique_ptr<mlir::Pass>
@@ -284,6 +291,16 @@ createAssignThreadLayoutsPass(const TkAssignThreadLayoutsOptions &options,
 /// (without either, it pipelines nothing).
 std::unique_ptr<mlir::Pass>
 createPipelineOperandsPass(const TkPipelineOperandsOptions &options,
+                           std::shared_ptr<const MatrixUnit> matrixUnit,
+                           std::shared_ptr<const AsyncCopyUnit> asyncCopy);
+
+/// Adds the thread-level decisions every GPU backend runs before
+/// tk-convert-to-simt with the same options and units, in order:
+/// tk-hoist-loop-invariants, tk-hold-accumulators, tk-assign-thread-layouts
+/// and, with an async copy unit, tk-pipeline-operands (TK_DUMP_IR's
+/// 3-thread-layouts.mlir shows what they recorded).
+void addThreadLayoutPasses(mlir::OpPassManager &pm,
+                           const TkConvertToSIMTOptions &simt,
                            std::shared_ptr<const MatrixUnit> matrixUnit,
                            std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 

@@ -55,6 +55,39 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkHoldAccumulators : Pass<"tk-hold-accumulators", "::mlir::ModuleOp"> {
+  let summary = "keep loop-carried dot accumulators in the matrix unit's "
+                "registers";
+  let description = [{
+    The first thread-level decision, on which the others depend: for every
+    `scf.for` of every `tk.func`, the iteration arguments that the
+    backend's matrix unit keeps in its accumulator registers across trips
+    (a matmul's K loop; attention's output, rescaled in place). An argument
+    is held when its one use is a `tk.dot`'s accumulator in the loop's
+    body, reached through element-wise ops of its own shape and type at
+    most, the dot's result is yielded as the argument's next value and read
+    by nothing else, and the unit holds the product with an accumulator of
+    the argument's element type (a narrower one is rounded after every
+    trip, which registers would skip). Each held dot is numbered as a
+    product (`tkw.product`, with the unit's statement of its registers in
+    `tkw.held`) and its loop records `#tkw.accumulator<product>` at the
+    argument in `tkw.iter_layouts`.
+
+    `tk-assign-thread-layouts` (next) holds these accumulators and no
+    others, and decides where each loop's results go after it. Without a
+    matrix unit (`tk-opt` gives none) nothing is held. A kernel whose
+    thread layouts are already assigned is refused.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "the TargetInfo spec (a registered preset) whose warp size the "
+           "threads form warps of; required">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps of a workgroup (a power of two)">
+  ];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
 def TkAssignThreadLayouts
     : Pass<"tk-assign-thread-layouts", "::mlir::ModuleOp"> {
   let summary = "decide where each tile lives in the code of one thread";
@@ -83,8 +116,9 @@ def TkAssignThreadLayouts
       and sum).
 
     A loop records its iteration arguments' layouts in `tkw.iter_layouts`:
-    `#tkw.accumulator` for an accumulator the matrix unit keeps in
-    registers across trips (a matmul's K loop), `#tkw.rows` for row tiles;
+    `#tkw.accumulator` for the accumulators `tk-hold-accumulators` chose to
+    keep in the matrix unit's registers across trips (read from there: this
+    pass holds no others), `#tkw.rows` for row tiles;
     and, in `tkw.result_layouts`, where each held accumulator is after the
     loop: `#tkw.accumulator` where only stores (and a later loop holding it
     alike) read it, so they read the registers; `#tkw.shared` otherwise.
@@ -143,8 +177,10 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
   let summary = "lower tile ops to the code of one GPU thread (SIMT)";
   let description = [{
     The GPU form of `tk-convert-to-loops` (same element-wise recomputation
-    and masks), following the thread layouts `tk-assign-thread-layouts`
-    recorded (deciding them itself when a kernel has none): every `tk.func`
+    and masks), following the held accumulators `tk-hold-accumulators`
+    recorded and the thread layouts `tk-assign-thread-layouts` recorded
+    around them (deciding what a kernel lacks itself, the same way): every
+    `tk.func`
     becomes a `func.func` run by each of the
     `num-warps` x warp-size threads of a workgroup, the warp size (8, 16,
     32, 64) being the `target` TargetInfo's. Program ids come from
