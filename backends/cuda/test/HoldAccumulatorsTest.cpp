@@ -10,8 +10,10 @@
 #include "compiler/MmaSync.h"
 #include "compiler/TargetInfo.h"
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -26,9 +28,23 @@ using namespace mlir;
 
 namespace {
 
+/// The row sums of the K loop's result %res, stored.
+const char *kRowSums = R"(
+  %sum = tk.reduce(%res : tensor<32x32xf32>) {axis = 1 : i32} -> tensor<32xf32> {
+  ^bb0(%lhs: f32, %rhs: f32):
+    %add = arith.addf %lhs, %rhs : f32
+    tk.reduce.return %add : f32
+  }
+  %so = tk.splat %c : !tk.ptr<f32> -> tensor<32x!tk.ptr<f32>>
+  %po = tk.addptr %so, %r : tensor<32x!tk.ptr<f32>>, tensor<32xi32>
+  tk.store %po, %sum : tensor<32x!tk.ptr<f32>>
+)";
+
 /// A K loop of 32x32 products, the accumulator of element type `acc`;
-/// `body` is spliced into the loop after the dot %d.
-std::string kLoop(const std::string &acc, const std::string &body = "") {
+/// `body` is spliced into the loop after the dot %d, and `after` (else a
+/// store of the result %res) after the loop.
+std::string kLoop(const std::string &acc, const std::string &body = "",
+                  const std::string &after = "") {
   return R"(
 tk.func @k_loop(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32},
                 %c: !tk.ptr<)" +
@@ -61,34 +77,50 @@ tk.func @k_loop(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32},
     scf.yield %d : tensor<32x32x)" +
          acc + R"(>
   }
-  tk.store %pc, %res : tensor<32x32x!tk.ptr<)" +
-         acc + R"(>>
+  )" +
+         (after.empty()
+              ? "tk.store %pc, %res : tensor<32x32x!tk.ptr<" + acc + ">>"
+              : after) +
+         R"(
   tk.return
 }
 )";
 }
 
 /// A context for tk kernels, with CUDA's TargetInfo presets registered
-/// (registering again replaces them).
+/// (registering again replaces them) and NVVM loaded for the unit's ops (as
+/// the backend's pipeline loads it).
 struct KernelContext {
   KernelContext() {
     tk::cuda::registerTargetPresets();
     tk::registerTkDialects(registry);
     context.appendDialectRegistry(registry);
+    context.getOrLoadDialect<NVVM::NVVMDialect>();
   }
   DialectRegistry registry;
   MLIRContext context;
 };
 
 /// The module `source` becomes after tk-hold-accumulators (when `hold`) and
-/// tk-assign-thread-layouts (when `assign`) with mma.sync on sm_80.
-std::string run(const std::string &source, bool hold, bool assign) {
+/// tk-assign-thread-layouts (when `assign`) with mma.sync on sm_80, then
+/// `edit` (when given) and tk-convert-to-simt (when `lower`); "pass failed:
+/// " and the diagnostics when a pass fails. `conversions` gets the count
+/// tk-assign-thread-layouts recorded (tkw.conversions).
+std::string run(const std::string &source, bool hold, bool assign,
+                int64_t *conversions = nullptr,
+                llvm::function_ref<void(ModuleOp)> edit = nullptr,
+                bool lower = false) {
   KernelContext kernels;
   MLIRContext &context = kernels.context;
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, ParserConfig(&context));
   if (!module)
     return "parse error";
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
   auto unit = std::make_shared<tk::cuda::MmaSyncUnit>();
   PassManager pm(&context);
   if (hold) {
@@ -102,7 +134,23 @@ std::string run(const std::string &source, bool hold, bool assign) {
     pm.addPass(tk::createAssignThreadLayoutsPass(options, unit));
   }
   if (failed(pm.run(*module)))
-    return "pass failed";
+    return "pass failed: " + diagnostics;
+  if (conversions)
+    module->walk([&](tk::FuncOp kernel) {
+      if (auto count = kernel->getAttrOfType<IntegerAttr>(
+              tk::warp::TkwDialect::kConversionsAttrName))
+        *conversions = count.getInt();
+    });
+  if (edit)
+    edit(*module);
+  if (lower) {
+    PassManager simt(&context);
+    tk::TkConvertToSIMTOptions options;
+    options.target = "cuda-sm80";
+    simt.addPass(tk::createConvertToSIMTPass(options, unit, nullptr));
+    if (failed(simt.run(*module)))
+      return "pass failed: " + diagnostics;
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
@@ -142,7 +190,7 @@ TEST(HoldAccumulators, LeavesAProductReadInTheLoop) {
   std::string text =
       run(kLoop("f32", "    tk.store %pc, %d : tensor<32x32x!tk.ptr<f32>>"),
           /*hold=*/true, /*assign=*/false);
-  EXPECT_NE(text, "pass failed");
+  EXPECT_FALSE(contains(text, "pass failed")) << text;
   EXPECT_FALSE(contains(text, "tkw.iter_layouts")) << text;
 }
 
@@ -181,4 +229,75 @@ TEST(HoldAccumulators, RefusesAKernelWhoseLayoutsAreAssigned) {
   EXPECT_TRUE(failed(pm.run(*module)));
   EXPECT_TRUE(contains(diagnostics, "thread layouts are already assigned"))
       << diagnostics;
+}
+
+TEST(HeldResults, AResultReadElsewhereIsMovedByACountedConversion) {
+  // Summed along rows, the result is read at other threads' positions: a
+  // tkw.convert_layout after the loop moves it to workgroup memory, and the
+  // loop result itself stays in the registers.
+  int64_t conversions = -1;
+  std::string text = run(kLoop("f32", "", kRowSums), /*hold=*/true,
+                         /*assign=*/true, &conversions);
+  EXPECT_TRUE(contains(text, "tkw.result_layouts = [#tkw.accumulator<product "
+                             "= 0>]"))
+      << text;
+  // %12 is the loop's result.
+  EXPECT_TRUE(contains(text, "%12 = scf.for")) << text;
+  EXPECT_TRUE(contains(text, "%13 = tkw.convert_layout %12 {tkw.layout = "
+                             "#tkw.shared}"))
+      << text;
+  EXPECT_TRUE(contains(text, "tk.reduce(%13 : tensor<32x32xf32>)")) << text;
+  EXPECT_EQ(conversions, 1);
+  // A result only stored needs none.
+  conversions = -1;
+  text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, &conversions);
+  EXPECT_FALSE(contains(text, "tkw.convert_layout")) << text;
+  EXPECT_EQ(conversions, 0);
+}
+
+TEST(HeldResults, TheLoweringFollowsTheConversion) {
+  std::string text = run(kLoop("f32", "", kRowSums), /*hold=*/true,
+                         /*assign=*/true, nullptr, nullptr, /*lower=*/true);
+  EXPECT_FALSE(contains(text, "pass failed")) << text;
+  EXPECT_FALSE(contains(text, "tkw.convert_layout")) << text;
+  EXPECT_TRUE(contains(text, "nvvm.mma.sync")) << text;
+}
+
+TEST(HeldResults, TheLoweringRefusesAHeldResultReadWithoutItsConversion) {
+  // The conversion taken out by hand: the reduction would read registers
+  // other threads hold.
+  auto dropConversion = [](ModuleOp module) {
+    module.walk([](tk::warp::ConvertLayoutOp convert) {
+      convert.getResult().replaceAllUsesWith(convert.getSrc());
+      convert.erase();
+    });
+  };
+  std::string text = run(kLoop("f32", "", kRowSums), /*hold=*/true,
+                         /*assign=*/true, nullptr, dropConversion,
+                         /*lower=*/true);
+  EXPECT_TRUE(contains(text, "pass failed")) << text;
+  EXPECT_TRUE(contains(text, "keeps a result in registers that is read other "
+                             "than by stores"))
+      << text;
+}
+
+TEST(HeldResults, TheLoweringRefusesAConversionOfAnythingElse) {
+  // A conversion of the row sums (not a held loop result).
+  auto convertSums = [](ModuleOp module) {
+    module.walk([&](tk::ReduceOp reduce) {
+      OpBuilder builder(reduce->getBlock(), std::next(reduce->getIterator()));
+      Value sums = reduce->getResult(0);
+      auto convert = tk::warp::ConvertLayoutOp::create(builder, reduce.getLoc(),
+                                                       sums.getType(), sums);
+      convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
+                       tk::warp::SharedLayoutAttr::get(module.getContext()));
+      sums.replaceAllUsesExcept(convert.getResult(), convert);
+    });
+  };
+  std::string text = run(kLoop("f32", "", kRowSums), /*hold=*/true,
+                         /*assign=*/true, nullptr, convertSums,
+                         /*lower=*/true);
+  EXPECT_TRUE(contains(text, "converts a held accumulator's loop result to "
+                             "workgroup memory"))
+      << text;
 }

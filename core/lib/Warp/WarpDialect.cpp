@@ -187,7 +187,10 @@ LogicalResult ConvertLayoutOp::verify() {
 }
 
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
-  if (getSrc().getType() == getType())
+  // A thread-level conversion keeps its types; its tkw.layout says where
+  // the result lives.
+  if (getSrc().getType() == getType() &&
+      !(*this)->hasAttr(TkwDialect::kLayoutAttrName))
     return getSrc();
   // convert(convert(x)) moves x once.
   if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {
@@ -280,6 +283,13 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
     if (!value || value.getInt() <= 0 || !llvm::isPowerOf2_64(value.getInt()))
       return op->emitError()
              << "'" << name << "' must be a positive power-of-two integer";
+    return success();
+  }
+  if (name == kConversionsAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must be a non-negative integer";
     return success();
   }
   if (name == kTargetAttrName || name == kIntrinsicAttrName) {

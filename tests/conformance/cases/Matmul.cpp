@@ -3,8 +3,10 @@
 // The seed matmul (grouped program order, K loop, masked edges) over f16,
 // bf16, f32 (input_precision ieee: no tf32) and i8 -> i32, with a or b stored
 // transposed and read through strides, and split over K into f32 planes;
-// and a kernel that transposes both operand tiles in registers with tk.trans
-// before the dot.
+// a kernel that transposes both operand tiles in registers with tk.trans
+// before the dot; and one that sums each row of its K loop's product (on a
+// GPU with a matrix unit the held accumulator is moved to workgroup memory
+// after the loop by an explicit tkw.convert_layout, for the reduction).
 //
 //===----------------------------------------------------------------------===//
 
@@ -323,6 +325,75 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
       std::vector<double> bound;
       std::vector<double> want = matmulReference(a, b, M, N, K, bound, acc);
       r.check("c", r.read(dc), want, defaultTolerance(acc), &bound);
+    };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
+    c.name = "matmul_row_sums";
+    c.summary = "out[m] = sum_n (a @ b)[m, n]: a K loop's product reduced "
+                "along its rows";
+    c.needs.dtypes = TK_DTYPE_BIT_F32;
+    c.dtypes = {DType::F16, DType::BF16, DType::F32};
+    c.shapes = {shape({1, 1, 1}), shape({45, 64, 40}), shape({128, 64, 96})};
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      KernelBuilder k(ctx, "matmul_row_sums");
+      mlir::Type in = toMLIR(ctx, dtype);
+      mlir::Type acc = toMLIR(ctx, DType::F32);
+      Tile aPtr = k.argPtr("a", in, 16); // M x K
+      Tile bPtr = k.argPtr("b", in, 16); // K x 64
+      Tile outPtr = k.argPtr("out", acc, 16);
+      Tile M = k.argI32("M"), K = k.argI32("K");
+      int64_t BM = k.constexpr_("BLOCK_M", 64);
+      int64_t BN = k.constexpr_("BLOCK_N", 64);
+      int64_t BK = k.constexpr_("BLOCK_K", 32);
+      Tile offsM = k.programId(0) * BM + k.arange(0, BM);
+      Tile offsN = k.arange(0, BN);
+      Tile rk = k.arange(0, BK);
+      Tile accInit = k.zeros({BM, BN}, acc);
+      llvm::SmallVector<Tile> result = k.forLoop(
+          0, K, BK, {accInit},
+          [&](Tile k0,
+              llvm::ArrayRef<Tile> carried) -> llvm::SmallVector<Tile> {
+            Tile offsK = k0 + rk;
+            Tile aRow = offsM.col();
+            Tile aCol = offsK.row();
+            Tile aMask = (aRow < M) & (aCol < K);
+            Tile a = k.load(aPtr + (aRow * K + aCol), aMask, 0);
+            Tile bRow = offsK.col();
+            Tile bCol = offsN.row();
+            Tile b = k.load(bPtr + (bRow * BN + bCol), bRow < K, 0);
+            return {k.dot(a, b, carried[0])};
+          });
+      if (result.empty())
+        return finishKernel(k, error);
+      k.store(outPtr + offsM, k.sum(result[0], 1), offsM < M);
+      return finishKernel(k, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t M = r.dim(0), N = 64, K = r.dim(2);
+      std::vector<double> a = operand(r, M * K, 17), b = operand(r, K * N, 18);
+      tk_arg da = r.input(r.dtype(), a), db = r.input(r.dtype(), b);
+      tk_arg dout = r.output(DType::F32, M);
+      r.launch({cdiv(M, 64), 1, 1},
+               {da, db, dout, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(K))});
+      std::vector<double> bound;
+      std::vector<double> c = matmulReference(a, b, M, N, K, bound);
+      // Each row sums N products, each within its bound, in f32.
+      std::vector<double> want(M, 0.0), rowBound(M, 0.0);
+      for (int64_t i = 0; i < M; ++i) {
+        double sumAbs = 0;
+        for (int64_t j = 0; j < N; ++j) {
+          want[i] += c[i * N + j];
+          rowBound[i] += bound[i * N + j];
+          sumAbs += std::fabs(c[i * N + j]);
+        }
+        rowBound[i] += sumErrorBound(DType::F32, sumAbs, N);
+      }
+      r.check("out", r.read(dout), want, defaultTolerance(DType::F32),
+              &rowBound);
     };
     cases.push_back(std::move(c));
   }

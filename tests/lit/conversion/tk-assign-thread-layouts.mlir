@@ -7,7 +7,9 @@
 
 // tk-assign-thread-layouts at four warps of each warp size (32, 16, 64, 8:
 // 128, 64, 256 and 32 threads) and in the CPU form. Held products need a
-// backend's matrix unit: backends/*/test/lit/thread-layouts.tk show those.
+// backend's matrix unit: backends/*/test/lit/thread-layouts.tk show those
+// (and the layout conversions they need, counted in tkw.conversions: none
+// here).
 // NOTARGET: tk-assign-thread-layouts: target=<preset> is required
 
 // A row softmax: the loaded row and its exponentials are each read twice
@@ -17,10 +19,10 @@
 // The CPU keeps them on the stack. The chains read once (the shifted row,
 // the quotient) are recomputed: no layout.
 // CHECK-LABEL: tk.func @softmax
-// W32-SAME: attributes {tkw.threads = 128 : i64}
-// W16-SAME: attributes {tkw.threads = 64 : i64}
-// W64-SAME: attributes {tkw.threads = 256 : i64}
-// W8-SAME: attributes {tkw.threads = 32 : i64}
+// W32-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 128 : i64}
+// W16-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 64 : i64}
+// W64-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 256 : i64}
+// W8-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 32 : i64}
 // CPU-SAME: attributes {tkw.threads = 0 : i64}
 // W32: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 128>}
 // W16: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 64>}

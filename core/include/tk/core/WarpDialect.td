@@ -51,9 +51,9 @@ def Tkw_Dialect : Dialect {
         "tkw.iter_layouts";
     /// Loop attribute: where its held accumulators are after the loop,
     /// result by result: #tkw.accumulator (still in the registers, read
-    /// there by stores and by a later loop holding it alike), #tkw.shared
-    /// (written to workgroup memory), `unit` for a result that is not a
-    /// held accumulator.
+    /// there by stores, by a later loop holding it alike and by its
+    /// tkw.convert_layout to workgroup memory), `unit` for a result that is
+    /// not a held accumulator.
     static constexpr llvm::StringLiteral kResultLayoutsAttrName =
         "tkw.result_layouts";
     /// Op attribute on a `tk.dot` whose product the matrix unit holds in
@@ -65,6 +65,10 @@ def Tkw_Dialect : Dialect {
     /// Op attribute on a `tk.load` in a loop: the ring of workgroup slots
     /// its async copies fill trips ahead (#tkw.ring).
     static constexpr llvm::StringLiteral kRingAttrName = "tkw.ring";
+    /// Function attribute of a GPU program: the layout conversions
+    /// (tkw.convert_layout) tk-assign-thread-layouts placed in it.
+    static constexpr llvm::StringLiteral kConversionsAttrName =
+        "tkw.conversions";
     /// Function attribute: the threads of a program the thread layouts
     /// were assigned for (0: the CPU form, one thread).
     static constexpr llvm::StringLiteral kThreadsAttrName = "tkw.threads";

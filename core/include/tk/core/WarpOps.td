@@ -26,6 +26,12 @@ def Tkw_ConvertLayoutOp : Tkw_Op<"convert_layout", [Pure]> {
     same elements the move stays inside the warp. tk-assign-layouts places
     these ops where two layouts meet so that they can be counted and
     lowered explicitly, never hidden in another op's lowering.
+
+    At the thread level (`tk-assign-thread-layouts`), where layouts are
+    attributes rather than type encodings, both types are the same and the
+    op's `tkw.layout` names where its result lives (`#tkw.shared`: a held
+    accumulator's registers written to workgroup memory after its loop);
+    such an op is not folded away.
     ```mlir
     %b = tkw.convert_layout %a : tensor<128x64xf32, #C> -> tensor<128x64xf32, #A>
     ```

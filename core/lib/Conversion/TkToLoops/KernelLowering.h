@@ -17,6 +17,7 @@
 #include "AxisFacts.h"
 #include "TilePlacement.h"
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -166,6 +167,9 @@ private:
   LogicalResult lowerReduce(tk::ReduceOp op);
   LogicalResult lowerScan(tk::ScanOp op);
   LogicalResult lowerDot(tk::DotOp op);
+  /// A held accumulator's loop result written to workgroup memory (the
+  /// conversion placeConversions placed).
+  LogicalResult lowerConvertLayout(tk::warp::ConvertLayoutOp convert);
   /// What both forms of the dot lowering start from.
   struct DotPlan {
     int64_t m, n, k;

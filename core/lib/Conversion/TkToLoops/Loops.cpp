@@ -731,26 +731,40 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     for (Prefetched &entry : prefetched)
       llvm::append_range(freeRingSlots, entry.slots);
   }
-  // Results; held accumulators go to workgroup memory for what follows.
+  // Results; held accumulators stay in their registers (a
+  // tkw.convert_layout after the loop moves one to workgroup memory).
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {
     bind(result, i, results);
     if (kinds[i] != Carried::Held)
       continue;
     SmallVector<Value> registers = heldAccumulators.lookup(result);
     heldAccumulators.erase(result);
-    auto product = *heldProduct(heldDots[i]);
-    if (heldLoopResults.count(result)) {
-      heldResults[result] = HeldResult{product, registers};
-      continue;
-    }
-    Value buffer = allocBuffer({product.m, product.n}, product.accumulator);
-    if (failed(storeHeld(product, registers, buffer)))
-      return failure();
-    barrier();
-    if (failed(narrowAccumulator(result, buffer)))
-      return failure();
+    if (!heldLoopResults.count(result))
+      return loop.emitOpError(passName())
+             << ": held accumulator " << i
+             << " is read after the loop other than from its registers, "
+                "without a tkw.convert_layout to workgroup memory";
+    heldResults[result] =
+        HeldResult{*heldProduct(heldDots[i]), std::move(registers)};
   }
   return success();
+}
+
+LogicalResult
+KernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
+  auto held = heldResults.find(convert.getSrc());
+  if (held == heldResults.end() ||
+      !isa_and_present<tk::warp::SharedLayoutAttr>(
+          convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName)))
+    return convert.emitOpError(passName())
+           << ": converts a held accumulator's loop result to workgroup "
+              "memory (tkw.layout = #tkw.shared), nothing else";
+  const tk::MatrixUnit::HeldProduct &product = held->second.product;
+  Value buffer = allocBuffer({product.m, product.n}, product.accumulator);
+  if (failed(storeHeld(product, held->second.registers, buffer)))
+    return failure();
+  barrier();
+  return narrowAccumulator(convert.getResult(), buffer);
 }
 
 LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {

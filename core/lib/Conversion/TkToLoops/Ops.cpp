@@ -172,6 +172,9 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       .Case([&](tk::ReduceOp reduce) { return lowerReduce(reduce); })
       .Case([&](tk::ScanOp scan) { return lowerScan(scan); })
       .Case([&](tk::DotOp dot) { return lowerDot(dot); })
+      .Case([&](tk::warp::ConvertLayoutOp convert) {
+        return lowerConvertLayout(convert);
+      })
       .Case([&](tk::AtomicRMWOp rmw) { return lowerAtomicRMW(rmw); })
       .Case([&](tk::AtomicCASOp cas) { return lowerAtomicCAS(cas); })
       .Case([&](tk::PrintOp print) { return lowerPrint(print); })

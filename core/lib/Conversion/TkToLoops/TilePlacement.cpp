@@ -818,6 +818,11 @@ bool TilePlacement::onlyStoredFromRegisters(
         return false;
       continue;
     }
+    if (isa<tk::warp::ConvertLayoutOp>(user)) {
+      if (!tile.getDefiningOp<scf::ForOp>())
+        return false;
+      continue;
+    }
     if (!keepsIndex(user) || materialized.count(user) ||
         !onlyStoredFromRegisters(user->getResult(0), product))
       return false;
@@ -894,7 +899,8 @@ void TilePlacement::placeHeldLoopResults(bool recorded) {
       if (tk::DotOp dot = heldIterArgs.lookup(loop.getRegionIterArgs()[i]))
         if (std::optional<tk::MatrixUnit::HeldProduct> product =
                 heldProduct(dot);
-            product && onlyStoredFromRegisters(result, *product))
+            product &&
+            (result.use_empty() || onlyStoredFromRegisters(result, *product)))
           heldLoopResults[result] = dot;
   });
 }
@@ -1003,6 +1009,26 @@ LogicalResult TilePlacement::readHeldAccumulators() {
   return failure(walk.wasInterrupted());
 }
 
+void TilePlacement::placeConversions() {
+  using tk::warp::TkwDialect;
+  MLIRContext *ctx = source.getContext();
+  source.walk([&](scf::ForOp loop) {
+    OpBuilder builder(loop->getBlock(), std::next(loop->getIterator()));
+    for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+      tk::DotOp dot = heldIterArgs.lookup(loop.getRegionIterArgs()[i]);
+      if (!dot || heldLoopResults.count(result))
+        continue;
+      auto convert = tk::warp::ConvertLayoutOp::create(
+          builder, loop.getLoc(), result.getType(), result);
+      convert->setAttr(TkwDialect::kLayoutAttrName,
+                       tk::warp::SharedLayoutAttr::get(ctx));
+      result.replaceAllUsesExcept(convert.getResult(), convert);
+      heldLoopResults[result] = dot;
+      ++conversions;
+    }
+  });
+}
+
 void TilePlacement::place() {
   analyzeRegion(source.getBody());
   if (onThreads()) {
@@ -1015,6 +1041,7 @@ void TilePlacement::place() {
       residentRun[op] = ownedRun(
           cast<RankedTensorType>(op->getResult(0).getType()).getShape());
   placeHeldLoopResults(/*recorded=*/false);
+  placeConversions();
 }
 
 bool TilePlacement::isPlaced() const {
@@ -1127,8 +1154,6 @@ void TilePlacement::write() {
         if (tk::DotOp dot = heldLoopResults.lookup(result))
           layout =
               tk::warp::AccumulatorLayoutAttr::get(ctx, products.lookup(dot));
-        else if (heldIterArgs.count(loop.getRegionIterArgs()[i]))
-          layout = tk::warp::SharedLayoutAttr::get(ctx);
         held = held || !isa<UnitAttr>(layout);
         resultLayouts.push_back(layout);
       }
@@ -1143,6 +1168,9 @@ void TilePlacement::write() {
   });
   source->setAttr(TkwDialect::kThreadsAttrName,
                   builder.getI64IntegerAttr(numThreads));
+  if (onThreads())
+    source->setAttr(TkwDialect::kConversionsAttrName,
+                    builder.getI64IntegerAttr(conversions));
 }
 
 LogicalResult TilePlacement::read() {
@@ -1282,24 +1310,27 @@ LogicalResult TilePlacement::read() {
         continue;
       if (!dot)
         return fail(loop, layout, "is for the result of a held accumulator");
-      if (isa<tk::warp::SharedLayoutAttr>(layout))
-        continue;
       auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout);
       if (!acc || products.lookup(acc.getProduct()) != dot)
         return fail(loop, layout,
-                    "is not where the loop's held accumulator can be: "
-                    "#tkw.shared, or #tkw.accumulator of its product");
-      if (!onlyStoredFromRegisters(result, *heldProduct(dot)))
+                    "is not where the loop's held accumulator is: "
+                    "#tkw.accumulator of its product (a tkw.convert_layout "
+                    "after the loop moves it to workgroup memory)");
+      if (!result.use_empty() &&
+          !onlyStoredFromRegisters(result, *heldProduct(dot)))
         return fail(loop, layout,
                     "keeps a result in registers that is read other than "
-                    "by stores and loops holding it alike");
+                    "by stores, loops holding it alike and its conversion "
+                    "(tkw.convert_layout)");
       heldLoopResults[result] = dot;
     }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
+  // Loops that record no result layouts: decided here, as place() would.
   placeHeldLoopResults(/*recorded=*/true);
+  placeConversions();
   return success();
 }
 

@@ -173,7 +173,8 @@ public:
   /// accumulator alone).
   LogicalResult readHeldAccumulators();
   /// Decides the layout of every other tile of the kernel, around the held
-  /// accumulators placed or read.
+  /// accumulators placed or read, and places the layout conversions this
+  /// needs in the kernel (placeConversions).
   void place();
   /// Records the decisions as attributes of the kernel's ops (`tkw.layout`
   /// on an op, `tkw.iter_layouts` on a loop, `tkw.product` on a held dot,
@@ -285,8 +286,15 @@ protected:
   bool canPrefetch(scf::ForOp loop, tk::LoadOp load, ArrayRef<Value> walkSteps,
                    int64_t &runBytes);
   /// Fills heldLoopResults for the loops with held accumulators
-  /// (onlyStoredFromRegisters), those that record none when `recorded`.
+  /// (onlyStoredFromRegisters, or unused), those that record none when
+  /// `recorded`.
   void placeHeldLoopResults(bool recorded);
+  /// Moves each held accumulator's loop result that is read other than from
+  /// its registers (not in heldLoopResults, yet used) to workgroup memory
+  /// with an explicit `tkw.convert_layout` after the loop (its result
+  /// `#tkw.shared`), which those readers then read; the loop result stays in
+  /// the registers. Counted in `conversions`.
+  void placeConversions();
   /// The product of `dot` as the matrix unit would hold it, when it does.
   std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
   /// When every use of `tile` is operand `operand` of a product the unit
@@ -306,7 +314,9 @@ protected:
   /// registers) is, through element-wise ops of its own shape that are not
   /// stored themselves, the value of a tk.store, or is the first value of
   /// an accumulator a later loop holds alike (a main loop's product handed
-  /// to its tail): those read the held registers directly.
+  /// to its tail), or is the loop result's conversion to workgroup memory
+  /// (`tkw.convert_layout`, placeConversions): those read the held
+  /// registers directly.
   bool onlyStoredFromRegisters(Value tile,
                                const tk::MatrixUnit::HeldProduct &product);
   /// The first value `isRoot` accepts among `value` and, through
@@ -368,6 +378,8 @@ protected:
   };
   /// Loads of dot operands filled trips ahead (placeRings), by load.
   DenseMap<Operation *, Ring> rings;
+  /// The tkw.convert_layout ops placeConversions placed.
+  int64_t conversions = 0;
 };
 
 /// Fills the thread count, warp size and address space of `config` from

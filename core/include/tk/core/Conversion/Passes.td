@@ -120,11 +120,16 @@ def TkAssignThreadLayouts
     keep in the matrix unit's registers across trips (read from there: this
     pass holds no others), `#tkw.rows` for row tiles;
     and, in `tkw.result_layouts`, where each held accumulator is after the
-    loop: `#tkw.accumulator` where only stores (and a later loop holding it
-    alike) read it, so they read the registers; `#tkw.shared` otherwise.
-    The function records the thread count as `tkw.threads`. The lowering
-    reads these layouts and fails, naming the op, on one that does not fit
-    it; run on a kernel without them, it decides them itself the same way.
+    loop: `#tkw.accumulator`, in its registers. Where a tile moves from one
+    layout to another, the move is an explicit op, counted on the function
+    (`tkw.conversions`): a held accumulator's result that is read other
+    than from the registers (by stores, and a later loop holding it alike)
+    is moved to workgroup memory by a `tkw.convert_layout` placed right
+    after the loop, with `tkw.layout = #tkw.shared`, which those readers
+    read instead. The function records the thread count as `tkw.threads`.
+    The lowering reads these layouts and fails, naming the op, on one that
+    does not fit it; run on a kernel without them, it decides them itself
+    the same way.
     Held products need the backend's matrix unit: in `tk-opt` no unit is
     given, so only `#tkw.shared` and `#tkw.runs` appear. Which operands are
     loaded trips ahead is `tk-pipeline-operands`' decision, made next.
@@ -221,7 +226,8 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::tk::warp::TkwDialect"
   ];
 }
 
