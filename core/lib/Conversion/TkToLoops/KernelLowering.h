@@ -5,9 +5,10 @@
 // following the thread layouts of its tiles (TilePlacement.h, decided by
 // tk-assign-thread-layouts). Shared by the files that implement its parts:
 // Storage.cpp, Elements.cpp, Ops.cpp, Loops.cpp (loop-carried values, held
-// products, prefetch rings), Reductions.cpp (the GPU forms of reductions:
-// lanes, shuffles, warps) and Threads.cpp (the GPU forms of scans and
-// dots). Private to this folder.
+// products, prefetch rings), HostNests.cpp (the CPU forms of reductions,
+// scans and dots), Reductions.cpp (the GPU forms of reductions: lanes,
+// shuffles, warps) and Threads.cpp (the GPU forms of scans and dots).
+// Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,6 +168,10 @@ private:
   LogicalResult lowerReduce(tk::ReduceOp op);
   LogicalResult lowerScan(tk::ScanOp op);
   LogicalResult lowerDot(tk::DotOp op);
+  // The CPU forms (HostNests.cpp): serial loop nests.
+  LogicalResult lowerReduceOnHost(tk::ReduceOp op);
+  LogicalResult lowerScanOnHost(tk::ScanOp op);
+  LogicalResult lowerDotOnHost(tk::DotOp op);
   /// A held accumulator's loop result written to workgroup memory (the
   /// conversion placeConversions placed).
   LogicalResult lowerConvertLayout(tk::warp::ConvertLayoutOp convert);
