@@ -201,10 +201,23 @@ TEST(HoldAccumulators, AssignThreadLayoutsHoldsThoseAndNoOthers) {
                              "0>], tkw.result_layouts = "
                              "[#tkw.accumulator<product = 0>]"))
       << held;
-  // Without it the same unit holds nothing: the decision is this pass's.
-  std::string unheld = run(kLoop("f32"), /*hold=*/false, /*assign=*/true);
+  // Without it the same unit holds no accumulator across trips: the
+  // decision is this pass's. Each trip's product is still computed in the
+  // unit's registers, and a conversion moves it to workgroup memory for
+  // the loop to carry.
+  int64_t conversions = -1;
+  std::string unheld =
+      run(kLoop("f32"), /*hold=*/false, /*assign=*/true, &conversions);
   EXPECT_TRUE(contains(unheld, "tkw.threads = 128")) << unheld;
-  EXPECT_FALSE(contains(unheld, "#tkw.accumulator")) << unheld;
+  EXPECT_FALSE(contains(unheld, "tkw.iter_layouts")) << unheld;
+  EXPECT_TRUE(contains(unheld, "tkw.layout = #tkw.accumulator<product = 0>"))
+      << unheld;
+  // %14 is the trip's product, yielded through its conversion.
+  EXPECT_TRUE(contains(unheld, "%15 = tkw.convert_layout %14 {tkw.layout = "
+                               "#tkw.shared}"))
+      << unheld;
+  EXPECT_TRUE(contains(unheld, "scf.yield %15")) << unheld;
+  EXPECT_EQ(conversions, 1);
 }
 
 TEST(HoldAccumulators, RefusesAKernelWhoseLayoutsAreAssigned) {
@@ -297,7 +310,7 @@ TEST(HeldResults, TheLoweringRefusesAConversionOfAnythingElse) {
   std::string text = run(kLoop("f32", "", kRowSums), /*hold=*/true,
                          /*assign=*/true, nullptr, convertSums,
                          /*lower=*/true);
-  EXPECT_TRUE(contains(text, "converts a held accumulator's loop result to "
-                             "workgroup memory"))
+  EXPECT_TRUE(contains(text, "converts a held accumulator's loop result or a "
+                             "held product from the matrix unit's registers"))
       << text;
 }

@@ -29,9 +29,10 @@ def Tkw_ConvertLayoutOp : Tkw_Op<"convert_layout", [Pure]> {
 
     At the thread level (`tk-assign-thread-layouts`), where layouts are
     attributes rather than type encodings, both types are the same and the
-    op's `tkw.layout` names where its result lives (`#tkw.shared`: a held
-    accumulator's registers written to workgroup memory after its loop);
-    such an op is not folded away.
+    op's `tkw.layout` names where its result lives (`#tkw.shared`: the
+    matrix unit's registers of a held accumulator after its loop, or of a
+    held product, written to workgroup memory); such an op is not folded
+    away.
     ```mlir
     %b = tkw.convert_layout %a : tensor<128x64xf32, #C> -> tensor<128x64xf32, #A>
     ```

@@ -172,8 +172,9 @@ private:
   LogicalResult lowerReduceOnHost(tk::ReduceOp op);
   LogicalResult lowerScanOnHost(tk::ScanOp op);
   LogicalResult lowerDotOnHost(tk::DotOp op);
-  /// A held accumulator's loop result written to workgroup memory (the
-  /// conversion placeConversions placed).
+  /// A held accumulator's loop result or a held product's result written
+  /// from the unit's registers to workgroup memory (the conversion
+  /// placeConversions placed).
   LogicalResult lowerConvertLayout(tk::warp::ConvertLayoutOp convert);
   /// What both forms of the dot lowering start from.
   struct DotPlan {
@@ -458,7 +459,8 @@ private:
   /// tile and that register, which `element` returns for the tile.
   DenseMap<Value, Value> heldElementOverride;
   /// Loop results held in registers past their loop, for tk.stores to
-  /// write from there (onlyStoredFromRegisters).
+  /// write from there (onlyStoredFromRegisters) and conversions to read;
+  /// held products' results for their conversions to read.
   struct HeldResult {
     tk::MatrixUnit::HeldProduct product;
     SmallVector<Value> registers;

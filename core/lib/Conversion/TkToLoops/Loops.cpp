@@ -757,7 +757,8 @@ KernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
       !isa_and_present<tk::warp::SharedLayoutAttr>(
           convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName)))
     return convert.emitOpError(passName())
-           << ": converts a held accumulator's loop result to workgroup "
+           << ": converts a held accumulator's loop result or a held "
+              "product from the matrix unit's registers to workgroup "
               "memory (tkw.layout = #tkw.shared), nothing else";
   const tk::MatrixUnit::HeldProduct &product = held->second.product;
   Value buffer = allocBuffer({product.m, product.n}, product.accumulator);

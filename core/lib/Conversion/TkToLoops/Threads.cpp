@@ -253,11 +253,11 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
     ownedTiles[dot.getResult()] = {std::move(*next), product};
     return success();
   }
-  Value wide = allocBuffer({held.m, held.n}, held.accumulator);
-  if (failed(storeHeld(held, *next, wide)))
-    return failure();
-  barrier();
-  return narrowAccumulator(dot.getResult(), wide);
+  // Otherwise a tkw.convert_layout right after moves the registers to
+  // workgroup memory (placeConversions); nothing reads an unused product.
+  if (!dot.use_empty())
+    heldResults[dot.getResult()] = HeldResult{held, std::move(*next)};
+  return success();
 }
 
 Value KernelLowering::inPlaceAccumulator(tk::DotOp dot) {

@@ -1027,6 +1027,21 @@ void TilePlacement::placeConversions() {
       ++conversions;
     }
   });
+  source.walk([&](tk::DotOp dot) {
+    bool updatesHeld = llvm::any_of(
+        heldIterArgs, [&](auto held) { return held.second == dot; });
+    if (dot.use_empty() || updatesHeld || residentLayout.count(dot) ||
+        convertedDots.count(dot) || !heldProduct(dot))
+      return;
+    OpBuilder builder(dot->getBlock(), std::next(dot->getIterator()));
+    auto convert = tk::warp::ConvertLayoutOp::create(
+        builder, dot.getLoc(), dot.getType(), dot.getResult());
+    convert->setAttr(TkwDialect::kLayoutAttrName,
+                     tk::warp::SharedLayoutAttr::get(ctx));
+    dot.getResult().replaceAllUsesExcept(convert.getResult(), convert);
+    convertedDots.insert(dot);
+    ++conversions;
+  });
 }
 
 void TilePlacement::place() {
@@ -1109,6 +1124,7 @@ void TilePlacement::write() {
     referenced.insert(dot);
   for (auto [arg, dot] : heldIterArgs)
     referenced.insert(dot);
+  referenced.insert(convertedDots.begin(), convertedDots.end());
   DenseMap<Operation *, int64_t> products;
   source.walk([&](tk::DotOp dot) {
     if (!referenced.count(dot))
@@ -1119,6 +1135,8 @@ void TilePlacement::write() {
   });
   auto layoutOf = [&](Value value) -> Attribute {
     Operation *op = value.getDefiningOp();
+    if (op && convertedDots.count(op))
+      return tk::warp::AccumulatorLayoutAttr::get(ctx, products.lookup(op));
     if (auto it = residentLayout.find(op); op && it != residentLayout.end()) {
       if (!it->second)
         return tk::warp::RunsLayoutAttr::get(ctx, residentRun.lookup(op),
@@ -1271,7 +1289,16 @@ LogicalResult TilePlacement::read() {
       if (failed(dot))
         return WalkResult::interrupt();
       if (op == dot->getOperation()) {
-        residentLayout[op] = op;
+        // Read by its conversion alone, or kept in registers for readers
+        // that read them.
+        bool converted = !op->use_empty() &&
+                         llvm::all_of(op->getUsers(), [](Operation *user) {
+                           return isa<tk::warp::ConvertLayoutOp>(user);
+                         });
+        if (converted)
+          convertedDots.insert(op);
+        else
+          residentLayout[op] = op;
         return WalkResult::advance();
       }
       if (!elementwise || type.getShape() != dot->getType().getShape())

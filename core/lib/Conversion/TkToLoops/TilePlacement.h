@@ -289,11 +289,14 @@ protected:
   /// (onlyStoredFromRegisters, or unused), those that record none when
   /// `recorded`.
   void placeHeldLoopResults(bool recorded);
-  /// Moves each held accumulator's loop result that is read other than from
-  /// its registers (not in heldLoopResults, yet used) to workgroup memory
-  /// with an explicit `tkw.convert_layout` after the loop (its result
-  /// `#tkw.shared`), which those readers then read; the loop result stays in
-  /// the registers. Counted in `conversions`.
+  /// Moves each tile the matrix unit computes in registers but whose readers
+  /// need it whole in workgroup memory there with an explicit
+  /// `tkw.convert_layout` (its result `#tkw.shared`), which those readers
+  /// then read: a held accumulator's loop result read other than from its
+  /// registers (not in heldLoopResults, yet used), placed after the loop,
+  /// and the result of a held product that is neither kept in registers
+  /// (residentLayout) nor a held accumulator's update, placed after the dot
+  /// (convertedDots). Counted in `conversions`.
   void placeConversions();
   /// The product of `dot` as the matrix unit would hold it, when it does.
   std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
@@ -380,6 +383,10 @@ protected:
   DenseMap<Operation *, Ring> rings;
   /// The tkw.convert_layout ops placeConversions placed.
   int64_t conversions = 0;
+  /// Held products whose result a tkw.convert_layout right after the dot
+  /// moves from the unit's registers to workgroup memory (#tkw.accumulator
+  /// on the dot, its only reader the conversion).
+  llvm::DenseSet<Operation *> convertedDots;
 };
 
 /// Fills the thread count, warp size and address space of `config` from

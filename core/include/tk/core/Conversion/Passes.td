@@ -122,11 +122,15 @@ def TkAssignThreadLayouts
     and, in `tkw.result_layouts`, where each held accumulator is after the
     loop: `#tkw.accumulator`, in its registers. Where a tile moves from one
     layout to another, the move is an explicit op, counted on the function
-    (`tkw.conversions`): a held accumulator's result that is read other
-    than from the registers (by stores, and a later loop holding it alike)
-    is moved to workgroup memory by a `tkw.convert_layout` placed right
-    after the loop, with `tkw.layout = #tkw.shared`, which those readers
-    read instead. The function records the thread count as `tkw.threads`.
+    (`tkw.conversions`): a tile the matrix unit computes in its registers
+    but whose readers need it whole in workgroup memory is moved there by a
+    `tkw.convert_layout` with `tkw.layout = #tkw.shared`, which those
+    readers read instead. That is a held accumulator's loop result read
+    other than from the registers (by stores, and a later loop holding it
+    alike), converted right after the loop, and a held product's result
+    that is neither kept in registers for its readers nor a held
+    accumulator's update (`#tkw.accumulator` on the dot), converted right
+    after the dot. The function records the thread count as `tkw.threads`.
     The lowering reads these layouts and fails, naming the op, on one that
     does not fit it; run on a kernel without them, it decides them itself
     the same way.
