@@ -960,14 +960,20 @@ bool TilePlacement::hasHeldAccumulators() {
   return any;
 }
 
+tk::DotOp TilePlacement::numberedProduct(int64_t id) {
+  if (!numberedProducts) {
+    numberedProducts.emplace();
+    source.walk([&](tk::DotOp dot) {
+      if (auto number = dot->getAttrOfType<IntegerAttr>(
+              tk::warp::TkwDialect::kProductAttrName))
+        numberedProducts->try_emplace(number.getInt(), dot);
+    });
+  }
+  return numberedProducts->lookup(id);
+}
+
 FailureOr<tk::DotOp> TilePlacement::recordedProduct(Operation *op, int64_t id) {
-  tk::DotOp found;
-  source.walk([&](tk::DotOp dot) {
-    auto number =
-        dot->getAttrOfType<IntegerAttr>(tk::warp::TkwDialect::kProductAttrName);
-    if (number && number.getInt() == id && !found)
-      found = dot;
-  });
+  tk::DotOp found = numberedProduct(id);
   if (!found)
     return op->emitOpError(passName()) << ": no tk.dot is held product " << id;
   if (!heldProduct(found))
@@ -1010,21 +1016,25 @@ LogicalResult TilePlacement::readHeldAccumulators() {
 }
 
 void TilePlacement::placeConversions() {
-  using tk::warp::TkwDialect;
-  MLIRContext *ctx = source.getContext();
+  // `tile`, defined by `def`, to workgroup memory for every reader: a
+  // conversion right after `def` (after the earlier ones of a loop's
+  // results, in result order).
+  auto toShared = [&](Value tile, Operation *def, OpBuilder &builder) {
+    auto convert = tk::warp::ConvertLayoutOp::create(builder, def->getLoc(),
+                                                     tile.getType(), tile);
+    convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
+                     tk::warp::SharedLayoutAttr::get(source.getContext()));
+    tile.replaceAllUsesExcept(convert.getResult(), convert);
+    ++conversions;
+  };
   source.walk([&](scf::ForOp loop) {
     OpBuilder builder(loop->getBlock(), std::next(loop->getIterator()));
     for (auto [i, result] : llvm::enumerate(loop.getResults())) {
       tk::DotOp dot = heldIterArgs.lookup(loop.getRegionIterArgs()[i]);
       if (!dot || heldLoopResults.count(result))
         continue;
-      auto convert = tk::warp::ConvertLayoutOp::create(
-          builder, loop.getLoc(), result.getType(), result);
-      convert->setAttr(TkwDialect::kLayoutAttrName,
-                       tk::warp::SharedLayoutAttr::get(ctx));
-      result.replaceAllUsesExcept(convert.getResult(), convert);
+      toShared(result, loop, builder);
       heldLoopResults[result] = dot;
-      ++conversions;
     }
   });
   source.walk([&](tk::DotOp dot) {
@@ -1034,13 +1044,8 @@ void TilePlacement::placeConversions() {
         convertedDots.count(dot) || !heldProduct(dot))
       return;
     OpBuilder builder(dot->getBlock(), std::next(dot->getIterator()));
-    auto convert = tk::warp::ConvertLayoutOp::create(
-        builder, dot.getLoc(), dot.getType(), dot.getResult());
-    convert->setAttr(TkwDialect::kLayoutAttrName,
-                     tk::warp::SharedLayoutAttr::get(ctx));
-    dot.getResult().replaceAllUsesExcept(convert.getResult(), convert);
+    toShared(dot.getResult(), dot, builder);
     convertedDots.insert(dot);
-    ++conversions;
   });
 }
 
@@ -1203,11 +1208,6 @@ LogicalResult TilePlacement::read() {
   // Held accumulators first: what reads a held loop result depends on them.
   if (failed(readHeldAccumulators()))
     return failure();
-  DenseMap<int64_t, tk::DotOp> products;
-  source.walk([&](tk::DotOp dot) {
-    if (auto id = dot->getAttrOfType<IntegerAttr>(TkwDialect::kProductAttrName))
-      products[id.getInt()] = dot;
-  });
   auto fail = [&](Operation *op, Attribute layout, StringRef why) {
     op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
     return WalkResult::interrupt();
@@ -1338,7 +1338,7 @@ LogicalResult TilePlacement::read() {
       if (!dot)
         return fail(loop, layout, "is for the result of a held accumulator");
       auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout);
-      if (!acc || products.lookup(acc.getProduct()) != dot)
+      if (!acc || numberedProduct(acc.getProduct()) != dot)
         return fail(loop, layout,
                     "is not where the loop's held accumulator is: "
                     "#tkw.accumulator of its product (a tkw.convert_layout "

@@ -204,6 +204,8 @@ protected:
   /// the matrix unit; fails, naming `op`, where there is none or the unit
   /// does not hold it.
   FailureOr<tk::DotOp> recordedProduct(Operation *op, int64_t id);
+  /// The dot numbered `tkw.product` `id`, or null.
+  tk::DotOp numberedProduct(int64_t id);
   /// The pass deciding or lowering, for its messages.
   llvm::StringRef passName() const {
     if (!pass.empty())
@@ -369,9 +371,9 @@ protected:
   /// Loop-carried accumulators the matrix unit keeps in registers, by
   /// iteration argument, with the dot that updates them.
   DenseMap<Value, tk::DotOp> heldIterArgs;
-  /// Results of those loops that stay in the registers after the loop
-  /// (onlyStoredFromRegisters), with the dot; the others go to workgroup
-  /// memory.
+  /// Results of those loops, with the dot: all stay in the registers after
+  /// the loop, read there by stores, by later loops holding them alike and
+  /// by their tkw.convert_layout (placeConversions) for other readers.
   DenseMap<Value, tk::DotOp> heldLoopResults;
   /// The operand of a held product a ring of numStages slots holds, loaded
   /// trips ahead (#tkw.ring).
@@ -383,6 +385,9 @@ protected:
   DenseMap<Operation *, Ring> rings;
   /// The tkw.convert_layout ops placeConversions placed.
   int64_t conversions = 0;
+  /// The dots numbered `tkw.product`, read once by recordedProduct (reads
+  /// come before any numbering is written).
+  std::optional<DenseMap<int64_t, tk::DotOp>> numberedProducts;
   /// Held products whose result a tkw.convert_layout right after the dot
   /// moves from the unit's registers to workgroup memory (#tkw.accumulator
   /// on the dot, its only reader the conversion).
