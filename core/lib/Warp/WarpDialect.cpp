@@ -327,6 +327,12 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a #tkw.ring layout on a tk.load";
     return success();
   }
+  if (name == kSplitAttrName) {
+    if (!isa<SplitLayoutAttr>(attr.getValue()) || !isa<tk::ReduceOp>(op))
+      return op->emitError()
+             << "'" << name << "' must be a #tkw.split layout on a tk.reduce";
+    return success();
+  }
   if (name == kHeldAttrName) {
     if (!isa<HeldLayoutAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a #tkw.held layout";
@@ -340,6 +346,19 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown tkw attribute '" << name << "'";
+}
+
+LogicalResult
+SplitLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t parts, StringRef across) {
+  if (parts <= 0 || !llvm::isPowerOf2_64(parts))
+    return emitError() << "parts must be a positive power of two, not "
+                       << parts;
+  if (across != "lanes" && across != "warps" && across != "memory")
+    return emitError() << "parts meet across \"lanes\", \"warps\" or "
+                          "\"memory\", not \""
+                       << across << "\"";
+  return success();
 }
 
 LogicalResult

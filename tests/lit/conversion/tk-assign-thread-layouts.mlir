@@ -29,6 +29,8 @@
 // W64: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 256>}
 // W8: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 32>}
 // CPU: tk.load {{.*}} {tkw.layout = #tkw.shared}
+// Neither reduction has a split (tkw.split): each reads registers.
+// CHECK-NOT: tkw.split
 // CHECK: arith.subf
 // CHECK-NOT: tkw.layout
 // CHECK-SAME: tensor<1024xf32>
@@ -37,9 +39,18 @@
 // W64-NEXT: math.exp {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 256>}
 // W8-NEXT: math.exp {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 32>}
 // CPU-NEXT: math.exp {{.*}} {tkw.layout = #tkw.shared}
+// CHECK-NOT: tkw.split
 // CHECK: arith.divf
 // CHECK-NOT: tkw.layout
 // CHECK-SAME: tensor<1024xf32>
+// The store visits the row by the runs of the registers it reads.
+// W32: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 128>}
+// W16: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 64>}
+// W64: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 256>}
+// W8: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 32>}
+// CPU: tk.store
+// CPU-NOT: tkw.layout
+// CPU-SAME: tensor<1024x!tk.ptr<f32>>
 
 tk.func @softmax(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32) {
@@ -77,6 +88,132 @@ tk.func @softmax(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 // -----
 
+// Every store of a tile records how the threads visit it: runs of up to 4
+// elements of a row, as wide as the threads can all take the same number
+// of. The 64x2 tile (128 elements) takes runs of 2 at 32 and 64 threads,
+// single elements at 128 and 256; the 1024-element row runs of 4 at any
+// of them. A store of a scalar has none, nor any store on the CPU.
+// CHECK-LABEL: tk.func @store_runs
+// W32: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 128>} : tensor<64x2x!tk.ptr<f32>>
+// W16: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 2, threads = 64>} : tensor<64x2x!tk.ptr<f32>>
+// W64: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 256>} : tensor<64x2x!tk.ptr<f32>>
+// W8: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 2, threads = 32>} : tensor<64x2x!tk.ptr<f32>>
+// W32: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+// W16: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 64>} : tensor<1024x!tk.ptr<f32>>
+// W64: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 256>} : tensor<1024x!tk.ptr<f32>>
+// W8: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 32>} : tensor<1024x!tk.ptr<f32>>
+// CHECK: tk.store
+// CHECK-NOT: tkw.layout
+// CHECK-SAME: !tk.ptr<f32>
+// CPU-NOT: tkw.layout
+// CHECK: tk.return
+tk.func @store_runs(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                    %v: f32) {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %c = tk.make_range {end = 2 : i32, start = 0 : i32} : tensor<2xi32>
+  %rows = tk.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tk.expand_dims %c {axis = 0 : i32} : tensor<2xi32> -> tensor<1x2xi32>
+  %c2 = arith.constant dense<2> : tensor<64x1xi32>
+  %rowoff = arith.muli %rows, %c2 : tensor<64x1xi32>
+  %rb = tk.broadcast %rowoff : tensor<64x1xi32> -> tensor<64x2xi32>
+  %cb = tk.broadcast %cols : tensor<1x2xi32> -> tensor<64x2xi32>
+  %offs = arith.addi %rb, %cb : tensor<64x2xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<64x2x!tk.ptr<f32>>
+  %op = tk.addptr %os, %offs : tensor<64x2x!tk.ptr<f32>>, tensor<64x2xi32>
+  %vs = tk.splat %v : f32 -> tensor<64x2xf32>
+  tk.store %op, %vs : tensor<64x2x!tk.ptr<f32>>
+  %w = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %ws = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %wp = tk.addptr %ws, %w : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %wv = tk.splat %v : f32 -> tensor<1024xf32>
+  tk.store %wp, %wv : tensor<1024x!tk.ptr<f32>>
+  tk.store %out, %v : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+// A reduction of memory or of recomputed elements records how the threads
+// share its lines (tkw.split): rows of a 2-D tile a part per lane of one
+// warp, at every warp size; a whole 1-D tile of 32-bit values a part per
+// thread, meeting across the warps; 16-bit values (no shuffles) and the
+// columns (a line per thread, or 2 parts at 256 threads) in memory. The
+// softmax above has none: its reductions read registers.
+// CHECK-LABEL: tk.func @reduce_splits
+// W32: tk.reduce({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 32, across = "lanes">}
+// W16: tk.reduce({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 16, across = "lanes">}
+// W64: tk.reduce({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 64, across = "lanes">}
+// W8: tk.reduce({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 8, across = "lanes">}
+// W32: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">}
+// W16: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">}
+// W64: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 2, across = "memory">}
+// W8: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">}
+// W32: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 128, across = "warps">}
+// W16: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 64, across = "warps">}
+// W64: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 256, across = "warps">}
+// W8: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 32, across = "warps">}
+// W32: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 128, across = "memory">}
+// W16: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 64, across = "memory">}
+// W64: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 256, across = "memory">}
+// W8: tk.reduce({{.*}}) {axis = 0 : i32, tkw.split = #tkw.split<parts = 32, across = "memory">}
+// CPU-NOT: tkw.split
+// CHECK: tk.return
+tk.func @reduce_splits(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                       %half: !tk.ptr<f16> {tk.divisibility = 16 : i32},
+                       %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %c = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %rows = tk.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tk.expand_dims %c {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %c128 = arith.constant dense<128> : tensor<64x1xi32>
+  %rowoff = arith.muli %rows, %c128 : tensor<64x1xi32>
+  %rb = tk.broadcast %rowoff : tensor<64x1xi32> -> tensor<64x128xi32>
+  %cb = tk.broadcast %cols : tensor<1x128xi32> -> tensor<64x128xi32>
+  %offs = arith.addi %rb, %cb : tensor<64x128xi32>
+  %is = tk.splat %in : !tk.ptr<f32> -> tensor<64x128x!tk.ptr<f32>>
+  %ip = tk.addptr %is, %offs : tensor<64x128x!tk.ptr<f32>>, tensor<64x128xi32>
+  %x = tk.load %ip : tensor<64x128x!tk.ptr<f32>>
+  %rowsum = tk.reduce(%x : tensor<64x128xf32>) {axis = 1 : i32} -> tensor<64xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  %colsum = tk.reduce(%x : tensor<64x128xf32>) {axis = 0 : i32} -> tensor<128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  %w = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %ws = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %wp = tk.addptr %ws, %w : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %y = tk.load %wp : tensor<1024x!tk.ptr<f32>>
+  %total = tk.reduce(%y : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  %hs = tk.splat %half : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
+  %hp = tk.addptr %hs, %w : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+  %h = tk.load %hp : tensor<1024x!tk.ptr<f16>>
+  %hmax = tk.reduce(%h : tensor<1024xf16>) {axis = 0 : i32} -> f16 {
+  ^bb0(%a: f16, %b: f16):
+    %m = arith.maxnumf %a, %b : f16
+    tk.reduce.return %m : f16
+  }
+  %hw = arith.extf %hmax : f16 to f32
+  %sum = arith.addf %total, %hw : f32
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>>
+  %op = tk.addptr %os, %r : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
+  tk.store %op, %rowsum : tensor<64x!tk.ptr<f32>>
+  %cs = tk.splat %out : !tk.ptr<f32> -> tensor<128x!tk.ptr<f32>>
+  %cp = tk.addptr %cs, %c : tensor<128x!tk.ptr<f32>>, tensor<128xi32>
+  tk.store %cp, %colsum : tensor<128x!tk.ptr<f32>>
+  tk.store %out, %sum : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
 // A 64x64 tile read by two stores stays in registers where each thread
 // holds at most 64 of its elements (32 at 128 threads, 64 at 64, 16 at
 // 256); at 32 threads (128 each) it goes to workgroup memory. A tile read
@@ -90,7 +227,12 @@ tk.func @softmax(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // CPU: tk.load {{.*}} {tkw.layout = #tkw.shared}
 // CHECK: tk.load {{.*}} {tkw.layout = #tkw.shared}
 // CHECK: scf.for
-// CHECK-NOT: tkw.layout
+// CHECK-NOT: tkw.layout = #tkw.shared
+// W32: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 128>}
+// W16: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 64>}
+// W64: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 256>}
+// W8: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 32>}
+// CPU-NOT: tkw.layout
 // CHECK: tk.return
 tk.func @reuse(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32) {

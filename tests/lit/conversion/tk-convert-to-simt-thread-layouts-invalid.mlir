@@ -184,3 +184,240 @@ tk.func @ring_without_async_copies(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32
   tk.store %optrs, %x : tensor<128x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// Stores: every store of a tile names how its threads visit the tile,
+// in runs that spread it evenly, as the registers it reads are laid out.
+// -----
+
+tk.func @store_without_layout(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %y = arith.addf %x, %x : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{a store of a tile needs its thread layout (tkw.layout, which tk-assign-thread-layouts records)}}
+  tk.store %optrs, %y : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+tk.func @store_shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %y = arith.addf %x, %x : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{thread layout #tkw.shared is not one a store visits its tile in (#tkw.runs or #tkw.accumulator)}}
+  tk.store %optrs, %y {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+tk.func @store_uneven(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %y = arith.addf %x, %x : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{does not spread this tile over the threads in whole runs}}
+  tk.store %optrs, %y {tkw.layout = #tkw.runs<width = 16, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+tk.func @store_other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %y = arith.addf %x, %x : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{is for another number of threads}}
+  tk.store %optrs, %y {tkw.layout = #tkw.runs<width = 4, threads = 64>} : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+tk.func @store_not_as_owned(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  %y = arith.addf %x, %x : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{thread layout #tkw.runs<width = 2, threads = 128> is not where the registers it stores are: #tkw.runs<width = 4, threads = 128>}}
+  tk.store %optrs, %y {tkw.layout = #tkw.runs<width = 2, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+tk.func @store_unheld(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %y = arith.addf %x, %x : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{no tk.dot is held product 0}}
+  tk.store %optrs, %y {tkw.layout = #tkw.accumulator<product = 0>} : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// Reductions: one of workgroup memory names its split over the threads, and
+// that split fits the tile, the warp and the element type; one of
+// registers has none.
+// -----
+
+tk.func @reduce_without_split(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  // expected-error @below {{a reduction needs its split over the threads (tkw.split, which tk-assign-thread-layouts records)}}
+  %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.maxnumf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  tk.store %out, %m : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @reduce_lanes_of_1d(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  // expected-error @below {{splits rows, and this is not a row reduction of a 2-D tile}}
+  %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 32, across = "lanes">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.maxnumf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  tk.store %out, %m : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @reduce_warps_too_few(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  // expected-error @below {{needs a whole 1-D tile and a part per thread}}
+  %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 64, across = "warps">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.maxnumf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  tk.store %out, %m : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @reduce_too_many_parts(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  // expected-error @below {{has more parts than a line has elements}}
+  %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 2048, across = "memory">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.maxnumf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  tk.store %out, %m : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @reduce_half_shuffles(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f16>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f16>>
+  // expected-error @below {{combines by shuffles, which move 32-bit values}}
+  %m = tk.reduce(%x : tensor<1024xf16>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 128, across = "warps">} -> f16 {
+  ^bb0(%a: f16, %b: f16):
+    %s = arith.maxnumf %a, %b : f16
+    tk.reduce.return %s : f16
+  }
+  tk.store %out, %m : !tk.ptr<f16>
+  tk.return
+}
+
+// -----
+
+tk.func @reduce_registers_split(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  // expected-error @below {{split #tkw.split<parts = 128, across = "warps"> of a reduction of registers, which their layout splits}}
+  %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 128, across = "warps">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.maxnumf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  tk.store %out, %m : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @reduce_across_what(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  // expected-error @below {{parts meet across "lanes", "warps" or "memory", not "banks"}}
+  %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "banks">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.maxnumf %a, %b : f32
+    tk.reduce.return %s : f32
+  }
+  tk.store %out, %m : !tk.ptr<f32>
+  tk.return
+}

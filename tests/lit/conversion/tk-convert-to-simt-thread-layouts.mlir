@@ -2,10 +2,16 @@
 
 // tk-convert-to-simt follows the thread layouts it is given
 // (tk-assign-thread-layouts records them; here they are written by hand).
-// The same kernel three times: the loaded row kept whole in workgroup
-// memory, in registers by runs of 4, and by runs of 2.
+// The same kernel four times: the loaded row kept whole in workgroup
+// memory, in registers by runs of 4, and by runs of 2; then whole in
+// workgroup memory again, the store visiting it by runs of 2. A store
+// visits its tile as its own layout says: by the runs of the registers it
+// reads, any runs otherwise. A reduction of registers needs no split; one
+// of workgroup memory is shared as its tkw.split says: in 8 parts meeting
+// in memory (a buffer of 8), or a part per thread meeting across warps.
 
 // CHECK-DAG: memref.global "private" @[[SHARED:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: memref.global "private" @[[PARTS:.*]] : memref<8xf32, #gpu.address_space<workgroup>>
 // CHECK-LABEL: func.func @shared
 // CHECK: memref.get_global @[[SHARED]]
 // CHECK: memref.store
@@ -19,7 +25,7 @@ tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
   %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
-  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "memory">} -> f32 {
   ^bb0(%a: f32, %b: f32):
     %m = arith.maxnumf %a, %b : f32
     tk.reduce.return %m : f32
@@ -28,7 +34,7 @@ tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %d = arith.subf %x, %maxv : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  tk.store %optrs, %d, %mask : tensor<1024x!tk.ptr<f32>>
+  tk.store %optrs, %d, %mask {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
   tk.return
 }
 
@@ -61,7 +67,7 @@ tk.func @runs4(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %d = arith.subf %x, %maxv : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  tk.store %optrs, %d, %mask : tensor<1024x!tk.ptr<f32>>
+  tk.store %optrs, %d, %mask {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
   tk.return
 }
 
@@ -94,6 +100,40 @@ tk.func @runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %d = arith.subf %x, %maxv : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  tk.store %optrs, %d, %mask : tensor<1024x!tk.ptr<f32>>
+  tk.store %optrs, %d, %mask {tkw.layout = #tkw.runs<width = 2, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// The store's runs of 2: thread t stores elements 2t and 2t + 1 first, the
+// store's loop stepping by the 128 threads over 512 runs.
+// CHECK: // -----
+// CHECK-LABEL: func.func @store_runs2
+// CHECK: gpu.barrier
+// CHECK: scf.for %[[I:.*]] = %thread_id_x to %c512 step %c128
+// CHECK: arith.muli %[[I]], %c2 : index
+// CHECK-COUNT-2: llvm.store
+// CHECK-NOT: llvm.store
+// CHECK: }
+tk.func @store_runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                     %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %nv = tk.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 128, across = "warps">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  %maxv = tk.splat %max : f32 -> tensor<1024xf32>
+  %d = arith.subf %x, %maxv : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %optrs, %d, %mask {tkw.layout = #tkw.runs<width = 2, threads = 128>} : tensor<1024x!tk.ptr<f32>>
   tk.return
 }

@@ -156,9 +156,13 @@ def Tkw_RunsLayoutAttr : Tkw_Attr<"RunsLayout", "runs"> {
     register `j * width + l`. Consecutive lanes hold consecutive runs, so a
     warp's loads and stores coalesce, and a run of 16 bytes is one vector
     access. Triton's blocked layout with sizePerThread = [1, ..., width]
-    and lanes, then warps, along the flat tile.
+    and lanes, then warps, along the flat tile. On a `tk.store` it says how
+    the threads visit the tile they write (and the loads and element-wise
+    ops fused into the store), there in a loop over the runs: the runs of
+    the registers the store reads, or any that spread the tile evenly.
     ```mlir
     %x = tk.load %p {tkw.layout = #tkw.runs<width = 4, threads = 128>}
+    tk.store %q, %y {tkw.layout = #tkw.runs<width = 4, threads = 128>}
     ```
   }];
   let parameters = (ins "int64_t":$width, "int64_t":$threads);
@@ -188,6 +192,37 @@ def Tkw_RingLayoutAttr : Tkw_Attr<"RingLayout", "ring"> {
   let genVerifyDecl = 1;
 }
 
+def Tkw_SplitLayoutAttr : Tkw_Attr<"SplitLayout", "split"> {
+  let summary = "how the threads of a GPU program share a reduction";
+  let description = [{
+    A `tk.reduce` combines each line of its source along the axis. Each
+    line is cut into `parts` interleaved parts (part p takes the elements
+    p, p + parts, ... of the line), each combined by one thread in a
+    strided walk, so that neighbouring threads read neighbouring elements;
+    the parts then meet `across`:
+    - `"lanes"`: a line's parts are the lanes of one warp (`parts` is the
+      warp size), combined by butterfly shuffles of that width, the warps
+      taking the lines in turn (a row reduction of a 2-D tile: softmax's
+      and attention's rows);
+    - `"warps"`: one line, a part per thread (`parts` is the thread count):
+      each warp combines its lanes by shuffles and the warps' values meet
+      in workgroup memory (a whole 1-D tile);
+    - `"memory"`: the (part, line) pairs spread over the threads, the parts
+      then combined as a tree in workgroup memory.
+    Recorded on the reduce as `tkw.split` by `tk-assign-thread-layouts`. A
+    reduction of registers (a source with `#tkw.runs` or `#tkw.accumulator`)
+    has none: their layout says which thread combines which elements.
+    ```mlir
+    %m = tk.reduce(%x : tensor<64x128xf32>)
+        {axis = 1 : i32, tkw.split = #tkw.split<parts = 32, across = "lanes">}
+    ```
+  }];
+  let parameters = (ins "int64_t":$parts, StringRefParameter<>:$across);
+  let assemblyFormat =
+      "`<` `parts` `=` $parts `,` `across` `=` $across `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tkw_AccumulatorLayoutAttr
     : Tkw_Attr<"AccumulatorLayout", "accumulator"> {
   let summary = "a tile in the registers of a held product's accumulator";
@@ -198,7 +233,8 @@ def Tkw_AccumulatorLayoutAttr
     positions (the unit's fragment, e.g. mma.sync's `#tkw.fragment` with
     `opIdx = 2`). The dot itself and the tiles computed element-wise from
     its result that its readers visit register by register (attention's
-    scores and their exponentials) have this layout.
+    scores and their exponentials) have this layout; a `tk.store` with it
+    is done by the threads holding the registers, at their positions.
   }];
   let parameters = (ins "int64_t":$product);
   let assemblyFormat = "`<` `product` `=` $product `>`";

@@ -19,7 +19,8 @@ def Tkw_Dialect : Dialect {
     warps of a workgroup share a tile (`#tkw.blocked`, `#tkw.dot_operand`,
     `#tkw.slice`); the thread layouts (`#tkw.shared`, `#tkw.runs`,
     `#tkw.accumulator`, `#tkw.rows`) say where a tile lives in the code of
-    one GPU thread. The ops are what the warp and intrinsic levels need on top
+    one GPU thread, and also how the threads visit a stored tile;
+    `#tkw.split` says how they share a reduction. The ops are what the warp and intrinsic levels need on top
     of `tk`: an explicit layout change, the warp's index, and the extraction
     and glueing of sub-tiles.
   }];
@@ -43,7 +44,10 @@ def Tkw_Dialect : Dialect {
     /// matrix intrinsic (TargetInfo) it has the size of.
     static constexpr llvm::StringLiteral kIntrinsicAttrName = "tkw.intrinsic";
     /// Op attribute: the thread layout of the tile the op defines
-    /// (#tkw.shared, #tkw.runs, #tkw.accumulator, #tkw.rows).
+    /// (#tkw.shared, #tkw.runs, #tkw.accumulator, #tkw.rows); on a tk.store
+    /// of a tile, how its threads visit the tile it writes (#tkw.runs,
+    /// #tkw.accumulator), which its fused loads and element-wise chains
+    /// follow.
     static constexpr llvm::StringLiteral kLayoutAttrName = "tkw.layout";
     /// Loop attribute: the thread layouts of its iteration arguments (and
     /// results), `unit` for none.
@@ -65,6 +69,9 @@ def Tkw_Dialect : Dialect {
     /// Op attribute on a `tk.load` in a loop: the ring of workgroup slots
     /// its async copies fill trips ahead (#tkw.ring).
     static constexpr llvm::StringLiteral kRingAttrName = "tkw.ring";
+    /// Op attribute on a `tk.reduce` of a GPU program that does not reduce
+    /// registers: how its threads share the lines (#tkw.split).
+    static constexpr llvm::StringLiteral kSplitAttrName = "tkw.split";
     /// Function attribute of a GPU program: the layout conversions
     /// (tkw.convert_layout) tk-assign-thread-layouts placed in it.
     static constexpr llvm::StringLiteral kConversionsAttrName =

@@ -298,9 +298,24 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     emitPending();
     return result;
   }
+  // The threads visit the tile as its thread layout says (placeStoreLayouts,
+  // checked against the registers it reads by read()).
+  std::optional<StoreLayout> layout;
+  if (onThreads() && parallelDepth == 0) {
+    auto it = storeLayouts.find(store);
+    if (it == storeLayouts.end())
+      return store.emitOpError(passName() + ": a store of a tile has no "
+                                            "thread layout");
+    layout = it->second;
+  }
+  Value held = heldRoot(store.getValue());
+  if (layout && held && layout->product != heldLoopResults.lookup(held))
+    return store.emitOpError(passName())
+           << ": thread layout " << storeLayoutAttr(*layout)
+           << " is not the held registers it stores";
   // A value computed from a held accumulator is stored by the threads that
   // hold it, each at its registers' positions, without workgroup memory.
-  if (Value held = heldRoot(store.getValue())) {
+  if (held) {
     HeldResult &result = heldResults[held];
     auto storeRegisters = [&](Value knownMask) -> LogicalResult {
       auto positions = matrixUnit->registerPositions(b, loc, result.product);
@@ -329,10 +344,14 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   }
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
+  // The layout's runs (read() checked that they spread the tile evenly, so
+  // forEachIndex takes exactly them).
+  int64_t run = layout ? layout->run : 4;
   auto storeLanes = [&]() -> LogicalResult {
     if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
         !isCheap(mask))
-      return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
+      return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending,
+                          run);
 
     // Version the store on its mask. A branch per lane keeps LLVM to masked
     // vector loads and stores, which cost bandwidth on streaming kernels; most
@@ -345,7 +364,8 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     if (!full) {
       // On a GPU every thread would walk the whole mask: only the O(1) check.
       if (onThreads())
-        return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending);
+        return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending,
+                            run);
       FailureOr<Value> reduced = allTrue(mask);
       if (failed(reduced))
         return failure();
@@ -359,7 +379,7 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
               assumeElement(mask, index, on);
             return storeOne(index);
           },
-          /*contiguous=*/true, emitPending);
+          /*contiguous=*/true, emitPending, run);
     });
   };
   // A value computed from register-resident tiles is stored by their
@@ -369,6 +389,18 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     owned = ownedRead(ptr);
   if (!owned && store.getMask())
     owned = ownedRead(store.getMask());
+  if (layout && owned &&
+      (owned->fragment
+           ? !layout->product ||
+                 !sameLayout(*heldProduct(layout->product), *owned->fragment)
+           : layout->product || layout->run != owned->run))
+    return store.emitOpError(passName())
+           << ": thread layout " << storeLayoutAttr(*layout)
+           << " is not the layout of the registers it stores";
+  if (layout && !owned && layout->product)
+    return store.emitOpError(passName())
+           << ": thread layout " << storeLayoutAttr(*layout)
+           << " names registers this store does not read";
   OwnerIteration owners(*this, owned);
   LogicalResult result = storeLanes();
   // The barrier that orders the store before later reads of other threads;

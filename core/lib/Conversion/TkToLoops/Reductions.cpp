@@ -17,8 +17,14 @@
 //    outnumber what shuffles can serve, partial values of interleaved parts
 //    are combined as a tree in workgroup memory.
 //
-// The CPU form (partial accumulators LLVM vectorises) is lowerReduce in
-// Ops.cpp, which hands GPU programs to lowerReduceOnThreads here.
+// Which of these a reduction takes is decided by tk-assign-thread-layouts
+// and shown in TK_DUMP_IR: the layout of the registers it reduces, or, for
+// a reduction of memory or of recomputed elements, its `tkw.split`
+// (TilePlacement::chooseSplit): the parts per line and where they meet
+// ("lanes", "warps", "memory"). The lowering follows it.
+//
+// The CPU form (partial accumulators LLVM vectorises) is lowerReduceOnHost
+// in HostNests.cpp; Ops.cpp dispatches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,17 +56,17 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
     if (const OwnedTile *owned = ownedRead(src))
       return owned->fragment ? lowerRowReduceOfHeld(reduce, *owned->fragment)
                              : lowerReduceOfOwned(reduce, *owned);
-  // Shuffles move 32-bit values.
-  bool words = llvm::all_of(elemTypes, [](Type type) {
-    return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
-  });
+  // Otherwise the threads share the lines as the reduction's split says
+  // (chooseSplit; read() checked that it fits).
+  tk::warp::SplitLayoutAttr split = reduceSplits.lookup(reduce);
+  if (!split)
+    return reduce.emitOpError(passName() + ": a reduction has no split "
+                                           "over the threads");
 
   // Along the rows of a 2-D tile (FlashAttention's row max and sum): each
   // warp takes whole rows, its lanes neighbouring columns, and combines
-  // them with shuffles. (A thread per row would read down a column of
-  // workgroup memory, every lane of a warp in one bank.)
-  if (srcType.getRank() == 2 && axis == 1 && size % warpSize == 0 &&
-      numThreads % warpSize == 0 && words) {
+  // them with shuffles.
+  if (split.getAcross() == "lanes") {
     SmallVector<Value> out;
     for (Type type : elemTypes)
       out.push_back(allocBuffer(resultShape, type));
@@ -113,14 +119,11 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   // elements p, p + parts, ... of its line, so that neighbouring threads
   // read neighbouring elements), then a tree over the parts. Combiners are
   // associative and commutative (as on the CPU's partial lanes).
-  int64_t parts = 1;
-  while (parts * 2 <= size && parts * 2 * results <= numThreads)
-    parts *= 2;
+  int64_t parts = split.getParts();
   // One output and a part per thread: each warp combines its parts with
   // butterfly shuffles (no memory, no barrier), and only one value per warp
   // goes through workgroup memory.
-  bool shuffle = srcType.getRank() == 1 && parts == numThreads &&
-                 numThreads % warpSize == 0 && words;
+  bool shuffle = split.getAcross() == "warps";
   // Phase 1 runs over (part, output); the buffer holds a value per part, or
   // per warp when warps combine their parts first.
   SmallVector<int64_t> partialShape{parts};

@@ -359,22 +359,40 @@ void TilePlacement::chooseRowResident(Region &region) {
   };
   // Candidates: row reductions (their layout known), loop-carried 1-D
   // tiles and stored element-wise 1-D tiles (layouts from what they read).
+  // They are visited in program order below, not rowLayout's hash order,
+  // so that a tile reading rows of two products alike takes the same one
+  // in every compile.
+  SmallVector<Value> candidates;
+  auto candidate = [&](Value tile, tk::DotOp dot) {
+    rowLayout[tile] = dot;
+    candidates.push_back(tile);
+  };
   region.walk([&](Operation *op) {
     if (auto reduce = dyn_cast<tk::ReduceOp>(op)) {
       tk::DotOp dot = heldRowsOf(reduce);
       if (dot && commutes(reduce))
-        rowLayout[reduce.getResult(0)] = dot;
+        candidate(reduce.getResult(0), dot);
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
       for (auto [arg, result] :
            llvm::zip_equal(loop.getRegionIterArgs(), loop.getResults()))
-        if (rowShaped(arg.getType()))
-          rowLayout[arg] = rowLayout[result] = tk::DotOp();
+        if (rowShaped(arg.getType())) {
+          candidate(arg, tk::DotOp());
+          candidate(result, tk::DotOp());
+        }
     } else if (materialized.count(op) && keepsIndex(op) &&
                !residentLayout.count(op) &&
                rowShaped(op->getResult(0).getType())) {
-      rowLayout[op->getResult(0)] = tk::DotOp();
+      candidate(op->getResult(0), tk::DotOp());
     }
   });
+  // The candidates still kept, with their layouts, in program order.
+  auto kept = [&] {
+    SmallVector<std::pair<Value, tk::DotOp>> tiles;
+    for (Value tile : candidates)
+      if (auto it = rowLayout.find(tile); it != rowLayout.end())
+        tiles.emplace_back(tile, it->second);
+    return tiles;
+  };
   // What a candidate reads: a loop-carried tile its first and next value.
   auto sources = [&](Value tile) -> SmallVector<Value> {
     if (auto arg = dyn_cast<BlockArgument>(tile)) {
@@ -395,7 +413,7 @@ void TilePlacement::chooseRowResident(Region &region) {
   // Layouts flow from the reductions to what reads them.
   for (bool changed = true; changed;) {
     changed = false;
-    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+    for (auto [tile, dot] : kept()) {
       if (dot)
         continue;
       SmallVector<tk::DotOp> layouts;
@@ -411,7 +429,7 @@ void TilePlacement::chooseRowResident(Region &region) {
   // layouts of its own offsets, and every read of it is at such a row.
   for (bool changed = true; changed;) {
     changed = false;
-    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+    for (auto [tile, dot] : kept()) {
       bool keep = static_cast<bool>(dot);
       SmallVector<int64_t> offsets;
       if (keep) {
@@ -429,7 +447,7 @@ void TilePlacement::chooseRowResident(Region &region) {
       changed = true;
     }
     // A loop-carried tile and the loop's result go together.
-    for (auto [tile, dot] : llvm::to_vector(rowLayout)) {
+    for (auto [tile, dot] : kept()) {
       auto partner = [&]() -> Value {
         if (auto arg = dyn_cast<BlockArgument>(tile))
           if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
@@ -1062,6 +1080,130 @@ void TilePlacement::place() {
           cast<RankedTensorType>(op->getResult(0).getType()).getShape());
   placeHeldLoopResults(/*recorded=*/false);
   placeConversions();
+  placeStoreLayouts();
+  placeReduceSplits();
+}
+
+/// True when shuffles can move the values `reduce` combines: 32-bit ones.
+static bool shufflesValues(tk::ReduceOp reduce) {
+  return llvm::all_of(reduce.getSrcs(), [](Value src) {
+    Type type = getElementTypeOrSelf(src.getType());
+    return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
+  });
+}
+
+bool TilePlacement::reducesRegisters(tk::ReduceOp reduce) {
+  return llvm::any_of(reduce.getSrcs(),
+                      [&](Value src) { return residentOwner(src) != nullptr; });
+}
+
+tk::warp::SplitLayoutAttr TilePlacement::chooseSplit(tk::ReduceOp reduce) {
+  MLIRContext *ctx = source.getContext();
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  int64_t size = srcType.getDimSize(reduce.getAxis());
+  int64_t lines = srcType.getNumElements() / std::max<int64_t>(size, 1);
+  bool words = shufflesValues(reduce);
+  // A warp per row, its lanes neighbouring columns (a thread per row would
+  // read down a column of workgroup memory, every lane in one bank).
+  if (srcType.getRank() == 2 && reduce.getAxis() == 1 && size % warpSize == 0 &&
+      words)
+    return tk::warp::SplitLayoutAttr::get(ctx, warpSize, "lanes");
+  int64_t parts = 1;
+  while (parts * 2 <= size && parts * 2 * lines <= numThreads)
+    parts *= 2;
+  // One line and a part per thread: only a value per warp goes through
+  // memory.
+  if (srcType.getRank() == 1 && parts == numThreads && words)
+    return tk::warp::SplitLayoutAttr::get(ctx, parts, "warps");
+  return tk::warp::SplitLayoutAttr::get(ctx, parts, "memory");
+}
+
+StringRef TilePlacement::splitMisfit(tk::ReduceOp reduce,
+                                     tk::warp::SplitLayoutAttr split) {
+  auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+  bool words = shufflesValues(reduce);
+  int64_t size = srcType.getDimSize(reduce.getAxis());
+  if (split.getAcross() == "lanes") {
+    if (srcType.getRank() != 2 || reduce.getAxis() != 1)
+      return "splits rows, and this is not a row reduction of a 2-D tile";
+    if (split.getParts() != warpSize || size % warpSize != 0)
+      return "needs a part per lane of a warp, the rows a whole number of "
+             "warps long";
+  } else if (split.getAcross() == "warps") {
+    if (srcType.getRank() != 1 || split.getParts() != numThreads)
+      return "needs a whole 1-D tile and a part per thread";
+  } else if (split.getParts() > size) {
+    return "has more parts than a line has elements";
+  }
+  if (split.getAcross() != "memory" && !words)
+    return "combines by shuffles, which move 32-bit values";
+  return {};
+}
+
+void TilePlacement::placeReduceSplits() {
+  if (!onThreads())
+    return;
+  source.walk([&](tk::ReduceOp reduce) {
+    if (!reducesRegisters(reduce))
+      reduceSplits[reduce] = chooseSplit(reduce);
+  });
+}
+
+Operation *TilePlacement::residentOwner(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !isTile(value.getType()))
+    return nullptr;
+  if (residentLayout.count(def))
+    return def;
+  if (!isElementwiseLike(def) || materialized.count(def))
+    return nullptr;
+  for (Value operand : def->getOperands())
+    if (Operation *owner = residentOwner(operand))
+      return owner;
+  return nullptr;
+}
+
+std::optional<StoreLayout> TilePlacement::ownersStoreLayout(tk::StoreOp store) {
+  if (tk::DotOp dot = heldStoreDot(store.getValue()))
+    return StoreLayout{dot, 0};
+  // In the order lowerStore looks for owners: the value, the pointers, the
+  // mask.
+  for (Value read : {store.getValue(), store.getPtr(), store.getMask()}) {
+    Operation *owner = read ? residentOwner(read) : nullptr;
+    if (!owner)
+      continue;
+    if (Operation *layout = residentLayout.lookup(owner))
+      return StoreLayout{cast<tk::DotOp>(layout), 0};
+    return StoreLayout{{}, residentRun.lookup(owner)};
+  }
+  return std::nullopt;
+}
+
+void TilePlacement::placeStoreLayouts() {
+  if (!onThreads())
+    return;
+  source.walk([&](tk::StoreOp store) {
+    auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
+    if (!type)
+      return;
+    if (std::optional<StoreLayout> owners = ownersStoreLayout(store)) {
+      storeLayouts[store] = *owners;
+      return;
+    }
+    storeLayouts[store] =
+        StoreLayout{{},
+                    runWidth(type.getShape(), type.getNumElements(), numThreads,
+                             /*maxRun=*/4)};
+  });
+}
+
+Attribute TilePlacement::storeLayoutAttr(const StoreLayout &layout) {
+  MLIRContext *ctx = source.getContext();
+  if (!layout.product)
+    return tk::warp::RunsLayoutAttr::get(ctx, layout.run, numThreads);
+  auto id = layout.product->getAttrOfType<IntegerAttr>(
+      tk::warp::TkwDialect::kProductAttrName);
+  return tk::warp::AccumulatorLayoutAttr::get(ctx, id ? id.getInt() : -1);
 }
 
 bool TilePlacement::isPlaced() const {
@@ -1130,6 +1272,9 @@ void TilePlacement::write() {
   for (auto [arg, dot] : heldIterArgs)
     referenced.insert(dot);
   referenced.insert(convertedDots.begin(), convertedDots.end());
+  for (auto [store, layout] : storeLayouts)
+    if (layout.product)
+      referenced.insert(layout.product);
   DenseMap<Operation *, int64_t> products;
   source.walk([&](tk::DotOp dot) {
     if (!referenced.count(dot))
@@ -1183,6 +1328,12 @@ void TilePlacement::write() {
       if (held)
         loop->setAttr(TkwDialect::kResultLayoutsAttrName,
                       builder.getArrayAttr(resultLayouts));
+      return;
+    }
+    if (auto split = reduceSplits.lookup(op))
+      op->setAttr(TkwDialect::kSplitAttrName, split);
+    if (auto it = storeLayouts.find(op); it != storeLayouts.end()) {
+      op->setAttr(TkwDialect::kLayoutAttrName, storeLayoutAttr(it->second));
       return;
     }
     if (op->getNumResults() == 1)
@@ -1252,9 +1403,23 @@ LogicalResult TilePlacement::read() {
         return fail(op, ring, "names a product operand this load is not");
       rings[op] = Ring{*dot, static_cast<unsigned>(ring.getOperand())};
     }
+    if (auto split = op->getAttrOfType<tk::warp::SplitLayoutAttr>(
+            TkwDialect::kSplitAttrName)) {
+      if (!onThreads())
+        return fail(op, split,
+                    "needs a GPU program (the CPU form reduces "
+                    "in loop nests)");
+      StringRef misfit = splitMisfit(cast<tk::ReduceOp>(op), split);
+      if (!misfit.empty())
+        return fail(op, split, misfit);
+      reduceSplits[op] = split;
+    }
     Attribute layout = op->getAttr(TkwDialect::kLayoutAttrName);
     if (!layout)
       return WalkResult::advance();
+    if (auto store = dyn_cast<tk::StoreOp>(op))
+      return readStoreLayout(store, layout) ? WalkResult::advance()
+                                            : WalkResult::interrupt();
     if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
       return fail(op, layout, "is on an op that defines no tile");
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -1358,7 +1523,99 @@ LogicalResult TilePlacement::read() {
   // Loops that record no result layouts: decided here, as place() would.
   placeHeldLoopResults(/*recorded=*/true);
   placeConversions();
-  return success();
+  if (failed(checkStoreLayouts()))
+    return failure();
+  return checkReduceSplits();
+}
+
+LogicalResult TilePlacement::checkReduceSplits() {
+  if (!onThreads())
+    return success();
+  WalkResult walk = source.walk([&](tk::ReduceOp reduce) -> WalkResult {
+    bool split = reduceSplits.count(reduce);
+    if (split != reducesRegisters(reduce))
+      return WalkResult::advance();
+    if (split)
+      reduce.emitOpError(passName())
+          << ": split " << reduceSplits.lookup(reduce)
+          << " of a reduction of registers, which their layout splits";
+    else
+      reduce.emitOpError(passName())
+          << ": a reduction needs its split over the threads (tkw.split, "
+             "which tk-assign-thread-layouts records)";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+bool TilePlacement::readStoreLayout(tk::StoreOp store, Attribute layout) {
+  auto fail = [&](StringRef why) {
+    store.emitOpError(passName()) << ": thread layout " << layout << " " << why;
+    return false;
+  };
+  auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
+  if (!type)
+    return fail("is on a store of no tile");
+  if (!onThreads())
+    return fail("needs a GPU program (the CPU form stores in loop nests)");
+  if (auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout)) {
+    FailureOr<tk::DotOp> dot = recordedProduct(store, acc.getProduct());
+    if (failed(dot))
+      return false;
+    storeLayouts[store] = StoreLayout{*dot, 0};
+    return true;
+  }
+  auto runs = dyn_cast<tk::warp::RunsLayoutAttr>(layout);
+  if (!runs)
+    return fail("is not one a store visits its tile in (#tkw.runs or "
+                "#tkw.accumulator)");
+  if (runs.getThreads() != numThreads)
+    return fail("is for another number of threads");
+  // Runs of a row, and, but for single elements, as many for every thread
+  // (what forEachIndex's loop takes).
+  int64_t width = runs.getWidth();
+  if (type.getRank() == 0
+          ? width != 1
+          : type.getShape().back() % width != 0 ||
+                (width > 1 &&
+                 type.getNumElements() % (width * numThreads) != 0))
+    return fail("does not spread this tile over the threads in whole runs");
+  storeLayouts[store] = StoreLayout{{}, width};
+  return true;
+}
+
+LogicalResult TilePlacement::checkStoreLayouts() {
+  if (!onThreads())
+    return success();
+  WalkResult walk = source.walk([&](tk::StoreOp store) -> WalkResult {
+    if (!isTile(store.getValue().getType()))
+      return WalkResult::advance();
+    auto it = storeLayouts.find(store);
+    if (it == storeLayouts.end()) {
+      store.emitOpError(passName())
+          << ": a store of a tile needs its thread layout (tkw.layout, "
+             "which tk-assign-thread-layouts records)";
+      return WalkResult::interrupt();
+    }
+    // A store reading registers visits them where they are; any other
+    // takes the runs it records.
+    std::optional<StoreLayout> owners = ownersStoreLayout(store);
+    const StoreLayout &recorded = it->second;
+    if (owners
+            ? owners->product == recorded.product && owners->run == recorded.run
+            : !recorded.product)
+      return WalkResult::advance();
+    InFlightDiagnostic diag = store.emitOpError(passName())
+                              << ": thread layout "
+                              << storeLayoutAttr(recorded);
+    if (owners)
+      diag << " is not where the registers it stores are: "
+           << storeLayoutAttr(*owners);
+    else
+      diag << " names registers this store does not read";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 } // namespace mlir::tk_to_loops

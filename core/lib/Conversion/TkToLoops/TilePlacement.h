@@ -19,6 +19,7 @@
 #define TK_CORE_CONVERSION_TKTOLOOPS_TILEPLACEMENT_H_
 
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -112,6 +113,15 @@ inline int64_t runWidth(ArrayRef<int64_t> shape, int64_t total,
     width *= 2;
   return width;
 }
+
+/// How the threads of a GPU program visit the tile a tk.store writes (its
+/// `tkw.layout`): at the accumulator registers of held product `product`
+/// (#tkw.accumulator), or, without one, by runs of `run` elements
+/// (#tkw.runs: thread t visits the runs t, t + N, ... of the flat tile).
+struct StoreLayout {
+  tk::DotOp product;
+  int64_t run = 0;
+};
 
 /// True when two held products lay out their accumulator registers and
 /// operands alike (their element types and shapes match).
@@ -291,6 +301,46 @@ protected:
   /// (onlyStoredFromRegisters, or unused), those that record none when
   /// `recorded`.
   void placeHeldLoopResults(bool recorded);
+  /// GPU only: how the threads visit the tile each tk.store writes
+  /// (storeLayouts), recorded as its `tkw.layout`. A store of a held loop
+  /// result (heldStoreDot) or of a tile computed from a register-resident
+  /// one (residentOwner) visits in that tile's layout; any other by runs of
+  /// up to 4 elements (runWidth), which is what the store's loop and its
+  /// fused loads then use.
+  void placeStoreLayouts();
+  /// The layout a store must visit its tile in, or std::nullopt when it is
+  /// free to take any runs (nothing it reads lives in registers).
+  std::optional<StoreLayout> ownersStoreLayout(tk::StoreOp store);
+  /// The register-resident tile (residentLayout) that evaluating `value`
+  /// reads first, through element-wise ops that are not stored, as
+  /// KernelLowering::ownedRead finds it; null if none.
+  Operation *residentOwner(Value value);
+  /// GPU only: how the threads share each tk.reduce that does not reduce
+  /// registers (reduceSplits, chooseSplit), recorded as its `tkw.split`.
+  void placeReduceSplits();
+  /// True when a source of `reduce` is computed from register-resident
+  /// tiles: the registers' layout splits it (lowerReduceOfOwned,
+  /// lowerRowReduceOfHeld).
+  bool reducesRegisters(tk::ReduceOp reduce);
+  /// The split lowerReduceOnThreads takes for `reduce`: a warp's lanes per
+  /// row of a 2-D tile where the rows are whole warps of 32-bit values; a
+  /// part per thread with shuffles for a whole 1-D tile; otherwise as many
+  /// parts as leave a thread per (part, line), combined in memory.
+  tk::warp::SplitLayoutAttr chooseSplit(tk::ReduceOp reduce);
+  /// Why `split` cannot share `reduce` over this program's threads; empty
+  /// when it can.
+  StringRef splitMisfit(tk::ReduceOp reduce, tk::warp::SplitLayoutAttr split);
+  /// After read(): every reduction of a GPU program that does not reduce
+  /// registers has its split, and none that does.
+  LogicalResult checkReduceSplits();
+  /// The `tkw.layout` recording `layout` (its product by `tkw.product`).
+  Attribute storeLayoutAttr(const StoreLayout &layout);
+  /// Reads a store's recorded layout into storeLayouts; false, with an
+  /// error naming it, for one no store of that tile visits in.
+  bool readStoreLayout(tk::StoreOp store, Attribute layout);
+  /// After read(): every store of a tile has its layout, and a store of
+  /// registers visits them where they are.
+  LogicalResult checkStoreLayouts();
   /// Moves each tile the matrix unit computes in registers but whose readers
   /// need it whole in workgroup memory there with an explicit
   /// `tkw.convert_layout` (its result `#tkw.shared`), which those readers
@@ -385,6 +435,12 @@ protected:
   DenseMap<Operation *, Ring> rings;
   /// The tkw.convert_layout ops placeConversions placed.
   int64_t conversions = 0;
+  /// GPU only: how the threads visit the tile of each tk.store of a tile
+  /// (placeStoreLayouts, or read from its `tkw.layout`).
+  DenseMap<Operation *, StoreLayout> storeLayouts;
+  /// GPU only: how the threads share each tk.reduce that does not reduce
+  /// registers (placeReduceSplits, or read from its `tkw.split`).
+  DenseMap<Operation *, tk::warp::SplitLayoutAttr> reduceSplits;
   /// The dots numbered `tkw.product`, read once by recordedProduct (reads
   /// come before any numbering is written).
   std::optional<DenseMap<int64_t, tk::DotOp>> numberedProducts;

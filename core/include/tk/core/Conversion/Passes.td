@@ -130,7 +130,17 @@ def TkAssignThreadLayouts
     alike), converted right after the loop, and a held product's result
     that is neither kept in registers for its readers nor a held
     accumulator's update (`#tkw.accumulator` on the dot), converted right
-    after the dot. The function records the thread count as `tkw.threads`.
+    after the dot. On a GPU every `tk.store` of a tile records how its
+    threads visit the tile (and what is fused into it) as its own
+    `tkw.layout`: the layout of the registers it reads (`#tkw.accumulator`
+    for a held loop result, the runs of a register-resident tile), or
+    `#tkw.runs` of up to 4 elements, as wide as divides the tile evenly over
+    the threads. Every `tk.reduce` that does not reduce registers records
+    how the threads share its lines as `tkw.split` (`#tkw.split<parts,
+    across>`): a warp's lanes per row of a 2-D tile, a part per thread
+    meeting across warps for a whole 1-D tile, or parts meeting in
+    workgroup memory. The function records the thread count as
+    `tkw.threads`.
     The lowering reads these layouts and fails, naming the op, on one that
     does not fit it; run on a kernel without them, it decides them itself
     the same way.
