@@ -51,6 +51,14 @@ bool TilePlacement::isCheap(Value value) {
   return result;
 }
 
+/// True when shuffles can move the values `reduce` combines: 32-bit ones.
+static bool shufflesValues(tk::ReduceOp reduce) {
+  return llvm::all_of(reduce.getSrcs(), [](Value src) {
+    Type type = getElementTypeOrSelf(src.getType());
+    return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
+  });
+}
+
 void TilePlacement::analyzeRegion(Region &region) {
   for (Block &block : region)
     for (Operation &op : llvm::reverse(block.getOperations()))
@@ -291,10 +299,7 @@ bool TilePlacement::readByOwners(Value tile, Block *block, Operation *layout) {
       continue;
     }
     if (auto reduce = dyn_cast<tk::ReduceOp>(user)) {
-      bool words = llvm::all_of(reduce.getSrcs(), [](Value src) {
-        Type type = cast<RankedTensorType>(src.getType()).getElementType();
-        return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
-      });
+      bool words = shufflesValues(reduce);
       int64_t rank = cast<RankedTensorType>(tile.getType()).getRank();
       bool shapeFits = layout ? rank == 2 && reduce.getAxis() == 1 : rank == 1;
       if (reduce.getSrcs()[0].getType() != tile.getType() || !shapeFits ||
@@ -1082,14 +1087,6 @@ void TilePlacement::place() {
   placeConversions();
   placeStoreLayouts();
   placeReduceSplits();
-}
-
-/// True when shuffles can move the values `reduce` combines: 32-bit ones.
-static bool shufflesValues(tk::ReduceOp reduce) {
-  return llvm::all_of(reduce.getSrcs(), [](Value src) {
-    Type type = getElementTypeOrSelf(src.getType());
-    return type.isIntOrFloat() && type.getIntOrFloatBitWidth() == 32;
-  });
 }
 
 bool TilePlacement::reducesRegisters(tk::ReduceOp reduce) {
