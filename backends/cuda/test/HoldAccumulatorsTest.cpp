@@ -212,12 +212,20 @@ TEST(HoldAccumulators, AssignThreadLayoutsHoldsThoseAndNoOthers) {
   EXPECT_FALSE(contains(unheld, "tkw.iter_layouts")) << unheld;
   EXPECT_TRUE(contains(unheld, "tkw.layout = #tkw.accumulator<product = 0>"))
       << unheld;
-  // %14 is the trip's product, yielded through its conversion.
-  EXPECT_TRUE(contains(unheld, "%15 = tkw.convert_layout %14 {tkw.layout = "
+  // %16 is the trip's product, yielded through its conversion; its
+  // operands (%13 as A and as B) reach mma.sync's layout by two more.
+  EXPECT_TRUE(contains(unheld, "%14 = tkw.convert_layout %13 {tkw.layout = "
+                               "#tkw.operand<product = 0, operand = 0>}"))
+      << unheld;
+  EXPECT_TRUE(contains(unheld, "%15 = tkw.convert_layout %13 {tkw.layout = "
+                               "#tkw.operand<product = 0, operand = 1>}"))
+      << unheld;
+  EXPECT_TRUE(contains(unheld, "%16 = tk.dot %14, %15, %arg4")) << unheld;
+  EXPECT_TRUE(contains(unheld, "%17 = tkw.convert_layout %16 {tkw.layout = "
                                "#tkw.shared}"))
       << unheld;
-  EXPECT_TRUE(contains(unheld, "scf.yield %15")) << unheld;
-  EXPECT_EQ(conversions, 1);
+  EXPECT_TRUE(contains(unheld, "scf.yield %17")) << unheld;
+  EXPECT_EQ(conversions, 3);
 }
 
 TEST(HoldAccumulators, RefusesAKernelWhoseLayoutsAreAssigned) {
@@ -260,12 +268,13 @@ TEST(HeldResults, AResultReadElsewhereIsMovedByACountedConversion) {
                              "#tkw.shared}"))
       << text;
   EXPECT_TRUE(contains(text, "tk.reduce(%13 : tensor<32x32xf32>)")) << text;
-  EXPECT_EQ(conversions, 1);
-  // A result only stored needs none.
+  // With the product's two operand conversions (#tkw.operand).
+  EXPECT_EQ(conversions, 3);
+  // A result only stored needs none: only the operands are converted.
   conversions = -1;
   text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, &conversions);
-  EXPECT_FALSE(contains(text, "tkw.convert_layout")) << text;
-  EXPECT_EQ(conversions, 0);
+  EXPECT_FALSE(contains(text, "#tkw.shared")) << text;
+  EXPECT_EQ(conversions, 2);
 }
 
 TEST(HeldResults, TheLoweringFollowsTheConversion) {
@@ -281,6 +290,9 @@ TEST(HeldResults, TheLoweringRefusesAHeldResultReadWithoutItsConversion) {
   // other threads hold.
   auto dropConversion = [](ModuleOp module) {
     module.walk([](tk::warp::ConvertLayoutOp convert) {
+      if (!isa<tk::warp::SharedLayoutAttr>(
+              convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName)))
+        return;
       convert.getResult().replaceAllUsesWith(convert.getSrc());
       convert.erase();
     });
@@ -312,5 +324,39 @@ TEST(HeldResults, TheLoweringRefusesAConversionOfAnythingElse) {
                          /*lower=*/true);
   EXPECT_TRUE(contains(text, "converts a held accumulator's loop result or a "
                              "held product from the matrix unit's registers"))
+      << text;
+}
+
+TEST(OperandConversions, TheLoweringStagesOperandsThroughTheirConversions) {
+  // Both operands reach mma.sync's swizzled layout through their
+  // conversions, which the lowering turns into stores to workgroup memory
+  // before the product's ldmatrix reads.
+  std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
+                         nullptr, /*lower=*/true);
+  EXPECT_FALSE(contains(text, "pass failed")) << text;
+  EXPECT_FALSE(contains(text, "tkw.convert_layout")) << text;
+  EXPECT_TRUE(contains(text, "nvvm.ldmatrix")) << text;
+  EXPECT_TRUE(contains(text, "nvvm.mma.sync")) << text;
+}
+
+TEST(OperandConversions, TheLoweringRefusesAConversionToAnotherOperand) {
+  // A's conversion relabelled as B's layout: the product would read A in
+  // the layout of B.
+  auto relabel = [](ModuleOp module) {
+    module.walk([&](tk::warp::ConvertLayoutOp convert) {
+      auto layout = dyn_cast<tk::warp::OperandLayoutAttr>(
+          convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
+      if (layout && layout.getOperand() == 0)
+        convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
+                         tk::warp::OperandLayoutAttr::get(
+                             module.getContext(), layout.getProduct(), 1));
+    });
+  };
+  std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
+                         relabel, /*lower=*/true);
+  EXPECT_TRUE(contains(text, "pass failed")) << text;
+  EXPECT_TRUE(contains(text, "thread layout #tkw.operand<product = 0, "
+                             "operand = 1> is read other than as operand 1 "
+                             "of held products laid out alike"))
       << text;
 }

@@ -175,8 +175,9 @@ bool tk::warp::isLayout(Attribute attr) {
 }
 
 bool tk::warp::isThreadLayout(Attribute attr) {
-  return isa_and_present<SharedLayoutAttr, RunsLayoutAttr, AccumulatorLayoutAttr,
-                         RowsLayoutAttr>(attr);
+  return isa_and_present<SharedLayoutAttr, RunsLayoutAttr,
+                         AccumulatorLayoutAttr, RowsLayoutAttr,
+                         OperandLayoutAttr>(attr);
 }
 
 bool tk::warp::isTileLike(Type type) {

@@ -309,7 +309,8 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
     if (!isThreadLayout(attr.getValue()))
       return op->emitError() << "'" << name
                              << "' must be a thread layout (#tkw.shared, "
-                                "#tkw.runs, #tkw.accumulator, #tkw.rows)";
+                                "#tkw.runs, #tkw.accumulator, #tkw.rows, "
+                                "#tkw.operand)";
     return success();
   }
   if (name == kIterLayoutsAttrName || name == kResultLayoutsAttrName) {
@@ -346,6 +347,16 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown tkw attribute '" << name << "'";
+}
+
+LogicalResult
+OperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          int64_t product, int64_t operand) {
+  if (product < 0)
+    return emitError() << "product must be non-negative, not " << product;
+  if (operand != 0 && operand != 1)
+    return emitError() << "operand must be 0 (A) or 1 (B), not " << operand;
+  return success();
 }
 
 LogicalResult

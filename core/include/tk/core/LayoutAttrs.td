@@ -192,6 +192,27 @@ def Tkw_RingLayoutAttr : Tkw_Attr<"RingLayout", "ring"> {
   let genVerifyDecl = 1;
 }
 
+def Tkw_OperandLayoutAttr : Tkw_Attr<"OperandLayout", "operand"> {
+  let summary = "a tile in workgroup memory as a held product's operand";
+  let description = [{
+    The tile written into workgroup memory in the layout the matrix unit
+    reads operand `operand` (0: A, 1: B) of held product `product` from
+    (tk::MatrixUnit::operandOffset: mma.sync's swizzled chunks, wgmma's
+    core matrices, a preset's fragment order), for that product and every
+    product laid out alike that reads it. The result layout of the
+    `tkw.convert_layout` that moves a dot operand there; a conversion
+    outside the product's loop (attention's q) is done once, before it. A
+    ring (`#tkw.ring`) that async copies fill in that layout has done the
+    move already: its conversion only names the slot.
+    ```mlir
+    %b = tkw.convert_layout %t {tkw.layout = #tkw.operand<product = 0, operand = 1>}
+    ```
+  }];
+  let parameters = (ins "int64_t":$product, "int64_t":$operand);
+  let assemblyFormat = "`<` `product` `=` $product `,` `operand` `=` $operand `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tkw_SplitLayoutAttr : Tkw_Attr<"SplitLayout", "split"> {
   let summary = "how the threads of a GPU program share a reduction";
   let description = [{

@@ -18,11 +18,11 @@ def Tkw_Dialect : Dialect {
     Layout attributes, used as the `encoding` of tile types, say how the
     warps of a workgroup share a tile (`#tkw.blocked`, `#tkw.dot_operand`,
     `#tkw.slice`); the thread layouts (`#tkw.shared`, `#tkw.runs`,
-    `#tkw.accumulator`, `#tkw.rows`) say where a tile lives in the code of
-    one GPU thread, and also how the threads visit a stored tile;
-    `#tkw.split` says how they share a reduction. The ops are what the warp and intrinsic levels need on top
-    of `tk`: an explicit layout change, the warp's index, and the extraction
-    and glueing of sub-tiles.
+    `#tkw.accumulator`, `#tkw.rows`, `#tkw.operand`) say where a tile lives
+    in the code of one GPU thread, and also how the threads visit a stored
+    tile; `#tkw.split` says how they share a reduction. The ops are what
+    the warp and intrinsic levels need on top of `tk`: an explicit layout
+    change, the warp's index, and the extraction and glueing of sub-tiles.
   }];
   let dependentDialects = ["::tk::TkDialect", "::mlir::arith::ArithDialect"];
   let useDefaultAttributePrinterParser = 1;
@@ -44,7 +44,8 @@ def Tkw_Dialect : Dialect {
     /// matrix intrinsic (TargetInfo) it has the size of.
     static constexpr llvm::StringLiteral kIntrinsicAttrName = "tkw.intrinsic";
     /// Op attribute: the thread layout of the tile the op defines
-    /// (#tkw.shared, #tkw.runs, #tkw.accumulator, #tkw.rows); on a tk.store
+    /// (#tkw.shared, #tkw.runs, #tkw.accumulator, #tkw.rows; #tkw.operand
+    /// on a tkw.convert_layout of a dot operand); on a tk.store
     /// of a tile, how its threads visit the tile it writes (#tkw.runs,
     /// #tkw.accumulator), which its fused loads and element-wise chains
     /// follow.

@@ -31,8 +31,9 @@ def Tkw_ConvertLayoutOp : Tkw_Op<"convert_layout", [Pure]> {
     attributes rather than type encodings, both types are the same and the
     op's `tkw.layout` names where its result lives (`#tkw.shared`: the
     matrix unit's registers of a held accumulator after its loop, or of a
-    held product, written to workgroup memory); such an op is not folded
-    away.
+    held product, written to workgroup memory; `#tkw.operand`: a held
+    product's operand written to workgroup memory in the layout the unit
+    reads it in); such an op is not folded away.
     ```mlir
     %b = tkw.convert_layout %a : tensor<128x64xf32, #C> -> tensor<128x64xf32, #A>
     ```

@@ -262,8 +262,14 @@ private:
   Value rescaledHeldAccumulator(Value acc);
   LogicalResult lowerHeldDot(tk::DotOp dot,
                              const tk::MatrixUnit::HeldProduct &held);
+  /// Lowers a dot operand's conversion to the unit's layout (#tkw.operand,
+  /// placeOperandConversions): the tile written into a buffer of workgroup
+  /// memory at the unit's operandOffset, or a ring's slot named.
+  LogicalResult lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
+                                       tk::DotOp dot, unsigned operand);
   /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
-  /// from: row-major, or in the unit's own layout where it has one.
+  /// from: row-major, or in the unit's own layout, where its conversion
+  /// (or a ring) wrote it.
   FailureOr<Value> heldOperand(tk::DotOp dot,
                                const tk::MatrixUnit::HeldProduct &product,
                                unsigned operand);
@@ -470,11 +476,14 @@ private:
   /// unit's layout: the prefetched ones.
   llvm::DenseSet<Value> laidOutOperands;
   /// The loop whose body is being lowered (source and lowered op, the
-  /// outermost op the lowering made for it), and the operands defined
-  /// outside it that were laid out once before it.
+  /// outermost op the lowering made for it), and the operands whose
+  /// conversion before a loop laid them out once (by conversion result).
   scf::ForOp sourceLoop;
   Operation *loweredLoop = nullptr;
   DenseMap<Value, Value> hoistedOperands;
+  /// Operands a conversion right before their product wrote in the unit's
+  /// layout (not yet published to the unit), by conversion result.
+  DenseMap<Value, Value> stagedOperands;
   /// In the body of a pipelined loop that issues its copies at the top of
   /// each trip (after the barrier that follows the wait).
   bool ringsWrittenAtTop = false;

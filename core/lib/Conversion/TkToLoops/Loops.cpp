@@ -371,7 +371,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       if (!dot)
         continue;
       for (unsigned index : {0u, 1u}) {
-        Value operand = index == 0 ? dot.getA() : dot.getB();
+        Value operand = operandTile(dot, index);
         // A transposed load goes into the unit's layout at swapped
         // positions (the unit keeps runs of the source's rows together).
         auto trans = operand.getDefiningOp<tk::TransOp>();
@@ -752,6 +752,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
 
 LogicalResult
 KernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
+  if (auto it = operandConversions.find(convert);
+      it != operandConversions.end())
+    return lowerOperandConversion(convert, it->second.first, it->second.second);
   auto held = heldResults.find(convert.getSrc());
   if (held == heldResults.end() ||
       !isa_and_present<tk::warp::SharedLayoutAttr>(

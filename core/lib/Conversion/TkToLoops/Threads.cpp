@@ -85,25 +85,39 @@ KernelLowering::heldOperand(tk::DotOp dot,
   Value tile = operand == 0 ? dot.getA() : dot.getB();
   if (!matrixUnit->laysOutOperands(product))
     return getBuffer(tile);
+  // Its conversion (placeOperandConversions) wrote it in the unit's layout,
+  // or a ring's async copies did.
   if (laidOutOperands.count(tile))
     return buffers.lookup(tile);
   if (Value hoisted = hoistedOperands.lookup(tile))
     return hoisted;
-  // Written into the unit's layout here (a tile stored row-major for other
-  // users is copied), or once before the loop for a tile the loop does not
-  // compute (FlashAttention's q).
-  OpBuilder::InsertionGuard guard(b);
-  bool invariant = loweredLoop && sourceLoop.isDefinedOutsideOfLoop(tile);
-  // Elements computed inside the loop do not dominate code before it.
-  std::optional<decltype(elementCache)> loopCache;
-  if (invariant) {
-    b.setInsertionPoint(loweredLoop);
-    loopCache = std::move(elementCache);
-    elementCache.clear();
+  if (Value staged = stagedOperands.lookup(tile))
+    return staged;
+  return dot.emitOpError(passName())
+         << ": operand " << operand
+         << " is not in the matrix unit's operand layout: it needs a "
+            "tkw.convert_layout to #tkw.operand (tk-assign-thread-layouts "
+            "places one)";
+}
+
+LogicalResult
+KernelLowering::lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
+                                       tk::DotOp dot, unsigned operand) {
+  Value tile = convert.getSrc(), result = convert.getResult();
+  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+  if (!product || !matrixUnit->laysOutOperands(*product))
+    return convert.emitOpError(passName())
+           << ": converts an operand of a product the matrix unit does not "
+              "lay out here";
+  // A ring's slot in that layout, filled by async copies: nothing to move.
+  if (laidOutOperands.count(tile)) {
+    buffers[result] = buffers.lookup(tile);
+    laidOutOperands.insert(result);
+    return success();
   }
   auto type = cast<RankedTensorType>(tile.getType());
   Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
-                             matrixUnit->operandAlignment(product));
+                             matrixUnit->operandAlignment(*product));
   // A transposed tile that is not stored (attention's k^T) is copied in its
   // source's order, so that the reads run along the source's rows (vectors
   // of a masked load versioned on its mask) rather than down its columns.
@@ -116,19 +130,21 @@ KernelLowering::heldOperand(tk::DotOp dot,
     transposed = true;
   }
   if (failed(storeTile(source, buffer, [&](ArrayRef<Value> index) {
-        return transposed ? matrixUnit->operandOffset(b, loc, product, operand,
+        return transposed ? matrixUnit->operandOffset(b, loc, *product, operand,
                                                       index[1], index[0])
-                          : matrixUnit->operandOffset(b, loc, product, operand,
+                          : matrixUnit->operandOffset(b, loc, *product, operand,
                                                       index[0], index[1]);
       })))
     return failure();
-  if (invariant) {
-    // Written once: published to the unit's reads here, not per product.
+  // Outside the products' loop (attention's q): written once, and
+  // published to the unit's reads here rather than by each product.
+  if (convert->getBlock() != dot->getBlock()) {
     matrixUnit->publishOperands(b, loc);
-    elementCache = std::move(*loopCache);
-    hoistedOperands[tile] = buffer;
+    hoistedOperands[result] = buffer;
+  } else {
+    stagedOperands[result] = buffer;
   }
-  return buffer;
+  return success();
 }
 
 LogicalResult

@@ -12,6 +12,7 @@
 #include "tk/core/Layout.h"
 #include "tk/core/WarpDialect.h"
 
+#include "mlir/IR/Dominance.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -756,7 +757,7 @@ void TilePlacement::placeRings() {
       std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
       bool laidOut = matrixUnit->laysOutOperands(*product);
       for (unsigned index : {0u, 1u}) {
-        Value operand = index == 0 ? dot.getA() : dot.getB();
+        Value operand = operandTile(dot, index);
         auto load = operand.getDefiningOp<tk::LoadOp>();
         // A transposed load goes into the unit's layout at swapped
         // positions (the unit keeps runs of the source's rows together).
@@ -885,7 +886,8 @@ TilePlacement::heldProduct(tk::DotOp dot) {
   product.k = aType.getDimSize(1);
   product.tf32 =
       product.a.isF32() && dot.getInputPrecision() == tk::InputPrecision::TF32;
-  product.kMajorB = static_cast<bool>(dot.getB().getDefiningOp<tk::TransOp>());
+  product.kMajorB =
+      static_cast<bool>(operandTile(dot, 1).getDefiningOp<tk::TransOp>());
   product.rowsAcrossWarps =
       tk::warp::chooseDotTiling(dot) == tk::DotTiling::Horizontal;
   product.threadId = threadId;
@@ -898,7 +900,18 @@ TilePlacement::heldProduct(tk::DotOp dot) {
 std::optional<tk::MatrixUnit::HeldProduct>
 TilePlacement::heldOperandLayout(Value tile, unsigned operand) {
   std::optional<tk::MatrixUnit::HeldProduct> first;
-  for (OpOperand &use : tile.getUses()) {
+  // The products read it directly or through its conversion to their
+  // operand layout.
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : tile.getUses())
+    uses.push_back(&use);
+  for (size_t u = 0; u < uses.size(); ++u) {
+    OpOperand &use = *uses[u];
+    if (isOperandConversion(use.getOwner())) {
+      for (OpOperand &converted : use.getOwner()->getResult(0).getUses())
+        uses.push_back(&converted);
+      continue;
+    }
     auto dot = dyn_cast<tk::DotOp>(use.getOwner());
     if (!dot || use.getOperandNumber() != operand)
       return std::nullopt;
@@ -1069,6 +1082,63 @@ void TilePlacement::placeConversions() {
     OpBuilder builder(dot->getBlock(), std::next(dot->getIterator()));
     toShared(dot.getResult(), dot, builder);
     convertedDots.insert(dot);
+  });
+  placeOperandConversions();
+}
+
+bool TilePlacement::takesRegisterA(tk::DotOp dot,
+                                   const tk::MatrixUnit::HeldProduct &product) {
+  Operation *owner = residentOwner(dot.getA());
+  auto from = dyn_cast_if_present<tk::DotOp>(
+      owner ? residentLayout.lookup(owner) : nullptr);
+  std::optional<tk::MatrixUnit::HeldProduct> fragment =
+      from ? heldProduct(from) : std::nullopt;
+  return fragment && matrixUnit->takesRegisterA(product, *fragment);
+}
+
+void TilePlacement::placeOperandConversions() {
+  if (!matrixUnit || !onThreads())
+    return;
+  MLIRContext *ctx = source.getContext();
+  DominanceInfo dominance(source);
+  // Conversions before a loop, which later products alike may read too.
+  SmallVector<Operation *> hoisted;
+  source.walk([&](tk::DotOp dot) {
+    std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
+    if (!product || !matrixUnit->laysOutOperands(*product))
+      return;
+    for (unsigned index : {0u, 1u}) {
+      Value tile = dot->getOperand(index);
+      // Converted already (read() of a placed kernel), or read from the
+      // registers of another product.
+      if (isOperandConversion(tile.getDefiningOp()) ||
+          (index == 0 && takesRegisterA(dot, *product)))
+        continue;
+      auto loop = dot->getParentOfType<scf::ForOp>();
+      bool invariant = loop && loop.isDefinedOutsideOfLoop(tile);
+      Operation *convert = nullptr;
+      if (invariant)
+        for (Operation *earlier : hoisted) {
+          auto [first, operand] = operandConversions.lookup(earlier);
+          if (earlier->getOperand(0) == tile && operand == index &&
+              dominance.properlyDominates(earlier, dot) &&
+              sameLayout(*heldProduct(first), *product))
+            convert = earlier;
+        }
+      if (!convert) {
+        OpBuilder builder(invariant ? loop.getOperation() : dot.getOperation());
+        convert = tk::warp::ConvertLayoutOp::create(builder, dot.getLoc(),
+                                                    tile.getType(), tile);
+        // Numbered by write(); a conversion that has no layout folds away.
+        convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
+                         tk::warp::OperandLayoutAttr::get(ctx, 0, index));
+        operandConversions[convert] = {dot, index};
+        ++conversions;
+        if (invariant)
+          hoisted.push_back(convert);
+      }
+      dot->setOperand(index, convert->getResult(0));
+    }
   });
 }
 
@@ -1272,6 +1342,8 @@ void TilePlacement::write() {
   for (auto [store, layout] : storeLayouts)
     if (layout.product)
       referenced.insert(layout.product);
+  for (auto [convert, read] : operandConversions)
+    referenced.insert(read.first);
   DenseMap<Operation *, int64_t> products;
   source.walk([&](tk::DotOp dot) {
     if (!referenced.count(dot))
@@ -1282,6 +1354,10 @@ void TilePlacement::write() {
   });
   auto layoutOf = [&](Value value) -> Attribute {
     Operation *op = value.getDefiningOp();
+    if (auto it = operandConversions.find(op);
+        op && it != operandConversions.end())
+      return tk::warp::OperandLayoutAttr::get(
+          ctx, products.lookup(it->second.first), it->second.second);
     if (op && convertedDots.count(op))
       return tk::warp::AccumulatorLayoutAttr::get(ctx, products.lookup(op));
     if (auto it = residentLayout.find(op); op && it != residentLayout.end()) {
@@ -1393,7 +1469,7 @@ LogicalResult TilePlacement::read() {
       FailureOr<tk::DotOp> dot = recordedProduct(op, ring.getProduct());
       if (failed(dot))
         return WalkResult::interrupt();
-      Value operand = ring.getOperand() == 0 ? dot->getA() : dot->getB();
+      Value operand = operandTile(*dot, ring.getOperand());
       auto trans = operand.getDefiningOp<tk::TransOp>();
       if (operand.getDefiningOp() != op &&
           !(trans && trans.getSrc().getDefiningOp() == op))
@@ -1417,6 +1493,9 @@ LogicalResult TilePlacement::read() {
     if (auto store = dyn_cast<tk::StoreOp>(op))
       return readStoreLayout(store, layout) ? WalkResult::advance()
                                             : WalkResult::interrupt();
+    if (auto operand = dyn_cast<tk::warp::OperandLayoutAttr>(layout))
+      return readOperandConversion(op, operand) ? WalkResult::advance()
+                                                : WalkResult::interrupt();
     if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
       return fail(op, layout, "is on an op that defines no tile");
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -1543,6 +1622,38 @@ LogicalResult TilePlacement::checkReduceSplits() {
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
+}
+
+bool TilePlacement::readOperandConversion(Operation *op,
+                                          tk::warp::OperandLayoutAttr layout) {
+  auto fail = [&](StringRef why) {
+    op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
+    return false;
+  };
+  if (!isa<tk::warp::ConvertLayoutOp>(op))
+    return fail("is the result of a dot operand's conversion "
+                "(tkw.convert_layout)");
+  if (!onThreads())
+    return fail("needs a GPU program (the CPU form keeps tiles in memory)");
+  FailureOr<tk::DotOp> dot = recordedProduct(op, layout.getProduct());
+  if (failed(dot))
+    return false;
+  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(*dot);
+  if (!matrixUnit->laysOutOperands(*product))
+    return fail("is not a layout this matrix unit lays the product's "
+                "operands out in");
+  unsigned index = layout.getOperand();
+  for (OpOperand &use : op->getResult(0).getUses()) {
+    auto reader = dyn_cast<tk::DotOp>(use.getOwner());
+    std::optional<tk::MatrixUnit::HeldProduct> read =
+        reader ? heldProduct(reader) : std::nullopt;
+    if (!read || use.getOperandNumber() != index ||
+        !sameLayout(*read, *product))
+      return fail("is read other than as operand " + std::to_string(index) +
+                  " of held products laid out alike");
+  }
+  operandConversions[op] = {*dot, index};
+  return true;
 }
 
 bool TilePlacement::readStoreLayout(tk::StoreOp store, Attribute layout) {

@@ -123,6 +123,23 @@ struct StoreLayout {
   int64_t run = 0;
 };
 
+/// True for a `tkw.convert_layout` to a held product's operand layout
+/// (#tkw.operand).
+inline bool isOperandConversion(Operation *op) {
+  return isa_and_present<tk::warp::ConvertLayoutOp>(op) &&
+         isa_and_present<tk::warp::OperandLayoutAttr>(
+             op->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
+}
+
+/// Operand `index` (0: A, 1: B) of `dot` as the program computes it: the
+/// tile its conversion to the unit's operand layout converts, if it has one.
+inline Value operandTile(tk::DotOp dot, unsigned index) {
+  Value operand = dot->getOperand(index);
+  if (Operation *def = operand.getDefiningOp(); isOperandConversion(def))
+    return def->getOperand(0);
+  return operand;
+}
+
 /// True when two held products lay out their accumulator registers and
 /// operands alike (their element types and shapes match).
 inline bool sameLayout(const tk::MatrixUnit::HeldProduct &x,
@@ -301,6 +318,18 @@ protected:
   /// (onlyStoredFromRegisters, or unused), those that record none when
   /// `recorded`.
   void placeHeldLoopResults(bool recorded);
+  /// GPU with a matrix unit that lays out its operands in workgroup memory:
+  /// moves each operand of a held product into that layout with an explicit
+  /// `tkw.convert_layout` (#tkw.operand), which the product then reads:
+  /// right before the product, or once before the product's loop for a
+  /// tile the loop does not compute (attention's q), shared by the later
+  /// products laid out alike. Not an A the unit takes from the registers of
+  /// another product (takesRegisterA). Counted in `conversions`.
+  void placeOperandConversions();
+  /// True when the unit takes `dot`'s A straight from the registers of the
+  /// product it is computed from (attention's probabilities).
+  bool takesRegisterA(tk::DotOp dot,
+                      const tk::MatrixUnit::HeldProduct &product);
   /// GPU only: how the threads visit the tile each tk.store writes
   /// (storeLayouts), recorded as its `tkw.layout`. A store of a held loop
   /// result (heldStoreDot) or of a tile computed from a register-resident
@@ -335,6 +364,10 @@ protected:
   LogicalResult checkReduceSplits();
   /// The `tkw.layout` recording `layout` (its product by `tkw.product`).
   Attribute storeLayoutAttr(const StoreLayout &layout);
+  /// Reads a dot operand's recorded conversion (#tkw.operand) into
+  /// operandConversions; false, with an error naming it, where the unit
+  /// does not lay out the product's operands or something else reads it.
+  bool readOperandConversion(Operation *op, tk::warp::OperandLayoutAttr layout);
   /// Reads a store's recorded layout into storeLayouts; false, with an
   /// error naming it, for one no store of that tile visits in.
   bool readStoreLayout(tk::StoreOp store, Attribute layout);
@@ -435,6 +468,9 @@ protected:
   DenseMap<Operation *, Ring> rings;
   /// The tkw.convert_layout ops placeConversions placed.
   int64_t conversions = 0;
+  /// Conversions of dot operands to the unit's layout (#tkw.operand), by
+  /// op: the first product that reads it, and which operand.
+  DenseMap<Operation *, std::pair<tk::DotOp, unsigned>> operandConversions;
   /// GPU only: how the threads visit the tile of each tk.store of a tile
   /// (placeStoreLayouts, or read from its `tkw.layout`).
   DenseMap<Operation *, StoreLayout> storeLayouts;

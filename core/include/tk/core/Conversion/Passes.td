@@ -130,7 +130,14 @@ def TkAssignThreadLayouts
     alike), converted right after the loop, and a held product's result
     that is neither kept in registers for its readers nor a held
     accumulator's update (`#tkw.accumulator` on the dot), converted right
-    after the dot. On a GPU every `tk.store` of a tile records how its
+    after the dot. Where the unit reads its operands from workgroup memory
+    in a layout of its own (mma.sync's swizzled chunks, wgmma's core
+    matrices, the matrix cores' fragments), each operand of a held product
+    gets there by a `tkw.convert_layout` with `tkw.layout =
+    #tkw.operand<product, operand>`, which the product reads: right before
+    it, or once before its loop for a tile the loop does not compute
+    (attention's q), read by the later products laid out alike too; an A
+    the unit takes from another product's registers has none. On a GPU every `tk.store` of a tile records how its
     threads visit the tile (and what is fused into it) as its own
     `tkw.layout`: the layout of the registers it reads (`#tkw.accumulator`
     for a held loop result, the runs of a register-resident tile), or
