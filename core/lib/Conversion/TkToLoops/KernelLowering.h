@@ -263,13 +263,14 @@ private:
   LogicalResult lowerHeldDot(tk::DotOp dot,
                              const tk::MatrixUnit::HeldProduct &held);
   /// Lowers a dot operand's conversion to the unit's layout (#tkw.operand,
-  /// placeOperandConversions): the tile written into a buffer of workgroup
-  /// memory at the unit's operandOffset, or a ring's slot named.
+  /// placeOperandConversions): a ring's slot named, or the move left to the
+  /// first product reading it (heldOperand writes the tile into a buffer of
+  /// workgroup memory at the unit's operandOffset).
   LogicalResult lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
                                        tk::DotOp dot, unsigned operand);
   /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
-  /// from: row-major, or in the unit's own layout, where its conversion
-  /// (or a ring) wrote it.
+  /// from: row-major, or in the unit's own layout, written by a ring or by
+  /// its conversion's move (done here for the first product reading it).
   FailureOr<Value> heldOperand(tk::DotOp dot,
                                const tk::MatrixUnit::HeldProduct &product,
                                unsigned operand);
@@ -481,9 +482,14 @@ private:
   scf::ForOp sourceLoop;
   Operation *loweredLoop = nullptr;
   DenseMap<Value, Value> hoistedOperands;
-  /// Operands a conversion right before their product wrote in the unit's
-  /// layout (not yet published to the unit), by conversion result.
-  DenseMap<Value, Value> stagedOperands;
+  /// Conversions to the unit's operand layout whose move the first product
+  /// reading them writes (heldOperand), by conversion result: the tile
+  /// converted, and whether the conversion is before the products' loop.
+  struct PendingOperand {
+    Value source;
+    bool beforeLoop = false;
+  };
+  DenseMap<Value, PendingOperand> pendingOperands;
   /// In the body of a pipelined loop that issues its copies at the top of
   /// each trip (after the barrier that follows the wait).
   bool ringsWrittenAtTop = false;

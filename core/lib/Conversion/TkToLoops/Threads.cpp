@@ -85,19 +85,60 @@ KernelLowering::heldOperand(tk::DotOp dot,
   Value tile = operand == 0 ? dot.getA() : dot.getB();
   if (!matrixUnit->laysOutOperands(product))
     return getBuffer(tile);
-  // Its conversion (placeOperandConversions) wrote it in the unit's layout,
-  // or a ring's async copies did.
+  // A ring's slot its async copies filled in the unit's layout, or a
+  // conversion's tile written before the products' loop.
   if (laidOutOperands.count(tile))
     return buffers.lookup(tile);
   if (Value hoisted = hoistedOperands.lookup(tile))
     return hoisted;
-  if (Value staged = stagedOperands.lookup(tile))
-    return staged;
-  return dot.emitOpError(passName())
-         << ": operand " << operand
-         << " is not in the matrix unit's operand layout: it needs a "
-            "tkw.convert_layout to #tkw.operand (tk-assign-thread-layouts "
-            "places one)";
+  auto pending = pendingOperands.find(tile);
+  if (pending == pendingOperands.end())
+    return dot.emitOpError(passName())
+           << ": operand " << operand
+           << " is not in the matrix unit's operand layout: it needs a "
+              "tkw.convert_layout to #tkw.operand (tk-assign-thread-layouts "
+              "places one)";
+  // The conversion's move, written here: at the product, or, for a
+  // conversion before the products' loop, where that loop starts (after
+  // its first async copies are issued, which then overlap it), once.
+  Value source = pending->second.source;
+  bool beforeLoop = pending->second.beforeLoop && loweredLoop;
+  pendingOperands.erase(pending);
+  OpBuilder::InsertionGuard guard(b);
+  // Elements computed inside the loop do not dominate code before it.
+  std::optional<decltype(elementCache)> loopCache;
+  if (beforeLoop) {
+    b.setInsertionPoint(loweredLoop);
+    loopCache = std::move(elementCache);
+    elementCache.clear();
+  }
+  auto type = cast<RankedTensorType>(source.getType());
+  Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
+                             matrixUnit->operandAlignment(product));
+  // A transposed tile that is not stored (attention's k^T) is copied in its
+  // source's order, so that the reads run along the source's rows (vectors
+  // of a masked load versioned on its mask) rather than down its columns.
+  bool transposed = false;
+  if (auto trans = source.getDefiningOp<tk::TransOp>();
+      trans && !buffers.count(source) && !ownedRead(source) &&
+      !materialized.count(trans)) {
+    source = trans.getSrc();
+    transposed = true;
+  }
+  if (failed(storeTile(source, buffer, [&](ArrayRef<Value> index) {
+        return transposed ? matrixUnit->operandOffset(b, loc, product, operand,
+                                                      index[1], index[0])
+                          : matrixUnit->operandOffset(b, loc, product, operand,
+                                                      index[0], index[1]);
+      })))
+    return failure();
+  if (beforeLoop) {
+    // Written once: published to the unit's reads here, not per product.
+    matrixUnit->publishOperands(b, loc);
+    elementCache = std::move(*loopCache);
+    hoistedOperands[tile] = buffer;
+  }
+  return buffer;
 }
 
 LogicalResult
@@ -115,35 +156,9 @@ KernelLowering::lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
     laidOutOperands.insert(result);
     return success();
   }
-  auto type = cast<RankedTensorType>(tile.getType());
-  Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
-                             matrixUnit->operandAlignment(*product));
-  // A transposed tile that is not stored (attention's k^T) is copied in its
-  // source's order, so that the reads run along the source's rows (vectors
-  // of a masked load versioned on its mask) rather than down its columns.
-  Value source = tile;
-  bool transposed = false;
-  if (auto trans = tile.getDefiningOp<tk::TransOp>();
-      trans && !buffers.count(tile) && !ownedRead(tile) &&
-      !materialized.count(trans)) {
-    source = trans.getSrc();
-    transposed = true;
-  }
-  if (failed(storeTile(source, buffer, [&](ArrayRef<Value> index) {
-        return transposed ? matrixUnit->operandOffset(b, loc, *product, operand,
-                                                      index[1], index[0])
-                          : matrixUnit->operandOffset(b, loc, *product, operand,
-                                                      index[0], index[1]);
-      })))
-    return failure();
-  // Outside the products' loop (attention's q): written once, and
-  // published to the unit's reads here rather than by each product.
-  if (convert->getBlock() != dot->getBlock()) {
-    matrixUnit->publishOperands(b, loc);
-    hoistedOperands[result] = buffer;
-  } else {
-    stagedOperands[result] = buffer;
-  }
+  // Written by the first product that reads it (heldOperand), where the
+  // unit's reads and the loop's async copies are ordered around it.
+  pendingOperands[result] = {tile, convert->getBlock() != dot->getBlock()};
   return success();
 }
 
