@@ -349,14 +349,22 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown tkw attribute '" << name << "'";
 }
 
-LogicalResult
-OperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                          int64_t product, int64_t operand) {
+/// A held product's number and one of its operands, as the layouts that
+/// name them (#tkw.operand, #tkw.ring) carry them.
+static LogicalResult
+verifyProductOperand(function_ref<InFlightDiagnostic()> emitError,
+                     int64_t product, int64_t operand) {
   if (product < 0)
     return emitError() << "product must be non-negative, not " << product;
   if (operand != 0 && operand != 1)
     return emitError() << "operand must be 0 (A) or 1 (B), not " << operand;
   return success();
+}
+
+LogicalResult
+OperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          int64_t product, int64_t operand) {
+  return verifyProductOperand(emitError, product, operand);
 }
 
 LogicalResult
@@ -377,11 +385,7 @@ RingLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t stages, int64_t product, int64_t operand) {
   if (stages < 2)
     return emitError() << "a ring has at least 2 stages, not " << stages;
-  if (product < 0)
-    return emitError() << "product must be non-negative, not " << product;
-  if (operand != 0 && operand != 1)
-    return emitError() << "operand must be 0 (A) or 1 (B), not " << operand;
-  return success();
+  return verifyProductOperand(emitError, product, operand);
 }
 
 LogicalResult

@@ -421,3 +421,32 @@ tk.func @reduce_across_what(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   tk.store %out, %m : !tk.ptr<f32>
   tk.return
 }
+
+// -----
+
+// Operand layouts: the result of a dot operand's conversion, of operand 0
+// or 1.
+tk.func @operand_layout_on_a_load(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %bs = tk.splat %in : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>>
+  %ptrs = tk.addptr %bs, %r : tensor<64x!tk.ptr<f16>>, tensor<64xi32>
+  // expected-error @below {{thread layout #tkw.operand<product = 0, operand = 0> is the result of a dot operand's conversion (tkw.convert_layout)}}
+  %x = tk.load %ptrs {tkw.layout = #tkw.operand<product = 0, operand = 0>} : tensor<64x!tk.ptr<f16>>
+  tk.store %ptrs, %x {tkw.layout = #tkw.runs<width = 1, threads = 128>} : tensor<64x!tk.ptr<f16>>
+  tk.return
+}
+
+// -----
+
+tk.func @operand_c(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %bs = tk.splat %in : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>>
+  %ptrs = tk.addptr %bs, %r : tensor<64x!tk.ptr<f16>>, tensor<64xi32>
+  %x = tk.load %ptrs : tensor<64x!tk.ptr<f16>>
+  // expected-error @below {{operand must be 0 (A) or 1 (B), not 2}}
+  %y = tkw.convert_layout %x {tkw.layout = #tkw.operand<product = 0, operand = 2>} : tensor<64xf16> -> tensor<64xf16>
+  tk.store %ptrs, %y {tkw.layout = #tkw.runs<width = 1, threads = 128>} : tensor<64x!tk.ptr<f16>>
+  tk.return
+}
