@@ -21,6 +21,11 @@ LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
   SmallVector<int64_t> outer(srcType.getShape().take_front(axis));
   SmallVector<int64_t> inner(srcType.getShape().drop_front(axis + 1));
   unsigned numSrcs = reduce.getSrcs().size();
+  // The sources' element types (tk.ptr where a buffer holds i64), and none
+  // for the partial buffers, which loadBuffer leaves as stored.
+  SmallVector<Type> srcTypes, noTypes(numSrcs);
+  for (Value src : reduce.getSrcs())
+    srcTypes.push_back(getElementTypeOrSelf(src.getType()));
   SmallVector<Type> elemTypes;
   for (Value src : reduce.getSrcs())
     elemTypes.push_back(
@@ -60,8 +65,7 @@ LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
                 auto values = elementsAt(sourceIndex(outerIndex, w[0], {}));
                 if (failed(values))
                   return failure();
-                for (unsigned s = 0; s < numSrcs; ++s)
-                  storeBuffer((*values)[s], partial[s], w);
+                storeBuffers(*values, partial, w);
                 return success();
               })))
             return failure();
@@ -76,15 +80,7 @@ LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
                   auto values = elementsAt(sourceIndex(outerIndex, k, {}));
                   if (failed(values))
                     return failure();
-                  SmallVector<Value> acc;
-                  for (unsigned s = 0; s < numSrcs; ++s)
-                    acc.push_back(loadBuffer(partial[s], w, Type()));
-                  auto combined = combine(combiner, acc, *values);
-                  if (failed(combined))
-                    return failure();
-                  for (unsigned s = 0; s < numSrcs; ++s)
-                    storeBuffer((*combined)[s], partial[s], w);
-                  return success();
+                  return combineInto(combiner, partial, noTypes, w, *values, w);
                 })))
               return failure();
           }
@@ -92,16 +88,12 @@ LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
             if (failed(forEachIndex({half}, [&](ArrayRef<Value> w) {
                   Value other =
                       arith::AddIOp::create(b, loc, w[0], constIndex(half));
-                  SmallVector<Value> acc, next;
-                  for (unsigned s = 0; s < numSrcs; ++s) {
-                    acc.push_back(loadBuffer(partial[s], w, Type()));
-                    next.push_back(loadBuffer(partial[s], {other}, Type()));
-                  }
-                  auto combined = combine(combiner, acc, next);
+                  SmallVector<Value> acc = loadBuffers(partial, w, noTypes);
+                  auto combined = combine(
+                      combiner, acc, loadBuffers(partial, {other}, noTypes));
                   if (failed(combined))
                     return failure();
-                  for (unsigned s = 0; s < numSrcs; ++s)
-                    storeBuffer((*combined)[s], partial[s], w);
+                  storeBuffers(*combined, partial, w);
                   return success();
                 })))
               return failure();
@@ -140,8 +132,7 @@ LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
                 return failure();
               SmallVector<Value> out(outerIndex);
               llvm::append_range(out, innerIndex);
-              for (unsigned s = 0; s < numSrcs; ++s)
-                storeBuffer((*values)[s], resultBuffers[s], out);
+              storeBuffers(*values, resultBuffers, out);
               return success();
             })))
           return failure();
@@ -156,18 +147,8 @@ LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
             return failure();
           SmallVector<Value> out(outerIndex);
           llvm::append_range(out, innerIndex);
-          SmallVector<Value> acc;
-          for (unsigned s = 0; s < numSrcs; ++s)
-            acc.push_back(
-                loadBuffer(resultBuffers[s], out,
-                           cast<RankedTensorType>(reduce.getSrcs()[s].getType())
-                               .getElementType()));
-          auto combined = combine(combiner, acc, *values);
-          if (failed(combined))
-            return failure();
-          for (unsigned s = 0; s < numSrcs; ++s)
-            storeBuffer((*combined)[s], resultBuffers[s], out);
-          return success();
+          return combineInto(combiner, resultBuffers, srcTypes, out, *values,
+                             out);
         });
       });
   if (failed(status))
@@ -185,6 +166,9 @@ LogicalResult KernelLowering::lowerScanOnHost(tk::ScanOp scan) {
   SmallVector<int64_t> outer(srcType.getShape().take_front(axis));
   SmallVector<int64_t> inner(srcType.getShape().drop_front(axis + 1));
   unsigned numSrcs = scan.getSrcs().size();
+  SmallVector<Type> srcTypes;
+  for (Value src : scan.getSrcs())
+    srcTypes.push_back(getElementTypeOrSelf(src.getType()));
   SmallVector<Value> out;
   for (Value result : scan.getResults())
     out.push_back(allocBuffer(cast<RankedTensorType>(result.getType())));
@@ -201,12 +185,11 @@ LogicalResult KernelLowering::lowerScanOnHost(tk::ScanOp scan) {
         Value first = constIndex(reverse ? size - 1 : 0);
         if (failed(forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
               SmallVector<Value> index = at(outerIndex, first, innerIndex);
-              for (unsigned s = 0; s < numSrcs; ++s) {
-                FailureOr<Value> elem = element(scan.getSrcs()[s], index);
-                if (failed(elem))
-                  return failure();
-                storeBuffer(*elem, out[s], index);
-              }
+              FailureOr<SmallVector<Value>> values =
+                  elements(scan.getSrcs(), index);
+              if (failed(values))
+                return failure();
+              storeBuffers(*values, out, index);
               return success();
             })))
           return failure();
@@ -225,24 +208,12 @@ LogicalResult KernelLowering::lowerScanOnHost(tk::ScanOp scan) {
         }
         return forEachIndex(inner, [&](ArrayRef<Value> innerIndex) {
           SmallVector<Value> index = at(outerIndex, k, innerIndex);
-          SmallVector<Value> prevIndex = at(outerIndex, previous, innerIndex);
-          SmallVector<Value> acc, next;
-          for (unsigned s = 0; s < numSrcs; ++s) {
-            Value src = scan.getSrcs()[s];
-            FailureOr<Value> elem = element(src, index);
-            if (failed(elem))
-              return failure();
-            next.push_back(*elem);
-            acc.push_back(loadBuffer(
-                out[s], prevIndex,
-                cast<RankedTensorType>(src.getType()).getElementType()));
-          }
-          auto combined = combine(scan.getCombineOp(), acc, next);
-          if (failed(combined))
+          FailureOr<SmallVector<Value>> next = elements(scan.getSrcs(), index);
+          if (failed(next))
             return failure();
-          for (unsigned s = 0; s < numSrcs; ++s)
-            storeBuffer((*combined)[s], out[s], index);
-          return success();
+          return combineInto(scan.getCombineOp(), out, srcTypes,
+                             at(outerIndex, previous, innerIndex), *next,
+                             index);
         });
       });
   if (failed(status))

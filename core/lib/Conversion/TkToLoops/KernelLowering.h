@@ -332,6 +332,18 @@ private:
   FailureOr<Value> getBuffer(Value value);
   Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
   void storeBuffer(Value element, Value buffer, ArrayRef<Value> index);
+  /// loadBuffer and storeBuffer of one value per buffer (the sources of a
+  /// reduction or scan), at the same index.
+  SmallVector<Value> loadBuffers(ArrayRef<Value> buffers, ArrayRef<Value> index,
+                                 TypeRange elementTypes);
+  void storeBuffers(ValueRange values, ArrayRef<Value> buffers,
+                    ArrayRef<Value> index);
+  /// Combines the values `buffers` hold at `from` with `next` and stores
+  /// the result at `to` (a reduction's accumulators, a scan's running
+  /// values).
+  LogicalResult combineInto(Region &combiner, ArrayRef<Value> buffers,
+                            TypeRange elementTypes, ArrayRef<Value> from,
+                            ValueRange next, ArrayRef<Value> to);
   /// Runs `body` at every index of `shape` inside a fresh loop nest. On a
   /// GPU a nest outside any other is spread over the program's threads and
   /// ends with a barrier.

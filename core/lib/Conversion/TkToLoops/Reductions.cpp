@@ -146,14 +146,10 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
     return index;
   };
   auto loadParts = [&](ArrayRef<Value> index) {
-    SmallVector<Value> values;
-    for (unsigned s = 0; s < numSrcs; ++s)
-      values.push_back(loadBuffer(partial[s], index, elemTypes[s]));
-    return values;
+    return loadBuffers(partial, index, elemTypes);
   };
   auto storeParts = [&](ValueRange values, ArrayRef<Value> index) {
-    for (unsigned s = 0; s < numSrcs; ++s)
-      storeBuffer(values[s], partial[s], index);
+    storeBuffers(values, partial, index);
   };
 
   if (failed(forEachIndex(partialShape, [&](ArrayRef<Value> index) {

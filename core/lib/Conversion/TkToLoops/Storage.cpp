@@ -84,6 +84,34 @@ void KernelLowering::storeBuffer(Value element, Value buffer,
   memref::StoreOp::create(b, loc, element, buffer, index);
 }
 
+SmallVector<Value> KernelLowering::loadBuffers(ArrayRef<Value> buffers,
+                                               ArrayRef<Value> index,
+                                               TypeRange elementTypes) {
+  SmallVector<Value> values;
+  for (auto [buffer, type] : llvm::zip_equal(buffers, elementTypes))
+    values.push_back(loadBuffer(buffer, index, type));
+  return values;
+}
+
+void KernelLowering::storeBuffers(ValueRange values, ArrayRef<Value> buffers,
+                                  ArrayRef<Value> index) {
+  for (auto [value, buffer] : llvm::zip_equal(values, buffers))
+    storeBuffer(value, buffer, index);
+}
+
+LogicalResult KernelLowering::combineInto(Region &combiner,
+                                          ArrayRef<Value> buffers,
+                                          TypeRange elementTypes,
+                                          ArrayRef<Value> from, ValueRange next,
+                                          ArrayRef<Value> to) {
+  FailureOr<SmallVector<Value>> combined =
+      combine(combiner, loadBuffers(buffers, from, elementTypes), next);
+  if (failed(combined))
+    return failure();
+  storeBuffers(*combined, buffers, to);
+  return success();
+}
+
 LogicalResult
 KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body,

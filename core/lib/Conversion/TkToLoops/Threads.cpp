@@ -34,40 +34,32 @@ LogicalResult KernelLowering::lowerScanOnThreads(tk::ScanOp scan) {
     return index;
   };
   LogicalResult status = forEachIndex(lines, [&](ArrayRef<Value> line) {
-    SmallVector<Value> acc;
     SmallVector<Value> first = at(line, constIndex(reverse ? size - 1 : 0));
-    for (unsigned s = 0; s < numSrcs; ++s) {
-      FailureOr<Value> elem = element(scan.getSrcs()[s], first);
-      if (failed(elem))
-        return failure();
-      storeBuffer(*elem, out[s], first);
-      acc.push_back(*elem);
-    }
+    FailureOr<SmallVector<Value>> acc = elements(scan.getSrcs(), first);
+    if (failed(acc))
+      return failure();
+    storeBuffers(*acc, out, first);
     if (size == 1)
       return success();
     OpBuilder::InsertionGuard guard(b);
     auto steps = scf::ForOp::create(b, loc, constIndex(1), constIndex(size),
-                                    constIndex(1), acc);
+                                    constIndex(1), *acc);
     b.setInsertionPointToStart(steps.getBody());
     Value k = steps.getInductionVar();
     if (reverse)
       k = arith::SubIOp::create(b, loc, constIndex(size - 1), k);
     auto saved = std::move(elementCache);
     elementCache.clear();
-    SmallVector<Value> index = at(line, k), next;
-    for (Value src : scan.getSrcs()) {
-      FailureOr<Value> elem = element(src, index);
-      if (failed(elem))
-        return failure();
-      next.push_back(*elem);
-    }
-    auto combined =
-        combine(scan.getCombineOp(), steps.getRegionIterArgs(), next);
+    SmallVector<Value> index = at(line, k);
+    FailureOr<SmallVector<Value>> next = elements(scan.getSrcs(), index);
+    FailureOr<SmallVector<Value>> combined =
+        succeeded(next)
+            ? combine(scan.getCombineOp(), steps.getRegionIterArgs(), *next)
+            : FailureOr<SmallVector<Value>>(failure());
     elementCache = std::move(saved);
     if (failed(combined))
       return failure();
-    for (unsigned s = 0; s < numSrcs; ++s)
-      storeBuffer((*combined)[s], out[s], index);
+    storeBuffers(*combined, out, index);
     scf::YieldOp::create(b, loc, *combined);
     return success();
   });
