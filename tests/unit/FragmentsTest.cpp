@@ -50,6 +50,8 @@ std::optional<int64_t> evaluate(Value value) {
     return binary([](int64_t x, int64_t y) { return x / y; });
   if (isa<arith::RemUIOp>(op))
     return binary([](int64_t x, int64_t y) { return x % y; });
+  if (isa<arith::XOrIOp>(op))
+    return binary([](int64_t x, int64_t y) { return x ^ y; });
   return std::nullopt;
 }
 
@@ -229,6 +231,99 @@ void checkHeld(FragmentsTest &test, const tk::HeldLayout &layout, int64_t m,
   auto first = layout.elementsOf(numThreads - 1, numThreads, m, n);
   for (size_t i = 0; i < first.size(); ++i)
     EXPECT_EQ(rows->rowOfRegister[i], first[i][0] - first[0][0]);
+}
+
+/// Checks `layout` for an operand of `shape`: a bijection onto the buffer,
+/// the emitted IR giving the constant form's offset, and both giving
+/// `want(row, col)`.
+template <typename Want>
+void checkSharedLayout(FragmentsTest &test, const tk::SharedLayout &layout,
+                       std::array<int64_t, 2> shape, Want want,
+                       const std::string &what) {
+  ASSERT_FALSE(layout.misfit(shape)) << what << ": " << *layout.misfit(shape);
+  std::set<int64_t> seen;
+  for (int64_t r = 0; r < shape[0]; ++r)
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      int64_t offset = layout.offset(r, c, shape);
+      seen.insert(offset);
+      EXPECT_EQ(offset, want(r, c)) << what << " (" << r << ", " << c << ")";
+      Value emitted = layout.offset(test.builder, test.builder.getUnknownLoc(),
+                                    test.index(r), test.index(c), shape);
+      EXPECT_EQ(evaluate(emitted), offset)
+          << what << " (" << r << ", " << c << ")";
+    }
+  EXPECT_EQ(int64_t(seen.size()), shape[0] * shape[1]) << what;
+  EXPECT_EQ(*seen.rbegin(), shape[0] * shape[1] - 1) << what;
+}
+
+TEST_F(FragmentsTest, SharedLayoutsSpellOutTritonsSharedEncodings) {
+  // NVMMA's 128-byte swizzle (wgmma), written as Triton's shared encoding
+  // does: 16-bit elements in atoms of 8 rows of 64 along the contiguous
+  // dimension c, stored down the other dimension o first; chunk (c % 64) / 8
+  // of row o stored at chunk ^ (o % 8).
+  auto nvmma = [](int64_t o, int64_t c, int64_t others) {
+    int64_t atom = (c / 64) * (others / 8) + o / 8;
+    return atom * 512 + (o % 8) * 64 + (((c % 64) / 8) ^ (o % 8)) * 8 + c % 8;
+  };
+  tk::SharedLayout swizzled;
+  swizzled.tile = {8, 64};
+  swizzled.tilesAlong = 0;
+  swizzled.vec = 8;
+  swizzled.maxPhase = 8;
+  swizzled.alignment = 1024;
+  checkSharedLayout(
+      *this, swizzled, {64, 128},
+      [&](int64_t r, int64_t c) { return nvmma(r, c, 64); }, "row-major");
+  // The same, K-major B (k x n read as its transpose).
+  tk::SharedLayout kMajor = swizzled;
+  kMajor.contiguous = 0;
+  kMajor.tile = {64, 8};
+  kMajor.tilesAlong = 1;
+  checkSharedLayout(
+      *this, kMajor, {128, 64},
+      [&](int64_t r, int64_t c) { return nvmma(c, r, 64); }, "K-major");
+  // Core matrices of 8x8, stored down the columns first (wgmma's
+  // interleaved MN-major B).
+  tk::SharedLayout cores;
+  cores.tile = {8, 8};
+  cores.tilesAlong = 0;
+  checkSharedLayout(
+      *this, cores, {32, 16},
+      [](int64_t r, int64_t c) {
+        return ((c / 8) * 4 + r / 8) * 64 + (r % 8) * 8 + c % 8;
+      },
+      "core matrices");
+  // Triton's #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4,
+  // order = [1, 0]}> (mma.sync's A of 64-byte rows).
+  tk::SharedLayout chunks;
+  chunks.tile = {64, 32};
+  chunks.vec = 8;
+  chunks.perPhase = 2;
+  chunks.maxPhase = 4;
+  checkSharedLayout(
+      *this, chunks, {64, 32},
+      [](int64_t r, int64_t c) {
+        return r * 32 + (((c / 8) ^ ((r / 2) % 4)) * 8) + c % 8;
+      },
+      "swizzled");
+  EXPECT_EQ(chunks.consecutiveRun(), 8);
+  EXPECT_EQ(cores.consecutiveRun(), 8);
+}
+
+TEST_F(FragmentsTest, SharedLayoutsThatDoNotFitAreReported) {
+  tk::SharedLayout layout;
+  layout.tile = {8, 64};
+  layout.vec = 8;
+  layout.maxPhase = 8;
+  EXPECT_FALSE(layout.misfit({64, 128}));
+  EXPECT_TRUE(layout.misfit({60, 128}));
+  layout.maxPhase = 16;
+  EXPECT_TRUE(layout.misfit({64, 128})); // 8 chunks a line, 16 phases
+  layout.maxPhase = 6;
+  EXPECT_TRUE(layout.misfit({64, 128}));
+  layout.maxPhase = 8;
+  layout.alignment = 48;
+  EXPECT_TRUE(layout.misfit({64, 128}));
 }
 
 } // namespace

@@ -14,7 +14,7 @@
 // form a warpsM x warpsN grid and each owns a block of rows x cols m16n8
 // tiles, so that one A fragment serves a row of tiles and one B fragment a
 // column. Their operands are laid out row-major with each row's 16-byte
-// chunks permuted (operandOffset), so that the 8 rows an ldmatrix reads lie
+// chunks permuted (operandLayout), so that the 8 rows an ldmatrix reads lie
 // in different banks. Fragments come from workgroup memory through
 // ldmatrix: .x4 for the four 8x8 matrices of an A fragment (lanes 8j..8j+7
 // address the rows of matrix j: rows +8 for odd j, columns +8 for j >= 2, which
@@ -216,51 +216,33 @@ std::optional<WarpTiling> tileWarps(const MatrixUnit::HeldProduct &product) {
 
 } // namespace
 
-// f32 operands (tf32) are read an element at a time, and a B taken K-major
-// would need ldmatrix without .trans: both stay plain row-major.
-bool MmaSyncUnit::laysOutOperands(const HeldProduct &product) const {
-  return holds(product) && !isTf32(product) && !product.kMajorB;
-}
-
-// The permutation below repeats every 128-byte line of banks.
-int64_t MmaSyncUnit::operandAlignment(const HeldProduct &product) const {
-  return kBankLineBytes;
-}
-
 // Row-major (A: m x k, B: k x n), with 16-byte chunk c of row r stored at
 // chunk c ^ phase(r). An ldmatrix reads one chunk of 8 consecutive rows; in
 // plain row-major rows of 128 bytes or more those all start in the same
 // bank. The phase counts the rows of each 128-byte line of banks (rows of
 // 128 bytes or more: one line per row; 64-byte rows: two rows per line ...)
-// so that the 8 chunks land on the line's 8 distinct 16-byte bank groups.
-// Rows whose chunk count is not a power of two are not permuted.
-Value MmaSyncUnit::operandOffset(OpBuilder &b, Location loc,
-                                 const HeldProduct &product, unsigned operand,
-                                 Value row, Value col) const {
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  int64_t width = operand == 0 ? product.k : product.n;
-  // Laid-out operands are f16 or bf16 (tf32 is not laid out).
+// so that the 8 chunks land on the line's 8 distinct 16-byte bank groups;
+// the permutation repeats every line, so buffers are aligned to one. Rows
+// whose chunk count is not a power of two are not permuted. f32 operands
+// (tf32) are read an element at a time, and a B taken K-major would need
+// ldmatrix without .trans: both stay plain row-major.
+std::optional<SharedLayout>
+MmaSyncUnit::operandLayout(const HeldProduct &product, unsigned operand) const {
+  if (!holds(product) || isTf32(product) || product.kMajorB)
+    return std::nullopt;
+  SharedLayout layout;
+  layout.tile = operandShape(product, operand);
+  layout.alignment = kBankLineBytes;
+  // Laid-out operands are f16 or bf16.
   int64_t chunkElements = kChunkBytes / 2;
-  int64_t chunks = width / chunkElements;
-  Value rowStart = arith::MulIOp::create(b, loc, row, index(width));
+  int64_t chunks = layout.tile[1] / chunkElements;
   if (chunks < 2 || !llvm::isPowerOf2_64(chunks))
-    return arith::AddIOp::create(b, loc, rowStart, col);
+    return layout;
   int64_t lineChunks = kBankLineBytes / kChunkBytes;
-  int64_t phases = std::min(chunks, lineChunks);
-  int64_t rowsPerLine = lineChunks / phases;
-  Value phase = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, row, index(rowsPerLine)),
-      index(phases));
-  Value chunk = arith::XOrIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, col, index(chunkElements)), phase);
-  Value inChunk = arith::RemUIOp::create(b, loc, col, index(chunkElements));
-  return arith::AddIOp::create(
-      b, loc, rowStart,
-      arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, chunk, index(chunkElements)),
-          inChunk));
+  layout.vec = chunkElements;
+  layout.maxPhase = std::min(chunks, lineChunks);
+  layout.perPhase = lineChunks / layout.maxPhase;
+  return layout;
 }
 
 // Warp w sits at (w / warpsN, w % warpsN) and holds a block of rows x cols
@@ -306,13 +288,16 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
     return c == 0 ? x : arith::AddIOp::create(b, loc, x, index(c));
   };
   // The shared-window address of element (row, col) of operand `operand`
-  // (0: A, 1: B): in the operandOffset layout, or row-major.
-  bool laidOut = laysOutOperands(product);
+  // (0: A, 1: B): in the operandLayout, or row-major.
+  std::optional<SharedLayout> layouts[2] = {operandLayout(product, 0),
+                                            operandLayout(product, 1)};
   auto address = [&](unsigned operand, Value buffer, Value row,
                      Value col) -> Value {
-    if (laidOut)
+    if (layouts[operand])
       return sharedElementAddress(
-          b, loc, buffer, operandOffset(b, loc, product, operand, row, col));
+          b, loc, buffer,
+          layouts[operand]->offset(b, loc, row, col,
+                                   operandShape(product, operand)));
     int64_t width = cast<MemRefType>(buffer.getType()).getDimSize(1);
     Value offset = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, row, index(width)), col);

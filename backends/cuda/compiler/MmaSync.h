@@ -19,11 +19,8 @@ public:
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
 
-  bool laysOutOperands(const HeldProduct &product) const override;
-  int64_t operandAlignment(const HeldProduct &product) const override;
-  mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
-                            const HeldProduct &product, unsigned operand,
-                            mlir::Value row, mlir::Value col) const override;
+  std::optional<SharedLayout> operandLayout(const HeldProduct &product,
+                                            unsigned operand) const override;
   std::optional<HeldLayout>
   heldLayout(const HeldProduct &product) const override;
   /// False: each row of the held accumulator lies in one quad of lanes

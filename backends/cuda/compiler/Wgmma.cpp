@@ -249,7 +249,7 @@ public:
     return success();
   }
 
-  /// Reads operands already in the held layouts (operandOffset): fences
+  /// Reads operands already in the held layouts (operandLayout): fences
   /// their writes against wgmma's async proxy and waits for every thread,
   /// unless that was done (`published`).
   void useStaged(Value a, Value bOperand, bool published) {
@@ -569,76 +569,36 @@ static bool wgmmaHolds(const MatrixUnit::HeldProduct &p) {
          WarpgroupProduct::holdable(p.m, p.n, p.numThreads);
 }
 
-bool WgmmaUnit::laysOutOperands(const HeldProduct &product) const {
-  return wgmmaHolds(product) || fallback.laysOutOperands(product);
-}
-
-// Swizzled atoms repeat from 1024-byte boundaries: the hardware swizzles
-// address bits 4-6 with bits 7-9.
-int64_t WgmmaUnit::operandAlignment(const HeldProduct &product) const {
+// The layouts of the file comment: A K-major, B MN-major (or K-major for
+// kMajorB). Where the contiguous dimension allows, 128-byte swizzled atoms:
+// tiles of 8 lines of 64 elements (128 bytes), stored down the other
+// dimension first, 8 chunks of 16 bytes per line, chunk j of line i at
+// j ^ (i % 8), from 1024-byte boundaries (the hardware swizzles address
+// bits 4-6 with bits 7-9). Otherwise interleaved core matrices: tiles of
+// 8x8, along k first.
+std::optional<SharedLayout> WgmmaUnit::operandLayout(const HeldProduct &product,
+                                                     unsigned operand) const {
   if (!wgmmaHolds(product))
-    return fallback.operandAlignment(product);
-  return kAtomBytes;
-}
-
-// The layouts of the file comment: A K-major, B MN-major; 128-byte swizzled
-// atoms where the shape allows, else interleaved core matrices.
-Value WgmmaUnit::operandOffset(OpBuilder &b, Location loc,
-                               const HeldProduct &product, unsigned operand,
-                               Value row, Value col) const {
-  if (!wgmmaHolds(product))
-    return fallback.operandOffset(b, loc, product, operand, row, col);
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto div = [&](Value x, int64_t c) -> Value {
-    return arith::DivUIOp::create(b, loc, x, index(c));
-  };
-  auto rem = [&](Value x, int64_t c) -> Value {
-    return arith::RemUIOp::create(b, loc, x, index(c));
-  };
-  auto add = [&](Value x, Value y) -> Value {
-    return arith::AddIOp::create(b, loc, x, y);
-  };
-  auto mul = [&](Value x, int64_t c) -> Value {
-    return arith::MulIOp::create(b, loc, x, index(c));
-  };
-  // A: (r, k) = (row, col); B: (k, n) = (row, col), n in the role of r.
-  Value mn = operand == 0 ? row : col, kk = operand == 0 ? col : row;
+    return fallback.operandLayout(product, operand);
+  SharedLayout layout;
+  layout.alignment = kAtomBytes;
+  // A: (m, k), contiguous along k; B: (k, n), along k where K-major.
+  layout.contiguous = operand == 0 || !product.kMajorB ? 1 : 0;
   int64_t width =
       tileWidth(product.m, product.n, product.numThreads / kWarpgroupSize);
-  bool kMajor = operand == 0 || product.kMajorB;
   if (swizzled(operand, product.n, product.k, width, product.kMajorB)) {
-    // The contiguous coordinate c (K-major: k, MN-major B: n) and the other
-    // one o: atom (c/64, o/8), row o%8 of it, 16-byte chunk (c%64)/8
-    // stored at chunk ((c%64)/8) ^ (o%8).
-    Value c = kMajor ? kk : mn, o = kMajor ? mn : kk;
-    int64_t otherAtoms =
-        (kMajor ? (operand == 0 ? product.m : product.n) : product.k) /
-        kCoreRows;
-    Value atom =
-        add(mul(div(c, kSwizzleElements), otherAtoms), div(o, kCoreRows));
-    Value chunk = arith::XOrIOp::create(
-        b, loc, div(rem(c, kSwizzleElements), 8), rem(o, kCoreRows));
-    return add(add(mul(atom, kAtomBytes / kElementBytes),
-                   mul(rem(o, kCoreRows), kSwizzleElements)),
-               add(mul(chunk, 8), rem(c, 8)));
+    layout.tile[layout.contiguous] = kSwizzleElements;
+    layout.tile[1 - layout.contiguous] = kCoreRows;
+    layout.tilesAlong = 1 - layout.contiguous;
+    layout.vec = kCoreBytes / kCoreRows / kElementBytes;
+    layout.maxPhase = kCoreRows;
+    return layout;
   }
-  Value core =
-      arith::AddIOp::create(b, loc,
-                            arith::MulIOp::create(b, loc, div(mn, kCoreRows),
-                                                  index(product.k / kCoreRows)),
-                            div(kk, kCoreRows));
-  Value inCore =
-      kMajor ? arith::AddIOp::create(
-                   b, loc, arith::MulIOp::create(b, loc, rem(mn, 8), index(8)),
-                   rem(kk, 8))
-             : arith::AddIOp::create(
-                   b, loc, arith::MulIOp::create(b, loc, rem(kk, 8), index(8)),
-                   rem(mn, 8));
-  return arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, core, index(kCoreRows * 8)),
-      inCore);
+  // Core matrices of 8 rows of 16 bytes, along k first: A's along its rows,
+  // B's down its columns.
+  layout.tile = {kCoreRows, kCoreRows};
+  layout.tilesAlong = operand == 0 ? 1 : 0;
+  return layout;
 }
 
 // warpgroupTiles, named for the instruction.

@@ -27,11 +27,8 @@ public:
                                         mlir::ValueRange registers,
                                         int64_t stillRunning) const override;
   bool defersWaits(const HeldProduct &product) const override;
-  bool laysOutOperands(const HeldProduct &product) const override;
-  int64_t operandAlignment(const HeldProduct &product) const override;
-  mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
-                            const HeldProduct &product, unsigned operand,
-                            mlir::Value row, mlir::Value col) const override;
+  std::optional<SharedLayout> operandLayout(const HeldProduct &product,
+                                            unsigned operand) const override;
   std::optional<HeldLayout>
   heldLayout(const HeldProduct &product) const override;
   bool keepsRowsInRegisters(const HeldProduct &product) const override;

@@ -215,10 +215,10 @@ TEST(HoldAccumulators, AssignThreadLayoutsHoldsThoseAndNoOthers) {
   // %16 is the trip's product, yielded through its conversion; its
   // operands (%13 as A and as B) reach mma.sync's layout by two more.
   EXPECT_TRUE(contains(unheld, "%14 = tkw.convert_layout %13 {tkw.layout = "
-                               "#tkw.operand<product = 0, operand = 0>}"))
+                               "#tkw.operand<product = 0, operand = 0, "))
       << unheld;
   EXPECT_TRUE(contains(unheld, "%15 = tkw.convert_layout %13 {tkw.layout = "
-                               "#tkw.operand<product = 0, operand = 1>}"))
+                               "#tkw.operand<product = 0, operand = 1, "))
       << unheld;
   EXPECT_TRUE(contains(unheld, "%16 = tk.dot %14, %15, %arg4")) << unheld;
   EXPECT_TRUE(contains(unheld, "%17 = tkw.convert_layout %16 {tkw.layout = "
@@ -339,6 +339,31 @@ TEST(OperandConversions, TheLoweringStagesOperandsThroughTheirConversions) {
   EXPECT_TRUE(contains(text, "nvvm.mma.sync")) << text;
 }
 
+TEST(OperandConversions, TheLoweringRefusesALayoutTheUnitDoesNotRead) {
+  // A's conversion recorded unswizzled: mma.sync's ldmatrix reads A's
+  // 16-byte chunks swizzled, so the lowering would write A elsewhere.
+  auto unswizzle = [](ModuleOp module) {
+    module.walk([&](tk::warp::ConvertLayoutOp convert) {
+      auto layout = dyn_cast<tk::warp::OperandLayoutAttr>(
+          convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
+      if (layout && layout.getOperand() == 0)
+        convert->setAttr(
+            tk::warp::TkwDialect::kLayoutAttrName,
+            tk::warp::OperandLayoutAttr::get(
+                module.getContext(), layout.getProduct(), 0, layout.getTile(),
+                layout.getTilesAlong(), layout.getContiguous(), layout.getVec(),
+                layout.getPerPhase(), /*maxPhase=*/1, layout.getAlign()));
+    });
+  };
+  std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
+                         unswizzle, /*lower=*/true);
+  EXPECT_TRUE(contains(text, "pass failed")) << text;
+  EXPECT_TRUE(contains(text, "maxPhase = 1, align = 128> is not the layout "
+                             "the matrix unit reads this operand in: "
+                             "#tkw.operand<product = 0, operand = 0, "))
+      << text;
+}
+
 TEST(OperandConversions, TheLoweringRefusesAConversionToAnotherOperand) {
   // A's conversion relabelled as B's layout: the product would read A in
   // the layout of B.
@@ -347,16 +372,21 @@ TEST(OperandConversions, TheLoweringRefusesAConversionToAnotherOperand) {
       auto layout = dyn_cast<tk::warp::OperandLayoutAttr>(
           convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
       if (layout && layout.getOperand() == 0)
-        convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
-                         tk::warp::OperandLayoutAttr::get(
-                             module.getContext(), layout.getProduct(), 1));
+        convert->setAttr(
+            tk::warp::TkwDialect::kLayoutAttrName,
+            tk::warp::OperandLayoutAttr::get(
+                module.getContext(), layout.getProduct(), 1, layout.getTile(),
+                layout.getTilesAlong(), layout.getContiguous(), layout.getVec(),
+                layout.getPerPhase(), layout.getMaxPhase(), layout.getAlign()));
     });
   };
   std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
                          relabel, /*lower=*/true);
   EXPECT_TRUE(contains(text, "pass failed")) << text;
   EXPECT_TRUE(contains(text, "thread layout #tkw.operand<product = 0, "
-                             "operand = 1> is read other than as operand 1 "
-                             "of held products laid out alike"))
+                             "operand = 1, tile = [32, 32], tilesAlong = 1, "
+                             "contiguous = 1, vec = 8, perPhase = 2, "
+                             "maxPhase = 4, align = 128> is read other than "
+                             "as operand 1 of held products laid out alike"))
       << text;
 }

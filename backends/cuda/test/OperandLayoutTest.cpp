@@ -1,8 +1,9 @@
 //===- OperandLayoutTest.cpp - mma.sync's operand layout
 //-------------------===//
 //
-// The offsets MmaSyncUnit::operandOffset emits, evaluated with MLIR's own
-// folders (tk::foldToIntegers) for every element of an operand: each layout
+// The offsets of the layout MmaSyncUnit::operandLayout states, as
+// tk::SharedLayout emits them, evaluated with MLIR's own folders
+// (tk::foldToIntegers) for every element of an operand: each layout
 // must be a bijection onto the buffer, keep aligned 16-byte runs whole
 // (cp.async copies them as one), and put the 8 rows one ldmatrix reads on 8
 // different 16-byte bank groups of a 128-byte line.
@@ -64,13 +65,21 @@ protected:
     OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
     b.setInsertionPointToStart(module->getBody());
     tk::cuda::MmaSyncUnit unit;
-    tk::MatrixUnit::HeldProduct p = product();
+    std::optional<tk::SharedLayout> layout =
+        unit.operandLayout(product(), operand);
+    if (!layout) {
+      ADD_FAILURE() << "no layout for operand " << operand;
+      return {};
+    }
     std::vector<Value> results;
+    std::vector<int64_t> constants;
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        results.push_back(unit.operandOffset(
-            b, loc, p, operand, arith::ConstantIndexOp::create(b, loc, r),
-            arith::ConstantIndexOp::create(b, loc, c)));
+      for (int64_t c = 0; c < cols; ++c) {
+        results.push_back(layout->offset(
+            b, loc, arith::ConstantIndexOp::create(b, loc, r),
+            arith::ConstantIndexOp::create(b, loc, c), {rows, cols}));
+        constants.push_back(layout->offset(r, c, {rows, cols}));
+      }
     std::string error;
     FailureOr<SmallVector<int64_t>> folded =
         tk::foldToIntegers(*module->getBody(), results, error);
@@ -78,7 +87,10 @@ protected:
       ADD_FAILURE() << error;
       return {};
     }
-    return std::vector<int64_t>(folded->begin(), folded->end());
+    // The IR and the constant form of the layout agree.
+    std::vector<int64_t> emitted(folded->begin(), folded->end());
+    EXPECT_EQ(emitted, constants);
+    return emitted;
   }
 
   void checkOperand(unsigned operand, int64_t rows, int64_t cols,
@@ -124,7 +136,8 @@ TEST_P(OperandLayoutTest, BijectiveRunsWholeConflictFree) {
   const LayoutCase &c = GetParam();
   tk::cuda::MmaSyncUnit unit;
   ASSERT_TRUE(unit.laysOutOperands(product())) << name(c);
-  EXPECT_EQ(unit.operandAlignment(product()), 128);
+  EXPECT_EQ(unit.operandLayout(product(), 0)->alignment, 128);
+  EXPECT_EQ(unit.operandLayout(product(), 1)->alignment, 128);
   checkOperand(0, c.m, c.k, c.permutedA);
   checkOperand(1, c.k, c.n, c.permutedB);
 }
@@ -164,6 +177,37 @@ TEST(OperandLayout, KMajorAndTf32StayRowMajor) {
   p.a = p.b = Float32Type::get(&context);
   p.tf32 = true;
   EXPECT_FALSE(unit.laysOutOperands(p));
+}
+
+TEST(OperandLayout, StatesTritonsSwizzle) {
+  // The seed matmul on sm_80 (64x64x32 on 128 threads): A's rows of 64
+  // bytes, two to a 128-byte line of banks, so a phase every 2 rows over 4
+  // chunks; B's rows of 128 bytes, a phase a row over 8 chunks. As Triton's
+  // #ttg.swizzled_shared<{vec = 8, perPhase, maxPhase, order = [1, 0]}>.
+  MLIRContext context;
+  tk::MatrixUnit::HeldProduct p;
+  p.a = p.b = Float16Type::get(&context);
+  p.accumulator = Float32Type::get(&context);
+  p.m = 64;
+  p.n = 64;
+  p.k = 32;
+  p.numThreads = 128;
+  tk::cuda::MmaSyncUnit unit;
+  std::optional<tk::SharedLayout> a = unit.operandLayout(p, 0),
+                                  b = unit.operandLayout(p, 1);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->contiguous, 1);
+  EXPECT_EQ(a->tile, (std::array<int64_t, 2>{64, 32}));
+  EXPECT_EQ(a->vec, 8);
+  EXPECT_EQ(a->perPhase, 2);
+  EXPECT_EQ(a->maxPhase, 4);
+  EXPECT_EQ(b->tile, (std::array<int64_t, 2>{32, 64}));
+  EXPECT_EQ(b->perPhase, 1);
+  EXPECT_EQ(b->maxPhase, 8);
+  EXPECT_FALSE(a->misfit({64, 32}));
+  EXPECT_TRUE(a->misfit({48, 32}));
+  // Row 3, column 9: chunk 1 of row 3 (phase 1) stored at chunk 0.
+  EXPECT_EQ(a->offset(3, 9, {64, 32}), 3 * 32 + 0 * 8 + 1);
 }
 
 } // namespace

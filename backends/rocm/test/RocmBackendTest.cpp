@@ -189,6 +189,16 @@ TEST(RocmCompiler, OperandsInLDSSpreadOverTheBanks) {
   product.numThreads = 256;
   ASSERT_TRUE(unit.holds(product));
   ASSERT_TRUE(unit.laysOutOperands(product));
+  std::optional<tk::SharedLayout> a = unit.operandLayout(product, 0),
+                                  b = unit.operandLayout(product, 1);
+  // K-major in chunks of the 4 k a lane reads (8 bytes), 16 phases: the
+  // 16 chunks of a 128-byte line of the 32 banks (Triton's
+  // #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 16}>).
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->contiguous, 1);
+  EXPECT_EQ(b->contiguous, 0);
+  EXPECT_EQ(a->vec, 4);
+  EXPECT_EQ(a->maxPhase, 16);
   auto worstBank = [&](auto &&byteOf) {
     int worst = 0;
     for (int half = 0; half < 2; ++half) {
@@ -206,10 +216,8 @@ TEST(RocmCompiler, OperandsInLDSSpreadOverTheBanks) {
   for (int64_t kk = 0; kk < product.k; kk += 8) {
     // mfma 32x32x8: lane l reads row l % 32, k = kk + 4 (l / 32) .. + 3.
     int swizzled = worstBank([&](int64_t lane) {
-      std::optional<int64_t> offset =
-          unit.operandOffset(product, 0, lane % 32, kk + 4 * (lane / 32));
-      EXPECT_TRUE(offset);
-      return 2 * offset.value_or(0);
+      return 2 *
+             a->offset(lane % 32, kk + 4 * (lane / 32), {product.m, product.k});
     });
     int plain = worstBank([&](int64_t lane) {
       return 2 * ((lane % 32) * product.k + kk + 4 * (lane / 32));
@@ -219,8 +227,8 @@ TEST(RocmCompiler, OperandsInLDSSpreadOverTheBanks) {
   }
   // B is held K-major: a lane's run of k stays one 8-byte read.
   for (int64_t k = 0; k < 4; ++k)
-    EXPECT_EQ(unit.operandOffset(product, 1, k, 5).value(),
-              unit.operandOffset(product, 1, 0, 5).value() + k);
+    EXPECT_EQ(b->offset(k, 5, {product.k, product.n}),
+              b->offset(0, 5, {product.k, product.n}) + k);
 }
 
 TEST(RocmPackage, RoundTripsAndRefusesEveryTruncation) {

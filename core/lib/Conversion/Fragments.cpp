@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <map>
 #include <vector>
@@ -410,4 +411,114 @@ tk::foldToIntegers(Block &block, ValueRange values, std::string &error) {
     integers.push_back(attr.getInt());
   }
   return integers;
+}
+
+int64_t tk::SharedLayout::offset(int64_t row, int64_t col,
+                                 std::array<int64_t, 2> shape) const {
+  int64_t tilesDown = shape[0] / tile[0], tilesAcross = shape[1] / tile[1];
+  int64_t tileRow = row / tile[0], tileCol = col / tile[1];
+  int64_t tileIndex = tilesAlong == 1 ? tileRow * tilesAcross + tileCol
+                                      : tileCol * tilesDown + tileRow;
+  row %= tile[0];
+  col %= tile[1];
+  int64_t line = contiguous == 1 ? row : col,
+          along = contiguous == 1 ? col : row;
+  int64_t width = tile[contiguous];
+  int64_t chunk = (along / vec) ^ ((line / perPhase) % maxPhase);
+  return tileIndex * tile[0] * tile[1] + line * width + chunk * vec +
+         along % vec;
+}
+
+Value tk::SharedLayout::offset(OpBuilder &b, Location loc, Value row, Value col,
+                               std::array<int64_t, 2> shape) const {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  // Only the arithmetic the layout needs: one tile has no tile index, an
+  // unswizzled line no chunks.
+  Value base;
+  if (tile != shape) {
+    auto tileOf = [&](Value v, int dim) -> Value {
+      return tile[dim] == shape[dim]
+                 ? Value()
+                 : arith::DivUIOp::create(b, loc, v, index(tile[dim]));
+    };
+    // The tiles before (tileRow, tileCol) in the tiles' order: `outer`
+    // whole runs of `innerCount` tiles, then `inner` more.
+    int outerDim = tilesAlong == 1 ? 0 : 1, innerDim = 1 - outerDim;
+    Value outer = tileOf(outerDim == 0 ? row : col, outerDim);
+    Value inner = tileOf(innerDim == 0 ? row : col, innerDim);
+    int64_t innerCount = shape[innerDim] / tile[innerDim];
+    Value tileIndex = inner;
+    if (outer) {
+      Value skipped = arith::MulIOp::create(b, loc, outer, index(innerCount));
+      tileIndex =
+          inner ? arith::AddIOp::create(b, loc, skipped, inner) : skipped;
+    }
+    base = arith::MulIOp::create(b, loc, tileIndex, index(tile[0] * tile[1]));
+  }
+  // In-tile coordinates, where the tile does not span its dimension.
+  Value tileRow = tile[0] == shape[0]
+                      ? row
+                      : arith::RemUIOp::create(b, loc, row, index(tile[0]));
+  Value tileCol = tile[1] == shape[1]
+                      ? col
+                      : arith::RemUIOp::create(b, loc, col, index(tile[1]));
+  Value line = contiguous == 1 ? tileRow : tileCol;
+  Value along = contiguous == 1 ? tileCol : tileRow;
+  // Along the line, the coordinate before its tile's cut: a tile's width is
+  // a multiple of the chunk.
+  Value wholeAlong = contiguous == 1 ? col : row;
+  Value chunk;
+  if (maxPhase > 1) {
+    chunk = arith::DivUIOp::create(b, loc, along, index(vec));
+    Value phase = line;
+    if (perPhase > 1)
+      phase = arith::DivUIOp::create(b, loc, phase, index(perPhase));
+    // A line index cut to a tile of no more lines than the phases cycle
+    // over needs no wrap.
+    int lineDim = 1 - contiguous;
+    if (tile[lineDim] == shape[lineDim] || tile[lineDim] > perPhase * maxPhase)
+      phase = arith::RemUIOp::create(b, loc, phase, index(maxPhase));
+    chunk = arith::XOrIOp::create(b, loc, chunk, phase);
+  }
+  Value start = arith::MulIOp::create(b, loc, line, index(tile[contiguous]));
+  Value inLine = along;
+  if (chunk)
+    inLine = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, chunk, index(vec)),
+        arith::RemUIOp::create(b, loc, wholeAlong, index(vec)));
+  if (base)
+    start = arith::AddIOp::create(b, loc, base, start);
+  return arith::AddIOp::create(b, loc, start, inLine);
+}
+
+std::optional<std::string>
+tk::SharedLayout::misfit(std::array<int64_t, 2> shape) const {
+  if (contiguous != 0 && contiguous != 1)
+    return "its contiguous dimension is neither 0 nor 1";
+  if (tilesAlong != 0 && tilesAlong != 1)
+    return "its tiles run along neither dimension 0 nor 1";
+  for (int dim : {0, 1})
+    if (tile[dim] <= 0 || shape[dim] % tile[dim] != 0)
+      return "its tiles of " + std::to_string(tile[0]) + "x" +
+             std::to_string(tile[1]) + " do not divide an operand of " +
+             std::to_string(shape[0]) + "x" + std::to_string(shape[1]);
+  if (vec <= 0 || perPhase <= 0 || maxPhase <= 0 ||
+      !llvm::isPowerOf2_64(maxPhase))
+    return "its swizzle needs positive chunks and phases, a power of two "
+           "of them";
+  // A chunk index XORed with a phase stays in the line.
+  if (maxPhase > 1 &&
+      (tile[contiguous] % vec != 0 || (tile[contiguous] / vec) % maxPhase != 0))
+    return "its lines of " + std::to_string(tile[contiguous]) +
+           " elements do not hold " + std::to_string(maxPhase) + " chunks of " +
+           std::to_string(vec);
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
+    return "its alignment is not a power of two";
+  return std::nullopt;
+}
+
+int64_t tk::SharedLayout::consecutiveRun() const {
+  return maxPhase > 1 ? vec : tile[contiguous];
 }

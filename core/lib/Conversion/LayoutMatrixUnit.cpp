@@ -293,11 +293,16 @@ LayoutMatrixUnit::accumulate(OpBuilder &b, Location loc,
   FragmentPlacement bFragment =
       bPlaced->shifted(b, loc, /*rowOrigin=*/Value(), place->colBase);
   SmallVector<Value> acc(registers);
+  std::optional<SharedLayout> layouts[2] = {operandLayout(product, 0),
+                                            operandLayout(product, 1)};
   for (int64_t kk = 0; kk < product.k; kk += intrinsic.k) {
     SmallVector<Value> aOperands, bOperands;
     auto offsetOf = [&](unsigned operand) {
-      return [&, operand](Value row, Value col) {
-        return operandOffset(b, loc, product, operand, row, col);
+      return [&, operand](Value row, Value col) -> Value {
+        if (!layouts[operand])
+          return {};
+        return layouts[operand]->offset(b, loc, row, col,
+                                        operandShape(product, operand));
       };
     };
     for (int64_t r = 0; r < t->rows; ++r)
@@ -326,50 +331,41 @@ LayoutMatrixUnit::accumulate(OpBuilder &b, Location loc,
 }
 
 namespace {
-/// The swizzle of an operand in LDS: rows of `width` k elements, cut in runs
-/// of `run` elements (what one lane reads), run j of row r stored at run
-/// j ^ (r % phases). `phases` is the runs of a row, at most what spans the
-/// 32 banks of 4 bytes once, so that consecutive rows read at one k land on
-/// distinct banks.
-struct Swizzle {
-  int64_t width = 0, run = 0, phases = 1;
-};
-
-std::optional<Swizzle> swizzleOf(const MatrixIntrinsic &intrinsic,
-                                 unsigned operand, int64_t k,
-                                 int64_t elementBytes, int64_t bankLineBytes) {
-  const FragmentLayout &layout =
-      operand == 0 ? *intrinsic.aLayout : *intrinsic.bLayout;
-  // The k elements one lane holds: A's along its columns, B's along rows.
-  int64_t run = operand == 0 ? layout.sizePerLane[1] : layout.sizePerLane[0];
-  if (run <= 0 || k % run != 0)
-    return std::nullopt;
-  Swizzle swizzle;
-  swizzle.width = k;
-  swizzle.run = run;
-  int64_t runs = k / run;
-  int64_t bankLineRuns =
-      std::max<int64_t>(1, bankLineBytes / (run * elementBytes));
-  swizzle.phases = llvm::isPowerOf2_64(runs) ? std::min(runs, bankLineRuns) : 1;
-  return swizzle;
-}
-} // namespace
-
-namespace {
-/// The swizzle of operand `operand` of a held product on `intrinsic` (null:
-/// the unit does not hold it), for banks of `info`.
-std::optional<Swizzle> swizzleFor(const TargetInfo &info,
-                                  const MatrixIntrinsic *intrinsic,
-                                  const MatrixUnit::HeldProduct &product,
-                                  unsigned operand) {
+/// The layout of operand `operand` of a held product on `intrinsic` (null:
+/// the unit does not hold it) in LDS, K-major: rows of k elements (A's rows,
+/// B's columns), cut in chunks of what one lane reads, chunk j of row r
+/// stored at chunk j ^ (r % phases). `phases` is the chunks of a row, at
+/// most what spans the banks of `info` once (32 of 4 bytes on AMD, 64 of 4
+/// on Xe-HPC), so that consecutive rows read at one k land on distinct
+/// banks.
+std::optional<SharedLayout> layoutFor(const TargetInfo &info,
+                                      const MatrixIntrinsic *intrinsic,
+                                      const MatrixUnit::HeldProduct &product,
+                                      unsigned operand) {
   if (!intrinsic)
     return std::nullopt;
+  const FragmentLayout &fragment =
+      operand == 0 ? *intrinsic->aLayout : *intrinsic->bLayout;
+  // The k elements one lane holds: A's along its columns, B's along rows.
+  int64_t run =
+      operand == 0 ? fragment.sizePerLane[1] : fragment.sizePerLane[0];
+  if (run <= 0 || product.k % run != 0)
+    return std::nullopt;
   Type element = operand == 0 ? product.a : product.b;
-  // One pass over every bank (32 of 4 bytes on AMD, 64 of 4 on Xe-HPC).
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t bankLineBytes = info.sharedMemoryBanks * info.sharedMemoryBankBytes;
-  return swizzleOf(*intrinsic, operand, product.k,
-                   element.getIntOrFloatBitWidth() / 8,
-                   bankLineBytes > 0 ? bankLineBytes : 128);
+  if (bankLineBytes <= 0)
+    bankLineBytes = 128;
+  SharedLayout layout;
+  layout.contiguous = operand == 0 ? 1 : 0;
+  layout.tile = MatrixUnit::operandShape(product, operand);
+  layout.vec = run;
+  int64_t runs = product.k / run;
+  int64_t bankLineRuns =
+      std::max<int64_t>(1, bankLineBytes / (run * elementBytes));
+  layout.maxPhase =
+      llvm::isPowerOf2_64(runs) ? std::min(runs, bankLineRuns) : 1;
+  return layout;
 }
 } // namespace
 
@@ -379,48 +375,15 @@ LayoutMatrixUnit::heldIntrinsic(const HeldProduct &product) const {
   return t ? t->intrinsic : nullptr;
 }
 
-bool LayoutMatrixUnit::laysOutOperands(const HeldProduct &product) const {
+std::optional<SharedLayout>
+LayoutMatrixUnit::operandLayout(const HeldProduct &product,
+                                unsigned operand) const {
   const MatrixIntrinsic *intrinsic = heldIntrinsic(product);
-  return swizzleFor(info, intrinsic, product, 0) &&
-         swizzleFor(info, intrinsic, product, 1);
-}
-
-std::optional<int64_t>
-LayoutMatrixUnit::operandOffset(const HeldProduct &product, unsigned operand,
-                                int64_t row, int64_t col) const {
-  std::optional<Swizzle> swizzle =
-      swizzleFor(info, heldIntrinsic(product), product, operand);
-  if (!swizzle)
+  // Both operands or neither.
+  if (!layoutFor(info, intrinsic, product, 0) ||
+      !layoutFor(info, intrinsic, product, 1))
     return std::nullopt;
-  // K-major: A(m, k) by rows of k; B(k, n) as its transpose, by rows of k.
-  int64_t r = operand == 0 ? row : col, c = operand == 0 ? col : row;
-  int64_t run = (c / swizzle->run) ^ (r % swizzle->phases);
-  return r * swizzle->width + run * swizzle->run + c % swizzle->run;
-}
-
-Value LayoutMatrixUnit::operandOffset(OpBuilder &b, Location loc,
-                                      const HeldProduct &product,
-                                      unsigned operand, Value row,
-                                      Value col) const {
-  std::optional<Swizzle> swizzle =
-      swizzleFor(info, heldIntrinsic(product), product, operand);
-  if (!swizzle)
-    return {};
-  auto index = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  Value r = operand == 0 ? row : col, c = operand == 0 ? col : row;
-  Value run = arith::DivUIOp::create(b, loc, c, index(swizzle->run));
-  if (swizzle->phases > 1)
-    run = arith::XOrIOp::create(
-        b, loc, run, arith::RemUIOp::create(b, loc, r, index(swizzle->phases)));
-  Value start = arith::MulIOp::create(b, loc, r, index(swizzle->width));
-  Value within = arith::RemUIOp::create(b, loc, c, index(swizzle->run));
-  return arith::AddIOp::create(
-      b, loc, start,
-      arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, run, index(swizzle->run)),
-          within));
+  return layoutFor(info, intrinsic, product, operand);
 }
 
 int countMatrixDots(ModuleOp module, const TargetInfo &info) {

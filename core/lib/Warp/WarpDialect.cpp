@@ -363,8 +363,30 @@ verifyProductOperand(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 OperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                          int64_t product, int64_t operand) {
-  return verifyProductOperand(emitError, product, operand);
+                          int64_t product, int64_t operand,
+                          ArrayRef<int64_t> tile, int64_t tilesAlong,
+                          int64_t contiguous, int64_t vec, int64_t perPhase,
+                          int64_t maxPhase, int64_t align) {
+  if (failed(verifyProductOperand(emitError, product, operand)))
+    return failure();
+  if (tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0)
+    return emitError() << "tile must be two positive sizes";
+  if ((tilesAlong != 0 && tilesAlong != 1) ||
+      (contiguous != 0 && contiguous != 1))
+    return emitError() << "tilesAlong and contiguous must be dimensions (0 "
+                          "or 1)";
+  if (vec <= 0 || perPhase <= 0)
+    return emitError() << "vec and perPhase must be positive";
+  if (maxPhase <= 0 || !llvm::isPowerOf2_64(maxPhase) || align <= 0 ||
+      !llvm::isPowerOf2_64(align))
+    return emitError() << "maxPhase and align must be positive powers of two";
+  // A chunk index XORed with a phase must stay in its line.
+  if (maxPhase > 1 &&
+      (tile[contiguous] % vec != 0 || (tile[contiguous] / vec) % maxPhase != 0))
+    return emitError() << "a line of " << tile[contiguous]
+                       << " elements does not hold a multiple of " << maxPhase
+                       << " chunks of " << vec;
+  return success();
 }
 
 LogicalResult

@@ -431,8 +431,8 @@ tk.func @operand_layout_on_a_load(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32}
   %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %bs = tk.splat %in : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>>
   %ptrs = tk.addptr %bs, %r : tensor<64x!tk.ptr<f16>>, tensor<64xi32>
-  // expected-error @below {{thread layout #tkw.operand<product = 0, operand = 0> is the result of a dot operand's conversion (tkw.convert_layout)}}
-  %x = tk.load %ptrs {tkw.layout = #tkw.operand<product = 0, operand = 0>} : tensor<64x!tk.ptr<f16>>
+  // expected-error @below {{thread layout #tkw.operand<product = 0, operand = 0, tile = [64, 1], tilesAlong = 1, contiguous = 1, vec = 1, perPhase = 1, maxPhase = 1, align = 16> is the result of a dot operand's conversion (tkw.convert_layout)}}
+  %x = tk.load %ptrs {tkw.layout = #tkw.operand<product = 0, operand = 0, tile = [64, 1], tilesAlong = 1, contiguous = 1, vec = 1, perPhase = 1, maxPhase = 1, align = 16>} : tensor<64x!tk.ptr<f16>>
   tk.store %ptrs, %x {tkw.layout = #tkw.runs<width = 1, threads = 128>} : tensor<64x!tk.ptr<f16>>
   tk.return
 }
@@ -446,7 +446,25 @@ tk.func @operand_c(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32})
   %ptrs = tk.addptr %bs, %r : tensor<64x!tk.ptr<f16>>, tensor<64xi32>
   %x = tk.load %ptrs : tensor<64x!tk.ptr<f16>>
   // expected-error @below {{operand must be 0 (A) or 1 (B), not 2}}
-  %y = tkw.convert_layout %x {tkw.layout = #tkw.operand<product = 0, operand = 2>} : tensor<64xf16> -> tensor<64xf16>
+  %y = tkw.convert_layout %x {tkw.layout = #tkw.operand<product = 0, operand = 2, tile = [64, 1], tilesAlong = 1, contiguous = 1, vec = 1, perPhase = 1, maxPhase = 1, align = 16>} : tensor<64xf16> -> tensor<64xf16>
   tk.store %ptrs, %y {tkw.layout = #tkw.runs<width = 1, threads = 128>} : tensor<64x!tk.ptr<f16>>
+  tk.return
+}
+
+// -----
+
+// An operand layout whose swizzle leaves the line: 3 phases, not a power
+// of two; a chunk as wide as the line.
+tk.func @operand_layout_phases(%x: tensor<64x64xf16>) {
+  // expected-error @below {{maxPhase and align must be positive powers of two}}
+  %y = tkw.convert_layout %x {tkw.layout = #tkw.operand<product = 0, operand = 0, tile = [64, 64], tilesAlong = 1, contiguous = 1, vec = 8, perPhase = 1, maxPhase = 3, align = 128>} : tensor<64x64xf16> -> tensor<64x64xf16>
+  tk.return
+}
+
+// -----
+
+tk.func @operand_layout_chunks(%x: tensor<64x64xf16>) {
+  // expected-error @below {{a line of 64 elements does not hold a multiple of 2 chunks of 64}}
+  %y = tkw.convert_layout %x {tkw.layout = #tkw.operand<product = 0, operand = 0, tile = [64, 64], tilesAlong = 1, contiguous = 1, vec = 64, perPhase = 1, maxPhase = 2, align = 128>} : tensor<64x64xf16> -> tensor<64x64xf16>
   tk.return
 }

@@ -196,20 +196,42 @@ def Tkw_OperandLayoutAttr : Tkw_Attr<"OperandLayout", "operand"> {
   let summary = "a tile in workgroup memory as a held product's operand";
   let description = [{
     The tile written into workgroup memory in the layout the matrix unit
-    reads operand `operand` (0: A, 1: B) of held product `product` from
-    (tk::MatrixUnit::operandOffset: mma.sync's swizzled chunks, wgmma's
-    core matrices, a preset's fragment order), for that product and every
-    product laid out alike that reads it. The result layout of the
-    `tkw.convert_layout` that moves a dot operand there; a conversion
-    outside the product's loop (attention's q) is done once, before it. A
-    ring (`#tkw.ring`) that async copies fill in that layout has done the
-    move already: its conversion only names the slot.
+    reads operand `operand` (0: A, 1: B) of held product `product` from, for
+    that product and every product laid out alike that reads it. The layout
+    is the unit's (tk::MatrixUnit::operandLayout), spelled out as Triton's
+    shared encodings are: the tile is cut into tiles of `tile` elements,
+    stored one after another, consecutive along dimension `tilesAlong`
+    first; within one, lines run along dimension `contiguous`, each cut into
+    chunks of `vec` elements, chunk j of line i stored at chunk
+    j ^ ((i / perPhase) % maxPhase); the buffer is aligned to `align` bytes.
+    mma.sync's layout is one tile of swizzled 16-byte chunks, wgmma's 128-byte
+    swizzle tiles of 64 columns (or its 8x8 core matrices), MFMA's, WMMA's
+    and DPAS's one K-major tile in chunks of what a lane reads.
+
+    The result layout of the `tkw.convert_layout` that moves a dot operand
+    there; a conversion outside the product's loop (attention's q) is done
+    once, before it. A ring (`#tkw.ring`) that async copies fill in that
+    layout has done the move already: its conversion only names the slot.
+    `tk-convert-to-simt` writes and copies the tile at the offsets this
+    layout gives, and refuses one that is not the unit's.
     ```mlir
-    %b = tkw.convert_layout %t {tkw.layout = #tkw.operand<product = 0, operand = 1>}
+    %b = tkw.convert_layout %t {tkw.layout = #tkw.operand<product = 0,
+        operand = 1, tile = [64, 64], tilesAlong = 1, contiguous = 1,
+        vec = 8, perPhase = 1, maxPhase = 8, align = 128>}
     ```
   }];
-  let parameters = (ins "int64_t":$product, "int64_t":$operand);
-  let assemblyFormat = "`<` `product` `=` $product `,` `operand` `=` $operand `>`";
+  let parameters = (ins "int64_t":$product, "int64_t":$operand,
+                        ArrayRefParameter<"int64_t">:$tile,
+                        "int64_t":$tilesAlong, "int64_t":$contiguous,
+                        "int64_t":$vec, "int64_t":$perPhase,
+                        "int64_t":$maxPhase, "int64_t":$align);
+  let assemblyFormat = [{
+    `<` `product` `=` $product `,` `operand` `=` $operand `,`
+        `tile` `=` `[` $tile `]` `,` `tilesAlong` `=` $tilesAlong `,`
+        `contiguous` `=` $contiguous `,` `vec` `=` $vec `,`
+        `perPhase` `=` $perPhase `,` `maxPhase` `=` $maxPhase `,`
+        `align` `=` $align `>`
+  }];
   let genVerifyDecl = 1;
 }
 

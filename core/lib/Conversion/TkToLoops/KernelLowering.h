@@ -265,9 +265,9 @@ private:
   /// Lowers a dot operand's conversion to the unit's layout (#tkw.operand,
   /// placeOperandConversions): a ring's slot named, or the move left to the
   /// first product reading it (heldOperand writes the tile into a buffer of
-  /// workgroup memory at the unit's operandOffset).
+  /// workgroup memory in the layout the conversion records).
   LogicalResult lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
-                                       tk::DotOp dot, unsigned operand);
+                                       const OperandConversion &conversion);
   /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
   /// from: row-major, or in the unit's own layout, written by a ring or by
   /// its conversion's move (done here for the first product reading it).
@@ -496,9 +496,11 @@ private:
   DenseMap<Value, Value> hoistedOperands;
   /// Conversions to the unit's operand layout whose move the first product
   /// reading them writes (heldOperand), by conversion result: the tile
-  /// converted, and whether the conversion is before the products' loop.
+  /// converted, the layout it goes to, and whether the conversion is before
+  /// the products' loop.
   struct PendingOperand {
     Value source;
+    tk::SharedLayout layout;
     bool beforeLoop = false;
   };
   DenseMap<Value, PendingOperand> pendingOperands;

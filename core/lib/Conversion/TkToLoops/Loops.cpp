@@ -340,10 +340,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     bool transposed = false;
     int64_t runBytes;
     SmallVector<Value> slots;
-    /// The product and operand whose layout the slots have, if the unit
-    /// lays out its operands.
-    std::optional<tk::MatrixUnit::HeldProduct> layout;
-    unsigned operand;
+    /// The unit's layout the slots have (its conversion's), if the unit
+    /// lays out its operands, and the operand's shape.
+    std::optional<tk::SharedLayout> layout;
+    std::array<int64_t, 2> shape;
     /// The facts of the pointer tile prove every run contiguous and
     /// aligned.
     bool runsProven = false;
@@ -381,8 +381,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         if (ring == rings.end() || ring->second.dot != dot ||
             ring->second.operand != index)
           continue;
-        std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-        bool laidOut = matrixUnit->laysOutOperands(*product);
+        const OperandConversion *conversion = operandConversion(dot, index);
+        bool laidOut = conversion != nullptr;
         bool transposed = static_cast<bool>(trans);
         if (transposed && !laidOut)
           return load.emitOpError(passName())
@@ -397,22 +397,34 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
                     "other value is not a function of the loop's pointer "
                     "walks and induction variable, or the loop writes "
                     "memory";
-        Prefetched entry{load, operand,      transposed, runBytes,
-                         {},   std::nullopt, index};
         int64_t elementBytes = cast<RankedTensorType>(load.getType())
                                    .getElementType()
                                    .getIntOrFloatBitWidth() /
                                8;
+        // A copy moves a run of the load's rows: in the unit's layout those
+        // must stay consecutive (along its contiguous dimension, within
+        // one chunk).
+        if (conversion &&
+            (conversion->layout.contiguous != (transposed ? 0 : 1) ||
+             conversion->layout.consecutiveRun() % (runBytes / elementBytes) !=
+                 0))
+          return load.emitOpError(passName())
+                 << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
+                 << ") copies runs of " << runBytes
+                 << " bytes, which the matrix unit's operand layout does "
+                    "not keep together";
+        auto type = cast<RankedTensorType>(operand.getType());
+        Prefetched entry{load, operand, transposed, runBytes};
+        if (conversion)
+          entry.layout = conversion->layout;
+        entry.shape = {type.getDimSize(0), type.getDimSize(1)};
         entry.runsProven = tk::runsAreContiguousAndAligned(
             tk::getAxisFacts(load.getPtr(), walkFacts), runBytes / elementBytes,
             elementBytes, runBytes);
-        if (laidOut)
-          entry.layout = product;
-        auto type = cast<RankedTensorType>(operand.getType());
         for (int64_t s = 0; s < numStages; ++s)
           entry.slots.push_back(
               laidOut ? ringSlot({type.getNumElements()}, type.getElementType(),
-                                 matrixUnit->operandAlignment(*product))
+                                 conversion->layout.alignment)
                       : ringSlot(type.getShape(), type.getElementType(), 16));
         prefetched.push_back(std::move(entry));
       }
@@ -491,8 +503,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         auto offsetOf = [&](Value row, Value col) -> Value {
           if (entry.transposed)
             std::swap(row, col);
-          return matrixUnit->operandOffset(b, loc, *entry.layout, entry.operand,
-                                           row, col);
+          return entry.layout->offset(b, loc, row, col, entry.shape);
         };
         if (failed(prefetch(loop, entry.load, slot, iv, *walks, entry.runBytes,
                             entry.layout ? OffsetFn(offsetOf) : nullptr,
@@ -754,7 +765,7 @@ LogicalResult
 KernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
   if (auto it = operandConversions.find(convert);
       it != operandConversions.end())
-    return lowerOperandConversion(convert, it->second.first, it->second.second);
+    return lowerOperandConversion(convert, it->second);
   auto held = heldResults.find(convert.getSrc());
   if (held == heldResults.end() ||
       !isa_and_present<tk::warp::SharedLayoutAttr>(

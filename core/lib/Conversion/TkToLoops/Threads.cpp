@@ -94,6 +94,7 @@ KernelLowering::heldOperand(tk::DotOp dot,
   // conversion before the products' loop, where that loop starts (after
   // its first async copies are issued, which then overlap it), once.
   Value source = pending->second.source;
+  tk::SharedLayout layout = pending->second.layout;
   bool beforeLoop = pending->second.beforeLoop && loweredLoop;
   pendingOperands.erase(pending);
   OpBuilder::InsertionGuard guard(b);
@@ -105,8 +106,9 @@ KernelLowering::heldOperand(tk::DotOp dot,
     elementCache.clear();
   }
   auto type = cast<RankedTensorType>(source.getType());
+  std::array<int64_t, 2> shape = {type.getDimSize(0), type.getDimSize(1)};
   Value buffer = allocBuffer({type.getNumElements()}, type.getElementType(),
-                             matrixUnit->operandAlignment(product));
+                             layout.alignment);
   // A transposed tile that is not stored (attention's k^T) is copied in its
   // source's order, so that the reads run along the source's rows (vectors
   // of a masked load versioned on its mask) rather than down its columns.
@@ -118,10 +120,8 @@ KernelLowering::heldOperand(tk::DotOp dot,
     transposed = true;
   }
   if (failed(storeTile(source, buffer, [&](ArrayRef<Value> index) {
-        return transposed ? matrixUnit->operandOffset(b, loc, product, operand,
-                                                      index[1], index[0])
-                          : matrixUnit->operandOffset(b, loc, product, operand,
-                                                      index[0], index[1]);
+        return transposed ? layout.offset(b, loc, index[1], index[0], shape)
+                          : layout.offset(b, loc, index[0], index[1], shape);
       })))
     return failure();
   if (beforeLoop) {
@@ -135,13 +135,8 @@ KernelLowering::heldOperand(tk::DotOp dot,
 
 LogicalResult
 KernelLowering::lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
-                                       tk::DotOp dot, unsigned operand) {
+                                       const OperandConversion &conversion) {
   Value tile = convert.getSrc(), result = convert.getResult();
-  std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
-  if (!product || !matrixUnit->laysOutOperands(*product))
-    return convert.emitOpError(passName())
-           << ": converts an operand of a product the matrix unit does not "
-              "lay out here";
   // A ring's slot in that layout, filled by async copies: nothing to move.
   if (laidOutOperands.count(tile)) {
     buffers[result] = buffers.lookup(tile);
@@ -150,7 +145,9 @@ KernelLowering::lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
   }
   // Written by the first product that reads it (heldOperand), where the
   // unit's reads and the loop's async copies are ordered around it.
-  pendingOperands[result] = {tile, convert->getBlock() != dot->getBlock()};
+  pendingOperands[result] = {tile, conversion.layout,
+                             convert->getBlock() !=
+                                 conversion.product->getBlock()};
   return success();
 }
 

@@ -1119,10 +1119,10 @@ void TilePlacement::placeOperandConversions() {
       Operation *convert = nullptr;
       if (invariant)
         for (Operation *earlier : hoisted) {
-          auto [first, operand] = operandConversions.lookup(earlier);
-          if (earlier->getOperand(0) == tile && operand == index &&
+          const OperandConversion &seen = operandConversions.at(earlier);
+          if (earlier->getOperand(0) == tile && seen.operand == index &&
               dominance.properlyDominates(earlier, dot) &&
-              sameLayout(*heldProduct(first), *product))
+              sameLayout(*heldProduct(seen.product), *product))
             convert = earlier;
         }
       if (!convert) {
@@ -1130,9 +1130,10 @@ void TilePlacement::placeOperandConversions() {
         convert = tk::warp::ConvertLayoutOp::create(builder, dot.getLoc(),
                                                     tile.getType(), tile);
         // Numbered by write(); a conversion that has no layout folds away.
+        tk::SharedLayout layout = *matrixUnit->operandLayout(*product, index);
         convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
-                         tk::warp::OperandLayoutAttr::get(ctx, 0, index));
-        operandConversions[convert] = {dot, index};
+                         operandLayoutAttr(ctx, 0, index, layout));
+        operandConversions[convert] = {dot, index, layout};
         ++conversions;
         if (invariant)
           hoisted.push_back(convert);
@@ -1342,8 +1343,8 @@ void TilePlacement::write() {
   for (auto [store, layout] : storeLayouts)
     if (layout.product)
       referenced.insert(layout.product);
-  for (auto [convert, read] : operandConversions)
-    referenced.insert(read.first);
+  for (auto &[convert, read] : operandConversions)
+    referenced.insert(read.product);
   DenseMap<Operation *, int64_t> products;
   source.walk([&](tk::DotOp dot) {
     if (!referenced.count(dot))
@@ -1356,8 +1357,8 @@ void TilePlacement::write() {
     Operation *op = value.getDefiningOp();
     if (auto it = operandConversions.find(op);
         op && it != operandConversions.end())
-      return tk::warp::OperandLayoutAttr::get(
-          ctx, products.lookup(it->second.first), it->second.second);
+      return operandLayoutAttr(ctx, products.lookup(it->second.product),
+                               it->second.operand, it->second.layout);
     if (op && convertedDots.count(op))
       return tk::warp::AccumulatorLayoutAttr::get(ctx, products.lookup(op));
     if (auto it = residentLayout.find(op); op && it != residentLayout.end()) {
@@ -1639,10 +1640,24 @@ bool TilePlacement::readOperandConversion(Operation *op,
   if (failed(dot))
     return false;
   std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(*dot);
-  if (!matrixUnit->laysOutOperands(*product))
+  unsigned index = layout.getOperand();
+  std::optional<tk::SharedLayout> unitLayout =
+      matrixUnit->operandLayout(*product, index);
+  if (!unitLayout)
     return fail("is not a layout this matrix unit lays the product's "
                 "operands out in");
-  unsigned index = layout.getOperand();
+  // The unit's reads (ldmatrix, wgmma's descriptors, a fragment's loads)
+  // assume its own layout: a recorded one that differs would be written
+  // where the unit does not read.
+  tk::SharedLayout recorded = sharedLayoutOf(layout);
+  if (recorded != *unitLayout) {
+    op->emitOpError(passName())
+        << ": thread layout " << layout
+        << " is not the layout the matrix unit reads this operand in: "
+        << operandLayoutAttr(op->getContext(), layout.getProduct(), index,
+                             *unitLayout);
+    return false;
+  }
   for (OpOperand &use : op->getResult(0).getUses()) {
     auto reader = dyn_cast<tk::DotOp>(use.getOwner());
     std::optional<tk::MatrixUnit::HeldProduct> read =
@@ -1652,7 +1667,7 @@ bool TilePlacement::readOperandConversion(Operation *op,
       return fail("is read other than as operand " + std::to_string(index) +
                   " of held products laid out alike");
   }
-  operandConversions[op] = {*dot, index};
+  operandConversions[op] = {*dot, index, recorded};
   return true;
 }
 
@@ -1724,6 +1739,26 @@ LogicalResult TilePlacement::checkStoreLayouts() {
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());
+}
+
+tk::warp::OperandLayoutAttr operandLayoutAttr(MLIRContext *ctx, int64_t product,
+                                              unsigned operand,
+                                              const tk::SharedLayout &layout) {
+  return tk::warp::OperandLayoutAttr::get(
+      ctx, product, operand, layout.tile, layout.tilesAlong, layout.contiguous,
+      layout.vec, layout.perPhase, layout.maxPhase, layout.alignment);
+}
+
+tk::SharedLayout sharedLayoutOf(tk::warp::OperandLayoutAttr attr) {
+  tk::SharedLayout layout;
+  layout.tile = {attr.getTile()[0], attr.getTile()[1]};
+  layout.tilesAlong = attr.getTilesAlong();
+  layout.contiguous = attr.getContiguous();
+  layout.vec = attr.getVec();
+  layout.perPhase = attr.getPerPhase();
+  layout.maxPhase = attr.getMaxPhase();
+  layout.alignment = attr.getAlign();
+  return layout;
 }
 
 } // namespace mlir::tk_to_loops

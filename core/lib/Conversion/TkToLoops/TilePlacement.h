@@ -123,6 +123,23 @@ struct StoreLayout {
   int64_t run = 0;
 };
 
+/// A dot operand's conversion to the matrix unit's layout (#tkw.operand):
+/// the first product that reads it, which operand, and the layout it is
+/// written in (the unit's operandLayout, as recorded).
+struct OperandConversion {
+  tk::DotOp product;
+  unsigned operand = 0;
+  tk::SharedLayout layout;
+};
+
+/// The `#tkw.operand` recording `layout` as operand `operand` of the product
+/// numbered `product`.
+tk::warp::OperandLayoutAttr operandLayoutAttr(MLIRContext *ctx, int64_t product,
+                                              unsigned operand,
+                                              const tk::SharedLayout &layout);
+/// The layout an `#tkw.operand` spells out.
+tk::SharedLayout sharedLayoutOf(tk::warp::OperandLayoutAttr attr);
+
 /// True for a `tkw.convert_layout` to a held product's operand layout
 /// (#tkw.operand).
 inline bool isOperandConversion(Operation *op) {
@@ -364,6 +381,13 @@ protected:
   LogicalResult checkReduceSplits();
   /// The `tkw.layout` recording `layout` (its product by `tkw.product`).
   Attribute storeLayoutAttr(const StoreLayout &layout);
+  /// The conversion of operand `index` of `dot` to the unit's layout, if
+  /// it reads one.
+  const OperandConversion *operandConversion(tk::DotOp dot,
+                                             unsigned index) const {
+    auto it = operandConversions.find(dot->getOperand(index).getDefiningOp());
+    return it == operandConversions.end() ? nullptr : &it->second;
+  }
   /// Reads a dot operand's recorded conversion (#tkw.operand) into
   /// operandConversions; false, with an error naming it, where the unit
   /// does not lay out the product's operands or something else reads it.
@@ -469,8 +493,8 @@ protected:
   /// The tkw.convert_layout ops placeConversions placed.
   int64_t conversions = 0;
   /// Conversions of dot operands to the unit's layout (#tkw.operand), by
-  /// op: the first product that reads it, and which operand.
-  DenseMap<Operation *, std::pair<tk::DotOp, unsigned>> operandConversions;
+  /// op.
+  DenseMap<Operation *, OperandConversion> operandConversions;
   /// GPU only: how the threads visit the tile of each tk.store of a tile
   /// (placeStoreLayouts, or read from its `tkw.layout`).
   DenseMap<Operation *, StoreLayout> storeLayouts;

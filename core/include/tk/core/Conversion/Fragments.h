@@ -153,6 +153,56 @@ struct HeldLayout {
                                        int64_t n) const;
 };
 
+/// Where a matrix unit reads an operand of a held product from in workgroup
+/// memory, stated as a layout (as Triton's `#ttg.swizzled_shared` and
+/// `#ttg.nvmma_shared` are) rather than element by element. The operand
+/// (`shape`: rows x cols) is cut into tiles of `tile` elements, stored one
+/// after another, consecutive along dimension `tilesAlong` first (1: along
+/// the rows, 0: down them). In a tile, lines run along dimension
+/// `contiguous` (1: rows of the operand; 0: its columns, a B read K-major);
+/// each line is cut into chunks of `vec` elements, and chunk j of line i is
+/// stored at chunk j ^ ((i / perPhase) % maxPhase), so that the lines an
+/// instruction reads at once fall on distinct banks. A buffer in the layout
+/// is aligned to `alignment` bytes. Examples:
+/// - mma.sync: one tile, rows of 16-byte chunks, swizzled over each 128-byte
+///   line of banks (vec 8 f16, maxPhase up to 8);
+/// - wgmma's 128-byte swizzle: tiles of 64 elements along the contiguous
+///   dimension, each all of the other one, vec 8, maxPhase 8, 1024-byte
+///   aligned; its interleave: 8x8 core matrices;
+/// - MFMA, WMMA, DPAS (LayoutMatrixUnit): one tile, K-major, chunks of the
+///   elements one lane reads.
+struct SharedLayout {
+  int contiguous = 1;
+  std::array<int64_t, 2> tile = {1, 1};
+  int tilesAlong = 1;
+  int64_t vec = 1, perPhase = 1, maxPhase = 1;
+  int64_t alignment = 16;
+
+  /// The element offset of (`row`, `col`) of an operand of `shape` in a
+  /// buffer of shape[0] * shape[1] elements.
+  int64_t offset(int64_t row, int64_t col, std::array<int64_t, 2> shape) const;
+  /// The same, as IR (index values).
+  mlir::Value offset(mlir::OpBuilder &builder, mlir::Location loc,
+                     mlir::Value row, mlir::Value col,
+                     std::array<int64_t, 2> shape) const;
+  /// Where the layout cannot hold an operand of `shape` (tiles that do not
+  /// divide it, chunks that do not divide a tile's lines), in words;
+  /// nothing when it can.
+  std::optional<std::string> misfit(std::array<int64_t, 2> shape) const;
+  /// The longest run of elements along the contiguous dimension that the
+  /// layout keeps consecutive from any run-aligned start: what one copy of
+  /// global memory (an async copy's 16 bytes) may move as one.
+  int64_t consecutiveRun() const;
+
+  bool operator==(const SharedLayout &other) const {
+    return contiguous == other.contiguous && tile == other.tile &&
+           tilesAlong == other.tilesAlong && vec == other.vec &&
+           perPhase == other.perPhase && maxPhase == other.maxPhase &&
+           alignment == other.alignment;
+  }
+  bool operator!=(const SharedLayout &other) const { return !(*this == other); }
+};
+
 /// The lane-index bits along which the lanes holding one row of a fragment
 /// differ (mma.sync's accumulator: the 4 lanes of a quad, bits 0b11).
 int64_t rowLaneMask(const FragmentLayout &layout);

@@ -79,15 +79,8 @@ public:
   /// B transposed), so that each lane's run of k elements is one read, with
   /// each row's runs permuted by an XOR of the row (a swizzle), so that the
   /// rows a subgroup reads at one k fall in different banks.
-  bool laysOutOperands(const HeldProduct &product) const override;
-  mlir::Value operandOffset(mlir::OpBuilder &builder, mlir::Location loc,
-                            const HeldProduct &product, unsigned operand,
-                            mlir::Value row, mlir::Value col) const override;
-  /// The element offset operandOffset gives, for `row` and `col` known
-  /// (what its tests hold against the banks).
-  std::optional<int64_t> operandOffset(const HeldProduct &product,
-                                       unsigned operand, int64_t row,
-                                       int64_t col) const;
+  std::optional<SharedLayout> operandLayout(const HeldProduct &product,
+                                            unsigned operand) const override;
 
 protected:
   TargetInfo info;

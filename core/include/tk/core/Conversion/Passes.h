@@ -117,31 +117,31 @@ public:
     return heldLayout(product).has_value();
   }
 
-  /// The layout the unit reads the operands of a held product in: null
-  /// (the default) for row-major memref<m x k> and memref<k x n>; otherwise
-  /// the element offset of (row, col) of operand `operand` (0: A, 1: B)
-  /// in a 1-D buffer of m*k (k*n) elements. Elements along the operand's
-  /// contiguous dimension (A: k; B: n, or k for kMajorB) that lie in one
-  /// aligned run of 16 bytes must stay consecutive, so that a copy of that
-  /// run stays one copy (see AsyncCopyUnit).
-  virtual mlir::Value operandOffset(mlir::OpBuilder &builder,
-                                    mlir::Location loc,
-                                    const HeldProduct &product,
-                                    unsigned operand, mlir::Value row,
-                                    mlir::Value col) const {
-    return {};
-  }
-  /// True when operandOffset gives a layout for `product`.
-  virtual bool laysOutOperands(const HeldProduct &product) const {
-    return false;
-  }
-  /// The byte alignment of workgroup buffers that hold operands in the
-  /// operandOffset layout (a swizzled layout repeats from aligned bases).
-  virtual int64_t operandAlignment(const HeldProduct &product) const {
-    return 16;
+  /// The shape of operand `operand` (0: A, 1: B) of `product`: m x k, k x n.
+  static std::array<int64_t, 2> operandShape(const HeldProduct &product,
+                                             unsigned operand) {
+    return operand == 0 ? std::array<int64_t, 2>{product.m, product.k}
+                        : std::array<int64_t, 2>{product.k, product.n};
   }
 
-  /// Makes operands that ordinary stores wrote in the operandOffset layout
+  /// The layout the unit reads operand `operand` (0: A, 1: B) of a held
+  /// product in from workgroup memory, stated as a layout (SharedLayout,
+  /// Fragments.h: mma.sync's swizzled chunks, wgmma's core matrices, a
+  /// preset's fragment order): nothing (the default) for row-major
+  /// memref<m x k> and memref<k x n>. tk-assign-thread-layouts records it
+  /// on the conversion that moves the operand there (`#tkw.operand`), and
+  /// core writes the operand, or copies runs of global memory into it, at
+  /// the offsets it gives. A unit states both operands' layouts or neither.
+  virtual std::optional<SharedLayout> operandLayout(const HeldProduct &product,
+                                                    unsigned operand) const {
+    return std::nullopt;
+  }
+  /// True when the unit reads `product`'s operands in its operandLayout.
+  bool laysOutOperands(const HeldProduct &product) const {
+    return operandLayout(product, 0).has_value();
+  }
+
+  /// Makes operands that ordinary stores wrote in the operandLayout
   /// visible to the unit's reads, for every thread (all reach it): what
   /// accumulate does for operands that are not `operandsPublished`. Core
   /// calls it once for an operand it lays out before a loop.

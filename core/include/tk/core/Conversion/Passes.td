@@ -134,7 +134,9 @@ def TkAssignThreadLayouts
     in a layout of its own (mma.sync's swizzled chunks, wgmma's core
     matrices, the matrix cores' fragments), each operand of a held product
     gets there by a `tkw.convert_layout` with `tkw.layout =
-    #tkw.operand<product, operand>`, which the product reads: right before
+    #tkw.operand<product, operand, ...>`, which spells out the unit's layout
+    (MatrixUnit::operandLayout: tiles, contiguous dimension, swizzled
+    chunks, alignment) and which the product reads: right before
     it, or once before its loop for a tile the loop does not compute
     (attention's q), read by the later products laid out alike too; an A
     the unit takes from another product's registers has none. On a GPU every `tk.store` of a tile records how its
