@@ -329,9 +329,11 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kSplitAttrName) {
-    if (!isa<SplitLayoutAttr>(attr.getValue()) || !isa<tk::ReduceOp>(op))
-      return op->emitError()
-             << "'" << name << "' must be a #tkw.split layout on a tk.reduce";
+    if (!isa<SplitLayoutAttr>(attr.getValue()) ||
+        !isa<tk::ReduceOp, tk::ScanOp>(op))
+      return op->emitError() << "'" << name
+                             << "' must be a #tkw.split layout on a tk.reduce "
+                                "or a tk.scan";
     return success();
   }
   if (name == kHeldAttrName) {

@@ -262,3 +262,50 @@ tk.func @reuse(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   }
   tk.return
 }
+
+// -----
+
+// A scan runs each line in one thread, serially along its axis: its split
+// is a single part per line. An atomic on a tile visits single elements,
+// each its own read-modify-write: runs of 1 over the threads. The store of
+// the atomic's result takes runs of its own. The CPU records neither.
+// CHECK-LABEL: tk.func @scan_and_atomic
+// W32: tk.atomic_rmw {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 128>}
+// W16: tk.atomic_rmw {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 64>}
+// W64: tk.atomic_rmw {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 256>}
+// W8: tk.atomic_rmw {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 32>}
+// W32: tk.atomic_cas {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 128>}
+// W16: tk.atomic_cas {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 64>}
+// W64: tk.atomic_cas {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 256>}
+// W8: tk.atomic_cas {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 32>}
+// W32: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 2, threads = 128>}
+// W64: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 256>}
+// W32: tk.scan({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">}
+// W16: tk.scan({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">}
+// W64: tk.scan({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">}
+// W8: tk.scan({{.*}}) {axis = 1 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">}
+// CPU-NOT: tkw.split
+// CPU-NOT: tkw.layout
+// CHECK: tk.return
+tk.func @scan_and_atomic(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32},
+                         %o: !tk.ptr<i32> {tk.divisibility = 16 : i32}) {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  %one = arith.constant dense<1> : tensor<256xi32>
+  %old = tk.atomic_rmw add, acq_rel, %ptrs, %one : (tensor<256x!tk.ptr<i32>>, tensor<256xi32>) -> tensor<256xi32>
+  %zero = arith.constant dense<0> : tensor<256xi32>
+  %seen = tk.atomic_cas acq_rel, %ptrs, %zero, %old : (tensor<256x!tk.ptr<i32>>, tensor<256xi32>, tensor<256xi32>) -> tensor<256xi32>
+  %so = tk.splat %o : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %po = tk.addptr %so, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  tk.store %po, %seen : tensor<256x!tk.ptr<i32>>
+  %rows = tk.reshape %seen : tensor<256xi32> -> tensor<8x32xi32>
+  %cum = tk.scan(%rows : tensor<8x32xi32>) {axis = 1 : i32, reverse = false} -> tensor<8x32xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %sum = arith.addi %a, %b : i32
+    tk.scan.return %sum : i32
+  }
+  %flat = tk.reshape %cum : tensor<8x32xi32> -> tensor<256xi32>
+  tk.store %po, %flat : tensor<256x!tk.ptr<i32>>
+  tk.return
+}

@@ -468,3 +468,81 @@ tk.func @operand_layout_chunks(%x: tensor<64x64xf16>) {
   %y = tkw.convert_layout %x {tkw.layout = #tkw.operand<product = 0, operand = 0, tile = [64, 64], tilesAlong = 1, contiguous = 1, vec = 64, perPhase = 1, maxPhase = 2, align = 128>} : tensor<64x64xf16> -> tensor<64x64xf16>
   tk.return
 }
+
+// -----
+
+// Atomics on tiles: each records its runs; runs are all an atomic takes.
+tk.func @atomic_without_layout(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  %one = arith.constant dense<1> : tensor<256xi32>
+  // expected-error @below {{an atomic on a tile needs its thread layout (tkw.layout, which tk-assign-thread-layouts records)}}
+  %old = tk.atomic_rmw add, relaxed, %ptrs, %one : (tensor<256x!tk.ptr<i32>>, tensor<256xi32>) -> tensor<256xi32>
+  tk.return
+}
+
+// -----
+
+tk.func @atomic_in_registers(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  %zero = arith.constant dense<0> : tensor<256xi32>
+  // expected-error @below {{thread layout #tkw.accumulator<product = 0> is not one an atomic visits its tile in (#tkw.runs)}}
+  %old = tk.atomic_cas acq_rel, %ptrs, %zero, %zero {tkw.layout = #tkw.accumulator<product = 0>} : (tensor<256x!tk.ptr<i32>>, tensor<256xi32>, tensor<256xi32>) -> tensor<256xi32>
+  tk.return
+}
+
+// -----
+
+tk.func @atomic_uneven_runs(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  %one = arith.constant dense<1> : tensor<256xi32>
+  // expected-error @below {{thread layout #tkw.runs<width = 4, threads = 128> does not spread this tile over the threads in whole runs}}
+  %old = tk.atomic_rmw add, relaxed, %ptrs, %one {tkw.layout = #tkw.runs<width = 4, threads = 128>} : (tensor<256x!tk.ptr<i32>>, tensor<256xi32>) -> tensor<256xi32>
+  tk.return
+}
+
+// -----
+
+// Scans: a line per thread, the one split they take, and recorded.
+tk.func @scan_in_parts() attributes {tkw.threads = 128 : i64} {
+  %x = arith.constant dense<1> : tensor<8x32xi32>
+  // expected-error @below {{thread layout #tkw.split<parts = 2, across = "memory"> is not how a scan is shared: a line per thread, serially (#tkw.split<parts = 1, across = "memory">)}}
+  %cum = tk.scan(%x : tensor<8x32xi32>) {axis = 1 : i32, reverse = false, tkw.split = #tkw.split<parts = 2, across = "memory">} -> tensor<8x32xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %sum = arith.addi %a, %b : i32
+    tk.scan.return %sum : i32
+  }
+  tk.return
+}
+
+// -----
+
+tk.func @scan_without_split() attributes {tkw.threads = 128 : i64} {
+  %x = arith.constant dense<1> : tensor<8x32xi32>
+  // expected-error @below {{a scan needs its split over the threads (tkw.split, which tk-assign-thread-layouts records)}}
+  %cum = tk.scan(%x : tensor<8x32xi32>) {axis = 1 : i32, reverse = false} -> tensor<8x32xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %sum = arith.addi %a, %b : i32
+    tk.scan.return %sum : i32
+  }
+  tk.return
+}
+
+// -----
+
+tk.func @split_on_a_load(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  // expected-error @below {{'tkw.split' must be a #tkw.split layout on a tk.reduce or a tk.scan}}
+  %x = tk.load %ptrs {tkw.split = #tkw.split<parts = 1, across = "memory">} : tensor<256x!tk.ptr<i32>>
+  tk.return
+}

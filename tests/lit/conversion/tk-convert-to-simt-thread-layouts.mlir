@@ -137,3 +137,30 @@ tk.func @store_runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   tk.store %optrs, %d, %mask {tkw.layout = #tkw.runs<width = 2, threads = 128>} : tensor<1024x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// An atomic's runs: single elements (as tk-assign-thread-layouts records),
+// thread t adding to elements t, t + 128, ...; and by hand runs of 2,
+// thread t adding to 2t and 2t + 1 first, over 512 runs.
+// CHECK: // -----
+// CHECK-LABEL: func.func @atomic_runs
+// CHECK: scf.for %[[I:.*]] = %thread_id_x to %c1024 step %c128
+// CHECK-COUNT-1: llvm.atomicrmw add
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: }
+// CHECK: scf.for %[[J:.*]] = %thread_id_x to %c512 step %c128
+// CHECK: arith.muli %[[J]], %c2 : index
+// CHECK-COUNT-2: llvm.atomicrmw add
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: }
+tk.func @atomic_runs(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %s = tk.splat %p : !tk.ptr<i32> -> tensor<1024x!tk.ptr<i32>>
+  %ptrs = tk.addptr %s, %r : tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>
+  %one = arith.constant dense<1> : tensor<1024xi32>
+  %a = tk.atomic_rmw add, relaxed, %ptrs, %one {tkw.layout = #tkw.runs<width = 1, threads = 128>} : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
+  %b = tk.atomic_rmw add, relaxed, %ptrs, %one {tkw.layout = #tkw.runs<width = 2, threads = 128>} : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
+  tk.return
+}

@@ -236,7 +236,8 @@ def Tkw_OperandLayoutAttr : Tkw_Attr<"OperandLayout", "operand"> {
 }
 
 def Tkw_SplitLayoutAttr : Tkw_Attr<"SplitLayout", "split"> {
-  let summary = "how the threads of a GPU program share a reduction";
+  let summary = "how the threads of a GPU program share a reduction or a "
+                "scan";
   let description = [{
     A `tk.reduce` combines each line of its source along the axis. Each
     line is cut into `parts` interleaved parts (part p takes the elements
@@ -254,7 +255,9 @@ def Tkw_SplitLayoutAttr : Tkw_Attr<"SplitLayout", "split"> {
       then combined as a tree in workgroup memory.
     Recorded on the reduce as `tkw.split` by `tk-assign-thread-layouts`. A
     reduction of registers (a source with `#tkw.runs` or `#tkw.accumulator`)
-    has none: their layout says which thread combines which elements.
+    has none: their layout says which thread combines which elements. A
+    `tk.scan` records one too, and takes only a line per thread, scanned
+    serially: `#tkw.split<parts = 1, across = "memory">`.
     ```mlir
     %m = tk.reduce(%x : tensor<64x128xf32>)
         {axis = 1 : i32, tkw.split = #tkw.split<parts = 32, across = "lanes">}

@@ -358,6 +358,11 @@ private:
   /// `maxRun` bounds the run (16 bytes of 32-bit elements by default).
   /// `publish`: the GPU nest ends with its barrier (off for nests whose
   /// caller publishes several at once).
+  /// forEachIndex over the tile of an atomic (tk.atomic_rmw or
+  /// tk.atomic_cas), each thread taking the runs its thread layout records.
+  LogicalResult
+  forEachAtomicIndex(Operation *atomic,
+                     function_ref<LogicalResult(ArrayRef<Value>)> body);
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body,
                              bool contiguous = false,

@@ -696,17 +696,33 @@ LogicalResult KernelLowering::lowerAtomicRMW(tk::AtomicRMWOp rmw) {
     return success();
   }
   Value buffer = allocBuffer(cast<RankedTensorType>(rmw.getType()));
-  if (failed(forEachIndex(cast<RankedTensorType>(rmw.getType()).getShape(),
-                          [&](ArrayRef<Value> index) {
-                            FailureOr<Value> old = one(index);
-                            if (failed(old))
-                              return failure();
-                            storeBuffer(*old, buffer, index);
-                            return success();
-                          })))
+  if (failed(forEachAtomicIndex(rmw, [&](ArrayRef<Value> index) {
+        FailureOr<Value> old = one(index);
+        if (failed(old))
+          return failure();
+        storeBuffer(*old, buffer, index);
+        return success();
+      })))
     return failure();
   buffers[rmw.getResult()] = buffer;
   return success();
+}
+
+LogicalResult KernelLowering::forEachAtomicIndex(
+    Operation *atomic, function_ref<LogicalResult(ArrayRef<Value>)> body) {
+  // The threads visit the tile as its thread layout says
+  // (placeStoreLayouts): single elements, or runs of them.
+  int64_t run = 1;
+  if (onThreads() && parallelDepth == 0) {
+    auto it = storeLayouts.find(atomic);
+    if (it == storeLayouts.end())
+      return atomic->emitOpError(passName() + ": an atomic on a tile has no "
+                                              "thread layout");
+    run = it->second.run;
+  }
+  return forEachIndex(
+      cast<RankedTensorType>(atomic->getResult(0).getType()).getShape(), body,
+      /*contiguous=*/run > 1, /*afterRun=*/nullptr, /*maxRun=*/run);
 }
 
 LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
@@ -742,7 +758,7 @@ LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
   }
   auto type = cast<RankedTensorType>(cas.getType());
   Value buffer = allocBuffer(type);
-  if (failed(forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
+  if (failed(forEachAtomicIndex(cas, [&](ArrayRef<Value> index) {
         FailureOr<Value> old = one(index);
         if (failed(old))
           return failure();

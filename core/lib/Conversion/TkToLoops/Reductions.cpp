@@ -58,7 +58,7 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
                              : lowerReduceOfOwned(reduce, *owned);
   // Otherwise the threads share the lines as the reduction's split says
   // (chooseSplit; read() checked that it fits).
-  tk::warp::SplitLayoutAttr split = reduceSplits.lookup(reduce);
+  tk::warp::SplitLayoutAttr split = splits.lookup(reduce);
   if (!split)
     return reduce.emitOpError(passName() + ": a reduction has no split "
                                            "over the threads");

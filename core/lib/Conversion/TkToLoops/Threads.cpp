@@ -17,7 +17,11 @@ namespace mlir::tk_to_loops {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelLowering::lowerScanOnThreads(tk::ScanOp scan) {
-  // One thread per scanned line, serially along the axis.
+  // One thread per scanned line, serially along the axis: the only split a
+  // scan takes (read() refuses any other).
+  if (!splits.count(scan))
+    return scan.emitOpError(passName() + ": a scan has no split over the "
+                                         "threads");
   auto srcType = cast<RankedTensorType>(scan.getSrcs()[0].getType());
   int64_t axis = scan.getAxis();
   int64_t size = srcType.getDimSize(axis);

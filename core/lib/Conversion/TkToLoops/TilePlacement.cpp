@@ -1157,7 +1157,7 @@ void TilePlacement::place() {
   placeHeldLoopResults(/*recorded=*/false);
   placeConversions();
   placeStoreLayouts();
-  placeReduceSplits();
+  placeSplits();
 }
 
 bool TilePlacement::reducesRegisters(tk::ReduceOp reduce) {
@@ -1186,8 +1186,14 @@ tk::warp::SplitLayoutAttr TilePlacement::chooseSplit(tk::ReduceOp reduce) {
   return tk::warp::SplitLayoutAttr::get(ctx, parts, "memory");
 }
 
-StringRef TilePlacement::splitMisfit(tk::ReduceOp reduce,
+StringRef TilePlacement::splitMisfit(Operation *op,
                                      tk::warp::SplitLayoutAttr split) {
+  if (isa<tk::ScanOp>(op))
+    return split.getParts() == 1 && split.getAcross() == "memory"
+               ? StringRef()
+               : "is not how a scan is shared: a line per thread, serially "
+                 "(#tkw.split<parts = 1, across = \"memory\">)";
+  auto reduce = cast<tk::ReduceOp>(op);
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   bool words = shufflesValues(reduce);
   int64_t size = srcType.getDimSize(reduce.getAxis());
@@ -1208,12 +1214,16 @@ StringRef TilePlacement::splitMisfit(tk::ReduceOp reduce,
   return {};
 }
 
-void TilePlacement::placeReduceSplits() {
+void TilePlacement::placeSplits() {
   if (!onThreads())
     return;
-  source.walk([&](tk::ReduceOp reduce) {
-    if (!reducesRegisters(reduce))
-      reduceSplits[reduce] = chooseSplit(reduce);
+  source.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<tk::ReduceOp>(op);
+        reduce && !reducesRegisters(reduce))
+      splits[reduce] = chooseSplit(reduce);
+    if (isa<tk::ScanOp>(op))
+      splits[op] =
+          tk::warp::SplitLayoutAttr::get(op->getContext(), 1, "memory");
   });
 }
 
@@ -1250,6 +1260,11 @@ std::optional<StoreLayout> TilePlacement::ownersStoreLayout(tk::StoreOp store) {
 void TilePlacement::placeStoreLayouts() {
   if (!onThreads())
     return;
+  source.walk([&](Operation *op) {
+    if (isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op) &&
+        isTile(op->getResult(0).getType()))
+      storeLayouts[op] = StoreLayout{{}, 1};
+  });
   source.walk([&](tk::StoreOp store) {
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
     if (!type)
@@ -1404,7 +1419,7 @@ void TilePlacement::write() {
                       builder.getArrayAttr(resultLayouts));
       return;
     }
-    if (auto split = reduceSplits.lookup(op))
+    if (auto split = splits.lookup(op))
       op->setAttr(TkwDialect::kSplitAttrName, split);
     if (auto it = storeLayouts.find(op); it != storeLayouts.end()) {
       op->setAttr(TkwDialect::kLayoutAttrName, storeLayoutAttr(it->second));
@@ -1483,17 +1498,17 @@ LogicalResult TilePlacement::read() {
         return fail(op, split,
                     "needs a GPU program (the CPU form reduces "
                     "in loop nests)");
-      StringRef misfit = splitMisfit(cast<tk::ReduceOp>(op), split);
+      StringRef misfit = splitMisfit(op, split);
       if (!misfit.empty())
         return fail(op, split, misfit);
-      reduceSplits[op] = split;
+      splits[op] = split;
     }
     Attribute layout = op->getAttr(TkwDialect::kLayoutAttrName);
     if (!layout)
       return WalkResult::advance();
-    if (auto store = dyn_cast<tk::StoreOp>(op))
-      return readStoreLayout(store, layout) ? WalkResult::advance()
-                                            : WalkResult::interrupt();
+    if (isa<tk::StoreOp, tk::AtomicRMWOp, tk::AtomicCASOp>(op))
+      return readStoreLayout(op, layout) ? WalkResult::advance()
+                                         : WalkResult::interrupt();
     if (auto operand = dyn_cast<tk::warp::OperandLayoutAttr>(layout))
       return readOperandConversion(op, operand) ? WalkResult::advance()
                                                 : WalkResult::interrupt();
@@ -1602,19 +1617,29 @@ LogicalResult TilePlacement::read() {
   placeConversions();
   if (failed(checkStoreLayouts()))
     return failure();
-  return checkReduceSplits();
+  return checkSplits();
 }
 
-LogicalResult TilePlacement::checkReduceSplits() {
+LogicalResult TilePlacement::checkSplits() {
   if (!onThreads())
     return success();
-  WalkResult walk = source.walk([&](tk::ReduceOp reduce) -> WalkResult {
-    bool split = reduceSplits.count(reduce);
+  WalkResult walk = source.walk([&](tk::ScanOp scan) -> WalkResult {
+    if (splits.count(scan))
+      return WalkResult::advance();
+    scan.emitOpError(passName())
+        << ": a scan needs its split over the threads (tkw.split, which "
+           "tk-assign-thread-layouts records)";
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  walk = source.walk([&](tk::ReduceOp reduce) -> WalkResult {
+    bool split = splits.count(reduce);
     if (split != reducesRegisters(reduce))
       return WalkResult::advance();
     if (split)
       reduce.emitOpError(passName())
-          << ": split " << reduceSplits.lookup(reduce)
+          << ": split " << splits.lookup(reduce)
           << " of a reduction of registers, which their layout splits";
     else
       reduce.emitOpError(passName())
@@ -1671,17 +1696,23 @@ bool TilePlacement::readOperandConversion(Operation *op,
   return true;
 }
 
-bool TilePlacement::readStoreLayout(tk::StoreOp store, Attribute layout) {
+bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
   auto fail = [&](StringRef why) {
-    store.emitOpError(passName()) << ": thread layout " << layout << " " << why;
+    access->emitOpError(passName())
+        << ": thread layout " << layout << " " << why;
     return false;
   };
-  auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
+  auto store = dyn_cast<tk::StoreOp>(access);
+  auto type = dyn_cast<RankedTensorType>(
+      store ? store.getValue().getType() : access->getResult(0).getType());
   if (!type)
-    return fail("is on a store of no tile");
+    return fail(store ? "is on a store of no tile"
+                      : "is on an atomic of no "
+                        "tile");
   if (!onThreads())
     return fail("needs a GPU program (the CPU form stores in loop nests)");
-  if (auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout)) {
+  if (auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout);
+      acc && store) {
     FailureOr<tk::DotOp> dot = recordedProduct(store, acc.getProduct());
     if (failed(dot))
       return false;
@@ -1690,8 +1721,9 @@ bool TilePlacement::readStoreLayout(tk::StoreOp store, Attribute layout) {
   }
   auto runs = dyn_cast<tk::warp::RunsLayoutAttr>(layout);
   if (!runs)
-    return fail("is not one a store visits its tile in (#tkw.runs or "
-                "#tkw.accumulator)");
+    return fail(store ? "is not one a store visits its tile in (#tkw.runs or "
+                        "#tkw.accumulator)"
+                      : "is not one an atomic visits its tile in (#tkw.runs)");
   if (runs.getThreads() != numThreads)
     return fail("is for another number of threads");
   // Runs of a row, and, but for single elements, as many for every thread
@@ -1703,13 +1735,24 @@ bool TilePlacement::readStoreLayout(tk::StoreOp store, Attribute layout) {
                 (width > 1 &&
                  type.getNumElements() % (width * numThreads) != 0))
     return fail("does not spread this tile over the threads in whole runs");
-  storeLayouts[store] = StoreLayout{{}, width};
+  storeLayouts[access] = StoreLayout{{}, width};
   return true;
 }
 
 LogicalResult TilePlacement::checkStoreLayouts() {
   if (!onThreads())
     return success();
+  WalkResult atomics = source.walk([&](Operation *op) -> WalkResult {
+    if (!isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op) ||
+        !isTile(op->getResult(0).getType()) || storeLayouts.count(op))
+      return WalkResult::advance();
+    op->emitOpError(passName())
+        << ": an atomic on a tile needs its thread layout (tkw.layout, which "
+           "tk-assign-thread-layouts records)";
+    return WalkResult::interrupt();
+  });
+  if (atomics.wasInterrupted())
+    return failure();
   WalkResult walk = source.walk([&](tk::StoreOp store) -> WalkResult {
     if (!isTile(store.getValue().getType()))
       return WalkResult::advance();

@@ -352,7 +352,8 @@ protected:
   /// result (heldStoreDot) or of a tile computed from a register-resident
   /// one (residentOwner) visits in that tile's layout; any other by runs of
   /// up to 4 elements (runWidth), which is what the store's loop and its
-  /// fused loads then use.
+  /// fused loads then use. An atomic on a tile visits single elements
+  /// (#tkw.runs of width 1): each is its own read-modify-write.
   void placeStoreLayouts();
   /// The layout a store must visit its tile in, or std::nullopt when it is
   /// free to take any runs (nothing it reads lives in registers).
@@ -362,8 +363,10 @@ protected:
   /// KernelLowering::ownedRead finds it; null if none.
   Operation *residentOwner(Value value);
   /// GPU only: how the threads share each tk.reduce that does not reduce
-  /// registers (reduceSplits, chooseSplit), recorded as its `tkw.split`.
-  void placeReduceSplits();
+  /// registers (splits, chooseSplit), and each tk.scan (a line per thread,
+  /// serially: #tkw.split<parts = 1, across = "memory">), recorded as its
+  /// `tkw.split`.
+  void placeSplits();
   /// True when a source of `reduce` is computed from register-resident
   /// tiles: the registers' layout splits it (lowerReduceOfOwned,
   /// lowerRowReduceOfHeld).
@@ -373,12 +376,12 @@ protected:
   /// part per thread with shuffles for a whole 1-D tile; otherwise as many
   /// parts as leave a thread per (part, line), combined in memory.
   tk::warp::SplitLayoutAttr chooseSplit(tk::ReduceOp reduce);
-  /// Why `split` cannot share `reduce` over this program's threads; empty
-  /// when it can.
-  StringRef splitMisfit(tk::ReduceOp reduce, tk::warp::SplitLayoutAttr split);
+  /// Why `split` cannot share `op` (a reduction or a scan) over this
+  /// program's threads; empty when it can.
+  StringRef splitMisfit(Operation *op, tk::warp::SplitLayoutAttr split);
   /// After read(): every reduction of a GPU program that does not reduce
-  /// registers has its split, and none that does.
-  LogicalResult checkReduceSplits();
+  /// registers has its split, and none that does; every scan has its split.
+  LogicalResult checkSplits();
   /// The `tkw.layout` recording `layout` (its product by `tkw.product`).
   Attribute storeLayoutAttr(const StoreLayout &layout);
   /// The conversion of operand `index` of `dot` to the unit's layout, if
@@ -392,11 +395,12 @@ protected:
   /// operandConversions; false, with an error naming it, where the unit
   /// does not lay out the product's operands or something else reads it.
   bool readOperandConversion(Operation *op, tk::warp::OperandLayoutAttr layout);
-  /// Reads a store's recorded layout into storeLayouts; false, with an
-  /// error naming it, for one no store of that tile visits in.
-  bool readStoreLayout(tk::StoreOp store, Attribute layout);
-  /// After read(): every store of a tile has its layout, and a store of
-  /// registers visits them where they are.
+  /// Reads the recorded layout of a store or an atomic on a tile into
+  /// storeLayouts; false, with an error naming it, for one no such access
+  /// of that tile visits in.
+  bool readStoreLayout(Operation *access, Attribute layout);
+  /// After read(): every store of a tile and every atomic on one has its
+  /// layout, and a store of registers visits them where they are.
   LogicalResult checkStoreLayouts();
   /// Moves each tile the matrix unit computes in registers but whose readers
   /// need it whole in workgroup memory there with an explicit
@@ -495,12 +499,14 @@ protected:
   /// Conversions of dot operands to the unit's layout (#tkw.operand), by
   /// op.
   DenseMap<Operation *, OperandConversion> operandConversions;
-  /// GPU only: how the threads visit the tile of each tk.store of a tile
-  /// (placeStoreLayouts, or read from its `tkw.layout`).
+  /// GPU only: how the threads visit the tile of each tk.store of a tile,
+  /// and of each atomic on one (placeStoreLayouts, or read from its
+  /// `tkw.layout`).
   DenseMap<Operation *, StoreLayout> storeLayouts;
   /// GPU only: how the threads share each tk.reduce that does not reduce
-  /// registers (placeReduceSplits, or read from its `tkw.split`).
-  DenseMap<Operation *, tk::warp::SplitLayoutAttr> reduceSplits;
+  /// registers, and each tk.scan (placeSplits, or read from its
+  /// `tkw.split`).
+  DenseMap<Operation *, tk::warp::SplitLayoutAttr> splits;
   /// The dots numbered `tkw.product`, read once by recordedProduct (reads
   /// come before any numbering is written).
   std::optional<DenseMap<int64_t, tk::DotOp>> numberedProducts;

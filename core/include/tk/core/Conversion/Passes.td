@@ -148,8 +148,10 @@ def TkAssignThreadLayouts
     how the threads share its lines as `tkw.split` (`#tkw.split<parts,
     across>`): a warp's lanes per row of a 2-D tile, a part per thread
     meeting across warps for a whole 1-D tile, or parts meeting in
-    workgroup memory. The function records the thread count as
-    `tkw.threads`.
+    workgroup memory. Every `tk.scan` records its split too, a line per
+    thread (`#tkw.split<parts = 1, across = "memory">`), and every atomic on
+    a tile its runs (`#tkw.runs` of single elements). The function records
+    the thread count as `tkw.threads`.
     The lowering reads these layouts and fails, naming the op, on one that
     does not fit it; run on a kernel without them, it decides them itself
     the same way.
