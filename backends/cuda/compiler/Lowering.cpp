@@ -29,7 +29,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -52,57 +51,6 @@ void registerLoweringDialects(DialectRegistry &registry) {
   registerLLVMDialectTranslation(registry);
   registerNVVMDialectTranslation(registry);
 }
-
-namespace {
-
-/// Runs the layout framework's stages on a copy of `module` and dumps each;
-/// a failing stage dumps its diagnostics instead.
-void dumpLayoutFramework(ModuleOp module, llvm::StringRef targetInfo,
-                         int64_t numWarps, const DumpFn &dump) {
-  OwningOpRef<ModuleOp> copy(module.clone());
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << d.getLocation() << ": " << d << "\n";
-    return success();
-  });
-  TkAssignLayoutsOptions layouts;
-  layouts.target = targetInfo.str();
-  layouts.numWarps = numWarps;
-  struct FrameworkStage {
-    const char *file;
-    std::function<void(OpPassManager &)> add;
-  };
-  const FrameworkStage stages[] = {
-      {"1-layouts.mlir",
-       [&](OpPassManager &pm) {
-         pm.addNestedPass<tk::FuncOp>(createTkAssignLayouts(layouts));
-       }},
-      {"2-warp.mlir",
-       [&](OpPassManager &pm) {
-         pm.addNestedPass<tk::FuncOp>(createTkDistributeToWarps());
-       }},
-      {"3-intrinsic.mlir",
-       [&](OpPassManager &pm) {
-         pm.addNestedPass<tk::FuncOp>(createTkMatchTargetSize());
-       }},
-  };
-  std::string failedPass;
-  for (const FrameworkStage &stage : stages) {
-    if (failed(runPasses(*copy, failedPass, stage.add))) {
-      // A module holding only the reason, so the dump stays valid MLIR.
-      OpBuilder builder(module->getContext());
-      OwningOpRef<ModuleOp> note(ModuleOp::create(builder.getUnknownLoc()));
-      (*note)->setAttr("tk.layout_framework_failed",
-                       builder.getStringAttr(failedPass + ": " + diagnostics));
-      dump(stage.file, *note);
-      return;
-    }
-    dump(stage.file, *copy);
-  }
-}
-
-} // namespace
 
 tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
                              const LoweringOptions &options,
@@ -133,7 +81,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   // distribute yet (cross-warp reductions) still compiles, its reason
   // written into the dump.
   if (dump)
-    dumpLayoutFramework(module, targetInfo, numWarps, dump);
+    tk::dumpLayoutFramework(module, targetInfo, numWarps, dump);
 
   // Tiles over the threads of a CTA: num_warps warps of the preset's size.
   TkConvertToSIMTOptions simt;

@@ -92,6 +92,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
+  // The warp-level layout framework (DESIGN.md §3) at wave64 or wave32,
+  // dumped for inspection on a copy, as every GPU backend does.
+  if (dump)
+    tk::dumpLayoutFramework(module, target.preset, numWarps, dump);
+
   TkConvertToSIMTOptions simt;
   simt.target = target.preset;
   simt.numWarps = numWarps;

@@ -102,6 +102,12 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
                   [&](llvm::raw_ostream &os) { op->print(os); });
   };
   dump("0-tk.mlir", *module);
+  // The warp-level layout framework (DESIGN.md §3) at the device's subgroup
+  // size, dumped for inspection on a copy, as every GPU backend does.
+  if (!input.dumpDir.empty())
+    tk::dumpLayoutFramework(
+        *module, spec, numWarps,
+        [&](llvm::StringRef file, ModuleOp stage) { dump(file, stage); });
 
   auto failedIn = [&](const std::string &failedPass) {
     error = "tk-vulkan: compiling for subgroups of " +

@@ -90,6 +90,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
+  // The warp-level layout framework (DESIGN.md §3) at the preset's subgroup
+  // size, dumped for inspection on a copy, as every GPU backend does.
+  if (dump)
+    tk::dumpLayoutFramework(module, target.preset, numWarps, dump);
+
   TkConvertToSIMTOptions simt;
   simt.target = target.preset;
   simt.numWarps = numWarps;

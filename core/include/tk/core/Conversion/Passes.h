@@ -20,6 +20,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -303,6 +304,21 @@ void addThreadLayoutPasses(mlir::OpPassManager &pm,
                            const TkConvertToSIMTOptions &simt,
                            std::shared_ptr<const MatrixUnit> matrixUnit,
                            std::shared_ptr<const AsyncCopyUnit> asyncCopy);
+
+/// A backend's TK_DUMP_IR hook: writes `module` as the stage file `file`.
+using StageDumpFn =
+    std::function<void(llvm::StringRef file, mlir::ModuleOp module)>;
+
+/// Runs DESIGN §3's warp-level layout framework (tk-assign-layouts,
+/// tk-distribute-to-warps, tk-match-target-size) for `numWarps` warps of the
+/// preset `target` on a copy of `module` and dumps each stage
+/// (1-layouts.mlir, 2-warp.mlir, 3-intrinsic.mlir); a stage that fails (a
+/// kernel the framework cannot distribute yet: cross-warp reductions) dumps
+/// a module holding its diagnostics instead. The code follows the thread
+/// layouts (addThreadLayoutPasses), not these stages; the compile never
+/// fails here.
+void dumpLayoutFramework(mlir::ModuleOp module, llvm::StringRef target,
+                         int64_t numWarps, const StageDumpFn &dump);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).
