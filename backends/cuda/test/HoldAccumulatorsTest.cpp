@@ -339,21 +339,30 @@ TEST(OperandConversions, TheLoweringStagesOperandsThroughTheirConversions) {
   EXPECT_TRUE(contains(text, "nvvm.mma.sync")) << text;
 }
 
+/// Rewrites the recorded layout of A's conversion (#tkw.operand) as
+/// operand `operand`, with `maxPhase` phases if given.
+static void rewriteOperandLayoutA(ModuleOp module, int64_t operand,
+                                  std::optional<int64_t> maxPhase) {
+  module.walk([&](tk::warp::ConvertLayoutOp convert) {
+    auto layout = dyn_cast<tk::warp::OperandLayoutAttr>(
+        convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
+    if (!layout || layout.getOperand() != 0)
+      return;
+    convert->setAttr(
+        tk::warp::TkwDialect::kLayoutAttrName,
+        tk::warp::OperandLayoutAttr::get(
+            module.getContext(), layout.getProduct(), operand, layout.getTile(),
+            layout.getTilesAlong(), layout.getContiguous(), layout.getVec(),
+            layout.getPerPhase(), maxPhase.value_or(layout.getMaxPhase()),
+            layout.getAlign()));
+  });
+}
+
 TEST(OperandConversions, TheLoweringRefusesALayoutTheUnitDoesNotRead) {
   // A's conversion recorded unswizzled: mma.sync's ldmatrix reads A's
   // 16-byte chunks swizzled, so the lowering would write A elsewhere.
   auto unswizzle = [](ModuleOp module) {
-    module.walk([&](tk::warp::ConvertLayoutOp convert) {
-      auto layout = dyn_cast<tk::warp::OperandLayoutAttr>(
-          convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
-      if (layout && layout.getOperand() == 0)
-        convert->setAttr(
-            tk::warp::TkwDialect::kLayoutAttrName,
-            tk::warp::OperandLayoutAttr::get(
-                module.getContext(), layout.getProduct(), 0, layout.getTile(),
-                layout.getTilesAlong(), layout.getContiguous(), layout.getVec(),
-                layout.getPerPhase(), /*maxPhase=*/1, layout.getAlign()));
-    });
+    rewriteOperandLayoutA(module, /*operand=*/0, /*maxPhase=*/1);
   };
   std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
                          unswizzle, /*lower=*/true);
@@ -368,17 +377,7 @@ TEST(OperandConversions, TheLoweringRefusesAConversionToAnotherOperand) {
   // A's conversion relabelled as B's layout: the product would read A in
   // the layout of B.
   auto relabel = [](ModuleOp module) {
-    module.walk([&](tk::warp::ConvertLayoutOp convert) {
-      auto layout = dyn_cast<tk::warp::OperandLayoutAttr>(
-          convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
-      if (layout && layout.getOperand() == 0)
-        convert->setAttr(
-            tk::warp::TkwDialect::kLayoutAttrName,
-            tk::warp::OperandLayoutAttr::get(
-                module.getContext(), layout.getProduct(), 1, layout.getTile(),
-                layout.getTilesAlong(), layout.getContiguous(), layout.getVec(),
-                layout.getPerPhase(), layout.getMaxPhase(), layout.getAlign()));
-    });
+    rewriteOperandLayoutA(module, /*operand=*/1, /*maxPhase=*/std::nullopt);
   };
   std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
                          relabel, /*lower=*/true);

@@ -358,11 +358,13 @@ private:
   /// `maxRun` bounds the run (16 bytes of 32-bit elements by default).
   /// `publish`: the GPU nest ends with its barrier (off for nests whose
   /// caller publishes several at once).
-  /// forEachIndex over the tile of an atomic (tk.atomic_rmw or
-  /// tk.atomic_cas), each thread taking the runs its thread layout records.
+  /// The results of an atomic (tk.atomic_rmw or tk.atomic_cas), `one`
+  /// emitting it at an index: a scalar atomic once per program, a tile's
+  /// elements each by the thread whose runs its thread layout records, the
+  /// old values into a buffer.
   LogicalResult
-  forEachAtomicIndex(Operation *atomic,
-                     function_ref<LogicalResult(ArrayRef<Value>)> body);
+  lowerAtomicElements(Operation *atomic, Type valueType,
+                      function_ref<FailureOr<Value>(ArrayRef<Value>)> one);
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
                              function_ref<LogicalResult(ArrayRef<Value>)> body,
                              bool contiguous = false,

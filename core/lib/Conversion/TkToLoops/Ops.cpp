@@ -688,28 +688,20 @@ LogicalResult KernelLowering::lowerAtomicRMW(tk::AtomicRMWOp rmw) {
     scf::YieldOp::create(b, loc, zeroOf(valueType));
     return branch.getResult(0);
   };
-  if (!isTile(rmw.getType())) {
+  return lowerAtomicElements(rmw, valueType, one);
+}
+
+LogicalResult KernelLowering::lowerAtomicElements(
+    Operation *atomic, Type valueType,
+    function_ref<FailureOr<Value>(ArrayRef<Value>)> one) {
+  Value result = atomic->getResult(0);
+  if (!isTile(result.getType())) {
     FailureOr<Value> old = once(valueType, [&] { return one({}); });
     if (failed(old))
       return failure();
-    scalars.map(rmw.getResult(), *old);
+    scalars.map(result, *old);
     return success();
   }
-  Value buffer = allocBuffer(cast<RankedTensorType>(rmw.getType()));
-  if (failed(forEachAtomicIndex(rmw, [&](ArrayRef<Value> index) {
-        FailureOr<Value> old = one(index);
-        if (failed(old))
-          return failure();
-        storeBuffer(*old, buffer, index);
-        return success();
-      })))
-    return failure();
-  buffers[rmw.getResult()] = buffer;
-  return success();
-}
-
-LogicalResult KernelLowering::forEachAtomicIndex(
-    Operation *atomic, function_ref<LogicalResult(ArrayRef<Value>)> body) {
   // The threads visit the tile as its thread layout says
   // (placeStoreLayouts): single elements, or runs of them.
   int64_t run = 1;
@@ -720,9 +712,21 @@ LogicalResult KernelLowering::forEachAtomicIndex(
                                               "thread layout");
     run = it->second.run;
   }
-  return forEachIndex(
-      cast<RankedTensorType>(atomic->getResult(0).getType()).getShape(), body,
-      /*contiguous=*/run > 1, /*afterRun=*/nullptr, /*maxRun=*/run);
+  auto type = cast<RankedTensorType>(result.getType());
+  Value buffer = allocBuffer(type);
+  if (failed(forEachIndex(
+          type.getShape(),
+          [&](ArrayRef<Value> index) {
+            FailureOr<Value> old = one(index);
+            if (failed(old))
+              return failure();
+            storeBuffer(*old, buffer, index);
+            return success();
+          },
+          /*contiguous=*/run > 1, /*afterRun=*/nullptr, /*maxRun=*/run)))
+    return failure();
+  buffers[result] = buffer;
+  return success();
 }
 
 LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
@@ -749,25 +753,7 @@ LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
       old = arith::BitcastOp::create(b, loc, elem, old);
     return old;
   };
-  if (!isTile(cas.getType())) {
-    FailureOr<Value> old = once(scalarType(elem), [&] { return one({}); });
-    if (failed(old))
-      return failure();
-    scalars.map(cas.getResult(), *old);
-    return success();
-  }
-  auto type = cast<RankedTensorType>(cas.getType());
-  Value buffer = allocBuffer(type);
-  if (failed(forEachAtomicIndex(cas, [&](ArrayRef<Value> index) {
-        FailureOr<Value> old = one(index);
-        if (failed(old))
-          return failure();
-        storeBuffer(*old, buffer, index);
-        return success();
-      })))
-    return failure();
-  buffers[cas.getResult()] = buffer;
-  return success();
+  return lowerAtomicElements(cas, scalarType(elem), one);
 }
 
 /// Declares (once) `int printf(ptr, ...)` in the module of `op`.
