@@ -338,12 +338,12 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     /// (attention's k^T) in the unit's layout.
     Value tile;
     bool transposed = false;
-    int64_t runBytes;
+    int64_t runBytes = 0;
     SmallVector<Value> slots;
     /// The unit's layout the slots have (its conversion's), if the unit
     /// lays out its operands, and the operand's shape.
     std::optional<tk::SharedLayout> layout;
-    std::array<int64_t, 2> shape;
+    std::array<int64_t, 2> shape = {0, 0};
     /// The facts of the pointer tile prove every run contiguous and
     /// aligned.
     bool runsProven = false;
@@ -414,7 +414,11 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
                  << " bytes, which the matrix unit's operand layout does "
                     "not keep together";
         auto type = cast<RankedTensorType>(operand.getType());
-        Prefetched entry{load, operand, transposed, runBytes};
+        Prefetched entry;
+        entry.load = load;
+        entry.tile = operand;
+        entry.transposed = transposed;
+        entry.runBytes = runBytes;
         if (conversion)
           entry.layout = conversion->layout;
         entry.shape = {type.getDimSize(0), type.getDimSize(1)};
