@@ -160,15 +160,23 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(c.k) + "t" + std::to_string(c.numThreads);
     });
 
-TEST(OperandLayout, KMajorAndTf32StayRowMajor) {
-  MLIRContext context;
+/// An f16 product into f32 of m x n x k on `numThreads` threads.
+tk::MatrixUnit::HeldProduct halfProduct(MLIRContext &context, int64_t m,
+                                        int64_t n, int64_t k,
+                                        int64_t numThreads) {
   tk::MatrixUnit::HeldProduct p;
   p.a = p.b = Float16Type::get(&context);
   p.accumulator = Float32Type::get(&context);
-  p.m = 16;
-  p.n = 64;
-  p.k = 64;
-  p.numThreads = 128;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.numThreads = numThreads;
+  return p;
+}
+
+TEST(OperandLayout, KMajorAndTf32StayRowMajor) {
+  MLIRContext context;
+  tk::MatrixUnit::HeldProduct p = halfProduct(context, 16, 64, 64, 128);
   tk::cuda::MmaSyncUnit unit;
   EXPECT_TRUE(unit.laysOutOperands(p));
   p.kMajorB = true;
@@ -185,13 +193,7 @@ TEST(OperandLayout, StatesTritonsSwizzle) {
   // chunks; B's rows of 128 bytes, a phase a row over 8 chunks. As Triton's
   // #ttg.swizzled_shared<{vec = 8, perPhase, maxPhase, order = [1, 0]}>.
   MLIRContext context;
-  tk::MatrixUnit::HeldProduct p;
-  p.a = p.b = Float16Type::get(&context);
-  p.accumulator = Float32Type::get(&context);
-  p.m = 64;
-  p.n = 64;
-  p.k = 32;
-  p.numThreads = 128;
+  tk::MatrixUnit::HeldProduct p = halfProduct(context, 64, 64, 32, 128);
   tk::cuda::MmaSyncUnit unit;
   std::optional<tk::SharedLayout> a = unit.operandLayout(p, 0),
                                   b = unit.operandLayout(p, 1);

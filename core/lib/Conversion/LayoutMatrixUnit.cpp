@@ -379,11 +379,12 @@ std::optional<SharedLayout>
 LayoutMatrixUnit::operandLayout(const HeldProduct &product,
                                 unsigned operand) const {
   const MatrixIntrinsic *intrinsic = heldIntrinsic(product);
+  std::optional<SharedLayout> a = layoutFor(info, intrinsic, product, 0);
+  std::optional<SharedLayout> b = layoutFor(info, intrinsic, product, 1);
   // Both operands or neither.
-  if (!layoutFor(info, intrinsic, product, 0) ||
-      !layoutFor(info, intrinsic, product, 1))
+  if (!a || !b)
     return std::nullopt;
-  return layoutFor(info, intrinsic, product, operand);
+  return operand == 0 ? a : b;
 }
 
 int countMatrixDots(ModuleOp module, const TargetInfo &info) {

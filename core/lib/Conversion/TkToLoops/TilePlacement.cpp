@@ -1264,8 +1264,9 @@ void TilePlacement::placeStoreLayouts() {
     if (isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op) &&
         isTile(op->getResult(0).getType()))
       storeLayouts[op] = StoreLayout{{}, 1};
-  });
-  source.walk([&](tk::StoreOp store) {
+    auto store = dyn_cast<tk::StoreOp>(op);
+    if (!store)
+      return;
     auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
     if (!type)
       return;
