@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 using namespace tk;
 
@@ -220,8 +221,9 @@ namespace {
 
 struct PresetRegistry {
   std::mutex mutex;
-  /// By name and alias.
-  std::map<std::string, TargetPresetFn, std::less<>> byName;
+  /// By name and alias: the preset's name and how it is made.
+  std::map<std::string, std::pair<std::string, TargetPresetFn>, std::less<>>
+      byName;
   std::set<std::string> names;
 
   static PresetRegistry &get() {
@@ -238,9 +240,9 @@ void tk::registerTargetPreset(llvm::StringRef name,
   PresetRegistry &registry = PresetRegistry::get();
   std::lock_guard<std::mutex> lock(registry.mutex);
   registry.names.insert(name.str());
-  registry.byName[name.str()] = make;
+  registry.byName[name.str()] = {name.str(), make};
   for (llvm::StringRef alias : aliases)
-    registry.byName[alias.str()] = make;
+    registry.byName[alias.str()] = {name.str(), make};
 }
 
 std::vector<std::string> tk::registeredTargetPresets() {
@@ -257,12 +259,13 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
                                             std::string &error) {
   auto [presetName, rest] = spec.trim().split(':');
   TargetPresetFn make = nullptr;
+  std::string preset;
   {
     PresetRegistry &registry = PresetRegistry::get();
     std::lock_guard<std::mutex> lock(registry.mutex);
     auto found = registry.byName.find(presetName);
     if (found != registry.byName.end())
-      make = found->second;
+      std::tie(preset, make) = found->second;
   }
   if (!make) {
     std::vector<std::string> known = registeredTargetPresets();
@@ -305,5 +308,6 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
     return fragmentProblem(*info, intrinsic).has_value();
   });
   info->name = spec.trim().str();
+  info->preset = std::move(preset);
   return info;
 }

@@ -85,6 +85,16 @@ TEST_F(TargetInfoTest, WarpSizesComeFromThePresets) {
   EXPECT_EQ(preset("gfx942").warpSize, 64);
 }
 
+// What the backends' units are registered under (tk::registerTargetUnits):
+// the preset's name, whatever alias and overrides the spec has.
+TEST_F(TargetInfoTest, ThePresetIsNamedWhateverTheSpec) {
+  EXPECT_EQ(preset("gfx942").preset, "amd-cdna3");
+  EXPECT_EQ(preset("amd-cdna3").preset, "amd-cdna3");
+  tk::TargetInfo small = preset("sm_80:warp-size=16");
+  EXPECT_EQ(small.name, "sm_80:warp-size=16");
+  EXPECT_EQ(small.preset, "cuda-sm80");
+}
+
 TEST_F(TargetInfoTest, MmaSyncFragmentsFollowThePtxIsa) {
   tk::TargetInfo sm80 = preset("cuda-sm80");
   const tk::MatrixIntrinsic &mma = intrinsic(sm80, "mma.m16n8k16.f32.f16");

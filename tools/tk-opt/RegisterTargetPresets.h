@@ -4,7 +4,9 @@
 // For the programs that run the layout passes for any target (tk-opt, the
 // TargetInfo and fragment tests): TargetPresets.def, which CMake writes with
 // a line for every backend that called tk_add_target_presets, names each
-// backend's tk::<backend>::registerTargetPresets().
+// backend's tk::<backend>::registerTargetPresets(); TargetUnits.def, a line
+// for every backend that called tk_add_target_units, its
+// tk::<backend>::registerTargetUnits().
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,13 @@
 #include "TargetPresets.def"
 #undef TK_TARGET_PRESETS
 
+#define TK_TARGET_UNITS(backend)                                               \
+  namespace tk::backend {                                                      \
+  void registerTargetUnits();                                                  \
+  }
+#include "TargetUnits.def"
+#undef TK_TARGET_UNITS
+
 namespace tk {
 
 /// Registers the presets of every backend built (idempotent).
@@ -25,6 +34,15 @@ inline void registerAllTargetPresets() {
 #define TK_TARGET_PRESETS(backend) tk::backend::registerTargetPresets();
 #include "TargetPresets.def"
 #undef TK_TARGET_PRESETS
+}
+
+/// Registers the matrix and async copy units of every backend built that has
+/// them (TargetUnits.def, from tk_add_target_units), for the passes'
+/// target-units=true (idempotent).
+inline void registerAllTargetUnits() {
+#define TK_TARGET_UNITS(backend) tk::backend::registerTargetUnits();
+#include "TargetUnits.def"
+#undef TK_TARGET_UNITS
 }
 
 } // namespace tk

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -96,6 +97,8 @@ static std::optional<std::vector<char *>> readFrom(int argc, char **argv) {
 int main(int argc, char **argv) {
   // Every backend's TargetInfo presets, for the passes' target= options.
   tk::registerAllTargetPresets();
+  // And their matrix and async copy units, for target-units=true.
+  tk::registerAllTargetUnits();
   mlir::DialectRegistry registry;
   tk::registerTkDialects(registry);
   // Upstream cleanups (canonicalize, cse, ...) so pipelines can mix them in.
@@ -109,8 +112,10 @@ int main(int argc, char **argv) {
   // Triton's TTIR and its conversion into tk (tk-convert-tt-to-tk).
   tk::ttir::registerTtDialects(registry);
   tk::ttir::registerTkTtirPasses();
+  // NVVM: what the CUDA units emit (target-units=true), read back too.
   registry.insert<mlir::func::FuncDialect, mlir::memref::MemRefDialect,
-                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect>();
+                  mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
+                  mlir::NVVM::NVVMDialect>();
   if (!inputNestsWithinLimit(argc, argv))
     return EXIT_FAILURE;
   std::optional<std::vector<char *>> args = readFrom(argc, argv);

@@ -41,6 +41,38 @@ using namespace mlir;
 
 namespace tk::cuda {
 
+namespace {
+
+/// The units of a GPU of compute capability `computeCapability`: mma.sync
+/// from sm_80, wgmma on sm_90a only (not in sm_90's forward-compatible PTX),
+/// cp.async from sm_80 (its copies read by wgmma's async proxy on sm_90a).
+TargetUnits unitsFor(int computeCapability, bool archSpecific) {
+  bool wgmma = computeCapability >= 90 && archSpecific;
+  TargetUnits units;
+  if (wgmma)
+    units.matrixUnit = std::make_shared<WgmmaUnit>();
+  else if (computeCapability >= 80)
+    units.matrixUnit = std::make_shared<MmaSyncUnit>();
+  if (computeCapability >= 80)
+    units.asyncCopy = std::make_shared<CpAsyncUnit>(
+        /*asyncProxyReaders=*/wgmma);
+  units.dialects = [](DialectRegistry &registry) {
+    registry.insert<NVVM::NVVMDialect>();
+  };
+  return units;
+}
+
+} // namespace
+
+void registerTargetUnits() {
+  tk::registerTargetUnits("cuda-sm80", [](const TargetInfo &) {
+    return unitsFor(80, /*archSpecific=*/false);
+  });
+  tk::registerTargetUnits("cuda-sm90a", [](const TargetInfo &) {
+    return unitsFor(90, /*archSpecific=*/true);
+  });
+}
+
 void registerLoweringDialects(DialectRegistry &registry) {
   tk::registerTkDialects(registry);
   registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,
@@ -87,19 +119,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   TkConvertToSIMTOptions simt;
   simt.target = targetInfo;
   simt.numWarps = numWarps;
-  std::shared_ptr<const MatrixUnit> unit;
-  // wgmma is sm_90a only (not in sm_90's forward-compatible PTX).
-  if (target.computeCapability >= 90 && target.archSpecific)
-    unit = std::make_shared<WgmmaUnit>();
-  else if (target.computeCapability >= 80)
-    unit = std::make_shared<MmaSyncUnit>();
-  std::shared_ptr<const AsyncCopyUnit> asyncCopy;
-  if (target.computeCapability >= 80) {
-    asyncCopy = std::make_shared<CpAsyncUnit>(
-        /*asyncProxyReaders=*/target.computeCapability >= 90 &&
-        target.archSpecific);
+  TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
+  std::shared_ptr<const MatrixUnit> unit = units.matrixUnit;
+  std::shared_ptr<const AsyncCopyUnit> asyncCopy = units.asyncCopy;
+  if (asyncCopy)
     simt.numStages = std::max(1, options.numStages);
-  }
   if (unit) {
     // The unit creates NVVM ops inside tk-convert-to-simt, which does not
     // know to load the dialect.

@@ -64,6 +64,11 @@ struct LoweredKernel {
 /// module; Compiler.cpp writes it when TK_DUMP_IR is set.
 using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
 
+/// Registers mma.sync and cp.async as cuda-sm80's units, wgmma and cp.async
+/// as cuda-sm90a's (tk::registerTargetUnits), for tk-opt's
+/// `target-units=true`; the lowering below hands them over itself.
+void registerTargetUnits();
+
 /// Registers every dialect and LLVM IR translation the lowering needs.
 void registerLoweringDialects(mlir::DialectRegistry &registry);
 

@@ -60,6 +60,15 @@ tk_status parseTarget(llvm::StringRef arch, Target &out, std::string &error) {
   return TK_ERROR_UNSUPPORTED;
 }
 
+void registerTargetUnits() {
+  auto units = [](const TargetInfo &info) {
+    return TargetUnits{makeMatrixUnit(info), nullptr, nullptr};
+  };
+  tk::registerTargetUnits("amd-cdna3", units);
+  tk::registerTargetUnits("amd-cdna2", units);
+  tk::registerTargetUnits("amd-rdna3", units);
+}
+
 void registerLoweringDialects(DialectRegistry &registry) {
   tk::registerTkDialects(registry);
   registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,

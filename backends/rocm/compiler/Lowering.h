@@ -53,6 +53,11 @@ struct LoweredKernel {
 /// Compiler.cpp writes it when TK_DUMP_IR is set.
 using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
 
+/// Registers the matrix cores (MFMA at wave64, WMMA at wave32) as the units of
+/// amd-cdna3, amd-cdna2, amd-rdna3 (tk::registerTargetUnits), for tk-opt's
+/// `target-units=true`; the lowering below hands them over itself.
+void registerTargetUnits();
+
 /// Registers every dialect and LLVM IR translation the lowering needs.
 void registerLoweringDialects(mlir::DialectRegistry &registry);
 

@@ -60,6 +60,14 @@ tk_status parseTarget(llvm::StringRef name, Target &out, std::string &error) {
   return TK_ERROR_UNSUPPORTED;
 }
 
+void registerTargetUnits() {
+  auto units = [](const TargetInfo &info) {
+    return TargetUnits{makeDpasUnit(info), nullptr, nullptr};
+  };
+  tk::registerTargetUnits("intel-pvc", units);
+  tk::registerTargetUnits("intel-dg2", units);
+}
+
 void registerLoweringDialects(DialectRegistry &registry) {
   tk::registerTkDialects(registry);
   registry.insert<func::FuncDialect, memref::MemRefDialect, LLVM::LLVMDialect,

@@ -71,6 +71,11 @@ struct LoweredKernel {
 /// Compiler.cpp writes it when TK_DUMP_IR is set.
 using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
 
+/// Registers DPAS as the units of intel-pvc, intel-dg2
+/// (tk::registerTargetUnits), for tk-opt's `target-units=true`; the lowering
+/// below hands them over itself.
+void registerTargetUnits();
+
 /// Registers every dialect and LLVM IR translation the lowering needs.
 void registerLoweringDialects(mlir::DialectRegistry &registry);
 

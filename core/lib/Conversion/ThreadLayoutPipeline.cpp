@@ -32,6 +32,11 @@ void tk::addThreadLayoutPasses(mlir::OpPassManager &pm,
   holding.target = simt.target;
   holding.numWarps = simt.numWarps;
   pm.addPass(createHoldAccumulatorsPass(holding, matrixUnit));
+  // Then the values per row of the products kept in registers.
+  TkHoldRowsOptions rows;
+  rows.target = simt.target;
+  rows.numWarps = simt.numWarps;
+  pm.addPass(createHoldRowsPass(rows, matrixUnit));
   TkAssignThreadLayoutsOptions layouts;
   layouts.target = simt.target;
   layouts.numWarps = simt.numWarps;

@@ -138,6 +138,9 @@ struct MatrixIntrinsic {
 struct TargetInfo {
   /// The spec this was made from ("cuda-sm80"); recorded on functions.
   std::string name;
+  /// The registered preset it names, aliases resolved ("amd-cdna3" for
+  /// "gfx942:warp-size=32").
+  std::string preset;
   /// Lanes of a warp (wave, subgroup).
   int64_t warpSize = 1;
   /// Threads a workgroup may have.

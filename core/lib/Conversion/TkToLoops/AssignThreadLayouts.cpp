@@ -41,6 +41,27 @@ mlir::tk_to_loops::configureForTarget(ModuleOp module, StringRef pass,
   return success();
 }
 
+FailureOr<tk::TargetUnits>
+mlir::tk_to_loops::unitsForPass(ModuleOp module, StringRef pass,
+                                StringRef target, bool targetUnits,
+                                tk::TargetUnits given) {
+  if (!targetUnits)
+    return given;
+  std::string error;
+  std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(target, error);
+  if (!info)
+    return module.emitError(pass) << ": " << error;
+  std::optional<tk::TargetUnits> units = tk::lookupTargetUnits(*info);
+  if (!units)
+    return module.emitError(pass)
+           << ": target-units: no units are registered for preset '"
+           << info->preset
+           << "' (its backend has no matrix unit or was not built, or this "
+              "program registers none: tk-opt registers every built "
+              "backend's)";
+  return *units;
+}
+
 namespace {
 
 struct AssignThreadLayouts
@@ -58,17 +79,25 @@ struct AssignThreadLayouts
     config.pass = getArgument();
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
     // The CPU form: one host thread a program, nothing in registers.
+    tk::TargetUnits units;
     if (target != "cpu") {
       if (failed(mlir::tk_to_loops::configureForTarget(
               module, getArgument(), target, numWarps, config)))
         return signalPassFailure();
-      config.matrixUnit = matrixUnit.get();
+      FailureOr<tk::TargetUnits> taken = mlir::tk_to_loops::unitsForPass(
+          module, getArgument(), target, targetUnits, {matrixUnit, nullptr});
+      if (failed(taken))
+        return signalPassFailure();
+      units = *taken;
+      config.matrixUnit = units.matrixUnit.get();
     }
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
       TilePlacement placement(kernel, config);
-      // The accumulators tk-hold-accumulators chose to hold (none when it
-      // did not run): the other layouts are decided around them.
-      if (failed(placement.readHeldAccumulators()))
+      // The accumulators tk-hold-accumulators chose to hold and the rows
+      // tk-hold-rows chose to keep in registers (none where they did not
+      // run): the other layouts are decided around them.
+      if (failed(placement.readHeldAccumulators()) ||
+          failed(placement.readRowResident()))
         return signalPassFailure();
       placement.place();
       placement.write();

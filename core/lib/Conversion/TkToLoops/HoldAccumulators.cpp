@@ -37,7 +37,11 @@ struct HoldAccumulators
     if (failed(mlir::tk_to_loops::configureForTarget(module, getArgument(),
                                                      target, numWarps, config)))
       return signalPassFailure();
-    config.matrixUnit = matrixUnit.get();
+    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::unitsForPass(
+        module, getArgument(), target, targetUnits, {matrixUnit, nullptr});
+    if (failed(units))
+      return signalPassFailure();
+    config.matrixUnit = units->matrixUnit.get();
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
       TilePlacement placement(kernel, config);
       // The other layouts were decided around the accumulators held then.

@@ -18,8 +18,9 @@ namespace mlir::tk_to_loops {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelLowering::run() {
-  // The held accumulators tk-hold-accumulators recorded, the thread
-  // layouts tk-assign-thread-layouts recorded around them, and the rings
+  // The held accumulators tk-hold-accumulators recorded, the row-resident
+  // tiles tk-hold-rows recorded, the thread layouts
+  // tk-assign-thread-layouts recorded around them, and the rings
   // tk-pipeline-operands added; what the kernel lacks is decided here the
   // same way.
   if (!isPlaced()) {
@@ -27,6 +28,10 @@ LogicalResult KernelLowering::run() {
       placeHeldAccumulators();
     else if (failed(readHeldAccumulators()))
       return failure();
+    if (failed(readRowResident()))
+      return failure();
+    if (rowLayout.empty())
+      placeRowResident();
     place();
     placeRings();
   } else if (failed(read())) {

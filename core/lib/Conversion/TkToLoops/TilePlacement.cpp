@@ -1143,13 +1143,132 @@ void TilePlacement::placeOperandConversions() {
   });
 }
 
-void TilePlacement::place() {
+void TilePlacement::analyze() {
+  if (analyzed)
+    return;
+  analyzed = true;
   analyzeRegion(source.getBody());
-  if (onThreads()) {
+  if (onThreads())
     chooseRegisterResident(source.getBody());
-    chooseRowResident(source.getBody());
+}
+
+void TilePlacement::placeRowResident() {
+  analyze();
+  chooseRowResident(source.getBody());
+}
+
+void TilePlacement::writeRowResident() {
+  using tk::warp::TkwDialect;
+  MLIRContext *ctx = source.getContext();
+  Builder builder(ctx);
+  // The products numbered already (the held accumulators'); the others
+  // whose rows are kept get the next numbers, in program order.
+  DenseMap<Operation *, int64_t> products;
+  int64_t next = 0;
+  source.walk([&](tk::DotOp dot) {
+    if (auto id =
+            dot->getAttrOfType<IntegerAttr>(TkwDialect::kProductAttrName)) {
+      products[dot] = id.getInt();
+      next = std::max(next, id.getInt() + 1);
+    }
+  });
+  llvm::DenseSet<Operation *> followed;
+  for (auto [tile, dot] : rowLayout)
+    followed.insert(dot);
+  source.walk([&](tk::DotOp dot) {
+    if (followed.count(dot) && !products.count(dot)) {
+      products[dot] = next;
+      recordProduct(dot, next++);
+    }
+  });
+  auto rowsOf = [&](Value tile) -> Attribute {
+    tk::DotOp dot = rowLayout.lookup(tile);
+    if (!dot)
+      return {};
+    return tk::warp::RowsLayoutAttr::get(ctx, products.lookup(dot));
+  };
+  source.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      auto recorded =
+          loop->getAttrOfType<ArrayAttr>(TkwDialect::kIterLayoutsAttrName);
+      SmallVector<Attribute> layouts;
+      bool any = false;
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+        Attribute layout = rowsOf(arg);
+        // The held accumulators' entries stay; earlier rows go.
+        if (!layout && recorded &&
+            isa<tk::warp::AccumulatorLayoutAttr>(recorded[i]))
+          layout = recorded[i];
+        any = any || layout;
+        layouts.push_back(layout ? layout : builder.getUnitAttr());
+      }
+      if (any)
+        loop->setAttr(TkwDialect::kIterLayoutsAttrName,
+                      builder.getArrayAttr(layouts));
+      else
+        loop->removeAttr(TkwDialect::kIterLayoutsAttrName);
+      return;
+    }
+    if (isa_and_nonnull<tk::warp::RowsLayoutAttr>(
+            op->getAttr(TkwDialect::kLayoutAttrName)))
+      op->removeAttr(TkwDialect::kLayoutAttrName);
+    if (op->getNumResults() == 1)
+      if (Attribute layout = rowsOf(op->getResult(0)))
+        op->setAttr(TkwDialect::kLayoutAttrName, layout);
+  });
+}
+
+LogicalResult TilePlacement::readRowResident() {
+  using tk::warp::TkwDialect;
+  auto fail = [&](Operation *op, Attribute layout, StringRef why) {
+    op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
+    return WalkResult::interrupt();
+  };
+  WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      auto layouts =
+          loop->getAttrOfType<ArrayAttr>(TkwDialect::kIterLayoutsAttrName);
+      if (!layouts)
+        return WalkResult::advance();
+      if (layouts.size() != loop.getNumRegionIterArgs())
+        return fail(op, layouts, "does not list every iteration argument");
+      for (auto [i, layout] : llvm::enumerate(layouts)) {
+        auto rows = dyn_cast<tk::warp::RowsLayoutAttr>(layout);
+        if (!rows)
+          continue;
+        FailureOr<tk::DotOp> dot = recordedProduct(op, rows.getProduct());
+        if (failed(dot))
+          return WalkResult::interrupt();
+        Value arg = loop.getRegionIterArgs()[i];
+        if (cast<RankedTensorType>(arg.getType()).getRank() != 1)
+          return fail(op, layout, "is for 1-D tiles");
+        rowLayout[arg] = rowLayout[loop.getResult(i)] = *dot;
+      }
+      return WalkResult::advance();
+    }
+    auto rows = dyn_cast_or_null<tk::warp::RowsLayoutAttr>(
+        op->getAttr(TkwDialect::kLayoutAttrName));
+    if (!rows)
+      return WalkResult::advance();
+    if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
+      return fail(op, rows, "is on an op that defines no tile");
+    FailureOr<tk::DotOp> dot = recordedProduct(op, rows.getProduct());
+    if (failed(dot))
+      return WalkResult::interrupt();
+    if (cast<RankedTensorType>(op->getResult(0).getType()).getRank() != 1)
+      return fail(op, rows, "is for 1-D tiles");
+    if (isElementwiseLike(op))
+      materialized.insert(op);
+    rowLayout[op->getResult(0)] = *dot;
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+void TilePlacement::place() {
+  analyze();
+  if (onThreads())
     preferRecomputing(source.getBody());
-  }
   for (auto [op, layout] : residentLayout)
     if (!layout)
       residentRun[op] = ownedRun(
@@ -1447,7 +1566,7 @@ LogicalResult TilePlacement::read() {
            << (threads ? threads.getInt() : 0) << " threads a program, not "
            << numThreads;
   // Held accumulators first: what reads a held loop result depends on them.
-  if (failed(readHeldAccumulators()))
+  if (failed(readHeldAccumulators()) || failed(readRowResident()))
     return failure();
   auto fail = [&](Operation *op, Attribute layout, StringRef why) {
     op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
@@ -1459,20 +1578,11 @@ LogicalResult TilePlacement::read() {
           loop->getAttrOfType<ArrayAttr>(TkwDialect::kIterLayoutsAttrName);
       if (!layouts)
         return WalkResult::advance();
-      // Their sizes and held accumulators were read first.
-      for (auto [i, layout] : llvm::enumerate(layouts)) {
-        Value arg = loop.getRegionIterArgs()[i];
-        if (auto rows = dyn_cast<tk::warp::RowsLayoutAttr>(layout)) {
-          FailureOr<tk::DotOp> dot = recordedProduct(op, rows.getProduct());
-          if (failed(dot))
-            return WalkResult::interrupt();
-          if (cast<RankedTensorType>(arg.getType()).getRank() != 1)
-            return fail(op, layout, "is for 1-D tiles");
-          rowLayout[arg] = rowLayout[loop.getResult(i)] = *dot;
-        } else if (!isa<UnitAttr, tk::warp::AccumulatorLayoutAttr>(layout)) {
+      // Their sizes, held accumulators and rows were read first.
+      for (Attribute layout : layouts)
+        if (!isa<UnitAttr, tk::warp::AccumulatorLayoutAttr,
+                 tk::warp::RowsLayoutAttr>(layout))
           return fail(op, layout, "cannot be an iteration argument's");
-        }
-      }
       return WalkResult::advance();
     }
     if (auto ring = op->getAttrOfType<tk::warp::RingLayoutAttr>(
@@ -1513,6 +1623,9 @@ LogicalResult TilePlacement::read() {
     if (auto operand = dyn_cast<tk::warp::OperandLayoutAttr>(layout))
       return readOperandConversion(op, operand) ? WalkResult::advance()
                                                 : WalkResult::interrupt();
+    // Rows were read first.
+    if (isa<tk::warp::RowsLayoutAttr>(layout))
+      return WalkResult::advance();
     if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
       return fail(op, layout, "is on an op that defines no tile");
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -1566,16 +1679,7 @@ LogicalResult TilePlacement::read() {
       residentLayout[op] = *dot;
       return WalkResult::advance();
     }
-    auto rows = cast<tk::warp::RowsLayoutAttr>(layout);
-    FailureOr<tk::DotOp> dot = recordedProduct(op, rows.getProduct());
-    if (failed(dot))
-      return WalkResult::interrupt();
-    if (type.getRank() != 1)
-      return fail(op, layout, "is for 1-D tiles");
-    if (elementwise)
-      materialized.insert(op);
-    rowLayout[op->getResult(0)] = *dot;
-    return WalkResult::advance();
+    return fail(op, layout, "is not a thread layout of a tile");
   });
   if (walk.wasInterrupted())
     return failure();

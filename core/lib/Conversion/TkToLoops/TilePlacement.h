@@ -2,7 +2,8 @@
 //
 // The thread layouts of a kernel's tiles, decided before any op is lowered
 // (the accumulators held across loop trips by tk-hold-accumulators,
-// HoldAccumulators.cpp; every other tile around them by
+// HoldAccumulators.cpp; the values per row of held products kept in
+// registers by tk-hold-rows, HoldRows.cpp; every other tile around them by
 // tk-assign-thread-layouts, AssignThreadLayouts.cpp) and read back by the
 // loop lowering (KernelLowering, which derives from this class): a tile is
 // recomputed by each reader (no layout), kept whole in workgroup memory
@@ -216,9 +217,23 @@ public:
   /// one the unit does not hold, or a product that does not update the
   /// accumulator alone).
   LogicalResult readHeldAccumulators();
+  /// GPU with a matrix unit only: the 1-D tiles of one value per row of a
+  /// held product kept in the registers of the lanes holding the row
+  /// (chooseRowResident: attention's running max and sum), the second
+  /// decision (tk-hold-rows, HoldRows.cpp), around the held accumulators
+  /// placed or read.
+  void placeRowResident();
+  /// Records them as `#tkw.rows<product>`: `tkw.layout` on the op defining
+  /// such a tile, `tkw.iter_layouts` of a loop carrying one; a product not
+  /// numbered yet gets the next number (recordProduct). What an earlier run
+  /// recorded is replaced.
+  void writeRowResident();
+  /// Reads the row-resident tiles recorded as `#tkw.rows`; fails, naming
+  /// the op, on a product the unit does not hold or a tile that is not 1-D.
+  LogicalResult readRowResident();
   /// Decides the layout of every other tile of the kernel, around the held
-  /// accumulators placed or read, and places the layout conversions this
-  /// needs in the kernel (placeConversions).
+  /// accumulators and row-resident tiles placed or read, and places the
+  /// layout conversions this needs in the kernel (placeConversions).
   void place();
   /// Records the decisions as attributes of the kernel's ops (`tkw.layout`
   /// on an op, `tkw.iter_layouts` on a loop, `tkw.product` on a held dot,
@@ -258,6 +273,11 @@ protected:
   }
 
   // --- the decisions ------------------------------------------------------
+  /// What every decision after the held accumulators starts from, once:
+  /// the tiles kept whole (analyzeRegion) and, on a GPU, those kept in
+  /// their threads' registers (chooseRegisterResident).
+  void analyze();
+  bool analyzed = false;
   void analyzeRegion(Region &region);
   void analyzeOp(Operation *op);
   /// True for a load whose only readers are held products in the loop
@@ -522,6 +542,13 @@ protected:
 LogicalResult configureForTarget(ModuleOp module, StringRef pass,
                                  StringRef target, int64_t numWarps,
                                  TilePlacement::Config &config);
+
+/// The units a pass runs with: `given` (a backend's, handed over in C++),
+/// or with `targetUnits` the ones registered for `target`
+/// (tk::registerTargetUnits); fails, naming `pass`, where none are.
+FailureOr<tk::TargetUnits> unitsForPass(ModuleOp module, StringRef pass,
+                                        StringRef target, bool targetUnits,
+                                        tk::TargetUnits given);
 
 } // namespace mlir::tk_to_loops
 

@@ -31,6 +31,20 @@ struct ConvertTkToSIMT : public tk::impl::TkConvertToSIMTBase<ConvertTkToSIMT> {
   std::shared_ptr<const tk::MatrixUnit> matrixUnit;
   std::shared_ptr<const tk::AsyncCopyUnit> asyncCopy;
 
+  // With target-units, the dialects the registered units emit (NVVM for
+  // mma.sync), loaded before the pass runs.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TkConvertToSIMTBase::getDependentDialects(registry);
+    if (!targetUnits)
+      return;
+    std::string error;
+    if (std::optional<tk::TargetInfo> info =
+            tk::TargetInfo::parse(target, error))
+      if (std::optional<tk::TargetUnits> units = tk::lookupTargetUnits(*info))
+        if (units->dialects)
+          units->dialects(registry);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     KernelLowering::Config config;
@@ -38,8 +52,12 @@ struct ConvertTkToSIMT : public tk::impl::TkConvertToSIMTBase<ConvertTkToSIMT> {
                                                      target, numWarps, config)))
       return signalPassFailure();
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
-    config.matrixUnit = matrixUnit.get();
-    config.asyncCopy = asyncCopy.get();
+    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::unitsForPass(
+        module, getArgument(), target, targetUnits, {matrixUnit, asyncCopy});
+    if (failed(units))
+      return signalPassFailure();
+    config.matrixUnit = units->matrixUnit.get();
+    config.asyncCopy = units->asyncCopy.get();
     config.numStages = std::max<int64_t>(1, numStages);
     if (failed(mlir::tk_to_loops::convertKernels(module, config)))
       signalPassFailure();

@@ -257,6 +257,32 @@ public:
                     int64_t pending) const = 0;
 };
 
+/// The units a backend's compiler gives the thread-level passes and
+/// tk-convert-to-simt for one of its targets (either may be null).
+struct TargetUnits {
+  std::shared_ptr<const MatrixUnit> matrixUnit;
+  std::shared_ptr<const AsyncCopyUnit> asyncCopy;
+  /// Adds the dialects the units emit their instructions in, which
+  /// tk-convert-to-simt does not know to load (may be null).
+  void (*dialects)(mlir::DialectRegistry &registry) = nullptr;
+};
+
+/// Makes a backend's units for `target`, a TargetInfo of one of its presets
+/// (overrides applied).
+using TargetUnitsFn = TargetUnits (*)(const TargetInfo &target);
+
+/// Registers the units a backend gives targets of its preset `preset` (the
+/// preset's name, not an alias), for programs that run the passes without
+/// the backend's pipeline: tk-opt registers every built backend's
+/// (tk::<backend>::registerTargetUnits), and the passes take them with
+/// `target-units=true`. A backend's own pipeline hands its units to the
+/// passes in C++ and registers none. Thread-safe; registering a preset again
+/// replaces it.
+void registerTargetUnits(llvm::StringRef preset, TargetUnitsFn make);
+
+/// The units registered for `target`'s preset, or nothing.
+std::optional<TargetUnits> lookupTargetUnits(const TargetInfo &target);
+
 /// Where `unit`'s registerPositions for `product` and `layout` disagree:
 /// the first thread and register whose (row, col) differ, or a count that
 /// differs, in words; nothing when they agree for every thread. The
@@ -282,6 +308,12 @@ std::unique_ptr<mlir::Pass>
 createHoldAccumulatorsPass(const TkHoldAccumulatorsOptions &options,
                            std::shared_ptr<const MatrixUnit> matrixUnit);
 
+/// tk-hold-rows with a backend's matrix unit (may be null: then no row is
+/// kept in registers).
+std::unique_ptr<mlir::Pass>
+createHoldRowsPass(const TkHoldRowsOptions &options,
+                   std::shared_ptr<const MatrixUnit> matrixUnit);
+
 /// tk-assign-thread-layouts with a backend's matrix unit (may be null: then
 /// no product is held in registers).
 std::unique_ptr<mlir::Pass>
@@ -297,7 +329,8 @@ createPipelineOperandsPass(const TkPipelineOperandsOptions &options,
 
 /// Adds the thread-level decisions every GPU backend runs before
 /// tk-convert-to-simt with the same options and units, in order:
-/// tk-hoist-loop-invariants, tk-hold-accumulators, tk-assign-thread-layouts
+/// tk-hoist-loop-invariants, tk-hold-accumulators, tk-hold-rows,
+/// tk-assign-thread-layouts
 /// and, with an async copy unit, tk-pipeline-operands (TK_DUMP_IR's
 /// 3-thread-layouts.mlir shows what they recorded).
 void addThreadLayoutPasses(mlir::OpPassManager &pm,

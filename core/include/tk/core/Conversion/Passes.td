@@ -73,9 +73,49 @@ def TkHoldAccumulators : Pass<"tk-hold-accumulators", "::mlir::ModuleOp"> {
     `tkw.held`) and its loop records `#tkw.accumulator<product>` at the
     argument in `tkw.iter_layouts`.
 
-    `tk-assign-thread-layouts` (next) holds these accumulators and no
-    others, and decides where each loop's results go after it. Without a
-    matrix unit (`tk-opt` gives none) nothing is held. A kernel whose
+    `tk-assign-thread-layouts` holds these accumulators and no others, and
+    decides where each loop's results go after it; `tk-hold-rows` (next)
+    decides around them which values per row stay in registers. Without a
+    matrix unit (`tk-opt` gives the target's with `target-units=true`, none
+    otherwise) nothing is held. A kernel whose thread layouts are already
+    assigned is refused.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "the TargetInfo spec (a registered preset) whose warp size the "
+           "threads form warps of; required">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps of a workgroup (a power of two)">,
+    Option<"targetUnits", "target-units", "bool", /*default=*/"false",
+           "take the matrix and async copy units the target's backend "
+           "registered (tk::registerTargetUnits: tk-opt registers every "
+           "built backend's); a backend's pipeline hands over its own">
+  ];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
+def TkHoldRows : Pass<"tk-hold-rows", "::mlir::ModuleOp"> {
+  let summary = "keep one value per row of a held product in the registers "
+                "of the lanes holding the row";
+  let description = [{
+    The second thread-level decision, after `tk-hold-accumulators`: the 1-D
+    tiles of one value per row of a product the matrix unit computes in
+    registers (FlashAttention's running max and sum) that stay in the
+    registers of the lanes holding the row, one register per row a thread
+    holds, instead of workgroup memory with a barrier on every write. They
+    are the row reductions of such a product with a commutative combiner
+    (max, sum: every lane holding the row then computes the same value), the
+    loop-carried tiles updated from them and the element-wise tiles of
+    those, provided every read is at a row of the same offsets (another such
+    tile, `m[:, None]` read at the product's registers). Each is recorded as
+    `#tkw.rows<product>`: `tkw.layout` on the op defining it, and at the
+    argument in its loop's `tkw.iter_layouts` for a loop-carried one; a
+    product not numbered by `tk-hold-accumulators` gets the next number
+    (`tkw.product`, with the unit's `tkw.held`).
+
+    `tk-assign-thread-layouts` (next) keeps these tiles in registers and no
+    others. Without a matrix unit (`tk-opt` gives the target's with
+    `target-units=true`, none otherwise) nothing is kept. A kernel whose
     thread layouts are already assigned is refused.
   }];
   let options = [
@@ -83,7 +123,11 @@ def TkHoldAccumulators : Pass<"tk-hold-accumulators", "::mlir::ModuleOp"> {
            "the TargetInfo spec (a registered preset) whose warp size the "
            "threads form warps of; required">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
-           "warps of a workgroup (a power of two)">
+           "warps of a workgroup (a power of two)">,
+    Option<"targetUnits", "target-units", "bool", /*default=*/"false",
+           "take the matrix and async copy units the target's backend "
+           "registered (tk::registerTargetUnits: tk-opt registers every "
+           "built backend's); a backend's pipeline hands over its own">
   ];
   let dependentDialects = ["::tk::warp::TkwDialect"];
 }
@@ -113,12 +157,13 @@ def TkAssignThreadLayouts
       what is computed from it register by register (attention's scores);
     - `#tkw.rows<product>`: one value per row of a held product, in the
       registers of the threads holding the row (attention's running max
-      and sum).
+      and sum): the tiles `tk-hold-rows` recorded, and no others.
 
     A loop records its iteration arguments' layouts in `tkw.iter_layouts`:
     `#tkw.accumulator` for the accumulators `tk-hold-accumulators` chose to
     keep in the matrix unit's registers across trips (read from there: this
-    pass holds no others), `#tkw.rows` for row tiles;
+    pass holds no others), `#tkw.rows` for the row tiles `tk-hold-rows`
+    recorded;
     and, in `tkw.result_layouts`, where each held accumulator is after the
     loop: `#tkw.accumulator`, in its registers. Where a tile moves from one
     layout to another, the move is an explicit op, counted on the function
@@ -155,8 +200,9 @@ def TkAssignThreadLayouts
     The lowering reads these layouts and fails, naming the op, on one that
     does not fit it; run on a kernel without them, it decides them itself
     the same way.
-    Held products need the backend's matrix unit: in `tk-opt` no unit is
-    given, so only `#tkw.shared` and `#tkw.runs` appear. Which operands are
+    Held products need the backend's matrix unit: `tk-opt` gives none
+    unless `target-units=true` (the units the target's backend registered),
+    so otherwise only `#tkw.shared` and `#tkw.runs` appear. Which operands are
     loaded trips ahead is `tk-pipeline-operands`' decision, made next.
   }];
   let options = [
@@ -165,6 +211,10 @@ def TkAssignThreadLayouts
            "threads form warps of; `cpu` for tk-convert-to-loops; required">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps of a workgroup (a power of two)">,
+    Option<"targetUnits", "target-units", "bool", /*default=*/"false",
+           "take the matrix and async copy units the target's backend "
+           "registered (tk::registerTargetUnits: tk-opt registers every "
+           "built backend's); a backend's pipeline hands over its own">,
     Option<"fuseLoadsIntoStores", "fuse-loads-into-stores", "bool",
            /*default=*/"true",
            "compute loaded tiles inside the loop of the store that uses them">
@@ -187,7 +237,8 @@ def TkPipelineOperands : Pass<"tk-pipeline-operands", "::mlir::ModuleOp"> {
     numbered `product`, in its layout when the unit lays out operands. A
     load several products read is copied once, into the ring of the first.
     `tk-convert-to-simt` follows the rings (and refuses one it cannot
-    fill). Without the backend's async copy unit (tk-opt gives none) or
+    fill). Without the backend's async copy unit (tk-opt gives none unless
+    `target-units=true`) or
     with `num-stages` 1, nothing is pipelined.
   }];
   let options = [
@@ -196,6 +247,10 @@ def TkPipelineOperands : Pass<"tk-pipeline-operands", "::mlir::ModuleOp"> {
            "required">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps of a workgroup (a power of two)">,
+    Option<"targetUnits", "target-units", "bool", /*default=*/"false",
+           "take the matrix and async copy units the target's backend "
+           "registered (tk::registerTargetUnits: tk-opt registers every "
+           "built backend's); a backend's pipeline hands over its own">,
     Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
            "the slots of each ring: operands are loaded this many trips "
            "ahead, minus one">
@@ -208,8 +263,9 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
   let description = [{
     The GPU form of `tk-convert-to-loops` (same element-wise recomputation
     and masks), following the held accumulators `tk-hold-accumulators`
-    recorded and the thread layouts `tk-assign-thread-layouts` recorded
-    around them (deciding what a kernel lacks itself, the same way): every
+    recorded, the rows `tk-hold-rows` recorded and the thread layouts
+    `tk-assign-thread-layouts` recorded around them (deciding what a kernel
+    lacks itself, the same way): every
     `tk.func`
     becomes a `func.func` run by each of the
     `num-warps` x warp-size threads of a workgroup, the warp size (8, 16,
@@ -240,6 +296,10 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
            "whose warp size the threads form warps of; required">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps of a workgroup (a power of two)">,
+    Option<"targetUnits", "target-units", "bool", /*default=*/"false",
+           "take the matrix and async copy units the target's backend "
+           "registered (tk::registerTargetUnits: tk-opt registers every "
+           "built backend's); a backend's pipeline hands over its own">,
     Option<"numStages", "num-stages", "int64_t", /*default=*/"1",
            "with an async copy unit: the operand tiles of a dot in a loop "
            "are loaded this many trips ahead, minus one">,
