@@ -58,6 +58,21 @@ bool MmaSyncUnit::supports(Type a, Type b, Type accumulator, int64_t m,
          n % kTileN == 0 && k % kTileK == 0;
 }
 
+std::optional<tk::HeldLayout>
+MmaSyncUnit::emittedLayout(const HeldProduct &product) const {
+  if (!supports(product.a, product.b, product.accumulator, product.m, product.n,
+                product.k))
+    return std::nullopt;
+  tk::HeldLayout layout;
+  layout.intrinsic =
+      product.a.isBF16() ? "mma.m16n8k16.f32.bf16" : "mma.m16n8k16.f32.f16";
+  layout.fragment = mmaAccumulatorLayout();
+  layout.tile = {kTileM, kTileN};
+  layout.groupThreads = kWarpSize;
+  layout.cyclic = true;
+  return layout;
+}
+
 LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
                                 const Product &product) const {
   auto aType = cast<MemRefType>(product.a.getType());
@@ -65,16 +80,30 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
           n = bType.getDimSize(1);
   bool bf16 = aType.getElementType().isBF16();
-  int64_t numWarps = std::max<int64_t>(1, product.numThreads / kWarpSize);
+  // The tiles go to the warps as emittedLayout states.
+  HeldProduct shape;
+  shape.a = aType.getElementType();
+  shape.b = bType.getElementType();
+  shape.accumulator =
+      cast<MemRefType>(product.result.getType()).getElementType();
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
+  shape.numThreads = product.numThreads;
+  std::optional<tk::HeldLayout> dealt = emittedLayout(shape);
+  if (!dealt)
+    return emitError(loc, "tk-cuda: mma.sync does not take this dot");
+  int64_t warpSize = dealt->groupThreads;
+  int64_t numWarps = std::max<int64_t>(1, product.numThreads / warpSize);
   Type i16 = b.getI16Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
 
   Value lane =
-      arith::RemUIOp::create(b, loc, product.threadId, index(kWarpSize));
+      arith::RemUIOp::create(b, loc, product.threadId, index(warpSize));
   Value warp =
-      arith::DivUIOp::create(b, loc, product.threadId, index(kWarpSize));
+      arith::DivUIOp::create(b, loc, product.threadId, index(warpSize));
   // The fragments as the preset states them; each tile and k step moves
   // them.
   auto place = [&](const FragmentLayout &layout, int64_t rows,
@@ -87,7 +116,7 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
   FailureOr<FragmentPlacement> bPlaced =
       place(mmaHalfBLayout(), kTileK, kTileN);
   FailureOr<FragmentPlacement> accPlaced =
-      place(mmaAccumulatorLayout(), kTileM, kTileN);
+      place(dealt->fragment, dealt->tile[0], dealt->tile[1]);
   if (failed(aPlaced) || failed(bPlaced) || failed(accPlaced))
     return emitError(loc, "tk-cuda: mma.sync's fragments do not cover their "
                           "tiles");
@@ -110,7 +139,7 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
                                    packed);
   };
 
-  int64_t tilesN = n / kTileN, tiles = (m / kTileM) * tilesN;
+  int64_t tilesN = n / dealt->tile[1], tiles = (m / dealt->tile[0]) * tilesN;
   auto tileLoop =
       scf::ForOp::create(b, loc, warp, index(tiles), index(numWarps));
   OpBuilder::InsertionGuard guard(b);
@@ -118,10 +147,10 @@ LogicalResult MmaSyncUnit::emit(OpBuilder &b, Location loc,
   Value tile = tileLoop.getInductionVar();
   Value tileRow = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, tile, index(tilesN)),
-      index(kTileM));
+      index(dealt->tile[0]));
   Value tileCol = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, tile, index(tilesN)),
-      index(kTileN));
+      index(dealt->tile[1]));
   SmallVector<std::pair<Value, Value>> accAt =
       accPlaced->shifted(b, loc, tileRow, tileCol).positions(b, loc);
 

@@ -18,6 +18,9 @@ public:
                 int64_t n, int64_t k) const override;
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
+  /// m16n8 tiles dealt to the warps in turn.
+  std::optional<HeldLayout>
+  emittedLayout(const HeldProduct &product) const override;
 
   std::optional<SharedLayout> operandLayout(const HeldProduct &product,
                                             unsigned operand) const override;

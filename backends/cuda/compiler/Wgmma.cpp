@@ -613,6 +613,19 @@ WgmmaUnit::heldLayout(const HeldProduct &product) const {
   return layout;
 }
 
+std::optional<HeldLayout>
+WgmmaUnit::emittedLayout(const HeldProduct &product) const {
+  // What emit issues as wgmma: whole warpgroups, a product it takes.
+  if (!takes(product.a, product.b, product.accumulator, product.m, product.n,
+             product.k) ||
+      product.numThreads % kWarpgroupSize != 0)
+    return fallback.emittedLayout(product);
+  HeldLayout layout = warpgroupTiles(product.m, product.n, product.numThreads);
+  layout.intrinsic =
+      product.a.isBF16() ? "wgmma.m64nNk16.f32.bf16" : "wgmma.m64nNk16.f32.f16";
+  return layout;
+}
+
 // Products wgmma holds keep their rows in registers (each row of a tile in
 // one quad of lanes); mma.sync's, as mma.sync decides.
 bool WgmmaUnit::keepsRowsInRegisters(const HeldProduct &product) const {
@@ -746,10 +759,11 @@ LogicalResult WgmmaUnit::emit(OpBuilder &b, Location loc,
                       product.numThreads);
   if (failed(wg.stage(product.a, product.b)))
     return failure();
-  // Each warpgroup takes tiles in turn.
-  Value warpgroup = wg.div(product.threadId, kWarpgroupSize);
-  auto tileLoop = scf::ForOp::create(b, loc, warpgroup, wg.index(wg.tiles),
-                                     wg.index(wg.numWarpgroups));
+  // Each warpgroup takes tiles in turn, as emittedLayout states.
+  Value warpgroup = wg.div(product.threadId, wg.layout.groupThreads);
+  auto tileLoop =
+      scf::ForOp::create(b, loc, warpgroup, wg.index(wg.tiles),
+                         wg.index(product.numThreads / wg.layout.groupThreads));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tileLoop.getBody());
   std::pair<Value, Value> origin = wg.tileOrigin(tileLoop.getInductionVar());

@@ -20,6 +20,10 @@ public:
                 int64_t n, int64_t k) const override;
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
+  /// 64-row tiles dealt to the warpgroups in turn (warpgroupTiles); a
+  /// product wgmma does not take, as mma.sync deals it.
+  std::optional<HeldLayout>
+  emittedLayout(const HeldProduct &product) const override;
 
   llvm::SmallVector<mlir::Value> finish(mlir::OpBuilder &builder,
                                         mlir::Location loc,

@@ -5,13 +5,16 @@
 // (registerPositions) and which lanes share a row (registerRows): each
 // layout holds every element of its product once, and the emitted
 // positions, folded for each constant thread id, are the layout's
-// (tk::heldLayoutMismatch).
+// (tk::heldLayoutMismatch). And what they state of a product they compute
+// without holding it (#tkw.held without a product number) is where emit
+// writes its result from (tk::emittedLayoutMismatch).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MmaSync.h"
 #include "compiler/Wgmma.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -73,7 +76,50 @@ void expectStatedLayout(const tk::MatrixUnit &unit, const HeldCase &c,
   }
 }
 
+void expectEmittedLayout(const tk::MatrixUnit &unit, const HeldCase &c,
+                         int64_t groupThreads) {
+  MLIRContext context;
+  context.loadDialect<NVVM::NVVMDialect>();
+  tk::MatrixUnit::HeldProduct product = productOf(context, c);
+  SCOPED_TRACE(name(c));
+  ASSERT_TRUE(
+      unit.supports(product.a, product.b, product.accumulator, c.m, c.n, c.k));
+  std::optional<tk::HeldLayout> layout = unit.emittedLayout(product);
+  ASSERT_TRUE(layout);
+  EXPECT_TRUE(layout->cyclic);
+  EXPECT_EQ(layout->groupThreads, groupThreads);
+  std::optional<std::string> gap = layout->uncovered(c.numThreads, c.m, c.n);
+  EXPECT_FALSE(gap) << *gap;
+  std::optional<std::string> mismatch =
+      tk::emittedLayoutMismatch(context, unit, product, *layout);
+  EXPECT_FALSE(mismatch) << *mismatch;
+  // The check can fail: the tiles dealt to groups of half the threads.
+  tk::HeldLayout other = *layout;
+  other.groupThreads /= 2;
+  EXPECT_TRUE(tk::emittedLayoutMismatch(context, unit, product, other));
+}
+
 } // namespace
+
+TEST(EmittedLayout, MmaSyncDealsTilesToWarps) {
+  tk::cuda::MmaSyncUnit unit;
+  // Tiles per warp 8, 2 and 1, and fewer tiles than warps.
+  for (const HeldCase &c : {HeldCase{64, 64, 32, 128, false, false},
+                            HeldCase{32, 64, 16, 256, false, false},
+                            HeldCase{32, 32, 16, 256, false, false},
+                            HeldCase{16, 16, 16, 128, false, false}})
+    expectEmittedLayout(unit, c, /*groupThreads=*/32);
+}
+
+TEST(EmittedLayout, WgmmaDealsTilesToWarpgroups) {
+  tk::cuda::WgmmaUnit unit;
+  for (const HeldCase &c : {HeldCase{128, 128, 32, 256, false, false},
+                            HeldCase{64, 64, 16, 128, false, false}})
+    expectEmittedLayout(unit, c, /*groupThreads=*/128);
+  // Two warps are no warpgroup: mma.sync's layout, which emit follows.
+  expectEmittedLayout(unit, HeldCase{64, 64, 16, 64, false, false},
+                      /*groupThreads=*/32);
+}
 
 TEST(HeldLayout, MmaSyncStatesWhereItsRegistersAre) {
   tk::cuda::MmaSyncUnit unit;

@@ -392,3 +392,41 @@ TEST(RocmCompiler, MatrixCoresStateTheirHeldLayout) {
     }
   }
 }
+
+// What the matrix cores state of a product they compute without holding
+// it (#tkw.held without a product number: the instruction's tiles dealt to
+// the waves in turn) is where emit writes each element of the result from,
+// for every thread, on wave64 CDNA3 and wave32 RDNA3; with fewer tiles than
+// waves too. A layout that lies (groups of half a wave) is caught.
+TEST(RocmCompiler, MatrixCoresStateHowTheySpreadAProduct) {
+  tk::rocm::registerTargetPresets();
+  mlir::MLIRContext context;
+  for (const char *preset : {"amd-cdna3", "amd-rdna3"}) {
+    std::string error;
+    std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(preset, error);
+    ASSERT_TRUE(info) << error;
+    tk::rocm::MatrixCoreUnit unit(*info);
+    for (int64_t size : {64, 32}) {
+      tk::MatrixUnit::HeldProduct product;
+      product.a = product.b = mlir::Float16Type::get(&context);
+      product.accumulator = mlir::Float32Type::get(&context);
+      product.m = product.n = size;
+      product.k = 32;
+      product.numThreads = 4 * info->warpSize;
+      SCOPED_TRACE(std::string(preset) + ", " + std::to_string(size));
+      std::optional<tk::HeldLayout> layout = unit.emittedLayout(product);
+      ASSERT_TRUE(layout);
+      EXPECT_TRUE(layout->cyclic);
+      EXPECT_EQ(layout->groupThreads, info->warpSize);
+      std::optional<std::string> gap =
+          layout->uncovered(product.numThreads, product.m, product.n);
+      EXPECT_FALSE(gap) << *gap;
+      std::optional<std::string> mismatch =
+          tk::emittedLayoutMismatch(context, unit, product, *layout);
+      EXPECT_FALSE(mismatch) << *mismatch;
+      tk::HeldLayout lying = *layout;
+      lying.groupThreads /= 2;
+      EXPECT_TRUE(tk::emittedLayoutMismatch(context, unit, product, lying));
+    }
+  }
+}

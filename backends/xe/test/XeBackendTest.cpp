@@ -342,3 +342,40 @@ TEST(XeDpas, StatesItsHeldLayout) {
     }
   }
 }
+
+// What DPAS states of a product it computes without holding it (#tkw.held
+// without a product number: 8x16 or 8x8 tiles dealt to the subgroups in
+// turn) is where emit writes each element of the result from, for every
+// work-item: 64x64 on 8 subgroups of 16 (pvc), 32x32 on 4 subgroups of 8
+// (dg2). A layout that lies (groups of half a subgroup) is caught.
+TEST(XeDpas, StatesHowItSpreadsAProduct) {
+  tk::xe::registerTargetPresets();
+  mlir::MLIRContext context;
+  for (const char *preset : {"intel-pvc", "intel-dg2"}) {
+    std::string error;
+    std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(preset, error);
+    ASSERT_TRUE(info) << error;
+    tk::xe::DpasUnit unit(*info);
+    int64_t size = info->warpSize == 16 ? 64 : 32;
+    tk::MatrixUnit::HeldProduct product;
+    product.a = product.b = mlir::Float16Type::get(&context);
+    product.accumulator = mlir::Float32Type::get(&context);
+    product.m = product.n = size;
+    product.k = 32;
+    product.numThreads = (info->warpSize == 16 ? 8 : 4) * info->warpSize;
+    SCOPED_TRACE(preset);
+    std::optional<tk::HeldLayout> layout = unit.emittedLayout(product);
+    ASSERT_TRUE(layout);
+    EXPECT_TRUE(layout->cyclic);
+    EXPECT_EQ(layout->groupThreads, info->warpSize);
+    std::optional<std::string> gap =
+        layout->uncovered(product.numThreads, product.m, product.n);
+    EXPECT_FALSE(gap) << *gap;
+    std::optional<std::string> mismatch =
+        tk::emittedLayoutMismatch(context, unit, product, *layout);
+    EXPECT_FALSE(mismatch) << *mismatch;
+    tk::HeldLayout lying = *layout;
+    lying.groupThreads /= 2;
+    EXPECT_TRUE(tk::emittedLayoutMismatch(context, unit, product, lying));
+  }
+}

@@ -6,7 +6,12 @@
 #include "tk/core/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
@@ -154,8 +159,9 @@ tk::HeldLayout::elementsOf(int64_t thread, int64_t numThreads, int64_t m,
   if (cyclic) {
     int64_t tilesN = n / tile[1];
     int64_t numTiles = (m / tile[0]) * tilesN;
+    // A group wider than the threads deals no tile.
     int64_t numGroups = numThreads / groupThreads;
-    for (int64_t t = group; t < numTiles; t += numGroups)
+    for (int64_t t = group; numGroups > 0 && t < numTiles; t += numGroups)
       origins.push_back({t / tilesN * tile[0], t % tilesN * tile[1]});
   } else {
     int64_t rowBase = group / groups[1] * tilesPerGroup[0] * tile[0];
@@ -380,6 +386,109 @@ tk::heldLayoutMismatch(MLIRContext &context, const MatrixUnit &unit,
                std::to_string(col) + "), the layout states (" +
                std::to_string(stated[i][0]) + ", " +
                std::to_string(stated[i][1]) + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string>
+tk::emittedLayoutMismatch(MLIRContext &context, const MatrixUnit &unit,
+                          MatrixUnit::HeldProduct product,
+                          const HeldLayout &layout) {
+  context.loadDialect<arith::ArithDialect, func::FuncDialect,
+                      memref::MemRefDialect, scf::SCFDialect, LLVM::LLVMDialect,
+                      gpu::GPUDialect>();
+  int64_t m = product.m, n = product.n, k = product.k;
+  for (int64_t thread = 0; thread < product.numThreads; ++thread) {
+    std::string who = "thread " + std::to_string(thread);
+    // emit for one constant thread into a function of scratch buffers.
+    OpBuilder b(&context);
+    Location loc = b.getUnknownLoc();
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    b.setInsertionPointToStart(module->getBody());
+    auto buffer = [](int64_t rows, int64_t cols, Type element) -> Type {
+      return MemRefType::get({rows, cols}, element);
+    };
+    auto function = func::FuncOp::create(
+        b, loc, "product",
+        b.getFunctionType({buffer(m, k, product.a), buffer(k, n, product.b),
+                           buffer(m, n, product.accumulator)},
+                          {}));
+    Block *entry = function.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(product.accumulator));
+    Value result = entry->getArgument(2);
+    MatrixUnit::Product emitted{
+        entry->getArgument(0),
+        entry->getArgument(1),
+        result,
+        [&](OpBuilder &, Location, Value, Value) { return zero; },
+        arith::ConstantIndexOp::create(b, loc, thread),
+        product.numThreads};
+    if (failed(unit.emit(b, loc, emitted)))
+      return "emit failed for " + who;
+    func::ReturnOp::create(b, loc);
+    // Every loop unrolled and the indices folded: each write of the result
+    // is then a memref.store at constant indices.
+    for (bool unrolled = true; unrolled;) {
+      PassManager pm(&context);
+      pm.addPass(createCanonicalizerPass());
+      if (failed(pm.run(*module)))
+        return "the canonicalizer failed on the product of " + who;
+      SmallVector<scf::ForOp> loops;
+      module->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      unrolled = false;
+      for (scf::ForOp loop : loops) {
+        std::optional<APInt> trips = loop.getStaticTripCount();
+        if (!trips)
+          continue;
+        // A product's loops run over its tiles and k steps: more trips
+        // than that is a loop this check cannot unroll.
+        if (trips->getZExtValue() > uint64_t(m * n * k))
+          return "the product of " + who + " has a loop of " +
+                 std::to_string(trips->getZExtValue()) + " trips";
+        if (succeeded(loopUnrollFull(loop))) {
+          unrolled = true;
+          break;
+        }
+      }
+    }
+    SmallVector<std::array<int64_t, 2>> written;
+    std::string problem;
+    module->walk([&](memref::StoreOp store) {
+      if (store.getMemRef() != result)
+        return;
+      std::array<int64_t, 2> at = {-1, -1};
+      for (auto [i, index] : llvm::enumerate(store.getIndices()))
+        if (std::optional<int64_t> value = getConstantIntValue(index))
+          at[i] = *value;
+      if (at[0] < 0 || at[1] < 0)
+        problem = who + " writes the result at an index that does not fold";
+      written.push_back(at);
+    });
+    if (!problem.empty())
+      return problem;
+    SmallVector<std::array<int64_t, 2>> stated =
+        layout.elementsOf(thread, product.numThreads, m, n);
+    llvm::sort(written);
+    llvm::sort(stated);
+    if (written != stated) {
+      auto at = [](const std::array<int64_t, 2> &element) {
+        return "(" + std::to_string(element[0]) + ", " +
+               std::to_string(element[1]) + ")";
+      };
+      size_t same = 0;
+      while (same < written.size() && same < stated.size() &&
+             written[same] == stated[same])
+        ++same;
+      std::string text = who + " writes " + std::to_string(written.size()) +
+                         " elements, the layout states " +
+                         std::to_string(stated.size());
+      if (same < written.size() && same < stated.size())
+        text += "; in order, it writes " + at(written[same]) +
+                " where the layout states " + at(stated[same]);
+      return text;
     }
   }
   return std::nullopt;

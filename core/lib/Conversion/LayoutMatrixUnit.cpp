@@ -102,6 +102,22 @@ const MatrixIntrinsic *LayoutMatrixUnit::select(Type a, Type b,
   return nullptr;
 }
 
+std::optional<HeldLayout>
+LayoutMatrixUnit::emittedLayout(const HeldProduct &product) const {
+  const MatrixIntrinsic *intrinsic =
+      select(product.a, product.b, product.accumulator, product.m, product.n,
+             product.k);
+  if (!intrinsic)
+    return std::nullopt;
+  HeldLayout layout;
+  layout.intrinsic = intrinsic->name;
+  layout.fragment = intrinsic->accLayout;
+  layout.tile = {intrinsic->m, intrinsic->n};
+  layout.groupThreads = info.warpSize;
+  layout.cyclic = true;
+  return layout;
+}
+
 LogicalResult LayoutMatrixUnit::emit(OpBuilder &b, Location loc,
                                      const Product &product) const {
   auto aType = cast<MemRefType>(product.a.getType());
@@ -115,7 +131,17 @@ LogicalResult LayoutMatrixUnit::emit(OpBuilder &b, Location loc,
   if (!intrinsic)
     return emitError(loc, "no matrix instruction of ")
            << info.name << " takes this dot";
-  int64_t waveSize = info.warpSize;
+  // The tiles go to the subgroups as emittedLayout states.
+  HeldProduct shape;
+  shape.a = aType.getElementType();
+  shape.b = bType.getElementType();
+  shape.accumulator = resultType.getElementType();
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
+  shape.numThreads = product.numThreads;
+  std::optional<HeldLayout> dealt = emittedLayout(shape);
+  int64_t waveSize = dealt->groupThreads;
   int64_t numWaves = std::max<int64_t>(1, product.numThreads / waveSize);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
@@ -127,14 +153,14 @@ LogicalResult LayoutMatrixUnit::emit(OpBuilder &b, Location loc,
   auto place = [&](const FragmentLayout &layout, int64_t rows, int64_t cols) {
     return placeLanes(b, loc, layout, rows, cols, lane);
   };
-  const int64_t tileM = intrinsic->m, tileN = intrinsic->n,
+  const int64_t tileM = dealt->tile[0], tileN = dealt->tile[1],
                 tileK = intrinsic->k;
   FailureOr<FragmentPlacement> aPlaced =
       place(*intrinsic->aLayout, tileM, tileK);
   FailureOr<FragmentPlacement> bPlaced =
       place(*intrinsic->bLayout, tileK, tileN);
   FailureOr<FragmentPlacement> accPlaced =
-      place(intrinsic->accLayout, tileM, tileN);
+      place(dealt->fragment, dealt->tile[0], dealt->tile[1]);
   if (failed(aPlaced) || failed(bPlaced) || failed(accPlaced))
     return emitError(loc, "the fragments of ")
            << intrinsic->name << " do not cover their tiles";

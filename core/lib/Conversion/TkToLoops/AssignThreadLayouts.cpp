@@ -42,11 +42,16 @@ mlir::tk_to_loops::configureForTarget(ModuleOp module, StringRef pass,
 }
 
 FailureOr<tk::TargetUnits>
-mlir::tk_to_loops::unitsForPass(ModuleOp module, StringRef pass,
-                                StringRef target, bool targetUnits,
-                                tk::TargetUnits given) {
+mlir::tk_to_loops::takeUnits(ModuleOp module, StringRef pass, StringRef target,
+                             bool targetUnits, tk::TargetUnits given,
+                             TilePlacement::Config &config) {
+  auto take = [&](tk::TargetUnits units) {
+    config.matrixUnit = units.matrixUnit.get();
+    config.asyncCopy = units.asyncCopy.get();
+    return units;
+  };
   if (!targetUnits)
-    return given;
+    return take(std::move(given));
   std::string error;
   std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(target, error);
   if (!info)
@@ -59,7 +64,7 @@ mlir::tk_to_loops::unitsForPass(ModuleOp module, StringRef pass,
            << "' (its backend has no matrix unit or was not built, or this "
               "program registers none: tk-opt registers every built "
               "backend's)";
-  return *units;
+  return take(std::move(*units));
 }
 
 namespace {
@@ -84,12 +89,12 @@ struct AssignThreadLayouts
       if (failed(mlir::tk_to_loops::configureForTarget(
               module, getArgument(), target, numWarps, config)))
         return signalPassFailure();
-      FailureOr<tk::TargetUnits> taken = mlir::tk_to_loops::unitsForPass(
-          module, getArgument(), target, targetUnits, {matrixUnit, nullptr});
+      FailureOr<tk::TargetUnits> taken = mlir::tk_to_loops::takeUnits(
+          module, getArgument(), target, targetUnits, {matrixUnit, nullptr},
+          config);
       if (failed(taken))
         return signalPassFailure();
       units = *taken;
-      config.matrixUnit = units.matrixUnit.get();
     }
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
       TilePlacement placement(kernel, config);

@@ -37,20 +37,16 @@ struct HoldAccumulators
     if (failed(mlir::tk_to_loops::configureForTarget(module, getArgument(),
                                                      target, numWarps, config)))
       return signalPassFailure();
-    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::unitsForPass(
-        module, getArgument(), target, targetUnits, {matrixUnit, nullptr});
+    FailureOr<tk::TargetUnits> units =
+        mlir::tk_to_loops::takeUnits(module, getArgument(), target, targetUnits,
+                                     {matrixUnit, nullptr}, config);
     if (failed(units))
       return signalPassFailure();
-    config.matrixUnit = units->matrixUnit.get();
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
       TilePlacement placement(kernel, config);
       // The other layouts were decided around the accumulators held then.
-      if (placement.isPlaced()) {
-        kernel.emitOpError(getArgument())
-            << ": the kernel's thread layouts are already assigned; "
-               "tk-hold-accumulators runs before tk-assign-thread-layouts";
+      if (failed(placement.refuseIfPlaced(getArgument())))
         return signalPassFailure();
-      }
       placement.placeHeldAccumulators();
       placement.writeHeldAccumulators();
     }

@@ -44,12 +44,11 @@ struct PipelineOperands
     if (failed(mlir::tk_to_loops::configureForTarget(module, getArgument(),
                                                      target, numWarps, config)))
       return signalPassFailure();
-    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::unitsForPass(
-        module, getArgument(), target, targetUnits, {matrixUnit, asyncCopy});
+    FailureOr<tk::TargetUnits> units =
+        mlir::tk_to_loops::takeUnits(module, getArgument(), target, targetUnits,
+                                     {matrixUnit, asyncCopy}, config);
     if (failed(units))
       return signalPassFailure();
-    config.matrixUnit = units->matrixUnit.get();
-    config.asyncCopy = units->asyncCopy.get();
     config.numStages = numStages;
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {
       TilePlacement placement(kernel, config);

@@ -872,6 +872,23 @@ std::optional<tk::MatrixUnit::HeldProduct>
 TilePlacement::heldProduct(tk::DotOp dot) {
   if (!matrixUnit || !onThreads() || parallelDepth > 0)
     return std::nullopt;
+  tk::MatrixUnit::HeldProduct product = describeProduct(dot);
+  if (!matrixUnit->holds(product))
+    return std::nullopt;
+  return product;
+}
+
+std::optional<tk::HeldLayout> TilePlacement::emittedLayoutOf(tk::DotOp dot) {
+  if (!matrixUnit || !onThreads() || heldProduct(dot))
+    return std::nullopt;
+  tk::MatrixUnit::HeldProduct product = describeProduct(dot);
+  if (!matrixUnit->supports(product.a, product.b, product.accumulator,
+                            product.m, product.n, product.k))
+    return std::nullopt;
+  return matrixUnit->emittedLayout(product);
+}
+
+tk::MatrixUnit::HeldProduct TilePlacement::describeProduct(tk::DotOp dot) {
   auto aType = cast<RankedTensorType>(dot.getA().getType());
   auto bType = cast<RankedTensorType>(dot.getB().getType());
   Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
@@ -892,8 +909,6 @@ TilePlacement::heldProduct(tk::DotOp dot) {
       tk::warp::chooseDotTiling(dot) == tk::DotTiling::Horizontal;
   product.threadId = threadId;
   product.numThreads = numThreads;
-  if (!matrixUnit->holds(product))
-    return std::nullopt;
   return product;
 }
 
@@ -1221,8 +1236,7 @@ void TilePlacement::writeRowResident() {
 LogicalResult TilePlacement::readRowResident() {
   using tk::warp::TkwDialect;
   auto fail = [&](Operation *op, Attribute layout, StringRef why) {
-    op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
-    return WalkResult::interrupt();
+    return refuseLayout(op, layout, why);
   };
   WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -1413,6 +1427,32 @@ bool TilePlacement::isPlaced() const {
   return source->hasAttr(tk::warp::TkwDialect::kThreadsAttrName);
 }
 
+WalkResult TilePlacement::refuseLayout(Operation *op, Attribute layout,
+                                       StringRef why) {
+  op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
+  return WalkResult::interrupt();
+}
+
+LogicalResult TilePlacement::refuseIfPlaced(StringRef pass) {
+  if (!isPlaced())
+    return success();
+  return source.emitOpError(pass)
+         << ": the kernel's thread layouts are already assigned; " << pass
+         << " runs before tk-assign-thread-layouts";
+}
+
+/// `layout` as the attribute that spells it out (`#tkw.held`).
+static Attribute heldLayoutAttr(MLIRContext *ctx,
+                                const tk::HeldLayout &layout) {
+  const tk::FragmentLayout &f = layout.fragment;
+  auto fragment = tk::warp::FragmentLayoutAttr::get(
+      ctx, layout.intrinsic, /*opIdx=*/2, f.sizePerLane, f.lanesPerWarp,
+      f.warpsPerFragment, f.order);
+  return tk::warp::HeldLayoutAttr::get(ctx, fragment, layout.tile,
+                                       layout.groupThreads, layout.groups,
+                                       layout.tilesPerGroup, layout.cyclic);
+}
+
 void TilePlacement::recordProduct(tk::DotOp dot, int64_t id) {
   using tk::warp::TkwDialect;
   MLIRContext *ctx = source.getContext();
@@ -1422,16 +1462,44 @@ void TilePlacement::recordProduct(tk::DotOp dot, int64_t id) {
   std::optional<tk::MatrixUnit::HeldProduct> product = heldProduct(dot);
   std::optional<tk::HeldLayout> held =
       product ? matrixUnit->heldLayout(*product) : std::nullopt;
-  if (!held)
-    return;
-  const tk::FragmentLayout &f = held->fragment;
-  auto fragment = tk::warp::FragmentLayoutAttr::get(
-      ctx, held->intrinsic, /*opIdx=*/2, f.sizePerLane, f.lanesPerWarp,
-      f.warpsPerFragment, f.order);
-  dot->setAttr(TkwDialect::kHeldAttrName,
-               tk::warp::HeldLayoutAttr::get(
-                   ctx, fragment, held->tile, held->groupThreads, held->groups,
-                   held->tilesPerGroup, held->cyclic));
+  if (held)
+    dot->setAttr(TkwDialect::kHeldAttrName, heldLayoutAttr(ctx, *held));
+}
+
+void TilePlacement::recordEmittedLayouts() {
+  source.walk([&](tk::DotOp dot) {
+    if (dot->hasAttr(tk::warp::TkwDialect::kProductAttrName))
+      return;
+    if (std::optional<tk::HeldLayout> emitted = emittedLayoutOf(dot))
+      dot->setAttr(tk::warp::TkwDialect::kHeldAttrName,
+                   heldLayoutAttr(dot.getContext(), *emitted));
+    else
+      dot->removeAttr(tk::warp::TkwDialect::kHeldAttrName);
+  });
+}
+
+LogicalResult TilePlacement::checkEmittedLayout(tk::DotOp dot) {
+  using tk::warp::TkwDialect;
+  if (dot->hasAttr(TkwDialect::kProductAttrName))
+    return success();
+  Attribute recorded = dot->getAttr(TkwDialect::kHeldAttrName);
+  std::optional<tk::HeldLayout> emitted = emittedLayoutOf(dot);
+  Attribute expected =
+      emitted ? heldLayoutAttr(dot.getContext(), *emitted) : Attribute();
+  if (recorded == expected)
+    return success();
+  InFlightDiagnostic diag = dot.emitOpError(passName()) << ": ";
+  if (!recorded)
+    return diag << "the dot records no tkw.held; the matrix unit spreads it "
+                   "over the threads as "
+                << expected;
+  diag << "thread layout " << recorded
+       << " is not how the matrix unit spreads this product over the threads";
+  if (expected)
+    diag << ": it states " << expected;
+  else
+    diag << " (it computes it in registers, or not at all)";
+  return diag;
 }
 
 void TilePlacement::writeRings() {
@@ -1482,12 +1550,15 @@ void TilePlacement::write() {
     referenced.insert(read.product);
   DenseMap<Operation *, int64_t> products;
   source.walk([&](tk::DotOp dot) {
-    if (!referenced.count(dot))
+    if (!referenced.count(dot)) {
+      dot->removeAttr(TkwDialect::kProductAttrName);
       return;
+    }
     int64_t id = products.size();
     products[dot] = id;
     recordProduct(dot, id);
   });
+  recordEmittedLayouts();
   auto layoutOf = [&](Value value) -> Attribute {
     Operation *op = value.getDefiningOp();
     if (auto it = operandConversions.find(op);
@@ -1569,8 +1640,7 @@ LogicalResult TilePlacement::read() {
   if (failed(readHeldAccumulators()) || failed(readRowResident()))
     return failure();
   auto fail = [&](Operation *op, Attribute layout, StringRef why) {
-    op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
-    return WalkResult::interrupt();
+    return refuseLayout(op, layout, why);
   };
   WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -1614,6 +1684,9 @@ LogicalResult TilePlacement::read() {
         return fail(op, split, misfit);
       splits[op] = split;
     }
+    if (auto dot = dyn_cast<tk::DotOp>(op))
+      if (failed(checkEmittedLayout(dot)))
+        return WalkResult::interrupt();
     Attribute layout = op->getAttr(TkwDialect::kLayoutAttrName);
     if (!layout)
       return WalkResult::advance();

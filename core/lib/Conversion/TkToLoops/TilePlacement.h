@@ -249,6 +249,10 @@ public:
   void writeRings();
   /// True when the kernel carries the attributes `write` records.
   bool isPlaced() const;
+  /// For the decisions taken before tk-assign-thread-layouts: fails, naming
+  /// `pass`, when the kernel's thread layouts are already assigned (the
+  /// others were decided around what `pass` would decide).
+  LogicalResult refuseIfPlaced(StringRef pass);
   /// Reads the decisions back from the attributes; fails, naming the op,
   /// where they do not fit this lowering (another thread count, a product
   /// the unit does not hold, a layout of the wrong kind).
@@ -259,12 +263,23 @@ protected:
   /// Numbers `dot` as held product `id` (`tkw.product`), with the layout
   /// the unit holds it in (`tkw.held`).
   void recordProduct(tk::DotOp dot, int64_t id);
+  /// Records on every dot the unit computes without holding it how the
+  /// unit spreads it over the threads (`tkw.held`, emittedLayoutOf, without
+  /// a `tkw.product`).
+  void recordEmittedLayouts();
+  /// Checks the `tkw.held` of a dot without a `tkw.product` against
+  /// emittedLayoutOf: fails, naming the dot, where it differs, or is
+  /// missing where the unit states one.
+  LogicalResult checkEmittedLayout(tk::DotOp dot);
   /// The dot recorded as held product `id` (`tkw.product`), checked against
   /// the matrix unit; fails, naming `op`, where there is none or the unit
   /// does not hold it.
   FailureOr<tk::DotOp> recordedProduct(Operation *op, int64_t id);
   /// The dot numbered `tkw.product` `id`, or null.
   tk::DotOp numberedProduct(int64_t id);
+  /// Reports that the thread layout `layout` recorded on `op` does not fit
+  /// (`why`), naming the pass; interrupts the reading walk.
+  WalkResult refuseLayout(Operation *op, Attribute layout, StringRef why);
   /// The pass deciding or lowering, for its messages.
   llvm::StringRef passName() const {
     if (!pass.empty())
@@ -433,6 +448,13 @@ protected:
   void placeConversions();
   /// The product of `dot` as the matrix unit would hold it, when it does.
   std::optional<tk::MatrixUnit::HeldProduct> heldProduct(tk::DotOp dot);
+  /// The product of `dot` described for the matrix unit, held or not.
+  tk::MatrixUnit::HeldProduct describeProduct(tk::DotOp dot);
+  /// How the matrix unit spreads `dot` over the threads when it computes it
+  /// without holding it (MatrixUnit::emittedLayout), or nothing: a dot it
+  /// holds, does not take (an FMA loop then, one thread an element), or a
+  /// unit that states none.
+  std::optional<tk::HeldLayout> emittedLayoutOf(tk::DotOp dot);
   /// When every use of `tile` is operand `operand` of a product the unit
   /// holds, all alike (attention's k^T and v, shared by the products of
   /// several row groups), that product: one copy in its layout serves them
@@ -543,12 +565,14 @@ LogicalResult configureForTarget(ModuleOp module, StringRef pass,
                                  StringRef target, int64_t numWarps,
                                  TilePlacement::Config &config);
 
-/// The units a pass runs with: `given` (a backend's, handed over in C++),
-/// or with `targetUnits` the ones registered for `target`
-/// (tk::registerTargetUnits); fails, naming `pass`, where none are.
-FailureOr<tk::TargetUnits> unitsForPass(ModuleOp module, StringRef pass,
-                                        StringRef target, bool targetUnits,
-                                        tk::TargetUnits given);
+/// The units a pass runs with, which `config` then points to: `given` (a
+/// backend's, handed over in C++), or with `targetUnits` the ones
+/// registered for `target` (tk::registerTargetUnits); fails, naming `pass`,
+/// where none are. The caller keeps the result alive while `config` is used.
+FailureOr<tk::TargetUnits> takeUnits(ModuleOp module, StringRef pass,
+                                     StringRef target, bool targetUnits,
+                                     tk::TargetUnits given,
+                                     TilePlacement::Config &config);
 
 } // namespace mlir::tk_to_loops
 

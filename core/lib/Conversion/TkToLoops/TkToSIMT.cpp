@@ -52,12 +52,11 @@ struct ConvertTkToSIMT : public tk::impl::TkConvertToSIMTBase<ConvertTkToSIMT> {
                                                      target, numWarps, config)))
       return signalPassFailure();
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
-    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::unitsForPass(
-        module, getArgument(), target, targetUnits, {matrixUnit, asyncCopy});
+    FailureOr<tk::TargetUnits> units =
+        mlir::tk_to_loops::takeUnits(module, getArgument(), target, targetUnits,
+                                     {matrixUnit, asyncCopy}, config);
     if (failed(units))
       return signalPassFailure();
-    config.matrixUnit = units->matrixUnit.get();
-    config.asyncCopy = units->asyncCopy.get();
     config.numStages = std::max<int64_t>(1, numStages);
     if (failed(mlir::tk_to_loops::convertKernels(module, config)))
       signalPassFailure();

@@ -58,6 +58,9 @@ public:
   /// its operand fragments read from workgroup memory.
   mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
                            const Product &product) const override;
+  /// The selected instruction's tiles dealt to the subgroups in turn.
+  std::optional<HeldLayout>
+  emittedLayout(const HeldProduct &product) const override;
 
   /// Held accumulators (a loop-carried accumulator in registers): the
   /// subgroups form a grid over the result and each owns a block of the

@@ -177,6 +177,21 @@ public:
     return std::nullopt;
   }
 
+  /// How emit spreads a product it computes without holding it over the
+  /// threads, stated as a layout: the instruction's tiles of the result
+  /// dealt to groups of threads in turn (`cyclic`), each group holding a
+  /// tile's accumulator fragment while it computes it. Described as a
+  /// HeldProduct whose `threadId` and flags are not read.
+  /// tk-assign-thread-layouts records it on the dot (`tkw.held` without a
+  /// `tkw.product`), tk-convert-to-simt refuses a dot that records another,
+  /// and emit writes each result element from the thread it states
+  /// (emittedLayoutMismatch checks that). Nothing (the default) where the
+  /// unit states none.
+  virtual std::optional<HeldLayout>
+  emittedLayout(const HeldProduct &product) const {
+    return std::nullopt;
+  }
+
   /// The (row, col) of each accumulator register of this thread, in
   /// register order, as heldLayout places them: core initialises the
   /// registers there, and writes them back from there (to workgroup memory,
@@ -294,6 +309,17 @@ std::optional<std::string> heldLayoutMismatch(mlir::MLIRContext &context,
                                               const MatrixUnit &unit,
                                               MatrixUnit::HeldProduct product,
                                               const HeldLayout &layout);
+
+/// Where `unit`'s emit of `product` (unheld) and `layout` disagree: the
+/// first thread whose writes of the result differ from the elements the
+/// layout gives it (elementsOf), in words; nothing when they agree for every
+/// thread. emit runs with constant thread ids and operands in scratch
+/// buffers, its loops are unrolled and its index arithmetic folded by
+/// MLIR's canonicalizer. The dialects the unit emits must be loaded.
+std::optional<std::string>
+emittedLayoutMismatch(mlir::MLIRContext &context, const MatrixUnit &unit,
+                      MatrixUnit::HeldProduct product,
+                      const HeldLayout &layout);
 
 /// tk-convert-to-simt with a backend's matrix unit and async copy unit
 /// (either may be null).

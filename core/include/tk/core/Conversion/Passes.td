@@ -184,7 +184,11 @@ def TkAssignThreadLayouts
     chunks, alignment) and which the product reads: right before
     it, or once before its loop for a tile the loop does not compute
     (attention's q), read by the later products laid out alike too; an A
-    the unit takes from another product's registers has none. On a GPU every `tk.store` of a tile records how its
+    the unit takes from another product's registers has none. A dot the
+    unit computes without holding it records how the unit spreads it over
+    the threads (MatrixUnit::emittedLayout: the instruction's tiles dealt to
+    warps in turn) as `tkw.held`, with no `tkw.product`; the lowering refuses
+    one that records another layout, or none. On a GPU every `tk.store` of a tile records how its
     threads visit the tile (and what is fused into it) as its own
     `tkw.layout`: the layout of the registers it reads (`#tkw.accumulator`
     for a held loop result, the runs of a register-resident tile), or
