@@ -107,47 +107,27 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
-  // The warp-level layout framework (DESIGN.md §3) for `numWarps` warps of
-  // the target, dumped for inspection on a copy: the code follows the
-  // thread layouts below instead, and a kernel the framework cannot
-  // distribute yet (cross-warp reductions) still compiles, its reason
-  // written into the dump.
-  if (dump)
-    tk::dumpLayoutFramework(module, targetInfo, numWarps, dump);
-
-  // Tiles over the threads of a CTA: num_warps warps of the preset's size.
-  TkConvertToSIMTOptions simt;
-  simt.target = targetInfo;
-  simt.numWarps = numWarps;
+  // Core's GPU lowering: num_warps warps of the preset's size, with
+  // mma.sync or wgmma holding accumulators and cp.async loading operands
+  // trips ahead (the warp-level framework dumped on a copy, as every GPU
+  // backend does). SharedMemory.cpp packs the buffers afterwards.
+  SIMTLowering lowering;
+  lowering.simt.target = targetInfo;
+  lowering.simt.numWarps = numWarps;
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
-  std::shared_ptr<const MatrixUnit> unit = units.matrixUnit;
-  std::shared_ptr<const AsyncCopyUnit> asyncCopy = units.asyncCopy;
-  if (asyncCopy)
-    simt.numStages = std::max(1, options.numStages);
-  if (unit) {
+  lowering.matrixUnit = units.matrixUnit;
+  lowering.asyncCopy = units.asyncCopy;
+  if (lowering.asyncCopy)
+    lowering.simt.numStages = std::max(1, options.numStages);
+  if (lowering.matrixUnit) {
     // The unit creates NVVM ops inside tk-convert-to-simt, which does not
     // know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
-  // Where each tile lives in the code of a thread, which accumulators
-  // mma.sync or wgmma hold and which operands cp.async loads trips ahead
-  // (TK_DUMP_IR shows it); tk-convert-to-simt follows it.
-  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        addThreadLayoutPasses(pm, simt, unit, asyncCopy);
-      }))) {
-    error = "tk-cuda: assigning thread layouts failed in pass '" + failedPass + "'";
+  if (failed(lowerToSIMT(module, lowering, dump, error))) {
+    error = "tk-cuda: " + error;
     return TK_ERROR_COMPILATION;
   }
-  stage("3-thread-layouts.mlir");
-  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(createConvertToSIMTPass(simt, unit, asyncCopy));
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
-      }))) {
-    error = "tk-cuda: lowering to loops failed in pass '" + failedPass + "'";
-    return TK_ERROR_COMPILATION;
-  }
-  stage("4-loops.mlir");
   result.threadsPerBlock = static_cast<int>(numThreads);
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {

@@ -101,37 +101,17 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
-  // The warp-level layout framework (DESIGN.md §3) at wave64 or wave32,
-  // dumped for inspection on a copy, as every GPU backend does.
-  if (dump)
-    tk::dumpLayoutFramework(module, target.preset, numWarps, dump);
-
-  TkConvertToSIMTOptions simt;
-  simt.target = target.preset;
-  simt.numWarps = numWarps;
-  std::shared_ptr<const MatrixUnit> unit = makeMatrixUnit(*info);
+  // Core's GPU lowering at wave64 or wave32 with the matrix cores (the
+  // warp-level framework dumped on a copy, as every GPU backend does); 64
+  // KiB of LDS a workgroup, which tiles whose lives do not overlap share.
+  SIMTLowering lowering;
+  lowering.simt.target = target.preset;
+  lowering.simt.numWarps = numWarps;
+  lowering.matrixUnit = makeMatrixUnit(*info);
+  lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);
-  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
-  // tk-convert-to-simt follows it.
-  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        addThreadLayoutPasses(pm, simt, unit, nullptr);
-      }))) {
-    error = "assigning thread layouts failed in pass '" + failedPass + "'";
+  if (failed(lowerToSIMT(module, lowering, dump, error)))
     return TK_ERROR_COMPILATION;
-  }
-  stage("3-thread-layouts.mlir");
-  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(createConvertToSIMTPass(simt, unit, nullptr));
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
-        // 64 KiB of LDS a workgroup: tiles whose lives do not overlap share
-        // it.
-        pm.addPass(tk::createTkShareWorkgroupMemory());
-      }))) {
-    error = "lowering to loops failed in pass '" + failedPass + "'";
-    return TK_ERROR_COMPILATION;
-  }
-  stage("4-loops.mlir");
   result.threadsPerBlock = static_cast<int>(numThreads);
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {

@@ -102,12 +102,26 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
                   [&](llvm::raw_ostream &os) { op->print(os); });
   };
   dump("0-tk.mlir", *module);
-  // The warp-level layout framework (DESIGN.md §3) at the device's subgroup
-  // size, dumped for inspection on a copy, as every GPU backend does.
+  // Core's GPU lowering at the device's subgroup size, without a matrix
+  // unit or async copies (the warp-level framework dumped on a copy, as
+  // every GPU backend does); lavapipe has 32 KB of workgroup memory, which
+  // tiles whose lives do not overlap share.
+  SIMTLowering lowering;
+  lowering.simt.target = spec;
+  lowering.simt.numWarps = numWarps;
+  lowering.shareWorkgroupMemory = true;
+  StageDumpFn dumpStage;
   if (!input.dumpDir.empty())
-    tk::dumpLayoutFramework(
-        *module, spec, numWarps,
-        [&](llvm::StringRef file, ModuleOp stage) { dump(file, stage); });
+    dumpStage = [&](llvm::StringRef file, ModuleOp stage) {
+      dump(file, stage);
+    };
+  if (failed(lowerToSIMT(*module, lowering, dumpStage, error))) {
+    error = "tk-vulkan: compiling for subgroups of " +
+            std::to_string(subgroupSize) + ": " + error;
+    if (!capture.text().empty())
+      error += ":\n" + capture.text();
+    return TK_ERROR_COMPILATION;
+  }
 
   auto failedIn = [&](const std::string &failedPass) {
     error = "tk-vulkan: compiling for subgroups of " +
@@ -117,30 +131,6 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
       error += ":\n" + capture.text();
   };
   std::string failedPass;
-  TkConvertToSIMTOptions simt;
-  simt.target = spec;
-  simt.numWarps = numWarps;
-  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
-  // tk-convert-to-simt follows it.
-  if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
-        addThreadLayoutPasses(pm, simt, nullptr, nullptr);
-      }))) {
-    failedIn(failedPass);
-    return TK_ERROR_COMPILATION;
-  }
-  dump("3-thread-layouts.mlir", *module);
-  if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(createConvertToSIMTPass(simt, nullptr, nullptr));
-        pm.addPass(createCanonicalizerPass());
-        pm.addPass(createCSEPass());
-        // Lavapipe has 32 KB of workgroup memory: tiles whose lives do not
-        // overlap share it.
-        pm.addPass(tk::createTkShareWorkgroupMemory());
-      }))) {
-    failedIn(failedPass);
-    return TK_ERROR_COMPILATION;
-  }
-  dump("4-loops.mlir", *module);
 
   KernelInterface interface;
   if (failed(runPasses(*module, failedPass, [&](OpPassManager &pm) {

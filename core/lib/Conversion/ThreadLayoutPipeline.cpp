@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <functional>
 
@@ -50,6 +51,39 @@ void tk::addThreadLayoutPasses(mlir::OpPassManager &pm,
   pipelining.numStages = simt.numStages;
   pm.addPass(createPipelineOperandsPass(pipelining, std::move(matrixUnit),
                                         std::move(asyncCopy)));
+}
+
+LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
+                              const StageDumpFn &dump, std::string &error) {
+  const TkConvertToSIMTOptions &simt = lowering.simt;
+  if (dump)
+    dumpLayoutFramework(module, simt.target, simt.numWarps, dump);
+  std::string failedPass;
+  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
+  // tk-convert-to-simt follows it.
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        addThreadLayoutPasses(pm, simt, lowering.matrixUnit,
+                              lowering.asyncCopy);
+      }))) {
+    error = "assigning thread layouts failed in pass '" + failedPass + "'";
+    return failure();
+  }
+  if (dump)
+    dump("3-thread-layouts.mlir", module);
+  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(createConvertToSIMTPass(simt, lowering.matrixUnit,
+                                           lowering.asyncCopy));
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+        if (lowering.shareWorkgroupMemory)
+          pm.addPass(createTkShareWorkgroupMemory());
+      }))) {
+    error = "lowering to loops failed in pass '" + failedPass + "'";
+    return failure();
+  }
+  if (dump)
+    dump("4-loops.mlir", module);
+  return success();
 }
 
 // On a copy: the code follows the thread layouts, not these stages.

@@ -379,6 +379,29 @@ using StageDumpFn =
 void dumpLayoutFramework(mlir::ModuleOp module, llvm::StringRef target,
                          int64_t numWarps, const StageDumpFn &dump);
 
+/// The GPU lowering every backend runs from a verified tk module to the code
+/// of one thread, before its own dialect: the options of tk-convert-to-simt
+/// (which the thread-level decisions share) and the backend's units.
+struct SIMTLowering {
+  TkConvertToSIMTOptions simt;
+  std::shared_ptr<const MatrixUnit> matrixUnit;
+  std::shared_ptr<const AsyncCopyUnit> asyncCopy;
+  /// Let tile buffers whose lives do not overlap share workgroup memory
+  /// (tk-share-workgroup-memory): where it decides what fits (64 KiB of
+  /// LDS, Xe's SLM, lavapipe's 32 KiB). CUDA packs its buffers itself.
+  bool shareWorkgroupMemory = false;
+};
+
+/// Runs `lowering` on `module`: with `dump`, the warp-level framework first
+/// (dumpLayoutFramework); then the thread-level decisions
+/// (addThreadLayoutPasses, dumped as 3-thread-layouts.mlir) and
+/// tk-convert-to-simt, canonicalize and CSE (and tk-share-workgroup-memory
+/// where asked; dumped as 4-loops.mlir). On failure says in `error` which
+/// of the two stages failed and in which pass.
+mlir::LogicalResult lowerToSIMT(mlir::ModuleOp module,
+                                const SIMTLowering &lowering,
+                                const StageDumpFn &dump, std::string &error);
+
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).
 inline void registerConversionPasses() { registerTkConversionPasses(); }
