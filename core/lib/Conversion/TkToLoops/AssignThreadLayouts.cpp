@@ -20,10 +20,9 @@ namespace tk {
 using namespace mlir;
 using mlir::tk_to_loops::TilePlacement;
 
-LogicalResult
-mlir::tk_to_loops::configureForTarget(ModuleOp module, StringRef pass,
-                                      StringRef target, int64_t numWarps,
-                                      TilePlacement::Config &config) {
+FailureOr<tk::TargetUnits> mlir::tk_to_loops::configureForTarget(
+    ModuleOp module, StringRef pass, StringRef target, int64_t numWarps,
+    bool targetUnits, tk::TargetUnits given, TilePlacement::Config &config) {
   if (target.empty())
     return module.emitError(pass)
            << ": target=<preset> is required: its warp size is what the "
@@ -38,25 +37,8 @@ mlir::tk_to_loops::configureForTarget(ModuleOp module, StringRef pass,
   config.numThreads = numWarps * info->warpSize;
   config.warpSize = info->warpSize;
   config.globalAddressSpace = info->globalAddressSpace;
-  return success();
-}
-
-FailureOr<tk::TargetUnits>
-mlir::tk_to_loops::takeUnits(ModuleOp module, StringRef pass, StringRef target,
-                             bool targetUnits, tk::TargetUnits given,
-                             TilePlacement::Config &config) {
-  auto take = [&](tk::TargetUnits units) {
-    config.matrixUnit = units.matrixUnit.get();
-    config.asyncCopy = units.asyncCopy.get();
-    return units;
-  };
-  if (!targetUnits)
-    return take(std::move(given));
-  std::string error;
-  std::optional<tk::TargetInfo> info = tk::TargetInfo::parse(target, error);
-  if (!info)
-    return module.emitError(pass) << ": " << error;
-  std::optional<tk::TargetUnits> units = tk::lookupTargetUnits(*info);
+  std::optional<tk::TargetUnits> units =
+      targetUnits ? tk::lookupTargetUnits(*info) : std::move(given);
   if (!units)
     return module.emitError(pass)
            << ": target-units: no units are registered for preset '"
@@ -64,7 +46,9 @@ mlir::tk_to_loops::takeUnits(ModuleOp module, StringRef pass, StringRef target,
            << "' (its backend has no matrix unit or was not built, or this "
               "program registers none: tk-opt registers every built "
               "backend's)";
-  return take(std::move(*units));
+  config.matrixUnit = units->matrixUnit.get();
+  config.asyncCopy = units->asyncCopy.get();
+  return *units;
 }
 
 namespace {
@@ -86,12 +70,9 @@ struct AssignThreadLayouts
     // The CPU form: one host thread a program, nothing in registers.
     tk::TargetUnits units;
     if (target != "cpu") {
-      if (failed(mlir::tk_to_loops::configureForTarget(
-              module, getArgument(), target, numWarps, config)))
-        return signalPassFailure();
-      FailureOr<tk::TargetUnits> taken = mlir::tk_to_loops::takeUnits(
-          module, getArgument(), target, targetUnits, {matrixUnit, nullptr},
-          config);
+      FailureOr<tk::TargetUnits> taken = mlir::tk_to_loops::configureForTarget(
+          module, getArgument(), target, numWarps, targetUnits,
+          {matrixUnit, nullptr}, config);
       if (failed(taken))
         return signalPassFailure();
       units = *taken;

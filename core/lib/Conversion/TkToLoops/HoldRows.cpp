@@ -33,12 +33,9 @@ struct HoldRows : public tk::impl::TkHoldRowsBase<HoldRows> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     TilePlacement::Config config;
-    if (failed(mlir::tk_to_loops::configureForTarget(module, getArgument(),
-                                                     target, numWarps, config)))
-      return signalPassFailure();
-    FailureOr<tk::TargetUnits> units =
-        mlir::tk_to_loops::takeUnits(module, getArgument(), target, targetUnits,
-                                     {matrixUnit, nullptr}, config);
+    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::configureForTarget(
+        module, getArgument(), target, numWarps, targetUnits,
+        {matrixUnit, nullptr}, config);
     if (failed(units))
       return signalPassFailure();
     for (tk::FuncOp kernel : module.getOps<tk::FuncOp>()) {

@@ -41,12 +41,9 @@ struct PipelineOperands
       return signalPassFailure();
     }
     TilePlacement::Config config;
-    if (failed(mlir::tk_to_loops::configureForTarget(module, getArgument(),
-                                                     target, numWarps, config)))
-      return signalPassFailure();
-    FailureOr<tk::TargetUnits> units =
-        mlir::tk_to_loops::takeUnits(module, getArgument(), target, targetUnits,
-                                     {matrixUnit, asyncCopy}, config);
+    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::configureForTarget(
+        module, getArgument(), target, numWarps, targetUnits,
+        {matrixUnit, asyncCopy}, config);
     if (failed(units))
       return signalPassFailure();
     config.numStages = numStages;

@@ -879,10 +879,11 @@ TilePlacement::heldProduct(tk::DotOp dot) {
 }
 
 std::optional<tk::HeldLayout> TilePlacement::emittedLayoutOf(tk::DotOp dot) {
-  if (!matrixUnit || !onThreads() || heldProduct(dot))
+  if (!matrixUnit || !onThreads() || parallelDepth > 0)
     return std::nullopt;
   tk::MatrixUnit::HeldProduct product = describeProduct(dot);
-  if (!matrixUnit->supports(product.a, product.b, product.accumulator,
+  if (matrixUnit->holds(product) ||
+      !matrixUnit->supports(product.a, product.b, product.accumulator,
                             product.m, product.n, product.k))
     return std::nullopt;
   return matrixUnit->emittedLayout(product);
@@ -1235,9 +1236,6 @@ void TilePlacement::writeRowResident() {
 
 LogicalResult TilePlacement::readRowResident() {
   using tk::warp::TkwDialect;
-  auto fail = [&](Operation *op, Attribute layout, StringRef why) {
-    return refuseLayout(op, layout, why);
-  };
   WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       auto layouts =
@@ -1245,7 +1243,8 @@ LogicalResult TilePlacement::readRowResident() {
       if (!layouts)
         return WalkResult::advance();
       if (layouts.size() != loop.getNumRegionIterArgs())
-        return fail(op, layouts, "does not list every iteration argument");
+        return refuseLayout(op, layouts,
+                            "does not list every iteration argument");
       for (auto [i, layout] : llvm::enumerate(layouts)) {
         auto rows = dyn_cast<tk::warp::RowsLayoutAttr>(layout);
         if (!rows)
@@ -1255,7 +1254,7 @@ LogicalResult TilePlacement::readRowResident() {
           return WalkResult::interrupt();
         Value arg = loop.getRegionIterArgs()[i];
         if (cast<RankedTensorType>(arg.getType()).getRank() != 1)
-          return fail(op, layout, "is for 1-D tiles");
+          return refuseLayout(op, layout, "is for 1-D tiles");
         rowLayout[arg] = rowLayout[loop.getResult(i)] = *dot;
       }
       return WalkResult::advance();
@@ -1265,12 +1264,12 @@ LogicalResult TilePlacement::readRowResident() {
     if (!rows)
       return WalkResult::advance();
     if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
-      return fail(op, rows, "is on an op that defines no tile");
+      return refuseLayout(op, rows, "is on an op that defines no tile");
     FailureOr<tk::DotOp> dot = recordedProduct(op, rows.getProduct());
     if (failed(dot))
       return WalkResult::interrupt();
     if (cast<RankedTensorType>(op->getResult(0).getType()).getRank() != 1)
-      return fail(op, rows, "is for 1-D tiles");
+      return refuseLayout(op, rows, "is for 1-D tiles");
     if (isElementwiseLike(op))
       materialized.insert(op);
     rowLayout[op->getResult(0)] = *dot;
@@ -1639,9 +1638,6 @@ LogicalResult TilePlacement::read() {
   // Held accumulators first: what reads a held loop result depends on them.
   if (failed(readHeldAccumulators()) || failed(readRowResident()))
     return failure();
-  auto fail = [&](Operation *op, Attribute layout, StringRef why) {
-    return refuseLayout(op, layout, why);
-  };
   WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       auto layouts =
@@ -1652,13 +1648,13 @@ LogicalResult TilePlacement::read() {
       for (Attribute layout : layouts)
         if (!isa<UnitAttr, tk::warp::AccumulatorLayoutAttr,
                  tk::warp::RowsLayoutAttr>(layout))
-          return fail(op, layout, "cannot be an iteration argument's");
+          return refuseLayout(op, layout, "cannot be an iteration argument's");
       return WalkResult::advance();
     }
     if (auto ring = op->getAttrOfType<tk::warp::RingLayoutAttr>(
             TkwDialect::kRingAttrName)) {
       if (!onThreads() || !asyncCopy || ring.getStages() != numStages)
-        return fail(
+        return refuseLayout(
             op, ring,
             "is not a ring this lowering fills: it pipelines over " +
                 std::to_string(asyncCopy && onThreads() ? numStages : 1) +
@@ -1670,18 +1666,19 @@ LogicalResult TilePlacement::read() {
       auto trans = operand.getDefiningOp<tk::TransOp>();
       if (operand.getDefiningOp() != op &&
           !(trans && trans.getSrc().getDefiningOp() == op))
-        return fail(op, ring, "names a product operand this load is not");
+        return refuseLayout(op, ring,
+                            "names a product operand this load is not");
       rings[op] = Ring{*dot, static_cast<unsigned>(ring.getOperand())};
     }
     if (auto split = op->getAttrOfType<tk::warp::SplitLayoutAttr>(
             TkwDialect::kSplitAttrName)) {
       if (!onThreads())
-        return fail(op, split,
-                    "needs a GPU program (the CPU form reduces "
-                    "in loop nests)");
+        return refuseLayout(op, split,
+                            "needs a GPU program (the CPU form reduces "
+                            "in loop nests)");
       StringRef misfit = splitMisfit(op, split);
       if (!misfit.empty())
-        return fail(op, split, misfit);
+        return refuseLayout(op, split, misfit);
       splits[op] = split;
     }
     if (auto dot = dyn_cast<tk::DotOp>(op))
@@ -1700,7 +1697,7 @@ LogicalResult TilePlacement::read() {
     if (isa<tk::warp::RowsLayoutAttr>(layout))
       return WalkResult::advance();
     if (op->getNumResults() != 1 || !isTile(op->getResult(0).getType()))
-      return fail(op, layout, "is on an op that defines no tile");
+      return refuseLayout(op, layout, "is on an op that defines no tile");
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     bool elementwise = isElementwiseLike(op);
     if (isa<tk::warp::SharedLayoutAttr>(layout)) {
@@ -1709,20 +1706,20 @@ LogicalResult TilePlacement::read() {
       return WalkResult::advance();
     }
     if (!onThreads())
-      return fail(op, layout,
-                  "needs a GPU program (the CPU form keeps tiles "
-                  "in memory)");
+      return refuseLayout(op, layout,
+                          "needs a GPU program (the CPU form keeps tiles "
+                          "in memory)");
     if (auto runs = dyn_cast<tk::warp::RunsLayoutAttr>(layout)) {
       int64_t total = type.getNumElements();
       int64_t width = runs.getWidth();
       if (!elementwise)
-        return fail(op, layout, "is for element-wise tiles");
+        return refuseLayout(op, layout, "is for element-wise tiles");
       if (runs.getThreads() != numThreads)
-        return fail(op, layout, "is for another number of threads");
+        return refuseLayout(op, layout, "is for another number of threads");
       if (type.getShape().back() % width != 0 ||
           total % (width * numThreads) != 0 ||
           total / numThreads > kMaxOwnedElements)
-        return fail(op, layout, "does not spread this tile evenly");
+        return refuseLayout(op, layout, "does not spread this tile evenly");
       materialized.insert(op);
       residentLayout[op] = nullptr;
       residentRun[op] = width;
@@ -1746,13 +1743,14 @@ LogicalResult TilePlacement::read() {
         return WalkResult::advance();
       }
       if (!elementwise || type.getShape() != dot->getType().getShape())
-        return fail(op, layout,
-                    "is for the product and element-wise tiles of its shape");
+        return refuseLayout(
+            op, layout,
+            "is for the product and element-wise tiles of its shape");
       materialized.insert(op);
       residentLayout[op] = *dot;
       return WalkResult::advance();
     }
-    return fail(op, layout, "is not a thread layout of a tile");
+    return refuseLayout(op, layout, "is not a thread layout of a tile");
   });
   if (walk.wasInterrupted())
     return failure();
@@ -1764,26 +1762,29 @@ LogicalResult TilePlacement::read() {
     if (!layouts)
       return WalkResult::advance();
     if (layouts.size() != loop.getNumResults())
-      return fail(loop, layouts, "does not list every result");
+      return refuseLayout(loop, layouts, "does not list every result");
     for (auto [i, layout] : llvm::enumerate(layouts)) {
       Value result = loop.getResult(i);
       tk::DotOp dot = heldIterArgs.lookup(loop.getRegionIterArgs()[i]);
       if (isa<UnitAttr>(layout) && !dot)
         continue;
       if (!dot)
-        return fail(loop, layout, "is for the result of a held accumulator");
+        return refuseLayout(loop, layout,
+                            "is for the result of a held accumulator");
       auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout);
       if (!acc || numberedProduct(acc.getProduct()) != dot)
-        return fail(loop, layout,
-                    "is not where the loop's held accumulator is: "
-                    "#tkw.accumulator of its product (a tkw.convert_layout "
-                    "after the loop moves it to workgroup memory)");
+        return refuseLayout(
+            loop, layout,
+            "is not where the loop's held accumulator is: "
+            "#tkw.accumulator of its product (a tkw.convert_layout "
+            "after the loop moves it to workgroup memory)");
       if (!result.use_empty() &&
           !onlyStoredFromRegisters(result, *heldProduct(dot)))
-        return fail(loop, layout,
-                    "keeps a result in registers that is read other than "
-                    "by stores, loops holding it alike and its conversion "
-                    "(tkw.convert_layout)");
+        return refuseLayout(
+            loop, layout,
+            "keeps a result in registers that is read other than "
+            "by stores, loops holding it alike and its conversion "
+            "(tkw.convert_layout)");
       heldLoopResults[result] = dot;
     }
     return WalkResult::advance();

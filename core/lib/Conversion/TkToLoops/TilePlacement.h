@@ -559,20 +559,16 @@ protected:
 };
 
 /// Fills the thread count, warp size and address space of `config` from
-/// the TargetInfo preset `target` for `numWarps` warps; fails, naming
-/// `pass`, for a missing or unknown preset or a workgroup it cannot have.
-LogicalResult configureForTarget(ModuleOp module, StringRef pass,
-                                 StringRef target, int64_t numWarps,
-                                 TilePlacement::Config &config);
-
-/// The units a pass runs with, which `config` then points to: `given` (a
-/// backend's, handed over in C++), or with `targetUnits` the ones
-/// registered for `target` (tk::registerTargetUnits); fails, naming `pass`,
-/// where none are. The caller keeps the result alive while `config` is used.
-FailureOr<tk::TargetUnits> takeUnits(ModuleOp module, StringRef pass,
-                                     StringRef target, bool targetUnits,
-                                     tk::TargetUnits given,
-                                     TilePlacement::Config &config);
+/// the TargetInfo preset `target` for `numWarps` warps, and points it to
+/// the units the pass runs with, which it returns: `given` (a backend's,
+/// handed over in C++), or with `targetUnits` the ones registered for
+/// `target` (tk::registerTargetUnits). Fails, naming `pass`, for a missing
+/// or unknown preset, a workgroup it cannot have, or units it lacks. The
+/// caller keeps the result alive while `config` is used.
+FailureOr<tk::TargetUnits>
+configureForTarget(ModuleOp module, StringRef pass, StringRef target,
+                   int64_t numWarps, bool targetUnits, tk::TargetUnits given,
+                   TilePlacement::Config &config);
 
 } // namespace mlir::tk_to_loops
 

@@ -48,13 +48,10 @@ struct ConvertTkToSIMT : public tk::impl::TkConvertToSIMTBase<ConvertTkToSIMT> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     KernelLowering::Config config;
-    if (failed(mlir::tk_to_loops::configureForTarget(module, getArgument(),
-                                                     target, numWarps, config)))
-      return signalPassFailure();
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
-    FailureOr<tk::TargetUnits> units =
-        mlir::tk_to_loops::takeUnits(module, getArgument(), target, targetUnits,
-                                     {matrixUnit, asyncCopy}, config);
+    FailureOr<tk::TargetUnits> units = mlir::tk_to_loops::configureForTarget(
+        module, getArgument(), target, numWarps, targetUnits,
+        {matrixUnit, asyncCopy}, config);
     if (failed(units))
       return signalPassFailure();
     config.numStages = std::max<int64_t>(1, numStages);
