@@ -7,13 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "HostKernelLowering.h"
 
 using namespace mlir;
 
 namespace mlir::tk_to_loops {
 
-LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
+LogicalResult HostKernelLowering::lowerReduce(tk::ReduceOp reduce) {
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   int64_t rank = srcType.getRank();
   int64_t axis = reduce.getAxis();
@@ -158,7 +158,7 @@ LogicalResult KernelLowering::lowerReduceOnHost(tk::ReduceOp reduce) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerScanOnHost(tk::ScanOp scan) {
+LogicalResult HostKernelLowering::lowerScan(tk::ScanOp scan) {
   auto srcType = cast<RankedTensorType>(scan.getSrcs()[0].getType());
   int64_t axis = scan.getAxis();
   int64_t size = srcType.getDimSize(axis);
@@ -223,7 +223,7 @@ LogicalResult KernelLowering::lowerScanOnHost(tk::ScanOp scan) {
   return success();
 }
 
-LogicalResult KernelLowering::lowerDotOnHost(tk::DotOp dot) {
+LogicalResult HostKernelLowering::lowerDot(tk::DotOp dot) {
   FailureOr<DotPlan> plan = planDot(dot, "the CPU");
   if (failed(plan))
     return failure();

@@ -1,14 +1,14 @@
 //===- KernelLowering.h - one kernel to loop nests --------------*- C++ -*-===//
 //
-// The class that lowers one tk.func to loop nests (TkToLoops.cpp describes
-// the approach) for tk-convert-to-loops (CPU) and tk-convert-to-simt (GPU),
-// following the thread layouts of its tiles (TilePlacement.h, decided by
-// tk-assign-thread-layouts). Shared by the files that implement its parts:
-// Storage.cpp, Elements.cpp, Ops.cpp, Loops.cpp (loop-carried values, held
-// products, prefetch rings), HostNests.cpp (the CPU forms of reductions,
-// scans and dots), Reductions.cpp (the GPU forms of reductions: lanes,
-// shuffles, warps) and Threads.cpp (the GPU forms of scans and dots).
-// Private to this folder.
+// What the CPU and GPU lowerings of one tk.func share (TkToLoops.cpp
+// describes the approach): the walk over its ops, the element-wise chains
+// recomputed in their consumers' nests, buffers, stores, loop-carried values
+// and the matrix unit's held products and prefetch rings, following the
+// thread layouts of its tiles (TilePlacement.h). Each form is a class of its
+// own: HostKernelLowering (tk-convert-to-loops: serial loop nests) and
+// SIMTKernelLowering (tk-convert-to-simt: the code of one GPU thread); this
+// class names what they do differently. Implemented in Ops.cpp,
+// Elements.cpp, Storage.cpp and Loops.cpp. Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,21 +126,68 @@ struct OwnedTile {
   int64_t run = 0;
 };
 
-/// Lowers one tk.func into an empty func.func. Holds the value maps of the
-/// walk: scalars (IRMapping), tiles kept in buffers, block pointers.
 /// Lowers one tk.func into an empty func.func, following the thread layouts
 /// of its tiles (TilePlacement). Holds the value maps of the walk: scalars
 /// (IRMapping), tiles kept in buffers or registers, block pointers.
 class KernelLowering : public TilePlacement {
 public:
+  virtual ~KernelLowering() = default;
+
+  LogicalResult run();
+
+protected:
   KernelLowering(tk::FuncOp source, func::FuncOp target, const Config &config)
       : TilePlacement(source, config), target(target), b(target.getContext()),
         ptrType(LLVM::LLVMPointerType::get(target.getContext(),
                                            config.globalAddressSpace)) {}
 
-  LogicalResult run();
+  //===--------------------------------------------------------------------===//
+  // What the two forms do differently
+  //===--------------------------------------------------------------------===//
 
-private:
+  /// Binds `grid` (program ids, then program counts) at the entry, after the
+  /// kernel's `numArgs` arguments.
+  virtual void bindGridPosition(unsigned numArgs) = 0;
+  virtual LogicalResult lowerReduce(tk::ReduceOp op) = 0;
+  virtual LogicalResult lowerScan(tk::ScanOp op) = 0;
+  virtual LogicalResult lowerDot(tk::DotOp op) = 0;
+  /// A tkw.convert_layout (placed by tk-assign-thread-layouts).
+  virtual LogicalResult
+  lowerConvertLayout(tk::warp::ConvertLayoutOp convert) = 0;
+  /// How the tile of a store or an atomic is spread over the threads (its
+  /// thread layout), or nullopt where one thread visits all of it.
+  virtual FailureOr<std::optional<StoreLayout>>
+  threadLayoutOfAccess(Operation *access) = 0;
+  /// Whether a store whose mask is no bounds range is versioned on all of
+  /// the mask being on, found by walking the whole mask first.
+  virtual bool walksMasksToVersion() const = 0;
+  /// A buffer for a tile that every thread of the program sees, aligned to
+  /// `alignment` bytes.
+  virtual Value newBuffer(ArrayRef<int64_t> shape, Type elementType,
+                          int64_t alignment) = 0;
+  /// The nest of forEachIndex (which documents the arguments).
+  virtual LogicalResult
+  visitIndices(ArrayRef<int64_t> shape,
+               function_ref<LogicalResult(ArrayRef<Value>)> body,
+               bool contiguous, function_ref<void()> afterRun, int64_t maxRun,
+               bool publish) = 0;
+  /// Copies every element of buffer `from` into buffer `to`; `publish`: the
+  /// copy is seen by every thread once it returns.
+  virtual LogicalResult copyBuffer(Value from, Value to,
+                                   ArrayRef<int64_t> shape, Type elementType,
+                                   bool publish = true) = 0;
+  /// Runs `body` on one thread of the program; nests inside are serial. The
+  /// caller adds the barrier that publishes its writes.
+  virtual LogicalResult onFirstThread(function_ref<LogicalResult()> body) = 0;
+  /// The scalar `compute` returns, computed once per program and read by
+  /// every thread.
+  virtual FailureOr<Value> once(Type type,
+                                function_ref<FailureOr<Value>()> compute) = 0;
+  /// Waits until every thread of the program got here.
+  virtual void barrier() = 0;
+  /// printf(format, args...).
+  virtual void emitPrintf(StringRef format, ValueRange args) = 0;
+
   /// Pointer tiles a loop advances by a scalar each trip (`p = addptr(p,
   /// splat(step))` at the yield, the K walk of a matmul): `start`, a tile
   /// with no buffer changing under the loop, plus `offset` elements (i64),
@@ -165,17 +212,6 @@ private:
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerIf(scf::IfOp op);
   LogicalResult lowerStore(tk::StoreOp op);
-  LogicalResult lowerReduce(tk::ReduceOp op);
-  LogicalResult lowerScan(tk::ScanOp op);
-  LogicalResult lowerDot(tk::DotOp op);
-  // The CPU forms (HostNests.cpp): serial loop nests.
-  LogicalResult lowerReduceOnHost(tk::ReduceOp op);
-  LogicalResult lowerScanOnHost(tk::ScanOp op);
-  LogicalResult lowerDotOnHost(tk::DotOp op);
-  /// A held accumulator's loop result or a held product's result written
-  /// from the unit's registers to workgroup memory (the conversion
-  /// placeConversions placed).
-  LogicalResult lowerConvertLayout(tk::warp::ConvertLayoutOp convert);
   /// What both forms of the dot lowering start from.
   struct DotPlan {
     int64_t m, n, k;
@@ -221,65 +257,15 @@ private:
   LogicalResult narrowAccumulator(Value tile, Value wide);
   /// `v` (an operand or accumulator element) in the plan's compute type.
   Value widenForDot(const DotPlan &plan, Value v);
-  // The GPU forms (tk-convert-to-simt).
-  LogicalResult lowerReduceOnThreads(tk::ReduceOp op);
-  /// A whole-tile reduction of register-resident elements: each thread
-  /// combines its own, then the warps with shuffles.
-  LogicalResult lowerReduceOfOwned(tk::ReduceOp op, const OwnedTile &owned);
-  /// A reduction along the rows of elements held in a product's
-  /// accumulator layout: each thread combines its registers of a row, then
-  /// the lanes sharing the row with shuffles; one of them writes the row's
-  /// value.
-  LogicalResult lowerRowReduceOfHeld(tk::ReduceOp op,
-                                     const tk::MatrixUnit::HeldProduct &held);
-  /// `acc` combined with `elementsAt(i)` for i = start, start + step, ...
-  /// below `end`, in a loop that carries it (each trip computes its
-  /// elements afresh).
-  FailureOr<SmallVector<Value>> accumulateStrided(
-      Region &combiner, SmallVector<Value> acc, Value start, int64_t end,
-      int64_t step,
-      function_ref<FailureOr<SmallVector<Value>>(Value)> elementsAt);
-  /// `acc` of the lanes of the warp that differ only in the bits
-  /// `laneMask` (-1: all lanes of the warp) combined by `combiner`, with
-  /// butterfly shuffles of 32-bit values.
-  FailureOr<SmallVector<Value>>
-  combineLanes(Region &combiner, SmallVector<Value> acc, int64_t laneMask = -1);
-  /// The values of `perWarp` (a buffer of one value per warp for each
-  /// result, published by a barrier) combined, read by every thread.
-  /// `again`: the buffers are written again later (the reduction is in a
-  /// loop), so a barrier follows the reads.
-  FailureOr<SmallVector<Value>>
-  combineWarpValues(Region &combiner, ArrayRef<Value> perWarp, bool again);
-  LogicalResult lowerScanOnThreads(tk::ScanOp op);
-  LogicalResult lowerDotOnThreads(tk::DotOp op);
-  /// The buffer of `dot`'s accumulator when the dot may write its result
-  /// there: a loop-carried tile that only this dot reads and whose next
-  /// value is the dot's result. Null otherwise.
-  Value inPlaceAccumulator(tk::DotOp dot);
-  /// A dot the matrix unit holds in registers (see heldProduct).
   /// The held accumulator (a loop's iteration argument) that `acc` is an
   /// element-wise function of, or null.
   Value rescaledHeldAccumulator(Value acc);
-  LogicalResult lowerHeldDot(tk::DotOp dot,
-                             const tk::MatrixUnit::HeldProduct &held);
-  /// Lowers a dot operand's conversion to the unit's layout (#tkw.operand,
-  /// placeOperandConversions): a ring's slot named, or the move left to the
-  /// first product reading it (heldOperand writes the tile into a buffer of
-  /// workgroup memory in the layout the conversion records).
-  LogicalResult lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
-                                       const OperandConversion &conversion);
-  /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
-  /// from: row-major, or in the unit's own layout, written by a ring or by
-  /// its conversion's move (done here for the first product reading it).
-  FailureOr<Value> heldOperand(tk::DotOp dot,
-                               const tk::MatrixUnit::HeldProduct &product,
-                               unsigned operand);
   LogicalResult lowerAtomicRMW(tk::AtomicRMWOp op);
   LogicalResult lowerAtomicCAS(tk::AtomicCASOp op);
   LogicalResult lowerPrint(tk::PrintOp op);
+  /// The line `op` prints, with every element of its tiles.
+  LogicalResult printLine(tk::PrintOp op);
   LogicalResult lowerAssert(tk::AssertOp op);
-  /// printf(format, args...) on the host or the GPU.
-  void emitPrintf(StringRef format, ValueRange args);
 
   // --- elements ----------------------------------------------------------
   /// The element of tile `value` at `index` (one index per dimension).
@@ -304,10 +290,11 @@ private:
                                         ValueRange next);
 
   // --- storage -----------------------------------------------------------
-  /// A buffer of workgroup memory (on threads; `alignment` bytes) or of
-  /// the stack.
+  /// A buffer of the tile's shape that every thread sees (newBuffer).
   Value allocBuffer(ArrayRef<int64_t> shape, Type elementType,
-                    int64_t alignment = 16);
+                    int64_t alignment = 16) {
+    return newBuffer(shape, elementType, alignment);
+  }
   Value allocBuffer(RankedTensorType type) {
     return allocBuffer(type.getShape(), type.getElementType());
   }
@@ -358,6 +345,13 @@ private:
   /// `maxRun` bounds the run (16 bytes of 32-bit elements by default).
   /// `publish`: the GPU nest ends with its barrier (off for nests whose
   /// caller publishes several at once).
+  LogicalResult forEachIndex(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             bool contiguous = false,
+                             function_ref<void()> afterRun = nullptr,
+                             int64_t maxRun = 4, bool publish = true) {
+    return visitIndices(shape, body, contiguous, afterRun, maxRun, publish);
+  }
   /// The results of an atomic (tk.atomic_rmw or tk.atomic_cas), `one`
   /// emitting it at an index: a scalar atomic once per program, a tile's
   /// elements each by the thread whose runs its thread layout records, the
@@ -365,11 +359,6 @@ private:
   LogicalResult
   lowerAtomicElements(Operation *atomic, Type valueType,
                       function_ref<FailureOr<Value>(ArrayRef<Value>)> one);
-  LogicalResult forEachIndex(ArrayRef<int64_t> shape,
-                             function_ref<LogicalResult(ArrayRef<Value>)> body,
-                             bool contiguous = false,
-                             function_ref<void()> afterRun = nullptr,
-                             int64_t maxRun = 4, bool publish = true);
   /// The run that fills 16 bytes with elements of `type` (4 to 8).
   static int64_t runOf(Type type) {
     if (!type.isIntOrFloat())
@@ -386,9 +375,6 @@ private:
   LogicalResult
   forEachIndexSerial(ArrayRef<int64_t> shape,
                      function_ref<LogicalResult(ArrayRef<Value>)> body);
-  /// Copies every element of buffer `from` into buffer `to`.
-  LogicalResult copyBuffer(Value from, Value to, ArrayRef<int64_t> shape,
-                           Type elementType, bool publish = true);
 
   // --- GPU programs --------------------------------------------------------
   /// While alive, contiguous top-level forEachIndex nests iterate over the
@@ -420,23 +406,6 @@ private:
     std::optional<tk::MatrixUnit::HeldProduct> savedFragment;
     int64_t savedRun;
   };
-  /// Waits until every thread of the program got here (GPU only).
-  void barrier() {
-    if (!onThreads())
-      return;
-    // A barrier right after another one waits for nothing.
-    Block *block = b.getInsertionBlock();
-    auto point = b.getInsertionPoint();
-    if (point != block->begin() && isa<gpu::BarrierOp>(*std::prev(point)))
-      return;
-    gpu::BarrierOp::create(b, loc);
-  }
-  /// Runs `body` on thread 0 only (everything on the CPU); nests inside are
-  /// serial. The caller adds the barrier that publishes its writes.
-  LogicalResult onFirstThread(function_ref<LogicalResult()> body);
-  /// The scalar `compute` returns, computed once per program (by thread 0
-  /// on a GPU, then read by every thread from workgroup memory).
-  FailureOr<Value> once(Type type, function_ref<FailureOr<Value>()> compute);
   /// An i1 that is true when every element of the i1 tile `mask` is; one
   /// loop nest that and-reduces the mask (LLVM vectorises it).
   FailureOr<Value> allTrue(Value mask);
@@ -496,21 +465,9 @@ private:
   /// unit's layout: the prefetched ones.
   llvm::DenseSet<Value> laidOutOperands;
   /// The loop whose body is being lowered (source and lowered op, the
-  /// outermost op the lowering made for it), and the operands whose
-  /// conversion before a loop laid them out once (by conversion result).
+  /// outermost op the lowering made for it).
   scf::ForOp sourceLoop;
   Operation *loweredLoop = nullptr;
-  DenseMap<Value, Value> hoistedOperands;
-  /// Conversions to the unit's operand layout whose move the first product
-  /// reading them writes (heldOperand), by conversion result: the tile
-  /// converted, the layout it goes to, and whether the conversion is before
-  /// the products' loop.
-  struct PendingOperand {
-    Value source;
-    tk::SharedLayout layout;
-    bool beforeLoop = false;
-  };
-  DenseMap<Value, PendingOperand> pendingOperands;
   /// In the body of a pipelined loop that issues its copies at the top of
   /// each trip (after the barrier that follows the wait).
   bool ringsWrittenAtTop = false;
@@ -583,11 +540,17 @@ private:
   std::map<std::pair<void *, SmallVector<void *, 4>>, Value> elementCache;
 };
 
+/// Makes the lowering of `source` into the empty `target`.
+using KernelLoweringFactory = function_ref<std::unique_ptr<KernelLowering>(
+    tk::FuncOp source, func::FuncOp target)>;
+
 /// Replaces every tk.func of `module` by its lowered func.func (what both
-/// passes run), following the thread layouts tk-assign-thread-layouts
-/// recorded, or deciding them first where a kernel carries none.
+/// passes run), made by the lowering `make` gives, following the thread
+/// layouts tk-assign-thread-layouts recorded, or deciding them first where a
+/// kernel carries none.
 LogicalResult convertKernels(ModuleOp module,
-                             const TilePlacement::Config &config);
+                             const TilePlacement::Config &config,
+                             KernelLoweringFactory make);
 
 } // namespace mlir::tk_to_loops
 

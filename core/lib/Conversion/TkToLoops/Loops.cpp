@@ -765,27 +765,6 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   return success();
 }
 
-LogicalResult
-KernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
-  if (auto it = operandConversions.find(convert);
-      it != operandConversions.end())
-    return lowerOperandConversion(convert, it->second);
-  auto held = heldResults.find(convert.getSrc());
-  if (held == heldResults.end() ||
-      !isa_and_present<tk::warp::SharedLayoutAttr>(
-          convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName)))
-    return convert.emitOpError(passName())
-           << ": converts a held accumulator's loop result or a held "
-              "product from the matrix unit's registers to workgroup "
-              "memory (tkw.layout = #tkw.shared), nothing else";
-  const tk::MatrixUnit::HeldProduct &product = held->second.product;
-  Value buffer = allocBuffer({product.m, product.n}, product.accumulator);
-  if (failed(storeHeld(product, held->second.registers, buffer)))
-    return failure();
-  barrier();
-  return narrowAccumulator(convert.getResult(), buffer);
-}
-
 LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
   FailureOr<Value> cond = scalar(branch.getCondition());
   if (failed(cond))

@@ -2,8 +2,9 @@
 //
 // KernelLowering::run and the dispatch over ops; stores (with all-on mask
 // versioning), what both forms of dots share, atomics, prints and asserts.
-// Reductions, scans and dots go to their CPU form (HostNests.cpp) or their
-// GPU form (Reductions.cpp, Threads.cpp).
+// Reductions, scans and dots go to their CPU form (HostKernelLowering,
+// HostNests.cpp) or their GPU form (SIMTKernelLowering, Reductions.cpp and
+// Threads.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,20 +60,7 @@ LogicalResult KernelLowering::run() {
                                 constInt(arg.getType(), 0)));
     }
   }
-  if (onThreads()) {
-    threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
-                                   gpu::Dimension::z};
-    for (unsigned d = 0; d < 3; ++d) {
-      grid[d] = arith::IndexCastUIOp::create(
-          b, loc, b.getI32Type(), gpu::BlockIdOp::create(b, loc, dims[d]));
-      grid[3 + d] = arith::IndexCastUIOp::create(
-          b, loc, b.getI32Type(), gpu::GridDimOp::create(b, loc, dims[d]));
-    }
-  } else {
-    for (unsigned i = 0; i < tk::kNumGridArgs; ++i)
-      grid[i] = entryBlock->getArgument(numArgs + i);
-  }
+  bindGridPosition(numArgs);
   if (!llvm::hasSingleElement(source.getBody()))
     return source.emitOpError(passName() +
                               ": a kernel body must be a "
@@ -305,14 +293,11 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   }
   // The threads visit the tile as its thread layout says (placeStoreLayouts,
   // checked against the registers it reads by read()).
-  std::optional<StoreLayout> layout;
-  if (onThreads() && parallelDepth == 0) {
-    auto it = storeLayouts.find(store);
-    if (it == storeLayouts.end())
-      return store.emitOpError(passName() + ": a store of a tile has no "
-                                            "thread layout");
-    layout = it->second;
-  }
+  FailureOr<std::optional<StoreLayout>> threadLayout =
+      threadLayoutOfAccess(store);
+  if (failed(threadLayout))
+    return failure();
+  std::optional<StoreLayout> layout = *threadLayout;
   Value held = heldRoot(store.getValue());
   if (layout && held && layout->product != heldLoopResults.lookup(held))
     return store.emitOpError(passName())
@@ -367,8 +352,7 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     // instructions per tile.
     Value full = rangeMaskAllTrue(mask);
     if (!full) {
-      // On a GPU every thread would walk the whole mask: only the O(1) check.
-      if (onThreads())
+      if (!walksMasksToVersion())
         return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending,
                             run);
       FailureOr<Value> reduced = allTrue(mask);
@@ -588,14 +572,6 @@ void KernelLowering::assumeElement(Value value, ArrayRef<Value> index,
   elementCache[key] = known;
 }
 
-LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
-  return onThreads() ? lowerReduceOnThreads(reduce) : lowerReduceOnHost(reduce);
-}
-
-LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
-  return onThreads() ? lowerScanOnThreads(scan) : lowerScanOnHost(scan);
-}
-
 FailureOr<KernelLowering::DotPlan> KernelLowering::planDot(tk::DotOp dot,
                                                            StringRef target) {
   auto aType = cast<RankedTensorType>(dot.getA().getType());
@@ -627,10 +603,6 @@ Value KernelLowering::widenForDot(const DotPlan &plan, Value v) {
   if (plan.isFloat)
     return arith::ExtFOp::create(b, loc, plan.computeElem, v);
   return arith::ExtSIOp::create(b, loc, plan.computeElem, v);
-}
-
-LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
-  return onThreads() ? lowerDotOnThreads(dot) : lowerDotOnHost(dot);
 }
 
 LogicalResult KernelLowering::lowerAtomicRMW(tk::AtomicRMWOp rmw) {
@@ -709,14 +681,10 @@ LogicalResult KernelLowering::lowerAtomicElements(
   }
   // The threads visit the tile as its thread layout says
   // (placeStoreLayouts): single elements, or runs of them.
-  int64_t run = 1;
-  if (onThreads() && parallelDepth == 0) {
-    auto it = storeLayouts.find(atomic);
-    if (it == storeLayouts.end())
-      return atomic->emitOpError(passName() + ": an atomic on a tile has no "
-                                              "thread layout");
-    run = it->second.run;
-  }
+  FailureOr<std::optional<StoreLayout>> layout = threadLayoutOfAccess(atomic);
+  if (failed(layout))
+    return failure();
+  int64_t run = *layout ? (*layout)->run : 1;
   auto type = cast<RankedTensorType>(result.getType());
   Value buffer = allocBuffer(type);
   if (failed(forEachIndex(
@@ -761,56 +729,12 @@ LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
   return lowerAtomicElements(cas, scalarType(elem), one);
 }
 
-/// Declares (once) `int printf(ptr, ...)` in the module of `op`.
-static LLVM::LLVMFuncOp getOrDeclarePrintf(OpBuilder &b, Operation *op) {
-  auto module = op->getParentOfType<ModuleOp>();
-  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>("printf"))
-    return existing;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  MLIRContext *ctx = b.getContext();
-  auto type = LLVM::LLVMFunctionType::get(IntegerType::get(ctx, 32),
-                                          {LLVM::LLVMPointerType::get(ctx)},
-                                          /*isVarArg=*/true);
-  return LLVM::LLVMFuncOp::create(b, op->getLoc(), "printf", type);
-}
-
-/// The address of a NUL-terminated private string constant.
-static Value getStringPointer(OpBuilder &b, Location loc, Operation *op,
-                              StringRef text) {
-  auto module = op->getParentOfType<ModuleOp>();
-  std::string name =
-      "__tk_str_" + std::to_string(llvm::hash_value(text) & 0xffffffffu);
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
-  if (!global) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    std::string data = text.str();
-    data.push_back('\0');
-    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
-    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Private, name,
-                                    b.getStringAttr(data));
-  }
-  return LLVM::AddressOfOp::create(b, loc, global);
-}
-
-void KernelLowering::emitPrintf(StringRef format, ValueRange args) {
-  if (onThreads()) {
-    // The GPU's printf (vprintf on NVIDIA) takes its arguments packed.
-    gpu::PrintfOp::create(b, loc, format, args);
-    return;
-  }
-  LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
-  SmallVector<Value> operands{getStringPointer(b, loc, target, format)};
-  llvm::append_range(operands, args);
-  LLVM::CallOp::create(b, loc, printf, operands);
-}
-
 LogicalResult KernelLowering::lowerPrint(tk::PrintOp print) {
   // One program prints one line, not one per thread.
-  if (onThreads() && parallelDepth == 0)
-    return onFirstThread([&] { return lowerPrint(print); });
+  return onFirstThread([&] { return printLine(print); });
+}
+
+LogicalResult KernelLowering::printLine(tk::PrintOp print) {
   auto call = [&](StringRef format, ValueRange args) {
     emitPrintf(format, args);
   };

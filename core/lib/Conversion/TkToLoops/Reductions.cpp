@@ -23,18 +23,18 @@
 // (TilePlacement::chooseSplit): the parts per line and where they meet
 // ("lanes", "warps", "memory"). The lowering follows it.
 //
-// The CPU form (partial accumulators LLVM vectorises) is lowerReduceOnHost
-// in HostNests.cpp; Ops.cpp dispatches.
+// The CPU form (partial accumulators LLVM vectorises) is
+// HostKernelLowering::lowerReduce, in HostNests.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "SIMTKernelLowering.h"
 
 using namespace mlir;
 
 namespace mlir::tk_to_loops {
 
-LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
+LogicalResult SIMTKernelLowering::lowerReduce(tk::ReduceOp reduce) {
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   int64_t axis = reduce.getAxis();
   int64_t size = srcType.getDimSize(axis);
@@ -237,7 +237,7 @@ LogicalResult KernelLowering::lowerReduceOnThreads(tk::ReduceOp reduce) {
   return success();
 }
 
-FailureOr<SmallVector<Value>> KernelLowering::accumulateStrided(
+FailureOr<SmallVector<Value>> SIMTKernelLowering::accumulateStrided(
     Region &combiner, SmallVector<Value> acc, Value start, int64_t end,
     int64_t step,
     function_ref<FailureOr<SmallVector<Value>>(Value)> elementsAt) {
@@ -259,8 +259,8 @@ FailureOr<SmallVector<Value>> KernelLowering::accumulateStrided(
 }
 
 FailureOr<SmallVector<Value>>
-KernelLowering::combineLanes(Region &combiner, SmallVector<Value> acc,
-                             int64_t laneMask) {
+SIMTKernelLowering::combineLanes(Region &combiner, SmallVector<Value> acc,
+                                 int64_t laneMask) {
   for (int64_t offset = warpSize / 2; offset >= 1; offset /= 2) {
     if (!(laneMask & offset))
       continue;
@@ -278,8 +278,8 @@ KernelLowering::combineLanes(Region &combiner, SmallVector<Value> acc,
 }
 
 FailureOr<SmallVector<Value>>
-KernelLowering::combineWarpValues(Region &combiner, ArrayRef<Value> perWarp,
-                                  bool again) {
+SIMTKernelLowering::combineWarpValues(Region &combiner, ArrayRef<Value> perWarp,
+                                      bool again) {
   // Every thread combines the warps' values in order: a handful of reads
   // of workgroup memory instead of a tree of barriers.
   auto valuesOf = [&](int64_t warp) {
@@ -301,8 +301,8 @@ KernelLowering::combineWarpValues(Region &combiner, ArrayRef<Value> perWarp,
   return acc;
 }
 
-LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce,
-                                                 const OwnedTile &owned) {
+LogicalResult SIMTKernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce,
+                                                     const OwnedTile &owned) {
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   Region &combiner = reduce.getCombineOp();
   // Each thread's own elements, in registers, combined in order.
@@ -359,9 +359,8 @@ LogicalResult KernelLowering::lowerReduceOfOwned(tk::ReduceOp reduce,
   return success();
 }
 
-LogicalResult
-KernelLowering::lowerRowReduceOfHeld(tk::ReduceOp reduce,
-                                     const tk::MatrixUnit::HeldProduct &held) {
+LogicalResult SIMTKernelLowering::lowerRowReduceOfHeld(
+    tk::ReduceOp reduce, const tk::MatrixUnit::HeldProduct &held) {
   std::optional<tk::MatrixUnit::RegisterRows> rows =
       matrixUnit->registerRows(held);
   if (!rows ||

@@ -1,9 +1,10 @@
-//===- Storage.cpp - buffers, loop nests over tiles, thread 0 ---*- C++ -*-===//
+//===- Storage.cpp - buffers, registers, loop nests over tiles --*- C++ -*-===//
 //
-// Where tile elements live and how loop nests visit them: stack or
-// workgroup buffers (prefetch ring slots among them), register-resident
-// tiles, forEachIndex's nests (serial on the CPU, spread over the threads on
-// a GPU), and the scalars computed once per program.
+// Where tile elements live and how loop nests visit them, in what the CPU and
+// GPU forms share: ring slots, register-resident and row-resident tiles,
+// stores of tiles into buffers, the index arithmetic of a nest and the serial
+// nest. The buffers and nests that differ (stack or workgroup memory, serial
+// or spread over the threads) are in TkToLoops.cpp and TkToSIMT.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,37 +17,6 @@ namespace mlir::tk_to_loops {
 //===----------------------------------------------------------------------===//
 // Storage
 //===----------------------------------------------------------------------===//
-
-Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType,
-                                  int64_t alignment) {
-  if (onThreads()) {
-    // Every thread of the program sees the same tile: a workgroup-memory
-    // global per buffer. (No reuse between buffers whose lifetimes do not
-    // overlap yet.)
-    MLIRContext *ctx = b.getContext();
-    auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto type = MemRefType::get(shape, storageType(elementType),
-                                MemRefLayoutAttrInterface(), space);
-    std::string name =
-        (target.getSymName() + "_tile" + std::to_string(numSharedBuffers++))
-            .str();
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(target);
-      memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type,
-                               Attribute(), /*constant=*/false,
-                               b.getI64IntegerAttr(alignment));
-    }
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entryBlock);
-    return memref::GetGlobalOp::create(b, loc, type, name);
-  }
-  // Allocas live at function entry so that loops do not grow the stack.
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(entryBlock);
-  auto type = MemRefType::get(shape, storageType(elementType));
-  return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64));
-}
 
 Value KernelLowering::ringSlot(ArrayRef<int64_t> shape, Type elementType,
                                int64_t alignment) {
@@ -110,117 +80,6 @@ LogicalResult KernelLowering::combineInto(Region &combiner,
     return failure();
   storeBuffers(*combined, buffers, to);
   return success();
-}
-
-LogicalResult
-KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
-                             function_ref<LogicalResult(ArrayRef<Value>)> body,
-                             bool contiguous, function_ref<void()> afterRun,
-                             int64_t maxRun, bool publish) {
-  if (!onThreads() || parallelDepth > 0)
-    return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
-      LogicalResult result = body(index);
-      if (afterRun)
-        afterRun();
-      return result;
-    });
-  // One flat loop over the tile, thread t taking elements t, t + N, ...:
-  // consecutive threads touch consecutive innermost elements. With a run
-  // of `width` elements per thread, thread t takes runs t, t + N, ...
-  int64_t total = 1;
-  for (int64_t size : shape)
-    total *= size;
-  // The body at `index`, which register `slot` of a resident tile holds.
-  auto visitOwned = [&](int64_t slot, ArrayRef<Value> index) {
-    ownedSlot = slot;
-    ownedIndex.assign(index.begin(), index.end());
-    LogicalResult visited = body(index);
-    ownedSlot = -1;
-    ownedIndex.clear();
-    return visited;
-  };
-  if (contiguous && iterateAsOwner && ownerFragment) {
-    // At the positions of the accumulator registers, in register order.
-    if (shape != ArrayRef<int64_t>{ownerFragment->m, ownerFragment->n})
-      return emitError(loc, passName() + ": a tile in a product's "
-                                         "register layout has another shape");
-    auto positions = matrixUnit->registerPositions(b, loc, *ownerFragment);
-    std::optional<tk::MatrixUnit::RegisterRows> rows =
-        matrixUnit->registerRows(*ownerFragment);
-    LogicalResult result = success();
-    ++parallelDepth;
-    for (auto [slot, position] : llvm::enumerate(positions)) {
-      auto saved = std::move(elementCache);
-      elementCache.clear();
-      RowVisit visit(*this, rows, slot, position.first);
-      result = visitOwned(slot, {position.first, position.second});
-      elementCache = std::move(saved);
-      if (failed(result))
-        break;
-      if (afterRun)
-        afterRun();
-    }
-    --parallelDepth;
-    return result;
-  }
-  if (contiguous && iterateAsOwner) {
-    // Straight-line code: the registers of a resident tile are picked by
-    // position, which must be a constant.
-    // The run of the tile's #tkw.runs layout.
-    int64_t run = ownerRun;
-    if (run <= 0 || total % (run * numThreads) != 0)
-      return emitError(loc, passName() +
-                                ": a register-resident tile "
-                                "does not spread evenly over the threads");
-    LogicalResult result = success();
-    ++parallelDepth;
-    for (int64_t j = 0; j < total / (run * numThreads); ++j) {
-      Value first = arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, threadId, constIndex(j * numThreads)),
-          constIndex(run));
-      for (int64_t lane = 0; lane < run && succeeded(result); ++lane) {
-        Value linear =
-            lane == 0 ? first
-                      : arith::AddIOp::create(b, loc, first, constIndex(lane));
-        result = forOneIndex(shape, total, linear, [&](ArrayRef<Value> index) {
-          return visitOwned(j * run + lane, index);
-        });
-      }
-      if (afterRun)
-        afterRun();
-    }
-    --parallelDepth;
-    return result;
-  }
-  int64_t width =
-      contiguous ? runWidth(shape, total, numThreads, maxRun) : int64_t(1);
-  LogicalResult result = success();
-  {
-    OpBuilder::InsertionGuard guard(b);
-    // The loop counts runs; the run's first index is computed in the body,
-    // close to the accesses, so that LLVM sees its alignment.
-    auto loop = scf::ForOp::create(b, loc, threadId, constIndex(total / width),
-                                   constIndex(numThreads));
-    b.setInsertionPointToStart(loop.getBody());
-    Value start = width == 1
-                      ? Value(loop.getInductionVar())
-                      : arith::MulIOp::create(b, loc, loop.getInductionVar(),
-                                              constIndex(width));
-    ++parallelDepth;
-    for (int64_t lane = 0; lane < width && succeeded(result); ++lane) {
-      Value linear =
-          lane == 0 ? start
-                    : arith::AddIOp::create(b, loc, start, constIndex(lane));
-      result = forOneIndex(shape, total, linear, body);
-    }
-    if (afterRun)
-      afterRun();
-    --parallelDepth;
-  }
-  if (publish)
-    barrier();
-  return result;
 }
 
 LogicalResult
@@ -422,62 +281,6 @@ FailureOr<Value> KernelLowering::getBuffer(Value value) {
     return failure();
   buffers[value] = buffer;
   return buffer;
-}
-
-LogicalResult KernelLowering::copyBuffer(Value from, Value to,
-                                         ArrayRef<int64_t> shape,
-                                         Type elementType, bool publish) {
-  if (!onThreads()) {
-    memref::CopyOp::create(b, loc, from, to);
-    return success();
-  }
-  return forEachIndex(
-      shape,
-      [&](ArrayRef<Value> index) {
-        storeBuffer(loadBuffer(from, index, elementType), to, index);
-        return success();
-      },
-      /*contiguous=*/true, nullptr, /*maxRun=*/4, publish);
-}
-
-LogicalResult
-KernelLowering::onFirstThread(function_ref<LogicalResult()> body) {
-  if (!onThreads() || parallelDepth > 0)
-    return body();
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      threadId, constIndex(0));
-  auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  auto saved = std::move(elementCache);
-  elementCache.clear();
-  ++parallelDepth;
-  LogicalResult result = body();
-  --parallelDepth;
-  elementCache = std::move(saved);
-  return result;
-}
-
-FailureOr<Value>
-KernelLowering::once(Type type, function_ref<FailureOr<Value>()> compute) {
-  if (!onThreads() || parallelDepth > 0)
-    return compute();
-  Value slot = allocBuffer({1}, type);
-  if (failed(onFirstThread([&]() -> LogicalResult {
-        FailureOr<Value> value = compute();
-        if (failed(value))
-          return failure();
-        storeBuffer(*value, slot, {constIndex(0)});
-        return success();
-      })))
-    return failure();
-  barrier();
-  Value value = loadBuffer(slot, {constIndex(0)}, Type());
-  if (isa<LLVM::LLVMPointerType>(type))
-    value = LLVM::IntToPtrOp::create(b, loc, ptrType, value);
-  // The slot may be written again (in a loop) only after everyone read it.
-  barrier();
-  return value;
 }
 
 Value KernelLowering::zeroOf(Type type) {

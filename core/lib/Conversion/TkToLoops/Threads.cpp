@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "SIMTKernelLowering.h"
 
 using namespace mlir;
 
@@ -16,7 +16,7 @@ namespace mlir::tk_to_loops {
 // GPU programs: scans and dots spread over threads
 //===----------------------------------------------------------------------===//
 
-LogicalResult KernelLowering::lowerScanOnThreads(tk::ScanOp scan) {
+LogicalResult SIMTKernelLowering::lowerScan(tk::ScanOp scan) {
   // One thread per scanned line, serially along the axis: the only split a
   // scan takes (read() refuses any other).
   if (!splits.count(scan))
@@ -75,9 +75,9 @@ LogicalResult KernelLowering::lowerScanOnThreads(tk::ScanOp scan) {
 }
 
 FailureOr<Value>
-KernelLowering::heldOperand(tk::DotOp dot,
-                            const tk::MatrixUnit::HeldProduct &product,
-                            unsigned operand) {
+SIMTKernelLowering::heldOperand(tk::DotOp dot,
+                                const tk::MatrixUnit::HeldProduct &product,
+                                unsigned operand) {
   Value tile = operand == 0 ? dot.getA() : dot.getB();
   if (!matrixUnit->laysOutOperands(product))
     return getBuffer(tile);
@@ -137,9 +137,8 @@ KernelLowering::heldOperand(tk::DotOp dot,
   return buffer;
 }
 
-LogicalResult
-KernelLowering::lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
-                                       const OperandConversion &conversion) {
+LogicalResult SIMTKernelLowering::lowerOperandConversion(
+    tk::warp::ConvertLayoutOp convert, const OperandConversion &conversion) {
   Value tile = convert.getSrc(), result = convert.getResult();
   // A ring's slot in that layout, filled by async copies: nothing to move.
   if (laidOutOperands.count(tile)) {
@@ -156,8 +155,29 @@ KernelLowering::lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
 }
 
 LogicalResult
-KernelLowering::lowerHeldDot(tk::DotOp dot,
-                             const tk::MatrixUnit::HeldProduct &held) {
+SIMTKernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
+  if (auto it = operandConversions.find(convert);
+      it != operandConversions.end())
+    return lowerOperandConversion(convert, it->second);
+  auto held = heldResults.find(convert.getSrc());
+  if (held == heldResults.end() ||
+      !isa_and_present<tk::warp::SharedLayoutAttr>(
+          convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName)))
+    return convert.emitOpError(passName())
+           << ": converts a held accumulator's loop result or a held "
+              "product from the matrix unit's registers to workgroup "
+              "memory (tkw.layout = #tkw.shared), nothing else";
+  const tk::MatrixUnit::HeldProduct &product = held->second.product;
+  Value buffer = allocBuffer({product.m, product.n}, product.accumulator);
+  if (failed(storeHeld(product, held->second.registers, buffer)))
+    return failure();
+  barrier();
+  return narrowAccumulator(convert.getResult(), buffer);
+}
+
+LogicalResult
+SIMTKernelLowering::lowerHeldDot(tk::DotOp dot,
+                                 const tk::MatrixUnit::HeldProduct &held) {
   if (isa<Float8E4M3FNType, Float8E5M2Type>(held.a))
     return dot.emitOpError(passName() + ": fp8 dot is not supported on "
                                         "this target yet");
@@ -284,7 +304,7 @@ KernelLowering::lowerHeldDot(tk::DotOp dot,
   return success();
 }
 
-Value KernelLowering::inPlaceAccumulator(tk::DotOp dot) {
+Value SIMTKernelLowering::inPlaceAccumulator(tk::DotOp dot) {
   auto carried = dyn_cast<BlockArgument>(dot.getAcc());
   if (!carried || !carried.hasOneUse() || carried.getArgNumber() == 0)
     return {};
@@ -303,7 +323,7 @@ Value KernelLowering::inPlaceAccumulator(tk::DotOp dot) {
   return found->second;
 }
 
-LogicalResult KernelLowering::lowerDotOnThreads(tk::DotOp dot) {
+LogicalResult SIMTKernelLowering::lowerDot(tk::DotOp dot) {
   if (std::optional<tk::MatrixUnit::HeldProduct> held = heldProduct(dot))
     return lowerHeldDot(dot, *held);
   FailureOr<DotPlan> plan = planDot(dot, "this target");

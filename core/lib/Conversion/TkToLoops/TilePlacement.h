@@ -406,10 +406,10 @@ protected:
   /// tiles: the registers' layout splits it (lowerReduceOfOwned,
   /// lowerRowReduceOfHeld).
   bool reducesRegisters(tk::ReduceOp reduce);
-  /// The split lowerReduceOnThreads takes for `reduce`: a warp's lanes per
-  /// row of a 2-D tile where the rows are whole warps of 32-bit values; a
-  /// part per thread with shuffles for a whole 1-D tile; otherwise as many
-  /// parts as leave a thread per (part, line), combined in memory.
+  /// The split SIMTKernelLowering::lowerReduce takes for `reduce`: a warp's
+  /// lanes per row of a 2-D tile where the rows are whole warps of 32-bit
+  /// values; a part per thread with shuffles for a whole 1-D tile; otherwise as
+  /// many parts as leave a thread per (part, line), combined in memory.
   tk::warp::SplitLayoutAttr chooseSplit(tk::ReduceOp reduce);
   /// Why `split` cannot share `op` (a reduction or a scan) over this
   /// program's threads; empty when it can.

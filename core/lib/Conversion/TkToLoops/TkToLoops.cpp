@@ -1,7 +1,9 @@
 //===- TkToLoops.cpp - tile ops to scalar loop nests -----------*- C++ -*-===//
 //
-// The CPU pass, tk-convert-to-loops, and what it shares with the GPU one
-// (tk-convert-to-simt, TkToSIMT.cpp): the conversion of each kernel.
+// The CPU pass, tk-convert-to-loops, and the program its lowering
+// (HostKernelLowering) writes for: program ids from arguments, buffers on the
+// stack, serial nests, printf from the C library. Also what both passes run:
+// the conversion of each kernel (convertKernels).
 //
 // Lowers each tk.func to a func.func whose tiles are computed element by
 // element in scf.for loop nests, with pointers as !llvm.ptr and memory
@@ -18,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelLowering.h"
+#include "HostKernelLowering.h"
 #include "tk/core/Conversion/Passes.h"
 
 namespace tk {
@@ -27,11 +29,13 @@ namespace tk {
 } // namespace tk
 
 using namespace mlir;
+using mlir::tk_to_loops::HostKernelLowering;
 using mlir::tk_to_loops::KernelLowering;
 
 LogicalResult
 mlir::tk_to_loops::convertKernels(ModuleOp module,
-                                  const KernelLowering::Config &config) {
+                                  const KernelLowering::Config &config,
+                                  KernelLoweringFactory make) {
   SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
   for (tk::FuncOp kernel : kernels) {
     MLIRContext *ctx = module.getContext();
@@ -55,8 +59,7 @@ mlir::tk_to_loops::convertKernels(ModuleOp module,
         if (isa<tk::PtrType>(kernel.getArgumentTypes()[i]))
           func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                           builder.getI64IntegerAttr(divisibility.getInt()));
-    KernelLowering lowering(kernel, func, config);
-    if (failed(lowering.run())) {
+    if (failed(make(kernel, func)->run())) {
       func.erase();
       return failure();
     }
@@ -64,6 +67,93 @@ mlir::tk_to_loops::convertKernels(ModuleOp module,
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// The host program: the grid from the arguments, stack buffers, serial nests
+//===----------------------------------------------------------------------===//
+
+namespace mlir::tk_to_loops {
+
+void HostKernelLowering::bindGridPosition(unsigned numArgs) {
+  for (unsigned i = 0; i < tk::kNumGridArgs; ++i)
+    grid[i] = entryBlock->getArgument(numArgs + i);
+}
+
+Value HostKernelLowering::newBuffer(ArrayRef<int64_t> shape, Type elementType,
+                                    int64_t) {
+  // Allocas live at function entry so that loops do not grow the stack.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entryBlock);
+  auto type = MemRefType::get(shape, storageType(elementType));
+  return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64));
+}
+
+LogicalResult HostKernelLowering::visitIndices(
+    ArrayRef<int64_t> shape, function_ref<LogicalResult(ArrayRef<Value>)> body,
+    bool, function_ref<void()> afterRun, int64_t, bool) {
+  return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
+    LogicalResult result = body(index);
+    if (afterRun)
+      afterRun();
+    return result;
+  });
+}
+
+LogicalResult HostKernelLowering::copyBuffer(Value from, Value to,
+                                             ArrayRef<int64_t>, Type, bool) {
+  memref::CopyOp::create(b, loc, from, to);
+  return success();
+}
+
+LogicalResult
+HostKernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
+  return convert.emitOpError(passName())
+         << ": the CPU form has no layouts to convert between (one thread "
+            "holds every tile)";
+}
+
+/// Declares (once) `int printf(ptr, ...)` in the module of `op`.
+static LLVM::LLVMFuncOp getOrDeclarePrintf(OpBuilder &b, Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>("printf"))
+    return existing;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  MLIRContext *ctx = b.getContext();
+  auto type = LLVM::LLVMFunctionType::get(IntegerType::get(ctx, 32),
+                                          {LLVM::LLVMPointerType::get(ctx)},
+                                          /*isVarArg=*/true);
+  return LLVM::LLVMFuncOp::create(b, op->getLoc(), "printf", type);
+}
+
+/// The address of a NUL-terminated private string constant.
+static Value getStringPointer(OpBuilder &b, Location loc, Operation *op,
+                              StringRef text) {
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string name =
+      "__tk_str_" + std::to_string(llvm::hash_value(text) & 0xffffffffu);
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    std::string data = text.str();
+    data.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Private, name,
+                                    b.getStringAttr(data));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+void HostKernelLowering::emitPrintf(StringRef format, ValueRange args) {
+  LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
+  SmallVector<Value> operands{getStringPointer(b, loc, target, format)};
+  llvm::append_range(operands, args);
+  LLVM::CallOp::create(b, loc, printf, operands);
+}
+
+} // namespace mlir::tk_to_loops
 
 namespace {
 
@@ -75,7 +165,12 @@ struct ConvertTkToLoops
   void runOnOperation() override {
     KernelLowering::Config config;
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
-    if (failed(mlir::tk_to_loops::convertKernels(getOperation(), config)))
+    auto lower = [&](tk::FuncOp source, func::FuncOp target) {
+      return std::unique_ptr<KernelLowering>(
+          new HostKernelLowering(source, target, config));
+    };
+    if (failed(
+            mlir::tk_to_loops::convertKernels(getOperation(), config, lower)))
       signalPassFailure();
   }
 };

@@ -1,0 +1,133 @@
+//===- SIMTKernelLowering.h - one kernel to one thread's code ---*- C++ -*-===//
+//
+// The GPU form of KernelLowering, for tk-convert-to-simt (TkToSIMT.cpp):
+// tiles are spread over the threads of a workgroup as their thread layouts
+// say, buffers are workgroup memory published by barriers, and reductions
+// (Reductions.cpp), scans and dots (Threads.cpp) combine what the lanes,
+// warps and the matrix unit hold. Private to this folder.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_TKTOLOOPS_SIMTKERNELLOWERING_H_
+#define TK_CORE_CONVERSION_TKTOLOOPS_SIMTKERNELLOWERING_H_
+
+#include "KernelLowering.h"
+
+namespace mlir::tk_to_loops {
+
+/// Lowers one tk.func to the code each thread of a workgroup runs.
+class SIMTKernelLowering final : public KernelLowering {
+public:
+  SIMTKernelLowering(tk::FuncOp source, func::FuncOp target,
+                     const Config &config)
+      : KernelLowering(source, target, config) {}
+
+private:
+  // --- KernelLowering ----------------------------------------------------
+  /// From the hardware's block ids and grid size.
+  void bindGridPosition(unsigned numArgs) override;
+  LogicalResult lowerReduce(tk::ReduceOp op) override;
+  /// One thread per scanned line (#tkw.split<parts = 1>).
+  LogicalResult lowerScan(tk::ScanOp op) override;
+  /// Issued to the matrix unit (held in its registers or not), or an FMA
+  /// loop over the result's elements.
+  LogicalResult lowerDot(tk::DotOp op) override;
+  /// A dot operand's conversion to the unit's layout, or a held
+  /// accumulator's loop result or a held product's result written from the
+  /// unit's registers to workgroup memory (placeConversions).
+  LogicalResult lowerConvertLayout(tk::warp::ConvertLayoutOp convert) override;
+  /// The layout tk-assign-thread-layouts recorded, at the top level; none in
+  /// code one thread runs.
+  FailureOr<std::optional<StoreLayout>>
+  threadLayoutOfAccess(Operation *access) override;
+  /// No: every thread would walk the whole mask.
+  bool walksMasksToVersion() const override { return false; }
+  /// A workgroup-memory global per buffer. (No reuse between buffers whose
+  /// lifetimes do not overlap yet.)
+  Value newBuffer(ArrayRef<int64_t> shape, Type elementType,
+                  int64_t alignment) override;
+  /// A nest outside any other is spread over the program's threads (or
+  /// visits what each owns) and ends with a barrier.
+  LogicalResult visitIndices(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             bool contiguous, function_ref<void()> afterRun,
+                             int64_t maxRun, bool publish) override;
+  LogicalResult copyBuffer(Value from, Value to, ArrayRef<int64_t> shape,
+                           Type elementType, bool publish) override;
+  /// Thread 0.
+  LogicalResult onFirstThread(function_ref<LogicalResult()> body) override;
+  /// Computed by thread 0, then read by every thread from workgroup memory.
+  FailureOr<Value> once(Type type,
+                        function_ref<FailureOr<Value>()> compute) override;
+  void barrier() override;
+  /// gpu.printf (vprintf on NVIDIA takes its arguments packed).
+  void emitPrintf(StringRef format, ValueRange args) override;
+
+  // --- reductions (Reductions.cpp) ---------------------------------------
+  /// A whole-tile reduction of register-resident elements: each thread
+  /// combines its own, then the warps with shuffles.
+  LogicalResult lowerReduceOfOwned(tk::ReduceOp op, const OwnedTile &owned);
+  /// A reduction along the rows of elements held in a product's
+  /// accumulator layout: each thread combines its registers of a row, then
+  /// the lanes sharing the row with shuffles; one of them writes the row's
+  /// value.
+  LogicalResult lowerRowReduceOfHeld(tk::ReduceOp op,
+                                     const tk::MatrixUnit::HeldProduct &held);
+  /// `acc` combined with `elementsAt(i)` for i = start, start + step, ...
+  /// below `end`, in a loop that carries it (each trip computes its
+  /// elements afresh).
+  FailureOr<SmallVector<Value>> accumulateStrided(
+      Region &combiner, SmallVector<Value> acc, Value start, int64_t end,
+      int64_t step,
+      function_ref<FailureOr<SmallVector<Value>>(Value)> elementsAt);
+  /// `acc` of the lanes of the warp that differ only in the bits
+  /// `laneMask` (-1: all lanes of the warp) combined by `combiner`, with
+  /// butterfly shuffles of 32-bit values.
+  FailureOr<SmallVector<Value>>
+  combineLanes(Region &combiner, SmallVector<Value> acc, int64_t laneMask = -1);
+  /// The values of `perWarp` (a buffer of one value per warp for each
+  /// result, published by a barrier) combined, read by every thread.
+  /// `again`: the buffers are written again later (the reduction is in a
+  /// loop), so a barrier follows the reads.
+  FailureOr<SmallVector<Value>>
+  combineWarpValues(Region &combiner, ArrayRef<Value> perWarp, bool again);
+
+  // --- dots (Threads.cpp) ----------------------------------------------
+  /// The buffer of `dot`'s accumulator when the dot may write its result
+  /// there: a loop-carried tile that only this dot reads and whose next
+  /// value is the dot's result. Null otherwise.
+  Value inPlaceAccumulator(tk::DotOp dot);
+  /// A dot the matrix unit holds in registers (see heldProduct).
+  LogicalResult lowerHeldDot(tk::DotOp dot,
+                             const tk::MatrixUnit::HeldProduct &held);
+  /// Lowers a dot operand's conversion to the unit's layout (#tkw.operand,
+  /// placeOperandConversions): a ring's slot named, or the move left to the
+  /// first product reading it (heldOperand writes the tile into a buffer of
+  /// workgroup memory in the layout the conversion records).
+  LogicalResult lowerOperandConversion(tk::warp::ConvertLayoutOp convert,
+                                       const OperandConversion &conversion);
+  /// The buffer the unit reads operand `operand` (0: A, 1: B) of `dot`
+  /// from: row-major, or in the unit's own layout, written by a ring or by
+  /// its conversion's move (done here for the first product reading it).
+  FailureOr<Value> heldOperand(tk::DotOp dot,
+                               const tk::MatrixUnit::HeldProduct &product,
+                               unsigned operand);
+
+  /// Operands whose conversion before a loop laid them out once (by
+  /// conversion result).
+  DenseMap<Value, Value> hoistedOperands;
+  /// Conversions to the unit's operand layout whose move the first product
+  /// reading them writes (heldOperand), by conversion result: the tile
+  /// converted, the layout it goes to, and whether the conversion is before
+  /// the products' loop.
+  struct PendingOperand {
+    Value source;
+    tk::SharedLayout layout;
+    bool beforeLoop = false;
+  };
+  DenseMap<Value, PendingOperand> pendingOperands;
+};
+
+} // namespace mlir::tk_to_loops
+
+#endif // TK_CORE_CONVERSION_TKTOLOOPS_SIMTKERNELLOWERING_H_
