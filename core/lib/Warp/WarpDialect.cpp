@@ -413,6 +413,17 @@ RingLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
+SharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         Attribute written) {
+  if (written && !isa<RunsLayoutAttr, AccumulatorLayoutAttr>(written))
+    return emitError() << "a shared tile is written by runs (#tkw.runs) or "
+                          "by a held product's registers (#tkw.accumulator), "
+                          "not "
+                       << written;
+  return success();
+}
+
+LogicalResult
 RunsLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t width, int64_t threads) {
   if (width <= 0 || !llvm::isPowerOf2_64(width))

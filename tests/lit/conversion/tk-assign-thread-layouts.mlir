@@ -223,9 +223,13 @@ tk.func @reduce_splits(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // W32: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 128>}
 // W16: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 64>}
 // W64: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 256>}
-// W8: tk.load {{.*}} {tkw.layout = #tkw.shared}
+// W8: tk.load {{.*}} {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 32>>}
 // CPU: tk.load {{.*}} {tkw.layout = #tkw.shared}
-// CHECK: tk.load {{.*}} {tkw.layout = #tkw.shared}
+// W32: tk.load {{.*}} {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>}
+// W16: tk.load {{.*}} {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 64>>}
+// W64: tk.load {{.*}} {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 256>>}
+// W8: tk.load {{.*}} {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 32>>}
+// CPU: tk.load {{.*}} {tkw.layout = #tkw.shared}
 // CHECK: scf.for
 // CHECK-NOT: tkw.layout = #tkw.shared
 // W32: tk.store {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 128>}

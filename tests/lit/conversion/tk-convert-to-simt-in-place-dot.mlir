@@ -1,11 +1,16 @@
 // RUN: tk-opt %s --tk-convert-to-simt="target=intel-dg2 num-warps=4" \
 // RUN:   --canonicalize | FileCheck %s
+// RUN: tk-opt %s --tk-assign-thread-layouts="target=intel-dg2 num-warps=4" \
+// RUN:   | FileCheck %s --check-prefix=LAYOUT
 
 // A dot without a matrix unit whose accumulator is loop-carried and read by
 // nothing else updates the loop's buffer in place: each thread reads an
 // element of the accumulator before it writes the same element, and no
 // other thread reads it. One 32x32 f32 tile of workgroup memory, not two,
 // and no copy into the carried buffer at the yield.
+// Which thread computes which element is recorded on the dot: single
+// elements, thread t taking t, t + 32, ...
+// LAYOUT: tk.dot {{.*}} {tkw.layout = #tkw.shared<written = #tkw.runs<width = 1, threads = 32>>}
 // CHECK-COUNT-1: memref.global "private" @acc_loop_tile{{[0-9]+}} : memref<32x32xf32
 // CHECK-NOT: memref.global {{.*}}memref<32x32xf32
 // CHECK: scf.for %{{.*}} = %c0_i32 to %arg3 step %c1_i32 : i32 {

@@ -11,7 +11,7 @@ tk.func @other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
   ^bb0(%a: f32, %b: f32):
     %m = arith.maxnumf %a, %b : f32
@@ -197,7 +197,7 @@ tk.func @store_without_layout(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %y = arith.addf %x, %x : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -214,7 +214,7 @@ tk.func @store_shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %y = arith.addf %x, %x : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -231,7 +231,7 @@ tk.func @store_uneven(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %y = arith.addf %x, %x : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -248,7 +248,7 @@ tk.func @store_other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %y = arith.addf %x, %x : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -282,7 +282,7 @@ tk.func @store_unheld(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %y = arith.addf %x, %x : tensor<1024xf32>
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -303,7 +303,7 @@ tk.func @reduce_without_split(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   // expected-error @below {{a reduction needs its split over the threads (tkw.split, which tk-assign-thread-layouts records)}}
   %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32} -> f32 {
   ^bb0(%a: f32, %b: f32):
@@ -321,7 +321,7 @@ tk.func @reduce_lanes_of_1d(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   // expected-error @below {{splits rows, and this is not a row reduction of a 2-D tile}}
   %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 32, across = "lanes">} -> f32 {
   ^bb0(%a: f32, %b: f32):
@@ -339,7 +339,7 @@ tk.func @reduce_warps_too_few(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   // expected-error @below {{needs a whole 1-D tile and a part per thread}}
   %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 64, across = "warps">} -> f32 {
   ^bb0(%a: f32, %b: f32):
@@ -357,7 +357,7 @@ tk.func @reduce_too_many_parts(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   // expected-error @below {{has more parts than a line has elements}}
   %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 2048, across = "memory">} -> f32 {
   ^bb0(%a: f32, %b: f32):
@@ -375,7 +375,7 @@ tk.func @reduce_half_shuffles(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f16>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 8, threads = 128>>} : tensor<1024x!tk.ptr<f16>>
   // expected-error @below {{combines by shuffles, which move 32-bit values}}
   %m = tk.reduce(%x : tensor<1024xf16>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 128, across = "warps">} -> f16 {
   ^bb0(%a: f16, %b: f16):
@@ -411,7 +411,7 @@ tk.func @reduce_across_what(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   // expected-error @below {{parts meet across "lanes", "warps" or "memory", not "banks"}}
   %m = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "banks">} -> f32 {
   ^bb0(%a: f32, %b: f32):
@@ -544,5 +544,146 @@ tk.func @split_on_a_load(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attribut
   %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
   // expected-error @below {{'tkw.split' must be a #tkw.split layout on a tk.reduce or a tk.scan}}
   %x = tk.load %ptrs {tkw.split = #tkw.split<parts = 1, across = "memory">} : tensor<256x!tk.ptr<i32>>
+  tk.return
+}
+
+// -----
+
+// An element-wise tile kept in workgroup memory records which thread
+// computes and writes which element (#tkw.shared's `written`).
+tk.func @shared_without_writers(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                                %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{an element-wise tile kept in workgroup memory needs its writers (#tkw.shared<written = ...>, which tk-assign-thread-layouts records)}}
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "memory">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  tk.store %out, %max : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @shared_uneven_runs(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                            %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 16, threads = 128>> does not spread this tile over the threads in whole runs}}
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 16, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "memory">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  tk.store %out, %max : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @shared_other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                              %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 4, threads = 64>> is for another number of threads}}
+  %x = tk.load %ptrs {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 64>>} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "memory">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  tk.store %out, %max : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+// A tile computed from registers is written by the threads holding them.
+tk.func @shared_not_by_owners(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                              %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  // expected-error @below {{thread layout #tkw.runs<width = 2, threads = 128> is not where the registers it is computed from are: #tkw.runs<width = 4, threads = 128>}}
+  %y = arith.mulf %x, %x {tkw.layout = #tkw.shared<written = #tkw.runs<width = 2, threads = 128>>} : tensor<1024xf32>
+  %max = tk.reduce(%y : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "memory">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  tk.store %out, %max : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @shared_writers_of_a_reduction(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %x = arith.constant dense<1.0> : tensor<8x32xf32>
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 1, threads = 128>> names the writers of an element-wise tile or of a product no matrix unit computes; this op writes its own}}
+  %rows = tk.reduce(%x : tensor<8x32xf32>) {axis = 1 : i32, tkw.layout = #tkw.shared<written = #tkw.runs<width = 1, threads = 128>>, tkw.split = #tkw.split<parts = 1, across = "memory">} -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.addf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  %max = tk.reduce(%rows : tensor<8xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  tk.store %out, %max : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+// A product no matrix unit computes records which thread computes which
+// element, by runs: it holds no registers.
+tk.func @fma_dot_without_writers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %a = arith.constant dense<1.0> : tensor<32x16xf32>
+  %b = arith.constant dense<2.0> : tensor<16x32xf32>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  // expected-error @below {{a product no matrix unit computes needs its writers (#tkw.shared<written = ...>, which tk-assign-thread-layouts records)}}
+  %c = tk.dot %a, %b, %zero : tensor<32x16xf32> * tensor<16x32xf32> -> tensor<32x32xf32>
+  %sum = tk.reduce(%c : tensor<32x32xf32>) {axis = 1 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">} -> tensor<32xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.addf %x, %y : f32
+    tk.reduce.return %z : f32
+  }
+  %max = tk.reduce(%sum : tensor<32xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">} -> f32 {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.maxnumf %x, %y : f32
+    tk.reduce.return %z : f32
+  }
+  tk.store %out, %max : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+tk.func @fma_dot_in_registers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+  %a = arith.constant dense<1.0> : tensor<32x16xf32>
+  %b = arith.constant dense<2.0> : tensor<16x32xf32>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.accumulator<product = 0>> names registers; a product no matrix unit computes is written by runs of its elements}}
+  %c = tk.dot %a, %b, %zero {tkw.layout = #tkw.shared<written = #tkw.accumulator<product = 0>>} : tensor<32x16xf32> * tensor<16x32xf32> -> tensor<32x32xf32>
+  %sum = tk.reduce(%c : tensor<32x32xf32>) {axis = 1 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">} -> tensor<32xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.addf %x, %y : f32
+    tk.reduce.return %z : f32
+  }
+  %max = tk.reduce(%sum : tensor<32xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">} -> f32 {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.maxnumf %x, %y : f32
+    tk.reduce.return %z : f32
+  }
+  tk.store %out, %max : !tk.ptr<f32>
   tk.return
 }

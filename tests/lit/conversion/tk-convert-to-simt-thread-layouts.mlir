@@ -2,8 +2,9 @@
 
 // tk-convert-to-simt follows the thread layouts it is given
 // (tk-assign-thread-layouts records them; here they are written by hand).
-// The same kernel four times: the loaded row kept whole in workgroup
-// memory, in registers by runs of 4, and by runs of 2; then whole in
+// The same kernel five times: the loaded row kept whole in workgroup
+// memory (written by runs of 4, then of 1), in registers by runs of 4, and
+// by runs of 2; then whole in
 // workgroup memory again, the store visiting it by runs of 2. A store
 // visits its tile as its own layout says: by the runs of the registers it
 // reads, any runs otherwise. A reduction of registers needs no split; one
@@ -12,9 +13,14 @@
 
 // CHECK-DAG: memref.global "private" @[[SHARED:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK-DAG: memref.global "private" @[[PARTS:.*]] : memref<8xf32, #gpu.address_space<workgroup>>
+// The row kept in workgroup memory is written as its #tkw.shared says:
+// thread t loads and writes the runs t, t + 128 of 4 elements (a loop of 256
+// runs), or, with runs of 1, the elements t, t + 128, ... (a loop of 1024).
 // CHECK-LABEL: func.func @shared
 // CHECK: memref.get_global @[[SHARED]]
-// CHECK: memref.store
+// CHECK: scf.for %[[FIRST:.*]] = %thread_id_x to %c256 step %c128
+// CHECK-NEXT: arith.muli %[[FIRST]], %c4
+// CHECK-COUNT-4: memref.store
 // CHECK: gpu.barrier
 tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
@@ -24,7 +30,7 @@ tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "memory">} -> f32 {
   ^bb0(%a: f32, %b: f32):
     %m = arith.maxnumf %a, %b : f32
@@ -37,6 +43,37 @@ tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   tk.store %optrs, %d, %mask {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @shared_single
+// CHECK: scf.for %[[ELEMENT:.*]] = %thread_id_x to %c1024 step %c128
+// CHECK-NOT: arith.muli %[[ELEMENT]]
+// CHECK: memref.store
+// CHECK-NEXT: }
+// CHECK: gpu.barrier
+tk.func @shared_single(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
+                        %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %nv = tk.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
+  %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared<written = #tkw.runs<width = 1, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
+  %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 8, across = "memory">} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.maxnumf %a, %b : f32
+    tk.reduce.return %m : f32
+  }
+  %maxv = tk.splat %max : f32 -> tensor<1024xf32>
+  %d = arith.subf %x, %maxv : tensor<1024xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %optrs, %d, %mask {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
 
 // -----
 
@@ -124,7 +161,7 @@ tk.func @store_runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
-  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared} : tensor<1024x!tk.ptr<f32>>
+  %x = tk.load %ptrs, %mask {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<1024x!tk.ptr<f32>>
   %max = tk.reduce(%x : tensor<1024xf32>) {axis = 0 : i32, tkw.split = #tkw.split<parts = 128, across = "warps">} -> f32 {
   ^bb0(%a: f32, %b: f32):
     %m = arith.maxnumf %a, %b : f32
@@ -162,5 +199,33 @@ tk.func @atomic_runs(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
   %one = arith.constant dense<1> : tensor<1024xi32>
   %a = tk.atomic_rmw add, relaxed, %ptrs, %one {tkw.layout = #tkw.runs<width = 1, threads = 128>} : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
   %b = tk.atomic_rmw add, relaxed, %ptrs, %one {tkw.layout = #tkw.runs<width = 2, threads = 128>} : (tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>) -> tensor<1024xi32>
+  tk.return
+}
+
+// -----
+
+// A product no matrix unit computes (no unit here) is computed a thread per
+// element, in the runs its #tkw.shared records: by runs of 4, thread t
+// computes the elements 4t to 4t + 3 of the 32x32 result.
+// CHECK-LABEL: func.func @fma_dot_runs
+// CHECK: scf.for %[[FIRST:.*]] = %thread_id_x to %c256 step %c128
+// CHECK-NEXT: arith.muli %[[FIRST]], %c4
+// CHECK-COUNT-4: math.fma
+// CHECK: gpu.barrier
+tk.func @fma_dot_runs(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %a = arith.constant dense<1.0> : tensor<32x16xf32>
+  %b = arith.constant dense<2.0> : tensor<16x32xf32>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %c = tk.dot %a, %b, %zero {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<32x16xf32> * tensor<16x32xf32> -> tensor<32x32xf32>
+  %sum = tk.reduce(%c : tensor<32x32xf32>) {axis = 1 : i32, tkw.split = #tkw.split<parts = 1, across = "memory">} -> tensor<32xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.addf %x, %y : f32
+    tk.reduce.return %z : f32
+  }
+  %r = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<32x!tk.ptr<f32>>
+  %op = tk.addptr %os, %r : tensor<32x!tk.ptr<f32>>, tensor<32xi32>
+  tk.store %op, %sum {tkw.layout = #tkw.runs<width = 1, threads = 128>} : tensor<32x!tk.ptr<f32>>
   tk.return
 }

@@ -24,3 +24,14 @@ tk.func @third_operand(%p: !tk.ptr<f32>) {
   %x = tk.load %p {tkw.ring = #tkw.ring<stages = 2, product = 0, operand = 2>} : !tk.ptr<f32>
   tk.return
 }
+
+// -----
+
+// A tile in workgroup memory is written by runs or by a held product's
+// registers (#tkw.shared's `written`), nothing else.
+tk.func @shared_written_by_a_split(%p: !tk.ptr<f32>) {
+  %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  // expected-error @below {{a shared tile is written by runs (#tkw.runs) or by a held product's registers (#tkw.accumulator), not #tkw.split<parts = 1, across = "memory">}}
+  %x = arith.sitofp %r {tkw.layout = #tkw.shared<written = #tkw.split<parts = 1, across = "memory">>} : tensor<128xi32> to tensor<128xf32>
+  tk.return
+}

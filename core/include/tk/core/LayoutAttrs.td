@@ -144,7 +144,22 @@ def Tkw_SharedLayoutAttr : Tkw_Attr<"SharedLayout", "shared"> {
     The tile is computed once into a row-major buffer of workgroup memory
     (of the stack on the CPU), the elements spread over the threads; after
     the barrier that publishes it, any thread reads any element.
+
+    On an element-wise op of a GPU program, `written` says which thread
+    computes and writes which element, as a store's layout does: by runs
+    (`#tkw.runs`: runs of up to 16 bytes where they spread the tile evenly),
+    or, for a tile computed from registers, by the threads holding them
+    (`#tkw.runs` of a register-resident tile, `#tkw.accumulator` of a held
+    product). Without it (the CPU, the conversions of a held product) the
+    writers are those of the tile's source.
+    ```mlir
+    %e = math.exp %x {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>}
+    ```
   }];
+  let parameters = (ins OptionalParameter<"::mlir::Attribute">:$written);
+  let assemblyFormat = "(`<` `written` `=` $written^ `>`)?";
+  let builders = [AttrBuilder<(ins), [{ return $_get($_ctxt, Attribute()); }]>];
+  let genVerifyDecl = 1;
 }
 
 def Tkw_RunsLayoutAttr : Tkw_Attr<"RunsLayout", "runs"> {

@@ -303,9 +303,11 @@ protected:
   Value ringSlot(ArrayRef<int64_t> shape, Type elementType, int64_t alignment);
   /// Writes every element of `value` into `buffer`, at its index, or at
   /// `offsetOf(index)` in a 1-D buffer.
+  /// Threads not reading registers write runs of up to `maxRun` elements
+  /// (0: runOf the element type).
   using IndexOffsetFn = function_ref<Value(ArrayRef<Value> index)>;
   LogicalResult storeTile(Value value, Value buffer,
-                          IndexOffsetFn offsetOf = nullptr);
+                          IndexOffsetFn offsetOf = nullptr, int64_t maxRun = 0);
   /// Computes the register-resident tile `value` into its owners'
   /// registers (ownedTiles).
   LogicalResult keepInRegisters(Value value);
@@ -359,13 +361,6 @@ protected:
   LogicalResult
   lowerAtomicElements(Operation *atomic, Type valueType,
                       function_ref<FailureOr<Value>(ArrayRef<Value>)> one);
-  /// The run that fills 16 bytes with elements of `type` (4 to 8).
-  static int64_t runOf(Type type) {
-    if (!type.isIntOrFloat())
-      return 4;
-    return std::clamp<int64_t>(128 / std::max(8u, type.getIntOrFloatBitWidth()),
-                               4, 8);
-  }
   /// `body` at the index of the tile `shape` (of `total` elements) whose
   /// row-major position is `linear`.
   LogicalResult forOneIndex(ArrayRef<int64_t> shape, int64_t total,

@@ -134,7 +134,8 @@ LogicalResult KernelLowering::forEachIndexSerial(
 }
 
 LogicalResult KernelLowering::storeTile(Value value, Value buffer,
-                                        IndexOffsetFn offsetOf) {
+                                        IndexOffsetFn offsetOf,
+                                        int64_t maxRun) {
   // A masked load whose bounds mask is on for every lane of this program
   // (most programs of a grid) loads without the per-lane branches, which
   // keep LLVM from merging a run's loads into vector loads; the others keep
@@ -165,7 +166,8 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer,
             storeBuffer(*elem, buffer, index);
           return success();
         },
-        /*contiguous=*/true, nullptr, runOf(type.getElementType()));
+        /*contiguous=*/true, nullptr,
+        maxRun > 0 ? maxRun : runOf(type.getElementType()));
   };
   LogicalResult result = full ? versionOnMask(full, store) : store(Value());
   if (owned)
@@ -277,7 +279,11 @@ FailureOr<Value> KernelLowering::getBuffer(Value value) {
   if (it != buffers.end())
     return it->second;
   Value buffer = allocBuffer(cast<RankedTensorType>(value.getType()));
-  if (failed(storeTile(value, buffer)))
+  // The runs its #tkw.shared records (the owners of the registers it is
+  // computed from write it where they are, whatever the runs).
+  auto written = sharedWrites.find(value.getDefiningOp());
+  int64_t run = written != sharedWrites.end() ? written->second.run : 0;
+  if (failed(storeTile(value, buffer, nullptr, run)))
     return failure();
   buffers[value] = buffer;
   return buffer;

@@ -379,30 +379,38 @@ LogicalResult SIMTKernelLowering::lowerDot(tk::DotOp dot) {
   Value result = inPlaceAccumulator(dot);
   if (!result)
     result = allocBuffer(cType);
-  if (failed(forEachIndex({m, n}, [&](ArrayRef<Value> index) {
-        FailureOr<Value> c = element(dot.getAcc(), index);
-        if (failed(c))
-          return failure();
-        OpBuilder::InsertionGuard guard(b);
-        auto steps = scf::ForOp::create(b, loc, constIndex(0), constIndex(k),
-                                        constIndex(1), ValueRange{widen(*c)});
-        b.setInsertionPointToStart(steps.getBody());
-        Value kk = steps.getInductionVar();
-        Value aik = widen(
-            memref::LoadOp::create(b, loc, aBuf, ValueRange{index[0], kk}));
-        Value bkj = widen(
-            memref::LoadOp::create(b, loc, bBuf, ValueRange{kk, index[1]}));
-        Value acc = steps.getRegionIterArgs()[0];
-        Value sum =
-            isFloat
-                ? Value(math::FmaOp::create(b, loc, aik, bkj, acc))
-                : Value(arith::AddIOp::create(
-                      b, loc, acc, arith::MulIOp::create(b, loc, aik, bkj)));
-        scf::YieldOp::create(b, loc, sum);
-        b.setInsertionPointAfter(steps);
-        storeBuffer(narrow(steps.getResult(0)), result, index);
-        return success();
-      })))
+  // The threads take the elements as the dot's #tkw.shared says: runs of
+  // `run` (1 unless edited).
+  auto written = sharedWrites.find(dot);
+  int64_t run = written != sharedWrites.end() ? written->second.run : 1;
+  if (failed(forEachIndex(
+          {m, n},
+          [&](ArrayRef<Value> index) {
+            FailureOr<Value> c = element(dot.getAcc(), index);
+            if (failed(c))
+              return failure();
+            OpBuilder::InsertionGuard guard(b);
+            auto steps =
+                scf::ForOp::create(b, loc, constIndex(0), constIndex(k),
+                                   constIndex(1), ValueRange{widen(*c)});
+            b.setInsertionPointToStart(steps.getBody());
+            Value kk = steps.getInductionVar();
+            Value aik = widen(
+                memref::LoadOp::create(b, loc, aBuf, ValueRange{index[0], kk}));
+            Value bkj = widen(
+                memref::LoadOp::create(b, loc, bBuf, ValueRange{kk, index[1]}));
+            Value acc = steps.getRegionIterArgs()[0];
+            Value sum = isFloat
+                            ? Value(math::FmaOp::create(b, loc, aik, bkj, acc))
+                            : Value(arith::AddIOp::create(
+                                  b, loc, acc,
+                                  arith::MulIOp::create(b, loc, aik, bkj)));
+            scf::YieldOp::create(b, loc, sum);
+            b.setInsertionPointAfter(steps);
+            storeBuffer(narrow(steps.getResult(0)), result, index);
+            return success();
+          },
+          /*contiguous=*/run > 1, /*afterRun=*/nullptr, /*maxRun=*/run)))
     return failure();
   buffers[dot.getResult()] = result;
   return success();

@@ -1289,6 +1289,7 @@ void TilePlacement::place() {
   placeHeldLoopResults(/*recorded=*/false);
   placeConversions();
   placeStoreLayouts();
+  placeSharedWrites();
   placeSplits();
 }
 
@@ -1410,6 +1411,60 @@ void TilePlacement::placeStoreLayouts() {
         StoreLayout{{},
                     runWidth(type.getShape(), type.getNumElements(), numThreads,
                              /*maxRun=*/4)};
+  });
+}
+
+bool TilePlacement::writesShared(Operation *op) {
+  if (auto dot = dyn_cast<tk::DotOp>(op))
+    return computedByThreads(dot);
+  return materialized.count(op) && isElementwiseLike(op) &&
+         !residentLayout.count(op) && !rowLayout.count(op->getResult(0));
+}
+
+bool TilePlacement::computedByThreads(tk::DotOp dot) {
+  if (!onThreads() || heldProduct(dot))
+    return false;
+  tk::MatrixUnit::HeldProduct product = describeProduct(dot);
+  return !matrixUnit ||
+         !matrixUnit->supports(product.a, product.b, product.accumulator,
+                               product.m, product.n, product.k);
+}
+
+std::optional<StoreLayout> TilePlacement::ownersOfWrites(Operation *op) {
+  // A dot's threads compute its elements from workgroup memory.
+  if (isa<tk::DotOp>(op))
+    return std::nullopt;
+  // In the order KernelLowering::ownedRead looks for owners: the operands.
+  for (Value operand : op->getOperands()) {
+    Operation *owner = residentOwner(operand);
+    if (!owner)
+      continue;
+    if (Operation *layout = residentLayout.lookup(owner))
+      return StoreLayout{cast<tk::DotOp>(layout), 0};
+    return StoreLayout{{}, residentRun.lookup(owner)};
+  }
+  return std::nullopt;
+}
+
+void TilePlacement::placeSharedWrites() {
+  if (!onThreads())
+    return;
+  source.walk([&](Operation *op) {
+    if (!writesShared(op))
+      return;
+    if (std::optional<StoreLayout> owners = ownersOfWrites(op)) {
+      sharedWrites[op] = *owners;
+      return;
+    }
+    // A thread per element of a product: runs would not coalesce its
+    // reads of the operands any better.
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    sharedWrites[op] =
+        StoreLayout{{},
+                    isa<tk::DotOp>(op)
+                        ? 1
+                        : runWidth(type.getShape(), type.getNumElements(),
+                                   numThreads, runOf(type.getElementType()))};
   });
 }
 
@@ -1578,6 +1633,10 @@ void TilePlacement::write() {
     if (auto it = heldIterArgs.find(value); it != heldIterArgs.end())
       return tk::warp::AccumulatorLayoutAttr::get(ctx,
                                                   products.lookup(it->second));
+    if (auto written = sharedWrites.find(op);
+        op && written != sharedWrites.end())
+      return tk::warp::SharedLayoutAttr::get(ctx,
+                                             storeLayoutAttr(written->second));
     if (op && materialized.count(op))
       return tk::warp::SharedLayoutAttr::get(ctx);
     return {};
@@ -1700,9 +1759,18 @@ LogicalResult TilePlacement::read() {
       return refuseLayout(op, layout, "is on an op that defines no tile");
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     bool elementwise = isElementwiseLike(op);
-    if (isa<tk::warp::SharedLayoutAttr>(layout)) {
+    if (auto shared = dyn_cast<tk::warp::SharedLayoutAttr>(layout)) {
+      auto dot = dyn_cast<tk::DotOp>(op);
+      if (shared.getWritten() && !elementwise &&
+          !(dot && computedByThreads(dot)))
+        return refuseLayout(op, layout,
+                            "names the writers of an element-wise tile or of "
+                            "a product no matrix unit computes; this op "
+                            "writes its own");
       if (elementwise)
         materialized.insert(op);
+      if (shared.getWritten() && !readSharedWrites(op, shared.getWritten()))
+        return WalkResult::interrupt();
       return WalkResult::advance();
     }
     if (!onThreads())
@@ -1794,7 +1862,7 @@ LogicalResult TilePlacement::read() {
   // Loops that record no result layouts: decided here, as place() would.
   placeHeldLoopResults(/*recorded=*/true);
   placeConversions();
-  if (failed(checkStoreLayouts()))
+  if (failed(checkStoreLayouts()) || failed(checkSharedWrites()))
     return failure();
   return checkSplits();
 }
@@ -1916,6 +1984,79 @@ bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
     return fail("does not spread this tile over the threads in whole runs");
   storeLayouts[access] = StoreLayout{{}, width};
   return true;
+}
+
+bool TilePlacement::readSharedWrites(Operation *op, Attribute written) {
+  auto fail = [&](StringRef why) {
+    op->emitOpError(passName())
+        << ": thread layout "
+        << tk::warp::SharedLayoutAttr::get(op->getContext(), written) << " "
+        << why;
+    return false;
+  };
+  if (!onThreads())
+    return fail("needs a GPU program (on the CPU one thread writes every "
+                "element)");
+  if (auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(written)) {
+    if (isa<tk::DotOp>(op))
+      return fail("names registers; a product no matrix unit computes is "
+                  "written by runs of its elements");
+    FailureOr<tk::DotOp> dot = recordedProduct(op, acc.getProduct());
+    if (failed(dot))
+      return false;
+    sharedWrites[op] = StoreLayout{*dot, 0};
+    return true;
+  }
+  auto runs = cast<tk::warp::RunsLayoutAttr>(written);
+  if (runs.getThreads() != numThreads)
+    return fail("is for another number of threads");
+  // Runs of a row, and, but for single elements, as many for every thread
+  // (what forEachIndex's loop takes).
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t width = runs.getWidth();
+  if (type.getShape().back() % width != 0 ||
+      (width > 1 && type.getNumElements() % (width * numThreads) != 0))
+    return fail("does not spread this tile over the threads in whole runs");
+  sharedWrites[op] = StoreLayout{{}, width};
+  return true;
+}
+
+LogicalResult TilePlacement::checkSharedWrites() {
+  if (!onThreads())
+    return success();
+  WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
+    if (!writesShared(op))
+      return WalkResult::advance();
+    auto it = sharedWrites.find(op);
+    if (it == sharedWrites.end()) {
+      op->emitOpError(passName())
+          << (isa<tk::DotOp>(op)
+                  ? ": a product no matrix unit computes needs its writers"
+                  : ": an element-wise tile kept in workgroup memory needs "
+                    "its writers")
+          << " (#tkw.shared<written = ...>, which tk-assign-thread-layouts "
+             "records)";
+      return WalkResult::interrupt();
+    }
+    // A tile computed from registers is written where they are; any other
+    // takes the runs it records.
+    std::optional<StoreLayout> owners = ownersOfWrites(op);
+    const StoreLayout &recorded = it->second;
+    if (owners
+            ? owners->product == recorded.product && owners->run == recorded.run
+            : !recorded.product)
+      return WalkResult::advance();
+    InFlightDiagnostic diag = op->emitOpError(passName())
+                              << ": thread layout "
+                              << storeLayoutAttr(recorded);
+    if (owners)
+      diag << " is not where the registers it is computed from are: "
+           << storeLayoutAttr(*owners);
+    else
+      diag << " names registers this tile is not computed from";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult TilePlacement::checkStoreLayouts() {

@@ -115,6 +115,15 @@ inline int64_t runWidth(ArrayRef<int64_t> shape, int64_t total,
   return width;
 }
 
+/// The run that fills 16 bytes with elements of `type` (4 to 8): what the
+/// threads take at a time where they write a tile to workgroup memory.
+inline int64_t runOf(Type type) {
+  if (!type.isIntOrFloat())
+    return 4;
+  return std::clamp<int64_t>(128 / std::max(8u, type.getIntOrFloatBitWidth()),
+                             4, 8);
+}
+
 /// How the threads of a GPU program visit the tile a tk.store writes (its
 /// `tkw.layout`): at the accumulator registers of held product `product`
 /// (#tkw.accumulator), or, without one, by runs of `run` elements
@@ -393,6 +402,32 @@ protected:
   /// The layout a store must visit its tile in, or std::nullopt when it is
   /// free to take any runs (nothing it reads lives in registers).
   std::optional<StoreLayout> ownersStoreLayout(tk::StoreOp store);
+  /// GPU only: which thread computes and writes which element of each
+  /// element-wise tile kept whole in workgroup memory (sharedWrites),
+  /// recorded as the `written` of its #tkw.shared: the threads holding the
+  /// registers it is computed from (ownersOfWrites), or runs of up to 16
+  /// bytes (runOf), as wide as spread it evenly (runWidth); a product the
+  /// threads compute, single elements.
+  void placeSharedWrites();
+  /// The ops whose tile is written to workgroup memory as it is computed:
+  /// element-wise ones (materialized, neither register- nor row-resident)
+  /// and the dots no matrix unit computes (computedByThreads).
+  bool writesShared(Operation *op);
+  /// GPU only: `dot` is computed by the threads, a loop of FMAs per result
+  /// element, where no matrix unit takes it (nor holds it).
+  bool computedByThreads(tk::DotOp dot);
+  /// The layout `op`'s tile must be written in, or std::nullopt when the
+  /// threads are free to take any runs (nothing it reads lives in
+  /// registers).
+  std::optional<StoreLayout> ownersOfWrites(Operation *op);
+  /// Reads `written`, the writers a #tkw.shared records on `op`, into
+  /// sharedWrites; false, with an error naming it, where they cannot write
+  /// the tile.
+  bool readSharedWrites(Operation *op, Attribute written);
+  /// After read(): every element-wise tile a GPU program writes to
+  /// workgroup memory records its writers, the registers' owners where it
+  /// is computed from registers.
+  LogicalResult checkSharedWrites();
   /// The register-resident tile (residentLayout) that evaluating `value`
   /// reads first, through element-wise ops that are not stored, as
   /// KernelLowering::ownedRead finds it; null if none.
@@ -545,6 +580,10 @@ protected:
   /// and of each atomic on one (placeStoreLayouts, or read from its
   /// `tkw.layout`).
   DenseMap<Operation *, StoreLayout> storeLayouts;
+  /// GPU only: how the threads compute and write each element-wise tile
+  /// kept in workgroup memory (placeSharedWrites, or read from the
+  /// `written` of its #tkw.shared).
+  DenseMap<Operation *, StoreLayout> sharedWrites;
   /// GPU only: how the threads share each tk.reduce that does not reduce
   /// registers, and each tk.scan (placeSplits, or read from its
   /// `tkw.split`).
