@@ -1379,7 +1379,13 @@ std::optional<StoreLayout> TilePlacement::ownersStoreLayout(tk::StoreOp store) {
     return StoreLayout{dot, 0};
   // In the order lowerStore looks for owners: the value, the pointers, the
   // mask.
-  for (Value read : {store.getValue(), store.getPtr(), store.getMask()}) {
+  return layoutOfRegistersRead(
+      {store.getValue(), store.getPtr(), store.getMask()});
+}
+
+std::optional<StoreLayout>
+TilePlacement::layoutOfRegistersRead(ArrayRef<Value> reads) {
+  for (Value read : reads) {
     Operation *owner = read ? residentOwner(read) : nullptr;
     if (!owner)
       continue;
@@ -1435,15 +1441,7 @@ std::optional<StoreLayout> TilePlacement::ownersOfWrites(Operation *op) {
   if (isa<tk::DotOp>(op))
     return std::nullopt;
   // In the order KernelLowering::ownedRead looks for owners: the operands.
-  for (Value operand : op->getOperands()) {
-    Operation *owner = residentOwner(operand);
-    if (!owner)
-      continue;
-    if (Operation *layout = residentLayout.lookup(owner))
-      return StoreLayout{cast<tk::DotOp>(layout), 0};
-    return StoreLayout{{}, residentRun.lookup(owner)};
-  }
-  return std::nullopt;
+  return layoutOfRegistersRead(llvm::to_vector(op->getOperands()));
 }
 
 void TilePlacement::placeSharedWrites() {
@@ -1986,6 +1984,15 @@ bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
   return true;
 }
 
+/// True when an access recorded as `recorded` visits its tile where the
+/// registers it reads are (`owners`), or by runs where it reads none.
+static bool followsOwners(const StoreLayout &recorded,
+                          const std::optional<StoreLayout> &owners) {
+  if (!owners)
+    return !recorded.product;
+  return owners->product == recorded.product && owners->run == recorded.run;
+}
+
 bool TilePlacement::readSharedWrites(Operation *op, Attribute written) {
   auto fail = [&](StringRef why) {
     op->emitOpError(passName())
@@ -2042,9 +2049,7 @@ LogicalResult TilePlacement::checkSharedWrites() {
     // takes the runs it records.
     std::optional<StoreLayout> owners = ownersOfWrites(op);
     const StoreLayout &recorded = it->second;
-    if (owners
-            ? owners->product == recorded.product && owners->run == recorded.run
-            : !recorded.product)
+    if (followsOwners(recorded, owners))
       return WalkResult::advance();
     InFlightDiagnostic diag = op->emitOpError(passName())
                               << ": thread layout "
@@ -2087,9 +2092,7 @@ LogicalResult TilePlacement::checkStoreLayouts() {
     // takes the runs it records.
     std::optional<StoreLayout> owners = ownersStoreLayout(store);
     const StoreLayout &recorded = it->second;
-    if (owners
-            ? owners->product == recorded.product && owners->run == recorded.run
-            : !recorded.product)
+    if (followsOwners(recorded, owners))
       return WalkResult::advance();
     InFlightDiagnostic diag = store.emitOpError(passName())
                               << ": thread layout "

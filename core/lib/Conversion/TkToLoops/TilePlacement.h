@@ -402,6 +402,10 @@ protected:
   /// The layout a store must visit its tile in, or std::nullopt when it is
   /// free to take any runs (nothing it reads lives in registers).
   std::optional<StoreLayout> ownersStoreLayout(tk::StoreOp store);
+  /// The layout of the first register-resident tile (residentOwner) that
+  /// evaluating `reads` in turn reads; std::nullopt if none. Null reads
+  /// (an absent mask) are skipped.
+  std::optional<StoreLayout> layoutOfRegistersRead(ArrayRef<Value> reads);
   /// GPU only: which thread computes and writes which element of each
   /// element-wise tile kept whole in workgroup memory (sharedWrites),
   /// recorded as the `written` of its #tkw.shared: the threads holding the
