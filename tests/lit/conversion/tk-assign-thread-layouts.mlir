@@ -313,3 +313,22 @@ tk.func @scan_and_atomic(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32},
   tk.store %po, %flat : tensor<256x!tk.ptr<i32>>
   tk.return
 }
+
+// -----
+
+// An assert on a tile checks single elements, each failing one reporting
+// itself: runs of 1 over the threads, as an atomic's.
+// CHECK-LABEL: tk.func @assert_tile
+// W32: tk.assert {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 128>}
+// W16: tk.assert {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 64>}
+// W64: tk.assert {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 256>}
+// W8: tk.assert {{.*}} {tkw.layout = #tkw.runs<width = 1, threads = 32>}
+// CPU-NOT: tkw.layout
+// CHECK: tk.return
+tk.func @assert_tile(%n: i32) {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %nv = tk.splat %n : i32 -> tensor<256xi32>
+  %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>
+  tk.assert %ok, "index out of range" : tensor<256xi1>
+  tk.return
+}

@@ -687,3 +687,26 @@ tk.func @fma_dot_in_registers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 
   tk.store %out, %max : !tk.ptr<f32>
   tk.return
 }
+
+// -----
+
+// An assert on a tile records how the threads check it.
+tk.func @assert_without_layout(%n: i32) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %nv = tk.splat %n : i32 -> tensor<256xi32>
+  %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>
+  // expected-error @below {{an assert on a tile needs its thread layout (tkw.layout, which tk-assign-thread-layouts records)}}
+  tk.assert %ok, "index out of range" : tensor<256xi1>
+  tk.return
+}
+
+// -----
+
+tk.func @assert_in_registers(%n: i32) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %nv = tk.splat %n : i32 -> tensor<256xi32>
+  %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>
+  // expected-error @below {{thread layout #tkw.accumulator<product = 0> is not one an assert visits its tile in (#tkw.runs)}}
+  tk.assert %ok, "index out of range" {tkw.layout = #tkw.accumulator<product = 0>} : tensor<256xi1>
+  tk.return
+}

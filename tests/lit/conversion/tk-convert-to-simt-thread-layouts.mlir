@@ -229,3 +229,19 @@ tk.func @fma_dot_runs(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
   tk.store %op, %sum {tkw.layout = #tkw.runs<width = 1, threads = 128>} : tensor<32x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// An assert on a tile checks it as its layout says: by runs of 2 here,
+// thread t checking elements 2t and 2t + 1 (a loop of 128 runs).
+// CHECK-LABEL: func.func @assert_runs
+// CHECK: scf.for %[[FIRST:.*]] = %thread_id_x to %c128 step %c128
+// CHECK-NEXT: arith.muli %[[FIRST]], %c2
+// CHECK-COUNT-2: gpu.printf
+tk.func @assert_runs(%n: i32) attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %nv = tk.splat %n : i32 -> tensor<256xi32>
+  %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>
+  tk.assert %ok, "index out of range" {tkw.layout = #tkw.runs<width = 2, threads = 128>} : tensor<256xi1>
+  tk.return
+}

@@ -812,8 +812,15 @@ LogicalResult KernelLowering::lowerAssert(tk::AssertOp assertOp) {
   };
   if (!isTile(cond.getType()))
     return checkOne({});
+  // The threads check the tile as its thread layout says: single elements,
+  // or runs of them.
+  FailureOr<std::optional<StoreLayout>> layout = threadLayoutOfAccess(assertOp);
+  if (failed(layout))
+    return failure();
+  int64_t run = *layout ? (*layout)->run : 1;
   return forEachIndex(cast<RankedTensorType>(cond.getType()).getShape(),
-                      checkOne);
+                      checkOne, /*contiguous=*/run > 1, /*afterRun=*/nullptr,
+                      /*maxRun=*/run);
 }
 
 } // namespace mlir::tk_to_loops

@@ -1403,6 +1403,9 @@ void TilePlacement::placeStoreLayouts() {
     if (isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op) &&
         isTile(op->getResult(0).getType()))
       storeLayouts[op] = StoreLayout{{}, 1};
+    if (auto check = dyn_cast<tk::AssertOp>(op);
+        check && isTile(check.getCondition().getType()))
+      storeLayouts[op] = StoreLayout{{}, 1};
     auto store = dyn_cast<tk::StoreOp>(op);
     if (!store)
       return;
@@ -1744,7 +1747,7 @@ LogicalResult TilePlacement::read() {
     Attribute layout = op->getAttr(TkwDialect::kLayoutAttrName);
     if (!layout)
       return WalkResult::advance();
-    if (isa<tk::StoreOp, tk::AtomicRMWOp, tk::AtomicCASOp>(op))
+    if (isa<tk::StoreOp, tk::AtomicRMWOp, tk::AtomicCASOp, tk::AssertOp>(op))
       return readStoreLayout(op, layout) ? WalkResult::advance()
                                          : WalkResult::interrupt();
     if (auto operand = dyn_cast<tk::warp::OperandLayoutAttr>(layout))
@@ -1948,12 +1951,14 @@ bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
     return false;
   };
   auto store = dyn_cast<tk::StoreOp>(access);
-  auto type = dyn_cast<RankedTensorType>(
-      store ? store.getValue().getType() : access->getResult(0).getType());
+  auto check = dyn_cast<tk::AssertOp>(access);
+  StringRef noun = store ? "a store" : check ? "an assert" : "an atomic";
+  auto type =
+      dyn_cast<RankedTensorType>(store   ? store.getValue().getType()
+                                 : check ? check.getCondition().getType()
+                                         : access->getResult(0).getType());
   if (!type)
-    return fail(store ? "is on a store of no tile"
-                      : "is on an atomic of no "
-                        "tile");
+    return fail(("is on " + noun + " of no tile").str());
   if (!onThreads())
     return fail("needs a GPU program (the CPU form stores in loop nests)");
   if (auto acc = dyn_cast<tk::warp::AccumulatorLayoutAttr>(layout);
@@ -1966,9 +1971,11 @@ bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
   }
   auto runs = dyn_cast<tk::warp::RunsLayoutAttr>(layout);
   if (!runs)
-    return fail(store ? "is not one a store visits its tile in (#tkw.runs or "
-                        "#tkw.accumulator)"
-                      : "is not one an atomic visits its tile in (#tkw.runs)");
+    return fail(
+        store
+            ? "is not one a store visits its tile in (#tkw.runs or "
+              "#tkw.accumulator)"
+            : ("is not one " + noun + " visits its tile in (#tkw.runs)").str());
   if (runs.getThreads() != numThreads)
     return fail("is for another number of threads");
   // Runs of a row, and, but for single elements, as many for every thread
@@ -2068,11 +2075,15 @@ LogicalResult TilePlacement::checkStoreLayouts() {
   if (!onThreads())
     return success();
   WalkResult atomics = source.walk([&](Operation *op) -> WalkResult {
-    if (!isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op) ||
-        !isTile(op->getResult(0).getType()) || storeLayouts.count(op))
+    auto check = dyn_cast<tk::AssertOp>(op);
+    bool onTile = check ? isTile(check.getCondition().getType())
+                        : isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op) &&
+                              isTile(op->getResult(0).getType());
+    if (!onTile || storeLayouts.count(op))
       return WalkResult::advance();
     op->emitOpError(passName())
-        << ": an atomic on a tile needs its thread layout (tkw.layout, which "
+        << (check ? ": an assert on a tile" : ": an atomic on a tile")
+        << " needs its thread layout (tkw.layout, which "
            "tk-assign-thread-layouts records)";
     return WalkResult::interrupt();
   });

@@ -397,7 +397,8 @@ protected:
   /// one (residentOwner) visits in that tile's layout; any other by runs of
   /// up to 4 elements (runWidth), which is what the store's loop and its
   /// fused loads then use. An atomic on a tile visits single elements
-  /// (#tkw.runs of width 1): each is its own read-modify-write.
+  /// (#tkw.runs of width 1): each is its own read-modify-write; so does an
+  /// assert on one (each failing element reports itself).
   void placeStoreLayouts();
   /// The layout a store must visit its tile in, or std::nullopt when it is
   /// free to take any runs (nothing it reads lives in registers).
@@ -469,12 +470,12 @@ protected:
   /// operandConversions; false, with an error naming it, where the unit
   /// does not lay out the product's operands or something else reads it.
   bool readOperandConversion(Operation *op, tk::warp::OperandLayoutAttr layout);
-  /// Reads the recorded layout of a store or an atomic on a tile into
-  /// storeLayouts; false, with an error naming it, for one no such access
-  /// of that tile visits in.
+  /// Reads the recorded layout of a store, an atomic or an assert on a tile
+  /// into storeLayouts; false, with an error naming it, for one no such
+  /// access of that tile visits in.
   bool readStoreLayout(Operation *access, Attribute layout);
-  /// After read(): every store of a tile and every atomic on one has its
-  /// layout, and a store of registers visits them where they are.
+  /// After read(): every store of a tile and every atomic and assert on one
+  /// has its layout, and a store of registers visits them where they are.
   LogicalResult checkStoreLayouts();
   /// Moves each tile the matrix unit computes in registers but whose readers
   /// need it whole in workgroup memory there with an explicit

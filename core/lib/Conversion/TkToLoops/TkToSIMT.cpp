@@ -301,11 +301,8 @@ SIMTKernelLowering::threadLayoutOfAccess(Operation *access) {
     return std::optional<StoreLayout>();
   auto it = storeLayouts.find(access);
   if (it == storeLayouts.end())
-    return access->emitOpError(passName() +
-                               (isa<tk::StoreOp>(access)
-                                    ? ": a store of a tile has no thread layout"
-                                    : ": an atomic on a tile has no thread "
-                                      "layout"));
+    return access->emitOpError(passName() + ": the tile it visits has no "
+                                            "thread layout");
   return std::optional<StoreLayout>(it->second);
 }
 
