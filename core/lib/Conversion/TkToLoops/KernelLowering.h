@@ -366,10 +366,12 @@ protected:
   LogicalResult forOneIndex(ArrayRef<int64_t> shape, int64_t total,
                             Value linear,
                             function_ref<LogicalResult(ArrayRef<Value>)> body);
-  /// The serial loop nest of forEachIndex.
+  /// The serial loop nest of forEachIndex; `afterRun` (if any) after the
+  /// body, at every index.
   LogicalResult
   forEachIndexSerial(ArrayRef<int64_t> shape,
-                     function_ref<LogicalResult(ArrayRef<Value>)> body);
+                     function_ref<LogicalResult(ArrayRef<Value>)> body,
+                     function_ref<void()> afterRun = nullptr);
 
   // --- GPU programs --------------------------------------------------------
   /// While alive, contiguous top-level forEachIndex nests iterate over the

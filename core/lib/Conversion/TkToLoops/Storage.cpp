@@ -112,8 +112,8 @@ KernelLowering::forOneIndex(ArrayRef<int64_t> shape, int64_t total,
 }
 
 LogicalResult KernelLowering::forEachIndexSerial(
-    ArrayRef<int64_t> shape,
-    function_ref<LogicalResult(ArrayRef<Value>)> body) {
+    ArrayRef<int64_t> shape, function_ref<LogicalResult(ArrayRef<Value>)> body,
+    function_ref<void()> afterRun) {
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Value> index;
   for (int64_t size : shape) {
@@ -129,6 +129,8 @@ LogicalResult KernelLowering::forEachIndexSerial(
   auto saved = std::move(elementCache);
   elementCache.clear();
   LogicalResult result = body(index);
+  if (afterRun)
+    afterRun();
   elementCache = std::move(saved);
   return result;
 }

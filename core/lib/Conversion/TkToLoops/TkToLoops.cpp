@@ -91,12 +91,7 @@ Value HostKernelLowering::newBuffer(ArrayRef<int64_t> shape, Type elementType,
 LogicalResult HostKernelLowering::visitIndices(
     ArrayRef<int64_t> shape, function_ref<LogicalResult(ArrayRef<Value>)> body,
     bool, function_ref<void()> afterRun, int64_t, bool) {
-  return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
-    LogicalResult result = body(index);
-    if (afterRun)
-      afterRun();
-    return result;
-  });
+  return forEachIndexSerial(shape, body, afterRun);
 }
 
 LogicalResult HostKernelLowering::copyBuffer(Value from, Value to,

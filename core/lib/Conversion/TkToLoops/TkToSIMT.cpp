@@ -125,12 +125,7 @@ LogicalResult SIMTKernelLowering::visitIndices(
     bool contiguous, function_ref<void()> afterRun, int64_t maxRun,
     bool publish) {
   if (parallelDepth > 0)
-    return forEachIndexSerial(shape, [&](ArrayRef<Value> index) {
-      LogicalResult result = body(index);
-      if (afterRun)
-        afterRun();
-      return result;
-    });
+    return forEachIndexSerial(shape, body, afterRun);
   // One flat loop over the tile, thread t taking elements t, t + N, ...:
   // consecutive threads touch consecutive innermost elements. With a run
   // of `width` elements per thread, thread t takes runs t, t + N, ...
