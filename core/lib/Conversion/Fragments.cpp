@@ -419,13 +419,16 @@ tk::emittedLayoutMismatch(MLIRContext &context, const MatrixUnit &unit,
     Value zero =
         arith::ConstantOp::create(b, loc, b.getZeroAttr(product.accumulator));
     Value result = entry->getArgument(2);
-    MatrixUnit::Product emitted{
-        entry->getArgument(0),
-        entry->getArgument(1),
-        result,
-        [&](OpBuilder &, Location, Value, Value) { return zero; },
-        arith::ConstantIndexOp::create(b, loc, thread),
-        product.numThreads};
+    // Named: Product holds a function_ref, which must not outlive it.
+    auto zeroAccumulator = [&](OpBuilder &, Location, Value, Value) {
+      return zero;
+    };
+    MatrixUnit::Product emitted{entry->getArgument(0),
+                                entry->getArgument(1),
+                                result,
+                                zeroAccumulator,
+                                arith::ConstantIndexOp::create(b, loc, thread),
+                                product.numThreads};
     if (failed(unit.emit(b, loc, emitted)))
       return "emit failed for " + who;
     func::ReturnOp::create(b, loc);
