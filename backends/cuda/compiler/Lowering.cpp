@@ -1,6 +1,6 @@
 //===- Lowering.cpp - tk module to the LLVM dialect for NVPTX -------------===//
 //
-// The layout framework with the CUDA TargetInfo, then core's loops in their
+// Core's thread layouts with the CUDA TargetInfo, then core's loops in their
 // GPU form (wgmma through WgmmaUnit on sm_90a, mma.sync through MmaSyncUnit
 // from sm_80), then NVVM. Pipelines are built in C++ rather than parsed, so
 // nothing lands in MLIR's global pass registry: two plugins linking core's
@@ -109,8 +109,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
 
   // Core's GPU lowering: num_warps warps of the preset's size, with
   // mma.sync or wgmma holding accumulators and cp.async loading operands
-  // trips ahead (the warp-level framework dumped on a copy, as every GPU
-  // backend does). SharedMemory.cpp packs the buffers afterwards.
+  // trips ahead. SharedMemory.cpp packs the buffers afterwards.
   SIMTLowering lowering;
   lowering.simt.target = targetInfo;
   lowering.simt.numWarps = numWarps;

@@ -1,7 +1,7 @@
 //===- Lowering.h - tk module to the LLVM dialect for NVPTX -----*- C++ -*-===//
 //
-// The MLIR half of the CUDA compile pipeline: the layout framework of core/
-// driven by the target's TargetInfo, core's tk-convert-to-simt (tiles
+// The MLIR half of the CUDA compile pipeline: core's thread layouts for the
+// target's TargetInfo, core's tk-convert-to-simt (tiles
 // spread over the threads of a CTA, shared-memory tiles, mma.sync and wgmma
 // dots), then NVVM and the LLVM dialect. What follows (LLVM IR, libdevice,
 // NVPTX, ptxas, packaging) lives in Compiler.cpp.
@@ -60,7 +60,7 @@ struct LoweredKernel {
   int threadsPerBlock = 0;
 };
 
-/// Called after each stage with a file name ("1-layouts.mlir") and the
+/// Called after each stage with a file name ("3-thread-layouts.mlir") and the
 /// module; Compiler.cpp writes it when TK_DUMP_IR is set.
 using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
 

@@ -1,9 +1,8 @@
 //===- ThreadLayoutPipeline.cpp - the thread-level decisions ----*- C++ -*-===//
 //
 // The passes every GPU backend runs, in this order, before
-// tk-convert-to-simt, and the dump of DESIGN §3's warp-level framework every
-// GPU backend writes beside them: one place, so that the backends' pipelines
-// and dumps cannot drift apart.
+// tk-convert-to-simt, and the stages every GPU backend dumps: one place, so
+// that the backends' pipelines and dumps cannot drift apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,11 +11,8 @@
 #include "tk/core/Passes.h"
 #include "tk/ir/Dialect.h"
 
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
-
-#include <functional>
 
 using namespace mlir;
 
@@ -56,11 +52,9 @@ void tk::addThreadLayoutPasses(mlir::OpPassManager &pm,
 LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
                               const StageDumpFn &dump, std::string &error) {
   const TkConvertToSIMTOptions &simt = lowering.simt;
-  if (dump)
-    dumpLayoutFramework(module, simt.target, simt.numWarps, dump);
   std::string failedPass;
-  // Where each tile lives in the code of a thread (TK_DUMP_IR shows it);
-  // tk-convert-to-simt follows it.
+  // Which warp, lane and register holds each element of each tile
+  // (TK_DUMP_IR shows it); tk-convert-to-simt follows it.
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         addThreadLayoutPasses(pm, simt, lowering.matrixUnit,
                               lowering.asyncCopy);
@@ -84,50 +78,4 @@ LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
   if (dump)
     dump("4-loops.mlir", module);
   return success();
-}
-
-// On a copy: the code follows the thread layouts, not these stages.
-void tk::dumpLayoutFramework(ModuleOp module, llvm::StringRef targetInfo,
-                             int64_t numWarps, const StageDumpFn &dump) {
-  OwningOpRef<ModuleOp> copy(module.clone());
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << d.getLocation() << ": " << d << "\n";
-    return success();
-  });
-  TkAssignLayoutsOptions layouts;
-  layouts.target = targetInfo.str();
-  layouts.numWarps = numWarps;
-  struct FrameworkStage {
-    const char *file;
-    std::function<void(OpPassManager &)> add;
-  };
-  const FrameworkStage stages[] = {
-      {"1-layouts.mlir",
-       [&](OpPassManager &pm) {
-         pm.addNestedPass<tk::FuncOp>(createTkAssignLayouts(layouts));
-       }},
-      {"2-warp.mlir",
-       [&](OpPassManager &pm) {
-         pm.addNestedPass<tk::FuncOp>(createTkDistributeToWarps());
-       }},
-      {"3-intrinsic.mlir",
-       [&](OpPassManager &pm) {
-         pm.addNestedPass<tk::FuncOp>(createTkMatchTargetSize());
-       }},
-  };
-  std::string failedPass;
-  for (const FrameworkStage &stage : stages) {
-    if (failed(runPasses(*copy, failedPass, stage.add))) {
-      // A module holding only the reason, so the dump stays valid MLIR.
-      OpBuilder builder(module->getContext());
-      OwningOpRef<ModuleOp> note(ModuleOp::create(builder.getUnknownLoc()));
-      (*note)->setAttr("tk.layout_framework_failed",
-                       builder.getStringAttr(failedPass + ": " + diagnostics));
-      dump(stage.file, *note);
-      return;
-    }
-    dump(stage.file, *copy);
-  }
 }

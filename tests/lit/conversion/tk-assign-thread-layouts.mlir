@@ -19,10 +19,10 @@
 // The CPU keeps them on the stack. The chains read once (the shifted row,
 // the quotient) are recomputed: no layout.
 // CHECK-LABEL: tk.func @softmax
-// W32-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 128 : i64}
-// W16-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 64 : i64}
-// W64-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 256 : i64}
-// W8-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 32 : i64}
+// W32-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64}
+// W16-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 64 : i64, tkw.threads_per_warp = 16 : i64}
+// W64-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 256 : i64, tkw.threads_per_warp = 64 : i64}
+// W8-SAME: attributes {tkw.conversions = 0 : i64, tkw.threads = 32 : i64, tkw.threads_per_warp = 8 : i64}
 // CPU-SAME: attributes {tkw.threads = 0 : i64}
 // W32: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 128>}
 // W16: tk.load {{.*}} {tkw.layout = #tkw.runs<width = 4, threads = 64>}

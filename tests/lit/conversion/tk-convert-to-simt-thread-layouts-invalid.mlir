@@ -5,7 +5,7 @@
 // expected-error @below {{thread layouts were assigned for 64 threads a program, not 128}}
 tk.func @other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 64 : i64} {
+    attributes {tkw.threads = 64 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -27,9 +27,37 @@ tk.func @other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 // -----
 
+// Placed for wave64: the runs of the same 128 threads would be dealt to two
+// warps of 64 lanes, not four of 32.
+// expected-error @below {{thread layouts were assigned for warps of 64 threads, not 32}}
+tk.func @other_warp_size(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 64 : i64} {
+  %r = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %x = arith.sitofp %r {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<512xi32> to tensor<512xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %optrs, %x {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<512x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// expected-error @below {{thread layouts were assigned for warps of 0 threads, not 32}}
+tk.func @no_warp_size(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
+    attributes {tkw.threads = 128 : i64} {
+  %r = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %x = arith.sitofp %r {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>} : tensor<512xi32> to tensor<512xf32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %optrs, %x {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<512x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
 tk.func @uneven(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -54,7 +82,7 @@ tk.func @uneven(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @runs_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -79,7 +107,7 @@ tk.func @runs_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @no_product(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -104,7 +132,7 @@ tk.func @no_product(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @warp_level(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -130,7 +158,7 @@ tk.func @warp_level(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // A loop's result layouts say where its held accumulators are after it; a
 // loop that holds none (no matrix unit here) cannot keep a result anywhere.
 tk.func @result_not_held(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                         %n: i32) attributes {tkw.threads = 128 : i64} {
+                         %n: i32) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %zero = arith.constant dense<0.000000e+00> : tensor<128xf32>
   %one = arith.constant dense<1.000000e+00> : tensor<128xf32>
   %c0 = arith.constant 0 : i32
@@ -150,7 +178,7 @@ tk.func @result_not_held(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @result_layouts_short(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                              %n: i32) attributes {tkw.threads = 128 : i64} {
+                              %n: i32) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %zero = arith.constant dense<0.000000e+00> : tensor<128xf32>
   %one = arith.constant dense<1.000000e+00> : tensor<128xf32>
   %c0 = arith.constant 0 : i32
@@ -173,7 +201,7 @@ tk.func @result_layouts_short(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // stage count: tk-opt gives the lowering neither.
 tk.func @ring_without_async_copies(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                                    %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<128x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<128x!tk.ptr<f32>>, tensor<128xi32>
@@ -193,7 +221,7 @@ tk.func @ring_without_async_copies(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32
 
 tk.func @store_without_layout(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -210,7 +238,7 @@ tk.func @store_without_layout(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @store_shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -227,7 +255,7 @@ tk.func @store_shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @store_uneven(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -244,7 +272,7 @@ tk.func @store_uneven(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @store_other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -261,7 +289,7 @@ tk.func @store_other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @store_not_as_owned(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -278,7 +306,7 @@ tk.func @store_not_as_owned(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @store_unheld(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -299,7 +327,7 @@ tk.func @store_unheld(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @reduce_without_split(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -317,7 +345,7 @@ tk.func @reduce_without_split(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @reduce_lanes_of_1d(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -335,7 +363,7 @@ tk.func @reduce_lanes_of_1d(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @reduce_warps_too_few(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -353,7 +381,7 @@ tk.func @reduce_warps_too_few(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @reduce_too_many_parts(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -371,7 +399,7 @@ tk.func @reduce_too_many_parts(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @reduce_half_shuffles(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32},
-                 %out: !tk.ptr<f16>) attributes {tkw.threads = 128 : i64} {
+                 %out: !tk.ptr<f16>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
@@ -389,7 +417,7 @@ tk.func @reduce_half_shuffles(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @reduce_registers_split(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -407,7 +435,7 @@ tk.func @reduce_registers_split(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @reduce_across_what(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                 %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -427,7 +455,7 @@ tk.func @reduce_across_what(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // Operand layouts: the result of a dot operand's conversion, of operand 0
 // or 1.
 tk.func @operand_layout_on_a_load(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %bs = tk.splat %in : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>>
   %ptrs = tk.addptr %bs, %r : tensor<64x!tk.ptr<f16>>, tensor<64xi32>
@@ -440,7 +468,7 @@ tk.func @operand_layout_on_a_load(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32}
 // -----
 
 tk.func @operand_c(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %bs = tk.splat %in : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>>
   %ptrs = tk.addptr %bs, %r : tensor<64x!tk.ptr<f16>>, tensor<64xi32>
@@ -473,7 +501,7 @@ tk.func @operand_layout_chunks(%x: tensor<64x64xf16>) {
 
 // Atomics on tiles: each records its runs; runs are all an atomic takes.
 tk.func @atomic_without_layout(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
   %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
@@ -486,7 +514,7 @@ tk.func @atomic_without_layout(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
 // -----
 
 tk.func @atomic_in_registers(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
   %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
@@ -499,7 +527,7 @@ tk.func @atomic_in_registers(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
 // -----
 
 tk.func @atomic_uneven_runs(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
   %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
@@ -512,7 +540,7 @@ tk.func @atomic_uneven_runs(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
 // -----
 
 // Scans: a line per thread, the one split they take, and recorded.
-tk.func @scan_in_parts() attributes {tkw.threads = 128 : i64} {
+tk.func @scan_in_parts() attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %x = arith.constant dense<1> : tensor<8x32xi32>
   // expected-error @below {{thread layout #tkw.split<parts = 2, across = "memory"> is not how a scan is shared: a line per thread, serially (#tkw.split<parts = 1, across = "memory">)}}
   %cum = tk.scan(%x : tensor<8x32xi32>) {axis = 1 : i32, reverse = false, tkw.split = #tkw.split<parts = 2, across = "memory">} -> tensor<8x32xi32> {
@@ -525,7 +553,7 @@ tk.func @scan_in_parts() attributes {tkw.threads = 128 : i64} {
 
 // -----
 
-tk.func @scan_without_split() attributes {tkw.threads = 128 : i64} {
+tk.func @scan_without_split() attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %x = arith.constant dense<1> : tensor<8x32xi32>
   // expected-error @below {{a scan needs its split over the threads (tkw.split, which tk-assign-thread-layouts records)}}
   %cum = tk.scan(%x : tensor<8x32xi32>) {axis = 1 : i32, reverse = false} -> tensor<8x32xi32> {
@@ -538,7 +566,7 @@ tk.func @scan_without_split() attributes {tkw.threads = 128 : i64} {
 
 // -----
 
-tk.func @split_on_a_load(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.threads = 128 : i64} {
+tk.func @split_on_a_load(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %s = tk.splat %p : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
   %ptrs = tk.addptr %s, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
@@ -552,7 +580,7 @@ tk.func @split_on_a_load(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attribut
 // An element-wise tile kept in workgroup memory records which thread
 // computes and writes which element (#tkw.shared's `written`).
 tk.func @shared_without_writers(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                                %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                                %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -570,7 +598,7 @@ tk.func @shared_without_writers(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @shared_uneven_runs(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                            %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                            %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -588,7 +616,7 @@ tk.func @shared_uneven_runs(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // -----
 
 tk.func @shared_other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                              %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                              %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -607,7 +635,7 @@ tk.func @shared_other_threads(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 // A tile computed from registers is written by the threads holding them.
 tk.func @shared_not_by_owners(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
-                              %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+                              %out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %bs = tk.splat %in : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
   %ptrs = tk.addptr %bs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
@@ -625,7 +653,7 @@ tk.func @shared_not_by_owners(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 // -----
 
-tk.func @shared_writers_of_a_reduction(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+tk.func @shared_writers_of_a_reduction(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %x = arith.constant dense<1.0> : tensor<8x32xf32>
   // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 1, threads = 128>> names the writers of an element-wise tile or of a product no matrix unit computes; this op writes its own}}
   %rows = tk.reduce(%x : tensor<8x32xf32>) {axis = 1 : i32, tkw.layout = #tkw.shared<written = #tkw.runs<width = 1, threads = 128>>, tkw.split = #tkw.split<parts = 1, across = "memory">} -> tensor<8xf32> {
@@ -646,7 +674,7 @@ tk.func @shared_writers_of_a_reduction(%out: !tk.ptr<f32>) attributes {tkw.threa
 
 // A product no matrix unit computes records which thread computes which
 // element, by runs: it holds no registers.
-tk.func @fma_dot_without_writers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+tk.func @fma_dot_without_writers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %a = arith.constant dense<1.0> : tensor<32x16xf32>
   %b = arith.constant dense<2.0> : tensor<16x32xf32>
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
@@ -668,7 +696,7 @@ tk.func @fma_dot_without_writers(%out: !tk.ptr<f32>) attributes {tkw.threads = 1
 
 // -----
 
-tk.func @fma_dot_in_registers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64} {
+tk.func @fma_dot_in_registers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %a = arith.constant dense<1.0> : tensor<32x16xf32>
   %b = arith.constant dense<2.0> : tensor<16x32xf32>
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
@@ -691,7 +719,7 @@ tk.func @fma_dot_in_registers(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 
 // -----
 
 // An assert on a tile records how the threads check it.
-tk.func @assert_without_layout(%n: i32) attributes {tkw.threads = 128 : i64} {
+tk.func @assert_without_layout(%n: i32) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %nv = tk.splat %n : i32 -> tensor<256xi32>
   %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>
@@ -702,7 +730,7 @@ tk.func @assert_without_layout(%n: i32) attributes {tkw.threads = 128 : i64} {
 
 // -----
 
-tk.func @assert_in_registers(%n: i32) attributes {tkw.threads = 128 : i64} {
+tk.func @assert_in_registers(%n: i32) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %nv = tk.splat %n : i32 -> tensor<256xi32>
   %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>

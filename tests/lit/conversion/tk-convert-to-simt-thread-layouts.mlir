@@ -24,7 +24,7 @@
 // CHECK: gpu.barrier
 tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -54,7 +54,7 @@ tk.func @shared(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // CHECK: gpu.barrier
 tk.func @shared_single(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                         %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -88,7 +88,7 @@ tk.func @shared_single(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // CHECK: arith.addi %thread_id_x, %c128 : index
 tk.func @runs4(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -121,7 +121,7 @@ tk.func @runs4(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // CHECK: arith.muli %{{.*}}, %c2 : index
 tk.func @runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                  %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -155,7 +155,7 @@ tk.func @runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // CHECK: }
 tk.func @store_runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
                      %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %nv = tk.splat %n : i32 -> tensor<1024xi32>
   %mask = arith.cmpi slt, %r, %nv : tensor<1024xi32>
@@ -192,7 +192,7 @@ tk.func @store_runs2(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 // CHECK-NOT: llvm.atomicrmw
 // CHECK: }
 tk.func @atomic_runs(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
   %s = tk.splat %p : !tk.ptr<i32> -> tensor<1024x!tk.ptr<i32>>
   %ptrs = tk.addptr %s, %r : tensor<1024x!tk.ptr<i32>>, tensor<1024xi32>
@@ -213,7 +213,7 @@ tk.func @atomic_runs(%p: !tk.ptr<i32> {tk.divisibility = 16 : i32})
 // CHECK-COUNT-4: math.fma
 // CHECK: gpu.barrier
 tk.func @fma_dot_runs(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
-    attributes {tkw.threads = 128 : i64} {
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %a = arith.constant dense<1.0> : tensor<32x16xf32>
   %b = arith.constant dense<2.0> : tensor<16x32xf32>
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
@@ -238,7 +238,7 @@ tk.func @fma_dot_runs(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32})
 // CHECK: scf.for %[[FIRST:.*]] = %thread_id_x to %c128 step %c128
 // CHECK-NEXT: arith.muli %[[FIRST]], %c2
 // CHECK-COUNT-2: gpu.printf
-tk.func @assert_runs(%n: i32) attributes {tkw.threads = 128 : i64} {
+tk.func @assert_runs(%n: i32) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %nv = tk.splat %n : i32 -> tensor<256xi32>
   %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>

@@ -31,7 +31,9 @@ def Tkw_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Function attribute: the number of warps of a workgroup (i32).
     static constexpr llvm::StringLiteral kNumWarpsAttrName = "tkw.num_warps";
-    /// Function attribute: the lanes of a warp on the target (i32).
+    /// Function attribute: the lanes of a warp on the target (i32), set by
+    /// tk-assign-layouts and, on a GPU program, by tk-assign-thread-layouts:
+    /// thread t of the thread layouts is lane t mod this of warp t / this.
     static constexpr llvm::StringLiteral kThreadsPerWarpAttrName =
         "tkw.threads_per_warp";
     /// Function attribute: the TargetInfo spec the layouts were chosen for.

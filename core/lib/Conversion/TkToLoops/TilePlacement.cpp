@@ -1681,9 +1681,14 @@ void TilePlacement::write() {
   });
   source->setAttr(TkwDialect::kThreadsAttrName,
                   builder.getI64IntegerAttr(numThreads));
-  if (onThreads())
-    source->setAttr(TkwDialect::kConversionsAttrName,
-                    builder.getI64IntegerAttr(conversions));
+  if (!onThreads())
+    return;
+  // Thread t is lane t mod threads_per_warp of warp t / threads_per_warp:
+  // with the layouts, which warp and lane holds each element.
+  source->setAttr(TkwDialect::kThreadsPerWarpAttrName,
+                  builder.getI64IntegerAttr(warpSize));
+  source->setAttr(TkwDialect::kConversionsAttrName,
+                  builder.getI64IntegerAttr(conversions));
 }
 
 LogicalResult TilePlacement::read() {
@@ -1695,6 +1700,15 @@ LogicalResult TilePlacement::read() {
            << ": the thread layouts were assigned for "
            << (threads ? threads.getInt() : 0) << " threads a program, not "
            << numThreads;
+  // The runs, the shuffles of a split and the units' fragments are dealt
+  // to lanes of warps of this size: recorded for another, they would put
+  // elements in other threads than the layouts say.
+  auto lanes =
+      source->getAttrOfType<IntegerAttr>(TkwDialect::kThreadsPerWarpAttrName);
+  if (onThreads() && (!lanes || lanes.getInt() != warpSize))
+    return source.emitOpError(passName())
+           << ": the thread layouts were assigned for warps of "
+           << (lanes ? lanes.getInt() : 0) << " threads, not " << warpSize;
   // Held accumulators first: what reads a held loop result depends on them.
   if (failed(readHeldAccumulators()) || failed(readRowResident()))
     return failure();

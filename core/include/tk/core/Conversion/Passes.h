@@ -368,17 +368,6 @@ void addThreadLayoutPasses(mlir::OpPassManager &pm,
 using StageDumpFn =
     std::function<void(llvm::StringRef file, mlir::ModuleOp module)>;
 
-/// Runs DESIGN §3's warp-level layout framework (tk-assign-layouts,
-/// tk-distribute-to-warps, tk-match-target-size) for `numWarps` warps of the
-/// preset `target` on a copy of `module` and dumps each stage
-/// (1-layouts.mlir, 2-warp.mlir, 3-intrinsic.mlir); a stage that fails (a
-/// kernel the framework cannot distribute yet: cross-warp reductions) dumps
-/// a module holding its diagnostics instead. The code follows the thread
-/// layouts (addThreadLayoutPasses), not these stages; the compile never
-/// fails here.
-void dumpLayoutFramework(mlir::ModuleOp module, llvm::StringRef target,
-                         int64_t numWarps, const StageDumpFn &dump);
-
 /// The GPU lowering every backend runs from a verified tk module to the code
 /// of one thread, before its own dialect: the options of tk-convert-to-simt
 /// (which the thread-level decisions share) and the backend's units.
@@ -392,8 +381,7 @@ struct SIMTLowering {
   bool shareWorkgroupMemory = false;
 };
 
-/// Runs `lowering` on `module`: with `dump`, the warp-level framework first
-/// (dumpLayoutFramework); then the thread-level decisions
+/// Runs `lowering` on `module`: the thread-level decisions
 /// (addThreadLayoutPasses, dumped as 3-thread-layouts.mlir) and
 /// tk-convert-to-simt, canonicalize and CSE (and tk-share-workgroup-memory
 /// where asked; dumped as 4-loops.mlir). On failure says in `error` which
