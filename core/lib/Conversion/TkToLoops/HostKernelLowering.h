@@ -59,6 +59,12 @@ private:
   void barrier() override {}
   /// A call to the C library's printf.
   void emitPrintf(StringRef format, ValueRange args) override;
+  /// None: one thread has no copies to overlap (tk-assign-thread-layouts
+  /// places no ring on the CPU, and reading refuses one).
+  FailureOr<std::unique_ptr<OperandPipeline>>
+  pipelineOperands(const LoopCarry &) override {
+    return std::unique_ptr<OperandPipeline>();
+  }
 };
 
 } // namespace mlir::tk_to_loops

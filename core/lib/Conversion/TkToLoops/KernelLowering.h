@@ -3,8 +3,8 @@
 // What the CPU and GPU lowerings of one tk.func share (TkToLoops.cpp
 // describes the approach): the walk over its ops, the element-wise chains
 // recomputed in their consumers' nests, buffers, stores, loop-carried values
-// and the matrix unit's held products and prefetch rings, following the
-// thread layouts of its tiles (TilePlacement.h). Each form is a class of its
+// and the matrix unit's held products, following the thread layouts of its
+// tiles (TilePlacement.h). Each form is a class of its
 // own: HostKernelLowering (tk-convert-to-loops: serial loop nests) and
 // SIMTKernelLowering (tk-convert-to-simt: the code of one GPU thread); this
 // class names what they do differently. Implemented in Ops.cpp,
@@ -196,6 +196,48 @@ protected:
     Value start, offset;
   };
 
+  /// How lowerFor carries an iteration argument: as SSA values (a scalar,
+  /// a block pointer's components, a pointer walk's offset, a held
+  /// accumulator's or a row tile's registers) or in a buffer (a tile).
+  enum class Carried { Scalar, BlockPtr, Tile, Walk, Held, Rows };
+  /// One scf.for as lowerFor carries it.
+  struct LoopCarry {
+    scf::ForOp source;
+    SmallVector<Carried> kinds;
+    /// The scalar step of each pointer walk (Carried::Walk).
+    SmallVector<Value> walkSteps;
+    /// The dot whose accumulator each held argument is (Carried::Held).
+    SmallVector<tk::DotOp> heldDots;
+    /// Iteration argument i is the numValues[i] lowered values from
+    /// firstValue[i] on.
+    SmallVector<unsigned> firstValue, numValues;
+    /// The lowered bounds and step.
+    Value lb, ub, step;
+  };
+  /// The step of walk `i` of `loop` in elements, as the i64 its offset
+  /// counts in.
+  FailureOr<Value> walkStepOf(const LoopCarry &loop, unsigned i);
+
+  /// Software pipelining of one loop's operand loads over num_stages
+  /// (#tkw.ring), driven by lowerFor.
+  class OperandPipeline {
+  public:
+    virtual ~OperandPipeline() = default;
+    /// Before the loop, whose initial lowered values are `inits`.
+    virtual LogicalResult issuePrologue(ValueRange inits) = 0;
+    /// At the top of a trip of the lowered loop, before the body.
+    virtual LogicalResult beginTrip(scf::ForOp lowered) = 0;
+    /// After the trip's body, before the yield.
+    virtual LogicalResult endTrip(scf::ForOp lowered) = 0;
+    /// After the loop, its held products finished.
+    virtual void finish() = 0;
+  };
+  /// The pipeline of `loop`'s operand loads, or null where none is
+  /// pipelined. lowerFor runs a pipelined loop with held accumulators
+  /// behind a check that it runs at all.
+  virtual FailureOr<std::unique_ptr<OperandPipeline>>
+  pipelineOperands(const LoopCarry &loop) = 0;
+
   // --- registers ---------------------------------------------------------
   /// A register-resident tile evaluating `value` reads, or null.
   const OwnedTile *ownedRead(Value value);
@@ -225,24 +267,6 @@ protected:
   /// Shapes, types and stored operands of `dot`; fails (naming `target`)
   /// for fp8 operands.
   FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
-  /// Copies the tile `load` reads at trip `iv` (the old loop's induction
-  /// variable's value) into `slot`, with the loop's pointer walks as in
-  /// `walks`: async copies of `runBytes` where a run of elements is
-  /// contiguous, aligned and unmasked, plain loads elsewhere.
-  /// `offsetOf` (row, col) gives the element offset in a 1-D slot laid out
-  /// for a matrix unit; null: the slot is row-major like the tile.
-  using OffsetFn = function_ref<Value(Value row, Value col)>;
-  LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
-                         const DenseMap<Value, PointerWalk> &walks,
-                         int64_t runBytes, OffsetFn offsetOf, bool runsProven);
-  /// Copies `load`'s tile into `slot` (in the unit's layout where
-  /// `offsetOf` is given) a run of `runBytes` at a time, the runs spread
-  /// over the threads: an async copy where a run is on, contiguous and
-  /// aligned, element by element (with the mask and other) otherwise.
-  /// `proven`: the facts show every run contiguous and aligned; `allOn`:
-  /// every lane of the mask is on as well, so no run is checked.
-  LogicalResult copyRuns(tk::LoadOp load, Value slot, int64_t runBytes,
-                         OffsetFn offsetOf, bool proven, bool allOn);
   /// The registers of `product`'s accumulator, from the tile `init`.
   FailureOr<SmallVector<Value>>
   initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
@@ -298,9 +322,6 @@ protected:
   Value allocBuffer(RankedTensorType type) {
     return allocBuffer(type.getShape(), type.getElementType());
   }
-  /// A buffer for a slot of a prefetch ring: one an earlier loop's ring
-  /// left free (freeRingSlots) where one fits, else a new one.
-  Value ringSlot(ArrayRef<int64_t> shape, Type elementType, int64_t alignment);
   /// Writes every element of `value` into `buffer`, at its index, or at
   /// `offsetOf(index)` in a 1-D buffer.
   /// Threads not reading registers write runs of up to `maxRun` elements
@@ -458,19 +479,10 @@ protected:
     SmallVector<Value> registers;
   };
   DenseMap<Value, HeldResult> heldResults;
-  /// Dot operands whose buffer (in `buffers`) is already in the matrix
-  /// unit's layout: the prefetched ones.
-  llvm::DenseSet<Value> laidOutOperands;
   /// The loop whose body is being lowered (source and lowered op, the
   /// outermost op the lowering made for it).
   scf::ForOp sourceLoop;
   Operation *loweredLoop = nullptr;
-  /// In the body of a pipelined loop that issues its copies at the top of
-  /// each trip (after the barrier that follows the wait).
-  bool ringsWrittenAtTop = false;
-  /// That loop's lowered body, where products may be issued without a wait
-  /// (not in a region nested in it).
-  Block *ringsWrittenAtTopBody = nullptr;
   /// Held products issued without a wait (deferWait), oldest first. Their
   /// registers (ownedTiles, heldAccumulators) are read only after
   /// settleProducts; a pipelined loop's trip settles them all before its
@@ -480,10 +492,6 @@ protected:
     tk::MatrixUnit::HeldProduct product;
   };
   SmallVector<RunningProduct> runningProducts;
-  /// Workgroup buffers of the prefetch rings of loops already lowered:
-  /// nothing reads them after their loop, so a later loop's ring reuses them
-  /// (a main loop and its tail share one ring).
-  SmallVector<Value> freeRingSlots;
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
 

@@ -1,9 +1,9 @@
-//===- Loops.cpp - loops, held products, prefetch rings ---------*- C++ -*-===//
+//===- Loops.cpp - loops and what they carry --------------------*- C++ -*-===//
 //
 // Loop-carried tiles: pointer walks carried as one offset, dot accumulators
-// held in a matrix unit's registers across the trips, operands prefetched
-// trips ahead into rings of workgroup slots by async copies; and the
-// lowering of scf.for and scf.if around them.
+// held in a matrix unit's registers across the trips; and the lowering of
+// scf.for and scf.if around them, and around a form's operand pipeline
+// (the GPU's prefetch rings: OperandRings.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,170 +99,11 @@ LogicalResult KernelLowering::narrowAccumulator(Value tile, Value wide) {
   return success();
 }
 
-LogicalResult
-KernelLowering::prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
-                         const DenseMap<Value, PointerWalk> &walks,
-                         int64_t runBytes, OffsetFn offsetOf, bool runsProven) {
-  // Evaluate the trip's scalars and walks, then restore the current ones.
-  auto savedCache = std::move(elementCache);
-  elementCache.clear();
-  DenseMap<Value, PointerWalk> savedWalks;
-  for (auto [arg, walk] : walks) {
-    savedWalks[arg] = pointerWalks.lookup(arg);
-    pointerWalks[arg] = walk;
-  }
-  Value oldIv = loop.getInductionVar();
-  Value currentIv = scalars.lookupOrNull(oldIv);
-  scalars.map(oldIv, iv);
-  SmallVector<Value> tripScalars;
-  LogicalResult status = success();
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (&op == load.getOperation())
-      break;
-    if (isElementwiseLike(&op) || op.getNumResults() != 1 ||
-        isTile(op.getResult(0).getType()) || !isMemoryEffectFree(&op) ||
-        !isa_and_present<arith::ArithDialect>(op.getDialect()))
-      continue;
-    if (failed(lowerOp(&op))) {
-      status = failure();
-      break;
-    }
-    tripScalars.push_back(op.getResult(0));
-  }
-
-  // Runs the static facts prove contiguous and aligned, with every lane of
-  // the trip's mask on (an O(1) check), are copied without a check per run.
-  if (succeeded(status)) {
-    Value allOn = runsProven && load.getMask()
-                      ? rangeMaskAllTrue(load.getMask())
-                      : Value();
-    if (runsProven && !load.getMask())
-      status = copyRuns(load, slot, runBytes, offsetOf, true, true);
-    else if (allOn)
-      status = versionOnMask(allOn, [&](Value on) {
-        return copyRuns(load, slot, runBytes, offsetOf, true, bool(on));
-      });
-    else
-      status = copyRuns(load, slot, runBytes, offsetOf, runsProven, false);
-  }
-
-  for (Value value : tripScalars)
-    scalars.erase(value);
-  if (currentIv)
-    scalars.map(oldIv, currentIv);
-  else
-    scalars.erase(oldIv);
-  for (auto [arg, walk] : savedWalks) {
-    if (walk.start)
-      pointerWalks[arg] = walk;
-    else
-      pointerWalks.erase(arg);
-  }
-  elementCache = std::move(savedCache);
-  return status;
-}
-
-LogicalResult KernelLowering::copyRuns(tk::LoadOp load, Value slot,
-                                       int64_t runBytes, OffsetFn offsetOf,
-                                       bool proven, bool allOn) {
-  auto type = cast<RankedTensorType>(load.getType());
-  int64_t elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-  int64_t width = runBytes / elementBytes;
-  int64_t total = type.getNumElements();
-  // Copies run `run` (index): its first element is run * width.
-  auto copyRun = [&](Value run) -> LogicalResult {
-    LogicalResult status = success();
-    Value first = arith::MulIOp::create(b, loc, run, constIndex(width));
-    SmallVector<SmallVector<Value>> indices;
-    SmallVector<Value> addresses;
-    Value fast = constInt(b.getI1Type(), 1);
-    // With every lane on only the run's first address is needed.
-    for (int64_t lane = 0; lane < (allOn ? 1 : width) && succeeded(status);
-         ++lane) {
-      Value linear =
-          lane == 0 ? first
-                    : arith::AddIOp::create(b, loc, first, constIndex(lane));
-      status = forOneIndex(type.getShape(), total, linear,
-                           [&](ArrayRef<Value> index) -> LogicalResult {
-                             indices.emplace_back(index);
-                             FailureOr<Value> address =
-                                 element(load.getPtr(), index);
-                             if (failed(address))
-                               return failure();
-                             addresses.push_back(*address);
-                             if (!load.getMask() || allOn)
-                               return success();
-                             FailureOr<Value> on =
-                                 element(load.getMask(), index);
-                             if (failed(on))
-                               return failure();
-                             fast = arith::AndIOp::create(b, loc, fast, *on);
-                             return success();
-                           });
-    }
-    if (succeeded(status)) {
-      Value at =
-          offsetOf ? offsetOf(indices.front()[0], indices.front()[1]) : first;
-      if (allOn) {
-        asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
-        return success();
-      }
-      // One async copy when the run is on, contiguous and aligned.
-      if (!proven) {
-        Type i64 = b.getI64Type();
-        Value start = LLVM::PtrToIntOp::create(b, loc, i64, addresses.front());
-        Value end = LLVM::PtrToIntOp::create(b, loc, i64, addresses.back());
-        Value span = arith::SubIOp::create(b, loc, end, start);
-        fast = arith::AndIOp::create(
-            b, loc, fast,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, span,
-                                  constInt(i64, runBytes - elementBytes)));
-        fast = arith::AndIOp::create(
-            b, loc, fast,
-            arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::eq,
-                arith::AndIOp::create(b, loc, start,
-                                      constInt(i64, runBytes - 1)),
-                constInt(i64, 0)));
-      }
-      auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
-      // Otherwise element by element, with the load's mask and other.
-      b.setInsertionPoint(branch.elseBlock()->getTerminator());
-      auto saved = elementCache;
-      for (ArrayRef<Value> index : indices) {
-        FailureOr<Value> value = loadElement(load, index);
-        if (failed(value)) {
-          status = failure();
-          break;
-        }
-        if (offsetOf)
-          storeBuffer(*value, slot, {offsetOf(index[0], index[1])});
-        else
-          storeBuffer(*value, slot, index);
-      }
-      elementCache = std::move(saved);
-    }
-    return status;
-  };
-  OpBuilder::InsertionGuard guard(b);
-  int64_t numRuns = total / width;
-  // With every lane on and the same number of runs on every thread, the
-  // copies are straight-line code: their addresses are fixed offsets from
-  // the trip's, which LLVM then computes once for all trips.
-  if (allOn && numRuns % numThreads == 0 &&
-      numRuns / numThreads <= kMaxUnrolledRuns) {
-    for (int64_t j = 0; j < numRuns / numThreads; ++j)
-      if (failed(copyRun(arith::AddIOp::create(b, loc, threadId,
-                                               constIndex(j * numThreads)))))
-        return failure();
-    return success();
-  }
-  auto runs = scf::ForOp::create(b, loc, threadId, constIndex(numRuns),
-                                 constIndex(numThreads));
-  b.setInsertionPointToStart(runs.getBody());
-  return copyRun(runs.getInductionVar());
+FailureOr<Value> KernelLowering::walkStepOf(const LoopCarry &loop, unsigned i) {
+  FailureOr<Value> step = scalar(loop.walkSteps[i]);
+  if (failed(step) || step->getType() == b.getI64Type())
+    return step;
+  return Value(arith::ExtSIOp::create(b, loc, b.getI64Type(), *step));
 }
 
 LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
@@ -270,14 +111,19 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   // live in one buffer per iteration argument, updated at the yield, except
   // for pointer walks (one scalar offset) and accumulators the matrix unit
   // holds in registers (its registers).
-  enum class Carried { Scalar, BlockPtr, Tile, Walk, Held, Rows };
   unsigned numArgs = loop.getNumRegionIterArgs();
-  SmallVector<Carried> kinds(numArgs, Carried::Scalar);
+  LoopCarry carry;
+  carry.source = loop;
+  carry.kinds.assign(numArgs, Carried::Scalar);
+  carry.walkSteps.resize(numArgs);
+  carry.heldDots.resize(numArgs);
+  carry.numValues.assign(numArgs, 1);
+  SmallVector<Carried> &kinds = carry.kinds;
+  SmallVector<Value> &walkSteps = carry.walkSteps;
+  SmallVector<tk::DotOp> &heldDots = carry.heldDots;
+  SmallVector<unsigned> &numValues = carry.numValues;
   SmallVector<Value> inits;
   SmallVector<Value> iterBuffers(numArgs);
-  SmallVector<Value> walkSteps(numArgs);
-  SmallVector<tk::DotOp> heldDots(numArgs);
-  SmallVector<unsigned> numValues(numArgs, 1);
   for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
     Type type = init.getType();
     if (isBlockPtr(type)) {
@@ -325,228 +171,30 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   if (failed(lb) || failed(ub) || failed(step))
     return failure();
   // The lowered values of iteration argument or result `i` among `values`.
-  SmallVector<unsigned> firstValue(numArgs, 0);
+  SmallVector<unsigned> &firstValue = carry.firstValue;
+  firstValue.assign(numArgs, 0);
   for (unsigned i = 1; i < numArgs; ++i)
     firstValue[i] = firstValue[i - 1] + numValues[i - 1];
+  carry.lb = *lb;
+  carry.ub = *ub;
+  carry.step = *step;
 
-  // Software pipelining: the operand loads of held dots with a ring
-  // (#tkw.ring, placeRings) are issued numStages - 1 trips ahead into a
-  // ring of numStages buffers each.
-  struct Prefetched {
-    tk::LoadOp load;
-    /// The dot operand the slots hold: the load's tile, or its transpose
-    /// (attention's k^T) in the unit's layout.
-    Value tile;
-    bool transposed = false;
-    int64_t runBytes = 0;
-    SmallVector<Value> slots;
-    /// The unit's layout the slots have (its conversion's), if the unit
-    /// lays out its operands, and the operand's shape.
-    std::optional<tk::SharedLayout> layout;
-    std::array<int64_t, 2> shape = {0, 0};
-    /// The facts of the pointer tile prove every run contiguous and
-    /// aligned.
-    bool runsProven = false;
-  };
-  // The facts of the loop's pointer walks: their start advanced by steps.
-  auto walkFacts = [&](BlockArgument arg) -> std::optional<tk::AxisFacts> {
-    if (arg.getOwner() != loop.getBody() || arg == loop.getInductionVar())
-      return std::nullopt;
-    unsigned i = arg.getArgNumber() - 1;
-    if (kinds[i] != Carried::Walk || !walkSteps[i])
-      return std::nullopt;
-    auto unknown = [](BlockArgument) -> std::optional<tk::AxisFacts> {
-      return std::nullopt;
-    };
-    return tk::getWalkFacts(tk::getAxisFacts(loop.getInitArgs()[i], unknown),
-                            tk::getAxisFacts(walkSteps[i], unknown),
-                            arg.getType());
-  };
-  SmallVector<Prefetched> prefetched;
-  if (asyncCopy && numStages > 1 && llvm::is_contained(kinds, Carried::Held)) {
-    // The rings placeRings recorded, in the order it chose them: by
-    // product in program order, A before B.
-    for (Operation &op : loop.getBody()->without_terminator()) {
-      auto dot = dyn_cast<tk::DotOp>(op);
-      if (!dot)
-        continue;
-      for (unsigned index : {0u, 1u}) {
-        Value operand = operandTile(dot, index);
-        // A transposed load goes into the unit's layout at swapped
-        // positions (the unit keeps runs of the source's rows together).
-        auto trans = operand.getDefiningOp<tk::TransOp>();
-        auto load =
-            (trans ? trans.getSrc() : operand).getDefiningOp<tk::LoadOp>();
-        auto ring = load ? rings.find(load) : rings.end();
-        if (ring == rings.end() || ring->second.dot != dot ||
-            ring->second.operand != index)
-          continue;
-        const OperandConversion *conversion = operandConversion(dot, index);
-        bool laidOut = conversion != nullptr;
-        bool transposed = static_cast<bool>(trans);
-        if (transposed && !laidOut)
-          return load.emitOpError(passName())
-                 << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
-                 << ") is of a transposed operand, which only a unit that "
-                    "lays out its operands takes";
-        int64_t runBytes = 0;
-        if (!canPrefetch(loop, load, walkSteps, runBytes))
-          return load.emitOpError(passName())
-                 << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
-                 << ") cannot be filled trips ahead: its address, mask or "
-                    "other value is not a function of the loop's pointer "
-                    "walks and induction variable, or the loop writes "
-                    "memory";
-        int64_t elementBytes = cast<RankedTensorType>(load.getType())
-                                   .getElementType()
-                                   .getIntOrFloatBitWidth() /
-                               8;
-        // A copy moves a run of the load's rows: in the unit's layout those
-        // must stay consecutive (along its contiguous dimension, within
-        // one chunk).
-        if (conversion &&
-            (conversion->layout.contiguous != (transposed ? 0 : 1) ||
-             conversion->layout.consecutiveRun() % (runBytes / elementBytes) !=
-                 0))
-          return load.emitOpError(passName())
-                 << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
-                 << ") copies runs of " << runBytes
-                 << " bytes, which the matrix unit's operand layout does "
-                    "not keep together";
-        auto type = cast<RankedTensorType>(operand.getType());
-        Prefetched entry;
-        entry.load = load;
-        entry.tile = operand;
-        entry.transposed = transposed;
-        entry.runBytes = runBytes;
-        if (conversion)
-          entry.layout = conversion->layout;
-        entry.shape = {type.getDimSize(0), type.getDimSize(1)};
-        entry.runsProven = tk::runsAreContiguousAndAligned(
-            tk::getAxisFacts(load.getPtr(), walkFacts), runBytes / elementBytes,
-            elementBytes, runBytes);
-        for (int64_t s = 0; s < numStages; ++s)
-          entry.slots.push_back(
-              laidOut ? ringSlot({type.getNumElements()}, type.getElementType(),
-                                 conversion->layout.alignment)
-                      : ringSlot(type.getShape(), type.getElementType(), 16));
-        prefetched.push_back(std::move(entry));
-      }
-    }
-  }
-  for (Operation &op : loop.getBody()->without_terminator())
-    if (rings.count(&op) &&
-        llvm::none_of(prefetched, [&](const Prefetched &entry) {
-          return entry.load == &op;
-        }))
-      return op.emitOpError(passName())
-             << ": its ring (" << tk::warp::TkwDialect::kRingAttrName
-             << ") is in a loop that holds no accumulator of the product, or "
-                "on a target without async copies";
-  Type ivType = (*lb).getType();
-  auto ivConst = [&](int64_t v) -> Value {
-    return ivType.isIndex() ? constIndex(v) : constInt(ivType, v);
-  };
-  // The step of walk `i` in elements, as the i64 its offset counts in.
-  auto walkStepOf = [&](unsigned i) -> FailureOr<Value> {
-    FailureOr<Value> step = scalar(walkSteps[i]);
-    if (failed(step) || step->getType() == b.getI64Type())
-      return step;
-    return Value(arith::ExtSIOp::create(b, loc, b.getI64Type(), *step));
-  };
-  // The pointer walks `trips` trips after the ones at `offsets`.
-  auto walksAhead =
-      [&](ValueRange offsets,
-          int64_t trips) -> FailureOr<DenseMap<Value, PointerWalk>> {
-    DenseMap<Value, PointerWalk> result;
-    for (unsigned i = 0; i < numArgs; ++i) {
-      if (kinds[i] != Carried::Walk)
-        continue;
-      FailureOr<Value> stepBy = walkStepOf(i);
-      if (failed(stepBy))
-        return failure();
-      Value ahead = arith::MulIOp::create(b, loc, *stepBy,
-                                          constInt(b.getI64Type(), trips));
-      Value init = loop.getInitArgs()[i];
-      auto outer = pointerWalks.find(init);
-      result[loop.getRegionIterArgs()[i]] = PointerWalk{
-          outer != pointerWalks.end() ? outer->second.start : init,
-          arith::AddIOp::create(b, loc, offsets[firstValue[i]], ahead)};
-    }
-    return result;
-  };
-  // The slot of `entry`'s ring that trip `trip` (counted from 0) uses.
-  auto slotOfTrip = [&](const Prefetched &entry, Value trip) -> Value {
-    Value index = arith::RemSIOp::create(b, loc, trip, ivConst(numStages));
-    Value slot = entry.slots[0];
-    for (int64_t s = 1; s < numStages; ++s)
-      slot = arith::SelectOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
-                                ivConst(s)),
-          entry.slots[s], slot);
-    return slot;
-  };
-  // Issues the loads of trip `trip` (counted from 0, at induction value
-  // `iv`) into slot `trip % numStages` when `iv` is below the bound, then
-  // closes the group either way (every thread counts the same groups).
-  auto issueTrip = [&](Value trip, Value iv, ValueRange offsets,
-                       int64_t tripsAhead) -> LogicalResult {
-    Value active =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, *ub);
-    auto branch = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      FailureOr<DenseMap<Value, PointerWalk>> walks =
-          walksAhead(offsets, tripsAhead);
-      if (failed(walks))
-        return failure();
-      for (Prefetched &entry : prefetched) {
-        Value slot = slotOfTrip(entry, trip);
-        auto offsetOf = [&](Value row, Value col) -> Value {
-          if (entry.transposed)
-            std::swap(row, col);
-          return entry.layout->offset(b, loc, row, col, entry.shape);
-        };
-        if (failed(prefetch(loop, entry.load, slot, iv, *walks, entry.runBytes,
-                            entry.layout ? OffsetFn(offsetOf) : nullptr,
-                            entry.runsProven)))
-          return failure();
-      }
-    }
-    asyncCopy->commit(b, loc);
-    return success();
-  };
-  // Trip t issues the copies of trip t + ahead into the slot of trip
-  // t + ahead - numStages, at its top, once the barrier after its wait says
-  // every thread is done with that slot. Only a product updating a carried
-  // accumulator in place may still run when its trip ends
-  // (mayStayInFlight): then the slot of trip t - 1 is still read at the top
-  // of trip t, and the copies go one trip less ahead (or, with two stages,
-  // at the trip's end, after the barrier that follows its products).
-  bool previousMayRun = llvm::any_of(heldDots, [&](tk::DotOp dot) {
-    return dot && llvm::is_contained(loop.getRegionIterArgs(), dot.getAcc());
-  });
-  bool issueAtTop = !previousMayRun || numStages > 2;
-  int64_t ahead = previousMayRun && issueAtTop ? numStages - 2 : numStages - 1;
-  if (!prefetched.empty()) {
-    // Prologue: trips 0 .. ahead - 1.
-    for (int64_t s = 0; s < ahead; ++s) {
-      Value iv = arith::AddIOp::create(
-          b, loc, *lb, arith::MulIOp::create(b, loc, *step, ivConst(s)));
-      if (failed(issueTrip(ivConst(s), iv, inits, s)))
-        return failure();
-    }
-  }
+  // Software pipelining over num_stages (#tkw.ring): the copies of the
+  // first trips go before the loop.
+  FailureOr<std::unique_ptr<OperandPipeline>> pipelined =
+      pipelineOperands(carry);
+  if (failed(pipelined))
+    return failure();
+  OperandPipeline *pipeline = pipelined->get();
+  if (pipeline && failed(pipeline->issuePrologue(inits)))
+    return failure();
 
   // A pipelined loop with held accumulators runs behind a check that it
   // runs at all, and finishes its products inside it: the path that skips
   // the loop then joins only after the products are done. (Where a product
   // still running at the loop's exit meets the skipping path's copies of
   // the initial registers, ptxas serialises every wgmma: its C7515.)
-  bool finishInside =
-      !prefetched.empty() && llvm::is_contained(kinds, Carried::Held);
+  bool finishInside = pipeline && llvm::is_contained(kinds, Carried::Held);
   scf::IfOp runsAtAll;
   if (finishInside) {
     runsAtAll = scf::IfOp::create(
@@ -606,45 +254,15 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       b.setInsertionPoint(&body->back());
     Block &oldBody = *loop.getBody();
-    Value trip;
-    auto issueAhead = [&]() -> LogicalResult {
-      Value iv = newLoop.getInductionVar();
-      Value aheadTrip = arith::AddIOp::create(b, loc, trip, ivConst(ahead));
-      Value aheadIv = arith::AddIOp::create(
-          b, loc, iv, arith::MulIOp::create(b, loc, *step, ivConst(ahead)));
-      return issueTrip(aheadTrip, aheadIv, body->getArguments().drop_front(1),
-                       ahead);
-    };
-    // With the copies issued at the top, the products' operands are not
-    // written again before the next trip's barrier: they need no barrier
-    // of their own (lowerHeldDot).
-    llvm::SaveAndRestore<bool> savedRingsAtTop(
-        ringsWrittenAtTop, !prefetched.empty() && issueAtTop);
-    llvm::SaveAndRestore<Block *> savedRingsAtTopBody(
-        ringsWrittenAtTopBody, ringsWrittenAtTop ? body : nullptr);
-    if (!prefetched.empty()) {
-      // Trip t waits for its own group (the ahead - 1 younger ones may stay
-      // in flight) and for every thread's copies.
-      Value iv = newLoop.getInductionVar();
-      trip = arith::DivSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, iv, *lb), *step);
-      asyncCopy->wait(b, loc, ahead - 1);
-      barrier();
-      for (Prefetched &entry : prefetched) {
-        buffers[entry.tile] = slotOfTrip(entry, trip);
-        if (entry.layout)
-          laidOutOperands.insert(entry.tile);
-      }
-      if (issueAtTop && failed(issueAhead()))
-        return failure();
-    }
+    if (pipeline && failed(pipeline->beginTrip(newLoop)))
+      return failure();
     for (Operation &op : oldBody.without_terminator()) {
       loc = op.getLoc();
       if (failed(lowerOp(&op)))
         return failure();
     }
     settleProducts();
-    if (!prefetched.empty() && !issueAtTop && failed(issueAhead()))
+    if (pipeline && failed(pipeline->endTrip(newLoop)))
       return failure();
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
     loc = yield.getLoc();
@@ -665,7 +283,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         llvm::append_range(yielded, blockPtrs.lookup(value).flatten());
         break;
       case Carried::Walk: {
-        FailureOr<Value> stepBy = walkStepOf(i);
+        FailureOr<Value> stepBy = walkStepOf(carry, i);
         if (failed(stepBy))
           return failure();
         Value offset = body->getArgument(1 + firstValue[i]);
@@ -738,14 +356,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     b.setInsertionPointAfter(runsAtAll);
     results = runsAtAll.getResults();
   }
-  if (!prefetched.empty()) {
-    asyncCopy->wait(b, loc, 0);
-    // The rings are free for a later loop (its prologue writes them) once
-    // every thread's products are done reading them.
-    barrier();
-    for (Prefetched &entry : prefetched)
-      llvm::append_range(freeRingSlots, entry.slots);
-  }
+  if (pipeline)
+    pipeline->finish();
   // Results; held accumulators stay in their registers (a
   // tkw.convert_layout after the loop moves one to workgroup memory).
   for (auto [i, result] : llvm::enumerate(loop.getResults())) {

@@ -62,6 +62,47 @@ private:
   void barrier() override;
   /// gpu.printf (vprintf on NVIDIA takes its arguments packed).
   void emitPrintf(StringRef format, ValueRange args) override;
+  /// Rings of async copies (OperandRings.cpp), where the backend has an
+  /// async copy unit and num_stages > 1.
+  FailureOr<std::unique_ptr<OperandPipeline>>
+  pipelineOperands(const LoopCarry &loop) override;
+
+  // --- operand rings (OperandRings.cpp) ----------------------------------
+  class OperandRings;
+  /// Copies the tile `load` reads at trip `iv` (the old loop's induction
+  /// variable's value) into `slot`, with the loop's pointer walks as in
+  /// `walks`: async copies of `runBytes` where a run of elements is
+  /// contiguous, aligned and unmasked, plain loads elsewhere.
+  /// `offsetOf` (row, col) gives the element offset in a 1-D slot laid out
+  /// for a matrix unit; null: the slot is row-major like the tile.
+  using OffsetFn = function_ref<Value(Value row, Value col)>;
+  LogicalResult prefetch(scf::ForOp loop, tk::LoadOp load, Value slot, Value iv,
+                         const DenseMap<Value, PointerWalk> &walks,
+                         int64_t runBytes, OffsetFn offsetOf, bool runsProven);
+  /// Copies `load`'s tile into `slot` (in the unit's layout where
+  /// `offsetOf` is given) a run of `runBytes` at a time, the runs spread
+  /// over the threads: an async copy where a run is on, contiguous and
+  /// aligned, element by element (with the mask and other) otherwise.
+  /// `proven`: the facts show every run contiguous and aligned; `allOn`:
+  /// every lane of the mask is on as well, so no run is checked.
+  LogicalResult copyRuns(tk::LoadOp load, Value slot, int64_t runBytes,
+                         OffsetFn offsetOf, bool proven, bool allOn);
+  /// A buffer for a slot of a prefetch ring: one an earlier loop's ring
+  /// left free (freeRingSlots) where one fits, else a new one.
+  Value ringSlot(ArrayRef<int64_t> shape, Type elementType, int64_t alignment);
+  /// Dot operands whose buffer (in `buffers`) is already in the matrix
+  /// unit's layout: the prefetched ones.
+  llvm::DenseSet<Value> laidOutOperands;
+  /// In the body of a pipelined loop that issues its copies at the top of
+  /// each trip (after the barrier that follows the wait).
+  bool ringsWrittenAtTop = false;
+  /// That loop's lowered body, where products may be issued without a wait
+  /// (not in a region nested in it).
+  Block *ringsWrittenAtTopBody = nullptr;
+  /// Workgroup buffers of the prefetch rings of loops already lowered:
+  /// nothing reads them after their loop, so a later loop's ring reuses them
+  /// (a main loop and its tail share one ring).
+  SmallVector<Value> freeRingSlots;
 
   // --- reductions (Reductions.cpp) ---------------------------------------
   /// A whole-tile reduction of register-resident elements: each thread

@@ -18,27 +18,6 @@ namespace mlir::tk_to_loops {
 // Storage
 //===----------------------------------------------------------------------===//
 
-Value KernelLowering::ringSlot(ArrayRef<int64_t> shape, Type elementType,
-                               int64_t alignment) {
-  auto type = MemRefType::get(
-      shape, storageType(elementType), MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
-  for (auto *it = freeRingSlots.begin(); it != freeRingSlots.end(); ++it) {
-    auto global = it->getDefiningOp<memref::GetGlobalOp>();
-    auto symbol = global
-                      ? SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-                            target, global.getNameAttr())
-                      : memref::GlobalOp();
-    if (it->getType() != type || !symbol || !symbol.getAlignment() ||
-        *symbol.getAlignment() < uint64_t(alignment))
-      continue;
-    Value slot = *it;
-    freeRingSlots.erase(it);
-    return slot;
-  }
-  return allocBuffer(shape, elementType, alignment);
-}
-
 Value KernelLowering::loadBuffer(Value buffer, ArrayRef<Value> index,
                                  Type elementType) {
   Value stored = memref::LoadOp::create(b, loc, buffer, index);
