@@ -41,27 +41,9 @@ FailureOr<SmallVector<Value>> KernelLowering::elements(ValueRange values,
 FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (!isTile(value.getType()))
     return scalar(value);
-  if (auto held = heldElementOverride.find(value);
-      held != heldElementOverride.end())
-    return held->second;
-  settleProducts(value);
-  if (auto owned = ownedTiles.find(value); owned != ownedTiles.end()) {
-    if (ownedSlot < 0 || !llvm::equal(index, ownedIndex))
-      return emitError(value.getLoc(),
-                       passName() + ": a register-resident tile is read "
-                                    "at an index its thread does not own");
-    return owned->second.registers[ownedSlot];
-  }
-  if (auto rows = rowTiles.find(value); rows != rowTiles.end()) {
-    const RowTile &tile = rows->second;
-    const int64_t *offset = llvm::find(tile.offsets, visitedRowOffset);
-    if (!visitedRow || index.size() != 1 || index[0] != visitedRow ||
-        offset == tile.offsets.end())
-      return emitError(value.getLoc(), passName() +
-                                           ": a row-resident tile is read at "
-                                           "a row its thread does not hold");
-    return tile.registers[offset - tile.offsets.begin()];
-  }
+  FailureOr<Value> inRegisters = elementInRegisters(value, index);
+  if (failed(inRegisters) || *inRegisters)
+    return inRegisters;
   Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
   auto buffer = buffers.find(value);
   if (buffer != buffers.end())
@@ -85,7 +67,7 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (cached != elementCache.end())
     return cached->second;
 
-  if (heldResults.count(value))
+  if (isHeldResult(value))
     return emitError(value.getLoc(),
                      passName() +
                          ": an accumulator held in registers "

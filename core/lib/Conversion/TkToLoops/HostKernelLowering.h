@@ -65,6 +65,35 @@ private:
   pipelineOperands(const LoopCarry &) override {
     return std::unique_ptr<OperandPipeline>();
   }
+
+  // Nothing in registers: one thread keeps every tile in a buffer on the
+  // stack (tk-assign-thread-layouts places no register layout on the CPU).
+  const OwnedTile *ownedRead(Value) override { return nullptr; }
+  void settleProducts(Value) override {}
+  FailureOr<Value> elementInRegisters(Value, ArrayRef<Value>) override {
+    return Value();
+  }
+  bool isHeldResult(Value) const override { return false; }
+  LogicalResult keepInRegisters(Value value) override;
+  LogicalResult keepInRows(Value value) override;
+  LogicalResult visitAsOwners(const OwnedTile *,
+                              function_ref<LogicalResult()> body) override {
+    return body();
+  }
+  FailureOr<bool>
+  storeFromHeldRegisters(tk::StoreOp, const std::optional<StoreLayout> &,
+                         function_ref<LogicalResult(ArrayRef<Value>)>,
+                         function_ref<void()>) override {
+    return false;
+  }
+  FailureOr<std::optional<SmallVector<Value>>>
+  carryInRegisters(LoopCarry &, unsigned, Value) override {
+    return std::optional<SmallVector<Value>>();
+  }
+  LogicalResult bindCarriedRegisters(const LoopCarry &loop, unsigned i, Value,
+                                     ValueRange, bool) override;
+  FailureOr<SmallVector<Value>>
+  yieldCarriedRegisters(const LoopCarry &loop, unsigned i, Value) override;
 };
 
 } // namespace mlir::tk_to_loops

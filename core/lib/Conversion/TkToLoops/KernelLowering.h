@@ -2,13 +2,13 @@
 //
 // What the CPU and GPU lowerings of one tk.func share (TkToLoops.cpp
 // describes the approach): the walk over its ops, the element-wise chains
-// recomputed in their consumers' nests, buffers, stores, loop-carried values
-// and the matrix unit's held products, following the thread layouts of its
-// tiles (TilePlacement.h). Each form is a class of its
-// own: HostKernelLowering (tk-convert-to-loops: serial loop nests) and
-// SIMTKernelLowering (tk-convert-to-simt: the code of one GPU thread); this
-// class names what they do differently. Implemented in Ops.cpp,
-// Elements.cpp, Storage.cpp and Loops.cpp. Private to this folder.
+// recomputed in their consumers' nests, buffers, stores and loop-carried
+// values, following the thread layouts of its tiles (TilePlacement.h). Each
+// form is a class of its own: HostKernelLowering (tk-convert-to-loops:
+// serial loop nests) and SIMTKernelLowering (tk-convert-to-simt: the code of
+// one GPU thread, with tiles in registers and operand rings); this class
+// names what they do differently, as pure virtual methods. Implemented in
+// Ops.cpp, Elements.cpp, Storage.cpp and Loops.cpp. Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,7 +128,7 @@ struct OwnedTile {
 
 /// Lowers one tk.func into an empty func.func, following the thread layouts
 /// of its tiles (TilePlacement). Holds the value maps of the walk: scalars
-/// (IRMapping), tiles kept in buffers or registers, block pointers.
+/// (IRMapping), tiles kept in buffers, pointer walks, block pointers.
 class KernelLowering : public TilePlacement {
 public:
   virtual ~KernelLowering() = default;
@@ -238,14 +238,52 @@ protected:
   virtual FailureOr<std::unique_ptr<OperandPipeline>>
   pipelineOperands(const LoopCarry &loop) = 0;
 
-  // --- registers ---------------------------------------------------------
+  // --- tiles in registers (the GPU form keeps them: SIMTKernelLowering) --
   /// A register-resident tile evaluating `value` reads, or null.
-  const OwnedTile *ownedRead(Value value);
+  virtual const OwnedTile *ownedRead(Value value) = 0;
   /// Waits for the running product `result` (null: for all) and the ones
   /// issued before it, and rebinds their registers to the values after the
   /// wait; the products issued after it run on. Nothing for a product that
   /// is not running.
-  void settleProducts(Value result = {});
+  virtual void settleProducts(Value result = {}) = 0;
+  /// The register holding element `index` of `value` in this thread, or
+  /// null where `value` is not in registers; fails where this thread does
+  /// not hold that element.
+  virtual FailureOr<Value> elementInRegisters(Value value,
+                                              ArrayRef<Value> index) = 0;
+  /// Whether `value` is a held product's result, readable only from its
+  /// registers.
+  virtual bool isHeldResult(Value value) const = 0;
+  /// Computes the register-resident tile `value` into its owners'
+  /// registers.
+  virtual LogicalResult keepInRegisters(Value value) = 0;
+  /// Computes the row-resident tile `value` into the registers of its rows.
+  virtual LogicalResult keepInRows(Value value) = 0;
+  /// Runs `body` (nests over a tile computed from `owned`) with its
+  /// contiguous nests visiting what each thread owns; just `body` where
+  /// `owned` is null.
+  virtual LogicalResult visitAsOwners(const OwnedTile *owned,
+                                      function_ref<LogicalResult()> body) = 0;
+  /// Stores `store`'s value from the registers of the held accumulator it
+  /// is computed from, by `storeOne` at each register's position and
+  /// `emitPending` after each; false where it is computed from none.
+  virtual FailureOr<bool>
+  storeFromHeldRegisters(tk::StoreOp store,
+                         const std::optional<StoreLayout> &layout,
+                         function_ref<LogicalResult(ArrayRef<Value>)> storeOne,
+                         function_ref<void()> emitPending) = 0;
+  /// The registers iteration argument `i` of `loop` is carried in from
+  /// `init` (setting its kind, Held or Rows), or nullopt where it is not.
+  virtual FailureOr<std::optional<SmallVector<Value>>>
+  carryInRegisters(LoopCarry &loop, unsigned i, Value init) = 0;
+  /// Binds `value`, iteration argument `i` of `loop` or its result, to the
+  /// registers it is carried in.
+  virtual LogicalResult bindCarriedRegisters(const LoopCarry &loop, unsigned i,
+                                             Value value, ValueRange registers,
+                                             bool isResult) = 0;
+  /// The registers the yield of `value` carries as iteration argument `i`.
+  virtual FailureOr<SmallVector<Value>>
+  yieldCarriedRegisters(const LoopCarry &loop, unsigned i, Value value) = 0;
 
   // --- ops ---------------------------------------------------------------
   LogicalResult lowerBlock(Block &block);
@@ -267,23 +305,8 @@ protected:
   /// Shapes, types and stored operands of `dot`; fails (naming `target`)
   /// for fp8 operands.
   FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
-  /// The registers of `product`'s accumulator, from the tile `init`.
-  FailureOr<SmallVector<Value>>
-  initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
-  /// The held loop result `value` is computed from that way, if any.
-  Value heldRoot(Value value);
-  /// Writes held registers into `buffer` (memref<m x n>), each at its
-  /// register's position.
-  LogicalResult storeHeld(const tk::MatrixUnit::HeldProduct &product,
-                          ValueRange registers, Value buffer);
-  /// Maps `tile` to its value in `wide`, a buffer of the accumulator type of
-  /// a dot, rounding it to the tile's element type where that is narrower.
-  LogicalResult narrowAccumulator(Value tile, Value wide);
   /// `v` (an operand or accumulator element) in the plan's compute type.
   Value widenForDot(const DotPlan &plan, Value v);
-  /// The held accumulator (a loop's iteration argument) that `acc` is an
-  /// element-wise function of, or null.
-  Value rescaledHeldAccumulator(Value acc);
   LogicalResult lowerAtomicRMW(tk::AtomicRMWOp op);
   LogicalResult lowerAtomicCAS(tk::AtomicCASOp op);
   LogicalResult lowerPrint(tk::PrintOp op);
@@ -329,15 +352,6 @@ protected:
   using IndexOffsetFn = function_ref<Value(ArrayRef<Value> index)>;
   LogicalResult storeTile(Value value, Value buffer,
                           IndexOffsetFn offsetOf = nullptr, int64_t maxRun = 0);
-  /// Computes the register-resident tile `value` into its owners'
-  /// registers (ownedTiles).
-  LogicalResult keepInRegisters(Value value);
-  /// Computes the row-resident tile `value` into the registers of its rows
-  /// (rowTiles).
-  LogicalResult keepInRows(Value value);
-  /// The registers of `value` (1-D) at each row of `layout`'s product that
-  /// this thread holds.
-  FailureOr<SmallVector<Value>> computeRows(Value value, tk::DotOp layout);
   /// The buffer holding `value`, materialising it here if it is lazy.
   FailureOr<Value> getBuffer(Value value);
   Value loadBuffer(Value buffer, ArrayRef<Value> index, Type elementType);
@@ -394,36 +408,6 @@ protected:
                      function_ref<LogicalResult(ArrayRef<Value>)> body,
                      function_ref<void()> afterRun = nullptr);
 
-  // --- GPU programs --------------------------------------------------------
-  /// While alive, contiguous top-level forEachIndex nests iterate over the
-  /// indices each thread owns (where register-resident tiles are read):
-  /// runs, or the positions of `fragment`'s accumulator registers.
-  struct OwnerIteration {
-    OwnerIteration(
-        KernelLowering &lowering, bool enabled,
-        std::optional<tk::MatrixUnit::HeldProduct> fragment = std::nullopt,
-        int64_t run = 0)
-        : lowering(lowering), saved(lowering.iterateAsOwner),
-          savedFragment(lowering.ownerFragment), savedRun(lowering.ownerRun) {
-      lowering.iterateAsOwner = enabled;
-      lowering.ownerFragment = fragment;
-      lowering.ownerRun = run;
-    }
-    /// Iterates in the layout of `owned` (disabled when null).
-    OwnerIteration(KernelLowering &lowering, const OwnedTile *owned)
-        : OwnerIteration(lowering, owned != nullptr,
-                         owned ? owned->fragment : std::nullopt,
-                         owned ? owned->run : 0) {}
-    ~OwnerIteration() {
-      lowering.iterateAsOwner = saved;
-      lowering.ownerFragment = savedFragment;
-      lowering.ownerRun = savedRun;
-    }
-    KernelLowering &lowering;
-    bool saved;
-    std::optional<tk::MatrixUnit::HeldProduct> savedFragment;
-    int64_t savedRun;
-  };
   /// An i1 that is true when every element of the i1 tile `mask` is; one
   /// loop nest that and-reduces the mask (LLVM vectorises it).
   FailureOr<Value> allTrue(Value mask);
@@ -465,79 +449,12 @@ protected:
   IRMapping scalars;
   DenseMap<Value, Value> buffers;
   DenseMap<Value, PointerWalk> pointerWalks;
-  /// Dot accumulators the matrix unit holds in registers, by tile: a
-  /// loop-carried accumulator and the dot results that update it.
-  DenseMap<Value, SmallVector<Value>> heldAccumulators;
-  /// While one register of a held accumulator is rescaled: the accumulator
-  /// tile and that register, which `element` returns for the tile.
-  DenseMap<Value, Value> heldElementOverride;
-  /// Loop results held in registers past their loop, for tk.stores to
-  /// write from there (onlyStoredFromRegisters) and conversions to read;
-  /// held products' results for their conversions to read.
-  struct HeldResult {
-    tk::MatrixUnit::HeldProduct product;
-    SmallVector<Value> registers;
-  };
-  DenseMap<Value, HeldResult> heldResults;
   /// The loop whose body is being lowered (source and lowered op, the
   /// outermost op the lowering made for it).
   scf::ForOp sourceLoop;
   Operation *loweredLoop = nullptr;
-  /// Held products issued without a wait (deferWait), oldest first. Their
-  /// registers (ownedTiles, heldAccumulators) are read only after
-  /// settleProducts; a pipelined loop's trip settles them all before its
-  /// end, so their operand slots are free at the next trip's top.
-  struct RunningProduct {
-    Value result;
-    tk::MatrixUnit::HeldProduct product;
-  };
-  SmallVector<RunningProduct> runningProducts;
   DenseMap<Value, BlockPtrValue> blockPtrs;
   Value grid[tk::kNumGridArgs];
-
-  DenseMap<Value, OwnedTile> ownedTiles;
-  /// Inside an owner iteration's body: the index it visits and the
-  /// register that holds it.
-  bool iterateAsOwner = false;
-  std::optional<tk::MatrixUnit::HeldProduct> ownerFragment;
-  /// The run width of the #tkw.runs layout iterated (no fragment).
-  int64_t ownerRun = 0;
-  int64_t ownedSlot = -1;
-  SmallVector<Value, 4> ownedIndex;
-
-  struct RowTile {
-    SmallVector<int64_t> offsets;
-    SmallVector<Value> registers;
-  };
-  DenseMap<Value, RowTile> rowTiles;
-  /// While a held product's registers are visited, the row index of the
-  /// visited register and its row offset: reads of row-resident tiles at
-  /// that index take the register of that offset.
-  Value visitedRow;
-  int64_t visitedRowOffset = 0;
-  struct RowVisit {
-    /// Visits row index `row`, at row offset `offset`.
-    RowVisit(KernelLowering &lowering, Value row, int64_t offset)
-        : lowering(lowering), savedRow(lowering.visitedRow),
-          savedOffset(lowering.visitedRowOffset) {
-      lowering.visitedRow = row;
-      lowering.visitedRowOffset = offset;
-    }
-    /// Visits register `i` of a product with `rows` at row index `row`
-    /// (no row when the unit does not describe its rows).
-    RowVisit(KernelLowering &lowering,
-             const std::optional<tk::MatrixUnit::RegisterRows> &rows, size_t i,
-             Value row)
-        : RowVisit(lowering, rows ? row : Value(),
-                   rows ? rows->rowOfRegister[i] : 0) {}
-    ~RowVisit() {
-      lowering.visitedRow = savedRow;
-      lowering.visitedRowOffset = savedOffset;
-    }
-    KernelLowering &lowering;
-    Value savedRow;
-    int64_t savedOffset;
-  };
 
   /// Elements already computed in the current loop body, by value and index;
   /// cleared on entering a loop body or a conditional region so that every

@@ -1,9 +1,10 @@
 //===- Loops.cpp - loops and what they carry --------------------*- C++ -*-===//
 //
-// Loop-carried tiles: pointer walks carried as one offset, dot accumulators
-// held in a matrix unit's registers across the trips; and the lowering of
-// scf.for and scf.if around them, and around a form's operand pipeline
-// (the GPU's prefetch rings: OperandRings.cpp).
+// The lowering of scf.for and scf.if: loop-carried scalars, block pointers,
+// pointer walks carried as one offset and tiles in buffers here; what a form
+// carries in registers (the GPU's held accumulators and row tiles:
+// Registers.cpp) and its operand pipeline (the GPU's prefetch rings:
+// OperandRings.cpp) through its virtual methods.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,91 +14,6 @@
 using namespace mlir;
 
 namespace mlir::tk_to_loops {
-
-Value KernelLowering::rescaledHeldAccumulator(Value acc) {
-  // Up the chain heldAccumulatorDot accepted: element-wise ops, one
-  // operand each from the chain.
-  while (acc && !heldAccumulators.count(acc)) {
-    Operation *op = acc.getDefiningOp();
-    if (!op || !isElementwiseLike(op))
-      return {};
-    Value next;
-    for (Value operand : op->getOperands())
-      if (operand.getType() == acc.getType() &&
-          (heldAccumulators.count(operand) || rescaledHeldAccumulator(operand)))
-        next = operand;
-    acc = next;
-  }
-  return acc;
-}
-
-FailureOr<SmallVector<Value>>
-KernelLowering::initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product,
-                                    Value init) {
-  // A previous loop's product handed over in its registers.
-  if (auto held = heldResults.find(init);
-      held != heldResults.end() && sameLayout(held->second.product, product))
-    return held->second.registers;
-  SmallVector<Value> registers;
-  for (auto [row, col] : matrixUnit->registerPositions(b, loc, product)) {
-    FailureOr<Value> c = element(init, {row, col});
-    if (failed(c))
-      return failure();
-    if (c->getType() == product.accumulator)
-      registers.push_back(*c);
-    else if (isa<FloatType>(product.accumulator))
-      registers.push_back(
-          arith::ExtFOp::create(b, loc, product.accumulator, *c));
-    else
-      registers.push_back(
-          arith::ExtSIOp::create(b, loc, product.accumulator, *c));
-  }
-  if (registers.empty())
-    return emitError(loc, passName() + ": the matrix unit gave no "
-                                       "accumulator registers");
-  return registers;
-}
-
-Value KernelLowering::heldRoot(Value value) {
-  return findThroughIndexKeeping(
-      value, [&](Value v) { return heldResults.count(v) != 0; });
-}
-
-LogicalResult
-KernelLowering::storeHeld(const tk::MatrixUnit::HeldProduct &product,
-                          ValueRange registers, Value buffer) {
-  auto positions = matrixUnit->registerPositions(b, loc, product);
-  if (positions.size() != registers.size())
-    return emitError(loc, passName() + ": the matrix unit gave ")
-           << positions.size() << " register positions for " << registers.size()
-           << " registers";
-  for (auto [value, position] : llvm::zip_equal(registers, positions))
-    memref::StoreOp::create(b, loc, value, buffer,
-                            ValueRange{position.first, position.second});
-  return success();
-}
-
-LogicalResult KernelLowering::narrowAccumulator(Value tile, Value wide) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  Type elementType = type.getElementType();
-  if (cast<MemRefType>(wide.getType()).getElementType() == elementType) {
-    buffers[tile] = wide;
-    return success();
-  }
-  Value result = allocBuffer(type);
-  if (failed(forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
-        Value value = loadBuffer(wide, index, Type());
-        if (isa<FloatType>(elementType))
-          value = arith::TruncFOp::create(b, loc, elementType, value);
-        else
-          value = arith::TruncIOp::create(b, loc, elementType, value);
-        storeBuffer(value, result, index);
-        return success();
-      })))
-    return failure();
-  buffers[tile] = result;
-  return success();
-}
 
 FailureOr<Value> KernelLowering::walkStepOf(const LoopCarry &loop, unsigned i) {
   FailureOr<Value> step = scalar(loop.walkSteps[i]);
@@ -109,8 +25,8 @@ FailureOr<Value> KernelLowering::walkStepOf(const LoopCarry &loop, unsigned i) {
 LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   // Scalars and block-pointer components are loop-carried SSA values; tiles
   // live in one buffer per iteration argument, updated at the yield, except
-  // for pointer walks (one scalar offset) and accumulators the matrix unit
-  // holds in registers (its registers).
+  // for pointer walks (one scalar offset) and what the form carries in
+  // registers (carryInRegisters).
   unsigned numArgs = loop.getNumRegionIterArgs();
   LoopCarry carry;
   carry.source = loop;
@@ -141,23 +57,16 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       inits.push_back(outer != pointerWalks.end()
                           ? outer->second.offset
                           : constInt(b.getI64Type(), 0));
-    } else if (tk::DotOp layout =
-                   rowLayout.lookup(loop.getRegionIterArgs()[i])) {
-      kinds[i] = Carried::Rows;
-      FailureOr<SmallVector<Value>> registers = computeRows(init, layout);
-      if (failed(registers))
-        return failure();
-      numValues[i] = registers->size();
-      llvm::append_range(inits, *registers);
-    } else if ((heldDots[i] = heldAccumulatorDot(loop, i))) {
-      kinds[i] = Carried::Held;
-      FailureOr<SmallVector<Value>> registers =
-          initHeldAccumulator(*heldProduct(heldDots[i]), init);
-      if (failed(registers))
-        return failure();
-      numValues[i] = registers->size();
-      llvm::append_range(inits, *registers);
     } else {
+      FailureOr<std::optional<SmallVector<Value>>> registers =
+          carryInRegisters(carry, i, init);
+      if (failed(registers))
+        return failure();
+      if (*registers) {
+        numValues[i] = (*registers)->size();
+        llvm::append_range(inits, **registers);
+        continue;
+      }
       kinds[i] = Carried::Tile;
       numValues[i] = 0;
       iterBuffers[i] = allocBuffer(cast<RankedTensorType>(type));
@@ -216,7 +125,8 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       loweredLoop,
       finishInside ? runsAtAll.getOperation() : newLoop.getOperation());
   scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
-  auto bind = [&](Value value, unsigned i, ValueRange values) {
+  auto bind = [&](Value value, unsigned i, ValueRange values,
+                  bool isResult) -> LogicalResult {
     ValueRange own = values.drop_front(firstValue[i]).take_front(numValues[i]);
     switch (kinds[i]) {
     case Carried::Scalar:
@@ -237,17 +147,15 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       break;
     }
     case Carried::Held:
-      heldAccumulators[value] = SmallVector<Value>(own);
-      break;
     case Carried::Rows:
-      rowTiles[value] = {rowOffsets(*heldProduct(
-                             rowLayout.lookup(loop.getRegionIterArgs()[i]))),
-                         SmallVector<Value>(own)};
-      break;
+      return bindCarriedRegisters(carry, i, value, own, isResult);
     }
+    return success();
   };
   for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-    bind(arg, i, body->getArguments().drop_front(1));
+    if (failed(bind(arg, i, body->getArguments().drop_front(1),
+                    /*isResult=*/false)))
+      return failure();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
@@ -291,11 +199,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         break;
       }
       case Carried::Held:
-        llvm::append_range(yielded, heldAccumulators.lookup(value));
-        break;
       case Carried::Rows: {
         FailureOr<SmallVector<Value>> registers =
-            computeRows(value, rowLayout.lookup(loop.getRegionIterArgs()[i]));
+            yieldCarriedRegisters(carry, i, value);
         if (failed(registers))
           return failure();
         llvm::append_range(yielded, *registers);
@@ -360,20 +266,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     pipeline->finish();
   // Results; held accumulators stay in their registers (a
   // tkw.convert_layout after the loop moves one to workgroup memory).
-  for (auto [i, result] : llvm::enumerate(loop.getResults())) {
-    bind(result, i, results);
-    if (kinds[i] != Carried::Held)
-      continue;
-    SmallVector<Value> registers = heldAccumulators.lookup(result);
-    heldAccumulators.erase(result);
-    if (!heldLoopResults.count(result))
-      return loop.emitOpError(passName())
-             << ": held accumulator " << i
-             << " is read after the loop other than from its registers, "
-                "without a tkw.convert_layout to workgroup memory";
-    heldResults[result] =
-        HeldResult{*heldProduct(heldDots[i]), std::move(registers)};
-  }
+  for (auto [i, result] : llvm::enumerate(loop.getResults()))
+    if (failed(bind(result, i, results, /*isResult=*/true)))
+      return failure();
   return success();
 }
 

@@ -298,40 +298,14 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   if (failed(threadLayout))
     return failure();
   std::optional<StoreLayout> layout = *threadLayout;
-  Value held = heldRoot(store.getValue());
-  if (layout && held && layout->product != heldLoopResults.lookup(held))
-    return store.emitOpError(passName())
-           << ": thread layout " << storeLayoutAttr(*layout)
-           << " is not the held registers it stores";
   // A value computed from a held accumulator is stored by the threads that
   // hold it, each at its registers' positions, without workgroup memory.
-  if (held) {
-    HeldResult &result = heldResults[held];
-    auto storeRegisters = [&](Value knownMask) -> LogicalResult {
-      auto positions = matrixUnit->registerPositions(b, loc, result.product);
-      std::optional<tk::MatrixUnit::RegisterRows> rows =
-          matrixUnit->registerRows(result.product);
-      for (auto [i, value, position] :
-           llvm::enumerate(result.registers, positions)) {
-        RowVisit visit(*this, rows, i, position.first);
-        SmallVector<Value> index{position.first, position.second};
-        assumeElement(held, index, value);
-        if (knownMask)
-          assumeElement(store.getMask(), index, knownMask);
-        if (failed(storeOne(index)))
-          return failure();
-        emitPending();
-      }
-      return success();
-    };
-    Value mask = store.getMask();
-    Value full = mask && !isBlockPtr(ptr.getType()) && isCheap(mask)
-                     ? rangeMaskAllTrue(mask)
-                     : Value();
-    if (!full)
-      return storeRegisters(Value());
-    return versionOnMask(full, storeRegisters);
-  }
+  FailureOr<bool> fromHeld =
+      storeFromHeldRegisters(store, layout, storeOne, emitPending);
+  if (failed(fromHeld))
+    return failure();
+  if (*fromHeld)
+    return success();
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
   // The layout's runs (read() checked that they spread the tile evenly, so
@@ -390,8 +364,7 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     return store.emitOpError(passName())
            << ": thread layout " << storeLayoutAttr(*layout)
            << " names registers this store does not read";
-  OwnerIteration owners(*this, owned);
-  LogicalResult result = storeLanes();
+  LogicalResult result = visitAsOwners(owned, storeLanes);
   // The barrier that orders the store before later reads of other threads;
   // a store that ends the kernel has none.
   if (owned && !isa<tk::ReturnOp>(store->getNextNode()))

@@ -2,9 +2,10 @@
 //
 // The GPU form of KernelLowering, for tk-convert-to-simt (TkToSIMT.cpp):
 // tiles are spread over the threads of a workgroup as their thread layouts
-// say, buffers are workgroup memory published by barriers, and reductions
+// say, buffers are workgroup memory published by barriers, reductions
 // (Reductions.cpp), scans and dots (Threads.cpp) combine what the lanes,
-// warps and the matrix unit hold. Private to this folder.
+// warps and the matrix unit hold, and dot operands are copied trips ahead
+// into rings (OperandRings.cpp). Private to this folder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +67,153 @@ private:
   /// async copy unit and num_stages > 1.
   FailureOr<std::unique_ptr<OperandPipeline>>
   pipelineOperands(const LoopCarry &loop) override;
+
+  // --- tiles in registers (Registers.cpp) --------------------------------
+  const OwnedTile *ownedRead(Value value) override;
+  void settleProducts(Value result = {}) override;
+  /// A held accumulator's register being rescaled, a register-resident
+  /// tile's at the index an owner iteration visits, a row tile's at the
+  /// visited row.
+  FailureOr<Value> elementInRegisters(Value value,
+                                      ArrayRef<Value> index) override;
+  bool isHeldResult(Value value) const override {
+    return heldResults.count(value) != 0;
+  }
+  LogicalResult keepInRegisters(Value value) override;
+  LogicalResult keepInRows(Value value) override;
+  LogicalResult visitAsOwners(const OwnedTile *owned,
+                              function_ref<LogicalResult()> body) override;
+  FailureOr<bool>
+  storeFromHeldRegisters(tk::StoreOp store,
+                         const std::optional<StoreLayout> &layout,
+                         function_ref<LogicalResult(ArrayRef<Value>)> storeOne,
+                         function_ref<void()> emitPending) override;
+  /// A row tile (#tkw.rows) in its rows' registers, a held accumulator in
+  /// the matrix unit's.
+  FailureOr<std::optional<SmallVector<Value>>>
+  carryInRegisters(LoopCarry &loop, unsigned i, Value init) override;
+  /// A held accumulator's loop result stays in its registers (heldResults)
+  /// for stores and conversions to read.
+  LogicalResult bindCarriedRegisters(const LoopCarry &loop, unsigned i,
+                                     Value value, ValueRange registers,
+                                     bool isResult) override;
+  FailureOr<SmallVector<Value>> yieldCarriedRegisters(const LoopCarry &loop,
+                                                      unsigned i,
+                                                      Value value) override;
+  /// The registers of `value` (1-D) at each row of `layout`'s product that
+  /// this thread holds.
+  FailureOr<SmallVector<Value>> computeRows(Value value, tk::DotOp layout);
+  /// The registers of `product`'s accumulator, from the tile `init`.
+  FailureOr<SmallVector<Value>>
+  initHeldAccumulator(const tk::MatrixUnit::HeldProduct &product, Value init);
+  /// The held loop result `value` is computed from that way, if any.
+  Value heldRoot(Value value);
+  /// Writes held registers into `buffer` (memref<m x n>), each at its
+  /// register's position.
+  LogicalResult storeHeld(const tk::MatrixUnit::HeldProduct &product,
+                          ValueRange registers, Value buffer);
+  /// Maps `tile` to its value in `wide`, a buffer of the accumulator type of
+  /// a dot, rounding it to the tile's element type where that is narrower.
+  LogicalResult narrowAccumulator(Value tile, Value wide);
+  /// The held accumulator (a loop's iteration argument) that `acc` is an
+  /// element-wise function of, or null.
+  Value rescaledHeldAccumulator(Value acc);
+  /// While alive, contiguous top-level forEachIndex nests iterate over the
+  /// indices each thread owns (where register-resident tiles are read):
+  /// runs, or the positions of `fragment`'s accumulator registers.
+  struct OwnerIteration {
+    OwnerIteration(
+        SIMTKernelLowering &lowering, bool enabled,
+        std::optional<tk::MatrixUnit::HeldProduct> fragment = std::nullopt,
+        int64_t run = 0)
+        : lowering(lowering), saved(lowering.iterateAsOwner),
+          savedFragment(lowering.ownerFragment), savedRun(lowering.ownerRun) {
+      lowering.iterateAsOwner = enabled;
+      lowering.ownerFragment = fragment;
+      lowering.ownerRun = run;
+    }
+    /// Iterates in the layout of `owned` (disabled when null).
+    OwnerIteration(SIMTKernelLowering &lowering, const OwnedTile *owned)
+        : OwnerIteration(lowering, owned != nullptr,
+                         owned ? owned->fragment : std::nullopt,
+                         owned ? owned->run : 0) {}
+    ~OwnerIteration() {
+      lowering.iterateAsOwner = saved;
+      lowering.ownerFragment = savedFragment;
+      lowering.ownerRun = savedRun;
+    }
+    SIMTKernelLowering &lowering;
+    bool saved;
+    std::optional<tk::MatrixUnit::HeldProduct> savedFragment;
+    int64_t savedRun;
+  };
+
+  /// Dot accumulators the matrix unit holds in registers, by tile: a
+  /// loop-carried accumulator and the dot results that update it.
+  DenseMap<Value, SmallVector<Value>> heldAccumulators;
+  /// While one register of a held accumulator is rescaled: the accumulator
+  /// tile and that register, which `element` returns for the tile.
+  DenseMap<Value, Value> heldElementOverride;
+  /// Loop results held in registers past their loop, for tk.stores to
+  /// write from there (onlyStoredFromRegisters) and conversions to read;
+  /// held products' results for their conversions to read.
+  struct HeldResult {
+    tk::MatrixUnit::HeldProduct product;
+    SmallVector<Value> registers;
+  };
+  DenseMap<Value, HeldResult> heldResults;
+  /// Held products issued without a wait (deferWait), oldest first. Their
+  /// registers (ownedTiles, heldAccumulators) are read only after
+  /// settleProducts; a pipelined loop's trip settles them all before its
+  /// end, so their operand slots are free at the next trip's top.
+  struct RunningProduct {
+    Value result;
+    tk::MatrixUnit::HeldProduct product;
+  };
+  SmallVector<RunningProduct> runningProducts;
+  DenseMap<Value, OwnedTile> ownedTiles;
+  /// Inside an owner iteration's body: the index it visits and the
+  /// register that holds it.
+  bool iterateAsOwner = false;
+  std::optional<tk::MatrixUnit::HeldProduct> ownerFragment;
+  /// The run width of the #tkw.runs layout iterated (no fragment).
+  int64_t ownerRun = 0;
+  int64_t ownedSlot = -1;
+  SmallVector<Value, 4> ownedIndex;
+
+  struct RowTile {
+    SmallVector<int64_t> offsets;
+    SmallVector<Value> registers;
+  };
+  DenseMap<Value, RowTile> rowTiles;
+  /// While a held product's registers are visited, the row index of the
+  /// visited register and its row offset: reads of row-resident tiles at
+  /// that index take the register of that offset.
+  Value visitedRow;
+  int64_t visitedRowOffset = 0;
+  struct RowVisit {
+    /// Visits row index `row`, at row offset `offset`.
+    RowVisit(SIMTKernelLowering &lowering, Value row, int64_t offset)
+        : lowering(lowering), savedRow(lowering.visitedRow),
+          savedOffset(lowering.visitedRowOffset) {
+      lowering.visitedRow = row;
+      lowering.visitedRowOffset = offset;
+    }
+    /// Visits register `i` of a product with `rows` at row index `row`
+    /// (no row when the unit does not describe its rows).
+    RowVisit(SIMTKernelLowering &lowering,
+             const std::optional<tk::MatrixUnit::RegisterRows> &rows, size_t i,
+             Value row)
+        : RowVisit(lowering, rows ? row : Value(),
+                   rows ? rows->rowOfRegister[i] : 0) {}
+    ~RowVisit() {
+      lowering.visitedRow = savedRow;
+      lowering.visitedRowOffset = savedOffset;
+    }
+    SIMTKernelLowering &lowering;
+    Value savedRow;
+    int64_t savedOffset;
+  };
 
   // --- operand rings (OperandRings.cpp) ----------------------------------
   class OperandRings;

@@ -107,6 +107,36 @@ HostKernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
             "holds every tile)";
 }
 
+// The CPU form places no tile in registers and carries none through a loop
+// there (carryInRegisters), so these are reached only from a lowering
+// broken elsewhere: an error naming the value, never a crash.
+static LogicalResult refuseRegisters(Value value, StringRef pass) {
+  return emitError(value.getLoc(), pass.str() +
+                                       ": the CPU form keeps no tile in "
+                                       "registers (one thread holds every "
+                                       "tile in a buffer)");
+}
+
+LogicalResult HostKernelLowering::keepInRegisters(Value value) {
+  return refuseRegisters(value, passName());
+}
+
+LogicalResult HostKernelLowering::keepInRows(Value value) {
+  return refuseRegisters(value, passName());
+}
+
+LogicalResult HostKernelLowering::bindCarriedRegisters(const LoopCarry &loop,
+                                                       unsigned i, Value value,
+                                                       ValueRange, bool) {
+  return refuseRegisters(value, passName());
+}
+
+FailureOr<SmallVector<Value>>
+HostKernelLowering::yieldCarriedRegisters(const LoopCarry &loop, unsigned i,
+                                          Value value) {
+  return refuseRegisters(value, passName());
+}
+
 /// Declares (once) `int printf(ptr, ...)` in the module of `op`.
 static LLVM::LLVMFuncOp getOrDeclarePrintf(OpBuilder &b, Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
