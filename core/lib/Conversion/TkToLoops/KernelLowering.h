@@ -229,12 +229,18 @@ protected:
     virtual LogicalResult beginTrip(scf::ForOp lowered) = 0;
     /// After the trip's body, before the yield.
     virtual LogicalResult endTrip(scf::ForOp lowered) = 0;
+    /// Whether the loop runs behind a check that it runs at all, and
+    /// finishes the products it carries inside it (finishProducts): the path
+    /// that skips the loop then joins only after the products are done.
+    virtual bool finishesInside() const = 0;
+    /// Finishes the products whose registers are among the loop's lowered
+    /// results `values`, in place.
+    virtual void finishProducts(MutableArrayRef<Value> values) = 0;
     /// After the loop, its held products finished.
     virtual void finish() = 0;
   };
   /// The pipeline of `loop`'s operand loads, or null where none is
-  /// pipelined. lowerFor runs a pipelined loop with held accumulators
-  /// behind a check that it runs at all.
+  /// pipelined.
   virtual FailureOr<std::unique_ptr<OperandPipeline>>
   pipelineOperands(const LoopCarry &loop) = 0;
 

@@ -36,7 +36,6 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   carry.numValues.assign(numArgs, 1);
   SmallVector<Carried> &kinds = carry.kinds;
   SmallVector<Value> &walkSteps = carry.walkSteps;
-  SmallVector<tk::DotOp> &heldDots = carry.heldDots;
   SmallVector<unsigned> &numValues = carry.numValues;
   SmallVector<Value> inits;
   SmallVector<Value> iterBuffers(numArgs);
@@ -98,12 +97,9 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   if (pipeline && failed(pipeline->issuePrologue(inits)))
     return failure();
 
-  // A pipelined loop with held accumulators runs behind a check that it
-  // runs at all, and finishes its products inside it: the path that skips
-  // the loop then joins only after the products are done. (Where a product
-  // still running at the loop's exit meets the skipping path's copies of
-  // the initial registers, ptxas serialises every wgmma: its C7515.)
-  bool finishInside = pipeline && llvm::is_contained(kinds, Carried::Held);
+  // A pipeline may run the loop behind a check that it runs at all, and
+  // finish its products inside it (OperandPipeline::finishesInside).
+  bool finishInside = pipeline && pipeline->finishesInside();
   scf::IfOp runsAtAll;
   if (finishInside) {
     runsAtAll = scf::IfOp::create(
@@ -249,15 +245,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   ValueRange results = newLoop.getResults();
   if (finishInside) {
     SmallVector<Value> finished(newLoop.getResults());
-    for (auto [i, result] : llvm::enumerate(loop.getResults())) {
-      if (kinds[i] != Carried::Held)
-        continue;
-      auto held =
-          MutableArrayRef<Value>(finished).slice(firstValue[i], numValues[i]);
-      SmallVector<Value> registers = matrixUnit->finish(
-          b, loc, *heldProduct(heldDots[i]), SmallVector<Value>(held));
-      llvm::copy(registers, held.begin());
-    }
+    pipeline->finishProducts(finished);
     scf::YieldOp::create(b, loc, finished);
     b.setInsertionPointAfter(runsAtAll);
     results = runsAtAll.getResults();

@@ -108,6 +108,27 @@ public:
     return status;
   }
 
+  /// With held accumulators (a ring is only for their products): where a
+  /// product still running at the loop's exit meets the skipping path's
+  /// copies of the initial registers, ptxas serialises every wgmma (its
+  /// C7515).
+  bool finishesInside() const override {
+    return llvm::is_contained(carry.kinds, Carried::Held);
+  }
+
+  void finishProducts(MutableArrayRef<Value> values) override {
+    for (auto [i, kind] : llvm::enumerate(carry.kinds)) {
+      if (kind != Carried::Held)
+        continue;
+      MutableArrayRef<Value> held =
+          values.slice(carry.firstValue[i], carry.numValues[i]);
+      SmallVector<Value> registers = lowering.matrixUnit->finish(
+          lowering.b, lowering.loc, *lowering.heldProduct(carry.heldDots[i]),
+          SmallVector<Value>(held));
+      llvm::copy(registers, held.begin());
+    }
+  }
+
   void finish() override {
     // No copy outlives the loop (the trips past its end issued none).
     lowering.asyncCopy->wait(lowering.b, lowering.loc, 0);
