@@ -2005,13 +2005,21 @@ bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
   return true;
 }
 
-/// True when an access recorded as `recorded` visits its tile where the
-/// registers it reads are (`owners`), or by runs where it reads none.
-static bool followsOwners(const StoreLayout &recorded,
-                          const std::optional<StoreLayout> &owners) {
-  if (!owners)
-    return !recorded.product;
-  return owners->product == recorded.product && owners->run == recorded.run;
+WalkResult
+TilePlacement::refuseUnlessOwners(Operation *op, const StoreLayout &recorded,
+                                  const std::optional<StoreLayout> &owners,
+                                  StringRef ownersAre, StringRef readsNone) {
+  if (owners
+          ? owners->product == recorded.product && owners->run == recorded.run
+          : !recorded.product)
+    return WalkResult::advance();
+  InFlightDiagnostic diag = op->emitOpError(passName())
+                            << ": thread layout " << storeLayoutAttr(recorded);
+  if (owners)
+    diag << " " << ownersAre << ": " << storeLayoutAttr(*owners);
+  else
+    diag << " " << readsNone;
+  return WalkResult::interrupt();
 }
 
 bool TilePlacement::readSharedWrites(Operation *op, Attribute written) {
@@ -2068,19 +2076,10 @@ LogicalResult TilePlacement::checkSharedWrites() {
     }
     // A tile computed from registers is written where they are; any other
     // takes the runs it records.
-    std::optional<StoreLayout> owners = ownersOfWrites(op);
-    const StoreLayout &recorded = it->second;
-    if (followsOwners(recorded, owners))
-      return WalkResult::advance();
-    InFlightDiagnostic diag = op->emitOpError(passName())
-                              << ": thread layout "
-                              << storeLayoutAttr(recorded);
-    if (owners)
-      diag << " is not where the registers it is computed from are: "
-           << storeLayoutAttr(*owners);
-    else
-      diag << " names registers this tile is not computed from";
-    return WalkResult::interrupt();
+    return refuseUnlessOwners(
+        op, it->second, ownersOfWrites(op),
+        "is not where the registers it is computed from are",
+        "names registers this tile is not computed from");
   });
   return failure(walk.wasInterrupted());
 }
@@ -2115,19 +2114,9 @@ LogicalResult TilePlacement::checkStoreLayouts() {
     }
     // A store reading registers visits them where they are; any other
     // takes the runs it records.
-    std::optional<StoreLayout> owners = ownersStoreLayout(store);
-    const StoreLayout &recorded = it->second;
-    if (followsOwners(recorded, owners))
-      return WalkResult::advance();
-    InFlightDiagnostic diag = store.emitOpError(passName())
-                              << ": thread layout "
-                              << storeLayoutAttr(recorded);
-    if (owners)
-      diag << " is not where the registers it stores are: "
-           << storeLayoutAttr(*owners);
-    else
-      diag << " names registers this store does not read";
-    return WalkResult::interrupt();
+    return refuseUnlessOwners(store, it->second, ownersStoreLayout(store),
+                              "is not where the registers it stores are",
+                              "names registers this store does not read");
   });
   return failure(walk.wasInterrupted());
 }

@@ -433,6 +433,13 @@ protected:
   /// workgroup memory records its writers, the registers' owners where it
   /// is computed from registers.
   LogicalResult checkSharedWrites();
+  /// Advances where `op`, recorded as `recorded`, visits its tile where the
+  /// registers it reads are (`owners`), or by runs where it reads none;
+  /// otherwise an error naming both (`ownersAre`), or saying it reads no
+  /// registers (`readsNone`), and interrupts.
+  WalkResult refuseUnlessOwners(Operation *op, const StoreLayout &recorded,
+                                const std::optional<StoreLayout> &owners,
+                                StringRef ownersAre, StringRef readsNone);
   /// The register-resident tile (residentLayout) that evaluating `value`
   /// reads first, through element-wise ops that are not stored, as
   /// KernelLowering::ownedRead finds it; null if none.
