@@ -209,7 +209,11 @@ TEST(HoldAccumulators, AssignThreadLayoutsHoldsThoseAndNoOthers) {
   std::string unheld =
       run(kLoop("f32"), /*hold=*/false, /*assign=*/true, &conversions);
   EXPECT_TRUE(contains(unheld, "tkw.threads = 128")) << unheld;
-  EXPECT_FALSE(contains(unheld, "tkw.iter_layouts")) << unheld;
+  // The loop carries it in workgroup memory, written by runs of 4 f32.
+  EXPECT_TRUE(contains(unheld, "tkw.iter_layouts = [#tkw.shared<written = "
+                               "#tkw.runs<width = 4, threads = 128>>]"))
+      << unheld;
+  EXPECT_FALSE(contains(unheld, "tkw.result_layouts")) << unheld;
   EXPECT_TRUE(contains(unheld, "tkw.layout = #tkw.accumulator<product = 0>"))
       << unheld;
   // %16 is the trip's product, yielded through its conversion; its
@@ -354,7 +358,7 @@ static void rewriteOperandLayoutA(ModuleOp module, int64_t operand,
             module.getContext(), layout.getProduct(), operand, layout.getTile(),
             layout.getTilesAlong(), layout.getContiguous(), layout.getVec(),
             layout.getPerPhase(), maxPhase.value_or(layout.getMaxPhase()),
-            layout.getAlign()));
+            layout.getAlign(), layout.getWritten()));
   });
 }
 
@@ -367,7 +371,9 @@ TEST(OperandConversions, TheLoweringRefusesALayoutTheUnitDoesNotRead) {
   std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
                          unswizzle, /*lower=*/true);
   EXPECT_TRUE(contains(text, "pass failed")) << text;
-  EXPECT_TRUE(contains(text, "maxPhase = 1, align = 128> is not the layout "
+  EXPECT_TRUE(contains(text, "maxPhase = 1, align = 128, written = "
+                             "#tkw.runs<width = 8, threads = 128>> is not the "
+                             "layout "
                              "the matrix unit reads this operand in: "
                              "#tkw.operand<product = 0, operand = 0, "))
       << text;
@@ -385,7 +391,9 @@ TEST(OperandConversions, TheLoweringRefusesAConversionToAnotherOperand) {
   EXPECT_TRUE(contains(text, "thread layout #tkw.operand<product = 0, "
                              "operand = 1, tile = [32, 32], tilesAlong = 1, "
                              "contiguous = 1, vec = 8, perPhase = 2, "
-                             "maxPhase = 4, align = 128> is read other than "
+                             "maxPhase = 4, align = 128, written = "
+                             "#tkw.runs<width = 8, threads = 128>> is read "
+                             "other than "
                              "as operand 1 of held products laid out alike"))
       << text;
 }

@@ -368,9 +368,14 @@ OperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           int64_t product, int64_t operand,
                           ArrayRef<int64_t> tile, int64_t tilesAlong,
                           int64_t contiguous, int64_t vec, int64_t perPhase,
-                          int64_t maxPhase, int64_t align) {
+                          int64_t maxPhase, int64_t align, Attribute written) {
   if (failed(verifyProductOperand(emitError, product, operand)))
     return failure();
+  if (written && !isa<RunsLayoutAttr, AccumulatorLayoutAttr>(written))
+    return emitError() << "an operand's tile is written by runs (#tkw.runs) "
+                          "or by a held product's registers "
+                          "(#tkw.accumulator), not "
+                       << written;
   if (tile.size() != 2 || tile[0] <= 0 || tile[1] <= 0)
     return emitError() << "tile must be two positive sizes";
   if ((tilesAlong != 0 && tilesAlong != 1) ||

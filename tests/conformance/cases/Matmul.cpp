@@ -397,4 +397,76 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     };
     cases.push_back(std::move(c));
   }
+  {
+    // A 16-bit product read down its columns: a matrix unit accumulates it
+    // in f32, and its registers are not where a column reduction reads, so
+    // the product goes to workgroup memory, where the threads round the
+    // unit's f32 values into the 16-bit tile by the runs its #tkw.shared
+    // records.
+    ConformanceCase c;
+    c.name = "dot_16bit_col_sums";
+    c.summary = "out[n] = sum_m c[m, n] over a 64-row block, c = a @ b "
+                "rounded to f16";
+    c.needs.dtypes = TK_DTYPE_BIT_F32;
+    // f16 only: a dot does not accumulate into bf16 (nor does Triton's).
+    c.dtypes = {DType::F16};
+    c.shapes = {shape({1, 1}), shape({45, 40}), shape({130, 64})};
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      KernelBuilder k(ctx, "dot_16bit_col_sums");
+      mlir::Type in = toMLIR(ctx, dtype);
+      mlir::Type f32 = toMLIR(ctx, DType::F32);
+      Tile aPtr = k.argPtr("a", in, 16); // M x K
+      Tile bPtr = k.argPtr("b", in, 16); // K x 64
+      Tile outPtr = k.argPtr("out", f32, 16);
+      Tile M = k.argI32("M"), K = k.argI32("K");
+      int64_t BM = k.constexpr_("BLOCK_M", 64);
+      int64_t BN = k.constexpr_("BLOCK_N", 64);
+      int64_t BK = k.constexpr_("BLOCK_K", 64);
+      Tile pid = k.programId(0);
+      Tile offsM = pid * BM + k.arange(0, BM);
+      Tile offsN = k.arange(0, BN);
+      Tile rk = k.arange(0, BK);
+      Tile aRow = offsM.col(), aCol = rk.row();
+      Tile a = k.load(aPtr + (aRow * K + aCol), (aRow < M) & (aCol < K), 0);
+      Tile bRow = rk.col(), bCol = offsN.row();
+      Tile b = k.load(bPtr + (bRow * BN + bCol), bRow < K, 0);
+      Tile product = k.dot(a, b, k.zeros({BM, BN}, in));
+      k.store(outPtr + (pid * BN + offsN), k.sum(product.to(f32), 0));
+      return finishKernel(k, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t M = r.dim(0), N = 64, K = r.dim(1);
+      DType dtype = r.dtype();
+      std::vector<double> a = operand(r, M * K, 19), b = operand(r, K * N, 20);
+      tk_arg da = r.input(dtype, a), db = r.input(dtype, b);
+      int64_t blocks = cdiv(M, 64);
+      tk_arg dout = r.output(DType::F32, blocks * N);
+      r.launch({int32_t(blocks), 1, 1},
+               {da, db, dout, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(K))});
+      std::vector<double> bound;
+      std::vector<double> c = matmulReference(a, b, M, N, K, bound);
+      // Each element: its f32 accumulation's bound, then one rounding to
+      // the dtype (an ulp of the perturbed value, its subnormal spacing
+      // near zero); each column then sums up to 64 of them in f32.
+      double eps = epsilonOf(dtype);
+      double tiny = std::ldexp(1.0, -24); // f16's subnormal spacing
+      std::vector<double> want(blocks * N, 0.0), colBound(blocks * N, 0.0);
+      for (int64_t p = 0; p < blocks; ++p)
+        for (int64_t j = 0; j < N; ++j) {
+          double sumAbs = 0;
+          int64_t rows = std::min<int64_t>(64, M - p * 64);
+          for (int64_t i = p * 64; i < p * 64 + rows; ++i) {
+            double value = c[i * N + j], err = bound[i * N + j];
+            want[p * N + j] += value;
+            colBound[p * N + j] += err + (std::fabs(value) + err) * eps + tiny;
+            sumAbs += std::fabs(value) + err;
+          }
+          colBound[p * N + j] += sumErrorBound(DType::F32, sumAbs, rows);
+        }
+      r.check("out", r.read(dout), want, defaultTolerance(DType::F32),
+              &colBound);
+    };
+    cases.push_back(std::move(c));
+  }
 }

@@ -181,9 +181,67 @@ ConformanceCase reductionCase(Reduction op, const char *name,
   return c;
 }
 
+/// out[c] = x[0, c] + x[1, c] + ... + x[R - 1, c], one row per trip of a
+/// loop that carries the running sum as a tile of the dtype: rounded to it
+/// after every trip, and on a GPU kept in workgroup memory, written by the
+/// runs the loop's #tkw.shared records (16 bytes: 8 elements of 16 bits).
+KernelModule buildRunningSum(mlir::MLIRContext *ctx, DType dtype,
+                             std::string *error) {
+  KernelBuilder k(ctx, "running_sum");
+  mlir::Type type = toMLIR(ctx, dtype);
+  Tile x = k.argPtr("x", type, 16);
+  Tile out = k.argPtr("out", type, 16);
+  Tile R = k.argI32("R"), C = k.argI32("C");
+  int64_t BC = k.constexpr_("BLOCK_C", 1024);
+  Tile cols = k.programId(0) * BC + k.arange(0, BC);
+  Tile mask = cols < C;
+  llvm::SmallVector<Tile> sum = k.forLoop(
+      0, R, 1, {k.zeros({BC}, type)},
+      [&](Tile row, llvm::ArrayRef<Tile> carried) -> llvm::SmallVector<Tile> {
+        return {carried[0] + k.load(x + (row * C + cols), mask, 0)};
+      });
+  if (sum.empty())
+    return finishKernel(k, error);
+  k.store(out + cols, sum[0], mask);
+  return finishKernel(k, error);
+}
+
+/// Each trip adds two values of the dtype and rounds once (in f32 for 16
+/// bits, which holds the exact sum's correct rounding): the reference does
+/// the same in double, so the result must match exactly.
+void runRunningSum(CellRun &r) {
+  int64_t R = r.dim(0), C = r.dim(1);
+  DType dtype = r.dtype();
+  std::vector<double> x = isFloat(dtype) ? r.random(R * C, -4, 4, dtype, 23)
+                                         : r.random(R * C, -3, 4, dtype, 23);
+  tk_arg dx = r.input(dtype, x);
+  tk_arg out = r.output(dtype, C);
+  r.launch({int32_t(cdiv(C, 1024)), 1, 1},
+           {dx, out, tk_arg_i32(int32_t(R)), tk_arg_i32(int32_t(C))});
+  std::vector<double> want(C, 0.0);
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < C; ++j)
+      want[j] = roundTo(dtype, want[j] + x[i * C + j]);
+  r.check("out", r.read(out), want, {});
+}
+
 } // namespace
 
 void tk::conformance::addReductionCases(std::vector<ConformanceCase> &cases) {
+  {
+    ConformanceCase c;
+    c.name = "running_sum";
+    c.summary = "out[c] = sum_r x[r, c], one row per loop trip into a tile "
+                "the loop carries, rounded to the dtype each trip";
+    c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I8};
+    c.shapes = {shape({1, 1}), shape({7, 1000}), shape({33, 2048})};
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      return buildRunningSum(ctx, dtype, error);
+    };
+    c.run = runRunningSum;
+    cases.push_back(std::move(c));
+  }
   cases.push_back(reductionCase(
       Reduction::Sum, "reduce_sum", "tk.reduce add along axis 0 and axis 1",
       {DType::F32, DType::F16, DType::BF16, DType::I32}));

@@ -332,3 +332,57 @@ tk.func @assert_tile(%n: i32) {
   tk.assert %ok, "index out of range" : tensor<256xi1>
   tk.return
 }
+
+// -----
+
+// A tile a loop carries in workgroup memory (a running sum of f16 rows) and
+// an scf.if's tile result: the loop's tkw.iter_layouts and the if's
+// tkw.result_layouts name the runs that write their buffers (the initial
+// value, each trip's value, each branch's value): 16 bytes of f16 (runs of
+// 8) where they spread the 1024 elements evenly, 4 at 256 threads. The CPU
+// records neither.
+// CHECK-LABEL: tk.func @carried
+// CHECK: scf.for
+// CHECK: scf.yield
+// W32-NEXT: } {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 8, threads = 128>>]}
+// W16-NEXT: } {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 8, threads = 64>>]}
+// W64-NEXT: } {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 4, threads = 256>>]}
+// W8-NEXT: } {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 8, threads = 32>>]}
+// CPU-NEXT: }{{$}}
+// CHECK: scf.if
+// CHECK: arith.negf
+// CHECK: scf.yield
+// W32-NEXT: } {tkw.result_layouts = [#tkw.shared<written = #tkw.runs<width = 8, threads = 128>>]}
+// W16-NEXT: } {tkw.result_layouts = [#tkw.shared<written = #tkw.runs<width = 8, threads = 64>>]}
+// W64-NEXT: } {tkw.result_layouts = [#tkw.shared<written = #tkw.runs<width = 4, threads = 256>>]}
+// W8-NEXT: } {tkw.result_layouts = [#tkw.shared<written = #tkw.runs<width = 8, threads = 32>>]}
+// CPU-NEXT: }{{$}}
+// CHECK: tk.return
+tk.func @carried(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32},
+                 %out: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %is = tk.splat %in : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
+  %ip = tk.addptr %is, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+  %zero = arith.constant dense<0.0> : tensor<1024xf16>
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<1024xf16>) : i32 {
+    %row = arith.muli %i, %c1 : i32
+    %rv = tk.splat %row : i32 -> tensor<1024xi32>
+    %p = tk.addptr %ip, %rv : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+    %x = tk.load %p : tensor<1024x!tk.ptr<f16>>
+    %next = arith.addf %acc, %x : tensor<1024xf16>
+    scf.yield %next : tensor<1024xf16>
+  }
+  %pos = arith.cmpi sgt, %n, %c0 : i32
+  %pick = scf.if %pos -> (tensor<1024xf16>) {
+    scf.yield %sum : tensor<1024xf16>
+  } else {
+    %neg = arith.negf %sum : tensor<1024xf16>
+    scf.yield %neg : tensor<1024xf16>
+  }
+  %os = tk.splat %out : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
+  %op = tk.addptr %os, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+  tk.store %op, %pick : tensor<1024x!tk.ptr<f16>>
+  tk.return
+}

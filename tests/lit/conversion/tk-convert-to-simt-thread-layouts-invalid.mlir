@@ -655,7 +655,7 @@ tk.func @shared_not_by_owners(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32},
 
 tk.func @shared_writers_of_a_reduction(%out: !tk.ptr<f32>) attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
   %x = arith.constant dense<1.0> : tensor<8x32xf32>
-  // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 1, threads = 128>> names the writers of an element-wise tile or of a product no matrix unit computes; this op writes its own}}
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 1, threads = 128>> names the writers of an element-wise tile, of a product no matrix unit computes or of a product's rounding; this op writes its own}}
   %rows = tk.reduce(%x : tensor<8x32xf32>) {axis = 1 : i32, tkw.layout = #tkw.shared<written = #tkw.runs<width = 1, threads = 128>>, tkw.split = #tkw.split<parts = 1, across = "memory">} -> tensor<8xf32> {
   ^bb0(%a: f32, %b: f32):
     %m = arith.addf %a, %b : f32
@@ -736,5 +736,132 @@ tk.func @assert_in_registers(%n: i32) attributes {tkw.threads = 128 : i64, tkw.t
   %ok = arith.cmpi slt, %r, %nv : tensor<256xi32>
   // expected-error @below {{thread layout #tkw.accumulator<product = 0> is not one an assert visits its tile in (#tkw.runs)}}
   tk.assert %ok, "index out of range" {tkw.layout = #tkw.accumulator<product = 0>} : tensor<256xi1>
+  tk.return
+}
+
+// -----
+
+// A tile a loop carries in workgroup memory names who writes its buffer
+// (the initial value, each trip's value): without it the lowering would
+// pick runs no record shows.
+tk.func @carried_without_writers(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %one = arith.constant dense<1.0> : tensor<512xf32>
+  // expected-error @below {{iteration argument 0, a tile carried in workgroup memory, needs its writers (#tkw.shared<written = #tkw.runs<...>>, which tk-assign-thread-layouts records)}}
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<512xf32>) : i32 {
+    %next = arith.addf %acc, %one : tensor<512xf32>
+    scf.yield %next : tensor<512xf32>
+  }
+  %r = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %optrs, %sum {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<512x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// Runs of 8 f32 do not spread 512 elements over 128 threads.
+tk.func @carried_uneven_runs(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %one = arith.constant dense<1.0> : tensor<512xf32>
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 8, threads = 128>> does not spread this tile over the threads in whole runs}}
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<512xf32>) : i32 {
+    %next = arith.addf %acc, %one : tensor<512xf32>
+    scf.yield %next : tensor<512xf32>
+  } {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 8, threads = 128>>]}
+  %r = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %optrs, %sum {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<512x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// A loop's buffer is written by runs: registers' owners write where they
+// are, which is not a buffer's record.
+tk.func @carried_by_registers(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %one = arith.constant dense<1.0> : tensor<512xf32>
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.accumulator<product = 0>> is not one a tile carried in workgroup memory has (#tkw.shared written by #tkw.runs)}}
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<512xf32>) : i32 {
+    %next = arith.addf %acc, %one : tensor<512xf32>
+    scf.yield %next : tensor<512xf32>
+  } {tkw.iter_layouts = [#tkw.shared<written = #tkw.accumulator<product = 0>>]}
+  %r = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %optrs, %sum {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<512x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// A scalar the loop carries has no buffer to write.
+tk.func @carried_scalar_writers(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %f0 = arith.constant 0.0 : f32
+  %f1 = arith.constant 1.0 : f32
+  // expected-error @below {{thread layout #tkw.shared<written = #tkw.runs<width = 4, threads = 128>> is for a tile the loop carries in workgroup memory; this argument is not one (a scalar, a pointer walk or a tile held in registers)}}
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %f0) -> (f32) : i32 {
+    %next = arith.addf %acc, %f1 : f32
+    scf.yield %next : f32
+  } {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 4, threads = 128>>]}
+  tk.store %out, %sum : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+// An if's tile result names who writes its buffer too.
+tk.func @branch_without_writers(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %one = arith.constant dense<1.0> : tensor<512xf32>
+  %pos = arith.cmpi sgt, %n, %c0 : i32
+  // expected-error @below {{tile result 0 needs its writers (#tkw.shared<written = #tkw.runs<...>>, which tk-assign-thread-layouts records)}}
+  %pick = scf.if %pos -> (tensor<512xf32>) {
+    scf.yield %one : tensor<512xf32>
+  } else {
+    scf.yield %zero : tensor<512xf32>
+  }
+  %r = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %optrs, %pick {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<512x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+tk.func @branch_missing_result(%out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %one = arith.constant dense<1.0> : tensor<512xf32>
+  %pos = arith.cmpi sgt, %n, %c0 : i32
+  // expected-error @below {{thread layout [] does not list every result}}
+  %pick = scf.if %pos -> (tensor<512xf32>) {
+    scf.yield %one : tensor<512xf32>
+  } else {
+    scf.yield %zero : tensor<512xf32>
+  } {tkw.result_layouts = []}
+  %r = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %os = tk.splat %out : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %optrs = tk.addptr %os, %r : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %optrs, %pick {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<512x!tk.ptr<f32>>
   tk.return
 }

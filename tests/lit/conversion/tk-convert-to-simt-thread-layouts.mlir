@@ -245,3 +245,66 @@ tk.func @assert_runs(%n: i32) attributes {tkw.threads = 128 : i64, tkw.threads_p
   tk.assert %ok, "index out of range" {tkw.layout = #tkw.runs<width = 2, threads = 128>} : tensor<256xi1>
   tk.return
 }
+
+// -----
+
+// A tile a loop carries in workgroup memory is written by the runs its
+// entry in tkw.iter_layouts records, here 2 f16 (a loop of 512 runs): its
+// initial value before the loop, each trip's value into a temporary, and
+// the copy of the temporary into the loop's buffer, by the same runs, so
+// that each thread copies the elements it wrote. An if's tile result is
+// written by the runs its tkw.result_layouts records, here 4, in each
+// branch.
+// CHECK-LABEL: func.func @carried_runs
+// CHECK: scf.for %[[INIT:.*]] = %thread_id_x to %c512 step %c128
+// CHECK-NEXT: arith.muli %[[INIT]], %c2
+// CHECK-COUNT-2: memref.store
+// CHECK-NOT: memref.store
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.for {{.*}} : i32 {
+// CHECK-NEXT: scf.for %[[TRIP:.*]] = %thread_id_x to %c512 step %c128
+// CHECK-NEXT: arith.muli %[[TRIP]], %c2
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.for %[[COPY:.*]] = %thread_id_x to %c512 step %c128
+// CHECK-NEXT: arith.muli %[[COPY]], %c2
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: scf.for %[[THEN:.*]] = %thread_id_x to %c256 step %c128
+// CHECK-NEXT: arith.muli %[[THEN]], %c4
+// CHECK: } else {
+// CHECK-NEXT: scf.for %[[ELSE:.*]] = %thread_id_x to %c256 step %c128
+// CHECK-NEXT: arith.muli %[[ELSE]], %c4
+tk.func @carried_runs(%in: !tk.ptr<f16> {tk.divisibility = 16 : i32},
+                      %out: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %n: i32)
+    attributes {tkw.threads = 128 : i64, tkw.threads_per_warp = 32 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %is = tk.splat %in : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
+  %ip = tk.addptr %is, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+  %zero = arith.constant dense<0.0> : tensor<1024xf16>
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<1024xf16>) : i32 {
+    %rv = tk.splat %i : i32 -> tensor<1024xi32>
+    %p = tk.addptr %ip, %rv : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+    %x = tk.load %p : tensor<1024x!tk.ptr<f16>>
+    %next = arith.addf %acc, %x : tensor<1024xf16>
+    scf.yield %next : tensor<1024xf16>
+  } {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 2, threads = 128>>]}
+  %pos = arith.cmpi sgt, %n, %c0 : i32
+  %pick = scf.if %pos -> (tensor<1024xf16>) {
+    scf.yield %sum : tensor<1024xf16>
+  } else {
+    %neg = arith.negf %sum : tensor<1024xf16>
+    scf.yield %neg : tensor<1024xf16>
+  } {tkw.result_layouts = [#tkw.shared<written = #tkw.runs<width = 4, threads = 128>>]}
+  %os = tk.splat %out : !tk.ptr<f16> -> tensor<1024x!tk.ptr<f16>>
+  %op = tk.addptr %os, %r : tensor<1024x!tk.ptr<f16>>, tensor<1024xi32>
+  tk.store %op, %pick {tkw.layout = #tkw.runs<width = 4, threads = 128>} : tensor<1024x!tk.ptr<f16>>
+  tk.return
+}

@@ -150,10 +150,25 @@ def Tkw_SharedLayoutAttr : Tkw_Attr<"SharedLayout", "shared"> {
     (`#tkw.runs`: runs of up to 16 bytes where they spread the tile evenly),
     or, for a tile computed from registers, by the threads holding them
     (`#tkw.runs` of a register-resident tile, `#tkw.accumulator` of a held
-    product). Without it (the CPU, the conversions of a held product) the
+    product). The same runs say who writes the other tiles a GPU program
+    keeps whole:
+    - a tile a loop carries in workgroup memory (its entry in the loop's
+      `tkw.iter_layouts`): its initial value before the loop and, at each
+      yield, the trip's value (through a temporary the same threads write,
+      where it is not in a buffer of its own);
+    - an scf.if's tile result (its entry in the if's `tkw.result_layouts`):
+      each branch's value;
+    - a product the matrix unit accumulates in a wider type than its tile
+      (f32 for f16 or bf16): the unit's registers write the wide values
+      where they are, then these runs round them into the tile (on the
+      `tk.dot` the unit computes without holding it, or on the
+      `tkw.convert_layout` of a held one).
+    Without it (the CPU, a held product's conversion of its own type) the
     writers are those of the tile's source.
     ```mlir
     %e = math.exp %x {tkw.layout = #tkw.shared<written = #tkw.runs<width = 4, threads = 128>>}
+    %r = scf.for ... iter_args(%acc = %z) -> (tensor<128xf32>) ...
+        {tkw.iter_layouts = [#tkw.shared<written = #tkw.runs<width = 1, threads = 128>>]}
     ```
   }];
   let parameters = (ins OptionalParameter<"::mlir::Attribute">:$written);
@@ -225,27 +240,36 @@ def Tkw_OperandLayoutAttr : Tkw_Attr<"OperandLayout", "operand"> {
 
     The result layout of the `tkw.convert_layout` that moves a dot operand
     there; a conversion outside the product's loop (attention's q) is done
-    once, before it. A ring (`#tkw.ring`) that async copies fill in that
-    layout has done the move already: its conversion only names the slot.
-    `tk-convert-to-simt` writes and copies the tile at the offsets this
-    layout gives, and refuses one that is not the unit's.
+    once, before it. `written` says which thread moves which element, as a
+    #tkw.shared's does: the threads holding the registers the tile is in
+    (`#tkw.runs` of a register-resident tile, `#tkw.accumulator` of a held
+    product), or runs of up to 16 bytes of the tile the conversion reads,
+    row-major; where that tile is a transpose the program does not keep
+    (attention's k^T), of the transpose's source, so that the reads run
+    along its rows. A ring (`#tkw.ring`) that async copies fill in that
+    layout has done the move already: its conversion only names the slot,
+    and has no `written`. `tk-convert-to-simt` writes and copies the tile at
+    the offsets this layout gives, by those writers, and refuses a layout
+    that is not the unit's, or writers it would not take.
     ```mlir
     %b = tkw.convert_layout %t {tkw.layout = #tkw.operand<product = 0,
         operand = 1, tile = [64, 64], tilesAlong = 1, contiguous = 1,
-        vec = 8, perPhase = 1, maxPhase = 8, align = 128>}
+        vec = 8, perPhase = 1, maxPhase = 8, align = 128,
+        written = #tkw.runs<width = 8, threads = 128>>}
     ```
   }];
   let parameters = (ins "int64_t":$product, "int64_t":$operand,
                         ArrayRefParameter<"int64_t">:$tile,
                         "int64_t":$tilesAlong, "int64_t":$contiguous,
                         "int64_t":$vec, "int64_t":$perPhase,
-                        "int64_t":$maxPhase, "int64_t":$align);
+                        "int64_t":$maxPhase, "int64_t":$align,
+                        OptionalParameter<"::mlir::Attribute">:$written);
   let assemblyFormat = [{
     `<` `product` `=` $product `,` `operand` `=` $operand `,`
         `tile` `=` `[` $tile `]` `,` `tilesAlong` `=` $tilesAlong `,`
         `contiguous` `=` $contiguous `,` `vec` `=` $vec `,`
         `perPhase` `=` $perPhase `,` `maxPhase` `=` $maxPhase `,`
-        `align` `=` $align `>`
+        `align` `=` $align (`,` `written` `=` $written^)? `>`
   }];
   let genVerifyDecl = 1;
 }

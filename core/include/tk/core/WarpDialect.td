@@ -53,14 +53,19 @@ def Tkw_Dialect : Dialect {
     /// follow.
     static constexpr llvm::StringLiteral kLayoutAttrName = "tkw.layout";
     /// Loop attribute: the thread layouts of its iteration arguments (and
-    /// results), `unit` for none.
+    /// results), `unit` for none: on a GPU, #tkw.accumulator and #tkw.rows
+    /// for those held in registers, #tkw.shared<written = #tkw.runs> for a
+    /// tile carried in workgroup memory (its initial value and each trip's
+    /// value are written there by those runs).
     static constexpr llvm::StringLiteral kIterLayoutsAttrName =
         "tkw.iter_layouts";
     /// Loop attribute: where its held accumulators are after the loop,
     /// result by result: #tkw.accumulator (still in the registers, read
     /// there by stores, by a later loop holding it alike and by its
     /// tkw.convert_layout to workgroup memory), `unit` for a result that is
-    /// not a held accumulator.
+    /// not a held accumulator. On an scf.if of a GPU program: each tile
+    /// result's buffer and the runs each branch writes it by
+    /// (#tkw.shared<written = #tkw.runs>), `unit` for the other results.
     static constexpr llvm::StringLiteral kResultLayoutsAttrName =
         "tkw.result_layouts";
     /// Op attribute on a `tk.dot` whose product the matrix unit holds in

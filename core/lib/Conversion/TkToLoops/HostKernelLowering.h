@@ -48,7 +48,8 @@ private:
                              int64_t maxRun, bool publish) override;
   /// memref.copy.
   LogicalResult copyBuffer(Value from, Value to, ArrayRef<int64_t> shape,
-                           Type elementType, bool publish) override;
+                           Type elementType, int64_t maxRun,
+                           bool publish) override;
   LogicalResult onFirstThread(function_ref<LogicalResult()> body) override {
     return body();
   }

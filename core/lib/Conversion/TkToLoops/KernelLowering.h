@@ -171,11 +171,12 @@ protected:
                function_ref<LogicalResult(ArrayRef<Value>)> body,
                bool contiguous, function_ref<void()> afterRun, int64_t maxRun,
                bool publish) = 0;
-  /// Copies every element of buffer `from` into buffer `to`; `publish`: the
-  /// copy is seen by every thread once it returns.
+  /// Copies every element of buffer `from` into buffer `to`, the threads
+  /// taking runs of up to `maxRun` elements; `publish`: the copy is seen by
+  /// every thread once it returns.
   virtual LogicalResult copyBuffer(Value from, Value to,
                                    ArrayRef<int64_t> shape, Type elementType,
-                                   bool publish = true) = 0;
+                                   int64_t maxRun, bool publish) = 0;
   /// Runs `body` on one thread of the program; nests inside are serial. The
   /// caller adds the barrier that publishes its writes.
   virtual LogicalResult onFirstThread(function_ref<LogicalResult()> body) = 0;

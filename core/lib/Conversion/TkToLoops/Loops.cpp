@@ -66,10 +66,13 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         llvm::append_range(inits, **registers);
         continue;
       }
+      // Tiles in buffers: written by the runs their #tkw.shared records
+      // (runOf on the CPU, where one thread writes them).
       kinds[i] = Carried::Tile;
       numValues[i] = 0;
       iterBuffers[i] = allocBuffer(cast<RankedTensorType>(type));
-      if (failed(storeTile(init, iterBuffers[i])))
+      if (failed(storeTile(init, iterBuffers[i], nullptr,
+                           carriedWrites.lookup(loop.getRegionIterArgs()[i]))))
         return failure();
     }
   }
@@ -171,9 +174,15 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
     loc = yield.getLoc();
     // Tiles first go to temporaries when the new value reads another
-    // iteration buffer (or its own at a moved index), then to the buffers.
+    // iteration buffer (or its own at a moved index), then to the buffers;
+    // both by the runs the buffer records, so that each thread copies the
+    // elements it wrote.
     SmallVector<Value> yielded;
-    SmallVector<std::pair<Value, Value>> copies;
+    struct Copy {
+      Value from, to;
+      int64_t run;
+    };
+    SmallVector<Copy> copies;
     for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
       switch (kinds[i]) {
       case Carried::Scalar: {
@@ -204,6 +213,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         break;
       }
       case Carried::Tile: {
+        int64_t run = carriedWrites.lookup(loop.getRegionIterArgs()[i]);
         auto existing = buffers.find(value);
         if (existing != buffers.end() && existing->second == iterBuffers[i])
           continue;
@@ -211,13 +221,13 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         // copied from there: no copy below writes that buffer.
         if (existing != buffers.end() &&
             !llvm::is_contained(iterBuffers, existing->second)) {
-          copies.push_back({existing->second, iterBuffers[i]});
+          copies.push_back({existing->second, iterBuffers[i], run});
           continue;
         }
         Value temp = allocBuffer(cast<RankedTensorType>(value.getType()));
-        if (failed(storeTile(value, temp)))
+        if (failed(storeTile(value, temp, nullptr, run)))
           return failure();
-        copies.push_back({temp, iterBuffers[i]});
+        copies.push_back({temp, iterBuffers[i], run});
         break;
       }
       }
@@ -227,10 +237,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
     // publishes all the copies (no copy reads a buffer another writes).
     if (!copies.empty())
       barrier();
-    for (auto [from, to] : copies) {
-      auto type = cast<MemRefType>(to.getType());
-      if (failed(copyBuffer(from, to, type.getShape(), Type(),
-                            /*publish=*/false)))
+    for (const Copy &copy : copies) {
+      auto type = cast<MemRefType>(copy.to.getType());
+      if (failed(copyBuffer(copy.from, copy.to, type.getShape(), Type(),
+                            copy.run, /*publish=*/false)))
         return failure();
     }
     if (!copies.empty())
@@ -322,7 +332,8 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
       for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
         Type type = value.getType();
         if (isTile(type)) {
-          if (failed(storeTile(value, resultBuffers[i])))
+          if (failed(storeTile(value, resultBuffers[i], nullptr,
+                               carriedWrites.lookup(branch.getResult(i)))))
             return failure();
         } else if (isBlockPtr(type)) {
           llvm::append_range(yielded, blockPtrs.lookup(value).flatten());

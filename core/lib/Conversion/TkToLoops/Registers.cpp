@@ -359,16 +359,21 @@ LogicalResult SIMTKernelLowering::narrowAccumulator(Value tile, Value wide) {
     buffers[tile] = wide;
     return success();
   }
+  // By the runs its #tkw.shared records (placeNarrowingWrites).
   Value result = allocBuffer(type);
-  if (failed(forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
-        Value value = loadBuffer(wide, index, Type());
-        if (isa<FloatType>(elementType))
-          value = arith::TruncFOp::create(b, loc, elementType, value);
-        else
-          value = arith::TruncIOp::create(b, loc, elementType, value);
-        storeBuffer(value, result, index);
-        return success();
-      })))
+  if (failed(forEachIndex(
+          type.getShape(),
+          [&](ArrayRef<Value> index) {
+            Value value = loadBuffer(wide, index, Type());
+            if (isa<FloatType>(elementType))
+              value = arith::TruncFOp::create(b, loc, elementType, value);
+            else
+              value = arith::TruncIOp::create(b, loc, elementType, value);
+            storeBuffer(value, result, index);
+            return success();
+          },
+          /*contiguous=*/true, nullptr,
+          narrowingWrites.lookup(tile.getDefiningOp()))))
     return failure();
   buffers[tile] = result;
   return success();

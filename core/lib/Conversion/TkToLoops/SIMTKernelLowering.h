@@ -54,7 +54,8 @@ private:
                              bool contiguous, function_ref<void()> afterRun,
                              int64_t maxRun, bool publish) override;
   LogicalResult copyBuffer(Value from, Value to, ArrayRef<int64_t> shape,
-                           Type elementType, bool publish) override;
+                           Type elementType, int64_t maxRun,
+                           bool publish) override;
   /// Thread 0.
   LogicalResult onFirstThread(function_ref<LogicalResult()> body) override;
   /// Computed by thread 0, then read by every thread from workgroup memory.
@@ -313,6 +314,8 @@ private:
     Value source;
     tk::SharedLayout layout;
     bool beforeLoop = false;
+    /// The runs its threads write it by (0: the owners of its registers).
+    int64_t run = 0;
   };
   DenseMap<Value, PendingOperand> pendingOperands;
 };

@@ -100,6 +100,7 @@ SIMTKernelLowering::heldOperand(tk::DotOp dot,
   Value source = pending->second.source;
   tk::SharedLayout layout = pending->second.layout;
   bool beforeLoop = pending->second.beforeLoop && loweredLoop;
+  int64_t run = pending->second.run;
   pendingOperands.erase(pending);
   OpBuilder::InsertionGuard guard(b);
   // Elements computed inside the loop do not dominate code before it.
@@ -115,18 +116,18 @@ SIMTKernelLowering::heldOperand(tk::DotOp dot,
                              layout.alignment);
   // A transposed tile that is not stored (attention's k^T) is copied in its
   // source's order, so that the reads run along the source's rows (vectors
-  // of a masked load versioned on its mask) rather than down its columns.
-  bool transposed = false;
-  if (auto trans = source.getDefiningOp<tk::TransOp>();
-      trans && !buffers.count(source) && !ownedRead(source) &&
-      !materialized.count(trans)) {
-    source = trans.getSrc();
-    transposed = true;
-  }
-  if (failed(storeTile(source, buffer, [&](ArrayRef<Value> index) {
-        return transposed ? layout.offset(b, loc, index[1], index[0], shape)
-                          : layout.offset(b, loc, index[0], index[1], shape);
-      })))
+  // of a masked load versioned on its mask) rather than down its columns:
+  // the runs the conversion records are of that tile.
+  Value read = operandReadThrough(source);
+  bool transposed = read != source;
+  if (failed(storeTile(
+          read, buffer,
+          [&](ArrayRef<Value> index) {
+            return transposed
+                       ? layout.offset(b, loc, index[1], index[0], shape)
+                       : layout.offset(b, loc, index[0], index[1], shape);
+          },
+          run)))
     return failure();
   if (beforeLoop) {
     // Written once: published to the unit's reads here, not per product.
@@ -148,9 +149,16 @@ LogicalResult SIMTKernelLowering::lowerOperandConversion(
   }
   // Written by the first product that reads it (heldOperand), where the
   // unit's reads and the loop's async copies are ordered around it.
+  // By the writers it records (checked against operandWriters on reading):
+  // a ring's slot has none.
+  if (!conversion.written)
+    return convert.emitOpError(passName())
+           << ": a dot operand's conversion the threads write needs its "
+              "writers (written = ..., which tk-assign-thread-layouts records)";
   pendingOperands[result] = {tile, conversion.layout,
                              convert->getBlock() !=
-                                 conversion.product->getBlock()};
+                                 conversion.product->getBlock(),
+                             conversion.written->run};
   return success();
 }
 

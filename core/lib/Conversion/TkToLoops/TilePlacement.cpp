@@ -1102,6 +1102,61 @@ void TilePlacement::placeConversions() {
   placeOperandConversions();
 }
 
+Value TilePlacement::operandReadThrough(Value tile) {
+  auto trans = tile.getDefiningOp<tk::TransOp>();
+  if (trans && !materialized.count(trans) && !residentOwner(tile))
+    return trans.getSrc();
+  return tile;
+}
+
+bool TilePlacement::filledByRing(Operation *convert) {
+  Value tile = convert->getOperand(0);
+  auto trans = tile.getDefiningOp<tk::TransOp>();
+  auto load = (trans ? trans.getSrc() : tile).getDefiningOp<tk::LoadOp>();
+  auto ring = load ? rings.find(load) : rings.end();
+  return ring != rings.end() &&
+         operandTile(ring->second.dot, ring->second.operand) == tile;
+}
+
+std::optional<StoreLayout> TilePlacement::operandWriters(Operation *convert) {
+  if (filledByRing(convert))
+    return std::nullopt;
+  Value tile = convert->getOperand(0);
+  if (std::optional<StoreLayout> owners = layoutOfRegistersRead({tile}))
+    return owners;
+  auto type = cast<RankedTensorType>(operandReadThrough(tile).getType());
+  return StoreLayout{{},
+                     runWidth(type.getShape(), type.getNumElements(),
+                              numThreads, runOf(type.getElementType()))};
+}
+
+LogicalResult TilePlacement::checkOperandWrites() {
+  for (auto &[convert, conversion] : operandConversions) {
+    std::optional<StoreLayout> writers = operandWriters(convert);
+    const std::optional<StoreLayout> &recorded = conversion.written;
+    if (writers && recorded && writers->product == recorded->product &&
+        writers->run == recorded->run)
+      continue;
+    if (!writers && !recorded)
+      continue;
+    InFlightDiagnostic diag = convert->emitOpError(passName())
+                              << ": a dot operand's conversion ";
+    if (recorded)
+      diag << "written by " << storeLayoutAttr(*recorded);
+    else
+      diag << "with no writers";
+    if (writers)
+      diag << " is written by " << storeLayoutAttr(*writers)
+           << " (the owners of the registers it is computed from, or runs "
+              "of the tile it reads)";
+    else
+      diag << " is a ring's slot, which its async copies fill: it has no "
+              "writers";
+    return failure();
+  }
+  return success();
+}
+
 bool TilePlacement::takesRegisterA(tk::DotOp dot,
                                    const tk::MatrixUnit::HeldProduct &product) {
   Operation *owner = residentOwner(dot.getA());
@@ -1149,7 +1204,8 @@ void TilePlacement::placeOperandConversions() {
         tk::SharedLayout layout = *matrixUnit->operandLayout(*product, index);
         convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
                          operandLayoutAttr(ctx, 0, index, layout));
-        operandConversions[convert] = {dot, index, layout};
+        operandConversions[convert] = {dot, index, layout,
+                                       operandWriters(convert)};
         ++conversions;
         if (invariant)
           hoisted.push_back(convert);
@@ -1290,6 +1346,8 @@ void TilePlacement::place() {
   placeConversions();
   placeStoreLayouts();
   placeSharedWrites();
+  placeCarriedWrites();
+  placeNarrowingWrites();
   placeSplits();
 }
 
@@ -1469,6 +1527,96 @@ void TilePlacement::placeSharedWrites() {
   });
 }
 
+bool TilePlacement::carriedInBuffer(scf::ForOp loop, unsigned i) {
+  Value arg = loop.getRegionIterArgs()[i];
+  return isTile(arg.getType()) && !pointerWalkStep(loop, i) &&
+         !heldIterArgs.count(arg) && !rowLayout.count(arg);
+}
+
+void TilePlacement::placeCarriedWrites() {
+  if (!onThreads())
+    return;
+  // Nothing written there is computed from registers (a loop's yield and
+  // init, an if's yield, read no register-resident tile: readByOwners), so
+  // the threads take runs, as for an element-wise tile.
+  auto place = [&](Value tile) {
+    auto type = cast<RankedTensorType>(tile.getType());
+    carriedWrites[tile] = runWidth(type.getShape(), type.getNumElements(),
+                                   numThreads, runOf(type.getElementType()));
+  };
+  source.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+        if (carriedInBuffer(loop, i))
+          place(loop.getRegionIterArgs()[i]);
+    } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      for (Value result : branch.getResults())
+        if (isTile(result.getType()))
+          place(result);
+    }
+  });
+}
+
+tk::DotOp TilePlacement::narrowedProduct(Operation *op) {
+  if (!onThreads() || !matrixUnit || op->getNumResults() != 1)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type)
+    return {};
+  tk::DotOp dot = dyn_cast<tk::DotOp>(op);
+  std::optional<tk::MatrixUnit::HeldProduct> product;
+  if (dot) {
+    // Computed by the unit without holding it (lowerDot).
+    if (heldProduct(dot) || computedByThreads(dot))
+      return {};
+    product = describeProduct(dot);
+  } else if (auto convert = dyn_cast<tk::warp::ConvertLayoutOp>(op);
+             convert && isa_and_present<tk::warp::SharedLayoutAttr>(op->getAttr(
+                            tk::warp::TkwDialect::kLayoutAttrName))) {
+    // A held product, or a held accumulator's loop result.
+    Value held = convert.getSrc();
+    dot = held.getDefiningOp<tk::DotOp>();
+    if (auto result = dyn_cast<OpResult>(held);
+        !dot && result && isa<scf::ForOp>(result.getOwner()))
+      dot = heldIterArgs.lookup(
+          cast<scf::ForOp>(result.getOwner())
+              .getRegionIterArgs()[result.getResultNumber()]);
+    if (!dot || !(product = heldProduct(dot)))
+      return {};
+  } else {
+    return {};
+  }
+  return product->accumulator != type.getElementType() ? dot : tk::DotOp();
+}
+
+void TilePlacement::placeNarrowingWrites() {
+  source.walk([&](Operation *op) {
+    if (!narrowedProduct(op))
+      return;
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    narrowingWrites[op] = runWidth(type.getShape(), type.getNumElements(),
+                                   numThreads, runOf(type.getElementType()));
+  });
+}
+
+LogicalResult TilePlacement::checkNarrowingWrites() {
+  WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
+    bool narrows = narrowedProduct(op) != nullptr;
+    if (narrows == narrowingWrites.count(op))
+      return WalkResult::advance();
+    op->emitOpError(passName())
+        << (narrows
+                ? ": rounds a product's wider accumulator into its tile; it "
+                  "needs the runs that write it (#tkw.shared<written = "
+                  "#tkw.runs<...>>, which tk-assign-thread-layouts records)"
+                : ": names the runs that round a product's wider accumulator "
+                  "into its tile; this tile is not one (the unit's registers "
+                  "write it where they are)");
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 Attribute TilePlacement::storeLayoutAttr(const StoreLayout &layout) {
   MLIRContext *ctx = source.getContext();
   if (!layout.product)
@@ -1582,6 +1730,18 @@ void TilePlacement::writeRings() {
                                                 product->second,
                                                 it->second.operand));
   });
+  // The conversions whose slots the rings fill: their async copies write
+  // the tile, not the threads.
+  for (auto &[convert, conversion] : operandConversions) {
+    if (!conversion.written || !filledByRing(convert))
+      continue;
+    conversion.written.reset();
+    auto layout = cast<tk::warp::OperandLayoutAttr>(
+        convert->getAttr(TkwDialect::kLayoutAttrName));
+    convert->setAttr(TkwDialect::kLayoutAttrName,
+                     operandLayoutAttr(source.getContext(), layout.getProduct(),
+                                       layout.getOperand(), conversion.layout));
+  }
 }
 
 void TilePlacement::write() {
@@ -1616,10 +1776,16 @@ void TilePlacement::write() {
   recordEmittedLayouts();
   auto layoutOf = [&](Value value) -> Attribute {
     Operation *op = value.getDefiningOp();
+    if (auto it = narrowingWrites.find(op); op && it != narrowingWrites.end())
+      return tk::warp::SharedLayoutAttr::get(
+          ctx, tk::warp::RunsLayoutAttr::get(ctx, it->second, numThreads));
     if (auto it = operandConversions.find(op);
         op && it != operandConversions.end())
       return operandLayoutAttr(ctx, products.lookup(it->second.product),
-                               it->second.operand, it->second.layout);
+                               it->second.operand, it->second.layout,
+                               it->second.written
+                                   ? storeLayoutAttr(*it->second.written)
+                                   : Attribute());
     if (op && convertedDots.count(op))
       return tk::warp::AccumulatorLayoutAttr::get(ctx, products.lookup(op));
     if (auto it = residentLayout.find(op); op && it != residentLayout.end()) {
@@ -1642,12 +1808,35 @@ void TilePlacement::write() {
       return tk::warp::SharedLayoutAttr::get(ctx);
     return {};
   };
+  // A tile a loop or an if carries in a buffer, with its writers.
+  auto carriedLayoutOf = [&](Value tile) -> Attribute {
+    auto it = carriedWrites.find(tile);
+    if (it == carriedWrites.end())
+      return {};
+    return tk::warp::SharedLayoutAttr::get(
+        ctx, tk::warp::RunsLayoutAttr::get(ctx, it->second, numThreads));
+  };
   source.walk([&](Operation *op) {
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      SmallVector<Attribute> layouts;
+      bool any = false;
+      for (Value result : branch.getResults()) {
+        Attribute layout = carriedLayoutOf(result);
+        any = any || layout;
+        layouts.push_back(layout ? layout : builder.getUnitAttr());
+      }
+      if (any)
+        branch->setAttr(TkwDialect::kResultLayoutsAttrName,
+                        builder.getArrayAttr(layouts));
+      return;
+    }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       SmallVector<Attribute> layouts;
       bool any = false;
       for (Value arg : loop.getRegionIterArgs()) {
         Attribute layout = layoutOf(arg);
+        if (!layout)
+          layout = carriedLayoutOf(arg);
         any = any || layout;
         layouts.push_back(layout ? layout : builder.getUnitAttr());
       }
@@ -1719,10 +1908,29 @@ LogicalResult TilePlacement::read() {
       if (!layouts)
         return WalkResult::advance();
       // Their sizes, held accumulators and rows were read first.
-      for (Attribute layout : layouts)
-        if (!isa<UnitAttr, tk::warp::AccumulatorLayoutAttr,
-                 tk::warp::RowsLayoutAttr>(layout))
+      for (auto [arg, layout] :
+           llvm::zip_equal(loop.getRegionIterArgs(), layouts)) {
+        if (isa<tk::warp::SharedLayoutAttr>(layout)) {
+          if (!readCarriedWrites(op, arg, layout))
+            return WalkResult::interrupt();
+        } else if (!isa<UnitAttr, tk::warp::AccumulatorLayoutAttr,
+                        tk::warp::RowsLayoutAttr>(layout)) {
           return refuseLayout(op, layout, "cannot be an iteration argument's");
+        }
+      }
+      return WalkResult::advance();
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      auto layouts =
+          branch->getAttrOfType<ArrayAttr>(TkwDialect::kResultLayoutsAttrName);
+      if (!layouts)
+        return WalkResult::advance();
+      if (layouts.size() != branch.getNumResults())
+        return refuseLayout(op, layouts, "does not list every result");
+      for (auto [result, layout] :
+           llvm::zip_equal(branch.getResults(), layouts))
+        if (!isa<UnitAttr>(layout) && !readCarriedWrites(op, result, layout))
+          return WalkResult::interrupt();
       return WalkResult::advance();
     }
     if (auto ring = op->getAttrOfType<tk::warp::RingLayoutAttr>(
@@ -1777,11 +1985,20 @@ LogicalResult TilePlacement::read() {
     if (auto shared = dyn_cast<tk::warp::SharedLayoutAttr>(layout)) {
       auto dot = dyn_cast<tk::DotOp>(op);
       if (shared.getWritten() && !elementwise &&
-          !(dot && computedByThreads(dot)))
-        return refuseLayout(op, layout,
-                            "names the writers of an element-wise tile or of "
-                            "a product no matrix unit computes; this op "
-                            "writes its own");
+          !(dot && computedByThreads(dot))) {
+        // The runs rounding a product's wider accumulator into the tile
+        // (checkNarrowingWrites: only where it is wider).
+        auto runs = dyn_cast<tk::warp::RunsLayoutAttr>(shared.getWritten());
+        if (!isa<tk::DotOp, tk::warp::ConvertLayoutOp>(op) || !runs)
+          return refuseLayout(op, layout,
+                              "names the writers of an element-wise tile, of "
+                              "a product no matrix unit computes or of a "
+                              "product's rounding; this op writes its own");
+        if (StringRef misfit = runsMisfit(runs, type); !misfit.empty())
+          return refuseLayout(op, layout, misfit);
+        narrowingWrites[op] = runs.getWidth();
+        return WalkResult::advance();
+      }
       if (elementwise)
         materialized.insert(op);
       if (shared.getWritten() && !readSharedWrites(op, shared.getWritten()))
@@ -1877,7 +2094,9 @@ LogicalResult TilePlacement::read() {
   // Loops that record no result layouts: decided here, as place() would.
   placeHeldLoopResults(/*recorded=*/true);
   placeConversions();
-  if (failed(checkStoreLayouts()) || failed(checkSharedWrites()))
+  if (failed(checkStoreLayouts()) || failed(checkSharedWrites()) ||
+      failed(checkCarriedWrites()) || failed(checkNarrowingWrites()) ||
+      failed(checkOperandWrites()))
     return failure();
   return checkSplits();
 }
@@ -1954,7 +2173,22 @@ bool TilePlacement::readOperandConversion(Operation *op,
       return fail("is read other than as operand " + std::to_string(index) +
                   " of held products laid out alike");
   }
-  operandConversions[op] = {*dot, index, recorded};
+  // Its writers, compared with the ones the lowering takes once the rings
+  // are read too (checkOperandWrites).
+  std::optional<StoreLayout> written;
+  if (auto acc = dyn_cast_if_present<tk::warp::AccumulatorLayoutAttr>(
+          layout.getWritten())) {
+    FailureOr<tk::DotOp> owner = recordedProduct(op, acc.getProduct());
+    if (failed(owner))
+      return false;
+    written = StoreLayout{*owner, 0};
+  } else if (auto runs = dyn_cast_if_present<tk::warp::RunsLayoutAttr>(
+                 layout.getWritten())) {
+    if (runs.getThreads() != numThreads)
+      return fail("is for another number of threads");
+    written = StoreLayout{{}, runs.getWidth()};
+  }
+  operandConversions[op] = {*dot, index, recorded, written};
   return true;
 }
 
@@ -1990,8 +2224,16 @@ bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
             ? "is not one a store visits its tile in (#tkw.runs or "
               "#tkw.accumulator)"
             : ("is not one " + noun + " visits its tile in (#tkw.runs)").str());
+  if (StringRef misfit = runsMisfit(runs, type); !misfit.empty())
+    return fail(misfit);
+  storeLayouts[access] = StoreLayout{{}, runs.getWidth()};
+  return true;
+}
+
+StringRef TilePlacement::runsMisfit(tk::warp::RunsLayoutAttr runs,
+                                    RankedTensorType type) {
   if (runs.getThreads() != numThreads)
-    return fail("is for another number of threads");
+    return "is for another number of threads";
   // Runs of a row, and, but for single elements, as many for every thread
   // (what forEachIndex's loop takes).
   int64_t width = runs.getWidth();
@@ -2000,9 +2242,8 @@ bool TilePlacement::readStoreLayout(Operation *access, Attribute layout) {
           : type.getShape().back() % width != 0 ||
                 (width > 1 &&
                  type.getNumElements() % (width * numThreads) != 0))
-    return fail("does not spread this tile over the threads in whole runs");
-  storeLayouts[access] = StoreLayout{{}, width};
-  return true;
+    return "does not spread this tile over the threads in whole runs";
+  return "";
 }
 
 WalkResult
@@ -2044,17 +2285,104 @@ bool TilePlacement::readSharedWrites(Operation *op, Attribute written) {
     return true;
   }
   auto runs = cast<tk::warp::RunsLayoutAttr>(written);
-  if (runs.getThreads() != numThreads)
-    return fail("is for another number of threads");
-  // Runs of a row, and, but for single elements, as many for every thread
-  // (what forEachIndex's loop takes).
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t width = runs.getWidth();
-  if (type.getShape().back() % width != 0 ||
-      (width > 1 && type.getNumElements() % (width * numThreads) != 0))
-    return fail("does not spread this tile over the threads in whole runs");
-  sharedWrites[op] = StoreLayout{{}, width};
+  if (StringRef misfit = runsMisfit(runs, type); !misfit.empty())
+    return fail(misfit);
+  sharedWrites[op] = StoreLayout{{}, runs.getWidth()};
   return true;
+}
+
+bool TilePlacement::readCarriedWrites(Operation *op, Value tile,
+                                      Attribute layout) {
+  auto fail = [&](StringRef why) {
+    op->emitOpError(passName()) << ": thread layout " << layout << " " << why;
+    return false;
+  };
+  auto loop = dyn_cast<scf::ForOp>(op);
+  if (!onThreads())
+    return fail("needs a GPU program (on the CPU one thread writes every "
+                "element)");
+  auto shared = dyn_cast<tk::warp::SharedLayoutAttr>(layout);
+  auto runs =
+      shared
+          ? dyn_cast_if_present<tk::warp::RunsLayoutAttr>(shared.getWritten())
+          : nullptr;
+  if (!runs)
+    return fail(loop ? "is not one a tile carried in workgroup memory has "
+                       "(#tkw.shared written by #tkw.runs)"
+                     : "is not one an if's tile result has (#tkw.shared "
+                       "written by #tkw.runs)");
+  if (loop &&
+      !carriedInBuffer(loop, cast<BlockArgument>(tile).getArgNumber() - 1))
+    return fail("is for a tile the loop carries in workgroup memory; this "
+                "argument is not one (a scalar, a pointer walk or a tile "
+                "held in registers)");
+  if (!isTile(tile.getType()))
+    return fail("is for a tile result");
+  if (StringRef misfit =
+          runsMisfit(runs, cast<RankedTensorType>(tile.getType()));
+      !misfit.empty())
+    return fail(misfit);
+  carriedWrites[tile] = runs.getWidth();
+  return true;
+}
+
+LogicalResult TilePlacement::checkCarriedWrites() {
+  if (!onThreads())
+    return success();
+  // `value`, written into the buffer of `tile` by `op`, by the runs
+  // recorded: it may not be computed from registers, whose owners would
+  // write it where they are.
+  auto check = [&](Operation *op, Value tile, Value value,
+                   StringRef what) -> WalkResult {
+    if (!carriedWrites.count(tile)) {
+      op->emitOpError(passName())
+          << ": " << what
+          << " needs its writers (#tkw.shared<written = #tkw.runs<...>>, "
+             "which tk-assign-thread-layouts records)";
+      return WalkResult::interrupt();
+    }
+    if (residentOwner(value)) {
+      op->emitOpError(passName())
+          << ": " << what
+          << " is written from registers; the threads write it by the runs "
+             "its #tkw.shared records";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  };
+  WalkResult walk = source.walk([&](Operation *op) -> WalkResult {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+        if (!carriedInBuffer(loop, i))
+          continue;
+        Value arg = loop.getRegionIterArgs()[i];
+        std::string what = "iteration argument " + std::to_string(i) +
+                           ", a tile carried in workgroup memory,";
+        if (check(loop, arg, loop.getInitArgs()[i], what).wasInterrupted() ||
+            check(loop, arg, yield.getOperand(i), what).wasInterrupted())
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    }
+    auto branch = dyn_cast<scf::IfOp>(op);
+    if (!branch)
+      return WalkResult::advance();
+    for (auto [i, result] : llvm::enumerate(branch.getResults())) {
+      if (!isTile(result.getType()))
+        continue;
+      std::string what = "tile result " + std::to_string(i);
+      for (Region *side : {&branch.getThenRegion(), &branch.getElseRegion()})
+        if (!side->empty() &&
+            check(branch, result, side->front().getTerminator()->getOperand(i),
+                  what)
+                .wasInterrupted())
+          return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult TilePlacement::checkSharedWrites() {
@@ -2123,10 +2451,11 @@ LogicalResult TilePlacement::checkStoreLayouts() {
 
 tk::warp::OperandLayoutAttr operandLayoutAttr(MLIRContext *ctx, int64_t product,
                                               unsigned operand,
-                                              const tk::SharedLayout &layout) {
+                                              const tk::SharedLayout &layout,
+                                              Attribute written) {
   return tk::warp::OperandLayoutAttr::get(
       ctx, product, operand, layout.tile, layout.tilesAlong, layout.contiguous,
-      layout.vec, layout.perPhase, layout.maxPhase, layout.alignment);
+      layout.vec, layout.perPhase, layout.maxPhase, layout.alignment, written);
 }
 
 tk::SharedLayout sharedLayoutOf(tk::warp::OperandLayoutAttr attr) {

@@ -134,19 +134,23 @@ struct StoreLayout {
 };
 
 /// A dot operand's conversion to the matrix unit's layout (#tkw.operand):
-/// the first product that reads it, which operand, and the layout it is
-/// written in (the unit's operandLayout, as recorded).
+/// the first product that reads it, which operand, the layout it is
+/// written in (the unit's operandLayout, as recorded), and the threads that
+/// write it there (operandWriters; none for a ring's slot, which async
+/// copies fill).
 struct OperandConversion {
   tk::DotOp product;
   unsigned operand = 0;
   tk::SharedLayout layout;
+  std::optional<StoreLayout> written;
 };
 
 /// The `#tkw.operand` recording `layout` as operand `operand` of the product
-/// numbered `product`.
+/// numbered `product`, written by `written` (null: a ring's slot).
 tk::warp::OperandLayoutAttr operandLayoutAttr(MLIRContext *ctx, int64_t product,
                                               unsigned operand,
-                                              const tk::SharedLayout &layout);
+                                              const tk::SharedLayout &layout,
+                                              Attribute written = {});
 /// The layout an `#tkw.operand` spells out.
 tk::SharedLayout sharedLayoutOf(tk::warp::OperandLayoutAttr attr);
 
@@ -387,6 +391,22 @@ protected:
   /// products laid out alike. Not an A the unit takes from the registers of
   /// another product (takesRegisterA). Counted in `conversions`.
   void placeOperandConversions();
+  /// The threads that write operand conversion `convert`'s tile into the
+  /// unit's layout: the owners of the registers it is computed from, or
+  /// runs of up to 16 bytes of the tile read (operandReadThrough);
+  /// std::nullopt for a ring's slot, which async copies fill
+  /// (filledByRing).
+  std::optional<StoreLayout> operandWriters(Operation *convert);
+  /// The tile the threads read to write the dot operand `tile` into the
+  /// unit's layout: the source of a transpose the program does not keep
+  /// (attention's k^T: the reads then run along its rows), else `tile`.
+  Value operandReadThrough(Value tile);
+  /// True when the ring of a load (#tkw.ring) fills the slot operand
+  /// conversion `convert` names: its async copies write the tile.
+  bool filledByRing(Operation *convert);
+  /// After read(): every operand conversion names the writers
+  /// operandWriters gives.
+  LogicalResult checkOperandWrites();
   /// True when the unit takes `dot`'s A straight from the registers of the
   /// product it is computed from (attention's probabilities).
   bool takesRegisterA(tk::DotOp dot,
@@ -414,6 +434,48 @@ protected:
   /// bytes (runOf), as wide as spread it evenly (runWidth); a product the
   /// threads compute, single elements.
   void placeSharedWrites();
+  /// GPU only: the runs by which the threads write each tile a region
+  /// keeps in a buffer of its own (carriedWrites): a loop's iteration
+  /// argument carried in workgroup memory (carriedInBuffer: its initial
+  /// value before the loop, each trip's value at the yield) and an scf.if's
+  /// tile result (each branch's value); runs of up to 16 bytes (runOf), as
+  /// wide as spread the tile evenly (runWidth). Recorded as the `written`
+  /// of the #tkw.shared in the loop's `tkw.iter_layouts`, the if's
+  /// `tkw.result_layouts`.
+  void placeCarriedWrites();
+  /// True when `loop` carries iteration argument `i` in a buffer of
+  /// workgroup memory (of the stack on the CPU): a tile that is neither a
+  /// pointer walk nor held in registers (an accumulator, a row tile), as
+  /// KernelLowering::lowerFor carries it.
+  bool carriedInBuffer(scf::ForOp loop, unsigned i);
+  /// Reads `layout`, recorded for `tile` (an iteration argument of `op`,
+  /// or a result of the scf.if `op`), into carriedWrites; false, with an
+  /// error naming `op`, where it is not #tkw.shared written by runs that
+  /// spread the tile.
+  bool readCarriedWrites(Operation *op, Value tile, Attribute layout);
+  /// After read(): every tile a GPU program carries in a buffer records
+  /// its writers, and none of the values written there is computed from
+  /// registers (whose owners would write it instead).
+  LogicalResult checkCarriedWrites();
+  /// GPU with a matrix unit only: the tiles a product leaves in workgroup
+  /// memory in a type wider than theirs (f32 for an f16 or bf16 product):
+  /// the conversion of a held product to #tkw.shared and a product the
+  /// unit computes without holding it. The unit writes the wide values
+  /// where its registers are; the threads then round them into the tile by
+  /// runs of up to 16 bytes (narrowingWrites), recorded as the `written` of
+  /// the op's #tkw.shared.
+  void placeNarrowingWrites();
+  /// The product whose accumulator `op` (a tkw.convert_layout to
+  /// #tkw.shared, a dot) rounds into a narrower tile; null where the tile
+  /// is the accumulator's type, or `op` is neither.
+  tk::DotOp narrowedProduct(Operation *op);
+  /// After read(): the ops narrowedProduct names, and no others, record
+  /// the runs that round their tile.
+  LogicalResult checkNarrowingWrites();
+  /// Why `runs` cannot be how the threads visit a tile of `type` (another
+  /// thread count, runs that do not spread it in whole runs); empty if it
+  /// can.
+  StringRef runsMisfit(tk::warp::RunsLayoutAttr runs, RankedTensorType type);
   /// The ops whose tile is written to workgroup memory as it is computed:
   /// element-wise ones (materialized, neither register- nor row-resident)
   /// and the dots no matrix unit computes (computedByThreads).
@@ -596,6 +658,14 @@ protected:
   /// kept in workgroup memory (placeSharedWrites, or read from the
   /// `written` of its #tkw.shared).
   DenseMap<Operation *, StoreLayout> sharedWrites;
+  /// GPU only: the run width by which the threads write the buffer of each
+  /// tile a region carries (placeCarriedWrites, or read from the `written`
+  /// of its #tkw.shared), by iteration argument or scf.if result.
+  DenseMap<Value, int64_t> carriedWrites;
+  /// GPU only: the run width by which the threads round each product's
+  /// wider accumulator into its tile (placeNarrowingWrites, or read from
+  /// the `written` of the op's #tkw.shared), by conversion or dot.
+  DenseMap<Operation *, int64_t> narrowingWrites;
   /// GPU only: how the threads share each tk.reduce that does not reduce
   /// registers, and each tk.scan (placeSplits, or read from its
   /// `tkw.split`).

@@ -95,7 +95,8 @@ LogicalResult HostKernelLowering::visitIndices(
 }
 
 LogicalResult HostKernelLowering::copyBuffer(Value from, Value to,
-                                             ArrayRef<int64_t>, Type, bool) {
+                                             ArrayRef<int64_t>, Type, int64_t,
+                                             bool) {
   memref::CopyOp::create(b, loc, from, to);
   return success();
 }

@@ -227,14 +227,15 @@ LogicalResult SIMTKernelLowering::visitIndices(
 
 LogicalResult SIMTKernelLowering::copyBuffer(Value from, Value to,
                                              ArrayRef<int64_t> shape,
-                                             Type elementType, bool publish) {
+                                             Type elementType, int64_t maxRun,
+                                             bool publish) {
   return forEachIndex(
       shape,
       [&](ArrayRef<Value> index) {
         storeBuffer(loadBuffer(from, index, elementType), to, index);
         return success();
       },
-      /*contiguous=*/true, nullptr, /*maxRun=*/4, publish);
+      /*contiguous=*/true, nullptr, maxRun, publish);
 }
 
 LogicalResult

@@ -181,7 +181,9 @@ def TkAssignThreadLayouts
     gets there by a `tkw.convert_layout` with `tkw.layout =
     #tkw.operand<product, operand, ...>`, which spells out the unit's layout
     (MatrixUnit::operandLayout: tiles, contiguous dimension, swizzled
-    chunks, alignment) and which the product reads: right before
+    chunks, alignment) and the threads that write it there (its `written`:
+    the owners of the registers the tile is in, or runs of up to 16 bytes
+    of the tile read), and which the product reads: right before
     it, or once before its loop for a tile the loop does not compute
     (attention's q), read by the later products laid out alike too; an A
     the unit takes from another product's registers has none. A dot the
@@ -199,8 +201,14 @@ def TkAssignThreadLayouts
     meeting across warps for a whole 1-D tile, or parts meeting in
     workgroup memory. Every `tk.scan` records its split too, a line per
     thread (`#tkw.split<parts = 1, across = "memory">`), and every atomic on
-    a tile its runs (`#tkw.runs` of single elements). The function records
-    the thread count as `tkw.threads`.
+    a tile its runs (`#tkw.runs` of single elements). Every tile a GPU
+    program writes to workgroup memory names its writers as the `written` of
+    its `#tkw.shared` (see #tkw.shared): an element-wise tile kept whole, a
+    product the threads compute, a tile a loop carries in workgroup memory
+    (in `tkw.iter_layouts`), an scf.if's tile result (in the if's
+    `tkw.result_layouts`), and a product rounded from the unit's wider
+    accumulator. The function records the thread count as `tkw.threads`
+    and, on a GPU, the warp size as `tkw.threads_per_warp`.
     The lowering reads these layouts and fails, naming the op, on one that
     does not fit it; run on a kernel without them, it decides them itself
     the same way.
@@ -240,8 +248,10 @@ def TkPipelineOperands : Pass<"tk-pipeline-operands", "::mlir::ModuleOp"> {
     ahead, holding operand `operand` (0: A, 1: B) of the held product
     numbered `product`, in its layout when the unit lays out operands. A
     load several products read is copied once, into the ring of the first.
-    `tk-convert-to-simt` follows the rings (and refuses one it cannot
-    fill). Without the backend's async copy unit (tk-opt gives none unless
+    The conversion to the unit's layout (`#tkw.operand`) of an operand a
+    ring fills loses its `written`: the async copies write it, not the
+    threads. `tk-convert-to-simt` follows the rings (and refuses one it
+    cannot fill). Without the backend's async copy unit (tk-opt gives none unless
     `target-units=true`) or
     with `num-stages` 1, nothing is pipelined.
   }];
