@@ -397,3 +397,97 @@ TEST(OperandConversions, TheLoweringRefusesAConversionToAnotherOperand) {
                              "as operand 1 of held products laid out alike"))
       << text;
 }
+
+/// Rewrites the writers recorded on A's conversion (#tkw.operand) as
+/// `written` (null: none).
+static void rewriteOperandWritersA(ModuleOp module, Attribute written) {
+  module.walk([&](tk::warp::ConvertLayoutOp convert) {
+    auto layout = dyn_cast<tk::warp::OperandLayoutAttr>(
+        convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName));
+    if (!layout || layout.getOperand() != 0)
+      return;
+    convert->setAttr(tk::warp::TkwDialect::kLayoutAttrName,
+                     tk::warp::OperandLayoutAttr::get(
+                         module.getContext(), layout.getProduct(),
+                         layout.getOperand(), layout.getTile(),
+                         layout.getTilesAlong(), layout.getContiguous(),
+                         layout.getVec(), layout.getPerPhase(),
+                         layout.getMaxPhase(), layout.getAlign(), written));
+  });
+}
+
+TEST(OperandConversions, NameTheThreadsThatWriteThem) {
+  // A loaded tile (not in registers) is written into mma.sync's layout by
+  // runs of 16 bytes, 8 f16.
+  std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true);
+  EXPECT_TRUE(contains(text, "align = 128, written = #tkw.runs<width = 8, "
+                             "threads = 128>>"))
+      << text;
+}
+
+TEST(OperandConversions, TheLoweringRefusesWritersItWouldNotTake) {
+  // Runs of 4 recorded where the lowering takes runs of 8: the record would
+  // not say which thread writes which element.
+  auto narrower = [](ModuleOp module) {
+    rewriteOperandWritersA(
+        module, tk::warp::RunsLayoutAttr::get(module.getContext(), 4, 128));
+  };
+  std::string text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr,
+                         narrower, /*lower=*/true);
+  EXPECT_TRUE(contains(text, "pass failed")) << text;
+  EXPECT_TRUE(contains(text, "a dot operand's conversion written by "
+                             "#tkw.runs<width = 4, threads = 128> is written "
+                             "by #tkw.runs<width = 8, threads = 128>"))
+      << text;
+  // None recorded: a conversion the threads write needs its writers.
+  auto none = [](ModuleOp module) { rewriteOperandWritersA(module, {}); };
+  text = run(kLoop("f32"), /*hold=*/true, /*assign=*/true, nullptr, none,
+             /*lower=*/true);
+  EXPECT_TRUE(contains(text, "a dot operand's conversion with no writers is "
+                             "written by #tkw.runs<width = 8, threads = 128>"))
+      << text;
+}
+
+/// Replaces the #tkw.shared of every tkw.convert_layout to workgroup memory
+/// by one written by `written` (null: none).
+static void rewriteSharedConversions(ModuleOp module, Attribute written) {
+  module.walk([&](tk::warp::ConvertLayoutOp convert) {
+    if (isa<tk::warp::SharedLayoutAttr>(
+            convert->getAttr(tk::warp::TkwDialect::kLayoutAttrName)))
+      convert->setAttr(
+          tk::warp::TkwDialect::kLayoutAttrName,
+          tk::warp::SharedLayoutAttr::get(module.getContext(), written));
+  });
+}
+
+TEST(HeldResults, ARoundedProductNamesTheRunsThatRoundIt) {
+  // An f16 accumulator mma.sync would not round every trip: each trip's
+  // product is moved from the unit's f32 registers to workgroup memory, and
+  // rounded into the f16 tile there by runs of 8.
+  std::string text = run(kLoop("f16"), /*hold=*/true, /*assign=*/true);
+  EXPECT_TRUE(contains(text, "{tkw.layout = #tkw.shared<written = "
+                             "#tkw.runs<width = 8, threads = 128>>} : "
+                             "tensor<32x32xf16> -> tensor<32x32xf16>"))
+      << text;
+  EXPECT_FALSE(contains(text, "pass failed")) << text;
+  text = run(kLoop("f16"), /*hold=*/true, /*assign=*/true, nullptr, nullptr,
+             /*lower=*/true);
+  EXPECT_FALSE(contains(text, "pass failed")) << text;
+  // Without the runs the lowering would pick its own.
+  auto unnamed = [](ModuleOp module) { rewriteSharedConversions(module, {}); };
+  text = run(kLoop("f16"), /*hold=*/true, /*assign=*/true, nullptr, unnamed,
+             /*lower=*/true);
+  EXPECT_TRUE(contains(text, "rounds a product's wider accumulator into its "
+                             "tile; it needs the runs that write it"))
+      << text;
+  // An f32 product written where its registers are has nothing to round.
+  auto named = [](ModuleOp module) {
+    rewriteSharedConversions(
+        module, tk::warp::RunsLayoutAttr::get(module.getContext(), 4, 128));
+  };
+  text = run(kLoop("f32"), /*hold=*/false, /*assign=*/true, nullptr, named,
+             /*lower=*/true);
+  EXPECT_TRUE(contains(text, "names the runs that round a product's wider "
+                             "accumulator into its tile; this tile is not one"))
+      << text;
+}

@@ -1131,14 +1131,18 @@ std::optional<StoreLayout> TilePlacement::operandWriters(Operation *convert) {
 }
 
 LogicalResult TilePlacement::checkOperandWrites() {
-  for (auto &[convert, conversion] : operandConversions) {
+  // In program order, so that the first misfit is the one reported.
+  WalkResult walk = source.walk([&](Operation *convert) -> WalkResult {
+    auto it = operandConversions.find(convert);
+    if (it == operandConversions.end())
+      return WalkResult::advance();
     std::optional<StoreLayout> writers = operandWriters(convert);
-    const std::optional<StoreLayout> &recorded = conversion.written;
+    const std::optional<StoreLayout> &recorded = it->second.written;
     if (writers && recorded && writers->product == recorded->product &&
         writers->run == recorded->run)
-      continue;
+      return WalkResult::advance();
     if (!writers && !recorded)
-      continue;
+      return WalkResult::advance();
     InFlightDiagnostic diag = convert->emitOpError(passName())
                               << ": a dot operand's conversion ";
     if (recorded)
@@ -1152,9 +1156,9 @@ LogicalResult TilePlacement::checkOperandWrites() {
     else
       diag << " is a ring's slot, which its async copies fill: it has no "
               "writers";
-    return failure();
-  }
-  return success();
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 bool TilePlacement::takesRegisterA(tk::DotOp dot,
