@@ -1124,10 +1124,8 @@ std::optional<StoreLayout> TilePlacement::operandWriters(Operation *convert) {
   Value tile = convert->getOperand(0);
   if (std::optional<StoreLayout> owners = layoutOfRegistersRead({tile}))
     return owners;
-  auto type = cast<RankedTensorType>(operandReadThrough(tile).getType());
-  return StoreLayout{{},
-                     runWidth(type.getShape(), type.getNumElements(),
-                              numThreads, runOf(type.getElementType()))};
+  return StoreLayout{
+      {}, writeRun(cast<RankedTensorType>(operandReadThrough(tile).getType()))};
 }
 
 LogicalResult TilePlacement::checkOperandWrites() {
@@ -1522,12 +1520,7 @@ void TilePlacement::placeSharedWrites() {
     // A thread per element of a product: runs would not coalesce its
     // reads of the operands any better.
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    sharedWrites[op] =
-        StoreLayout{{},
-                    isa<tk::DotOp>(op)
-                        ? 1
-                        : runWidth(type.getShape(), type.getNumElements(),
-                                   numThreads, runOf(type.getElementType()))};
+    sharedWrites[op] = StoreLayout{{}, isa<tk::DotOp>(op) ? 1 : writeRun(type)};
   });
 }
 
@@ -1544,9 +1537,7 @@ void TilePlacement::placeCarriedWrites() {
   // init, an if's yield, read no register-resident tile: readByOwners), so
   // the threads take runs, as for an element-wise tile.
   auto place = [&](Value tile) {
-    auto type = cast<RankedTensorType>(tile.getType());
-    carriedWrites[tile] = runWidth(type.getShape(), type.getNumElements(),
-                                   numThreads, runOf(type.getElementType()));
+    carriedWrites[tile] = writeRun(cast<RankedTensorType>(tile.getType()));
   };
   source.walk([&](Operation *op) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -1577,14 +1568,12 @@ tk::DotOp TilePlacement::narrowedProduct(Operation *op) {
   } else if (auto convert = dyn_cast<tk::warp::ConvertLayoutOp>(op);
              convert && isa_and_present<tk::warp::SharedLayoutAttr>(op->getAttr(
                             tk::warp::TkwDialect::kLayoutAttrName))) {
-    // A held product, or a held accumulator's loop result.
+    // A held product, or a held accumulator's loop result (placeConversions
+    // records the loop result's dot).
     Value held = convert.getSrc();
     dot = held.getDefiningOp<tk::DotOp>();
-    if (auto result = dyn_cast<OpResult>(held);
-        !dot && result && isa<scf::ForOp>(result.getOwner()))
-      dot = heldIterArgs.lookup(
-          cast<scf::ForOp>(result.getOwner())
-              .getRegionIterArgs()[result.getResultNumber()]);
+    if (!dot)
+      dot = heldLoopResults.lookup(held);
     if (!dot || !(product = heldProduct(dot)))
       return {};
   } else {
@@ -1597,9 +1586,8 @@ void TilePlacement::placeNarrowingWrites() {
   source.walk([&](Operation *op) {
     if (!narrowedProduct(op))
       return;
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    narrowingWrites[op] = runWidth(type.getShape(), type.getNumElements(),
-                                   numThreads, runOf(type.getElementType()));
+    narrowingWrites[op] =
+        writeRun(cast<RankedTensorType>(op->getResult(0).getType()));
   });
 }
 

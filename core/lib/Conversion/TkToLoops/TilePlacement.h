@@ -472,6 +472,13 @@ protected:
   /// After read(): the ops narrowedProduct names, and no others, record
   /// the runs that round their tile.
   LogicalResult checkNarrowingWrites();
+  /// The runs by which the threads write a tile of `type` to workgroup
+  /// memory where nothing they read is in registers: up to 16 bytes
+  /// (runOf), as wide as spread the tile evenly (runWidth).
+  int64_t writeRun(RankedTensorType type) const {
+    return runWidth(type.getShape(), type.getNumElements(), numThreads,
+                    runOf(type.getElementType()));
+  }
   /// Why `runs` cannot be how the threads visit a tile of `type` (another
   /// thread count, runs that do not spread it in whole runs); empty if it
   /// can.
