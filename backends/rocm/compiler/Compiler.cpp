@@ -24,6 +24,7 @@
 #include "llvm/BinaryFormat/MsgPackReader.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -34,6 +35,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Alignment.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -56,6 +58,24 @@ using namespace mlir;
 namespace tk::rocm {
 
 namespace {
+
+/// LDS is address space 3 (AMDGPUUsage, "Address Spaces").
+constexpr unsigned kLocalAddressSpace = 3;
+
+/// The bytes of the LDS globals the kernel uses, each at its alignment: no
+/// more than the backend allocates for them.
+int64_t ldsBytesOfGlobals(const llvm::Module &module) {
+  const llvm::DataLayout &layout = module.getDataLayout();
+  uint64_t bytes = 0;
+  for (const llvm::GlobalVariable &global : module.globals()) {
+    if (global.getAddressSpace() != kLocalAddressSpace ||
+        global.isDeclaration() || global.use_empty())
+      continue;
+    bytes = llvm::alignTo(bytes, layout.getPreferredAlign(&global));
+    bytes += layout.getTypeAllocSize(global.getValueType());
+  }
+  return static_cast<int64_t>(bytes);
+}
 
 constexpr const char *kTriple = "amdgcn-amd-amdhsa";
 
@@ -467,6 +487,17 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   }
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
+  // A kernel whose workgroup tiles alone pass the LDS limit is refused here:
+  // the AMDGPU backend lays out at least those bytes and would refuse it
+  // too ("local memory ... exceeds limit"), but only at the end of code
+  // generation, seconds later for a large kernel.
+  if (int64_t lds = ldsBytesOfGlobals(*llvmModule);
+      out.lowered.ldsBytesLimit > 0 && lds > out.lowered.ldsBytesLimit) {
+    error = "tk-rocm: the kernel needs " + std::to_string(lds) +
+            " bytes of LDS for its workgroup tiles; " + target.arch + " has " +
+            std::to_string(out.lowered.ldsBytesLimit) + " a workgroup";
+    return TK_ERROR_UNSUPPORTED;
+  }
   // The code object version the HIP runtime reads (4 for ROCm 5, 5 since).
   llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                             uint32_t(input.codeObjectVersion * 100));

@@ -99,6 +99,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
     return TK_ERROR_UNSUPPORTED;
   }
   int64_t numThreads = numWarps * info->warpSize;
+  result.ldsBytesLimit = info->sharedMemoryPerBlock;
   std::string failedPass;
 
   // Core's GPU lowering at wave64 or wave32 with the matrix cores (the

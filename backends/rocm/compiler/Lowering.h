@@ -47,6 +47,8 @@ struct LoweredKernel {
   int threadsPerBlock = 0;
   /// tk.dot ops the matrix unit computes.
   int matrixDots = 0;
+  /// The LDS a workgroup may use on the target (its TargetInfo preset).
+  int64_t ldsBytesLimit = 0;
 };
 
 /// Called after each stage with a file name ("4-loops.mlir") and the module;
