@@ -46,6 +46,8 @@ const char *tk::runtime::getStatusName(tk_status status) {
     TK_STATUS_CASE(TK_ERROR_IO)
     TK_STATUS_CASE(TK_ERROR_INTERNAL)
 #undef TK_STATUS_CASE
+  case TK_STATUS_MAX_ENUM:
+    break;
   }
   return "TK_UNKNOWN_STATUS";
 }

@@ -42,7 +42,11 @@ typedef enum tk_status {
   TK_ERROR_ABI_MISMATCH = 11, /* plugin built for another ABI version */
   TK_ERROR_DEVICE = 12,       /* the device or its driver reported an error */
   TK_ERROR_IO = 13,           /* file system (cache) errors */
-  TK_ERROR_INTERNAL = 14
+  TK_ERROR_INTERNAL = 14,
+  /* Not a status. It makes every 32-bit value a tk_status, so that a code a
+     newer plugin returns can be held and named (TK_UNKNOWN_STATUS) without
+     undefined behaviour. */
+  TK_STATUS_MAX_ENUM = 0x7FFFFFFF
 } tk_status;
 
 /** A short constant name for a status ("TK_ERROR_INVALID_IR"). */
