@@ -28,22 +28,32 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The unit tests, the bad-input catalogue and the cpu conformance column
-# (plain and against guard pages) built with AddressSanitizer and
-# UndefinedBehaviorSanitizer in $(BUILD)-asan: only what they need.
+# (against guard pages) built with AddressSanitizer and
+# UndefinedBehaviorSanitizer in $(BUILD)-san: clang-22, only what they need.
+# make fuzz builds its targets in the same folder, so the objects both need
+# are compiled once (tools/sanitizer-build.sh).
 test-asan: deps
-	bash tools/sanitizer-build.sh asan $(BUILD)-asan
+	bash tools/sanitizer-build.sh asan $(BUILD)-san
 
 # The same tests under ThreadSanitizer, in $(BUILD)-tsan.
 test-tsan: deps
 	bash tools/sanitizer-build.sh tsan $(BUILD)-tsan
 
 # The libFuzzer targets of tests/fuzz (clang-22, ASan+UBSan) in
-# $(BUILD)-fuzz, seeded from $(BUILD), each for FUZZ_SECONDS (CI: 60); FUZZ_TARGETS
-# narrows them. Findings land in $(BUILD)-fuzz/fuzz/crashes/.
-FUZZ_SECONDS ?= 30
+# $(BUILD)-san, seeded from $(BUILD), each for FUZZ_SECONDS (CI: 20);
+# FUZZ_TARGETS narrows them. Findings land in $(BUILD)-san/fuzz/crashes/.
+FUZZ_SECONDS ?= 120
 FUZZ_TARGETS ?=
 fuzz: build
-	bash tools/fuzz.sh $(BUILD) $(BUILD)-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	bash tools/fuzz.sh $(BUILD) $(BUILD)-san $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Every conformance column whole, with its validators: cpu (and against
+# guard pages), vulkan on lavapipe at subgroups of 8 and 16, cuda, rocm
+# gfx942 and gfx1100, xe pvc and dg2 (make test runs the rocm and xe columns
+# on a stated part of their cells: README "What CI runs"). Reports in
+# $(BUILD)/conformance/<column>/.
+conformance: build
+	bash tools/conformance.sh $(BUILD)
 
 # A prefix as users get it: bin/, include/tk/, lib/ (plugins in lib/tk/),
 # lib/cmake/tk (find_package), lib/pkgconfig/tk.pc, share/tk/.

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # make fuzz: the fuzz targets of tests/fuzz built by clang-22 with libFuzzer,
-# AddressSanitizer and UndefinedBehaviorSanitizer in FUZZ_DIR (only what
-# they need), seeded from the tree and the tools of the plain build in
-# BUILD_DIR (tests/fuzz/make-seeds.sh), each run for SECONDS.
+# AddressSanitizer and UndefinedBehaviorSanitizer in FUZZ_DIR (the build
+# make test-asan uses too: tools/sanitizer-build.sh), seeded from the tree and
+# the tools of the plain build in BUILD_DIR (tests/fuzz/make-seeds.sh), each
+# run for SECONDS.
 #
-#   tools/fuzz.sh BUILD_DIR FUZZ_DIR SECONDS [TARGET...]   (default: all)
+#   tools/fuzz.sh BUILD_DIR FUZZ_DIR SECONDS [--seeds-only|--no-seeds] [TARGET...]
+#   tools/fuzz.sh --list          the targets, one a line
+#
+# --seeds-only builds the fuzzers and makes the seeds; --no-seeds runs on the
+# seeds an earlier call made (CI times them apart).
 #
 # The corpus each target grows is kept in FUZZ_DIR/fuzz/corpus/<target>, so
 # a second run starts where the first stopped. A crash, leak or timeout
@@ -13,40 +18,44 @@
 # tests/fuzz/regressions/<target>/. A summary line per target (runs,
 # coverage, corpus) goes to FUZZ_DIR/fuzz/summary.txt.
 set -euo pipefail
+all=(tk-fuzz-ir-text tk-fuzz-ir-bytecode tk-fuzz-ir-ttir tk-fuzz-kernel-cache tk-fuzz-package tk-fuzz-launch)
+if [ "${1:-}" = --list ]; then
+  printf '%s\n' "${all[@]}"
+  exit 0
+fi
+[ $# -ge 3 ] || { echo "usage: fuzz.sh BUILD_DIR FUZZ_DIR SECONDS [--seeds-only|--no-seeds] [TARGET...]" >&2; exit 2; }
 plain=$1 build=$2 seconds=$3
 shift 3
-all=(tk-fuzz-ir-text tk-fuzz-ir-bytecode tk-fuzz-ir-ttir tk-fuzz-kernel-cache tk-fuzz-package tk-fuzz-launch)
+seeds=make
+case ${1:-} in
+  --seeds-only) seeds=only; shift ;;
+  --no-seeds) seeds=skip; shift ;;
+esac
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+for target in "${targets[@]}"; do
+  [[ " ${all[*]} " == *" $target "* ]] ||
+    { echo "fuzz.sh: no fuzz target '$target' (--list shows them)" >&2; exit 2; }
+done
 src=$(cd "$(dirname "$0")/.." && pwd)
-
-flags="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1"
-mkdir -p "$build"
-if [ ! -f "$build/build.ninja" ]; then
-  # -O1, as libFuzzer's documentation advises: it also halves the build.
-  # The sanitizer settings below are those test-asan explains
-  # (tools/sanitizer-build.sh) for uninstrumented LLVM/MLIR libraries.
-  CC=clang-22 CXX=clang++-22 cmake -S "$src" -B "$build" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
-    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DTK_FUZZ=ON \
-    -DTK_WARNINGS_AS_ERRORS="${TK_WARNINGS_AS_ERRORS:-OFF}" \
-    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
-    > "$build/fuzz-configure.log" 2>&1 || { cat "$build/fuzz-configure.log"; exit 1; }
-fi
-cmake --build "$build" --target tk-fuzzers
 
 export ASAN_OPTIONS=detect_leaks=1:allow_user_poisoning=0:detect_odr_violation=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TK_BACKEND=cpu TK_BACKEND_PATH=$build/lib TK_LOG_LEVEL=off
 export TK_CACHE_DIR=$build/fuzz/tk-cache
 
-env -u ASAN_OPTIONS -u UBSAN_OPTIONS TK_BACKEND_PATH="$plain/lib" \
-  bash "$src/tests/fuzz/make-seeds.sh" "$plain" "$build/fuzz/seeds"
+if [ $seeds != skip ]; then
+  bash "$src/tools/sanitizer-build.sh" asan "$build" --configure-only
+  cmake --build "$build" --target tk-fuzzers
+  env -u ASAN_OPTIONS -u UBSAN_OPTIONS TK_BACKEND_PATH="$plain/lib" \
+    bash "$src/tests/fuzz/make-seeds.sh" "$plain" "$build/fuzz/seeds"
+  : > "$build/fuzz/summary.txt"
+  [ $seeds = only ] && exit 0
+fi
+[ -d "$build/fuzz/seeds" ] ||
+  { echo "fuzz.sh: no seeds in $build/fuzz/seeds (run without --no-seeds first)" >&2; exit 2; }
 
 summary=$build/fuzz/summary.txt
-: > "$summary"
 status=0
 for target in "${targets[@]}"; do
   corpus=$build/fuzz/corpus/$target crashes=$build/fuzz/crashes/$target

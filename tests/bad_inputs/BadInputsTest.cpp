@@ -10,8 +10,15 @@
 
 #include "tk/tk.h"
 
+#include "tk/ir/Dialect.h"
 #include "tk/runtime/PluginLoader.h"
 #include "tk/runtime/Status.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -109,6 +116,20 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, BadIR, ::testing::ValuesIn(irCases()),
 // Everything else: one line per case.
 //===----------------------------------------------------------------------===//
 
+/// `text` as MLIR bytecode, written as a C++ program using the builder would
+/// (empty when it does not parse).
+static std::string toBytecode(const std::string &text) {
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  if (!module || mlir::failed(mlir::writeBytecodeToFile(*module, os)))
+    return "";
+  return bytes;
+}
+
 /// What a case may use: the device, vector_add made from the examples, its
 /// three buffers of kElements floats, and a released buffer.
 struct World {
@@ -121,7 +142,7 @@ struct World {
   World() {
     device = firstDevice();
     text = readFile(TK_EXAMPLES_KERNELS_DIR "/vector_add.tk");
-    bytecode = readFile(TK_VECTOR_ADD_BYTECODE);
+    bytecode = toBytecode(text);
     EXPECT_GT(bytecode.size(), 16u);
     tk_kernel_source source = {TK_SOURCE_TEXT, text.data(), text.size(),
                                nullptr};

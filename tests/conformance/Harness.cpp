@@ -862,6 +862,13 @@ std::vector<CellResult> tk::conformance::runSuite(const RunOptions &options) {
         plan.push_back({&kase, dtype, &shape});
     }
   }
+  if (options.shardCount > 1) {
+    std::vector<Planned> shard;
+    for (size_t i = options.shardIndex; i < plan.size();
+         i += options.shardCount)
+      shard.push_back(plan[i]);
+    plan = std::move(shard);
+  }
 
   std::vector<CellResult> results;
   size_t total = plan.size() * backends.size(), index = 0;

@@ -30,7 +30,7 @@ static void usage(std::FILE *out) {
       "usage: tk-conformance [--backend NAMES|all] [--kernel NAMES] "
       "[--dtype NAMES]\n"
       "                      [--out DIR] [--include-fixtures] [--list]\n"
-      "                      [--guard-pages]\n"
+      "                      [--guard-pages] [--shard I/N]\n"
       "  --backend  comma list of backend plugins, or 'all' (default: all)\n"
       "  --kernel   comma list of kernels to run (default: every kernel)\n"
       "  --dtype    comma list of dtypes (f32,f16,bf16,i8,i32,...)\n"
@@ -39,6 +39,8 @@ static void usage(std::FILE *out) {
       "  --list     print the kernels and their dtypes, then exit\n"
       "  --guard-pages  (cpu only) every buffer ends against an inaccessible\n"
       "             page: a masked-off access outside a buffer faults\n"
+      "  --shard I/N  only every N-th cell of the selection, from cell I\n"
+      "             (0-based): a stated part of a slow column\n"
       "  --expect   what every cell a column does not declare UNSUPPORTED\n"
       "             (nor lists as XFAIL) must be: 'pass' (a device runs\n"
       "             them), 'checked' (PASS, or NO_DEVICE: compiled and\n"
@@ -150,6 +152,17 @@ int main(int argc, char **argv) {
                      v);
         return 2;
       }
+    } else if (const char *v = value("--shard")) {
+      auto [index, count] = llvm::StringRef(v).split('/');
+      if (index.getAsInteger(10, options.shardIndex) ||
+          count.getAsInteger(10, options.shardCount) ||
+          options.shardCount == 0 || options.shardIndex >= options.shardCount) {
+        std::fprintf(stderr,
+                     "tk-conformance: --shard takes I/N with 0 <= I < N, "
+                     "not '%s'\n",
+                     v);
+        return 2;
+      }
     } else if (arg == "--include-fixtures")
       options.includeFixtures = true;
     else if (arg == "--list")
@@ -228,6 +241,11 @@ int main(int argc, char **argv) {
   for (const CellResult &r : results)
     failures += r.status == CellStatus::Fail;
   std::printf("\n%zu cells, %zu FAIL\n", results.size(), failures);
+  if (options.shardCount > 1)
+    std::printf("shard %zu/%zu: every %zu-th cell of the selection, from "
+                "cell %zu\n",
+                options.shardIndex, options.shardCount, options.shardCount,
+                options.shardIndex);
   // How close the passing cells came to their tolerances: a check that
   // cannot fail would use none of it, one set too tight nearly all.
   const CellResult *tightest = nullptr;
