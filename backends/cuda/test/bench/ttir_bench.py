@@ -185,6 +185,14 @@ def main():
     if args.rows % 16:
         parser.error("--rows: a multiple of 16 (the corpus' TTIR was "
                      "specialised for n_rows divisible by 16)")
+    # Make --out before measuring, so that a path that cannot be written
+    # fails now rather than after every figure.
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        parser.error(f"--out {args.out}: {e.strerror}")
+    if not os.access(args.out, os.W_OK):
+        parser.error(f"--out {args.out}: not writable")
     bench = TtirBench(args)
     run = {"date": datetime.date.today().isoformat(), "commit": args.commit,
            "device": torch.cuda.get_device_name(), "clocks_before": gpu_clocks(),
