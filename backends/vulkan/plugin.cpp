@@ -248,7 +248,7 @@ const tk_backend_interface kInterface = {
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"vulkan",
-    /*compiler_version=*/"tk-vulkan 1 llvm " LLVM_VERSION_STRING,
+    /*compiler_version=*/"tk-vulkan 2 llvm " LLVM_VERSION_STRING,
     Entries::lastError,
     Entries::initialize,
     Entries::deviceCount,

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/ConvertToSPIRV.h"
+#include "compiler/AccurateTrig.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
@@ -571,6 +572,9 @@ struct ConvertToSPIRVPass
       if (failed(applyPatternsGreedily(spirvModule, std::move(approximations))))
         return signalPassFailure();
     }
+    // GLSL.std.450's Sin and Cos promise no accuracy, and NVIDIA's miss the
+    // conformance bound near their zeros: tk's own, on every device.
+    expandAccurateSinCos(spirvModule);
 
     // memref spaces as storage classes, then one conversion of everything.
     spirv::MemorySpaceToStorageClassConverter spaces(storageClassOf);

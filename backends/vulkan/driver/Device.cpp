@@ -225,7 +225,8 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   out.subgroupSizeControlExtension =
       out.subgroupSizeControlExtension && info.subgroupSizeControl;
 
-  // Properties: subgroups, their size control, the largest allocation.
+  // Properties: subgroups, their size control, the largest allocation, and
+  // the compute units where a vendor's extension says how many.
   VkPhysicalDeviceSubgroupProperties subgroup = {};
   subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   VkPhysicalDeviceMaintenance3Properties maintenance3 = {};
@@ -236,11 +237,45 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES;
   VkPhysicalDeviceProperties2 properties2 = {};
   properties2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV smBuiltins = {};
+  smBuiltins.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+  VkPhysicalDeviceShaderCorePropertiesAMD amdCores = {};
+  amdCores.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD;
+  VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM armCores = {};
+  armCores.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM;
   properties2.pNext = &subgroup;
   subgroup.pNext = &maintenance3;
+  void **nextProperties = &maintenance3.pNext;
+  auto chain = [&](auto &properties) {
+    *nextProperties = &properties;
+    nextProperties = &properties.pNext;
+  };
   if (info.subgroupSizeControl)
-    maintenance3.pNext = &sizeControlProperties;
+    chain(sizeControlProperties);
+  bool hasSMBuiltins =
+      hasExtension(extensions, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+  bool hasAMDCores =
+      hasExtension(extensions, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  bool hasARMCores =
+      hasExtension(extensions, VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME);
+  if (hasSMBuiltins)
+    chain(smBuiltins);
+  if (hasAMDCores)
+    chain(amdCores);
+  if (hasARMCores)
+    chain(armCores);
   vk().vkGetPhysicalDeviceProperties2(physical, &properties2);
+  if (hasSMBuiltins && smBuiltins.shaderSMCount) {
+    info.computeUnits = smBuiltins.shaderSMCount;
+  } else if (hasAMDCores && amdCores.computeUnitsPerShaderArray) {
+    info.computeUnits = amdCores.shaderEngineCount *
+                        amdCores.shaderArraysPerEngineCount *
+                        amdCores.computeUnitsPerShaderArray;
+  } else if (hasARMCores && armCores.shaderCoreCount) {
+    info.computeUnits = armCores.shaderCoreCount;
+  }
 
   const VkPhysicalDeviceLimits &limits = properties.limits;
   info.subgroupSize = subgroup.subgroupSize;
@@ -581,11 +616,14 @@ tk_status queryDeviceProps(int32_t device, tk_device_props *out,
   // made for one subgroup width.
   copyString(props.arch, ("vk-sg" + std::to_string(info.subgroupSize)).c_str());
   copyString(props.backend, "vulkan");
-  // Vulkan does not say how many compute units a GPU has; a CPU device
-  // runs workgroups on the host's threads.
+  // Core Vulkan does not say how many compute units a GPU has; NVIDIA's,
+  // AMD's and Arm's extensions do (0 elsewhere: unknown). A CPU device runs
+  // workgroups on the host's threads. Core Vulkan has no clock or L2 size
+  // either, and none of those extensions gives them: they stay 0.
   props.compute_units =
       info.cpuDevice ? static_cast<int32_t>(std::thread::hardware_concurrency())
-                     : 0;
+                     : static_cast<int32_t>(
+                           std::min<uint32_t>(info.computeUnits, INT32_MAX));
   props.warp_size = static_cast<int32_t>(info.subgroupSize);
   props.shared_memory_per_block = info.maxComputeSharedMemorySize;
   props.max_threads_per_block = static_cast<int32_t>(

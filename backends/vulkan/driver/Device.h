@@ -32,6 +32,10 @@ namespace tk::vulkan {
 /// without them is not used).
 struct DeviceInfo {
   std::string name;
+  /// Compute units where a vendor extension reports them (0: unknown):
+  /// SMs (VK_NV_shader_sm_builtins), CUs (VK_AMD_shader_core_properties),
+  /// shader cores (VK_ARM_shader_core_builtins).
+  uint32_t computeUnits = 0;
   uint32_t vendorID = 0;
   uint32_t deviceID = 0;
   VkPhysicalDeviceType deviceType = VK_PHYSICAL_DEVICE_TYPE_OTHER;
