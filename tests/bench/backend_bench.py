@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""The same tk kernels on several backends of one machine, by tk's events.
+
+Times the memory-bound seed kernels (vector add, softmax, layernorm,
+transpose) on each backend named (e.g. cuda and vulkan on the GPU machine),
+with the same inputs, and writes backend-bench.json into --out: for each
+kernel and backend the median of each round's median launch, GB/s, and each
+backend's ratio to the first one named.
+
+A process holds one backend (TK_BACKEND is read when libtk loads), so each
+round runs one worker process per backend, the backends taking turns round
+by round; each worker checks every kernel's output before timing it and
+times each launch between two tk events on one stream (CUDA events, Vulkan
+timestamp queries).
+
+  TK_LIBRARY=build/lib/libtk.so TK_BACKEND_PATH=build/lib \\
+    python3 tests/bench/backend_bench.py --backends cuda,vulkan --out $OUT
+
+Standard library only: the inputs are a repeated pattern, and outputs are
+checked at sampled rows and elements against Python's double arithmetic.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "capi", "python"))
+KERNELS = os.path.join(ROOT, "examples", "kernels")
+
+
+class WrongResult(Exception):
+    pass
+
+
+def pattern(count, scale, offset=0.0, period=4093):
+    """`count` f32 values repeating every `period` (a prime, so rows of
+    another length see every phase), as bytes and as a lookup."""
+    values = [((i * 37) % period) * scale / period - offset
+              for i in range(period)]
+    one = struct.pack(f"<{period}f", *values)
+    whole = one * (count // period) + one[:4 * (count % period)]
+    # Read back through f32, as the device sees them.
+    rounded = struct.unpack(f"<{period}f", one)
+    return whole, lambda i: rounded[i % period]
+
+
+def floats(data, start, count):
+    return struct.unpack_from(f"<{count}f", data, 4 * start)
+
+
+def close(got, want, rtol, atol, what):
+    if not abs(got - want) <= atol + rtol * abs(want):
+        raise WrongResult(f"{what}: got {got!r}, want {want!r}")
+
+
+class Worker:
+    def __init__(self, reps):
+        import tk  # after TK_BACKEND is set
+        self.tk = tk
+        self.device = tk.Device(0)
+        self.stream = self.device.stream()
+        self.reps = reps
+
+    def kernel(self, name):
+        with open(os.path.join(KERNELS, name + ".tk")) as f:
+            return self.device.kernel(f.read(), entry=name)
+
+    def buffer(self, data):
+        buffer = self.device.buffer(len(data))
+        buffer.write(data)
+        return buffer
+
+    def time(self, kernel, grid, args):
+        """The median of `reps` launches, each between two events, after
+        three unmeasured ones."""
+        for _ in range(3):
+            kernel.launch(grid, args, stream=self.stream)
+        self.stream.synchronize()
+        times = []
+        start, end = self.device.event(), self.device.event()
+        for _ in range(self.reps):
+            start.record(self.stream)
+            kernel.launch(grid, args, stream=self.stream)
+            end.record(self.stream)
+            end.synchronize()
+            times.append(start.elapsed_ms(end))
+        return statistics.median(times)
+
+    def vector_add(self):
+        # 2^26 elements, or fewer where the grid cannot hold them (lavapipe
+        # allows 65535 programs along x).
+        grid_limit = self.device.properties()["max_grid"][0]
+        tk, n = self.tk, min(1 << 26, 1024 * grid_limit)
+        xs, x_at = pattern(n, 10.0)
+        ys, y_at = pattern(n, 3.0, 1.0, period=4091)
+        x, y = self.buffer(xs), self.buffer(ys)
+        out = self.device.buffer(4 * n)
+        kernel = self.kernel("vector_add")
+        args, grid = [x, y, out, tk.i32(n)], ((n + 1023) // 1024,)
+        kernel.launch(grid, args, stream=self.stream, wait=True)
+        got = out.read()
+        for i in range(0, n, 99991):
+            close(floats(got, i, 1)[0], x_at(i) + y_at(i), 1e-6, 0, f"out[{i}]")
+        return self.time(kernel, grid, args), 12 * n, f"f32 {n}"
+
+    def softmax(self):
+        tk, rows, cols = self.tk, 32768, 1000
+        data, _ = pattern(rows * cols, 8.0, 4.0)
+        x = self.buffer(data)
+        out = self.device.buffer(4 * rows * cols)
+        kernel = self.kernel("softmax")
+        args = [x, out, tk.i32(cols), tk.i32(cols), tk.i32(cols)]
+        kernel.launch((rows,), args, stream=self.stream, wait=True)
+        got = out.read()
+        for row in range(0, rows, 4099):
+            v = floats(data, row * cols, cols)
+            m = max(v)
+            e = [math.exp(a - m) for a in v]
+            s = sum(e)
+            g = floats(got, row * cols, cols)
+            for j in range(0, cols, 37):
+                close(g[j], e[j] / s, 1e-5, 1e-9, f"row {row} col {j}")
+        return self.time(kernel, (rows,), args), 8 * rows * cols, \
+            f"f32 {rows}x{cols}"
+
+    def layernorm(self):
+        tk, rows, cols, eps = self.tk, 32768, 1000, 1e-5
+        data, _ = pattern(rows * cols, 6.0, 3.0)
+        wdata, _ = pattern(cols, 2.0, 0.0, period=997)
+        bdata, _ = pattern(cols, 1.0, 0.5, period=991)
+        x, w, b = self.buffer(data), self.buffer(wdata), self.buffer(bdata)
+        y = self.device.buffer(4 * rows * cols)
+        kernel = self.kernel("layernorm")
+        args = [x, y, w, b, tk.i32(cols), tk.i32(cols), tk.f32(eps)]
+        kernel.launch((rows,), args, stream=self.stream, wait=True)
+        got = y.read()
+        wv, bv = floats(wdata, 0, cols), floats(bdata, 0, cols)
+        for row in range(0, rows, 4099):
+            v = floats(data, row * cols, cols)
+            mean = sum(v) / cols
+            var = sum((a - mean) ** 2 for a in v) / cols
+            r = 1 / math.sqrt(var + eps)
+            g = floats(got, row * cols, cols)
+            for j in range(0, cols, 37):
+                close(g[j], (v[j] - mean) * r * wv[j] + bv[j], 1e-4, 1e-5,
+                      f"row {row} col {j}")
+        return self.time(kernel, (rows,), args), 8 * rows * cols, \
+            f"f32 {rows}x{cols}"
+
+    def matrix_transpose(self):
+        tk, n = self.tk, 8192
+        data, at = pattern(n * n, 100.0)
+        x = self.buffer(data)
+        out = self.device.buffer(4 * n * n)
+        kernel = self.kernel("matrix_transpose")
+        args = [x, out, tk.i32(n), tk.i32(n), tk.i32(n), tk.i32(1),
+                tk.i32(n), tk.i32(1)]
+        grid = ((n + 31) // 32, (n + 31) // 32)
+        kernel.launch(grid, args, stream=self.stream, wait=True)
+        got = out.read()
+        for i in range(0, n, 509):
+            for j in range(0, n, 1021):
+                close(floats(got, j * n + i, 1)[0], at(i * n + j), 0, 0,
+                      f"out[{j}][{i}]")
+        return self.time(kernel, grid, args), 8 * n * n, f"f32 {n}x{n}"
+
+
+KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose"]
+
+
+def work(args):
+    worker = Worker(args.reps)
+    result = {"backend": worker.device.backend,
+              "device": worker.device.properties()["name"], "kernels": {}}
+    for name in KERNEL_NAMES:
+        try:
+            ms, nbytes, shape = getattr(worker, name)()
+            result["kernels"][name] = {"ms": ms, "bytes": nbytes,
+                                       "shape": shape}
+        except (WrongResult, worker.tk.TkError) as error:
+            result["kernels"][name] = {"error": str(error)}
+    print(json.dumps(result))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--backends", default="cuda,vulkan")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return work(args)
+    backends = [b for b in args.backends.split(",") if b]
+    if not backends:
+        parser.error("--backends: name at least one")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        parser.error(f"--out {args.out}: {e.strerror}")
+
+    rounds = {b: [] for b in backends}
+    for round_index in range(args.rounds):
+        for backend in backends:
+            env = dict(os.environ, TK_BACKEND=backend)
+            run = subprocess.run(
+                [sys.executable, __file__, "--worker", "--reps",
+                 str(args.reps)], env=env, capture_output=True, text=True)
+            if run.returncode != 0:
+                sys.exit(f"backend_bench: the {backend} worker failed "
+                         f"(exit {run.returncode}):\n{run.stderr}")
+            rounds[backend].append(json.loads(run.stdout.strip().splitlines()[-1]))
+            print(f"round {round_index + 1}/{args.rounds} {backend} done",
+                  file=sys.stderr, flush=True)
+
+    figures, failed = [], False
+    first = backends[0]
+    for name in KERNEL_NAMES:
+        figure = {"name": name, "backends": {}}
+        for backend in backends:
+            runs = [r["kernels"][name] for r in rounds[backend]]
+            errors = [r["error"] for r in runs if "error" in r]
+            if errors:
+                figure["backends"][backend] = {"error": errors[0]}
+                failed = True
+                continue
+            medians = [r["ms"] for r in runs]
+            ms = statistics.median(medians)
+            figure["shape"] = runs[0]["shape"]
+            figure["backends"][backend] = {
+                "ms": ms, "GB/s": runs[0]["bytes"] / ms / 1e6,
+                "round_medians_ms": medians,
+                "device": rounds[backend][0]["device"]}
+        base = figure["backends"].get(first, {})
+        for backend in backends[1:]:
+            other = figure["backends"].get(backend, {})
+            if "ms" in base and "ms" in other:
+                figure[f"{backend}/{first}"] = base["ms"] / other["ms"]
+        figures.append(figure)
+        line = "  ".join(
+            f"{b} {v['GB/s']:8.1f} GB/s" if "ms" in v else f"{b} ERROR"
+            for b, v in figure["backends"].items())
+        ratios = "  ".join(f"{k} {v:.3f}" for k, v in figure.items()
+                           if "/" in k)
+        print(f"{name:18} {figure.get('shape', ''):14} {line}  {ratios}")
+
+    result = {"date": datetime.date.today().isoformat(),
+              "commit": args.commit, "backends": backends,
+              "rounds": args.rounds, "reps": args.reps, "figures": figures}
+    path = os.path.join(args.out, "backend-bench.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"wrote {path}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
