@@ -8,6 +8,7 @@
 //                                           tk::tool::CompileResult &,
 //                                           std::string &error);
 //   extern const char *const tk::<backend>::kCompileToolArchs;
+//   extern const char *const tk::<backend>::kCompileToolDefaultArch;
 //
 // and registers it with tk_add_compile_tool(<backend> ...) in its
 // CMakeLists.txt.
@@ -62,6 +63,8 @@ struct BackendCompileTool {
   const char *name;
   /// The --arch values it takes, for the help text.
   const char *archs;
+  /// The --arch tk-compile uses when none is given.
+  const char *defaultArch;
   tk_status (*run)(const CompileRequest &, CompileResult &, std::string &);
 };
 

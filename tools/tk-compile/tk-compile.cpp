@@ -3,11 +3,15 @@
 // Runs a backend's compile pipeline on a tk file without a GPU or the
 // runtime, for any target the backend knows:
 //
-//   tk-compile FILE.tk --backend B --arch A --entry NAME
+//   tk-compile FILE.tk --backend B [--arch A] [--entry NAME]
 //              [--num-warps N] [--num-stages S] [--min-programs-per-cu N]
 //              [--emit binary|asm|llvm|spirv|package] [--dump-dir DIR] [-o OUT]
 //              [--from tk|ttir] [--triton-metadata FILE.json]
 //              [--constexpr NAME=VALUE]...
+//
+// --arch defaults to each backend's stated target (the help lists them),
+// --entry to the file's kernel when it holds one; an entry the file does not
+// hold is refused with the kernels it does hold.
 //
 // `--constexpr` folds a scalar argument into the kernel as a constant, as
 // tk_compile_options.constexprs does at tk_kernel_create (the benchmark's
@@ -52,6 +56,7 @@
 #define TK_COMPILE_TOOL(backend)                                               \
   namespace tk::backend {                                                      \
   extern const char *const kCompileToolArchs;                                  \
+  extern const char *const kCompileToolDefaultArch;                            \
   tk_status runCompileTool(const tk::tool::CompileRequest &,                   \
                            tk::tool::CompileResult &, std::string &);          \
   }
@@ -62,23 +67,26 @@ namespace {
 
 const tk::tool::BackendCompileTool kBackends[] = {
 #define TK_COMPILE_TOOL(backend)                                               \
-  {#backend, tk::backend::kCompileToolArchs, &tk::backend::runCompileTool},
+  {#backend, tk::backend::kCompileToolArchs,                                  \
+   tk::backend::kCompileToolDefaultArch, &tk::backend::runCompileTool},
 #include "CompileTools.def"
 #undef TK_COMPILE_TOOL
 };
 
 std::string usage() {
   std::string text =
-      "usage: tk-compile FILE.tk --backend B --arch A --entry NAME\n"
+      "usage: tk-compile FILE.tk --backend B [--arch A] [--entry NAME]\n"
       "                  [--num-warps N] [--num-stages S] "
       "[--min-programs-per-cu N]\n"
       "                  [--emit binary|asm|llvm|spirv|package] [--dump-dir "
       "DIR] [-o OUT]\n"
       "                  [--from tk|ttir] [--triton-metadata FILE.json]\n"
       "                  [--constexpr NAME=VALUE]...\n"
-      "backends and their targets:\n";
+      "--entry defaults to the file's kernel when it holds one.\n"
+      "backends and their targets (--arch; the default first):\n";
   for (const tk::tool::BackendCompileTool &backend : kBackends)
-    text += std::string("  ") + backend.name + ": " + backend.archs + "\n";
+    text += std::string("  ") + backend.name + ": " + backend.defaultArch +
+            "; " + backend.archs + "\n";
   return text;
 }
 
@@ -208,6 +216,41 @@ int specialize(tk::tool::CompileRequest &request, const std::string &input,
   return replaceSource(request, *module, "specialised");
 }
 
+/// Checks `request.entry` against the tk.func kernels of the module in
+/// `request.source` (text or bytecode), or sets it to the only one.
+int resolveEntry(tk::tool::CompileRequest &request, const std::string &input) {
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  SourceContext source(registry, request.source, input);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(source.sourceMgr,
+                                            &source.context);
+  if (!module)
+    return 1;
+  std::vector<std::string> kernels;
+  for (tk::FuncOp func : module->getOps<tk::FuncOp>())
+    kernels.push_back(func.getSymName().str());
+  std::string list;
+  for (const std::string &kernel : kernels)
+    list += (list.empty() ? "" : ", ") + kernel;
+  if (request.entry.empty()) {
+    if (kernels.size() == 1) {
+      request.entry = kernels.front();
+      return 0;
+    }
+    std::cerr << "tk-compile: " << input << " holds " << kernels.size()
+              << " kernels" << (kernels.empty() ? "" : " (" + list + ")")
+              << "; pick one with --entry\n";
+    return 2;
+  }
+  for (const std::string &kernel : kernels)
+    if (kernel == request.entry)
+      return 0;
+  std::cerr << "tk-compile: " << input << " has no tk.func '" << request.entry
+            << "'; its kernels: " << (list.empty() ? "none" : list) << "\n";
+  return 2;
+}
+
 /// Replaces the TTIR in `request.source` by the tk bytecode it imports to
 /// (bytecode keeps the ops' locations, the Python lines, for the backend's
 /// messages), and fills in the entry when the request has none.
@@ -304,17 +347,23 @@ int main(int argc, char **argv) {
   }
   if (input.empty())
     return usageError("no input file");
-  if (backendName.empty() || request.arch.empty() ||
-      (request.entry.empty() && from != "ttir"))
-    return usageError("--backend, --arch and --entry are required");
+  if (backendName.empty())
+    return usageError("--backend is required");
   if (!metadataPath.empty() && from != "ttir")
     return usageError("--triton-metadata goes with --from ttir");
   const tk::tool::BackendCompileTool *backend = nullptr;
   for (const tk::tool::BackendCompileTool &candidate : kBackends)
     if (backendName == candidate.name)
       backend = &candidate;
-  if (!backend)
-    return usageError("no backend '" + backendName + "' in this build");
+  if (!backend) {
+    std::string names;
+    for (const tk::tool::BackendCompileTool &candidate : kBackends)
+      names += (names.empty() ? "" : ", ") + std::string(candidate.name);
+    return usageError("no backend '" + backendName + "' in this build (" +
+                      names + ")");
+  }
+  if (request.arch.empty())
+    request.arch = backend->defaultArch;
   if (emit == "binary")
     request.emit = tk::tool::Emit::Binary;
   else if (emit == "asm")
@@ -376,6 +425,8 @@ int main(int argc, char **argv) {
     }
     if (int status = importTtir(request, input))
       return status;
+  } else if (int status = resolveEntry(request, input)) {
+    return status;
   }
   if (!constexprs.empty())
     if (int status = specialize(request, input, constexprs))

@@ -13,6 +13,8 @@ namespace tk::cuda {
 
 extern const char *const kCompileToolArchs;
 const char *const kCompileToolArchs = "sm_80, sm_86, sm_89, sm_90, sm_90a";
+extern const char *const kCompileToolDefaultArch;
+const char *const kCompileToolDefaultArch = "sm_80";
 
 tk_status runCompileTool(const tool::CompileRequest &request,
                          tool::CompileResult &result, std::string &error) {

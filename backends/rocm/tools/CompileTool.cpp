@@ -15,6 +15,8 @@ namespace tk::rocm {
 
 extern const char *const kCompileToolArchs;
 const char *const kCompileToolArchs = "gfx942, gfx90a, gfx1100";
+extern const char *const kCompileToolDefaultArch;
+const char *const kCompileToolDefaultArch = "gfx942";
 
 tk_status runCompileTool(const tool::CompileRequest &request,
                          tool::CompileResult &result, std::string &error) {

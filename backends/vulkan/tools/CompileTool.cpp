@@ -18,6 +18,8 @@ namespace tk::vulkan {
 extern const char *const kCompileToolArchs;
 const char *const kCompileToolArchs =
     "sg4, sg8, sg16, sg32, sg64 (subgroup size)";
+extern const char *const kCompileToolDefaultArch;
+const char *const kCompileToolDefaultArch = "sg32";
 
 namespace {
 

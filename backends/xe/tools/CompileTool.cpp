@@ -15,6 +15,8 @@ namespace tk::xe {
 
 extern const char *const kCompileToolArchs;
 const char *const kCompileToolArchs = "pvc, dg2";
+extern const char *const kCompileToolDefaultArch;
+const char *const kCompileToolDefaultArch = "pvc";
 
 tk_status runCompileTool(const tool::CompileRequest &request,
                          tool::CompileResult &result, std::string &error) {
