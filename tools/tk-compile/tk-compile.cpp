@@ -67,7 +67,7 @@ namespace {
 
 const tk::tool::BackendCompileTool kBackends[] = {
 #define TK_COMPILE_TOOL(backend)                                               \
-  {#backend, tk::backend::kCompileToolArchs,                                  \
+  {#backend, tk::backend::kCompileToolArchs,                                   \
    tk::backend::kCompileToolDefaultArch, &tk::backend::runCompileTool},
 #include "CompileTools.def"
 #undef TK_COMPILE_TOOL
@@ -223,8 +223,7 @@ int resolveEntry(tk::tool::CompileRequest &request, const std::string &input) {
   tk::registerTkDialects(registry);
   SourceContext source(registry, request.source, input);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(source.sourceMgr,
-                                            &source.context);
+      mlir::parseSourceFile<mlir::ModuleOp>(source.sourceMgr, &source.context);
   if (!module)
     return 1;
   std::vector<std::string> kernels;
