@@ -34,12 +34,15 @@ const Entry kExamples[] = {
     {"layernorm", runLayerNorm},
 };
 
-int usage() {
-  std::fprintf(stderr, "usage: tk-examples [--dtype f32|f16|bf16] [kernel...]\n"
-                       "kernels:");
+/// The usage on `out`; 2, the status of a usage error.
+int usage(std::FILE *out = stderr) {
+  std::fprintf(out, "usage: tk-examples [--dtype f32|f16|bf16] [kernel...]\n"
+                    "Runs the seed kernels (all without names) on the default "
+                    "backend (TK_BACKEND)\nand checks each against a host "
+                    "reference.\nkernels:");
   for (const Entry &e : kExamples)
-    std::fprintf(stderr, " %s", e.name);
-  std::fprintf(stderr, "\n");
+    std::fprintf(out, " %s", e.name);
+  std::fprintf(out, "\n");
   return 2;
 }
 
@@ -50,6 +53,10 @@ int main(int argc, char **argv) {
   std::vector<const Entry *> chosen;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      usage(stdout);
+      return 0;
+    }
     if (arg == "--dtype" && i + 1 < argc) {
       std::string d = argv[++i];
       if (d == "f32")

@@ -68,6 +68,17 @@ std::string readFile(const char *path) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+    bool help = argc == 2 && (std::strcmp(argv[1], "--help") == 0 ||
+                              std::strcmp(argv[1], "-h") == 0);
+    std::fprintf(help ? stdout : stderr,
+                 "usage: tk-bench-cpu [VECTOR_ADD.tk]\n"
+                 "Prints one JSON object: a vector add of 2^26 f32 against "
+                 "memcpy, and tk_launch's\nhost overhead, on the default "
+                 "backend (default kernel: %s).\n",
+                 TK_VECTOR_ADD_TK);
+    return help ? 0 : 2;
+  }
   const char *kernelPath = argc > 1 ? argv[1] : TK_VECTOR_ADD_TK;
   const int64_t n = int64_t(1) << 26;
   const int reps = 10;
