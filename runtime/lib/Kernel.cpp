@@ -12,8 +12,10 @@
 #include "tk/runtime/Logging.h"
 #include "tk/runtime/Runtime.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -165,17 +167,23 @@ Status Kernel::create(Device &device, KernelCache &cache,
 
   std::string dumpDir;
   if (const char *dir = std::getenv("TK_DUMP_IR"); dir && *dir) {
-    dumpDir = dir;
+    // One folder a compile, named by its entry and its cache key: another
+    // kernel, or the same one for another target or with other options,
+    // does not overwrite these stages.
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, prepared.entry + "-" +
+                                      KernelCache::toHex(key).substr(0, 12));
     // Asked for dumps and not getting them is worth an error, not a line in
     // a log nobody reads.
     // create_directories succeeds on an existing file of that name.
-    std::error_code error = llvm::sys::fs::create_directories(dumpDir);
-    if (!error && !llvm::sys::fs::is_directory(dumpDir))
+    std::error_code error = llvm::sys::fs::create_directories(path);
+    if (!error && !llvm::sys::fs::is_directory(path))
       error = std::make_error_code(std::errc::not_a_directory);
     if (error)
       return Status(TK_ERROR_INVALID_ARGUMENT,
-                    "TK_DUMP_IR='" + dumpDir +
+                    "TK_DUMP_IR='" + std::string(dir) +
                         "' is not a folder tk can create: " + error.message());
+    dumpDir = std::string(path);
   }
   auto compile = [&](CompiledBinary &binary) {
     return compileWithPlugin(device, prepared, resolved, dumpDir, binary);

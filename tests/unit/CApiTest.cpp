@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 #include <type_traits>
@@ -583,6 +584,34 @@ TEST_F(CApiCpuTest, TilesTooBigForTheCallersStackRunOnWorkers) {
       EXPECT_EQ(host[i], float(i) - float(kTile - 1)) << "element " << i;
   }
   tk_kernel_release(big);
+}
+
+TEST_F(CApiCpuTest, EachCompileDumpsIntoItsOwnFolder) {
+  // Two compiles of one kernel with other options: two folders named by the
+  // entry, each with every stage from 0-tk.mlir on; neither overwrites the
+  // other.
+  std::string root = tk::test::makeTempDir("tk-dump");
+  setenv("TK_DUMP_IR", root.c_str(), 1);
+  tk_compile_options twoWarps = {};
+  twoWarps.struct_size = sizeof(twoWarps);
+  twoWarps.num_warps = 2;
+  tk_kernel first = createVectorAdd();
+  tk_kernel second = createVectorAdd(&twoWarps);
+  unsetenv("TK_DUMP_IR");
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  tk_kernel_release(first);
+  tk_kernel_release(second);
+  std::vector<std::string> folders;
+  for (const auto &entry : std::filesystem::directory_iterator(root)) {
+    folders.push_back(entry.path().filename().string());
+    EXPECT_TRUE(std::filesystem::exists(entry.path() / "0-tk.mlir"))
+        << entry.path();
+  }
+  ASSERT_EQ(folders.size(), 2u);
+  for (const std::string &folder : folders)
+    EXPECT_THAT(folder, testing::StartsWith("vector_add-"));
+  EXPECT_NE(folders[0], folders[1]);
 }
 
 TEST_F(CApiCpuTest, DumpFolderThatCannotBeMadeIsAnError) {
