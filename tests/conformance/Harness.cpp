@@ -20,7 +20,10 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <chrono>
@@ -426,9 +429,27 @@ private:
     request.num_stages = settings.numStages;
     request.min_programs_per_cu = settings.minProgramsPerCu;
     // As tk_kernel_create does on a device: TK_DUMP_IR names where the
-    // plugin writes each stage (the last cell compiled wins).
-    const char *dumpDir = std::getenv("TK_DUMP_IR");
-    request.dump_dir = dumpDir && *dumpDir ? dumpDir : nullptr;
+    // plugin writes each stage, a folder per compile, named by the entry
+    // and the hash of what was compiled.
+    std::string dumpDir;
+    if (const char *root = std::getenv("TK_DUMP_IR"); root && *root) {
+      llvm::SmallString<256> path(root);
+      rt::CacheKey key = rt::CacheKeyBuilder()
+                             .add(prepared.bytecode)
+                             .add(int64_t(settings.numWarps))
+                             .add(int64_t(settings.numStages))
+                             .finish();
+      llvm::sys::path::append(path,
+                              prepared.entry + "-" +
+                                  rt::KernelCache::toHex(key).substr(0, 12));
+      if (std::error_code error = llvm::sys::fs::create_directories(path)) {
+        code = TK_ERROR_INVALID_ARGUMENT;
+        return "TK_DUMP_IR='" + std::string(root) +
+               "' is not a folder tk can create: " + error.message();
+      }
+      dumpDir = std::string(path);
+    }
+    request.dump_dir = dumpDir.empty() ? nullptr : dumpDir.c_str();
     tk_plugin_binary binary;
     std::memset(&binary, 0, sizeof(binary));
     binary.struct_size = sizeof(binary);
