@@ -126,14 +126,15 @@ tk_status recordTileStack(llvm::Module &module, const std::string &entry,
 }
 
 /// The stages of the layout framework (DESIGN.md §3), each dumped as
-/// `file`. The CPU is a target of one warp of one lane: every layout gives
+/// `file`: 1a to 1c, since stage 3 is the thread layouts every backend
+/// dumps. The CPU is a target of one warp of one lane: every layout gives
 /// that warp whole tiles, and with no matrix intrinsic dots stay whole.
 struct Stage {
   const char *file;
   void (*fill)(OpPassManager &pm);
 };
 const Stage kLayoutStages[] = {
-    {"1-layouts.mlir",
+    {"1a-layouts.mlir",
      [](OpPassManager &pm) {
        // Loop invariants out first, as on every backend.
        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
@@ -142,11 +143,11 @@ const Stage kLayoutStages[] = {
        layouts.numWarps = 1;
        pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLayouts(layouts));
      }},
-    {"2-warp.mlir",
+    {"1b-warp.mlir",
      [](OpPassManager &pm) {
        pm.addNestedPass<tk::FuncOp>(tk::createTkDistributeToWarps());
      }},
-    {"3-intrinsic.mlir",
+    {"1c-intrinsic.mlir",
      [](OpPassManager &pm) {
        pm.addNestedPass<tk::FuncOp>(tk::createTkMatchTargetSize());
      }},

@@ -427,7 +427,7 @@ TEST(CpuBackend, DumpsEveryStage) {
            {P, P, P, I}, true, dir.c_str());
   ASSERT_TRUE(k.ok()) << k.error;
   for (const char *name :
-       {"0-tk.mlir", "1-layouts.mlir", "2-warp.mlir", "3-intrinsic.mlir",
+       {"0-tk.mlir", "1a-layouts.mlir", "1b-warp.mlir", "1c-intrinsic.mlir",
         "3-thread-layouts.mlir", "4-loops.mlir", "5-llvm-dialect.mlir",
         "6-llvm-ir.ll", "7-llvm-ir-opt.ll", "8-host.s"})
     EXPECT_TRUE(std::filesystem::exists(dir + "/" + name)) << name;
