@@ -156,6 +156,61 @@ int64_t FragmentLayout::elementsPerLane(int64_t rows, int64_t cols) const {
   return static_cast<int64_t>(elementsOf(0, 0, rows, cols).size());
 }
 
+llvm::Expected<LinearLayout>
+FragmentLayout::toLinearLayout(int64_t rows, int64_t cols) const {
+  auto fail = [&](const std::string &why) {
+    return llvm::createStringError(
+        "the %lldx%lld fragment is not a linear layout: %s", (long long)rows,
+        (long long)cols, why.c_str());
+  };
+  int64_t registers = elementsPerLane(rows, cols);
+  for (int64_t size : {rows, cols, registers, numLanes(), numWarps()})
+    if (size <= 0 || !llvm::isPowerOf2_64(uint64_t(size)))
+      return fail("a size of " + std::to_string(size) + ", not a power of two");
+  // Linear maps are fixed by the images of the one-bit indices.
+  auto bases = [&](int64_t count, auto element) {
+    std::vector<std::vector<int32_t>> out;
+    for (int64_t bit = 1; bit < count; bit <<= 1) {
+      std::array<int64_t, 2> at = element(bit);
+      out.push_back({int32_t(at[0]), int32_t(at[1])});
+    }
+    return out;
+  };
+  llvm::SmallVector<std::array<int64_t, 2>> first =
+      elementsOf(0, 0, rows, cols);
+  LinearLayout::BasesT all = {
+      {std::string(kRegisterDim),
+       bases(registers, [&](int64_t r) { return first[r]; })},
+      {std::string(kLaneDim),
+       bases(numLanes(),
+             [&](int64_t l) { return elementsOf(0, l, rows, cols)[0]; })},
+      {std::string(kWarpDim), bases(numWarps(), [&](int64_t w) {
+         return elementsOf(w, 0, rows, cols)[0];
+       })}};
+  llvm::Expected<LinearLayout> layout = LinearLayout::create(
+      std::move(all), {{"dim0", int32_t(rows)}, {"dim1", int32_t(cols)}});
+  if (!layout)
+    return layout.takeError();
+  // The one-bit images fix a linear map; the placement must be that map.
+  for (int64_t warp = 0; warp < numWarps(); ++warp)
+    for (int64_t lane = 0; lane < numLanes(); ++lane) {
+      llvm::SmallVector<std::array<int64_t, 2>> held =
+          elementsOf(warp, lane, rows, cols);
+      for (int64_t r = 0; r < int64_t(held.size()); ++r) {
+        auto at = layout->apply({{kRegisterDim, int32_t(r)},
+                                 {kLaneDim, int32_t(lane)},
+                                 {kWarpDim, int32_t(warp)}});
+        if (at[0].second != held[r][0] || at[1].second != held[r][1])
+          return fail(
+              "register " + std::to_string(r) + " of lane " +
+              std::to_string(lane) + " of warp " + std::to_string(warp) +
+              " holds (" + std::to_string(held[r][0]) + ", " +
+              std::to_string(held[r][1]) + "), not the XOR of its bits'");
+      }
+    }
+  return layout;
+}
+
 /// The first problem of `intrinsic`'s fragments on `target`'s warp.
 static std::optional<std::string>
 fragmentProblem(const TargetInfo &target, const MatrixIntrinsic &intrinsic) {

@@ -111,8 +111,55 @@ TEST(LinearLayoutFragmentsTest, PresetsPlaceElementsAsTheBackendsDo) {
                 << " register " << reg;
           }
         }
+      // The backend's preset states the same layout as a linear one.
+      llvm::Expected<LinearLayout> stated = fragment->toLinearLayout(rows, n);
+      ASSERT_TRUE(bool(stated)) << llvm::toString(stated.takeError());
+      EXPECT_EQ(*stated, layout) << "n " << n << "\n"
+                                 << stated->toString() << "\nwant\n"
+                                 << layout.toString();
     }
   }
+}
+
+// Every fragment every preset declares is a linear layout, at each shape
+// the unit takes: operands and accumulators of every matrix intrinsic.
+TEST(LinearLayoutFragmentsTest, EveryPresetFragmentIsLinear) {
+  tk::registerAllTargetPresets();
+  int checked = 0;
+  for (const std::string &name : tk::registeredTargetPresets()) {
+    std::string error;
+    std::optional<tk::TargetInfo> target = tk::TargetInfo::parse(name, error);
+    ASSERT_TRUE(target) << error;
+    for (const tk::MatrixIntrinsic &unit : target->intrinsics) {
+      SCOPED_TRACE(name + " " + unit.name);
+      struct Operand {
+        const tk::FragmentLayout *layout;
+        int64_t rows, cols;
+      };
+      std::vector<Operand> operands = {{&unit.accLayout, unit.m, unit.n}};
+      if (unit.aLayout)
+        operands.push_back({&*unit.aLayout, unit.m, unit.k});
+      if (unit.bLayout)
+        operands.push_back({&*unit.bLayout, unit.k, unit.n});
+      for (const Operand &operand : operands) {
+        llvm::Expected<LinearLayout> layout =
+            operand.layout->toLinearLayout(operand.rows, operand.cols);
+        EXPECT_TRUE(bool(layout)) << llvm::toString(layout.takeError());
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+// A placement that is not linear is refused by name, not mis-stated.
+TEST(LinearLayoutFragmentsTest, ANonLinearFragmentIsRefused) {
+  tk::FragmentLayout threeLanes =
+      tk::FragmentLayout::of({1, 1}, {1, 3}, {1, 0});
+  llvm::Expected<LinearLayout> layout = threeLanes.toLinearLayout(4, 4);
+  ASSERT_FALSE(bool(layout));
+  EXPECT_NE(llvm::toString(layout.takeError()).find("not a power of two"),
+            std::string::npos);
 }
 
 } // namespace

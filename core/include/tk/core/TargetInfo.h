@@ -12,6 +12,8 @@
 #ifndef TK_CORE_TARGETINFO_H_
 #define TK_CORE_TARGETINFO_H_
 
+#include "tk/core/Layout/LinearLayout.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -77,6 +79,12 @@ struct FragmentLayout {
   elementsOf(int64_t warp, int64_t lane, int64_t rows, int64_t cols) const;
   /// The elements each lane holds of a `rows` x `cols` fragment.
   int64_t elementsPerLane(int64_t rows, int64_t cols) const;
+  /// The same placement as a linear layout (register, lane, warp -> dim0,
+  /// dim1; DESIGN.md §3): built from the elements of one-bit indices and
+  /// checked against elementsOf for every register, lane and warp. An error
+  /// where the placement is not linear over GF(2) (a size that is not a
+  /// power of two).
+  llvm::Expected<LinearLayout> toLinearLayout(int64_t rows, int64_t cols) const;
 
   /// A fragment layout in one line, as presets write them.
   static FragmentLayout of(std::array<int64_t, 2> sizePerLane,
