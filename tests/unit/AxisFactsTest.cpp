@@ -3,14 +3,16 @@
 // The facts that let the pipelined copies of a held dot skip their checks
 // per run: a row-major tile whose unit inner stride and 16-element row stride
 // are known is proven contiguous and 16-byte aligned in runs of 8 f16;
-// unknown strides, an odd offset or a strided column axis prove nothing.
+// unknown strides, an odd offset or a strided column axis prove nothing. A
+// loop's pointer walk keeps what its start and its step both prove.
 //
 //===----------------------------------------------------------------------===//
 
-#include "AxisFacts.h"
+#include "tk/core/Analysis/AxisFacts.h"
 
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -176,6 +178,69 @@ TEST_F(AxisFactsTest, WalkStepsKeepOrBreakAlignment) {
       tk::getWalkFacts(start, tk::AxisFacts{1, 1, 64}, pointers)));
   EXPECT_FALSE(copiesIn16Bytes(
       tk::getWalkFacts(start, tk::AxisFacts{1, 1, 4}, pointers)));
+}
+
+/// The facts getLoopWalkFacts gives the pointer a loop walks from 16-byte
+/// aligned runs of 64 f16 by `step` elements a trip, as the loop's load
+/// sees it.
+tk::AxisFacts walkFacts(MLIRContext &ctx, OwningOpRef<ModuleOp> &module,
+                        const std::string &step) {
+  std::string source =
+      "tk.func @k(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, "
+      "%step: i32 {tk.divisibility = 16 : i32}, %any: i32, %n: i32) {\n"
+      "  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : "
+      "tensor<64xi32>\n"
+      "  %base = tk.splat %a : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>>\n"
+      "  %p = tk.addptr %base, %r : tensor<64x!tk.ptr<f16>>, "
+      "tensor<64xi32>\n"
+      "  %s = tk.splat " +
+      step +
+      " : i32 -> tensor<64xi32>\n"
+      "  %c0 = arith.constant 0 : i32\n"
+      "  %c1 = arith.constant 1 : i32\n"
+      "  %q = scf.for %i = %c0 to %n step %c1 iter_args(%w = %p) -> "
+      "(tensor<64x!tk.ptr<f16>>) : i32 {\n"
+      "    %x = tk.load %w : tensor<64x!tk.ptr<f16>>\n"
+      "    %next = tk.addptr %w, %s : tensor<64x!tk.ptr<f16>>, "
+      "tensor<64xi32>\n"
+      "    scf.yield %next : tensor<64x!tk.ptr<f16>>\n"
+      "  }\n"
+      "  tk.return\n}\n";
+  module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx));
+  EXPECT_TRUE(module) << source;
+  std::optional<tk::AxisFacts> facts;
+  if (module)
+    module->walk([&](tk::LoadOp load) {
+      facts = tk::getAxisFacts(load.getPtr(), tk::getLoopWalkFacts);
+    });
+  EXPECT_TRUE(facts.has_value());
+  return facts.value_or(tk::AxisFacts{});
+}
+
+TEST_F(AxisFactsTest, WalkByAlignedStepsKeepsTheStartsFacts) {
+  tk::AxisFacts facts = walkFacts(ctx, module, "%step");
+  EXPECT_EQ(facts.contiguity, 64);
+  EXPECT_EQ(facts.divisibility, 16);
+  EXPECT_TRUE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, WalkByAnyStepKeepsContiguityOnly) {
+  tk::AxisFacts facts = walkFacts(ctx, module, "%any");
+  EXPECT_EQ(facts.contiguity, 64);
+  EXPECT_EQ(facts.divisibility, 2);
+  EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, WalkFactsAreNothingForOtherArguments) {
+  walkFacts(ctx, module, "%step");
+  module->walk([&](mlir::scf::ForOp loop) {
+    EXPECT_FALSE(
+        tk::getLoopWalkFacts(cast<BlockArgument>(loop.getInductionVar()))
+            .has_value());
+  });
+  module->walk([&](tk::FuncOp func) {
+    EXPECT_FALSE(tk::getLoopWalkFacts(func.getArgument(0)).has_value());
+  });
 }
 
 } // namespace

@@ -269,6 +269,19 @@ TEST(LinearLayoutTest, BuildersAndEquality) {
                        {{"x", 2}, {"y", 2}});
   EXPECT_NE(twoDims, twoDims.transposeIns({"b", "a"}));
   EXPECT_EQ(twoDims, twoDims.transposeIns({"b", "a"}).transposeIns({"a", "b"}));
+
+  // Equal layouts hash alike (they are uniqued as #tkw.linear); these
+  // unequal ones differ in one basis, one size, one name or one order.
+  EXPECT_EQ(
+      hash_value(identity),
+      hash_value(LinearLayout({{"lane", {{1}, {2}, {4}}}}, {{"dim1", 8}})));
+  for (const LinearLayout &other :
+       {LinearLayout({{"lane", {{1}, {4}, {2}}}}, {{"dim1", 8}}),
+        LinearLayout({{"lane", {{1}, {2}, {4}}}}, {{"dim1", 16}}),
+        LinearLayout::identity1D(8, "lane", "dim0"),
+        LinearLayout::identity1D(8, "warp", "dim1")})
+    EXPECT_NE(hash_value(identity), hash_value(other)) << other.toString();
+  EXPECT_NE(hash_value(twoDims), hash_value(twoDims.transposeIns({"b", "a"})));
 }
 
 TEST(LinearLayoutTest, ApplyIsTheXorOfTheBases) {

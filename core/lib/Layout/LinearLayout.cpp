@@ -429,6 +429,19 @@ bool LinearLayout::operator==(const LinearLayout &other) const {
          columns == other.columns;
 }
 
+llvm::hash_code tk::hash_value(const LinearLayout &layout) {
+  llvm::hash_code hash = llvm::hash_value(layout.getNumInDims());
+  for (const auto &[name, size] : layout.getInDims())
+    hash = llvm::hash_combine(hash, name, size);
+  for (const auto &[name, size] : layout.getOutDims())
+    hash = llvm::hash_combine(hash, name, size);
+  for (const auto &[name, bases] : layout.getBases())
+    for (const std::vector<int32_t> &basis : bases)
+      hash = llvm::hash_combine(
+          hash, llvm::hash_combine_range(basis.begin(), basis.end()));
+  return hash;
+}
+
 void LinearLayout::print(llvm::raw_ostream &os) const {
   for (auto [index, dim] : llvm::enumerate(inputs)) {
     os << dim.name << " (" << (int64_t(1) << dim.log2Size) << "):";

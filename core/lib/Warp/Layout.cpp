@@ -156,6 +156,8 @@ int64_t tk::warp::getNumWarps(Attribute layout) {
     return operand.getParent().getNumWarps();
   if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
     return getNumWarps(slice.getParent());
+  if (auto linear = dyn_cast<LinearLayoutAttr>(layout))
+    return linear.getNumWarps();
   return 1;
 }
 
@@ -166,12 +168,15 @@ int64_t tk::warp::getLayoutRank(Attribute layout) {
     return 2;
   if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
     return getLayoutRank(slice.getParent()) - 1;
+  if (auto linear = dyn_cast<LinearLayoutAttr>(layout))
+    return linear.getRank();
   return 0;
 }
 
 bool tk::warp::isLayout(Attribute attr) {
   return isa_and_present<BlockedLayoutAttr, DotOperandLayoutAttr,
-                         SliceLayoutAttr, FragmentLayoutAttr>(attr);
+                         SliceLayoutAttr, FragmentLayoutAttr, LinearLayoutAttr>(
+      attr);
 }
 
 bool tk::warp::isThreadLayout(Attribute attr) {

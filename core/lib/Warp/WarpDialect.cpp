@@ -7,13 +7,18 @@
 
 #include "tk/core/WarpDialect.h"
 #include "tk/core/Layout.h"
+#include "tk/core/Layout/LayoutPresets.h"
 #include "tk/core/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -48,6 +53,10 @@ struct TkwOpAsmInterface : public OpAsmDialectInterface {
     }
     if (isa<SliceLayoutAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<LinearLayoutAttr>(attr)) {
+      os << "linear";
       return AliasResult::FinalAlias;
     }
     if (auto fragment = dyn_cast<FragmentLayoutAttr>(attr)) {
@@ -165,6 +174,141 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 //===----------------------------------------------------------------------===//
+// LinearLayoutAttr
+//===----------------------------------------------------------------------===//
+
+/// The input dimensions of a tile's linear layout, in the order they are
+/// written.
+static constexpr llvm::StringLiteral kTileLayoutInDims[] = {
+    tk::kRegisterDim, tk::kLaneDim, tk::kWarpDim};
+
+/// How many elements `layout` reaches: 2 to the rank of its image, the
+/// number of input bits that are not free variables.
+static int64_t reachedElements(const tk::LinearLayout &layout) {
+  int32_t rank = layout.getTotalInDimSizeLog2();
+  for (const auto &[name, freeMask] : layout.getFreeVariableMasks())
+    rank -= llvm::popcount(static_cast<uint32_t>(freeMask));
+  return int64_t(1) << rank;
+}
+
+Attribute LinearLayoutAttr::parse(AsmParser &parser, Type) {
+  // <shape = [16, 8], register = [[0, 1], ...], lane = [...], warp = [...]>
+  SMLoc loc = parser.getCurrentLocation();
+  auto parseIntegers = [&](std::vector<int32_t> &values) {
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          int64_t value = 0;
+          if (parser.parseInteger(value))
+            return failure();
+          if (value < 0 || value > INT32_MAX)
+            return parser.emitError(parser.getCurrentLocation())
+                   << "expected a coordinate in [0, 2^31), not " << value;
+          values.push_back(static_cast<int32_t>(value));
+          return success();
+        });
+  };
+  std::vector<int32_t> shape;
+  if (parser.parseLess() || parser.parseKeyword("shape") ||
+      parser.parseEqual() || parseIntegers(shape))
+    return {};
+  tk::LinearLayout::BasesT bases;
+  for (StringRef dim : kTileLayoutInDims) {
+    std::vector<std::vector<int32_t>> dimBases;
+    if (parser.parseComma() || parser.parseKeyword(dim) ||
+        parser.parseEqual() ||
+        parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+          return parseIntegers(dimBases.emplace_back());
+        }))
+      return {};
+    bases.emplace_back(dim.str(), std::move(dimBases));
+  }
+  if (parser.parseGreater())
+    return {};
+  tk::LinearLayout::DimSizes outDims;
+  for (auto [index, size] : llvm::enumerate(shape))
+    outDims.emplace_back(tk::standardOutDimName(index), size);
+  llvm::Expected<tk::LinearLayout> layout =
+      tk::LinearLayout::create(std::move(bases), std::move(outDims));
+  if (!layout) {
+    parser.emitError(loc) << "invalid linear layout: "
+                          << llvm::toString(layout.takeError());
+    return {};
+  }
+  return parser.getChecked<LinearLayoutAttr>(loc, parser.getContext(),
+                                             std::move(*layout));
+}
+
+void LinearLayoutAttr::print(AsmPrinter &printer) const {
+  const tk::LinearLayout &layout = getLinearLayout();
+  printer << "<shape = [";
+  llvm::interleaveComma(getShape(), printer);
+  printer << "]";
+  for (StringRef dim : kTileLayoutInDims) {
+    printer << ", " << dim << " = [";
+    llvm::interleaveComma(llvm::seq<int32_t>(0, layout.getInDimSizeLog2(dim)),
+                          printer, [&](int32_t bit) {
+                            printer << "[";
+                            llvm::interleaveComma(layout.getBasis(dim, bit),
+                                                  printer);
+                            printer << "]";
+                          });
+    printer << "]";
+  }
+  printer << ">";
+}
+
+LogicalResult
+LinearLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         tk::LinearLayout layout) {
+  std::vector<std::string> inDims = layout.getInDimNames();
+  if (!llvm::equal(inDims, kTileLayoutInDims))
+    return emitError() << "expected the input dimensions register, lane, "
+                          "warp, not "
+                       << llvm::join(inDims, ", ");
+  std::vector<std::string> outDims = layout.getOutDimNames();
+  if (outDims != tk::standardOutDimNames(outDims.size()))
+    return emitError() << "expected the output dimensions dim0, dim1, ..., "
+                          "not "
+                       << llvm::join(outDims, ", ");
+  // A tile's every element lives somewhere; an element no index holds
+  // would be lost.
+  if (!layout.isSurjective())
+    return emitError() << "expected every element of the tile to be held "
+                          "by some register, lane and warp; this layout "
+                          "reaches "
+                       << reachedElements(layout) << " of "
+                       << layout.getTotalOutDimSize();
+  return success();
+}
+
+SmallVector<int64_t> LinearLayoutAttr::getShape() const {
+  SmallVector<int64_t> shape;
+  for (const auto &[name, size] : getLinearLayout().getOutDims())
+    shape.push_back(size);
+  return shape;
+}
+
+int64_t LinearLayoutAttr::getNumRegisters() const {
+  return getLinearLayout().getInDimSize(tk::kRegisterDim);
+}
+int64_t LinearLayoutAttr::getNumLanes() const {
+  return getLinearLayout().getInDimSize(tk::kLaneDim);
+}
+int64_t LinearLayoutAttr::getNumWarps() const {
+  return getLinearLayout().getInDimSize(tk::kWarpDim);
+}
+
+LogicalResult LinearLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (!llvm::equal(shape, getShape()))
+    return emitError() << "expected a tile of the layout's shape ["
+                       << llvm::interleaved(getShape()) << "], not ["
+                       << llvm::interleaved(shape) << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ConvertLayoutOp
 //===----------------------------------------------------------------------===//
 
@@ -275,6 +419,40 @@ LogicalResult GlueOp::verify() {
 // Function attributes
 //===----------------------------------------------------------------------===//
 
+/// Checks that every #tkw.linear layout of a tile defined in `op` has
+/// `size` indices of input dimension `dim`, as `op`'s attribute `name`
+/// (tkw.num_warps, tkw.threads_per_warp) says.
+static LogicalResult verifyLinearLayoutsIn(Operation *op, StringRef dim,
+                                           int64_t size, StringRef name) {
+  auto check = [&](Value value) -> LogicalResult {
+    auto layout =
+        dyn_cast_or_null<LinearLayoutAttr>(getLayout(value.getType()));
+    if (!layout || layout.getLinearLayout().getInDimSize(dim) == size)
+      return success();
+    return value.getDefiningOp()
+               ? value.getDefiningOp()->emitError()
+                     << "a tile's layout has "
+                     << layout.getLinearLayout().getInDimSize(dim) << " " << dim
+                     << "s where '" << name << "' of the function says " << size
+               : op->emitError()
+                     << "a block argument's layout has "
+                     << layout.getLinearLayout().getInDimSize(dim) << " " << dim
+                     << "s where '" << name << "' says " << size;
+  };
+  WalkResult result = op->walk([&](Operation *nested) {
+    for (Region &region : nested->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg)))
+            return WalkResult::interrupt();
+    for (Value value : nested->getResults())
+      if (failed(check(value)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -283,7 +461,9 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
     if (!value || value.getInt() <= 0 || !llvm::isPowerOf2_64(value.getInt()))
       return op->emitError()
              << "'" << name << "' must be a positive power-of-two integer";
-    return success();
+    return verifyLinearLayoutsIn(
+        op, name == kNumWarpsAttrName ? tk::kWarpDim : tk::kLaneDim,
+        value.getInt(), name);
   }
   if (name == kConversionsAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());

@@ -12,6 +12,7 @@
 
 include "tk/core/WarpDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/TensorEncoding.td"
 
 class Tkw_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Tkw_Dialect, name, traits> {
@@ -126,6 +127,57 @@ def Tkw_FragmentLayoutAttr : Tkw_Attr<"FragmentLayout", "fragment"> {
   let extraClassDeclaration = [{
     /// The lanes of a warp (the product of lanesPerWarp).
     int64_t getNumLanes() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// The register level: one linear layout (DESIGN.md §3)
+//===----------------------------------------------------------------------===//
+
+def Tkw_LinearLayoutAttr
+    : Tkw_Attr<"LinearLayout", "linear",
+               [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "which register of which lane of which warp holds each "
+                "element of a tile";
+  let description = [{
+    A `tk::LinearLayout` as the encoding of a tile type: the bits of a
+    thread's register index, of its lane and of its warp map, linearly over
+    GF(2), to the bits of the tile's coordinates. Each bit has a basis, one
+    coordinate per tile dimension; the element an index holds is the XOR of
+    the bases of its set bits. A zero basis is a broadcast: the indices that
+    differ in that bit hold the same element. `shape` is the tile's, so the
+    layout of a tile of another shape is another layout.
+
+    The dialect verifies that the layout is one: the bases have one
+    coordinate per dimension, each inside its dimension; every dimension is
+    a power of two; every element is held by some index (the layout is
+    surjective); the tile type has the layout's shape; and, on a function
+    with `tkw.threads_per_warp` and `tkw.num_warps`, that every layout in it
+    has that many lanes and warps.
+
+    mma.sync's 16x8 accumulator for one warp (lane 4g + t holds row g,
+    columns 2t and 2t + 1 in registers 0 and 1, and row g + 8 in registers
+    2 and 3):
+    ```mlir
+    #acc = #tkw.linear<shape = [16, 8], register = [[0, 1], [8, 0]],
+        lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>
+    %c = ... : tensor<16x8xf32, #acc>
+    ```
+  }];
+  let parameters = (ins AttrParameter<"::tk::LinearLayout",
+                                      "register, lane, warp -> dim0, dim1, ...",
+                                      "const ::tk::LinearLayout &">
+                        :$linearLayout);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The tile's shape: the sizes of the output dimensions dim0, dim1, ...
+    llvm::SmallVector<int64_t> getShape() const;
+    int64_t getRank() const { return getLinearLayout().getNumOutDims(); }
+    /// The sizes of the register, lane and warp dimensions.
+    int64_t getNumRegisters() const;
+    int64_t getNumLanes() const;
+    int64_t getNumWarps() const;
   }];
 }
 

@@ -69,6 +69,50 @@ def TkAssignLayouts : Pass<"tk-assign-layouts", "::tk::FuncOp"> {
   ];
 }
 
+def TkAssignLinearLayouts
+    : Pass<"tk-assign-linear-layouts", "::tk::FuncOp"> {
+  let summary = "give every tile a #tkw.linear layout: which register of "
+                "which lane of which warp holds each element";
+  let description = [{
+    Pass 2 of the register pipeline (DESIGN.md §3), beside the per-warp
+    pipeline (`tk-assign-layouts`); no backend runs it yet. Anchors, in
+    this order:
+
+    - `tk.dot`: the accumulator fragment of the target's first matrix
+      intrinsic that takes its element types and divides its shape, tiled
+      over the warps (square, or the `tiling` hint) and then over further
+      registers; a blocked layout where no intrinsic fits. Its operands
+      keep the layouts their producers give them: choosing the matrix
+      unit's operand layouts is the dot-operands pass's job.
+    - loads, stores and atomics: a coalesced blocked layout (Triton's
+      coalescing). Each thread holds a run of consecutive elements along
+      the last dimension, as long as `AxisFacts` proves the addresses
+      contiguous and aligned, at most the target's vector bytes and no
+      more than leaves a thread idle; the lanes, then the warps, follow
+      along the last dimension, then the slower ones.
+
+    Every other tile follows along def-use chains: element-wise ops, scans
+    and loops keep one layout, a reduction's result is its source's layout
+    less the reduced dimension, `expand_dims` inserts a dimension of size 1,
+    and a broadcast takes the layout its users want (its source then wants
+    that layout less the broadcast dimensions, so nothing moves). A tile no
+    anchor reaches gets a blocked layout. Where two layouts meet, a
+    `tkw.convert_layout` is inserted, or a tile computed from scalars is
+    computed again. The function records `tkw.num_warps`,
+    `tkw.threads_per_warp` and `tkw.target`, and the dialect then checks
+    every layout against them.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cuda-sm80\"",
+           "TargetInfo to choose layouts for: a preset a backend registered "
+           "(cuda-sm80, cuda-sm90a, amd-cdna3, amd-cdna2, amd-rdna3, "
+           "intel-pvc, intel-dg2 in tk-opt), optionally with overrides">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "warps per workgroup (a power of two)">
+  ];
+}
+
 def TkDistributeToWarps : Pass<"tk-distribute-to-warps", "::tk::FuncOp"> {
   let summary = "rewrite every op to the share of one warp";
   let description = [{

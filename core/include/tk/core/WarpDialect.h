@@ -7,6 +7,7 @@
 #ifndef TK_CORE_WARPDIALECT_H_
 #define TK_CORE_WARPDIALECT_H_
 
+#include "tk/core/Layout/LinearLayout.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -14,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tk/core/WarpDialect.h.inc"

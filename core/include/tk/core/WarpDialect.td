@@ -17,7 +17,9 @@ def Tkw_Dialect : Dialect {
   let description = [{
     Layout attributes, used as the `encoding` of tile types, say how the
     warps of a workgroup share a tile (`#tkw.blocked`, `#tkw.dot_operand`,
-    `#tkw.slice`); the thread layouts (`#tkw.shared`, `#tkw.runs`,
+    `#tkw.slice`), or, as one linear layout, which register of which lane
+    of which warp holds each element (`#tkw.linear`, the layouts of the
+    register pipeline of DESIGN.md §3); the thread layouts (`#tkw.shared`, `#tkw.runs`,
     `#tkw.accumulator`, `#tkw.rows`, `#tkw.operand`) say where a tile lives
     in the code of one GPU thread, and also how the threads visit a stored
     tile; `#tkw.split` says how they share a reduction. The ops are what

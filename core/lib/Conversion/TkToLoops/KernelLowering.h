@@ -15,8 +15,8 @@
 #ifndef TK_CORE_CONVERSION_TKTOLOOPS_KERNELLOWERING_H_
 #define TK_CORE_CONVERSION_TKTOLOOPS_KERNELLOWERING_H_
 
-#include "AxisFacts.h"
 #include "TilePlacement.h"
+#include "tk/core/Analysis/AxisFacts.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"

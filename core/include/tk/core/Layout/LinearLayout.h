@@ -15,6 +15,7 @@
 #define TK_CORE_LAYOUT_LINEARLAYOUT_H_
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -285,6 +286,10 @@ private:
   /// output (first-listed output dimension in the low bits).
   std::vector<uint64_t> columns;
 };
+
+/// A hash of the dimensions and bases, for uniquing layouts (as the
+/// parameter of #tkw.linear).
+llvm::hash_code hash_value(const LinearLayout &layout);
 
 inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
                                      const LinearLayout &layout) {

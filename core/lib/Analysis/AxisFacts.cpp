@@ -1,11 +1,12 @@
 //===- AxisFacts.cpp - contiguity and divisibility along a tile's last axis
 //===//
 
-#include "AxisFacts.h"
+#include "tk/core/Analysis/AxisFacts.h"
 
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -213,6 +214,24 @@ AxisFacts getWalkFacts(const AxisFacts &start, const AxisFacts &step,
                std::min(step.divisibility * pointeeBytes(pointerType),
                         kMaxDivisibility));
   return result;
+}
+
+std::optional<AxisFacts> getLoopWalkFacts(BlockArgument arg) {
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop || arg.getOwner() != loop.getBody() ||
+      arg.getArgNumber() < loop.getNumInductionVars())
+    return std::nullopt;
+  unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
+  auto step = loop.getBody()
+                  ->getTerminator()
+                  ->getOperand(index)
+                  .getDefiningOp<tk::AddPtrOp>();
+  if (!step || step.getPtr() != arg ||
+      !loop.isDefinedOutsideOfLoop(step.getOffset()))
+    return std::nullopt;
+  return getWalkFacts(getAxisFacts(loop.getInitArgs()[index], getLoopWalkFacts),
+                      getAxisFacts(step.getOffset(), getLoopWalkFacts),
+                      arg.getType());
 }
 
 bool runsAreContiguousAndAligned(const AxisFacts &facts, int64_t width,

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TK_CORE_CONVERSION_AXISFACTS_H
-#define TK_CORE_CONVERSION_AXISFACTS_H
+#ifndef TK_CORE_ANALYSIS_AXISFACTS_H
+#define TK_CORE_ANALYSIS_AXISFACTS_H
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -43,6 +43,12 @@ getAxisFacts(mlir::Value value,
 AxisFacts getWalkFacts(const AxisFacts &start, const AxisFacts &step,
                        mlir::Type pointerType);
 
+/// The facts of an scf.for iteration argument that walks a pointer tile: it
+/// starts at the loop's init value and each trip yields `tk.addptr(arg,
+/// step)` with `step` defined outside the loop. Nothing for other block
+/// arguments. Suits getAxisFacts' `blockArgument` (nested walks included).
+std::optional<AxisFacts> getLoopWalkFacts(mlir::BlockArgument arg);
+
 /// Whether every aligned run of `width` elements of pointer tile `facts`
 /// (elements of `elementBytes`) is contiguous and starts `runBytes`-aligned.
 bool runsAreContiguousAndAligned(const AxisFacts &facts, int64_t width,
@@ -50,4 +56,4 @@ bool runsAreContiguousAndAligned(const AxisFacts &facts, int64_t width,
 
 } // namespace tk
 
-#endif // TK_CORE_CONVERSION_AXISFACTS_H
+#endif // TK_CORE_ANALYSIS_AXISFACTS_H

@@ -1,0 +1,455 @@
+//===- AssignLinearLayouts.cpp - #tkw.linear layouts for every tile -------===//
+//
+// Pass 2 of the register pipeline (DESIGN.md §3): dots get their matrix
+// unit's accumulator fragment tiled over warps and registers, memory ops a
+// coalesced blocked layout from AxisFacts, and the rest follows along
+// def-use chains (LayoutPropagation) with the rules of linear layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LayoutPropagation.h"
+
+#include "tk/core/Analysis/AxisFacts.h"
+#include "tk/core/Layout.h"
+#include "tk/core/Layout/LayoutPresets.h"
+#include "tk/core/Passes.h"
+#include "tk/core/TargetInfo.h"
+
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-assign-linear-layouts"
+
+namespace tk {
+#define GEN_PASS_DEF_TKASSIGNLINEARLAYOUTS
+#include "tk/core/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+using namespace tk;
+using namespace tk::warp;
+
+namespace {
+
+constexpr llvm::StringLiteral kPassName = "tk-assign-linear-layouts";
+
+LinearLayoutAttr toAttr(MLIRContext *context,
+                        llvm::Expected<LinearLayout> layout) {
+  if (!layout) {
+    // The rules only build layouts of the tiles they are given, whose sizes
+    // are powers of two. Where one still fails, the value gets a layout of
+    // its own later (a blocked one) and the failure shows in the debug log.
+    llvm::Error error = layout.takeError();
+    LLVM_DEBUG(llvm::dbgs() << kPassName << ": " << error << "\n");
+    llvm::consumeError(std::move(error));
+    return {};
+  }
+  return LinearLayoutAttr::get(context, std::move(*layout));
+}
+
+/// The layout of a #tkw.linear attribute, or nothing.
+const LinearLayout *linearOf(Attribute attr) {
+  auto linear = dyn_cast_or_null<LinearLayoutAttr>(attr);
+  return linear ? &linear.getLinearLayout() : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// What a linear layout becomes across ops
+//===----------------------------------------------------------------------===//
+
+class LinearRules : public LayoutRules {
+public:
+  explicit LinearRules(MLIRContext *context) : context(context) {}
+
+  bool fits(Attribute layout, ArrayRef<int64_t> shape) const override {
+    auto linear = dyn_cast<LinearLayoutAttr>(layout);
+    return linear && llvm::equal(linear.getShape(), shape);
+  }
+
+  // The operands' layouts are the dot-operands pass's choice (the matrix
+  // unit's, through shared memory or registers); here they keep what their
+  // producers give them.
+  Attribute dotOperand(Attribute, unsigned) const override { return {}; }
+
+  Attribute reduceResult(Attribute source, int64_t axis) const override {
+    const LinearLayout *layout = linearOf(source);
+    if (!layout || layout->getNumOutDims() < 2)
+      return {};
+    return toAttr(context, sliceLayout(*layout, axis));
+  }
+
+  // A reduction's result says nothing of how its source's reduced
+  // dimension is spread; the source's layout comes from its own producers.
+  Attribute reduceSource(Attribute, int64_t, int64_t) const override {
+    return {};
+  }
+
+  Attribute expandDimsResult(Attribute source, int64_t axis) const override {
+    const LinearLayout *layout = linearOf(source);
+    if (!layout)
+      return {};
+    return toAttr(context, expandDimsLayout(*layout, axis));
+  }
+
+  Attribute expandDimsSource(Attribute result, int64_t axis) const override {
+    const LinearLayout *layout = linearOf(result);
+    if (!layout || layout->getNumOutDims() < 2)
+      return {};
+    return toAttr(context, sliceLayout(*layout, axis));
+  }
+
+  // A broadcast takes the layout its users want (see broadcastSource), so
+  // that x - broadcast(max(x)) needs no conversion; forward, it has no rule.
+  // Broadcasts no user gives a layout get broadcastFromSource.
+  Attribute broadcastResult(Attribute, ArrayRef<int64_t>) const override {
+    return {};
+  }
+
+  /// The result's layout with every broadcast dimension reduced to size 1:
+  /// each thread then already holds, for every element of the result, the
+  /// source element it repeats.
+  Attribute broadcastSource(Attribute result,
+                            ArrayRef<int64_t> sourceShape) const override {
+    const LinearLayout *layout = linearOf(result);
+    if (!layout)
+      return {};
+    LinearLayout source = *layout;
+    for (auto [dim, size] : llvm::enumerate(sourceShape)) {
+      if (size != 1 || source.getOutDimSize(standardOutDimName(dim)) == 1)
+        continue;
+      llvm::Expected<LinearLayout> sliced = sliceLayout(source, dim);
+      if (!sliced)
+        return toAttr(context, sliced.takeError());
+      llvm::Expected<LinearLayout> expanded = expandDimsLayout(*sliced, dim);
+      if (!expanded)
+        return toAttr(context, expanded.takeError());
+      source = std::move(*expanded);
+    }
+    return LinearLayoutAttr::get(context, source);
+  }
+
+  /// The layout of a broadcast to `shape` that no user gave one: the
+  /// source's layout, whose indices that hold copies (zero lane and warp
+  /// bases) now spread the broadcast dimensions, and further registers
+  /// where they do not suffice. The broadcast moves nothing.
+  Attribute broadcastFromSource(Attribute source,
+                                ArrayRef<int64_t> shape) const {
+    const LinearLayout *layout = linearOf(source);
+    if (!layout)
+      return {};
+    LinearLayout::BasesT bases = layout->getBases();
+    LinearLayout::DimSizes outDims = layout->getOutDims();
+    auto basesOf = [&](StringRef inDim) -> std::vector<std::vector<int32_t>> & {
+      return llvm::find_if(
+                 bases, [&](const auto &entry) { return entry.first == inDim; })
+          ->second;
+    };
+    for (auto [dim, size] : llvm::enumerate(shape)) {
+      if (outDims[dim].second == size)
+        continue;
+      int32_t next = 1;
+      for (StringRef inDim : {kLaneDim, kWarpDim})
+        for (std::vector<int32_t> &basis : basesOf(inDim))
+          if (next < size &&
+              llvm::all_of(basis, [](int32_t v) { return v == 0; })) {
+            basis[dim] = next;
+            next *= 2;
+          }
+      for (; next < size; next *= 2) {
+        std::vector<int32_t> basis(shape.size(), 0);
+        basis[dim] = next;
+        basesOf(kRegisterDim).push_back(std::move(basis));
+      }
+      outDims[dim].second = static_cast<int32_t>(size);
+    }
+    return toAttr(context,
+                  LinearLayout::create(std::move(bases), std::move(outDims)));
+  }
+
+private:
+  MLIRContext *context;
+};
+
+//===----------------------------------------------------------------------===//
+// The anchors' layouts
+//===----------------------------------------------------------------------===//
+
+/// Chooses #tkw.linear layouts for `numWarps` warps on `target`.
+class LinearLayoutChooser {
+public:
+  LinearLayoutChooser(MLIRContext *context, int64_t numWarps,
+                      const TargetInfo &target)
+      : context(context), numWarps(numWarps), target(target) {}
+
+  /// Triton's default blocked layout for a tile of `shape`: `vector`
+  /// consecutive elements a thread along the last dimension (fewer where
+  /// the tile has too few elements for every thread to hold that many),
+  /// the lanes and then the warps laid out from the last dimension to the
+  /// first, each as far as the tile reaches; lanes or warps left over hold
+  /// copies.
+  LinearLayoutAttr blocked(ArrayRef<int64_t> shape, int64_t vector) const {
+    int64_t rank = shape.size();
+    int64_t elements = 1;
+    for (int64_t size : shape)
+      elements *= size;
+    int64_t threads = numWarps * target.warpSize;
+    vector = std::min(
+        {vector, std::max<int64_t>(elements / threads, 1), shape.back()});
+    SmallVector<int32_t> sizePerThread(rank, 1), threadsPerWarp(rank, 1),
+        warpsPerCTA(rank, 1), order, shape32;
+    sizePerThread.back() = static_cast<int32_t>(vector);
+    for (int64_t d = rank - 1; d >= 0; --d)
+      order.push_back(static_cast<int32_t>(d));
+    for (int64_t size : shape)
+      shape32.push_back(static_cast<int32_t>(size));
+    int64_t lanes = target.warpSize, warps = numWarps;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t room = std::max<int64_t>(shape[d] / sizePerThread[d], 1);
+      threadsPerWarp[d] = static_cast<int32_t>(std::min(lanes, room));
+      lanes /= threadsPerWarp[d];
+      room = std::max<int64_t>(room / threadsPerWarp[d], 1);
+      warpsPerCTA[d] = static_cast<int32_t>(std::min(warps, room));
+      warps /= warpsPerCTA[d];
+    }
+    threadsPerWarp.front() *= static_cast<int32_t>(lanes);
+    warpsPerCTA.front() *= static_cast<int32_t>(warps);
+    return toAttr(context, blockedLayout(shape32, sizePerThread, threadsPerWarp,
+                                         warpsPerCTA, order));
+  }
+
+  /// The blocked layout of a tile of `type` computed, not loaded: a
+  /// thread's vector of the target's width.
+  LinearLayoutAttr forTile(Type type) const {
+    return blocked(getTileShape(type), vectorOf(type, std::nullopt));
+  }
+
+  /// The coalesced layout of a load, store or atomic through `ptr`.
+  LinearLayoutAttr forMemory(Value ptr) const {
+    std::optional<AxisFacts> facts;
+    if (isa<RankedTensorType>(ptr.getType()))
+      facts = getAxisFacts(ptr, getLoopWalkFacts);
+    return blocked(getTileShape(ptr.getType()), vectorOf(ptr.getType(), facts));
+  }
+
+  /// The accumulator of `dot`: the fragment of the first matrix intrinsic
+  /// that takes its element types and divides its shape, over a grid of
+  /// warps and then over registers; a blocked layout where none fits.
+  LinearLayoutAttr forDot(DotOp dot) const {
+    auto a = cast<RankedTensorType>(dot.getA().getType());
+    auto b = cast<RankedTensorType>(dot.getB().getType());
+    auto c = cast<RankedTensorType>(dot.getType());
+    int64_t rows = c.getDimSize(0), cols = c.getDimSize(1);
+    for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(
+             a.getElementType(), b.getElementType(), c.getElementType(),
+             dot.getInputPrecision() != InputPrecision::IEEE)) {
+      if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0)
+        continue;
+      llvm::Expected<LinearLayout> fragment =
+          intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
+      if (!fragment) {
+        llvm::consumeError(fragment.takeError());
+        continue;
+      }
+      return toAttr(context, tileFragment(*fragment, rows, cols, intrinsic->m,
+                                          intrinsic->n, chooseDotTiling(dot)));
+    }
+    return blocked(c.getShape(), 1);
+  }
+
+private:
+  /// Elements a thread holds in a row: the target's vector bytes, at most
+  /// what `facts` prove contiguous and aligned.
+  int64_t vectorOf(Type type, std::optional<AxisFacts> facts) const {
+    Type element = type;
+    if (auto tile = dyn_cast<RankedTensorType>(type))
+      element = tile.getElementType();
+    if (auto pointer = dyn_cast<PtrType>(element)) {
+      element = pointer.getPointeeType();
+      if (auto block = dyn_cast<RankedTensorType>(element))
+        element = block.getElementType();
+    }
+    int64_t bytes =
+        element.isIntOrFloat()
+            ? std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1)
+            : 8;
+    int64_t vector = std::max<int64_t>(target.maxVectorLoadBytes / bytes, 1);
+    if (facts) {
+      int64_t aligned = std::max<int64_t>(facts->divisibility / bytes, 1);
+      vector = std::min({vector, facts->contiguity, aligned});
+    }
+    return static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(vector)));
+  }
+
+  /// `fragment` (m x n) spread over a grid of warps, each warp's block at
+  /// least one fragment, then repeated over registers to cover rows x cols.
+  /// Square tiling halves the larger block first (rows on a tie), so that a
+  /// warp reuses its operands most; horizontal splits rows first, vertical
+  /// columns first. Warps the tile cannot use hold copies.
+  llvm::Expected<LinearLayout> tileFragment(const LinearLayout &fragment,
+                                            int64_t rows, int64_t cols,
+                                            int64_t m, int64_t n,
+                                            DotTiling tiling) const {
+    int64_t block[2] = {rows, cols}, minBlock[2] = {m, n};
+    int64_t warps[2] = {1, 1};
+    int64_t remaining = numWarps / fragment.getInDimSize(kWarpDim);
+    while (remaining > 1) {
+      auto canHalve = [&](int d) { return block[d] / 2 >= minBlock[d]; };
+      int chosen = -1;
+      if (tiling == DotTiling::Square)
+        chosen = canHalve(0) && (!canHalve(1) || block[0] >= block[1]) ? 0
+                 : canHalve(1)                                         ? 1
+                                                                       : -1;
+      else {
+        int first = tiling == DotTiling::Vertical ? 1 : 0;
+        chosen = canHalve(first) ? first : canHalve(1 - first) ? 1 - first : -1;
+      }
+      if (chosen < 0)
+        break;
+      block[chosen] /= 2;
+      warps[chosen] *= 2;
+      remaining /= 2;
+    }
+    // Warps along columns vary fastest, as the lanes of the fragments do.
+    LinearLayout layout =
+        fragment *
+        LinearLayout::identity1D(static_cast<int32_t>(warps[1]), kWarpDim,
+                                 "dim1") *
+        LinearLayout::identity1D(static_cast<int32_t>(warps[0]), kWarpDim,
+                                 "dim0") *
+        LinearLayout::zeros1D(static_cast<int32_t>(remaining), kWarpDim,
+                              "dim0") *
+        LinearLayout::identity1D(static_cast<int32_t>(block[1] / n),
+                                 kRegisterDim, "dim1") *
+        LinearLayout::identity1D(static_cast<int32_t>(block[0] / m),
+                                 kRegisterDim, "dim0");
+    return layout
+        .transposeIns({kRegisterDim.str(), kLaneDim.str(), kWarpDim.str()})
+        .transposeOuts({"dim0", "dim1"});
+  }
+
+  MLIRContext *context;
+  int64_t numWarps;
+  const TargetInfo &target;
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct AssignLinearLayoutsPass
+    : public tk::impl::TkAssignLinearLayoutsBase<AssignLinearLayoutsPass> {
+  using TkAssignLinearLayoutsBase::TkAssignLinearLayoutsBase;
+
+  void runOnOperation() override {
+    FuncOp func = getOperation();
+    std::string error;
+    std::optional<TargetInfo> info = TargetInfo::parse(target, error);
+    if (!info) {
+      func.emitError() << kPassName << ": " << error;
+      return signalPassFailure();
+    }
+    if (std::optional<std::string> problem = info->workgroupProblem(numWarps)) {
+      func.emitError() << kPassName << ": " << *problem;
+      return signalPassFailure();
+    }
+    LinearLayoutChooser chooser(&getContext(), numWarps, *info);
+    LinearRules rules(&getContext());
+    LayoutPropagation propagation(rules);
+
+    // Layouts already in the IR are kept if they are linear; another
+    // layout system's would be mixed with this one's.
+    bool foreign = false;
+    auto keep = [&](Value value) {
+      Attribute layout = getLayout(value.getType());
+      if (!layout)
+        return;
+      if (isa<LinearLayoutAttr>(layout))
+        return propagation.setLayout(value, layout);
+      if (!foreign)
+        func.emitError() << kPassName << ": a tile already has the layout "
+                         << layout << ", which is not #tkw.linear";
+      foreign = true;
+    };
+    func.walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            keep(arg);
+      for (Value result : op->getResults())
+        keep(result);
+    });
+    if (foreign)
+      return signalPassFailure();
+    propagation.run();
+
+    // Stores and atomics first: they want their coalesced layout of the
+    // values they write, so a dot's result converts before its store
+    // rather than the store following the matrix unit's fragment.
+    func.walk([&](Operation *op) {
+      Value ptr;
+      if (auto store = dyn_cast<StoreOp>(op))
+        ptr = store.getPtr();
+      else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+        ptr = rmw.getPtr();
+      else if (auto cas = dyn_cast<AtomicCASOp>(op))
+        ptr = cas.getPtr();
+      if (!ptr || !isTileLike(ptr.getType()))
+        return;
+      LinearLayoutAttr layout = chooser.forMemory(ptr);
+      for (OpOperand &operand : op->getOpOperands())
+        propagation.want(operand, layout);
+      for (Value result : op->getResults())
+        propagation.setLayout(result, layout);
+    });
+
+    // The dots and the loads, all before any propagates, so that each keeps
+    // its own choice. Dots propagate first: a value computed from a dot's
+    // result and a loaded tile (a bias) stays in the matrix unit's layout,
+    // and the loaded tile converts.
+    func.walk([&](DotOp dot) {
+      propagation.setLayout(dot.getResult(), chooser.forDot(dot));
+    });
+    func.walk([&](LoadOp load) {
+      propagation.setLayout(load.getResult(), chooser.forMemory(load.getPtr()));
+    });
+    propagation.run();
+
+    // Whatever is left: a broadcast spreads its source's copies, anything
+    // else gets a blocked layout.
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (isTileLike(arg.getType()) && !propagation.lookup(arg)) {
+              propagation.setLayout(arg, chooser.forTile(arg.getType()));
+              propagation.run();
+            }
+      for (Value result : op->getResults()) {
+        if (!isTileLike(result.getType()) || propagation.lookup(result))
+          continue;
+        Attribute layout;
+        if (auto broadcast = dyn_cast<BroadcastOp>(op))
+          layout =
+              rules.broadcastFromSource(propagation.lookup(broadcast.getSrc()),
+                                        broadcast.getType().getShape());
+        if (!layout)
+          layout = chooser.forTile(result.getType());
+        propagation.setLayout(result, layout);
+        propagation.run();
+      }
+    });
+
+    if (failed(propagation.apply(func, kPassName)))
+      return signalPassFailure();
+
+    Builder builder(&getContext());
+    func->setAttr(TkwDialect::kNumWarpsAttrName,
+                  builder.getI32IntegerAttr(numWarps));
+    func->setAttr(TkwDialect::kThreadsPerWarpAttrName,
+                  builder.getI32IntegerAttr(info->warpSize));
+    func->setAttr(TkwDialect::kTargetAttrName,
+                  builder.getStringAttr(info->name));
+  }
+};
+
+} // namespace
