@@ -521,6 +521,21 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a #tkw.held layout";
     return success();
   }
+  if (name == kSharedMemoryAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must be a non-negative integer";
+    return success();
+  }
+  if (name == kScratchAttrName) {
+    auto value = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!value || value.size() != 2 || value[0] < 0 || value[1] <= 0)
+      return op->emitError() << "'" << name
+                             << "' must be array<i64: offset, bytes> with a "
+                                "non-negative offset and a positive size";
+    return success();
+  }
   if (name == kProductAttrName || name == kThreadsAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() < 0)

@@ -113,6 +113,34 @@ def TkAssignLinearLayouts
   ];
 }
 
+def TkAllocateSharedMemory
+    : Pass<"tk-allocate-shared-memory", "::tk::FuncOp"> {
+  let summary = "give every buffer of workgroup memory its offset, packed by "
+                "liveness, and state the kernel's bytes";
+  let description = [{
+    Pass 6 of the register pipeline (DESIGN.md §3), on tiles in #tkw.linear
+    layouts. The buffers are the scratch of the ops that move data between
+    warps (`SharedMemoryAllocation.h`): a `tkw.convert_layout` whose layouts
+    differ across warps holds the whole tile; a `tk.reduce` or `tk.scan`
+    whose axis spans warps holds one partial value per warp along it and
+    line. Conversions within a warp (registers, shuffles) need none. Each
+    buffer lives while its op runs; buffers whose lives overlap get
+    disjoint, 16-byte-aligned offsets, the largest placed first.
+
+    Each op with a buffer records `tkw.scratch = array<i64: offset,
+    bytes>`, the function `tkw.shared_memory` (the bytes of all of them).
+    A kernel that needs more than the target's workgroup memory is refused
+    here, before code generation, with the bytes it needs, the bytes there
+    are and its largest buffer.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "TargetInfo spec whose workgroup memory bounds the kernel; empty: "
+           "the `tkw.target` of the function">
+  ];
+}
+
 def TkDistributeToWarps : Pass<"tk-distribute-to-warps", "::tk::FuncOp"> {
   let summary = "rewrite every op to the share of one warp";
   let description = [{

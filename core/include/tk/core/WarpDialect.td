@@ -86,6 +86,13 @@ def Tkw_Dialect : Dialect {
     /// (tkw.convert_layout) tk-assign-thread-layouts placed in it.
     static constexpr llvm::StringLiteral kConversionsAttrName =
         "tkw.conversions";
+    /// Function attribute: the bytes of workgroup memory the kernel's
+    /// buffers need together (tk-allocate-shared-memory).
+    static constexpr llvm::StringLiteral kSharedMemoryAttrName =
+        "tkw.shared_memory";
+    /// Op attribute: the op's scratch buffer in workgroup memory, as
+    /// `array<i64: offset, bytes>` (tk-allocate-shared-memory).
+    static constexpr llvm::StringLiteral kScratchAttrName = "tkw.scratch";
     /// Function attribute: the threads of a program the thread layouts
     /// were assigned for (0: the CPU form, one thread).
     static constexpr llvm::StringLiteral kThreadsAttrName = "tkw.threads";

@@ -1,0 +1,53 @@
+//===- SharedMemoryAllocation.h - shared memory of a kernel -----*- C++ -*-===//
+//
+// Which ops of a kernel in #tkw.linear layouts need workgroup (shared)
+// memory, how much, and where each buffer goes when the buffers are packed
+// by liveness (DESIGN.md §3, pass 6): a kernel's shared bytes are known
+// before code generation, so one that does not fit is refused with the
+// number.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_ANALYSIS_SHAREDMEMORYALLOCATION_H
+#define TK_CORE_ANALYSIS_SHAREDMEMORYALLOCATION_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace tk {
+
+/// A buffer of shared memory: live from program point `start` to `end`
+/// (inclusive, in the order of a pre-order walk), `bytes` long.
+struct SharedBuffer {
+  mlir::Operation *owner = nullptr;
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t bytes = 0;
+  /// Assigned by packSharedBuffers.
+  int64_t offset = 0;
+};
+
+/// Gives every buffer an offset, a multiple of `alignment` (a power of
+/// two), such that two buffers live at one point never overlap; returns the
+/// bytes all of them need together. Buffers are placed largest first, each
+/// at the lowest offset free over its whole life (first fit): the total is
+/// the largest buffer when no two lives overlap; otherwise first fit may
+/// leave gaps above the peak of live bytes.
+int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
+                          int64_t alignment);
+
+/// The scratch memory `op` needs while it runs, in bytes, from the
+/// #tkw.linear layouts of its tiles: a tkw.convert_layout whose two layouts
+/// differ across warps (classifyConversion says SharedMemory) moves the
+/// whole tile through shared memory; a tk.reduce or tk.scan whose axis is
+/// spread over warps keeps one partial value per warp along the axis for
+/// every line. 0 for everything else. An error for a tile without a
+/// #tkw.linear layout where the answer depends on it.
+llvm::Expected<int64_t> getScratchBytes(mlir::Operation *op);
+
+} // namespace tk
+
+#endif // TK_CORE_ANALYSIS_SHAREDMEMORYALLOCATION_H

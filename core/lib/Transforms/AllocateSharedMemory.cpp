@@ -1,0 +1,101 @@
+//===- AllocateSharedMemory.cpp - workgroup memory packed by liveness -----===//
+//
+// Pass 6 of the register pipeline (DESIGN.md §3): every buffer of
+// workgroup memory gets its offset before code generation, and a kernel
+// that needs more than the target has is refused here, with the number.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/core/Analysis/SharedMemoryAllocation.h"
+#include "tk/core/Passes.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/core/WarpDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace tk {
+#define GEN_PASS_DEF_TKALLOCATESHAREDMEMORY
+#include "tk/core/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+using namespace tk;
+using namespace tk::warp;
+
+namespace {
+
+constexpr llvm::StringLiteral kPassName = "tk-allocate-shared-memory";
+
+/// Offsets are multiples of 16 bytes: the widest vector a lane moves.
+constexpr int64_t kBufferAlignment = 16;
+
+struct AllocateSharedMemoryPass
+    : public tk::impl::TkAllocateSharedMemoryBase<AllocateSharedMemoryPass> {
+  using TkAllocateSharedMemoryBase::TkAllocateSharedMemoryBase;
+
+  void runOnOperation() override {
+    FuncOp func = getOperation();
+    std::string spec = target;
+    if (spec.empty())
+      if (auto recorded =
+              func->getAttrOfType<StringAttr>(TkwDialect::kTargetAttrName))
+        spec = recorded.getValue().str();
+    if (spec.empty()) {
+      func.emitError() << kPassName
+                       << ": no target: pass `target=` or run "
+                          "tk-assign-linear-layouts first (it records "
+                          "tkw.target)";
+      return signalPassFailure();
+    }
+    std::string error;
+    std::optional<TargetInfo> info = TargetInfo::parse(spec, error);
+    if (!info) {
+      func.emitError() << kPassName << ": " << error;
+      return signalPassFailure();
+    }
+
+    // The buffers, each live at its op's point of a pre-order walk.
+    SmallVector<SharedBuffer> buffers;
+    int64_t point = 0;
+    WalkResult walked = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      ++point;
+      llvm::Expected<int64_t> bytes = getScratchBytes(op);
+      if (!bytes) {
+        op->emitError() << kPassName << ": "
+                        << llvm::toString(bytes.takeError());
+        return WalkResult::interrupt();
+      }
+      if (*bytes > 0)
+        buffers.push_back(SharedBuffer{op, point, point, *bytes, 0});
+      return WalkResult::advance();
+    });
+    if (walked.wasInterrupted())
+      return signalPassFailure();
+
+    int64_t total = packSharedBuffers(buffers, kBufferAlignment);
+    if (total > info->sharedMemoryPerBlock) {
+      const SharedBuffer &largest = *llvm::max_element(
+          buffers, [](const SharedBuffer &a, const SharedBuffer &b) {
+            return a.bytes < b.bytes;
+          });
+      InFlightDiagnostic diagnostic =
+          func.emitError() << kPassName << ": the kernel needs " << total
+                           << " bytes of workgroup memory, and " << info->name
+                           << " has " << info->sharedMemoryPerBlock;
+      diagnostic.attachNote(largest.owner->getLoc())
+          << "the largest buffer: " << largest.bytes << " bytes, for this "
+          << largest.owner->getName();
+      return signalPassFailure();
+    }
+
+    Builder builder(&getContext());
+    for (const SharedBuffer &buffer : buffers)
+      buffer.owner->setAttr(
+          TkwDialect::kScratchAttrName,
+          builder.getDenseI64ArrayAttr({buffer.offset, buffer.bytes}));
+    func->setAttr(TkwDialect::kSharedMemoryAttrName,
+                  builder.getI64IntegerAttr(total));
+  }
+};
+
+} // namespace

@@ -1,0 +1,85 @@
+// RUN: tk-opt %s --split-input-file --tk-allocate-shared-memory="target=cuda-sm80" | FileCheck %s
+//
+// tk-allocate-shared-memory on tiles in #tkw.linear layouts (2 warps of 4
+// lanes, 8 f32): what moves between warps gets a buffer, what stays in a
+// warp does not, and buffers alive at different points share offset 0.
+
+#lanes = #tkw.linear<shape = [8], register = [], lane = [[1], [2]], warp = [[4]]>
+#lanes_swapped = #tkw.linear<shape = [8], register = [], lane = [[2], [1]], warp = [[4]]>
+#warps_swapped = #tkw.linear<shape = [8], register = [], lane = [[2], [4]], warp = [[1]]>
+
+// A permutation of the lanes of each warp moves by shuffles: no buffer.
+// CHECK-LABEL: tk.func @within_a_warp
+// CHECK-SAME: tkw.shared_memory = 0 : i64
+// CHECK-NOT: tkw.scratch
+tk.func @within_a_warp() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4 : i32} {
+  %r = tk.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #lanes>
+  %s = tkw.convert_layout %r : tensor<8xi32, #lanes> -> tensor<8xi32, #lanes_swapped>
+  tk.return
+}
+
+// -----
+
+#lanes = #tkw.linear<shape = [8], register = [], lane = [[1], [2]], warp = [[4]]>
+#warps_swapped = #tkw.linear<shape = [8], register = [], lane = [[2], [4]], warp = [[1]]>
+
+// Element 1 moves from warp 0 to warp 1: the tile goes through shared
+// memory, 8 x 4 bytes; the way back is another buffer at another point,
+// so both start at 0 and the kernel needs 32 bytes, not 64.
+// CHECK-LABEL: tk.func @across_warps
+// CHECK-SAME: tkw.shared_memory = 32 : i64
+// CHECK: tkw.convert_layout {{.*}} {tkw.scratch = array<i64: 0, 32>}
+// CHECK: tkw.convert_layout {{.*}} {tkw.scratch = array<i64: 0, 32>}
+tk.func @across_warps() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4 : i32} {
+  %r = tk.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #lanes>
+  %s = tkw.convert_layout %r : tensor<8xi32, #lanes> -> tensor<8xi32, #warps_swapped>
+  %t = tkw.convert_layout %s : tensor<8xi32, #warps_swapped> -> tensor<8xi32, #lanes>
+  tk.return
+}
+
+// -----
+
+#rows = #tkw.linear<shape = [2, 8], register = [[1, 0]], lane = [[0, 1], [0, 2]], warp = [[0, 4]]>
+#row = #tkw.linear<shape = [2], register = [[1]], lane = [[0], [0]], warp = [[0]]>
+#columns = #tkw.linear<shape = [8, 2], register = [[0, 1]], lane = [[1, 0], [2, 0]], warp = [[4, 0]]>
+#column_sums = #tkw.linear<shape = [8], register = [], lane = [[1], [2]], warp = [[4]]>
+
+// An argmax along rows that span both warps keeps, per row, one partial
+// value and index per warp: 2 warps x 2 rows x (4 + 4) bytes. A sum along
+// rows a thread holds whole (in its registers) needs none.
+// CHECK-LABEL: tk.func @reductions
+// CHECK-SAME: tkw.shared_memory = 32 : i64
+// CHECK: tk.reduce({{.*}}) {axis = 1 : i32, tkw.scratch = array<i64: 0, 32>}
+// CHECK: tk.reduce({{.*}}) {axis = 1 : i32} -> tensor<8xf32
+tk.func @reductions() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4 : i32} {
+  %v = arith.constant dense<0.0> : tensor<2x8xf32, #rows>
+  %i = arith.constant dense<0> : tensor<2x8xi32, #rows>
+  %m, %mi = tk.reduce(%v, %i : tensor<2x8xf32, #rows>, tensor<2x8xi32, #rows>) {axis = 1 : i32} -> tensor<2xf32, #row>, tensor<2xi32, #row> {
+  ^bb0(%av: f32, %ai: i32, %bv: f32, %bi: i32):
+    %gt = arith.cmpf ogt, %bv, %av : f32
+    %mv = arith.select %gt, %bv, %av : f32
+    %mx = arith.select %gt, %bi, %ai : i32
+    tk.reduce.return %mv, %mx : f32, i32
+  }
+  %c = arith.constant dense<0.0> : tensor<8x2xf32, #columns>
+  %s = tk.reduce(%c : tensor<8x2xf32, #columns>) {axis = 1 : i32} -> tensor<8xf32, #column_sums> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tk.reduce.return %t : f32
+  }
+  tk.return
+}
+
+// -----
+
+#lanes = #tkw.linear<shape = [8], register = [], lane = [[1], [2]], warp = [[4]]>
+#warps_swapped = #tkw.linear<shape = [8], register = [], lane = [[2], [4]], warp = [[1]]>
+
+// RUN: not tk-opt %s --split-input-file --tk-allocate-shared-memory="target=cuda-sm80:shared-memory=16" 2>&1 | FileCheck %s --check-prefix=TOO-BIG
+// TOO-BIG: error: tk-allocate-shared-memory: the kernel needs 32 bytes of workgroup memory, and cuda-sm80:shared-memory=16 has 16
+// TOO-BIG: note: the largest buffer: 32 bytes, for this tkw.convert_layout
+tk.func @too_big() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4 : i32} {
+  %r = tk.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #lanes>
+  %s = tkw.convert_layout %r : tensor<8xi32, #lanes> -> tensor<8xi32, #warps_swapped>
+  tk.return
+}
