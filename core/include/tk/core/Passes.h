@@ -11,6 +11,7 @@
 
 #include "tk/core/WarpDialect.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace tk {

@@ -141,6 +141,24 @@ def TkAllocateSharedMemory
   ];
 }
 
+def TkInsertBarriers : Pass<"tk-insert-barriers", "::tk::FuncOp"> {
+  let summary = "place workgroup barriers where one op's shared memory meets "
+                "another's, by analysis";
+  let description = [{
+    Pass 7 of the register pipeline (DESIGN.md §3), after
+    `tk-allocate-shared-memory`. An op with `tkw.scratch` writes and reads
+    its bytes of workgroup memory while it runs (its own write-then-read
+    barrier is its lowering's). Two such ops whose bytes overlap need a
+    `gpu.barrier` between them, or a fast warp would overwrite what a slow
+    one still reads: this pass places one before the second, and only
+    there. It follows control flow: what an `scf.if` branch touched is
+    pending after it, and a loop's body meets its own previous trip (a
+    conversion alone in a loop gets a barrier before it), iterated to a
+    fixed point. An existing `gpu.barrier` clears what is pending.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def TkDistributeToWarps : Pass<"tk-distribute-to-warps", "::tk::FuncOp"> {
   let summary = "rewrite every op to the share of one warp";
   let description = [{
