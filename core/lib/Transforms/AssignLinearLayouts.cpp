@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LayoutPropagation.h"
+#include "LinearLayoutRules.h"
 
 #include "tk/core/Analysis/AxisFacts.h"
 #include "tk/core/Layout.h"
@@ -32,143 +33,6 @@ using namespace tk::warp;
 namespace {
 
 constexpr llvm::StringLiteral kPassName = "tk-assign-linear-layouts";
-
-LinearLayoutAttr toAttr(MLIRContext *context,
-                        llvm::Expected<LinearLayout> layout) {
-  if (!layout) {
-    // The rules only build layouts of the tiles they are given, whose sizes
-    // are powers of two. Where one still fails, the value gets a layout of
-    // its own later (a blocked one) and the failure shows in the debug log.
-    llvm::Error error = layout.takeError();
-    LLVM_DEBUG(llvm::dbgs() << kPassName << ": " << error << "\n");
-    llvm::consumeError(std::move(error));
-    return {};
-  }
-  return LinearLayoutAttr::get(context, std::move(*layout));
-}
-
-/// The layout of a #tkw.linear attribute, or nothing.
-const LinearLayout *linearOf(Attribute attr) {
-  auto linear = dyn_cast_or_null<LinearLayoutAttr>(attr);
-  return linear ? &linear.getLinearLayout() : nullptr;
-}
-
-//===----------------------------------------------------------------------===//
-// What a linear layout becomes across ops
-//===----------------------------------------------------------------------===//
-
-class LinearRules : public LayoutRules {
-public:
-  explicit LinearRules(MLIRContext *context) : context(context) {}
-
-  bool fits(Attribute layout, ArrayRef<int64_t> shape) const override {
-    auto linear = dyn_cast<LinearLayoutAttr>(layout);
-    return linear && llvm::equal(linear.getShape(), shape);
-  }
-
-  // The operands' layouts are the dot-operands pass's choice (the matrix
-  // unit's, through shared memory or registers); here they keep what their
-  // producers give them.
-  Attribute dotOperand(Attribute, unsigned) const override { return {}; }
-
-  Attribute reduceResult(Attribute source, int64_t axis) const override {
-    const LinearLayout *layout = linearOf(source);
-    if (!layout || layout->getNumOutDims() < 2)
-      return {};
-    return toAttr(context, sliceLayout(*layout, axis));
-  }
-
-  // A reduction's result says nothing of how its source's reduced
-  // dimension is spread; the source's layout comes from its own producers.
-  Attribute reduceSource(Attribute, int64_t, int64_t) const override {
-    return {};
-  }
-
-  Attribute expandDimsResult(Attribute source, int64_t axis) const override {
-    const LinearLayout *layout = linearOf(source);
-    if (!layout)
-      return {};
-    return toAttr(context, expandDimsLayout(*layout, axis));
-  }
-
-  Attribute expandDimsSource(Attribute result, int64_t axis) const override {
-    const LinearLayout *layout = linearOf(result);
-    if (!layout || layout->getNumOutDims() < 2)
-      return {};
-    return toAttr(context, sliceLayout(*layout, axis));
-  }
-
-  // A broadcast takes the layout its users want (see broadcastSource), so
-  // that x - broadcast(max(x)) needs no conversion; forward, it has no rule.
-  // Broadcasts no user gives a layout get broadcastFromSource.
-  Attribute broadcastResult(Attribute, ArrayRef<int64_t>) const override {
-    return {};
-  }
-
-  /// The result's layout with every broadcast dimension reduced to size 1:
-  /// each thread then already holds, for every element of the result, the
-  /// source element it repeats.
-  Attribute broadcastSource(Attribute result,
-                            ArrayRef<int64_t> sourceShape) const override {
-    const LinearLayout *layout = linearOf(result);
-    if (!layout)
-      return {};
-    LinearLayout source = *layout;
-    for (auto [dim, size] : llvm::enumerate(sourceShape)) {
-      if (size != 1 || source.getOutDimSize(standardOutDimName(dim)) == 1)
-        continue;
-      llvm::Expected<LinearLayout> sliced = sliceLayout(source, dim);
-      if (!sliced)
-        return toAttr(context, sliced.takeError());
-      llvm::Expected<LinearLayout> expanded = expandDimsLayout(*sliced, dim);
-      if (!expanded)
-        return toAttr(context, expanded.takeError());
-      source = std::move(*expanded);
-    }
-    return LinearLayoutAttr::get(context, source);
-  }
-
-  /// The layout of a broadcast to `shape` that no user gave one: the
-  /// source's layout, whose indices that hold copies (zero lane and warp
-  /// bases) now spread the broadcast dimensions, and further registers
-  /// where they do not suffice. The broadcast moves nothing.
-  Attribute broadcastFromSource(Attribute source,
-                                ArrayRef<int64_t> shape) const {
-    const LinearLayout *layout = linearOf(source);
-    if (!layout)
-      return {};
-    LinearLayout::BasesT bases = layout->getBases();
-    LinearLayout::DimSizes outDims = layout->getOutDims();
-    auto basesOf = [&](StringRef inDim) -> std::vector<std::vector<int32_t>> & {
-      return llvm::find_if(
-                 bases, [&](const auto &entry) { return entry.first == inDim; })
-          ->second;
-    };
-    for (auto [dim, size] : llvm::enumerate(shape)) {
-      if (outDims[dim].second == size)
-        continue;
-      int32_t next = 1;
-      for (StringRef inDim : {kLaneDim, kWarpDim})
-        for (std::vector<int32_t> &basis : basesOf(inDim))
-          if (next < size &&
-              llvm::all_of(basis, [](int32_t v) { return v == 0; })) {
-            basis[dim] = next;
-            next *= 2;
-          }
-      for (; next < size; next *= 2) {
-        std::vector<int32_t> basis(shape.size(), 0);
-        basis[dim] = next;
-        basesOf(kRegisterDim).push_back(std::move(basis));
-      }
-      outDims[dim].second = static_cast<int32_t>(size);
-    }
-    return toAttr(context,
-                  LinearLayout::create(std::move(bases), std::move(outDims)));
-  }
-
-private:
-  MLIRContext *context;
-};
 
 //===----------------------------------------------------------------------===//
 // The anchors' layouts
@@ -213,8 +77,9 @@ public:
     }
     threadsPerWarp.front() *= static_cast<int32_t>(lanes);
     warpsPerCTA.front() *= static_cast<int32_t>(warps);
-    return toAttr(context, blockedLayout(shape32, sizePerThread, threadsPerWarp,
-                                         warpsPerCTA, order));
+    return toLinearLayoutAttr(context, blockedLayout(shape32, sizePerThread,
+                                                     threadsPerWarp,
+                                                     warpsPerCTA, order));
   }
 
   /// The blocked layout of a tile of `type` computed, not loaded: a
@@ -250,8 +115,9 @@ public:
         llvm::consumeError(fragment.takeError());
         continue;
       }
-      return toAttr(context, tileFragment(*fragment, rows, cols, intrinsic->m,
-                                          intrinsic->n, chooseDotTiling(dot)));
+      return toLinearLayoutAttr(
+          context, tileFragment(*fragment, rows, cols, intrinsic->m,
+                                intrinsic->n, chooseDotTiling(dot)));
     }
     return blocked(c.getShape(), 1);
   }
@@ -353,7 +219,7 @@ struct AssignLinearLayoutsPass
       return signalPassFailure();
     }
     LinearLayoutChooser chooser(&getContext(), numWarps, *info);
-    LinearRules rules(&getContext());
+    LinearLayoutRules rules(&getContext());
     LayoutPropagation propagation(rules);
 
     // Layouts already in the IR are kept if they are linear; another

@@ -113,6 +113,29 @@ def TkAssignLinearLayouts
   ];
 }
 
+def TkRemoveLayoutConversions
+    : Pass<"tk-remove-layout-conversions", "::tk::FuncOp"> {
+  let summary = "compute values in the layout their users want instead of "
+                "converting them, where that is cheaper";
+  let description = [{
+    Pass 3 of the register pipeline (DESIGN.md §3), on #tkw.linear layouts.
+    A `tkw.convert_layout` to layout B goes away when what it converts can
+    be computed in B from what is already there: ranges, splats, constants,
+    element-wise and pointer arithmetic, expand_dims and broadcast (with
+    the layout rules of tk-assign-linear-layouts), and loads that are cheap
+    to issue in B. As Triton judges, a load is cheap to move when it has
+    no more elements than the workgroup has threads (a bias row: copies of
+    one element hit the cache), or when B coalesces it no worse than its
+    layout does: each warp instruction covers at least as many consecutive
+    elements, at the vector width AxisFacts proves. A value that feeds
+    another user and is not cheap (a loaded tile, arithmetic on one) is not
+    computed twice: the conversion stays. Conversions between equal layouts
+    and chains of conversions fold. What the conversions left unused is
+    erased.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
 def TkAllocateSharedMemory
     : Pass<"tk-allocate-shared-memory", "::tk::FuncOp"> {
   let summary = "give every buffer of workgroup memory its offset, packed by "

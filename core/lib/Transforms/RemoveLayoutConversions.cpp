@@ -1,0 +1,285 @@
+//===- RemoveLayoutConversions.cpp - compute values where they are needed -===//
+//
+// Pass 3 of the register pipeline (DESIGN.md §3): a tkw.convert_layout
+// goes away when what it converts can be computed again, cheaply, in the
+// layout its users want (Triton's backward rematerialisation).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinearLayoutRules.h"
+
+#include "tk/core/Analysis/AxisFacts.h"
+#include "tk/core/Layout.h"
+#include "tk/core/Layout/LayoutPresets.h"
+#include "tk/core/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tk-remove-layout-conversions"
+
+namespace tk {
+#define GEN_PASS_DEF_TKREMOVELAYOUTCONVERSIONS
+#include "tk/core/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+using namespace tk;
+using namespace tk::warp;
+
+namespace {
+
+/// Past this many ops a conversion is cheaper than computing again.
+constexpr size_t kMaxRematerializedOps = 32;
+
+/// The flat offset of a tile coordinate in row-major memory order (the last
+/// dimension fastest), from a basis of `layout`.
+int64_t rowMajorOffset(const LinearLayout &layout,
+                       const std::vector<int32_t> &basis) {
+  int64_t offset = 0, stride = 1;
+  std::vector<std::pair<std::string, int32_t>> dims = layout.getOutDims();
+  for (int64_t d = dims.size() - 1; d >= 0; --d) {
+    offset += basis[d] * stride;
+    stride *= dims[d].second;
+  }
+  return offset;
+}
+
+/// How many consecutive elements of row-major memory one warp instruction
+/// of a load in `layout` covers, each lane moving at most `vector`
+/// consecutive elements: the lane's run (its first registers, as far as
+/// they are consecutive and `vector` allows), then as many lanes as
+/// continue it.
+int64_t warpContiguity(const LinearLayout &layout, int64_t vector) {
+  int64_t covered = 1;
+  for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kRegisterDim); ++bit) {
+    if (covered >= vector ||
+        rowMajorOffset(layout, layout.getBasis(kRegisterDim, bit)) != covered)
+      break;
+    covered *= 2;
+  }
+  for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kLaneDim); ++bit) {
+    if (rowMajorOffset(layout, layout.getBasis(kLaneDim, bit)) != covered)
+      break;
+    covered *= 2;
+  }
+  return covered;
+}
+
+/// Whether `load` (in its layout) may be issued in `layout` instead. As
+/// Triton judges (isExpensiveLoadOrStore): a tile of no more elements than
+/// the workgroup has threads is cheap, its copies hit the cache; a larger
+/// one only where `layout` coalesces it no worse.
+bool mayLoadIn(LoadOp load, const LinearLayout &layout) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  auto current = dyn_cast_or_null<LinearLayoutAttr>(getLayout(type));
+  if (!type || !current || load.getIsVolatile() ||
+      !isa<RankedTensorType>(load.getPtr().getType()))
+    return false;
+  if (type.getNumElements() <= current.getNumLanes() * current.getNumWarps())
+    return true;
+  AxisFacts facts = getAxisFacts(load.getPtr(), getLoopWalkFacts);
+  int64_t bytes =
+      std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
+  int64_t vector = std::min<int64_t>(
+      facts.contiguity, std::max<int64_t>(facts.divisibility / bytes, 1));
+  return warpContiguity(layout, vector) >=
+         warpContiguity(current.getLinearLayout(), vector);
+}
+
+/// Ranges, splats, dense constants, and element-wise work on them: cheap
+/// enough to compute twice.
+bool isCheap(Operation *op, int depth = 0) {
+  if (!op || depth > 4 || op->getNumRegions() != 0)
+    return false;
+  if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op))
+    return true;
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(load.getType());
+    auto layout = dyn_cast_or_null<LinearLayoutAttr>(getLayout(type));
+    if (!layout ||
+        type.getNumElements() > layout.getNumLanes() * layout.getNumWarps())
+      return false;
+  } else if (!isMemoryEffectFree(op) ||
+             !(isSameLayoutOp(op) || isa<ExpandDimsOp, BroadcastOp>(op))) {
+    return false;
+  }
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return !isTileLike(operand.getType()) ||
+           isCheap(operand.getDefiningOp(), depth + 1);
+  });
+}
+
+/// What computing one conversion's source again in the wanted layout
+/// takes: the ops, in an order that defines before it uses, and the
+/// layout each value is wanted in.
+struct Rematerialization {
+  SmallVector<Operation *> ops;
+  DenseMap<Value, Attribute> wanted;
+};
+
+class Rematerializer {
+public:
+  explicit Rematerializer(const LinearLayoutRules &rules) : rules(rules) {}
+
+  /// Plans `value` in `layout`; false where some op on the way cannot be
+  /// computed in it.
+  bool plan(Value value, Attribute layout, Rematerialization &result) {
+    if (!isTileLike(value.getType()) || getLayout(value.getType()) == layout)
+      return true;
+    if (auto it = result.wanted.find(value); it != result.wanted.end())
+      return it->second == layout;
+    Operation *op = value.getDefiningOp();
+    if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 ||
+        result.ops.size() >= kMaxRematerializedOps)
+      return false;
+    // Through a conversion: its source is wanted in the layout directly.
+    if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+      result.wanted[value] = layout;
+      return plan(convert.getSrc(), layout, result);
+    }
+    auto linear = dyn_cast<LinearLayoutAttr>(layout);
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      if (!linear || !mayLoadIn(load, linear.getLinearLayout()))
+        return false;
+    } else if (!isMemoryEffectFree(op)) {
+      return false;
+    }
+    SmallVector<std::pair<Value, Attribute>> operands;
+    if (isSameLayoutOp(op)) {
+      for (Value operand : op->getOperands())
+        operands.push_back({operand, layout});
+    } else if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+      operands.push_back(
+          {expand.getSrc(), rules.expandDimsSource(layout, expand.getAxis())});
+    } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+      operands.push_back(
+          {broadcast.getSrc(),
+           rules.broadcastSource(layout,
+                                 getTileShape(broadcast.getSrc().getType()))});
+    } else {
+      return false;
+    }
+    result.wanted[value] = layout;
+    for (auto [operand, operandLayout] : operands)
+      if (!operandLayout || !plan(operand, operandLayout, result))
+        return false;
+    result.ops.push_back(op);
+    return true;
+  }
+
+private:
+  const LinearLayoutRules &rules;
+};
+
+struct RemoveLayoutConversionsPass
+    : public tk::impl::TkRemoveLayoutConversionsBase<
+          RemoveLayoutConversionsPass> {
+  void runOnOperation() override {
+    FuncOp func = getOperation();
+    LinearLayoutRules rules(&getContext());
+    Rematerializer rematerializer(rules);
+    SmallVector<ConvertLayoutOp> converts;
+    func.walk([&](ConvertLayoutOp convert) { converts.push_back(convert); });
+    SmallPtrSet<Operation *, 16> erased;
+    for (ConvertLayoutOp convert : converts) {
+      if (erased.contains(convert))
+        continue;
+      Value source = convert.getSrc();
+      // Between equal layouts there is nothing to move.
+      if (source.getType() == convert.getType() &&
+          !convert->hasAttr(TkwDialect::kLayoutAttrName)) {
+        convert.replaceAllUsesWith(source);
+        erased.insert(convert);
+        convert.erase();
+        continue;
+      }
+      Attribute layout = getLayout(convert.getType());
+      if (!isa_and_present<LinearLayoutAttr>(layout) ||
+          !isa_and_present<LinearLayoutAttr>(getLayout(source.getType())))
+        continue;
+      Rematerialization plan;
+      if (!rematerializer.plan(source, layout, plan) ||
+          !computesNothingTwice(plan, convert)) {
+        LLVM_DEBUG(llvm::dbgs() << "kept " << convert << "\n");
+        continue;
+      }
+      // The conversions planned through, taken before anything is erased.
+      SmallVector<Operation *> inner;
+      for (auto &[value, wanted] : plan.wanted)
+        if (auto through = value.getDefiningOp<ConvertLayoutOp>())
+          inner.push_back(through);
+      Value remade = apply(plan, source);
+      convert.replaceAllUsesWith(remade);
+      erased.insert(convert);
+      convert.erase();
+      // The originals and the conversions planned through that nothing
+      // uses any more; erasing one may free another, so until none is.
+      SmallVector<Operation *> candidates(plan.ops);
+      candidates.append(inner.begin(), inner.end());
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (Operation *op : candidates)
+          if (!erased.contains(op) && op->use_empty()) {
+            erased.insert(op);
+            op->erase();
+            changed = true;
+          }
+      }
+    }
+  }
+
+  /// True unless an op of `plan` that is not cheap also feeds something
+  /// outside the plan (it would then run in both layouts).
+  static bool computesNothingTwice(const Rematerialization &plan,
+                                   ConvertLayoutOp convert) {
+    SmallPtrSet<Operation *, 16> inPlan(plan.ops.begin(), plan.ops.end());
+    for (Operation *op : plan.ops) {
+      if (isCheap(op))
+        continue;
+      for (Operation *user : op->getUsers())
+        if (user != convert.getOperation() && !inPlan.contains(user))
+          return false;
+    }
+    return true;
+  }
+
+  /// Computes `plan`'s ops again in their wanted layouts, each right after
+  /// its original; returns `source` so computed.
+  static Value apply(const Rematerialization &plan, Value source) {
+    IRMapping mapping;
+    auto lookup = [&](Value value) {
+      // A conversion planned through stands for its source.
+      while (!mapping.contains(value))
+        if (auto convert = value.getDefiningOp<ConvertLayoutOp>();
+            convert && plan.wanted.count(value))
+          value = convert.getSrc();
+        else
+          break;
+      return mapping.lookupOrDefault(value);
+    };
+    for (Operation *op : plan.ops) {
+      OpBuilder builder(op->getContext());
+      builder.setInsertionPointAfter(op);
+      IRMapping operands;
+      for (Value operand : op->getOperands())
+        operands.map(operand, lookup(operand));
+      Operation *clone = builder.clone(*op, operands);
+      Value result = clone->getResult(0);
+      result.setType(
+          withLayout(result.getType(), plan.wanted.lookup(op->getResult(0))));
+      if (auto constant = dyn_cast<arith::ConstantOp>(clone))
+        constant.setValueAttr(
+            cast<DenseElementsAttr>(constant.getValue())
+                .reshape(cast<ShapedType>(constant.getType())));
+      mapping.map(op->getResult(0), result);
+    }
+    return lookup(source);
+  }
+};
+
+} // namespace

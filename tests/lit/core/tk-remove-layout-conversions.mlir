@@ -1,0 +1,103 @@
+// RUN: tk-opt %s --split-input-file --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-remove-layout-conversions | FileCheck %s
+//
+// tk-remove-layout-conversions after tk-assign-linear-layouts on 4 warps of
+// 32 lanes: what can be computed cheaply in the wanted layout is, and the
+// conversion goes; what cannot, or would be computed twice, keeps it.
+
+// The bias row, 64 elements for 128 threads, is loaded directly in the
+// accumulator's layout less its rows: its conversion goes, and so does
+// the blocked load it replaces. The accumulator still converts to the
+// store's coalesced layout: a dot's result cannot be computed again.
+// CHECK-DAG: #[[BIAS:linear[0-9]*]] = #tkw.linear<shape = [1, 64], register = {{\[\[}}0, 1], [0, 16], [0, 32]], lane = {{\[\[}}0, 2], [0, 4], [0, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 8], [0, 0]]>
+// CHECK-LABEL: tk.func @dot_bias
+// CHECK: tk.dot
+// CHECK-NOT: tkw.convert_layout
+// CHECK: %[[ROW:.+]] = tk.load {{.*}} : tensor<1x64x!tk.ptr<f32>, #[[BIAS]]>
+// CHECK-NEXT: tk.broadcast %[[ROW]] : tensor<1x64xf32, #[[BIAS]]>
+// CHECK: tkw.convert_layout
+// CHECK-NOT: tkw.convert_layout
+// CHECK: tk.return
+tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
+  %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %rows = tk.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %kcols = tk.expand_dims %r32 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %krows = tk.expand_dims %r32 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %c64k = arith.constant dense<64> : tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %c32 : tensor<64x1xi32>
+  %arb = tk.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %acb = tk.broadcast %kcols : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arb, %acb : tensor<64x32xi32>
+  %pa0 = tk.splat %a : !tk.ptr<f16> -> tensor<64x32x!tk.ptr<f16>>
+  %pa = tk.addptr %pa0, %aoff : tensor<64x32x!tk.ptr<f16>>, tensor<64x32xi32>
+  %av = tk.load %pa : tensor<64x32x!tk.ptr<f16>>
+  %br = arith.muli %krows, %c64k : tensor<32x1xi32>
+  %brb = tk.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bcb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %brb, %bcb : tensor<32x64xi32>
+  %pb0 = tk.splat %b : !tk.ptr<f16> -> tensor<32x64x!tk.ptr<f16>>
+  %pb = tk.addptr %pb0, %boff : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
+  %bv = tk.load %pb : tensor<32x64x!tk.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = tk.dot %av, %bv, %zero : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  %pbias0 = tk.splat %bias : !tk.ptr<f32> -> tensor<1x64x!tk.ptr<f32>>
+  %pbias = tk.addptr %pbias0, %cols : tensor<1x64x!tk.ptr<f32>>, tensor<1x64xi32>
+  %biasv = tk.load %pbias : tensor<1x64x!tk.ptr<f32>>
+  %biasb = tk.broadcast %biasv : tensor<1x64xf32> -> tensor<64x64xf32>
+  %sum = arith.addf %acc, %biasb : tensor<64x64xf32>
+  %cr = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %crb = tk.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %pc0 = tk.splat %c : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pc = tk.addptr %pc0, %coff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  tk.store %pc, %sum : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// 1024 elements loaded one a lane: loaded four a lane from 4-byte-aligned
+// addresses, each warp instruction would cover 1 element where it covers
+// 32 now. The conversion stays.
+// CHECK-LABEL: tk.func @unaligned
+// CHECK: tkw.convert_layout
+tk.func @unaligned(%x: !tk.ptr<f32>, %y: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
+  %range = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %2 = tk.splat %x : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %3 = tk.addptr %2, %range : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %xv = tk.load %3 : tensor<1024x!tk.ptr<f32>>
+  %4 = tk.splat %y : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %5 = tk.addptr %4, %range : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %5, %xv : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// The loaded tile also feeds the store in its own layout: loading and
+// adding again for the other store would do the work twice. The
+// conversion stays.
+// CHECK-LABEL: tk.func @two_stores
+// CHECK: tk.load
+// CHECK-NEXT: %[[SUM:.+]] = arith.addf
+// CHECK-NEXT: tkw.convert_layout %[[SUM]]
+// CHECK-NOT: tk.load
+// CHECK: tk.return
+tk.func @two_stores(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %y: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %z: !tk.ptr<f32>) {
+  %range = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %2 = tk.splat %x : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %3 = tk.addptr %2, %range : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %xv = tk.load %3 : tensor<1024x!tk.ptr<f32>>
+  %d = arith.addf %xv, %xv : tensor<1024xf32>
+  %4 = tk.splat %y : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %5 = tk.addptr %4, %range : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %5, %d : tensor<1024x!tk.ptr<f32>>
+  %6 = tk.splat %z : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %7 = tk.addptr %6, %range : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  tk.store %7, %d : tensor<1024x!tk.ptr<f32>>
+  tk.return
+}
