@@ -19,8 +19,10 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -94,7 +96,50 @@ static std::optional<std::vector<char *>> readFrom(int argc, char **argv) {
   return args;
 }
 
+/// tk's own passes: layouts, the warp and intrinsic levels and the register
+/// pipeline (tk-assign-linear-layouts, ...), the conversions out of tk
+/// (tk-convert-to-loops, ...) and Triton's TTIR into tk.
+static void registerTkPasses() {
+  tk::registerTransformsPasses();
+  tk::registerConversionPasses();
+  tk::ttir::registerTkTtirPasses();
+}
+
+/// `tk-opt --help`: the usage and tk's passes, before the hundreds of
+/// options mlir-opt has (`--help-all`).
+static void printUsage() {
+  llvm::outs()
+      << "tk-opt: parse, verify, transform and print tk IR (the mlir-opt of "
+         "tk)\n\n"
+         "usage: tk-opt [--from tk|ttir] [--split-input-file] "
+         "[-verify-diagnostics]\n"
+         "              [--<pass>[=\"option=value ...\"]]... [file|-] "
+         "[-o out]\n\n"
+         "  --from ttir         the input is Triton's TTIR, converted into "
+         "tk first\n"
+         "  --pass-pipeline=... passes as a textual pipeline, e.g. "
+         "'builtin.module(tk.func(tk-assign-linear-layouts))'\n"
+         "  --help-all          every option of mlir-opt, upstream passes "
+         "(canonicalize, cse, ...) included\n\n"
+         "tk's passes. A target= option takes a TargetInfo preset, with "
+         ":key=value overrides\n(cuda-sm80:shared-memory=49152); the "
+         "presets here: "
+      << llvm::join(tk::registeredTargetPresets(), ", ") << "\n";
+  registerTkPasses();
+  mlir::printRegisteredPasses();
+}
+
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--help" || arg == "-help" || arg == "-h") {
+      tk::registerAllTargetPresets();
+      printUsage();
+      return EXIT_SUCCESS;
+    }
+    if (arg == "--help-all")
+      argv[i] = const_cast<char *>("--help");
+  }
   // Every backend's TargetInfo presets, for the passes' target= options.
   tk::registerAllTargetPresets();
   // And their matrix and async copy units, for target-units=true.
@@ -103,15 +148,12 @@ int main(int argc, char **argv) {
   tk::registerTkDialects(registry);
   // Upstream cleanups (canonicalize, cse, ...) so pipelines can mix them in.
   mlir::registerTransformsPasses();
-  // Layouts and the warp and intrinsic levels (tk-assign-layouts, ...).
   tk::registerWarpDialect(registry);
-  tk::registerTransformsPasses();
-  // Conversions out of tk (tk-convert-to-loops), and the dialects of their
-  // output, which passes after them (tk-share-workgroup-memory) read.
-  tk::registerConversionPasses();
-  // Triton's TTIR and its conversion into tk (tk-convert-tt-to-tk).
+  // Layouts, the warp and intrinsic levels, the register pipeline, the
+  // conversions out of tk and the dialects of their output, which passes
+  // after them (tk-share-workgroup-memory) read; TTIR into tk.
+  registerTkPasses();
   tk::ttir::registerTtDialects(registry);
-  tk::ttir::registerTkTtirPasses();
   // NVVM: what the CUDA units emit (target-units=true), read back too.
   registry.insert<mlir::func::FuncDialect, mlir::memref::MemRefDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
