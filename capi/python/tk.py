@@ -74,7 +74,8 @@ class _CompileOptions(ctypes.Structure):
                 ("constexprs", ctypes.POINTER(_Constexpr)),
                 ("num_constexprs", ctypes.c_size_t),
                 ("autotune", ctypes.c_void_p),
-                ("min_programs_per_cu", ctypes.c_int32)]
+                ("min_programs_per_cu", ctypes.c_int32),
+                ("source_name", ctypes.c_char_p)]
 
 
 class _ArgValue(ctypes.Union):
@@ -234,15 +235,17 @@ def _grid(grid):
     return _Grid(int(x), int(y), int(z))
 
 
-def _options(num_warps=0, num_stages=0, constexprs=None, min_programs_per_cu=0):
+def _options(num_warps=0, num_stages=0, constexprs=None, min_programs_per_cu=0,
+             source_name=None):
     constexprs = constexprs or {}
     table = (_Constexpr * max(1, len(constexprs)))()
     for index, (name, value) in enumerate(constexprs.items()):
         table[index].name, table[index].value = name.encode(), int(value)
+    name = source_name.encode() if source_name else None
     options = _CompileOptions(ctypes.sizeof(_CompileOptions), num_warps,
                               num_stages, table, len(constexprs), None,
-                              min_programs_per_cu)
-    return options, table
+                              min_programs_per_cu, name)
+    return options, (table, name)
 
 
 def _source(code, entry, ttir=False):
@@ -429,12 +432,14 @@ class Device:
         return Event(out.value)
 
     def kernel(self, code, entry=None, num_warps=0, num_stages=0,
-               constexprs=None, min_programs_per_cu=0, ttir=False):
+               constexprs=None, min_programs_per_cu=0, ttir=False,
+               source_name=None):
         """Compiles `code` (.tk text as str, MLIR bytecode as bytes; with
-        ttir=True, the text of Triton's TTIR)."""
+        ttir=True, the text of Triton's TTIR). `source_name` (a file name)
+        is what the diagnostics call the source; None: <source>."""
         source, _keep = _source(code, entry, ttir)
         options, _table = _options(num_warps, num_stages, constexprs,
-                                   min_programs_per_cu)
+                                   min_programs_per_cu, source_name)
         out = ctypes.c_void_p()
         _check(load_library().tk_kernel_create(self.handle, ctypes.byref(source),
                                                ctypes.byref(options),

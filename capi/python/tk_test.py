@@ -107,6 +107,11 @@ class CApiFromPython(unittest.TestCase):
         with self.assertRaises(tk.TkError) as caught:
             self.device.kernel("tk.func @broken(")
         self.assertEqual(caught.exception.status, "TK_ERROR_INVALID_IR")
+        self.assertIn("<source>:1:", str(caught.exception))
+        # source_name is what the diagnostics call the source.
+        with self.assertRaises(tk.TkError) as caught:
+            self.device.kernel("tk.func @broken(", source_name="broken.tk")
+        self.assertIn("broken.tk:1:", str(caught.exception))
         kernel = self.device.kernel(vector_add_text())
         x, y, out = self.buffers()
         with self.assertRaises(tk.TkError) as caught:

@@ -13,10 +13,21 @@ using namespace mlir;
 
 namespace tk {
 
+/// `file:line:column` where the location has one (the kernel's source
+/// file, a TTIR kernel's Python line), else the location as MLIR prints it.
+static void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
+}
+
 DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
     : handler_(context, [this](Diagnostic &diag) {
         llvm::raw_string_ostream os(text_);
-        os << diag.getLocation() << ": ";
+        printLocation(os, diag.getLocation());
+        os << ": ";
         switch (diag.getSeverity()) {
         case DiagnosticSeverity::Error:
           os << "error: ";
@@ -29,10 +40,17 @@ DiagnosticCapture::DiagnosticCapture(MLIRContext *context)
           break;
         }
         os << diag << "\n";
-        for (Diagnostic &note : diag.getNotes())
-          os << "  " << note.getLocation() << ": note: " << note << "\n";
+        for (Diagnostic &note : diag.getNotes()) {
+          os << "  ";
+          printLocation(os, note.getLocation());
+          os << ": note: " << note << "\n";
+        }
         return success();
-      }) {}
+      }) {
+  // The located message says what is wrong; a generic dump of the op after
+  // it ("see current operation") only buries it.
+  context->printOpOnDiagnostic(false);
+}
 
 KernelModuleError readKernelModule(MLIRContext &context, const void *data,
                                    size_t size, llvm::StringRef entry,

@@ -87,6 +87,28 @@ struct CandidateBeforeHint {
   tk_grid grid;
   const char *label;
 };
+/// tk_compile_options and tk_autotune_candidate as tk.h declared them
+/// before source_name.
+struct CompileOptionsBeforeSourceName {
+  size_t struct_size;
+  int32_t num_warps;
+  int32_t num_stages;
+  const tk_constexpr_value *constexprs;
+  size_t num_constexprs;
+  const tk_autotune_options *autotune;
+  int32_t min_programs_per_cu;
+};
+struct CandidateBeforeSourceName {
+  tk_kernel_source source;
+  CompileOptionsBeforeSourceName options;
+  tk_grid grid;
+  const char *label;
+};
+static_assert(sizeof(CandidateBeforeSourceName) !=
+                      sizeof(tk_autotune_candidate) &&
+                  sizeof(CandidateBeforeHint) !=
+                      sizeof(CandidateBeforeSourceName),
+              "the candidate layouts must be told apart by their size");
 struct ConfigBeforeHint {
   int32_t num_warps;
   int32_t num_stages;
@@ -104,15 +126,30 @@ bool holds(size_t structSize, size_t offset, size_t size) {
 
 /// The size of one element of a caller's array: `declared` (0: `current`)
 /// when its struct holds the size field, else the layout before the hint.
+/// `older` are the other sizes earlier headers declared it with.
 Status elementSize(bool hasSizeField, size_t declared, size_t current,
-                   size_t beforeHint, const char *what, size_t &out) {
+                   size_t beforeHint, const char *what, size_t &out,
+                   llvm::ArrayRef<size_t> older = {}) {
   out = !hasSizeField ? beforeHint : declared ? declared : current;
-  if (out != current && out != beforeHint)
+  if (out != current && out != beforeHint && !llvm::is_contained(older, out))
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   std::string("autotune: ") + what + " is " +
                       std::to_string(declared) + " bytes; this tk reads " +
                       std::to_string(current) + " (or 0 for the same)");
   return Status::success();
+}
+
+/// A candidate of an earlier layout (`Old`) in the current one. The
+/// options keep the caller's struct_size, so Kernel::create reads none of
+/// the fields the caller's header did not have.
+template <typename Old> tk_autotune_candidate upgradeCandidate(const Old &old) {
+  tk_autotune_candidate candidate = {};
+  candidate.source = old.source;
+  std::memcpy(static_cast<void *>(&candidate.options), &old.options,
+              sizeof(old.options));
+  candidate.grid = old.grid;
+  candidate.label = old.label;
+  return candidate;
 }
 
 /// The request's candidates in the current layout, whichever tk.h the caller
@@ -128,22 +165,19 @@ Status readCandidates(const tk_autotune_request &request,
       holds(request.struct_size, offsetof(tk_autotune_request, candidate_size),
             sizeof(size_t)),
       out.candidate_size, sizeof(tk_autotune_candidate),
-      sizeof(CandidateBeforeHint), "candidate_size", stride));
+      sizeof(CandidateBeforeHint), "candidate_size", stride,
+      {sizeof(CandidateBeforeSourceName)}));
   candidates.resize(request.num_candidates);
   for (size_t i = 0; i < request.num_candidates; ++i) {
-    if (stride == sizeof(tk_autotune_candidate)) {
+    if (stride == sizeof(tk_autotune_candidate))
       candidates[i] = request.candidates[i];
-      continue;
-    }
-    const auto &old =
-        reinterpret_cast<const CandidateBeforeHint *>(request.candidates)[i];
-    tk_autotune_candidate &candidate = candidates[i] = {};
-    candidate.source = old.source;
-    // The caller's struct_size stays: Kernel::create then reads no hint.
-    std::memcpy(static_cast<void *>(&candidate.options), &old.options,
-                sizeof(old.options));
-    candidate.grid = old.grid;
-    candidate.label = old.label;
+    else if (stride == sizeof(CandidateBeforeSourceName))
+      candidates[i] =
+          upgradeCandidate(reinterpret_cast<const CandidateBeforeSourceName *>(
+              request.candidates)[i]);
+    else
+      candidates[i] = upgradeCandidate(
+          reinterpret_cast<const CandidateBeforeHint *>(request.candidates)[i]);
   }
   out.struct_size = sizeof(out);
   out.candidates = candidates.data();
@@ -172,7 +206,12 @@ std::string sourceIdentity(const tk_autotune_candidate &c) {
   PreparedKernel prepared;
   std::vector<tk_constexpr_value> constexprs(
       c.options.constexprs, c.options.constexprs + c.options.num_constexprs);
-  if (!prepareKernel(c.source, constexprs, prepared).isOk())
+  llvm::StringRef name = kDefaultSourceName;
+  if (c.options.struct_size >=
+          offsetof(tk_compile_options, source_name) + sizeof(const char *) &&
+      c.options.source_name)
+    name = c.options.source_name;
+  if (!prepareKernel(c.source, constexprs, prepared, name).isOk())
     return "";
   return std::to_string(llvm::xxh3_64bits(prepared.bytecode)) + "@" +
          prepared.entry;

@@ -37,6 +37,8 @@ struct Options {
   int32_t numStages = 0;
   llvm::ArrayRef<tk_constexpr_value> constexprs;
   int32_t minProgramsPerCu = 0;
+  /// What diagnostics call a text or TTIR source.
+  llvm::StringRef sourceName = kDefaultSourceName;
 };
 } // namespace
 
@@ -65,6 +67,9 @@ static Status readOptions(const tk_compile_options *options, Options &out) {
   }
   if (has(offsetof(tk_compile_options, min_programs_per_cu), sizeof(int32_t)))
     out.minProgramsPerCu = options->min_programs_per_cu;
+  if (has(offsetof(tk_compile_options, source_name), sizeof(const char *)) &&
+      options->source_name)
+    out.sourceName = options->source_name;
   if (out.numWarps < 0 || out.numStages < 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "options->num_warps (" + std::to_string(out.numWarps) +
@@ -140,7 +145,8 @@ Status Kernel::create(Device &device, KernelCache &cache,
   Options resolved;
   TK_RETURN_IF_ERROR(readOptions(options, resolved));
   PreparedKernel prepared;
-  TK_RETURN_IF_ERROR(prepareKernel(source, resolved.constexprs, prepared));
+  TK_RETURN_IF_ERROR(prepareKernel(source, resolved.constexprs, prepared,
+                                   resolved.sourceName));
 
   // Everything that decides the generated code, and nothing else: the launch
   // never hashes, and two processes compiling the same kernel for the same

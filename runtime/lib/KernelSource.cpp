@@ -35,9 +35,6 @@
 using namespace tk::runtime;
 using namespace mlir;
 
-/// The name text sources are given in diagnostics ("<source>:3:7: error:").
-static constexpr llvm::StringLiteral kSourceName = "<source>";
-
 /// The dialects a kernel of `kind` may use. Triton's `tt` is read only from a
 /// TTIR source, which converts it to tk before anything else sees it: a tk
 /// text source that wrote `tt` ops would otherwise be accepted here and its
@@ -127,8 +124,9 @@ private:
 
 /// Wraps what the parser produced into one builtin.module (or takes the one
 /// the source wrote).
-static OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context) {
-  LocationAttr loc = FileLineColLoc::get(&context, kSourceName, 1, 1);
+static OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context,
+                                        llvm::StringRef sourceName) {
+  LocationAttr loc = FileLineColLoc::get(&context, sourceName, 1, 1);
   return detail::constructContainerOpForParserIfNecessary<ModuleOp>(
       &block, &context, loc);
 }
@@ -139,13 +137,13 @@ static Status invalidIR(llvm::StringRef what,
 }
 
 /// Refuses text nested deeper than the parser's recursion can take.
-static Status checkNesting(llvm::StringRef text) {
+static Status checkNesting(llvm::StringRef text, llvm::StringRef sourceName) {
   std::optional<size_t> at = tk::findNestingBeyond(text);
   if (!at)
     return Status::success();
   auto [line, column] = tk::lineAndColumnAt(text, *at);
   return Status(TK_ERROR_INVALID_IR,
-                std::string(kSourceName) + ":" + std::to_string(line) + ":" +
+                sourceName.str() + ":" + std::to_string(line) + ":" +
                     std::to_string(column) +
                     ": the kernel source nests deeper than " +
                     std::to_string(tk::kMaxIRNesting) +
@@ -158,7 +156,8 @@ static Status checkNesting(llvm::StringRef text) {
 /// clone(): the builder's module lives in the caller's context (and may have
 /// been built with another copy of the tk dialect), and the runtime must not
 /// register handlers on, or mutate, a context it does not own.
-static Status readSource(const tk_kernel_source &source, MLIRContext &context,
+static Status readSource(const tk_kernel_source &source,
+                         llvm::StringRef sourceName, MLIRContext &context,
                          llvm::SourceMgr &sourceMgr,
                          DiagnosticCollector &diagnostics,
                          OwningOpRef<ModuleOp> &module) {
@@ -170,15 +169,15 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     // A size of 0 means NUL-terminated text.
     size_t size = source.size ? source.size : std::strlen(data);
     llvm::StringRef text(data, size);
-    TK_RETURN_IF_ERROR(checkNesting(text));
+    TK_RETURN_IF_ERROR(checkNesting(text, sourceName));
     sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(
-                                     llvm::StringRef(data, size), kSourceName),
+                                     llvm::StringRef(data, size), sourceName),
                                  llvm::SMLoc());
     AsmParserState state;
     if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
       return invalidIR("the kernel source does not parse or verify",
                        diagnostics);
-    module = takeModule(block, context);
+    module = takeModule(block, context, sourceName);
     if (!module)
       return invalidIR("the kernel source is not a module", diagnostics);
     tk::recoverArgumentNames(*module, state);
@@ -188,9 +187,9 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     const char *data = static_cast<const char *>(source.data);
     size_t size = source.size ? source.size : std::strlen(data);
     llvm::StringRef text(data, size);
-    TK_RETURN_IF_ERROR(checkNesting(text));
+    TK_RETURN_IF_ERROR(checkNesting(text, sourceName));
     sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(text, kSourceName), llvm::SMLoc());
+        llvm::MemoryBuffer::getMemBufferCopy(text, sourceName), llvm::SMLoc());
     tk::ttir::ImportFailure failure;
     module = tk::ttir::importTtir(sourceMgr, context, failure);
     if (failure == tk::ttir::ImportFailure::InvalidIR)
@@ -204,7 +203,7 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
   case TK_SOURCE_BYTECODE: {
     llvm::MemoryBufferRef buffer(
         llvm::StringRef(static_cast<const char *>(source.data), source.size),
-        kSourceName);
+        sourceName);
     if (!isBytecode(buffer))
       return Status(TK_ERROR_INVALID_IR,
                     "the kernel source is marked TK_SOURCE_BYTECODE but its " +
@@ -216,7 +215,7 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     if (failed(readBytecodeFile(buffer, &block, config)))
       return invalidIR("the kernel bytecode does not read or verify",
                        diagnostics);
-    module = takeModule(block, context);
+    module = takeModule(block, context, sourceName);
     if (!module)
       return invalidIR("the kernel bytecode is not a module", diagnostics);
     return Status::success();
@@ -236,7 +235,7 @@ static Status readSource(const tk_kernel_source &source, MLIRContext &context,
     llvm::MemoryBufferRef buffer(bytecode, "<builder module>");
     if (failed(readBytecodeFile(buffer, &block, config)))
       return invalidIR("the builder module does not verify", diagnostics);
-    module = takeModule(block, context);
+    module = takeModule(block, context, sourceName);
     if (!module)
       return invalidIR("the builder module is not a module", diagnostics);
     return Status::success();
@@ -369,7 +368,8 @@ static Status getSignature(tk::FuncOp func,
 
 Status tk::runtime::prepareKernel(const tk_kernel_source &source,
                                   llvm::ArrayRef<tk_constexpr_value> constexprs,
-                                  PreparedKernel &out) {
+                                  PreparedKernel &out,
+                                  llvm::StringRef sourceName) {
   if (!source.data)
     return Status(TK_ERROR_INVALID_ARGUMENT, "source->data is NULL");
   // Checked as the integer it is before it is read as the enum.
@@ -402,7 +402,7 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
 
   OwningOpRef<ModuleOp> module;
   TK_RETURN_IF_ERROR(
-      readSource(source, context, sourceMgr, diagnostics, module));
+      readSource(source, sourceName, context, sourceMgr, diagnostics, module));
 
   tk::FuncOp entry;
   TK_RETURN_IF_ERROR(selectEntry(*module, source.entry, entry));

@@ -106,7 +106,8 @@ protected:
                                   const char *label) {
     tk_autotune_candidate c = {};
     c.source = {TK_SOURCE_TEXT, text.data(), text.size(), "vector_add"};
-    c.options = {sizeof(tk_compile_options), warps, 0, nullptr, 0, nullptr, 0};
+    c.options = {
+        sizeof(tk_compile_options), warps, 0, nullptr, 0, nullptr, 0, nullptr};
     c.grid = {(n + block - 1) / block, 1, 1};
     c.label = label;
     return c;

@@ -31,6 +31,7 @@
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 static_assert(std::is_standard_layout<tk_device_props>::value,
               "tk_device_props is a C struct");
@@ -297,7 +298,8 @@ TEST_F(CApiCpuTest, VectorAdd) {
 
 TEST_F(CApiCpuTest, VectorAddWithConstexprAndStream) {
   tk_constexpr_value n = {"n", kN};
-  tk_compile_options options = {sizeof(options), 0, 0, &n, 1, nullptr, 0};
+  tk_compile_options options = {sizeof(options), 0, 0,      &n, 1,
+                                nullptr,         0, nullptr};
   kernel = createVectorAdd(&options);
   ASSERT_NE(kernel, nullptr);
   int numArgs = 0;
@@ -405,6 +407,29 @@ TEST_F(CApiCpuTest, MalformedIR) {
   EXPECT_EQ(kernel, nullptr);
   EXPECT_THAT(tk_last_error(),
               AllOf(HasSubstr("<source>:2:"), HasSubstr("tk.bogus")));
+}
+
+TEST_F(CApiCpuTest, MalformedIRNamesTheSourceFile) {
+  // source_name is what the diagnostics call the source: its line, quoted
+  // with a caret under the column.
+  std::string bad = "tk.func @bad(%x: i32) {\n  %y = tk.bogus %x\n}\n";
+  tk_kernel_source src = {TK_SOURCE_TEXT, bad.data(), bad.size(), nullptr};
+  tk_compile_options options = {};
+  options.struct_size = sizeof(options);
+  options.source_name = "kernels/bad.tk";
+  EXPECT_EQ(tk_kernel_create(device, &src, &options, &kernel),
+            TK_ERROR_INVALID_IR);
+  EXPECT_EQ(kernel, nullptr);
+  EXPECT_THAT(tk_last_error(), AllOf(HasSubstr("kernels/bad.tk:2:8: error:"),
+                                     HasSubstr("  %y = tk.bogus %x\n       ^"),
+                                     Not(HasSubstr("<source>"))));
+
+  // A caller built before source_name (a struct_size without it) gets
+  // <source>, whatever lies past its struct.
+  options.struct_size = offsetof(tk_compile_options, source_name);
+  EXPECT_EQ(tk_kernel_create(device, &src, &options, &kernel),
+            TK_ERROR_INVALID_IR);
+  EXPECT_THAT(tk_last_error(), HasSubstr("<source>:2:8: error:"));
 }
 
 TEST_F(CApiCpuTest, UnknownEntry) {

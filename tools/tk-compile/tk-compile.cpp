@@ -217,15 +217,32 @@ int specialize(tk::tool::CompileRequest &request, const std::string &input,
 }
 
 /// Checks `request.entry` against the tk.func kernels of the module in
-/// `request.source` (text or bytecode), or sets it to the only one.
+/// `request.source` (text or bytecode), or sets it to the only one. Text
+/// becomes bytecode: its locations then name `input`, so the backend's
+/// messages say `input:line:column`, and its arguments keep the names the
+/// text wrote.
 int resolveEntry(tk::tool::CompileRequest &request, const std::string &input) {
   mlir::DialectRegistry registry;
   tk::registerTkDialects(registry);
   SourceContext source(registry, request.source, input);
+  mlir::MLIRContext &context = source.context;
+  llvm::SourceMgr &sourceMgr = source.sourceMgr;
+  mlir::ParserConfig config(&context);
+  mlir::Block block;
+  mlir::AsmParserState state;
+  bool text =
+      !mlir::isBytecode(*sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()));
+  if (mlir::failed(
+          text ? mlir::parseAsmSourceFile(sourceMgr, &block, config, &state)
+               : mlir::parseSourceFile(sourceMgr, &block, config)))
+    return 1;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(source.sourceMgr, &source.context);
+      mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
+          &block, &context, mlir::FileLineColLoc::get(&context, input, 1, 1));
   if (!module)
     return 1;
+  if (text)
+    tk::recoverArgumentNames(*module, state);
   std::vector<std::string> kernels;
   for (tk::FuncOp func : module->getOps<tk::FuncOp>())
     kernels.push_back(func.getSymName().str());
@@ -235,7 +252,7 @@ int resolveEntry(tk::tool::CompileRequest &request, const std::string &input) {
   if (request.entry.empty()) {
     if (kernels.size() == 1) {
       request.entry = kernels.front();
-      return 0;
+      return text ? replaceSource(request, *module, "parsed") : 0;
     }
     std::cerr << "tk-compile: " << input << " holds " << kernels.size()
               << " kernels" << (kernels.empty() ? "" : " (" + list + ")")
@@ -244,7 +261,7 @@ int resolveEntry(tk::tool::CompileRequest &request, const std::string &input) {
   }
   for (const std::string &kernel : kernels)
     if (kernel == request.entry)
-      return 0;
+      return text ? replaceSource(request, *module, "parsed") : 0;
   std::cerr << "tk-compile: " << input << " has no tk.func '" << request.entry
             << "'; its kernels: " << (list.empty() ? "none" : list) << "\n";
   return 2;

@@ -274,6 +274,12 @@ typedef struct tk_compile_options {
    *  (the CPU) ignore it. Ignored with `autotune`: each configuration has
    *  its own. */
   int32_t min_programs_per_cu;
+  /** The name a text or TTIR source's diagnostics give it, usually its file
+   *  (`rmsnorm.tk:15:9: error: ...` over the line and a caret); NULL:
+   *  `<source>`. It stays in the kernel's locations, so the backend's
+   *  messages name it too. (An option, not a field of tk_kernel_source,
+   *  which has no struct_size to grow by.) */
+  const char *source_name;
 } tk_compile_options;
 
 /** Parses, verifies, specialises and compiles (or fetches from the cache).

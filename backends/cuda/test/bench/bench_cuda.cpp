@@ -114,8 +114,14 @@ struct Bench {
       die("the seed builder refused a kernel");
     mlir::ModuleOp op = module->get();
     tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
-    tk_compile_options options = {
-        sizeof(tk_compile_options), numWarps, 0, nullptr, 0, nullptr, 0};
+    tk_compile_options options = {sizeof(tk_compile_options),
+                                  numWarps,
+                                  0,
+                                  nullptr,
+                                  0,
+                                  nullptr,
+                                  0,
+                                  nullptr};
     tk_kernel kernel;
     check(tk_kernel_create(device, &source, &options, &kernel),
           "tk_kernel_create");

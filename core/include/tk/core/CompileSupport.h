@@ -22,8 +22,10 @@
 
 namespace tk {
 
-/// Collects the diagnostics of `context` as "loc: error: message" lines for
-/// as long as it lives.
+/// Collects the diagnostics of `context` as "file:line:column: error:
+/// message" lines (the location as MLIR prints it where it names no file),
+/// notes indented under them, for as long as it lives; the context stops
+/// appending generic dumps of the op to them.
 class DiagnosticCapture {
 public:
   explicit DiagnosticCapture(mlir::MLIRContext *context);

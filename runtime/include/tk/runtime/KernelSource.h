@@ -13,6 +13,7 @@
 #include "tk/tk_plugin.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +43,9 @@ struct KernelArgument {
   int64_t elementBytes = 0;
 };
 
+/// The name of a source that was given none.
+inline constexpr llvm::StringLiteral kDefaultSourceName = "<source>";
+
 /// A kernel ready to compile.
 struct PreparedKernel {
   /// The name of the entry tk.func.
@@ -58,9 +62,13 @@ struct PreparedKernel {
 /// not parse or verify; TK_ERROR_NOT_FOUND listing the names for an unknown
 /// entry or constexpr; TK_ERROR_UNSUPPORTED naming an argument whose type a
 /// launch cannot pass, or a kernel with more than kMaxKernelArguments.
+///
+/// `sourceName` is what the diagnostics of a text or TTIR source call it
+/// (`name:line:column`), and the file of the kernel's locations.
 Status prepareKernel(const tk_kernel_source &source,
                      llvm::ArrayRef<tk_constexpr_value> constexprs,
-                     PreparedKernel &out);
+                     PreparedKernel &out,
+                     llvm::StringRef sourceName = kDefaultSourceName);
 
 } // namespace tk::runtime
 
