@@ -449,6 +449,24 @@ struct ConfigBeforeHint {
   const char *label;
 };
 
+/// tk_compile_options and tk_autotune_candidate as tk.h declared them
+/// before source_name (with candidate_size, which that header had).
+struct CompileOptionsBeforeSourceName {
+  size_t struct_size;
+  int32_t num_warps;
+  int32_t num_stages;
+  const tk_constexpr_value *constexprs;
+  size_t num_constexprs;
+  const tk_autotune_options *autotune;
+  int32_t min_programs_per_cu;
+};
+struct CandidateBeforeSourceName {
+  tk_kernel_source source;
+  CompileOptionsBeforeSourceName options;
+  tk_grid grid;
+  const char *label;
+};
+
 TEST_F(AutotuneTest, OccupancyHintIsAnOptionOfEachCandidate) {
   // The CPU has no occupancy to hint at and ignores the hint; a negative
   // one is refused, which fails that candidate alone.
@@ -501,6 +519,32 @@ TEST_F(AutotuneTest, ReadsCandidatesLaidOutBeforeTheOccupancyHint) {
   tk_kernel kernel = nullptr;
   tk_autotune_result result = {};
   result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(result.failed, 0);
+  expectCorrectOutput(kernel, candidates[result.best].grid);
+  tk_kernel_release(kernel);
+
+  // Candidates laid out before source_name, their candidate_size saying so.
+  std::vector<CandidateBeforeSourceName> beforeName;
+  for (const tk_autotune_candidate &c : candidates) {
+    CandidateBeforeSourceName o = {};
+    o.source = c.source;
+    o.options = {sizeof(CompileOptionsBeforeSourceName),
+                 c.options.num_warps,
+                 c.options.num_stages,
+                 nullptr,
+                 0,
+                 nullptr,
+                 0};
+    o.grid = c.grid;
+    o.label = c.label;
+    beforeName.push_back(o);
+  }
+  r = request(uniqueKey("layout before source_name"));
+  r.candidates =
+      reinterpret_cast<const tk_autotune_candidate *>(beforeName.data());
+  r.candidate_size = sizeof(CandidateBeforeSourceName);
   ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
       << tk_last_error();
   EXPECT_EQ(result.failed, 0);
