@@ -5,7 +5,7 @@ BUILD ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test test-asan test-tsan fuzz conformance install deb format clean
+.PHONY: all deps configure build demo test test-asan test-tsan fuzz conformance docs install deb format clean
 
 all: build
 
@@ -54,6 +54,11 @@ fuzz: build
 # $(BUILD)/conformance/<column>/.
 conformance: build
 	bash tools/conformance.sh $(BUILD)
+
+# The op references at the end of docs/tile-ir.md and docs/warp-dialect.md,
+# generated from the ODS (ctest's docs-generated checks them).
+docs:
+	bash tools/gen-docs.sh
 
 # A prefix as users get it: bin/, include/tk/, lib/ (plugins in lib/tk/),
 # lib/cmake/tk (find_package), lib/pkgconfig/tk.pc, share/tk/.
