@@ -98,8 +98,10 @@ public:
 
   /// The accumulator of `dot`: the fragment of the first matrix intrinsic
   /// that takes its element types and divides its shape, over a grid of
-  /// warps and then over registers; a blocked layout where none fits.
-  LinearLayoutAttr forDot(DotOp dot) const {
+  /// warps and then over registers; a blocked layout where none fits. Sets
+  /// `intrinsic` to the one chosen (null for none).
+  LinearLayoutAttr forDot(DotOp dot, const MatrixIntrinsic *&chosen) const {
+    chosen = nullptr;
     auto a = cast<RankedTensorType>(dot.getA().getType());
     auto b = cast<RankedTensorType>(dot.getB().getType());
     auto c = cast<RankedTensorType>(dot.getType());
@@ -107,7 +109,8 @@ public:
     for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(
              a.getElementType(), b.getElementType(), c.getElementType(),
              dot.getInputPrecision() != InputPrecision::IEEE)) {
-      if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0)
+      if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0 ||
+          a.getDimSize(1) % intrinsic->k != 0)
         continue;
       llvm::Expected<LinearLayout> fragment =
           intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
@@ -115,6 +118,7 @@ public:
         llvm::consumeError(fragment.takeError());
         continue;
       }
+      chosen = intrinsic;
       return toLinearLayoutAttr(
           context, tileFragment(*fragment, rows, cols, intrinsic->m,
                                 intrinsic->n, chooseDotTiling(dot)));
@@ -273,7 +277,12 @@ struct AssignLinearLayoutsPass
     // result and a loaded tile (a bias) stays in the matrix unit's layout,
     // and the loaded tile converts.
     func.walk([&](DotOp dot) {
-      propagation.setLayout(dot.getResult(), chooser.forDot(dot));
+      const MatrixIntrinsic *intrinsic = nullptr;
+      propagation.setLayout(dot.getResult(), chooser.forDot(dot, intrinsic));
+      // The dot-operands pass takes the same intrinsic's operand fragments.
+      if (intrinsic)
+        dot->setAttr(TkwDialect::kIntrinsicAttrName,
+                     StringAttr::get(&getContext(), intrinsic->name));
     });
     func.walk([&](LoadOp load) {
       propagation.setLayout(load.getResult(), chooser.forMemory(load.getPtr()));

@@ -81,9 +81,10 @@ def TkAssignLinearLayouts
     - `tk.dot`: the accumulator fragment of the target's first matrix
       intrinsic that takes its element types and divides its shape, tiled
       over the warps (square, or the `tiling` hint) and then over further
-      registers; a blocked layout where no intrinsic fits. Its operands
-      keep the layouts their producers give them: choosing the matrix
-      unit's operand layouts is the dot-operands pass's job.
+      registers, and the dot records the intrinsic (`tkw.intrinsic`); a
+      blocked layout where no intrinsic fits. Its operands keep the
+      layouts their producers give them: the matrix unit's operand layouts
+      are `tk-dot-operand-layouts`'s job.
     - loads, stores and atomics: a coalesced blocked layout (Triton's
       coalescing). Each thread holds a run of consecutive elements along
       the last dimension, as long as `AxisFacts` proves the addresses
@@ -111,6 +112,27 @@ def TkAssignLinearLayouts
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "warps per workgroup (a power of two)">
   ];
+}
+
+def TkDotOperandLayouts : Pass<"tk-dot-operand-layouts", "::tk::FuncOp"> {
+  let summary = "give the operands of each dot the layout its matrix unit "
+                "reads them in";
+  let description = [{
+    Pass 4 of the register pipeline (DESIGN.md §3), after
+    `tk-assign-linear-layouts`. For a `tk.dot` whose accumulator is the
+    fragment of the intrinsic it records (`tkw.intrinsic`), `a` and `b`
+    convert to that intrinsic's operand fragments (TargetInfo's
+    `aLayout` and `bLayout`, as linear layouts), tiled as the accumulator
+    is: `a` is held by the warps that hold its rows of the product, and the
+    warps along the product's columns hold copies of it (`b` the other way
+    round); the product's further registers along its rows (columns) are
+    `a`'s (`b`'s) too, and the reduction dimension repeats in registers
+    after them. A conversion between warps is counted by
+    `tk-allocate-shared-memory` like any other. An operand the intrinsic
+    reads from shared memory itself (wgmma's `b`) has no fragment and is
+    left as it is, as is a dot without `tkw.intrinsic`.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
 }
 
 def TkRemoveLayoutConversions
