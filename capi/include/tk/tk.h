@@ -412,7 +412,8 @@ typedef struct tk_autotune_request {
   /** sizeof(tk_autotune_candidate), or 0 for the same. A request whose
    *  struct_size ends before this field comes from a program built against
    *  the tk.h before min_programs_per_cu; its candidates are read in that
-   *  layout. */
+   *  layout. A program built against the tk.h before source_name passes
+   *  its own, smaller sizeof, and is read in that layout too. */
   size_t candidate_size;
 } tk_autotune_request;
 
