@@ -97,6 +97,47 @@ llvm::Expected<LinearLayout> operandLayout(const LinearLayout &accumulator,
   return LinearLayout::create(std::move(bases), std::move(outDims));
 }
 
+/// Operand `opIdx` of a dot computed by each thread on its own (no matrix
+/// intrinsic: fused multiply-adds): every index that holds an element of
+/// the product holds the whole reduction dimension of that element's row of
+/// a (column of b), in registers. The accumulator's register, lane and warp
+/// bases along the operand's own dimension are kept; those along the other
+/// dimension hold copies (zero bases; registers that would only repeat an
+/// element are dropped). Triton's dot-operand layout of a blocked parent.
+llvm::Expected<LinearLayout> fmaOperandLayout(const LinearLayout &accumulator,
+                                              unsigned opIdx, int64_t depth) {
+  unsigned shared = opIdx == 0 ? 0 : 1;
+  unsigned reduction = 1 - shared;
+  LinearLayout::BasesT bases;
+  for (llvm::StringRef dim : {kRegisterDim, kLaneDim, kWarpDim}) {
+    std::vector<Basis> projected;
+    for (int32_t bit = 0; bit < accumulator.getInDimSizeLog2(dim); ++bit) {
+      Basis basis = accumulator.getBasis(dim, bit);
+      if (basis[reduction] != 0 && basis[shared] != 0)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "the accumulator's layout moves along rows and columns at once");
+      Basis out(2, 0);
+      out[shared] = basis[shared];
+      if (dim == kRegisterDim && out[shared] == 0)
+        continue;
+      projected.push_back(out);
+    }
+    if (dim == kRegisterDim)
+      for (int64_t step = 1; step < depth; step *= 2) {
+        Basis basis(2, 0);
+        basis[reduction] = static_cast<int32_t>(step);
+        projected.push_back(basis);
+      }
+    bases.emplace_back(dim.str(), std::move(projected));
+  }
+  LinearLayout::DimSizes outDims = {{"dim0", 0}, {"dim1", 0}};
+  outDims[shared].second =
+      accumulator.getOutDimSize(standardOutDimName(shared));
+  outDims[reduction].second = static_cast<int32_t>(depth);
+  return LinearLayout::create(std::move(bases), std::move(outDims));
+}
+
 struct DotOperandLayoutsPass
     : public tk::impl::TkDotOperandLayoutsBase<DotOperandLayoutsPass> {
   void runOnOperation() override {
@@ -110,7 +151,7 @@ struct DotOperandLayoutsPass
       auto name =
           dot->getAttrOfType<StringAttr>(TkwDialect::kIntrinsicAttrName);
       if (!name)
-        return WalkResult::advance();
+        return convertForFma(dot);
       if (!info) {
         dot.emitError() << kPassName << ": the dot records an intrinsic but "
                         << (spec ? error
@@ -161,19 +202,45 @@ struct DotOperandLayoutsPass
                           << llvm::toString(layout.takeError());
           return WalkResult::interrupt();
         }
-        OpOperand &operand = opIdx == 0 ? dot.getAMutable() : dot.getBMutable();
-        auto wanted = LinearLayoutAttr::get(&getContext(), std::move(*layout));
-        if (getLayout(operand.get().getType()) == wanted)
-          continue;
-        OpBuilder builder(dot);
-        operand.set(ConvertLayoutOp::create(
-            builder, dot.getLoc(), withLayout(operand.get().getType(), wanted),
-            operand.get()));
+        convertOperand(dot, opIdx, std::move(*layout));
       }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// A dot without an intrinsic: its operands in fmaOperandLayout.
+  WalkResult convertForFma(DotOp dot) {
+    auto accumulator =
+        dyn_cast_or_null<LinearLayoutAttr>(getLayout(dot.getType()));
+    if (!accumulator)
+      return WalkResult::advance();
+    int64_t depth = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+    for (unsigned opIdx : {0u, 1u}) {
+      llvm::Expected<LinearLayout> layout =
+          fmaOperandLayout(accumulator.getLinearLayout(), opIdx, depth);
+      if (!layout) {
+        dot.emitError() << kPassName << ": operand " << (opIdx ? "b" : "a")
+                        << " of a dot without a matrix intrinsic: "
+                        << llvm::toString(layout.takeError());
+        return WalkResult::interrupt();
+      }
+      convertOperand(dot, opIdx, std::move(*layout));
+    }
+    return WalkResult::advance();
+  }
+
+  /// Converts operand `opIdx` of `dot` to `layout` unless it is in it.
+  void convertOperand(DotOp dot, unsigned opIdx, LinearLayout layout) {
+    OpOperand &operand = opIdx == 0 ? dot.getAMutable() : dot.getBMutable();
+    auto wanted = LinearLayoutAttr::get(&getContext(), std::move(layout));
+    if (getLayout(operand.get().getType()) == wanted)
+      return;
+    OpBuilder builder(dot);
+    operand.set(ConvertLayoutOp::create(
+        builder, dot.getLoc(), withLayout(operand.get().getType(), wanted),
+        operand.get()));
   }
 };
 

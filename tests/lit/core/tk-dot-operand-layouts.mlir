@@ -1,6 +1,7 @@
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,SM80
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-cdna3 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,CDNA3
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=intel-pvc num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,PVC
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=vulkan-lavapipe num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,FMA
 //
 // tk-dot-operand-layouts after tk-assign-linear-layouts: a 64x64x32 f16 dot
 // on 4 warps (a 2 x 2 grid over the product) takes a and b in its
@@ -23,12 +24,21 @@
 // the lanes.
 // PVC-DAG: #[[A:linear[0-9]*]] = #tkw.linear<shape = [64, 32], register = {{\[\[}}1, 0], [2, 0], [4, 0], [16, 0], [32, 0], [0, 16]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 0], [8, 0]]>
 // PVC-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 32], [16, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 16], [0, 0]]>
+// lavapipe (subgroups of 8) has no matrix unit: the product is a blocked
+// layout, rows in registers, columns over lanes and warps, and each
+// thread multiplies its own elements. a then sits whole in every thread's
+// registers (its rows are the product's rows, in registers; k after them),
+// its lanes and warps copies; b follows the product's columns, k in
+// registers.
+// FMA-DAG: #[[A:linear[0-9]*]] = #tkw.linear<shape = [64, 32], register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0], [0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], lane = {{\[\[}}0, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 0], [0, 0]]>
+// FMA-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}0, 32], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4]], warp = {{\[\[}}0, 8], [0, 16]]>
 // CHECK-LABEL: tk.func @dot_bias
 // CHECK: %[[AV:.+]] = tkw.convert_layout {{.*}} -> tensor<64x32xf16, #[[A]]>
 // CHECK-NEXT: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16, #[[B]]>
 // SM80-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mma.m16n8k16.f32.f16"}
 // CDNA3-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mfma.f32.32x32x8f16"}
 // PVC-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "dpas.8x16x16.f32.f16"}
+// FMA-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} : tensor<64x32xf16, #[[A]]> * tensor<32x64xf16, #[[B]]>
 tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
   %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>

@@ -130,7 +130,11 @@ def TkDotOperandLayouts : Pass<"tk-dot-operand-layouts", "::tk::FuncOp"> {
     after them. A conversion between warps is counted by
     `tk-allocate-shared-memory` like any other. An operand the intrinsic
     reads from shared memory itself (wgmma's `b`) has no fragment and is
-    left as it is, as is a dot without `tkw.intrinsic`.
+    left as it is. A dot without `tkw.intrinsic` is fused multiply-adds,
+    each thread its own elements of the product: `a` converts to the
+    accumulator's layout along rows with the whole reduction dimension in
+    each thread's registers and copies along columns (`b` the other way
+    round), Triton's dot-operand layout of a blocked parent.
   }];
   let dependentDialects = ["::tk::warp::TkwDialect"];
 }
