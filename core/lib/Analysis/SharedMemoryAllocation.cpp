@@ -70,6 +70,48 @@ llvm::Expected<int64_t> combineScratch(Operation *op, ValueRange srcs,
   return warps * lines * bytes;
 }
 
+/// A tile coordinate of `layout`'s outputs as one number: each dimension's
+/// bits above the previous ones'. Injective, and linear over GF(2).
+uint64_t flatCoordinate(const LinearLayout &layout,
+                        const std::vector<int32_t> &basis) {
+  uint64_t flat = 0;
+  int32_t shift = 0;
+  for (auto [index, dim] : llvm::enumerate(layout.getOutDims())) {
+    flat |= uint64_t(basis[index]) << shift;
+    shift += llvm::Log2_32(dim.second);
+  }
+  return flat;
+}
+
+/// How many register bits both layouts give the same tile coordinates:
+/// independent bases that are register bases of `from` and of `to` alike.
+/// A conversion moves in one round per value of those bits, each round the
+/// elements whose coordinates have that value along them: every thread
+/// then finds its part of the round in its own registers on both sides,
+/// and the scratch holds one round (Triton converts so too).
+int32_t sharedRegisterBits(const LinearLayout &from, const LinearLayout &to) {
+  llvm::SmallVector<uint64_t> toBases;
+  for (int32_t bit = 0; bit < to.getInDimSizeLog2(kRegisterDim); ++bit)
+    toBases.push_back(flatCoordinate(to, to.getBasis(kRegisterDim, bit)));
+  // Gaussian elimination over GF(2): `pivots` spans the bases taken so far.
+  llvm::SmallVector<uint64_t> pivots;
+  int32_t count = 0;
+  for (int32_t bit = 0; bit < from.getInDimSizeLog2(kRegisterDim); ++bit) {
+    uint64_t basis = flatCoordinate(from, from.getBasis(kRegisterDim, bit));
+    if (basis == 0 || !llvm::is_contained(toBases, basis))
+      continue;
+    uint64_t reduced = basis;
+    for (uint64_t pivot : pivots)
+      reduced = std::min(reduced, reduced ^ pivot);
+    if (reduced == 0)
+      continue;
+    pivots.push_back(reduced);
+    llvm::sort(pivots, std::greater<uint64_t>());
+    ++count;
+  }
+  return count;
+}
+
 } // namespace
 
 int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
@@ -125,7 +167,8 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op) {
     if (*kind != ConversionKind::SharedMemory)
       return 0;
     RankedTensorType type = convert.getType();
-    return type.getNumElements() * elementBytes(type);
+    return (type.getNumElements() * elementBytes(type)) >>
+           sharedRegisterBits(**from, **to);
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     int64_t lines = 1;

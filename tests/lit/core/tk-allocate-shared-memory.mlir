@@ -39,6 +39,27 @@ tk.func @across_warps() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_war
 
 // -----
 
+#lanes = #tkw.linear<shape = [16], register = [[8]], lane = [[1], [2]], warp = [[4]]>
+#warps_swapped = #tkw.linear<shape = [16], register = [[8]], lane = [[2], [4]], warp = [[1]]>
+#no_register_shared = #tkw.linear<shape = [16], register = [[4]], lane = [[1], [2]], warp = [[8]]>
+
+// Both layouts hold elements 8 apart in one thread's two registers: the
+// conversion moves in two rounds (elements 0-7, then 8-15), each through
+// 8 x 4 bytes. Back to a layout whose register holds elements 4 apart, no
+// register bit is shared: the whole tile at once, 16 x 4 bytes.
+// CHECK-LABEL: tk.func @in_rounds
+// CHECK-SAME: tkw.shared_memory = 64 : i64
+// CHECK: tkw.convert_layout {{.*}} {tkw.scratch = array<i64: 0, 32>}
+// CHECK: tkw.convert_layout {{.*}} {tkw.scratch = array<i64: 0, 64>}
+tk.func @in_rounds() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4 : i32} {
+  %r = tk.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #lanes>
+  %s = tkw.convert_layout %r : tensor<16xi32, #lanes> -> tensor<16xi32, #warps_swapped>
+  %t = tkw.convert_layout %s : tensor<16xi32, #warps_swapped> -> tensor<16xi32, #no_register_shared>
+  tk.return
+}
+
+// -----
+
 #rows = #tkw.linear<shape = [2, 8], register = [[1, 0]], lane = [[0, 1], [0, 2]], warp = [[0, 4]]>
 #row = #tkw.linear<shape = [2], register = [[1]], lane = [[0], [0]], warp = [[0]]>
 #columns = #tkw.linear<shape = [8, 2], register = [[0, 1]], lane = [[1, 0], [2, 0]], warp = [[4, 0]]>

@@ -42,7 +42,10 @@ int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
 /// The scratch memory `op` needs while it runs, in bytes, from the
 /// #tkw.linear layouts of its tiles: a tkw.convert_layout whose two layouts
 /// differ across warps (classifyConversion says SharedMemory) moves the
-/// whole tile through shared memory; a tk.reduce or tk.scan whose axis is
+/// tile through shared memory, in one round for each value of the register
+/// bits both layouts give the same coordinates (the scratch holds a round:
+/// the tile divided by 2 to the number of those bits); a tk.reduce or
+/// tk.scan whose axis is
 /// spread over warps keeps one partial value per warp along the axis for
 /// every line. 0 for everything else. An error for a tile without a
 /// #tkw.linear layout where the answer depends on it.
