@@ -144,6 +144,29 @@ struct SourceContext {
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
   }
+  /// The buffer's module: text with its arguments named as it wrote them
+  /// (`%stride`), as tk_kernel_create names them; bytecode (an imported
+  /// TTIR) carries its own. Null after the diagnostics on failure. `text`
+  /// says which it was.
+  mlir::OwningOpRef<mlir::ModuleOp> parseKernel(const std::string &name,
+                                                bool &text) {
+    mlir::ParserConfig config(&context);
+    mlir::Block block;
+    mlir::AsmParserState state;
+    text = !mlir::isBytecode(
+        *sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()));
+    if (mlir::failed(
+            text ? mlir::parseAsmSourceFile(sourceMgr, &block, config, &state)
+                 : mlir::parseSourceFile(sourceMgr, &block, config)))
+      return {};
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
+            &block, &context, mlir::FileLineColLoc::get(&context, name, 1, 1));
+    if (module && text)
+      tk::recoverArgumentNames(*module, state);
+    return module;
+  }
+
   mlir::MLIRContext context;
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler;
@@ -171,26 +194,10 @@ int specialize(tk::tool::CompileRequest &request, const std::string &input,
   mlir::DialectRegistry registry;
   tk::registerTkDialects(registry);
   SourceContext source(registry, request.source, input);
-  mlir::MLIRContext &context = source.context;
-  llvm::SourceMgr &sourceMgr = source.sourceMgr;
-  // Text gives its arguments the names it wrote (`%stride`), as
-  // tk_kernel_create does; bytecode (an imported TTIR) carries its own.
-  mlir::ParserConfig config(&context);
-  mlir::Block block;
-  mlir::AsmParserState state;
-  bool text =
-      !mlir::isBytecode(*sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()));
-  if (mlir::failed(
-          text ? mlir::parseAsmSourceFile(sourceMgr, &block, config, &state)
-               : mlir::parseSourceFile(sourceMgr, &block, config)))
-    return 1;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
-          &block, &context, mlir::UnknownLoc::get(&context));
+  bool text = false;
+  mlir::OwningOpRef<mlir::ModuleOp> module = source.parseKernel(input, text);
   if (!module)
     return 1;
-  if (text)
-    tk::recoverArgumentNames(*module, state);
   auto entry = module->lookupSymbol<tk::FuncOp>(request.entry);
   if (!entry) {
     std::cerr << "tk-compile: " << input << " has no tk.func '" << request.entry
@@ -225,24 +232,10 @@ int resolveEntry(tk::tool::CompileRequest &request, const std::string &input) {
   mlir::DialectRegistry registry;
   tk::registerTkDialects(registry);
   SourceContext source(registry, request.source, input);
-  mlir::MLIRContext &context = source.context;
-  llvm::SourceMgr &sourceMgr = source.sourceMgr;
-  mlir::ParserConfig config(&context);
-  mlir::Block block;
-  mlir::AsmParserState state;
-  bool text =
-      !mlir::isBytecode(*sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()));
-  if (mlir::failed(
-          text ? mlir::parseAsmSourceFile(sourceMgr, &block, config, &state)
-               : mlir::parseSourceFile(sourceMgr, &block, config)))
-    return 1;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
-          &block, &context, mlir::FileLineColLoc::get(&context, input, 1, 1));
+  bool text = false;
+  mlir::OwningOpRef<mlir::ModuleOp> module = source.parseKernel(input, text);
   if (!module)
     return 1;
-  if (text)
-    tk::recoverArgumentNames(*module, state);
   std::vector<std::string> kernels;
   for (tk::FuncOp func : module->getOps<tk::FuncOp>())
     kernels.push_back(func.getSymName().str());

@@ -88,7 +88,9 @@ uint64_t flatCoordinate(const LinearLayout &layout,
 /// A conversion moves in one round per value of those bits, each round the
 /// elements whose coordinates have that value along them: every thread
 /// then finds its part of the round in its own registers on both sides,
-/// and the scratch holds one round (Triton converts so too).
+/// and the scratch holds one round. The smallest scratch the two layouts
+/// allow; Triton rounds over the tile's repetitions only, and a lowering
+/// may take larger rounds (fewer barriers) where the memory allows.
 int32_t sharedRegisterBits(const LinearLayout &from, const LinearLayout &to) {
   llvm::SmallVector<uint64_t> toBases;
   for (int32_t bit = 0; bit < to.getInDimSizeLog2(kRegisterDim); ++bit)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/Analysis/SharedMemoryAllocation.h"
+#include "tk/core/Layout.h"
 #include "tk/core/Passes.h"
 #include "tk/core/TargetInfo.h"
 #include "tk/core/WarpDialect.h"
@@ -35,11 +36,7 @@ struct AllocateSharedMemoryPass
 
   void runOnOperation() override {
     FuncOp func = getOperation();
-    std::string spec = target;
-    if (spec.empty())
-      if (auto recorded =
-              func->getAttrOfType<StringAttr>(TkwDialect::kTargetAttrName))
-        spec = recorded.getValue().str();
+    std::string spec = getTargetSpec(func, target);
     if (spec.empty()) {
       func.emitError() << kPassName
                        << ": no target: pass `target=` or run "

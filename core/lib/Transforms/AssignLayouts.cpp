@@ -296,13 +296,7 @@ struct AssignLayoutsPass
     if (failed(propagation.apply(func, "tk-assign-layouts")))
       return signalPassFailure();
 
-    Builder builder(&getContext());
-    func->setAttr(TkwDialect::kNumWarpsAttrName,
-                  builder.getI32IntegerAttr(numWarps));
-    func->setAttr(TkwDialect::kThreadsPerWarpAttrName,
-                  builder.getI32IntegerAttr(info->warpSize));
-    func->setAttr(TkwDialect::kTargetAttrName,
-                  builder.getStringAttr(info->name));
+    recordLayoutTarget(func, numWarps, info->warpSize, info->name);
   }
 };
 

@@ -317,13 +317,7 @@ struct AssignLinearLayoutsPass
     if (failed(propagation.apply(func, kPassName)))
       return signalPassFailure();
 
-    Builder builder(&getContext());
-    func->setAttr(TkwDialect::kNumWarpsAttrName,
-                  builder.getI32IntegerAttr(numWarps));
-    func->setAttr(TkwDialect::kThreadsPerWarpAttrName,
-                  builder.getI32IntegerAttr(info->warpSize));
-    func->setAttr(TkwDialect::kTargetAttrName,
-                  builder.getStringAttr(info->name));
+    recordLayoutTarget(func, numWarps, info->warpSize, info->name);
   }
 };
 

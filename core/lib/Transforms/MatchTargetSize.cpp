@@ -134,11 +134,7 @@ struct MatchTargetSizePass
                           "warp level; run tk-distribute-to-warps first";
       return signalPassFailure();
     }
-    std::string spec = target;
-    if (spec.empty())
-      if (auto recorded =
-              func->getAttrOfType<StringAttr>(TkwDialect::kTargetAttrName))
-        spec = recorded.getValue().str();
+    std::string spec = getTargetSpec(func, target);
     if (spec.empty()) {
       func.emitError() << "tk-match-target-size: no target; pass target= or "
                           "run tk-assign-layouts, which records one";

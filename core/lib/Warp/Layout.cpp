@@ -8,6 +8,7 @@
 
 #include "tk/core/Layout.h"
 
+#include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <optional>
@@ -251,4 +252,23 @@ bool tk::warp::isSameLayoutOp(Operation *op) {
   };
   return llvm::all_of(op->getOperands(), sameShape) &&
          llvm::all_of(op->getResults(), sameShape) && shape.has_value();
+}
+
+std::string tk::warp::getTargetSpec(tk::FuncOp func, StringRef option) {
+  if (!option.empty())
+    return option.str();
+  if (auto recorded =
+          func->getAttrOfType<StringAttr>(TkwDialect::kTargetAttrName))
+    return recorded.getValue().str();
+  return "";
+}
+
+void tk::warp::recordLayoutTarget(tk::FuncOp func, int64_t numWarps,
+                                  int64_t threadsPerWarp, StringRef target) {
+  Builder builder(func.getContext());
+  func->setAttr(TkwDialect::kNumWarpsAttrName,
+                builder.getI32IntegerAttr(numWarps));
+  func->setAttr(TkwDialect::kThreadsPerWarpAttrName,
+                builder.getI32IntegerAttr(threadsPerWarp));
+  func->setAttr(TkwDialect::kTargetAttrName, builder.getStringAttr(target));
 }

@@ -86,6 +86,17 @@ mlir::Type withTileShape(mlir::Type type, llvm::ArrayRef<int64_t> shape);
 /// their own.
 bool isSameLayoutOp(mlir::Operation *op);
 
+/// The TargetInfo spec a pass works for: its `target=` option when given,
+/// else the `tkw.target` a layout pass recorded on `func`; empty for none.
+std::string getTargetSpec(tk::FuncOp func, llvm::StringRef option);
+
+/// Records on `func` the workgroup its layouts were chosen for:
+/// `tkw.num_warps`, `tkw.threads_per_warp` (the target's warp size) and
+/// `tkw.target` (its spec), which the dialect then checks every layout in
+/// `func` against.
+void recordLayoutTarget(tk::FuncOp func, int64_t numWarps,
+                        int64_t threadsPerWarp, llvm::StringRef target);
+
 /// How the warps of a program share `dot`: its `tiling` hint when it has
 /// one; otherwise rows across warps (`horizontal`) when its result flows
 /// into a reduction or another dot's operand, or its `a` is computed from

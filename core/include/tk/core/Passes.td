@@ -171,8 +171,9 @@ def TkAllocateSharedMemory
     layouts. The buffers are the scratch of the ops that move data between
     warps (`SharedMemoryAllocation.h`): a `tkw.convert_layout` whose layouts
     differ across warps holds one round of the tile (it converts in a round
-    per value of the register bits both layouts give the same
-    coordinates, as Triton does); a `tk.reduce` or `tk.scan`
+    per value of the register bits both layouts give the same coordinates:
+    the smallest scratch the two layouts allow, where Triton rounds over
+    the tile's repetitions); a `tk.reduce` or `tk.scan`
     whose axis spans warps holds one partial value per warp along it and
     line. Conversions within a warp (registers, shuffles) need none. Each
     buffer lives while its op runs; buffers whose lives overlap get
