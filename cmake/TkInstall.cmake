@@ -7,12 +7,18 @@
 #   <libdir>/tk/libtk_backend_<name>.so          the plugins, found from
 #                                                libtk.so's folder
 #   <libdir>/tk/tk-bytecode-check                reads callers' bytecode apart
-#   <libdir>/cmake/tk/tkConfig.cmake             find_package(tk CONFIG): tk::tk
+#   include/tk/ir/*.h, *.h.inc, <libdir>/libTkIR.a
+#                                                the C++ builder (tk::builder)
+#   <libdir>/cmake/tk/tkConfig.cmake             find_package(tk CONFIG): tk::tk,
+#                                                COMPONENTS builder: tk::builder
 #   <libdir>/pkgconfig/tk.pc                     pkg-config --cflags --libs tk
 #   share/tk/kernels/*.tk, share/tk/examples/    the example kernels and hello.c
 #
-# Users see the C API only, so tk::tk is an imported library over tk.h and
-# libtk.so: nothing of MLIR, LLVM or spdlog leaks into their build.
+# Users of the C API see it only, so tk::tk is an imported library over tk.h
+# and libtk.so: nothing of MLIR, LLVM or spdlog leaks into their build. The
+# C++ builder (tk/ir/Builder.h) makes MLIR modules, so its users build with
+# MLIR 22: tk::builder (find_package(tk COMPONENTS builder)) is libTkIR.a
+# with the dialect's headers, generated ones included, over MLIR's targets.
 
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -56,6 +62,13 @@ endforeach()
 set_target_properties(tk-bytecode-check PROPERTIES
   INSTALL_RPATH "$ORIGIN/${tk_plugin_to_lib}" INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS tk-bytecode-check RUNTIME DESTINATION ${TK_INSTALL_PLUGIN_DIR})
+
+install(TARGETS TkIR ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/ir/include/tk/ir
+                  ${PROJECT_BINARY_DIR}/ir/include/tk/ir
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tk
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.h.inc"
+        PATTERN "CMakeFiles" EXCLUDE)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/kernels/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/tk/kernels

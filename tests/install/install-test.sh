@@ -3,7 +3,9 @@
 # nothing of the build tree in reach (no TK_BACKEND_PATH):
 #   1. hello.c built by CMake with find_package(tk CONFIG) and run;
 #   2. hello.c built by cc with pkg-config's flags and run;
-#   3. the installed tk-info loads libtk.so and the cpu plugin from the prefix.
+#   3. the installed tk-info loads libtk.so and the cpu plugin from the prefix;
+#   4. a C++ program that builds its kernel with the installed builder
+#      (find_package(tk COMPONENTS builder)) built and run.
 #
 #   install-test.sh BUILD_DIR SCRATCH_DIR
 set -euo pipefail
@@ -18,6 +20,8 @@ cmake --install "$build" --prefix "$prefix" > "$scratch/install.log"
 libdir=$(find "$prefix" -name libtk.so -printf '%h\n' | head -1)
 [ -n "$libdir" ] || { echo "install-test: no libtk.so under $prefix"; exit 1; }
 for file in "$prefix/include/tk/tk.h" "$prefix/include/tk/tk_plugin.h" \
+            "$prefix/include/tk/ir/Builder.h" "$prefix/include/tk/ir/TkOps.h.inc" \
+            "$libdir/libTkIR.a" \
             "$libdir/tk/libtk_backend_cpu.so" "$libdir/cmake/tk/tkConfig.cmake" \
             "$libdir/pkgconfig/tk.pc" "$prefix/bin/tk-info"; do
   [ -f "$file" ] || { echo "install-test: $file was not installed"; exit 1; }
@@ -52,4 +56,14 @@ loaded=$(ldd "$prefix/bin/tk-info" | awk '$1 == "libtk.so" { print $3 }')
 info=$("$prefix/bin/tk-info")
 grep -q "$(realpath "$libdir")/tk/libtk_backend_cpu.so" <<<"$info" ||
   { echo "install-test: tk-info did not load the installed cpu plugin:"; echo "$info"; exit 1; }
+
+# 4. The C++ builder, out of tree.
+cmake -S "$source_dir/builder-consumer" -B "$scratch/builder-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" > "$scratch/builder-configure.log" ||
+  { cat "$scratch/builder-configure.log"; exit 1; }
+cmake --build "$scratch/builder-build" > "$scratch/builder-build.log" ||
+  { cat "$scratch/builder-build.log"; exit 1; }
+out=$("$scratch/builder-build/builder_vector_add")
+echo "builder: $out"
+grep -q "correct" <<<"$out" || { echo "install-test: builder_vector_add said: $out"; exit 1; }
 echo "install-test: ok ($prefix)"
