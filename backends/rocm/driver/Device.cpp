@@ -7,6 +7,8 @@
 
 #include "driver/Device.h"
 
+#include "common/DeviceProbe.h"
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -147,6 +149,10 @@ tk_status countDevices(int &count, std::string &error) {
 }
 
 tk_status initializeOnce(Devices &state, std::string &error) {
+  // HIP reaches AMD GPUs through the KFD node; without it hipInit only
+  // costs time (16 ms) to say so.
+  if (tk::plugin::noDeviceNode("rocm", {"/dev/kfd"}, error))
+    return TK_ERROR_NO_DEVICE;
   if (tk_status status = openDriver(error))
     return status;
   int count = 0;

@@ -9,6 +9,8 @@
 
 #include "driver/DeviceState.h"
 
+#include "common/DeviceProbe.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -43,15 +45,6 @@ uint32_t featureLevel(uint32_t version) {
 template <size_t N> void copyString(char (&out)[N], const char *text) {
   std::strncpy(out, text, N - 1);
   out[N - 1] = '\0';
-}
-
-std::string_view trim(std::string_view text) {
-  const char *space = " \t\n\r\f\v";
-  size_t first = text.find_first_not_of(space);
-  if (first == std::string_view::npos)
-    return {};
-  size_t last = text.find_last_not_of(space);
-  return text.substr(first, last - first + 1);
 }
 
 bool envFlag(const char *name) {
@@ -458,6 +451,14 @@ tk_status createDevice(const Candidate &candidate, int32_t index,
 }
 
 tk_status initializeOnce(Devices &all, std::string &error) {
+  // A GPU's Vulkan driver reaches it through a DRM render node (AMD,
+  // Intel, Mesa), NVIDIA's nodes or WSL's /dev/dxg; without one only a CPU
+  // implementation could answer, and it counts only when TK_BACKEND names
+  // vulkan (cpuDevicesAllowed), which also starts the loader here.
+  if (tk::plugin::noDeviceNode(
+          "vulkan", {"/dev/dri/renderD*", "/dev/nvidia[0-9]*", "/dev/dxg"},
+          error))
+    return TK_ERROR_NO_DEVICE;
   uint32_t instanceVersion = 0;
   if (tk_status status = createInstance(all.instance, instanceVersion, error))
     return status;
@@ -533,20 +534,7 @@ Devices &detail::devices() {
   return *instance;
 }
 
-bool cpuDevicesAllowed() {
-  const char *value = std::getenv("TK_BACKEND");
-  if (!value)
-    return false;
-  std::string_view rest(value);
-  while (true) {
-    size_t comma = rest.find(',');
-    if (trim(rest.substr(0, comma)) == "vulkan")
-      return true;
-    if (comma == std::string_view::npos)
-      return false;
-    rest.remove_prefix(comma + 1);
-  }
-}
+bool cpuDevicesAllowed() { return tk::plugin::backendNamedByUser("vulkan"); }
 
 tk_status initializeDevices(std::string &error) {
   Devices &all = devices();

@@ -12,6 +12,8 @@
 
 #include "driver/Device.h"
 
+#include "common/DeviceProbe.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -225,6 +227,9 @@ tk_status readDeviceDetails(DeviceState &entry, bool &usable,
 }
 
 tk_status initializeOnce(Devices &state, std::string &error) {
+  // Level Zero reaches Intel GPUs through DRM render nodes.
+  if (tk::plugin::noDeviceNode("xe", {"/dev/dri/renderD*"}, error))
+    return TK_ERROR_NO_DEVICE;
   if (tk_status status = openDriver(error))
     return status;
   std::vector<std::unique_ptr<DeviceState>> found;
