@@ -70,19 +70,6 @@ llvm::Expected<int64_t> combineScratch(Operation *op, ValueRange srcs,
   return warps * lines * bytes;
 }
 
-/// A tile coordinate of `layout`'s outputs as one number: each dimension's
-/// bits above the previous ones'. Injective, and linear over GF(2).
-uint64_t flatCoordinate(const LinearLayout &layout,
-                        const std::vector<int32_t> &basis) {
-  uint64_t flat = 0;
-  int32_t shift = 0;
-  for (auto [index, dim] : llvm::enumerate(layout.getOutDims())) {
-    flat |= uint64_t(basis[index]) << shift;
-    shift += llvm::Log2_32(dim.second);
-  }
-  return flat;
-}
-
 /// How many register bits both layouts give the same tile coordinates:
 /// independent bases that are register bases of `from` and of `to` alike.
 /// A conversion moves in one round per value of those bits, each round the
@@ -92,14 +79,16 @@ uint64_t flatCoordinate(const LinearLayout &layout,
 /// allow; Triton rounds over the tile's repetitions only, and a lowering
 /// may take larger rounds (fewer barriers) where the memory allows.
 int32_t sharedRegisterBits(const LinearLayout &from, const LinearLayout &to) {
+  // Register is a tile layout's first input dimension: its bit b is the
+  // flat input 1 << b, and applyFlat gives the basis as one number.
   llvm::SmallVector<uint64_t> toBases;
   for (int32_t bit = 0; bit < to.getInDimSizeLog2(kRegisterDim); ++bit)
-    toBases.push_back(flatCoordinate(to, to.getBasis(kRegisterDim, bit)));
+    toBases.push_back(to.applyFlat(uint64_t(1) << bit));
   // Gaussian elimination over GF(2): `pivots` spans the bases taken so far.
   llvm::SmallVector<uint64_t> pivots;
   int32_t count = 0;
   for (int32_t bit = 0; bit < from.getInDimSizeLog2(kRegisterDim); ++bit) {
-    uint64_t basis = flatCoordinate(from, from.getBasis(kRegisterDim, bit));
+    uint64_t basis = from.applyFlat(uint64_t(1) << bit);
     if (basis == 0 || !llvm::is_contained(toBases, basis))
       continue;
     uint64_t reduced = basis;

@@ -20,6 +20,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
 
+#include <algorithm>
+
 #define DEBUG_TYPE "tk-remove-layout-conversions"
 
 namespace tk {
@@ -36,34 +38,29 @@ namespace {
 /// Past this many ops a conversion is cheaper than computing again.
 constexpr size_t kMaxRematerializedOps = 32;
 
-/// The flat offset of a tile coordinate in row-major memory order (the last
-/// dimension fastest), from a basis of `layout`.
-int64_t rowMajorOffset(const LinearLayout &layout,
-                       const std::vector<int32_t> &basis) {
-  int64_t offset = 0, stride = 1;
-  std::vector<std::pair<std::string, int32_t>> dims = layout.getOutDims();
-  for (int64_t d = dims.size() - 1; d >= 0; --d) {
-    offset += basis[d] * stride;
-    stride *= dims[d].second;
-  }
-  return offset;
-}
-
 /// How many consecutive elements of row-major memory one warp instruction
 /// of a load in `layout` covers, each lane moving at most `vector`
 /// consecutive elements: the lane's run (its first registers, as far as
 /// they are consecutive and `vector` allows), then as many lanes as
 /// continue it.
 int64_t warpContiguity(const LinearLayout &layout, int64_t vector) {
+  // Outputs in memory order, fastest first, so that a flat output is the
+  // row-major offset; register and lane are the first two inputs, so
+  // register bit b is flat input 1 << b and lane bit b follows them.
+  std::vector<std::string> fastestFirst = layout.getOutDimNames();
+  std::reverse(fastestFirst.begin(), fastestFirst.end());
+  LinearLayout memory = layout.transposeOuts(fastestFirst);
+  int32_t registerBits = layout.getInDimSizeLog2(kRegisterDim);
   int64_t covered = 1;
-  for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kRegisterDim); ++bit) {
+  for (int32_t bit = 0; bit < registerBits; ++bit) {
     if (covered >= vector ||
-        rowMajorOffset(layout, layout.getBasis(kRegisterDim, bit)) != covered)
+        memory.applyFlat(uint64_t(1) << bit) != uint64_t(covered))
       break;
     covered *= 2;
   }
   for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kLaneDim); ++bit) {
-    if (rowMajorOffset(layout, layout.getBasis(kLaneDim, bit)) != covered)
+    if (memory.applyFlat(uint64_t(1) << (registerBits + bit)) !=
+        uint64_t(covered))
       break;
     covered *= 2;
   }
