@@ -64,6 +64,22 @@ protected:
     return facts.value_or(tk::AxisFacts{});
   }
 
+  /// The facts of the mask of the only tk.load in `body` (a kernel as for
+  /// loadFacts).
+  tk::AxisFacts maskFacts(const std::string &body) {
+    loadFacts(body);
+    std::optional<tk::AxisFacts> facts;
+    if (module)
+      module->walk([&](tk::LoadOp load) {
+        if (load.getMask())
+          facts = tk::getAxisFacts(load.getMask(), [](BlockArgument) {
+            return std::optional<tk::AxisFacts>();
+          });
+      });
+    EXPECT_TRUE(facts.has_value());
+    return facts.value_or(tk::AxisFacts{});
+  }
+
   /// Runs of 8 f16 (16 bytes) contiguous and 16-byte aligned.
   static bool copiesIn16Bytes(const tk::AxisFacts &facts) {
     return tk::runsAreContiguousAndAligned(facts, 8, 2, 16);
@@ -144,6 +160,29 @@ TEST_F(AxisFactsTest, SumOfTwoRangesIsNotContiguousNorDivisible) {
   EXPECT_EQ(facts.contiguity, 1);
   EXPECT_LE(facts.divisibility, 2);
   EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, ComparingRunsWithABoundGivesRunsOfEqualMasks) {
+  // cols < N: aligned runs of g consecutive offsets never straddle a bound
+  // that g divides, so the mask is constant over them (Triton's rule); for
+  // cols <= N the run ending at N straddles it.
+  auto masked = [&](const std::string &predicate, const std::string &bound) {
+    return maskFacts("  %n = tk.splat " + bound +
+                     " : i32 -> tensor<64xi32>\n"
+                     "  %m = arith.cmpi " +
+                     predicate +
+                     ", %r, %n : tensor<64xi32>\n"
+                     "  %base = tk.splat %a : !tk.ptr<f16> -> "
+                     "tensor<64x!tk.ptr<f16>>\n"
+                     "  %p = tk.addptr %base, %r : tensor<64x!tk.ptr<f16>>, "
+                     "tensor<64xi32>\n"
+                     "  %x = tk.load %p, %m : tensor<64x!tk.ptr<f16>>\n");
+  };
+  EXPECT_EQ(masked("slt", "%stride").constancy, 16);
+  EXPECT_EQ(masked("sge", "%stride").constancy, 16);
+  EXPECT_EQ(masked("slt", "%any").constancy, 1);
+  EXPECT_EQ(masked("sle", "%stride").constancy, 1);
+  EXPECT_EQ(masked("eq", "%stride").constancy, 1);
 }
 
 TEST_F(AxisFactsTest, RemainderKeepsRunsTheDivisorDivides) {

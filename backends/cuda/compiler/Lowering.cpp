@@ -113,6 +113,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   SIMTLowering lowering;
   lowering.simt.target = targetInfo;
   lowering.simt.numWarps = numWarps;
+  lowering.registerPipeline = true;
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;
   lowering.asyncCopy = units.asyncCopy;

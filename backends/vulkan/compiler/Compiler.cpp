@@ -110,6 +110,13 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   lowering.simt.target = spec;
   lowering.simt.numWarps = numWarps;
   lowering.shareWorkgroupMemory = true;
+  lowering.registerPipeline = true;
+  // lavapipe compiles a subgroup's code with LLVM 15 for 8 or 16 lanes at
+  // once. At 16 (AVX-512) an f16 max or min reduction over tiles of 128
+  // elements a thread takes over 5 minutes (2x64x128 reduce_min; sums,
+  // f32 and bf16 take seconds); at 8, 256 elements take seconds. Wider
+  // subgroups are GPUs', whose drivers do not vectorise across lanes.
+  lowering.maxRegistersPerTile = subgroupSize == 16 ? 64 : 0;
   StageDumpFn dumpStage;
   if (!input.dumpDir.empty())
     dumpStage = [&](llvm::StringRef file, ModuleOp stage) {

@@ -357,6 +357,59 @@ struct ExtractValueLowering : OpConversionPattern<LLVM::ExtractValueOp> {
   }
 };
 
+/// The constant position of an llvm.extractelement or insertelement: the
+/// register lowering moves runs as vectors at constant lanes.
+std::optional<int32_t> constantPosition(Value position) {
+  APInt value;
+  if (!matchPattern(position, m_ConstantInt(&value)))
+    return std::nullopt;
+  return static_cast<int32_t>(value.getZExtValue());
+}
+
+struct ExtractElementLowering : OpConversionPattern<LLVM::ExtractElementOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LLVM::ExtractElementOp extract, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<int32_t> position = constantPosition(extract.getPosition());
+    Type type = getTypeConverter()->convertType(extract.getType());
+    if (!position || !type)
+      return rewriter.notifyMatchFailure(extract, "a constant position");
+    rewriter.replaceOpWithNewOp<spirv::CompositeExtractOp>(
+        extract, type, adaptor.getVector(),
+        rewriter.getI32ArrayAttr({*position}));
+    return success();
+  }
+};
+
+struct InsertElementLowering : OpConversionPattern<LLVM::InsertElementOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LLVM::InsertElementOp insert, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<int32_t> position = constantPosition(insert.getPosition());
+    if (!position)
+      return rewriter.notifyMatchFailure(insert, "a constant position");
+    rewriter.replaceOpWithNewOp<spirv::CompositeInsertOp>(
+        insert, adaptor.getValue(), adaptor.getVector(),
+        ArrayRef<int32_t>{*position});
+    return success();
+  }
+};
+
+struct PoisonLowering : OpConversionPattern<LLVM::PoisonOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LLVM::PoisonOp poison, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(poison.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(poison, "type");
+    rewriter.replaceOpWithNewOp<spirv::UndefOp>(poison, type);
+    return success();
+  }
+};
+
 /// Addresses are integers here: the casts disappear.
 template <typename CastOp>
 struct AddressCastLowering : OpConversionPattern<CastOp> {
@@ -625,7 +678,8 @@ struct ConvertToSPIRVPass
     index::populateIndexToSPIRVPatterns(converter, patterns);
     patterns
         .add<GEPLowering, LoadLowering, StoreLowering, AtomicRMWLowering,
-             CmpXchgLowering, ExtractValueLowering,
+             CmpXchgLowering, ExtractValueLowering, ExtractElementLowering,
+             InsertElementLowering, PoisonLowering,
              AddressCastLowering<LLVM::IntToPtrOp>,
              AddressCastLowering<LLVM::PtrToIntOp>, ZeroLowering,
              AssumeLowering, GlobalLowering, GetGlobalLowering, ExtSILowering,

@@ -194,10 +194,57 @@ private:
     }
     if (auto ext = dyn_cast<arith::ExtSIOp>(op))
       return facts(ext.getIn(), depth + 1);
+    if (auto compare = dyn_cast<arith::CmpIOp>(op))
+      return compareFacts(compare, depth);
+    if (isa<arith::AndIOp, arith::OrIOp>(op)) {
+      // Equal inputs give equal outputs; and-ing keeps the low zero bits.
+      AxisFacts lhs = facts(op->getOperand(0), depth + 1),
+                rhs = facts(op->getOperand(1), depth + 1);
+      AxisFacts result;
+      result.constancy = std::gcd(lhs.constancy, rhs.constancy);
+      if (isa<arith::AndIOp>(op) && lhs.contiguity == 1 && rhs.contiguity == 1)
+        result.divisibility = std::max(lhs.divisibility, rhs.divisibility);
+      return result;
+    }
     if (isa<arith::RemSIOp, arith::RemUIOp>(op))
       return remainderFacts(facts(op->getOperand(0), depth + 1),
                             facts(op->getOperand(1), depth + 1));
     return AxisFacts{};
+  }
+
+  /// Triton's rule for comparisons: runs of equal results where both sides
+  /// are runs of equal values, and where an ordered comparison sets an
+  /// aligned contiguous run against a constant: a run of g consecutive
+  /// values starting at a multiple of g, with g dividing the constant,
+  /// never straddles it.
+  AxisFacts compareFacts(arith::CmpIOp compare, int depth) {
+    AxisFacts lhs = facts(compare.getLhs(), depth + 1),
+              rhs = facts(compare.getRhs(), depth + 1);
+    int64_t size = lastDimSize(compare.getLhs().getType());
+    AxisFacts result;
+    result.constancy = std::gcd(lhs.constancy, rhs.constancy);
+    auto runAgainstConstant = [&](const AxisFacts &run,
+                                  const AxisFacts &constant) {
+      if (constant.constancy != size || run.contiguity == 1)
+        return int64_t(1);
+      return std::gcd(run.contiguity,
+                      std::gcd(run.divisibility, constant.divisibility));
+    };
+    // x < c and x >= c (c <= x, c > x) split at a multiple of the run;
+    // x <= c and x > c split one after it.
+    using P = arith::CmpIPredicate;
+    P predicate = compare.getPredicate();
+    bool runFirst =
+        llvm::is_contained({P::slt, P::ult, P::sge, P::uge}, predicate);
+    bool constantFirst =
+        llvm::is_contained({P::sle, P::ule, P::sgt, P::ugt}, predicate);
+    if (runFirst)
+      result.constancy =
+          std::max(result.constancy, runAgainstConstant(lhs, rhs));
+    if (constantFirst)
+      result.constancy =
+          std::max(result.constancy, runAgainstConstant(rhs, lhs));
+    return result;
   }
 
   llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument;

@@ -6,6 +6,7 @@
 #include "tk/core/Layout/LayoutPresets.h"
 #include "tk/core/WarpDialect.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -70,40 +71,69 @@ llvm::Expected<int64_t> combineScratch(Operation *op, ValueRange srcs,
   return warps * lines * bytes;
 }
 
-/// How many register bits both layouts give the same tile coordinates:
-/// independent bases that are register bases of `from` and of `to` alike.
-/// A conversion moves in one round per value of those bits, each round the
-/// elements whose coordinates have that value along them: every thread
-/// then finds its part of the round in its own registers on both sides,
-/// and the scratch holds one round. The smallest scratch the two layouts
-/// allow; Triton rounds over the tile's repetitions only, and a lowering
-/// may take larger rounds (fewer barriers) where the memory allows.
-int32_t sharedRegisterBits(const LinearLayout &from, const LinearLayout &to) {
-  // Register is a tile layout's first input dimension: its bit b is the
-  // flat input 1 << b, and applyFlat gives the basis as one number.
-  llvm::SmallVector<uint64_t> toBases;
-  for (int32_t bit = 0; bit < to.getInDimSizeLog2(kRegisterDim); ++bit)
-    toBases.push_back(to.applyFlat(uint64_t(1) << bit));
-  // Gaussian elimination over GF(2): `pivots` spans the bases taken so far.
-  llvm::SmallVector<uint64_t> pivots;
-  int32_t count = 0;
-  for (int32_t bit = 0; bit < from.getInDimSizeLog2(kRegisterDim); ++bit) {
-    uint64_t basis = from.applyFlat(uint64_t(1) << bit);
-    if (basis == 0 || !llvm::is_contained(toBases, basis))
-      continue;
-    uint64_t reduced = basis;
-    for (uint64_t pivot : pivots)
-      reduced = std::min(reduced, reduced ^ pivot);
-    if (reduced == 0)
-      continue;
-    pivots.push_back(reduced);
-    llvm::sort(pivots, std::greater<uint64_t>());
-    ++count;
+} // namespace
+
+bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to) {
+  for (StringRef dim : {kLaneDim, kWarpDim}) {
+    int32_t bits = from.hasInDim(dim) ? from.getInDimSizeLog2(dim) : 0;
+    if (bits != (to.hasInDim(dim) ? to.getInDimSizeLog2(dim) : 0))
+      return false;
+    for (int32_t bit = 0; bit < bits; ++bit)
+      if (from.apply({{dim, 1 << bit}}) != to.apply({{dim, 1 << bit}}))
+        return false;
   }
-  return count;
+  llvm::DenseSet<uint64_t> held;
+  for (int32_t reg = 0; reg < from.getInDimSize(kRegisterDim); ++reg)
+    held.insert(from.applyFlat(reg));
+  for (int32_t reg = 0; reg < to.getInDimSize(kRegisterDim); ++reg)
+    if (!held.contains(to.applyFlat(reg)))
+      return false;
+  return true;
 }
 
-} // namespace
+llvm::SmallVector<RoundBit> getConversionRounds(const LinearLayout &from,
+                                                const LinearLayout &to) {
+  // Register is a tile layout's first input dimension: its bit b is the
+  // flat input 1 << b, and applyFlat gives the basis as one number.
+  auto registerBases = [](const LinearLayout &layout) {
+    llvm::SmallVector<uint64_t> bases;
+    for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kRegisterDim); ++bit)
+      bases.push_back(layout.applyFlat(uint64_t(1) << bit));
+    return bases;
+  };
+  // Every flat coordinate bit some basis of either layout sets, counted.
+  auto touches = [](const LinearLayout &layout,
+                    llvm::DenseMap<int, int> &count) {
+    for (int32_t bit = 0; bit < layout.getTotalInDimSizeLog2(); ++bit) {
+      uint64_t basis = layout.applyFlat(uint64_t(1) << bit);
+      for (int position = 0; basis; ++position, basis >>= 1)
+        if (basis & 1)
+          ++count[position];
+    }
+  };
+  llvm::DenseMap<int, int> fromCount, toCount;
+  touches(from, fromCount);
+  touches(to, toCount);
+  llvm::SmallVector<uint64_t> fromBases = registerBases(from);
+  llvm::SmallVector<uint64_t> toBases = registerBases(to);
+  llvm::SmallVector<RoundBit> rounds;
+  for (auto [fromBit, basis] : llvm::enumerate(fromBases)) {
+    if (!llvm::isPowerOf2_64(basis))
+      continue;
+    int position = llvm::countr_zero(basis);
+    // One basis of each layout sets this coordinate bit, and nothing else
+    // does: within a round it is fixed, so dropping it keeps addresses
+    // distinct.
+    if (fromCount[position] != 1 || toCount[position] != 1)
+      continue;
+    auto toBit = llvm::find(toBases, basis);
+    if (toBit == toBases.end())
+      continue;
+    rounds.push_back({static_cast<int32_t>(fromBit),
+                      static_cast<int32_t>(toBit - toBases.begin()), position});
+  }
+  return rounds;
+}
 
 int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
                           int64_t alignment) {
@@ -155,11 +185,13 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op) {
     llvm::Expected<ConversionKind> kind = classifyConversion(**from, **to);
     if (!kind)
       return kind.takeError();
-    if (*kind != ConversionKind::SharedMemory)
+    // Conversions across lanes go through shared memory too until the
+    // lowering has a shuffle path.
+    if (*kind == ConversionKind::None || isRegisterPermutation(**from, **to))
       return 0;
     RankedTensorType type = convert.getType();
     return (type.getNumElements() * elementBytes(type)) >>
-           sharedRegisterBits(**from, **to);
+           getConversionRounds(**from, **to).size();
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     int64_t lines = 1;

@@ -9,6 +9,7 @@
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Passes.h"
+#include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -49,10 +50,95 @@ void tk::addThreadLayoutPasses(mlir::OpPassManager &pm,
                                         std::move(asyncCopy)));
 }
 
+/// The register pipeline on a copy of `module`; the copy's body replaces
+/// the module's where every pass succeeds. Otherwise the module is as it
+/// was, and `refusal` holds the first error the pipeline gave.
+static LogicalResult lowerWithRegisters(ModuleOp module,
+                                        const tk::SIMTLowering &lowering,
+                                        const tk::StageDumpFn &dump,
+                                        std::string &refusal) {
+  const tk::TkConvertToSIMTOptions &simt = lowering.simt;
+  OwningOpRef<ModuleOp> copy = module.clone();
+  // The attempt's diagnostics are the refusal, not the compile's errors.
+  ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &d) {
+    if (refusal.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+      refusal = d.str();
+    return success();
+  });
+  std::string failedPass;
+  if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
+        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
+        tk::TkAssignLinearLayoutsOptions assign;
+        assign.target = simt.target;
+        assign.numWarps = simt.numWarps;
+        pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLinearLayouts(assign));
+        pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
+        tk::TkAllocateSharedMemoryOptions allocate;
+        allocate.target = simt.target;
+        pm.addNestedPass<tk::FuncOp>(
+            tk::createTkAllocateSharedMemory(allocate));
+        pm.addNestedPass<tk::FuncOp>(tk::createTkInsertBarriers());
+      }))) {
+    if (refusal.empty())
+      refusal = "pass '" + failedPass + "' failed";
+    return failure();
+  }
+  if (int64_t budget = lowering.maxRegistersPerTile) {
+    WalkResult walk = copy->walk([&](Operation *op) {
+      for (Type type : op->getResultTypes()) {
+        auto tile = dyn_cast<RankedTensorType>(type);
+        auto layout = tile ? dyn_cast_or_null<tk::warp::LinearLayoutAttr>(
+                                 tile.getEncoding())
+                           : nullptr;
+        if (!layout)
+          continue;
+        int64_t registers =
+            layout.getLinearLayout().getInDimSize(tk::kRegisterDim);
+        if (registers > budget) {
+          refusal = "a tile of " + std::to_string(registers) +
+                    " elements a thread, over the backend's " +
+                    std::to_string(budget);
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  // Dumped only where the pipeline goes on to lower the module.
+  OwningOpRef<ModuleOp> layouts;
+  if (dump)
+    layouts = copy->clone();
+  if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
+        pm.addPass(tk::createTkConvertRegistersToSIMT());
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+      }))) {
+    if (refusal.empty())
+      refusal = "pass '" + failedPass + "' failed";
+    return failure();
+  }
+  if (dump)
+    dump("3-registers.mlir", *layouts);
+  module.getBodyRegion().takeBody(copy->getBodyRegion());
+  return success();
+}
+
 LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
                               const StageDumpFn &dump, std::string &error) {
   const TkConvertToSIMTOptions &simt = lowering.simt;
   std::string failedPass;
+  if (lowering.registerPipeline) {
+    std::string refusal;
+    if (succeeded(lowerWithRegisters(module, lowering, dump, refusal))) {
+      if (dump)
+        dump("4-loops.mlir", module);
+      return success();
+    }
+    module->setAttr(tk::warp::TkwDialect::kRegisterPipelineAttrName,
+                    StringAttr::get(module.getContext(), refusal));
+  }
   // Which warp, lane and register holds each element of each tile
   // (TK_DUMP_IR shows it); tk-convert-to-simt follows it.
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {

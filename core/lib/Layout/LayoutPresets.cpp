@@ -9,6 +9,7 @@
 #include "tk/core/Layout/LayoutPresets.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/ADT/bit.h"
@@ -215,6 +216,32 @@ llvm::Expected<LinearLayout> tk::expandDimsLayout(const LinearLayout &layout,
                          d == dim ? 1
                                   : layout.getOutDimSize(standardOutDimName(
                                         d < dim ? d : d - 1)));
+  return LinearLayout(std::move(bases), std::move(outDims));
+}
+
+llvm::Expected<LinearLayout> tk::transLayout(const LinearLayout &layout,
+                                             llvm::ArrayRef<int32_t> order) {
+  if (std::optional<std::string> problem = standardOutsProblem(layout))
+    return makeError("transLayout: " + *problem);
+  int32_t rank = int32_t(layout.getNumOutDims());
+  llvm::SmallVector<int32_t> sorted(order);
+  llvm::sort(sorted);
+  if (int32_t(order.size()) != rank ||
+      !llvm::equal(sorted, llvm::seq<int32_t>(0, rank)))
+    return makeError("transLayout: the order is not a permutation of " +
+                     llvm::Twine(rank) + " dimensions");
+  LinearLayout::BasesT bases = layout.getBases();
+  for (auto &[inDim, dimBases] : bases)
+    for (std::vector<int32_t> &basis : dimBases) {
+      std::vector<int32_t> permuted(rank);
+      for (int32_t d = 0; d < rank; ++d)
+        permuted[d] = basis[order[d]];
+      basis = std::move(permuted);
+    }
+  LinearLayout::DimSizes outDims;
+  for (int32_t d = 0; d < rank; ++d)
+    outDims.emplace_back(standardOutDimName(d),
+                         layout.getOutDimSize(standardOutDimName(order[d])));
   return LinearLayout(std::move(bases), std::move(outDims));
 }
 

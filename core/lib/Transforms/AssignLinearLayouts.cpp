@@ -285,7 +285,10 @@ struct AssignLinearLayoutsPass
                      StringAttr::get(&getContext(), intrinsic->name));
     });
     func.walk([&](LoadOp load) {
-      propagation.setLayout(load.getResult(), chooser.forMemory(load.getPtr()));
+      // A scalar load has no layout; a block pointer's has no pointer tile.
+      if (isa<RankedTensorType>(load.getPtr().getType()))
+        propagation.setLayout(load.getResult(),
+                              chooser.forMemory(load.getPtr()));
     });
     propagation.run();
 
@@ -312,6 +315,17 @@ struct AssignLinearLayoutsPass
         propagation.setLayout(result, layout);
         propagation.run();
       }
+    });
+
+    // The sources of a reduction or scan combine element by element: all
+    // take the first's layout (argmax's values and indices).
+    func.walk([&](Operation *op) {
+      if (!isa<ReduceOp, ScanOp>(op) || op->getNumOperands() < 2)
+        return;
+      Attribute first = propagation.lookup(op->getOperand(0));
+      for (OpOperand &operand : llvm::drop_begin(op->getOpOperands()))
+        if (propagation.lookup(operand.get()) != first)
+          propagation.want(operand, first);
     });
 
     if (failed(propagation.apply(func, kPassName)))

@@ -108,6 +108,10 @@ void LayoutPropagation::visitResult(Operation *op, unsigned index,
          rules.expandDimsSource(layout, expand.getAxis()));
     return;
   }
+  if (auto trans = dyn_cast<TransOp>(op)) {
+    want(trans.getSrcMutable(), rules.transSource(layout, trans.getOrder()));
+    return;
+  }
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
     want(broadcast.getSrcMutable(),
          rules.broadcastSource(
@@ -168,6 +172,10 @@ void LayoutPropagation::visitUse(OpOperand &use, Attribute layout) {
   if (auto expand = dyn_cast<ExpandDimsOp>(user)) {
     setLayout(expand.getResult(),
               rules.expandDimsResult(layout, expand.getAxis()));
+    return;
+  }
+  if (auto trans = dyn_cast<TransOp>(user)) {
+    setLayout(trans.getResult(), rules.transResult(layout, trans.getOrder()));
     return;
   }
   if (auto broadcast = dyn_cast<BroadcastOp>(user)) {

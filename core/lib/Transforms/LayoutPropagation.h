@@ -59,6 +59,16 @@ public:
   virtual mlir::Attribute
   broadcastSource(mlir::Attribute result,
                   llvm::ArrayRef<int64_t> sourceShape) const = 0;
+  /// The result of `tk.trans` by `order` of a source in `source`, and the
+  /// source whose transpose has `result`; null (no rule) by default.
+  virtual mlir::Attribute transResult(mlir::Attribute source,
+                                      llvm::ArrayRef<int32_t> order) const {
+    return {};
+  }
+  virtual mlir::Attribute transSource(mlir::Attribute result,
+                                      llvm::ArrayRef<int32_t> order) const {
+    return {};
+  }
 };
 
 /// The layout assignment of one function: a layout per tile value, and per

@@ -61,6 +61,26 @@ Attribute LinearLayoutRules::expandDimsSource(Attribute result,
   return toLinearLayoutAttr(context, sliceLayout(*layout, axis));
 }
 
+Attribute LinearLayoutRules::transResult(Attribute source,
+                                         ArrayRef<int32_t> order) const {
+  const LinearLayout *layout = getLinearLayoutOf(source);
+  if (!layout)
+    return {};
+  return toLinearLayoutAttr(context, transLayout(*layout, order));
+}
+
+Attribute LinearLayoutRules::transSource(Attribute result,
+                                         ArrayRef<int32_t> order) const {
+  const LinearLayout *layout = getLinearLayoutOf(result);
+  if (!layout)
+    return {};
+  // The inverse permutation: source dimension order[i] is result i.
+  SmallVector<int32_t> inverse(order.size());
+  for (auto [i, d] : llvm::enumerate(order))
+    inverse[d] = int32_t(i);
+  return toLinearLayoutAttr(context, transLayout(*layout, inverse));
+}
+
 Attribute
 LinearLayoutRules::broadcastSource(Attribute result,
                                    ArrayRef<int64_t> sourceShape) const {

@@ -65,6 +65,13 @@ public:
   broadcastSource(mlir::Attribute result,
                   llvm::ArrayRef<int64_t> sourceShape) const override;
 
+  /// The source's layout with its outputs permuted (transLayout): a
+  /// transpose moves nothing. transSource permutes back.
+  mlir::Attribute transResult(mlir::Attribute source,
+                              llvm::ArrayRef<int32_t> order) const override;
+  mlir::Attribute transSource(mlir::Attribute result,
+                              llvm::ArrayRef<int32_t> order) const override;
+
   /// The layout of a broadcast to `shape` that no user gave one: the
   /// source's layout, whose indices that hold copies (zero lane and warp
   /// bases) now spread the broadcast dimensions, and further registers

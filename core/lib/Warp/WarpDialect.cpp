@@ -543,6 +543,11 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a non-negative integer";
     return success();
   }
+  if (name == kRegisterPipelineAttrName) {
+    if (!isa<StringAttr>(attr.getValue()) || !isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' must be a string on a module";
+    return success();
+  }
   return op->emitError() << "unknown tkw attribute '" << name << "'";
 }
 

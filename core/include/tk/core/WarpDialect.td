@@ -96,6 +96,11 @@ def Tkw_Dialect : Dialect {
     /// Function attribute: the threads of a program the thread layouts
     /// were assigned for (0: the CPU form, one thread).
     static constexpr llvm::StringLiteral kThreadsAttrName = "tkw.threads";
+    /// Module attribute: why the register pipeline did not lower the
+    /// module, which tk-convert-to-simt lowered instead
+    /// (tk::SIMTLowering::registerPipeline).
+    static constexpr llvm::StringLiteral kRegisterPipelineAttrName =
+        "tkw.register_pipeline";
   }];
 }
 

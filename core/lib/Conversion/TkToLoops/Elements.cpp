@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
+#include "tk/core/Conversion/ScalarOps.h"
 #include "tk/core/WarpDialect.h"
 
 using namespace mlir;
@@ -308,82 +309,13 @@ FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
 
 Value KernelLowering::convertFloat(Value value, FloatType to,
                                    std::optional<tk::RoundingMode> rounding) {
-  auto from = cast<FloatType>(value.getType());
-  if (from == to)
-    return value;
-  if (from.getWidth() < to.getWidth() ||
-      (from.getWidth() == to.getWidth() && to.isF32()))
-    return arith::ExtFOp::create(b, loc, to, value);
-  if (isNarrowFloat(from) && isNarrowFloat(to)) {
-    // f16 <-> bf16 goes through f32 (exact widening, one rounding).
-    value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-    from = b.getF32Type();
-  }
-  if (from.isF64() && isNarrowFloat(to)) {
-    // LLVM would call a runtime helper for double -> half; round twice.
-    value = arith::TruncFOp::create(b, loc, b.getF32Type(), value);
-    from = b.getF32Type();
-  }
-  Value nearest = arith::TruncFOp::create(b, loc, to, value);
-  if (!rounding || *rounding == tk::RoundingMode::RTNE)
-    return nearest;
-  // Toward zero: take round-to-nearest and step back one ulp towards zero
-  // where it rounded away (larger magnitude than the source). This also turns
-  // an overflow to infinity into the largest finite value.
-  Value back = arith::ExtFOp::create(b, loc, from, nearest);
-  Value absBack = math::AbsFOp::create(b, loc, back);
-  Value absSrc = math::AbsFOp::create(b, loc, value);
-  Value away =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absSrc);
-  Type bits = b.getIntegerType(to.getWidth());
-  Value asInt = arith::BitcastOp::create(b, loc, bits, nearest);
-  Value stepped = arith::SubIOp::create(b, loc, asInt, constInt(bits, 1));
-  Value chosen = arith::SelectOp::create(b, loc, away, stepped, asInt);
-  return arith::BitcastOp::create(b, loc, to, chosen);
+  return tk::convertFloat(b, loc, value, to, rounding);
 }
 
 FailureOr<Value> KernelLowering::emitScalarOp(Operation *op,
                                               ArrayRef<Value> operands) {
-  Type f32 = b.getF32Type();
-  auto narrowOf = [](Type t) { return isNarrowFloat(t); };
-  bool promote = !isa<arith::ExtFOp, arith::TruncFOp, arith::BitcastOp,
-                      arith::SelectOp, arith::ConstantOp>(op) &&
-                 (llvm::any_of(ValueRange(operands).getTypes(), narrowOf) ||
-                  llvm::any_of(op->getResultTypes(), [&](Type t) {
-                    return narrowOf(getElementTypeOrSelf(t));
-                  }));
-  if (auto ext = dyn_cast<arith::ExtFOp>(op))
-    return convertFloat(operands[0],
-                        cast<FloatType>(getElementTypeOrSelf(ext.getType())),
-                        std::nullopt);
-  if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
-    std::optional<tk::RoundingMode> rounding;
-    if (trunc.getRoundingmode() == arith::RoundingMode::toward_zero)
-      rounding = tk::RoundingMode::RTZ;
-    return convertFloat(operands[0],
-                        cast<FloatType>(getElementTypeOrSelf(trunc.getType())),
-                        rounding);
-  }
-  SmallVector<Value> newOperands(operands);
-  if (promote)
-    for (Value &operand : newOperands)
-      if (isNarrowFloat(operand.getType()))
-        operand = arith::ExtFOp::create(b, loc, f32, operand);
-  Operation *clone = b.clone(*op);
-  clone->setOperands(newOperands);
-  // The tile's thread layout says where the tile lives, not the scalar.
-  clone->removeAttr(tk::warp::TkwDialect::kLayoutAttrName);
-  for (OpResult result : clone->getResults()) {
-    Type elem = scalarType(getElementTypeOrSelf(result.getType()));
-    result.setType(promote && isNarrowFloat(elem) ? f32 : elem);
-  }
-  if (clone->getNumResults() != 1)
-    return op->emitOpError(passName() + ": expected one result");
-  Value result = clone->getResult(0);
-  Type wanted = scalarType(getElementTypeOrSelf(op->getResult(0).getType()));
-  if (result.getType() != wanted)
-    result = arith::TruncFOp::create(b, loc, wanted, result);
-  return result;
+  return tk::emitScalarOp(b, loc, op, operands,
+                          [&](Type type) { return scalarType(type); });
 }
 
 FailureOr<SmallVector<Value>>

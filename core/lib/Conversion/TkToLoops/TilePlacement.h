@@ -20,6 +20,7 @@
 #define TK_CORE_CONVERSION_TKTOLOOPS_TILEPLACEMENT_H_
 
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/Conversion/ScalarOps.h"
 #include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
@@ -45,7 +46,7 @@ inline bool isBlockPtr(Type type) {
   return ptr && ptr.isBlockPointer();
 }
 
-inline bool isNarrowFloat(Type type) { return type.isF16() || type.isBF16(); }
+using tk::isNarrowFloat;
 
 /// True for ops computed element by element without storage: their element
 /// at index I is a function of their operands' elements at an index derived

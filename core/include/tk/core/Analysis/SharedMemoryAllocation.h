@@ -11,6 +11,8 @@
 #ifndef TK_CORE_ANALYSIS_SHAREDMEMORYALLOCATION_H
 #define TK_CORE_ANALYSIS_SHAREDMEMORYALLOCATION_H
 
+#include "tk/core/Layout/LinearLayout.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -39,12 +41,37 @@ struct SharedBuffer {
 int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
                           int64_t alignment);
 
+/// A register bit that both sides of a conversion give the same tile
+/// coordinate bit, `position` of the flat coordinate (the first output
+/// dimension lowest), which no other basis of either layout sets.
+struct RoundBit {
+  int32_t fromBit = 0;
+  int32_t toBit = 0;
+  int32_t position = 0;
+};
+
+/// The rounds of a conversion through shared memory from `from` to `to`:
+/// one round per value of the returned bits. Within a round every thread
+/// writes and reads only its own registers with those bits, and the
+/// elements' flat coordinates without those positions are distinct, so the
+/// scratch holds the tile divided by 2 to their number. The analysis sizes
+/// the scratch by it and the lowering converts by it.
+llvm::SmallVector<RoundBit> getConversionRounds(const LinearLayout &from,
+                                                const LinearLayout &to);
+
+/// Whether converting from `from` to `to` permutes the registers of each
+/// thread: both give each lane and warp bit the same coordinates, and
+/// every register of `to` finds its element in a register of `from`. The
+/// register lowering converts those without memory; others go through
+/// scratch (even where classifyConversion says Registers because the
+/// register a thread reads depends on its lane, as from a broadcast).
+bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to);
+
 /// The scratch memory `op` needs while it runs, in bytes, from the
-/// #tkw.linear layouts of its tiles: a tkw.convert_layout whose two layouts
-/// differ across warps (classifyConversion says SharedMemory) moves the
-/// tile through shared memory, in one round for each value of the register
-/// bits both layouts give the same coordinates (the scratch holds a round:
-/// the tile divided by 2 to the number of those bits); a tk.reduce or
+/// #tkw.linear layouts of its tiles: a tkw.convert_layout that is not a
+/// register permutation (the lowering has no shuffle path yet) moves the
+/// tile through shared memory in the rounds of getConversionRounds (the
+/// scratch holds one round); a tk.reduce or
 /// tk.scan whose axis is
 /// spread over warps keeps one partial value per warp along the axis for
 /// every line. 0 for everything else. An error for a tile without a

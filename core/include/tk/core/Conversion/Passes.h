@@ -379,10 +379,24 @@ struct SIMTLowering {
   /// (tk-share-workgroup-memory): where it decides what fits (64 KiB of
   /// LDS, Xe's SLM, lavapipe's 32 KiB). CUDA packs its buffers itself.
   bool shareWorkgroupMemory = false;
+  /// Try the register pipeline first (DESIGN.md §3: tk-assign-linear-layouts
+  /// to tk-convert-registers-to-simt, dumped as 3-registers.mlir); a kernel
+  /// it has no pattern for yet (dots, scans, atomics, block pointers,
+  /// prints) or that does not fit its shared memory takes
+  /// tk-convert-to-simt, and the module records why in
+  /// `tkw.register_pipeline`.
+  bool registerPipeline = false;
+  /// The most elements a thread may hold of one tile in the register
+  /// pipeline (0: no limit). The pipeline unrolls what a thread holds, and
+  /// a compiler that builds code for a whole subgroup at once (lavapipe's
+  /// LLVM JIT at 16 lanes) takes minutes over the code of hundreds; a
+  /// kernel with a larger tile takes tk-convert-to-simt, which loops.
+  int64_t maxRegistersPerTile = 0;
 };
 
-/// Runs `lowering` on `module`: the thread-level decisions
-/// (addThreadLayoutPasses, dumped as 3-thread-layouts.mlir) and
+/// Runs `lowering` on `module`: with registerPipeline, the register
+/// pipeline where it lowers the whole module; otherwise the thread-level
+/// decisions (addThreadLayoutPasses, dumped as 3-thread-layouts.mlir) and
 /// tk-convert-to-simt, canonicalize and CSE (and tk-share-workgroup-memory
 /// where asked; dumped as 4-loops.mlir). On failure says in `error` which
 /// of the two stages failed and in which pass.

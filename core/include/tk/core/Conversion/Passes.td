@@ -330,6 +330,41 @@ def TkConvertToSIMT : Pass<"tk-convert-to-simt", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkConvertRegistersToSIMT
+    : Pass<"tk-convert-registers-to-simt", "::mlir::ModuleOp"> {
+  let summary = "lower tiles in #tkw.linear layouts to the registers of one "
+                "GPU thread";
+  let description = [{
+    Pass 8 of the register pipeline (DESIGN.md §3), after
+    `tk-allocate-shared-memory` and `tk-insert-barriers`. A tile becomes
+    the values its layout gives each thread, one per register (a 1:N type
+    conversion), and every op works on the registers a thread holds:
+    arith and math once per register; `make_range` from each register's
+    coordinate (the layout applied to register, lane and warp); `splat`,
+    `expand_dims` and `broadcast` by reusing registers; loads and stores in
+    runs of registers that AxisFacts proves contiguous, aligned and under
+    one mask value, one branch a run, only the first holder of a broadcast
+    element storing it; `tk.reduce` within a thread, then butterfly
+    `gpu.shuffle`s over the lane bits along the axis, then through its
+    scratch across warps; `tkw.convert_layout` as a register permutation
+    where every element stays in its thread, else through its scratch in
+    rounds. `scf` ops carry the registers of their tiles.
+
+    The scratch of each op is at its `tkw.scratch` offset in one workgroup
+    `memref.global` per element type of the kernel's `tkw.shared_memory`
+    bytes; the barriers between ops are those `tk-insert-barriers` placed.
+    Program ids come from `gpu.block_id`, the output is the form of
+    `tk-convert-to-simt`. Ops it has no pattern for (dots, scans, atomics,
+    block pointers, prints) make it fail: the backends then use
+    `tk-convert-to-simt` for the kernel.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
 def TkShareWorkgroupMemory
     : Pass<"tk-share-workgroup-memory", "::mlir::ModuleOp"> {
   let summary = "let tile buffers whose lives do not overlap share "

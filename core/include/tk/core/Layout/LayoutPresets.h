@@ -71,6 +71,13 @@ llvm::Expected<LinearLayout> sliceLayout(const LinearLayout &parent,
 llvm::Expected<LinearLayout> expandDimsLayout(const LinearLayout &layout,
                                               int32_t dim);
 
+/// `layout` with its outputs permuted as tk.trans permutes a tile's
+/// dimensions: output i of the result is output `order[i]` of `layout`.
+/// Every thread keeps its registers; nothing moves. `layout`'s outputs must
+/// be the standard ones in order, `order` a permutation of them.
+llvm::Expected<LinearLayout> transLayout(const LinearLayout &layout,
+                                         llvm::ArrayRef<int32_t> order);
+
 /// `layout`, whose output `dim` has size 1, broadcast to `size` along it by
 /// registers: every thread repeats each value it holds `size` times, in
 /// registers above its own, so the broadcast moves nothing between threads.

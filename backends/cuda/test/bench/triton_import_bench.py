@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Triton's kernels, compiled by Triton, imported into tk from the TTIR
+Triton wrote, and timed against Triton itself in one process.
+
+Each kernel (tests/ttir/make_corpus.py's, which follow Triton's tutorials)
+is launched once by Triton at a configuration its authors use; the TTIR of
+that compile (`compiled.asm["ttir"]`) is then compiled by tk through
+TK_SOURCE_TTIR with the same num_warps and num_stages. Both outputs are
+checked against torch before any timing, then the two contenders run
+interleaved by cuda_bench.py's Timer (the L2 flush, CUDA events, the median
+of each round, rounds rotated). The figure is tk's throughput over
+Triton's, the median of the rounds with their range.
+
+Covered: vector add; the fused softmax at 4, 8 and 16 warps (a row a
+program, BLOCK the next power of two of the row); layernorm's forward pass;
+a transpose by 64x64 blocks; and two of the f16 matmul configurations
+Triton's matmul tutorial autotunes over. Integer arguments equal to 1 are
+specialised away by Triton and so are never passed here.
+
+    bash .device/run.sh python3 backends/cuda/test/bench/triton_import_bench.py --out $OUT
+
+Writes triton-import.json into --out; exits 1 when an output is wrong.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import sys
+
+import torch
+import triton
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "ttir"))
+
+# cuda_bench puts capi/python (tk.py) on the path.
+from cuda_bench import (  # noqa: E402
+    Timer, WrongResult, check, gpu_clocks, ratio, summary)
+import make_corpus  # noqa: E402
+import tk  # noqa: E402
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.device = tk.Device(0)
+        if self.device.backend != "cuda":
+            raise SystemExit("triton_import_bench: set TK_BACKEND=cuda on a "
+                             "GPU machine")
+        self.torch_stream = torch.cuda.Stream()
+        torch.cuda.set_stream(self.torch_stream)
+        self.stream = self.device.wrap_stream(self.torch_stream.cuda_stream)
+        self.timer = Timer()
+        self.keep = []
+
+    def tk_arg(self, value):
+        if isinstance(value, torch.Tensor):
+            buffer = self.device.wrap_buffer(
+                value.data_ptr(), value.numel() * value.element_size())
+            self.keep.append(buffer)
+            return buffer
+        if isinstance(value, float):
+            return tk.f32(value)
+        return tk.i32(value)
+
+    def figure(self, name, kernel, grid, inputs, outputs, want, tolerance,
+               constexprs, options, work, unit):
+        """`inputs` and `outputs` are the kernel's arguments in order, each
+        either an input (tensor or scalar) or, at the indices in `outputs`,
+        None: each contender gets outputs of its own, shaped like want."""
+        outs = {label: [torch.full_like(w, float("nan")) for w in want]
+                for label in ("tk_ttir", "triton")}
+
+        def arguments(label):
+            result, taken = [], iter(outs[label])
+            for i, value in enumerate(inputs):
+                result.append(next(taken) if i in outputs else value)
+            return result
+
+        triton_args = arguments("triton")
+        compiled = kernel[grid](*triton_args, **constexprs, **options)
+        torch.cuda.synchronize()
+        imported = self.device.kernel(
+            compiled.asm["ttir"], ttir=True,
+            num_warps=compiled.metadata.num_warps,
+            num_stages=compiled.metadata.num_stages)
+        self.keep.append(imported)
+        launch_grid = tuple(grid)
+        tk_args = [self.tk_arg(v) for v in arguments("tk_ttir")
+                   if not (isinstance(v, int) and v == 1)]
+        contenders = {
+            "tk_ttir": lambda: imported.launch(launch_grid, tk_args,
+                                               stream=self.stream),
+            "triton": lambda: kernel[grid](*triton_args, **constexprs,
+                                           **options),
+        }
+        results = {}
+        for label, fn in contenders.items():
+            for o in outs[label]:
+                o.fill_(float("nan"))
+            fn()
+            torch.cuda.synchronize()
+            results[label] = {"check": [
+                check(f"{name} {label}", got, w, **tolerance)
+                for got, w in zip(outs[label], want)]}
+        times = self.timer.interleaved(contenders, self.args.rounds,
+                                       self.args.reps)
+        for label, rounds_ms in times.items():
+            results[label].update(summary(rounds_ms, work, unit))
+        r = ratio(times["tk_ttir"], times["triton"])
+        log(f"{name}: tk_ttir/triton {r['ratio']:.3f} "
+            f"(rounds {r['low']:.3f}-{r['high']:.3f})")
+        return {"name": name, "unit": unit,
+                "num_warps": compiled.metadata.num_warps,
+                "num_stages": compiled.metadata.num_stages,
+                "constexprs": constexprs, "results": results,
+                "ratios": {"tk_ttir/triton": r}}
+
+    def vector_add(self):
+        n = 1 << 26
+        x = torch.randn(n, device="cuda")
+        y = torch.randn(n, device="cuda")
+        return self.figure(
+            "vector_add f32 2^26", make_corpus.vector_add,
+            (triton.cdiv(n, 1024),), [x, y, None, n], {2}, [x + y],
+            {"rtol": 0.0}, {"BLOCK": 1024}, {}, 3.0 * n * 4, "GB/s")
+
+    def softmax(self, cols, warps):
+        rows = self.args.rows
+        x = torch.randn(rows, cols, device="cuda")
+        block = triton.next_power_of_2(cols)
+        return self.figure(
+            f"fused_softmax f32 {rows}x{cols} w{warps}",
+            make_corpus.fused_softmax, (rows,),
+            [None, x, cols, cols, rows, cols], {0},
+            [torch.softmax(x.double(), dim=1).float()],
+            {"rtol": 64 * 2.0 ** -23, "floor": 8 * 2.0 ** -23},
+            {"BLOCK": block}, {"num_warps": warps},
+            2.0 * rows * cols * 4, "GB/s")
+
+    def layernorm(self, cols, block, warps):
+        rows = self.args.rows
+        x = torch.randn(rows, cols, device="cuda")
+        w = torch.rand(cols, device="cuda")
+        b = torch.randn(cols, device="cuda")
+        want = torch.nn.functional.layer_norm(x.double(), (cols,), w.double(),
+                                              b.double(), 1e-5)
+        mean = x.double().mean(dim=1)
+        rstd = 1 / torch.sqrt(x.double().var(dim=1, unbiased=False) + 1e-5)
+        return self.figure(
+            f"layernorm_forward f32 {rows}x{cols} w{warps}",
+            make_corpus.layernorm_forward, (rows,),
+            [x, None, w, b, None, None, cols, cols, 1e-5], {1, 4, 5},
+            [want.float(), mean.float(), rstd.float()],
+            {"rtol": 2.0 ** -12, "floor": 2.0 ** -16},
+            {"BLOCK": block}, {"num_warps": warps},
+            2.0 * rows * cols * 4, "GB/s")
+
+    def transpose(self):
+        size = 8192
+        x = torch.randn(size, size, device="cuda")
+        return self.figure(
+            f"transpose f32 {size}x{size} 64x64", make_corpus.transpose,
+            (size // 64, size // 64), [x, None, size, size, size, size], {1},
+            [x.t().contiguous()], {"rtol": 0.0},
+            {"BLOCK_M": 64, "BLOCK_N": 64}, {"num_warps": 4},
+            2.0 * size * size * 4, "GB/s")
+
+    def matmul(self, bm, bn, bk, warps, stages):
+        M = N = K = 4096
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+        # Unit strides are specialised away by Triton; the kernel's other
+        # arguments in its order.
+        return self.figure(
+            f"matmul f16 {M}^3 {bm}x{bn}x{bk} w{warps} s{stages}",
+            make_corpus.matmul, grid,
+            [a, b, None, M, N, K, K, 1, N, 1, N, 1], {2},
+            [(a.float() @ b.float()).half()],
+            {"rtol": 2 * 2.0 ** -10, "floor": 2.0 ** -10},
+            {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
+            {"num_warps": warps, "num_stages": stages},
+            2.0 * M * N * K, "TFLOP/s")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--rows", type=int, default=16384)
+    parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
+    args = parser.parse_args()
+    bench = Bench(args)
+    cases = [
+        bench.vector_add,
+        lambda: bench.softmax(1000, 4),
+        lambda: bench.softmax(1000, 8),
+        lambda: bench.softmax(4096, 8),
+        lambda: bench.softmax(4096, 16),
+        lambda: bench.layernorm(1000, 256, 4),
+        lambda: bench.layernorm(4096, 1024, 8),
+        bench.transpose,
+        lambda: bench.matmul(128, 256, 64, 8, 3),
+        lambda: bench.matmul(64, 64, 32, 4, 3),
+    ]
+    figures, failures = [], 0
+    for case in cases:
+        try:
+            figures.append(case())
+        except WrongResult as error:
+            log(f"WRONG: {error}")
+            failures += 1
+    record = {
+        "date": datetime.date.today().isoformat(),
+        "commit": args.commit,
+        "device": torch.cuda.get_device_name(0),
+        "triton": triton.__version__,
+        "torch": torch.__version__,
+        "clocks": gpu_clocks(),
+        "rounds": args.rounds, "reps": args.reps,
+        "figures": figures,
+    }
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "triton-import.json"), "w") as f:
+        json.dump(record, f, indent=1)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

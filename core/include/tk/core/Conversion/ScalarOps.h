@@ -1,0 +1,50 @@
+//===- ScalarOps.h - one element of a tile op, as every lowering computes it
+//-===//
+//
+// The arithmetic of one element, shared by the loop lowering
+// (tk-convert-to-loops, tk-convert-to-simt) and the register lowering
+// (tk-convert-registers-to-simt), so that a kernel computes the same
+// values on every backend: narrow floats (f16, bf16) are computed in f32
+// and rounded once per op, and float conversions round as tk.fp_to_fp
+// says.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_SCALAROPS_H
+#define TK_CORE_CONVERSION_SCALAROPS_H
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace tk {
+
+/// f16 and bf16: computed in f32.
+inline bool isNarrowFloat(mlir::Type type) {
+  return type.isF16() || type.isBF16();
+}
+
+/// `value` converted to `to`: widening exactly, narrowing to nearest (ties
+/// to even) or, with RTZ, toward zero; f16 <-> bf16 and f64 -> f16/bf16
+/// through f32.
+mlir::Value convertFloat(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value value, mlir::FloatType to,
+                         std::optional<RoundingMode> rounding);
+
+/// Whether emitScalarOp computes `op` in f32 (an arith or math op on
+/// narrow floats other than a conversion, bitcast, select or constant).
+bool computesInF32(mlir::Operation *op);
+
+/// The element `op` (an arith or math op) computes from the elements
+/// `operands`: a clone of `op` on scalars of `scalarType` of its element
+/// types, in f32 where computesInF32 and rounded back.
+mlir::FailureOr<mlir::Value>
+emitScalarOp(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+             llvm::ArrayRef<mlir::Value> operands,
+             llvm::function_ref<mlir::Type(mlir::Type)> scalarType);
+
+} // namespace tk
+
+#endif // TK_CORE_CONVERSION_SCALAROPS_H

@@ -1,0 +1,384 @@
+//===- LoadStore.cpp - the loads and stores of the registers a thread holds
+//-===//
+//
+// A tile load or store moves what each thread holds, in runs of registers
+// that AxisFacts proves contiguous and aligned in memory (getAccessPlan),
+// moved as vectors of up to four elements from the run's first address. A run
+// whose mask AxisFacts proves uniform takes one branch; any other tests its
+// masks at run time: one branch when the whole run is in, an element at a time
+// otherwise (Triton leaves such runs scalar; tk's kernels are not specialised
+// on their sizes' divisibility). Copies of a broadcast tile store once: only
+// the first thread of each group of copies, and no duplicate register.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegisterLowering.h"
+
+#include "tk/core/Analysis/AxisFacts.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::simt {
+
+AccessPlan getAccessPlan(Operation *op) {
+  Value pointer, mask;
+  if (auto load = dyn_cast<tk::LoadOp>(op)) {
+    pointer = load.getPtr();
+    mask = load.getMask();
+  } else if (auto store = dyn_cast<tk::StoreOp>(op)) {
+    pointer = store.getPtr();
+    mask = store.getMask();
+  } else {
+    return {};
+  }
+  const LinearLayout *layout = getLinearLayout(pointer.getType());
+  if (!layout)
+    return {};
+  auto tile = cast<RankedTensorType>(pointer.getType());
+  Type pointee = cast<tk::PtrType>(tile.getElementType()).getPointeeType();
+  if (!pointee.isIntOrFloat() || pointee.getIntOrFloatBitWidth() < 8)
+    return {};
+  int64_t elementBytes = pointee.getIntOrFloatBitWidth() / 8;
+  // Registers consecutive along the last dimension, the one memory runs
+  // along.
+  std::vector<std::string> outs = layout->getOutDimNames();
+  std::reverse(outs.begin(), outs.end());
+  int64_t width = layout->transposeOuts(outs).getNumConsecutiveInOut();
+  width = std::min<int64_t>(width, std::max<int64_t>(16 / elementBytes, 1));
+  AxisFacts pointerFacts = getAxisFacts(pointer, getLoopWalkFacts);
+  while (width > 1 &&
+         !runsAreContiguousAndAligned(pointerFacts, width, elementBytes,
+                                      width * elementBytes))
+    width /= 2;
+  AccessPlan plan;
+  plan.width = width;
+  if (mask)
+    plan.maskUniform =
+        getAxisFacts(mask, getLoopWalkFacts).constancy % width == 0;
+  return plan;
+}
+
+namespace {
+
+/// The address of register `reg` of a run starting at register `first`:
+/// a constant step from the run's first address.
+Value runAddress(OpBuilder &b, Location loc, ValueRange pointers, int64_t first,
+                 int64_t reg, Type pointee) {
+  if (reg == first)
+    return pointers[first];
+  return LLVM::GEPOp::create(b, loc, pointers[first].getType(), pointee,
+                             pointers[first],
+                             ArrayRef<LLVM::GEPArg>{int32_t(reg - first)});
+}
+
+/// The i1 of `mask` (empty, one value or one per register) for `reg`.
+Value maskOf(ValueRange mask, int64_t reg) {
+  if (mask.empty())
+    return {};
+  return mask.size() == 1 ? mask[0] : mask[reg];
+}
+
+Value andOf(OpBuilder &b, Location loc, Value a, Value c) {
+  if (!a)
+    return c;
+  if (!c)
+    return a;
+  return arith::AndIOp::create(b, loc, a, c);
+}
+
+/// The most elements one vector access of `element` moves: four (every
+/// backend's vectors take four; two 8-byte f16 accesses make LLVM's one
+/// 16-byte access), and one for types whose vectors not every backend has.
+int64_t vectorElements(Type element) {
+  if (element.isF16() || element.isF32() || element.isF64() ||
+      element.isInteger(16) || element.isInteger(32) || element.isInteger(64))
+    return 4;
+  return 1;
+}
+
+/// The accesses of a run of `count` `element`s from `address` (aligned to
+/// `alignment`): vectors of up to vectorElements each, or single elements.
+struct RunChunks {
+  RunChunks(Type element, int64_t count, int64_t alignment)
+      : element(element), count(count), alignment(alignment),
+        chunk(std::min(count, vectorElements(element))),
+        elementBytes(
+            std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1)) {}
+
+  /// Calls `access(first, address, alignment)` for each chunk.
+  void forEach(OpBuilder &b, Location loc, Value address,
+               function_ref<void(int64_t, Value, int64_t)> access) const {
+    for (int64_t first = 0; first < count; first += chunk) {
+      Value at = first == 0 ? address
+                            : Value(LLVM::GEPOp::create(
+                                  b, loc, address.getType(), element, address,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(first)}));
+      access(first, at,
+             first == 0 ? alignment
+                        : std::min(alignment, chunk * elementBytes));
+    }
+  }
+  /// The chunk's type: a vector, or the element.
+  Type type() const {
+    return chunk == 1 ? element : Type(VectorType::get({chunk}, element));
+  }
+
+  Type element;
+  int64_t count, alignment, chunk, elementBytes;
+};
+
+/// Loads `count` `element`s from `address` (aligned to `alignment`).
+SmallVector<Value> loadContiguous(OpBuilder &b, Location loc, Type element,
+                                  Value address, int64_t count,
+                                  int64_t alignment) {
+  RunChunks chunks(element, count, alignment);
+  SmallVector<Value> values;
+  chunks.forEach(b, loc, address, [&](int64_t, Value at, int64_t aligned) {
+    Value loaded = LLVM::LoadOp::create(b, loc, chunks.type(), at, aligned);
+    if (chunks.chunk == 1)
+      return values.push_back(loaded);
+    for (int64_t i = 0; i < chunks.chunk; ++i)
+      values.push_back(LLVM::ExtractElementOp::create(
+          b, loc, loaded,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), i)));
+  });
+  return values;
+}
+
+/// Stores `values` to consecutive elements from `address`, as
+/// loadContiguous reads them.
+void storeContiguous(OpBuilder &b, Location loc, ValueRange values,
+                     Value address, int64_t alignment) {
+  RunChunks chunks(values.front().getType(), values.size(), alignment);
+  chunks.forEach(
+      b, loc, address, [&](int64_t first, Value at, int64_t aligned) {
+        Value stored = values[first];
+        if (chunks.chunk > 1) {
+          stored = LLVM::PoisonOp::create(b, loc, chunks.type());
+          for (int64_t i = 0; i < chunks.chunk; ++i)
+            stored = LLVM::InsertElementOp::create(
+                b, loc, stored, values[first + i],
+                arith::ConstantIntOp::create(b, loc, b.getI32Type(), i));
+        }
+        LLVM::StoreOp::create(b, loc, stored, at, aligned);
+      });
+}
+
+/// The masks of registers [first, first + count) together.
+Value allOf(OpBuilder &b, Location loc, ValueRange mask, int64_t first,
+            int64_t count) {
+  Value all;
+  for (int64_t reg = first; reg < first + count; ++reg)
+    all = andOf(b, loc, all, maskOf(mask, reg));
+  return all;
+}
+
+/// An scf.if on `condition` yielding what `thenValues` and `elseValues`
+/// build, of `types`.
+SmallVector<Value>
+branch(OpBuilder &b, Location loc, TypeRange types, Value condition,
+       function_ref<SmallVector<Value>(OpBuilder &)> thenValues,
+       function_ref<SmallVector<Value>(OpBuilder &)> elseValues) {
+  auto branch = scf::IfOp::create(b, loc, types, condition,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  scf::YieldOp::create(b, loc, thenValues(b));
+  b.setInsertionPointToStart(&branch.getElseRegion().front());
+  scf::YieldOp::create(b, loc, elseValues(b));
+  return branch.getResults();
+}
+
+/// `body` under `condition`, or unconditionally where it is null.
+void guarded(OpBuilder &b, Location loc, Value condition,
+             function_ref<void(OpBuilder &)> body) {
+  if (!condition)
+    return body(b);
+  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  body(b);
+}
+
+struct LoadLowering : OpConversionPattern<tk::LoadOp> {
+  LoadLowering(const TypeConverter &converter, MLIRContext *context,
+               const AccessPlans &plans)
+      : OpConversionPattern(converter, context), plans(plans) {}
+
+  LogicalResult
+  matchAndRewrite(tk::LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getBoundaryCheck().empty() || op.getIsVolatile())
+      return rewriter.notifyMatchFailure(op, "block pointers, volatile");
+    Type result = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getResult().getType()));
+    Type pointerType = getElementTypeOrSelf(op.getPtr().getType());
+    auto pointer = dyn_cast<tk::PtrType>(pointerType);
+    if (!result || !pointer || isa<RankedTensorType>(pointer.getPointeeType()))
+      return failure();
+    Location loc = op.getLoc();
+    ValueRange pointers = adaptor.getPtr();
+    ValueRange mask = adaptor.getMask();
+    ValueRange other = adaptor.getOther();
+    int64_t registers = pointers.size();
+    auto found = plans.find(op);
+    AccessPlan plan = found == plans.end() ? AccessPlan{} : found->second;
+    int64_t elementBytes =
+        std::max<int64_t>(result.getIntOrFloatBitWidth() / 8, 1);
+    auto otherOf = [&](OpBuilder &b, int64_t reg) -> Value {
+      if (other.empty())
+        return arith::ConstantOp::create(b, loc, b.getZeroAttr(result));
+      return other.size() == 1 ? other[0] : other[reg];
+    };
+    SmallVector<Value> values;
+    for (int64_t first = 0; first < registers; first += plan.width) {
+      int64_t count = std::min(plan.width, registers - first);
+      SmallVector<Type> types(count, result);
+      // The run's loads, unconditional.
+      auto loadRun = [&](OpBuilder &b) {
+        return loadContiguous(b, loc, result, pointers[first], count,
+                              count * elementBytes);
+      };
+      // The run's value where the mask says it is out.
+      auto others = [&](OpBuilder &b) {
+        SmallVector<Value> run;
+        for (int64_t reg = first; reg < first + count; ++reg)
+          run.push_back(otherOf(b, reg));
+        return run;
+      };
+      // Each element under its own mask.
+      auto loadEach = [&](OpBuilder &b) {
+        SmallVector<Value> run;
+        for (int64_t reg = first; reg < first + count; ++reg)
+          llvm::append_range(
+              run, branch(
+                       b, loc, result, maskOf(mask, reg),
+                       [&](OpBuilder &t) {
+                         return SmallVector<Value>{LLVM::LoadOp::create(
+                             t, loc, result,
+                             runAddress(t, loc, pointers, first, reg, result),
+                             elementBytes)};
+                       },
+                       [&](OpBuilder &e) {
+                         return SmallVector<Value>{otherOf(e, reg)};
+                       }));
+        return run;
+      };
+      if (mask.empty())
+        llvm::append_range(values, loadRun(rewriter));
+      else if (plan.maskUniform || count == 1)
+        llvm::append_range(
+            values,
+            branch(rewriter, loc, types, maskOf(mask, first), loadRun, others));
+      else
+        llvm::append_range(values,
+                           branch(rewriter, loc, types,
+                                  allOf(rewriter, loc, mask, first, count),
+                                  loadRun, loadEach));
+    }
+    if (isa<RankedTensorType>(op.getType()))
+      rewriter.replaceOpWithMultiple(op, {values});
+    else
+      rewriter.replaceOp(op, values.front());
+    return success();
+  }
+
+  const AccessPlans &plans;
+};
+
+struct StoreLowering : OpConversionPattern<tk::StoreOp> {
+  StoreLowering(const TypeConverter &converter, MLIRContext *context,
+                const AccessPlans &plans)
+      : OpConversionPattern(converter, context), plans(plans) {}
+
+  LogicalResult
+  matchAndRewrite(tk::StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getBoundaryCheck().empty())
+      return rewriter.notifyMatchFailure(op, "block pointers");
+    Type pointerType = getElementTypeOrSelf(op.getPtr().getType());
+    auto pointer = dyn_cast<tk::PtrType>(pointerType);
+    if (!pointer || isa<RankedTensorType>(pointer.getPointeeType()))
+      return failure();
+    Type element = getTypeConverter()->convertType(pointer.getPointeeType());
+    if (!element)
+      return failure();
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    Location loc = op.getLoc();
+    ValueRange pointers = adaptor.getPtr();
+    ValueRange stored = adaptor.getValue();
+    ValueRange mask = adaptor.getMask();
+    ThreadPosition thread =
+        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    // Only the first thread of each group holding the same elements
+    // stores them; a scalar store is thread 0's.
+    Value holder;
+    int32_t registerCopies = 0;
+    if (const LinearLayout *layout = getLinearLayout(op.getPtr().getType())) {
+      holder = isFirstHolder(rewriter, loc, *layout, thread);
+      registerCopies = getFreeMask(*layout, kRegisterDim);
+    } else {
+      Value id = arith::OrIOp::create(rewriter, loc, thread.lane, thread.warp);
+      holder =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, id,
+                                arith::ConstantIntOp::create(
+                                    rewriter, loc, rewriter.getI32Type(), 0));
+    }
+    auto found = plans.find(op);
+    AccessPlan plan = found == plans.end() ? AccessPlan{} : found->second;
+    int64_t elementBytes =
+        std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+    int64_t registers = pointers.size();
+    for (int64_t first = 0; first < registers; first += plan.width) {
+      if (first & registerCopies)
+        continue;
+      int64_t count = std::min(plan.width, registers - first);
+      auto storeRun = [&](OpBuilder &b) {
+        storeContiguous(b, loc, stored.slice(first, count), pointers[first],
+                        count * elementBytes);
+      };
+      if (mask.empty() || plan.maskUniform || count == 1) {
+        guarded(rewriter, loc,
+                andOf(rewriter, loc, holder, maskOf(mask, first)), storeRun);
+        continue;
+      }
+      // The whole run in one branch, else each element under its mask.
+      guarded(rewriter, loc, holder, [&](OpBuilder &b) {
+        auto whole =
+            scf::IfOp::create(b, loc, allOf(b, loc, mask, first, count),
+                              /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(whole.thenBlock()->getTerminator());
+        storeRun(b);
+        b.setInsertionPoint(whole.elseBlock()->getTerminator());
+        for (int64_t reg = first; reg < first + count; ++reg)
+          guarded(b, loc, maskOf(mask, reg), [&](OpBuilder &e) {
+            LLVM::StoreOp::create(
+                e, loc, stored[reg],
+                runAddress(e, loc, pointers, first, reg, element),
+                elementBytes);
+          });
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const AccessPlans &plans;
+};
+
+} // namespace
+
+void populateLoadStorePatterns(RegisterTypeConverter &converter,
+                               RewritePatternSet &patterns,
+                               const AccessPlans &plans) {
+  patterns.add<LoadLowering, StoreLowering>(converter, patterns.getContext(),
+                                            plans);
+}
+
+} // namespace tk::simt

@@ -1,0 +1,155 @@
+//===- RegisterLowering.h - tiles in registers, per thread -----*- C++ -*-===//
+//
+// What the patterns of tk-convert-registers-to-simt share (DESIGN.md §3,
+// pass 8): a tile of #tkw.linear layout is the values its registers hold in
+// one thread, so a tensor of N registers becomes N SSA values (a 1:N type
+// conversion). Where a register's element sits in the tile is the layout
+// applied to (register, lane, warp): the register part is a constant, the
+// lane and warp part is computed once per op from the thread id.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_REGISTERSTOSIMT_REGISTERLOWERING_H
+#define TK_CORE_CONVERSION_REGISTERSTOSIMT_REGISTERLOWERING_H
+
+#include "tk/core/Layout/LinearLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <optional>
+
+namespace tk::simt {
+
+/// The types of one thread: a tile becomes one value per register of its
+/// #tkw.linear layout, a `!tk.ptr` a global `!llvm.ptr`. Tiles without a
+/// linear layout and block pointers have no conversion.
+class RegisterTypeConverter : public mlir::TypeConverter {
+public:
+  RegisterTypeConverter(mlir::MLIRContext *context, unsigned globalAddressSpace,
+                        int64_t warpSize, int64_t numWarps);
+
+  int64_t getWarpSize() const { return warpSize; }
+  int64_t getNumWarps() const { return numWarps; }
+  unsigned getGlobalAddressSpace() const { return globalAddressSpace; }
+
+private:
+  unsigned globalAddressSpace;
+  int64_t warpSize;
+  int64_t numWarps;
+};
+
+/// The layout of a tile type, or null.
+const LinearLayout *getLinearLayout(mlir::Type type);
+
+/// This thread's lane and warp (i32), from gpu.thread_id.
+struct ThreadPosition {
+  mlir::Value lane;
+  mlir::Value warp;
+
+  static ThreadPosition get(mlir::OpBuilder &b, mlir::Location loc,
+                            int64_t warpSize);
+};
+
+/// The coordinates of the elements a thread holds in a tile of `layout`:
+/// for each output dimension, the lane and warp part (computed once), to
+/// which each register XORs its constant part.
+class ThreadCoordinates {
+public:
+  ThreadCoordinates(mlir::OpBuilder &b, mlir::Location loc,
+                    const LinearLayout &layout, const ThreadPosition &thread);
+
+  /// Coordinate `dim` (an index into the output dimensions) of register
+  /// `reg`, as i32.
+  mlir::Value get(mlir::OpBuilder &b, mlir::Location loc, int32_t reg,
+                  unsigned dim) const;
+  /// The flat coordinate of register `reg` (the first output dimension in
+  /// the lowest bits, LinearLayout's convention), as i32.
+  mlir::Value getFlat(mlir::OpBuilder &b, mlir::Location loc,
+                      int32_t reg) const;
+
+private:
+  const LinearLayout &layout;
+  llvm::SmallVector<mlir::Value> threadPart;
+};
+
+/// The register part of register `reg`'s coordinates, one per output
+/// dimension.
+llvm::SmallVector<int32_t> registerCoordinates(const LinearLayout &layout,
+                                               int32_t reg);
+
+/// Which register of `from` holds, in the same thread, the element that
+/// register r of `to` holds after `project` maps `to`'s coordinates onto
+/// `from`'s; for every r. Nothing when some element is not in the same
+/// thread's registers (lanes or warps differ after projection).
+std::optional<llvm::SmallVector<int32_t>> mapRegisters(
+    const LinearLayout &from, const LinearLayout &to,
+    llvm::function_ref<llvm::SmallVector<int32_t>(llvm::ArrayRef<int32_t>)>
+        project);
+
+/// Bits of `dim` (register, lane, warp) whose element some other value of
+/// the bit already holds: the copies of a broadcast.
+int32_t getFreeMask(const LinearLayout &layout, llvm::StringRef dim);
+
+/// The i1 that is true in one thread of each group holding the same
+/// elements of `layout` (lane and warp copies), or null when no thread
+/// holds a copy.
+mlir::Value isFirstHolder(mlir::OpBuilder &b, mlir::Location loc,
+                          const LinearLayout &layout,
+                          const ThreadPosition &thread);
+
+/// `value` of an i1, integer or float type up to 64 bits, exchanged with
+/// the lane `offset` away by XOR within `warpSize` lanes.
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, int64_t offset, int64_t warpSize);
+
+/// The element type a tile of `type` keeps in workgroup memory (i1 as i8).
+mlir::Type storageType(mlir::Type elementType);
+
+/// A value as workgroup memory keeps it (i1 as i8), and back.
+mlir::Value toStorage(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value value);
+mlir::Value fromStorage(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value value, mlir::Type type);
+/// An i32 as an index.
+mlir::Value toIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value);
+
+/// The workgroup buffer of `elementType` that holds the kernel's scratch
+/// (`tkw.shared_memory` bytes) for that type, declared once per kernel.
+mlir::Value getScratchBuffer(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Operation *op, mlir::Type elementType);
+
+/// The values of the combine region of a tk.reduce or tk.scan applied to
+/// `accumulated` and `next` (one per source), computed at `b` as
+/// emitScalarOp computes elements.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+combine(mlir::OpBuilder &b, mlir::Location loc, mlir::Region &region,
+        mlir::ValueRange accumulated, mlir::ValueRange next);
+
+/// How a tk.load or tk.store moves the registers of a thread: in runs of
+/// `width` registers that the layout keeps consecutive along the last
+/// dimension and AxisFacts proves contiguous and aligned in memory (at most
+/// 16 bytes), under one mask value where `maskUniform` (AxisFacts proves
+/// the mask constant over each run), else with the run's masks tested at
+/// run time. Computed on the tile IR before the conversion.
+struct AccessPlan {
+  int64_t width = 1;
+  bool maskUniform = true;
+};
+AccessPlan getAccessPlan(mlir::Operation *op);
+using AccessPlans = llvm::DenseMap<mlir::Operation *, AccessPlan>;
+
+void populateElementwisePatterns(RegisterTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateLoadStorePatterns(RegisterTypeConverter &converter,
+                               mlir::RewritePatternSet &patterns,
+                               const AccessPlans &plans);
+void populateReducePatterns(RegisterTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
+} // namespace tk::simt
+
+#endif // TK_CORE_CONVERSION_REGISTERSTOSIMT_REGISTERLOWERING_H

@@ -1,0 +1,163 @@
+// RUN: tk-opt %s --split-input-file --tk-convert-registers-to-simt --canonicalize --cse | FileCheck %s
+//
+// tk-convert-registers-to-simt on 2 warps of 8 lanes: each tile is the
+// values its #tkw.linear layout gives a thread, and each op works on them.
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+
+// A thread holds elements 4 * lane + 32 * warp + {0, 1, 2, 3}: one
+// coordinate from the thread id, the others one XOR each. The mask is not
+// proven uniform over the run (nothing is known of %n): one branch takes
+// the whole run as one 16-byte vector where all four are in, each element
+// its own branch otherwise. The sum: the registers in order, butterfly
+// shuffles over the 3 lane bits, then one value per warp through the
+// scratch (lane 0 of each warp writes), a barrier and both warps' values
+// in order. Thread 0 stores the scalar.
+// CHECK-LABEL: func.func @load_reduce
+// CHECK-SAME: (%[[X:.*]]: !llvm.ptr {llvm.align = 16 : i64}, %[[N:.*]]: i32) attributes {tk_kernel}
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: arith.xori %[[E0:.*]], %c1_i32
+// CHECK: %[[M0:.*]] = arith.cmpi slt, %[[E0]], %[[N]]
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[X]][%[[E0]]]
+// CHECK: arith.andi
+// CHECK: arith.andi
+// CHECK: %[[ALL:.*]] = arith.andi
+// CHECK: %[[LOADED:.*]]:4 = scf.if %[[ALL]] -> (f32, f32, f32, f32) {
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr -> vector<4xf32>
+// CHECK-COUNT-4: llvm.extractelement %[[V]]
+// CHECK: } else {
+// CHECK: scf.if %[[M0]] -> (f32) {
+// CHECK-NEXT: llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-COUNT-3: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: %[[S0:.*]] = arith.addf %[[LOADED]]#0, %[[LOADED]]#1 : f32
+// CHECK: %[[S1:.*]] = arith.addf %[[S0]], %[[LOADED]]#2 : f32
+// CHECK: %[[S2:.*]] = arith.addf %[[S1]], %[[LOADED]]#3 : f32
+// CHECK: gpu.shuffle xor %[[S2]], %c1_i32, %c8_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c8_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32, %c8_i32 : f32
+// CHECK: %[[LANE0:.*]] = arith.cmpi eq
+// CHECK: %[[BUF:.*]] = memref.get_global @load_reduce_scratch_f32 : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.if %[[LANE0]] {
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: %[[W0:.*]] = memref.load %[[BUF]][%c0]
+// CHECK: %[[W1:.*]] = memref.load %[[BUF]][%c1]
+// CHECK: %[[SUM:.*]] = arith.addf %[[W0]], %[[W1]] : f32
+// CHECK: scf.if
+// CHECK-NEXT: llvm.store %[[SUM]], %[[X]]
+tk.func @load_reduce(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32) attributes {tkw.num_warps = 2 : i32, tkw.shared_memory = 8 : i64, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %ns = tk.splat %n : i32 -> tensor<64xi32, #blocked>
+  %m = arith.cmpi slt, %r, %ns : tensor<64xi32, #blocked>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>, #blocked>
+  %p = tk.addptr %xs, %r : tensor<64x!tk.ptr<f32>, #blocked>, tensor<64xi32, #blocked>
+  %v = tk.load %p, %m : tensor<64x!tk.ptr<f32>, #blocked>
+  %s = tk.reduce(%v : tensor<64xf32, #blocked>) {axis = 0 : i32, tkw.scratch = array<i64: 0, 8>} -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tk.reduce.return %c : f32
+  }
+  tk.store %x, %s : !tk.ptr<f32>
+  tk.return
+}
+
+// -----
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+
+// With %n divisible by 16, AxisFacts proves each run of 4 all in or all
+// out: one branch on the run's first mask.
+// CHECK-LABEL: func.func @uniform_mask
+// CHECK: %[[M0:.*]] = arith.cmpi slt
+// CHECK-NOT: arith.andi %{{.*}} : i1
+// CHECK: scf.if %[[M0]] -> (f32, f32, f32, f32) {
+// CHECK-NEXT: llvm.load {{.*}} -> vector<4xf32>
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %cst, %cst, %cst, %cst
+tk.func @uniform_mask(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %y: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32 {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %ns = tk.splat %n : i32 -> tensor<64xi32, #blocked>
+  %m = arith.cmpi slt, %r, %ns : tensor<64xi32, #blocked>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>, #blocked>
+  %p = tk.addptr %xs, %r : tensor<64x!tk.ptr<f32>, #blocked>, tensor<64xi32, #blocked>
+  %v = tk.load %p, %m : tensor<64x!tk.ptr<f32>, #blocked>
+  %ys = tk.splat %y : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>, #blocked>
+  %q = tk.addptr %ys, %r : tensor<64x!tk.ptr<f32>, #blocked>, tensor<64xi32, #blocked>
+  tk.store %q, %v, %m : tensor<64x!tk.ptr<f32>, #blocked>
+  tk.return
+}
+
+// -----
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+#swapped = #tkw.linear<shape = [64], register = [[2], [1]], lane = [[4], [8], [16]], warp = [[32]]>
+
+// Every thread holds the same elements in both layouts, in other
+// registers: a permutation, no memory, no barrier.
+// CHECK-LABEL: func.func @permute
+// CHECK-NOT: memref
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-4: llvm.store
+tk.func @permute(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %s = tkw.convert_layout %r : tensor<64xi32, #blocked> -> tensor<64xi32, #swapped>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<64x!tk.ptr<i32>, #swapped>
+  %r2 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #swapped>
+  %p = tk.addptr %xs, %r2 : tensor<64x!tk.ptr<i32>, #swapped>, tensor<64xi32, #swapped>
+  tk.store %p, %s : tensor<64x!tk.ptr<i32>, #swapped>
+  tk.return
+}
+
+// -----
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+#strided = #tkw.linear<shape = [64], register = [[32], [1]], lane = [[2], [4], [8]], warp = [[16]]>
+
+// Elements move between warps: through the scratch. Coordinate bit 0 is
+// register bit 0 on one side and register bit 1 on the other, and no
+// other basis sets it: two rounds of half the tile (128 bytes), each
+// written at the coordinate less that bit, a barrier, read back; a
+// barrier between the rounds.
+// CHECK-LABEL: func.func @rounds
+// CHECK: %[[BUF:.*]] = memref.get_global @rounds_scratch_i32 : memref<32xi32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+tk.func @rounds(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.shared_memory = 128 : i64, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %s = tkw.convert_layout %r {tkw.scratch = array<i64: 0, 128>} : tensor<64xi32, #blocked> -> tensor<64xi32, #strided>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<64x!tk.ptr<i32>, #strided>
+  %r2 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #strided>
+  %p = tk.addptr %xs, %r2 : tensor<64x!tk.ptr<i32>, #strided>, tensor<64xi32, #strided>
+  tk.store %p, %s : tensor<64x!tk.ptr<i32>, #strided>
+  tk.return
+}
+
+// -----
+
+#bcast = #tkw.linear<shape = [4], register = [[1], [2]], lane = [[0], [0], [0]], warp = [[0]]>
+
+// Every thread holds the whole tile: only thread 0 (no lane or warp bit
+// set) stores it. f16 math is computed in f32 and rounded once.
+// CHECK-LABEL: func.func @broadcast_store
+// CHECK: %[[WIDE:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[EXP:.*]] = math.exp %[[WIDE]] : f32
+// CHECK: arith.truncf %[[EXP]] : f32 to f16
+// CHECK: %[[LANE0:.*]] = arith.cmpi eq
+// CHECK: %[[WARP0:.*]] = arith.cmpi eq
+// CHECK: %[[HOLDER:.*]] = arith.andi %[[LANE0]], %[[WARP0]] : i1
+// CHECK: scf.if %[[HOLDER]] {
+// CHECK: llvm.store {{.*}} : vector<4xf16>, !llvm.ptr
+tk.func @broadcast_store(%x: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %y: f16) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32, #bcast>
+  %f = tk.splat %y : f16 -> tensor<4xf16, #bcast>
+  %e = math.exp %f : tensor<4xf16, #bcast>
+  %xs = tk.splat %x : !tk.ptr<f16> -> tensor<4x!tk.ptr<f16>, #bcast>
+  %p = tk.addptr %xs, %r : tensor<4x!tk.ptr<f16>, #bcast>, tensor<4xi32, #bcast>
+  tk.store %p, %e : tensor<4x!tk.ptr<f16>, #bcast>
+  tk.return
+}
