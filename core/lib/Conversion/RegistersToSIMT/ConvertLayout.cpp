@@ -4,9 +4,10 @@
 // registers. Any other goes through the op's scratch in the rounds of
 // getConversionRounds (the allocation sized the scratch by them): each
 // round, the first holder of each element writes it at its flat
-// coordinate less the round's bits, a barrier, and every thread reads the
-// elements its new registers hold. A barrier separates the rounds; the one
-// after the last is tk-insert-barriers' to place.
+// coordinate less the round's bits (XOR-swizzled against bank conflicts),
+// a barrier, and every thread reads the elements its new registers hold. A
+// barrier separates the rounds; the one after the last is tk-insert-barriers'
+// to place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +81,10 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
       positions.push_back(round.position);
     llvm::sort(positions, std::greater<int32_t>());
     Value base = constant(scratch[0] / bytes);
+    // Bank bits: the bits of an element index that pick one of 32 4-byte
+    // banks (elements of 2 bytes share a bank, one of 8 spans two).
+    int32_t wordShift = bytes < 4 ? llvm::Log2_64(4 / bytes) : 0;
+    int32_t bankBits = bytes <= 4 ? 5 : 5 - int32_t(llvm::Log2_64(bytes / 4));
     auto slot = [&](Value flat) {
       for (int32_t position : positions) {
         Value high = arith::ShLIOp::create(
@@ -90,6 +95,20 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
                                           constant((1 << position) - 1));
         flat = arith::OrIOp::create(rewriter, loc, high, low);
       }
+      // An XOR swizzle: the bits above the bank bits flip the bank bits,
+      // so that lanes striding a power of two apart (one side of a
+      // transpose) meet distinct banks, while lanes on consecutive
+      // elements keep theirs. A bijection within every aligned block of
+      // the round, so the scratch stays its size.
+      int32_t shift = wordShift + bankBits;
+      Value above =
+          arith::ShRUIOp::create(rewriter, loc, flat, constant(shift));
+      Value flips = arith::ShLIOp::create(
+          rewriter, loc,
+          arith::AndIOp::create(rewriter, loc, above,
+                                constant((1 << bankBits) - 1)),
+          constant(wordShift));
+      flat = arith::XOrIOp::create(rewriter, loc, flat, flips);
       return toIndex(rewriter, loc,
                      arith::AddIOp::create(rewriter, loc, base, flat));
     };
