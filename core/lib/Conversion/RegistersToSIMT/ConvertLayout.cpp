@@ -21,11 +21,105 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <map>
+
 using namespace mlir;
 
 namespace tk::simt {
 
 namespace {
+
+/// `flat` without the bit positions a round fixes (`positions`, highest
+/// first), as the scratch addresses a round.
+uint64_t compress(uint64_t flat, ArrayRef<int32_t> positions) {
+  for (int32_t position : positions)
+    flat = ((flat >> (position + 1)) << position) |
+           (flat & ((uint64_t(1) << position) - 1));
+  return flat;
+}
+
+/// An XOR swizzle of a conversion's scratch addresses against bank
+/// conflicts, chosen from both layouts: bit positions above the bank bits
+/// and the bank bits each flips. The lanes of a warp write, then read, one
+/// address each; their banks are the bank bits of the addresses, a linear
+/// function of the lane bits. Each side's lanes get distinct banks where
+/// that function's images of the lane bits are independent: for each lane
+/// bit whose bank image depends on the ones before (a side striding a power
+/// of two apart), one of its address bits above the bank bits that no
+/// writer lane uses is made to flip a bank bit outside their span. A
+/// bijection within every aligned block of the scratch, so it keeps its
+/// size; the writers are served first, the readers as far as the bits
+/// allow.
+SmallVector<std::pair<int32_t, uint32_t>>
+chooseSwizzle(const LinearLayout &from, const LinearLayout &to,
+              ArrayRef<int32_t> positions, int32_t wordShift,
+              int32_t bankBits) {
+  auto laneAddresses = [&](const LinearLayout &layout) {
+    SmallVector<uint64_t> addresses;
+    int32_t registerBits = layout.getInDimSizeLog2(kRegisterDim);
+    for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kLaneDim); ++bit)
+      addresses.push_back(compress(
+          layout.applyFlat(uint64_t(1) << (registerBits + bit)), positions));
+    return addresses;
+  };
+  int32_t shift = wordShift + bankBits;
+  uint32_t bankMask = (1u << bankBits) - 1;
+  std::map<int32_t, uint32_t> flips;
+  auto bankOf = [&](uint64_t address) {
+    uint32_t bank = uint32_t(address >> wordShift) & bankMask;
+    for (auto [bit, flip] : flips)
+      if ((address >> bit) & 1)
+        bank ^= flip;
+    return bank;
+  };
+  // A flip by a bit that a lane already served holds would move that
+  // lane's bank: such bits are never chosen.
+  uint64_t served = 0;
+  for (const SmallVector<uint64_t> &lanes :
+       {laneAddresses(from), laneAddresses(to)}) {
+    SmallVector<uint32_t> span; // reduced, independent bank images
+    auto reduce = [&](uint32_t bank) {
+      for (uint32_t pivot : span)
+        bank = std::min(bank, bank ^ pivot);
+      return bank;
+    };
+    auto add = [&](uint32_t bank) {
+      span.push_back(bank);
+      llvm::sort(span, std::greater<uint32_t>());
+    };
+    // The lanes whose banks are independent already, then the others.
+    SmallVector<uint64_t> dependent;
+    for (uint64_t address : lanes) {
+      if (uint32_t bank = reduce(bankOf(address))) {
+        add(bank);
+        served |= address;
+      } else {
+        dependent.push_back(address);
+      }
+    }
+    for (uint64_t address : dependent) {
+      // Flip a bank bit outside the span by a high bit no served lane
+      // holds.
+      uint32_t free = 0;
+      for (int32_t b = 0; b < bankBits && !free; ++b)
+        if (reduce(1u << b))
+          free = 1u << b;
+      int32_t chosen = -1;
+      for (int32_t bit = shift; bit < 64 && chosen < 0; ++bit)
+        if (((address >> bit) & 1) && !((served >> bit) & 1) &&
+            !flips.count(bit))
+          chosen = bit;
+      served |= address;
+      if (!free || chosen < 0)
+        continue;
+      flips[chosen] = free;
+      add(reduce(bankOf(address)));
+    }
+    for (uint64_t address : lanes)
+      served |= address;
+  }
+  return SmallVector<std::pair<int32_t, uint32_t>>(flips.begin(), flips.end());
+}
 
 struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -85,6 +179,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     // banks (elements of 2 bytes share a bank, one of 8 spans two).
     int32_t wordShift = bytes < 4 ? llvm::Log2_64(4 / bytes) : 0;
     int32_t bankBits = bytes <= 4 ? 5 : 5 - int32_t(llvm::Log2_64(bytes / 4));
+    SmallVector<std::pair<int32_t, uint32_t>> swizzle =
+        chooseSwizzle(from, to, positions, wordShift, bankBits);
     auto slot = [&](Value flat) {
       for (int32_t position : positions) {
         Value high = arith::ShLIOp::create(
@@ -95,20 +191,17 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
                                           constant((1 << position) - 1));
         flat = arith::OrIOp::create(rewriter, loc, high, low);
       }
-      // An XOR swizzle: the bits above the bank bits flip the bank bits,
-      // so that lanes striding a power of two apart (one side of a
-      // transpose) meet distinct banks, while lanes on consecutive
-      // elements keep theirs. A bijection within every aligned block of
-      // the round, so the scratch stays its size.
-      int32_t shift = wordShift + bankBits;
-      Value above =
-          arith::ShRUIOp::create(rewriter, loc, flat, constant(shift));
-      Value flips = arith::ShLIOp::create(
-          rewriter, loc,
-          arith::AndIOp::create(rewriter, loc, above,
-                                constant((1 << bankBits) - 1)),
-          constant(wordShift));
-      flat = arith::XOrIOp::create(rewriter, loc, flat, flips);
+      // The swizzle: each chosen bit above the bank bits flips bank bits.
+      for (auto [bit, flip] : swizzle) {
+        Value set = arith::AndIOp::create(
+            rewriter, loc,
+            arith::ShRUIOp::create(rewriter, loc, flat, constant(bit)),
+            constant(1));
+        flat = arith::XOrIOp::create(
+            rewriter, loc, flat,
+            arith::MulIOp::create(rewriter, loc, set,
+                                  constant(int64_t(flip) << wordShift)));
+      }
       return toIndex(rewriter, loc,
                      arith::AddIOp::create(rewriter, loc, base, flat));
     };
