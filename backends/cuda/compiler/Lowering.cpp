@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Lowering.h"
+
 #include "compiler/ConvertToNVVM.h"
 #include "compiler/CpAsync.h"
 #include "compiler/MmaSync.h"
 #include "compiler/TargetInfo.h"
 #include "compiler/Wgmma.h"
+#include <cstdlib>
 
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
@@ -114,6 +116,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   lowering.simt.target = targetInfo;
   lowering.simt.numWarps = numWarps;
   lowering.registerPipeline = true;
+  // Dots in registers (mma.sync on fragments) are not yet pipelined: until
+  // they are, the register pipeline takes them only when asked.
+  lowering.registerDots = std::getenv("TK_CUDA_REGISTER_DOTS") != nullptr;
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;
   lowering.asyncCopy = units.asyncCopy;

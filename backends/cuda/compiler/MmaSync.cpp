@@ -462,4 +462,97 @@ MmaSyncUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
   return acc;
 }
 
+FailureOr<SmallVector<Value>>
+MmaSyncUnit::emitFragmentProduct(OpBuilder &builder, Location loc,
+                                 const MatrixIntrinsic &intrinsic, ValueRange a,
+                                 ValueRange b, ValueRange accumulator) const {
+  return emitMmaSyncFragments(builder, loc, intrinsic, a, b, accumulator);
+}
+
+FailureOr<SmallVector<Value>>
+emitMmaSyncFragments(OpBuilder &builder, Location loc,
+                     const MatrixIntrinsic &intrinsic, ValueRange a,
+                     ValueRange b, ValueRange accumulator) {
+  using ET = MatrixElementType;
+  bool half = intrinsic.aType == ET::F16 || intrinsic.aType == ET::BF16;
+  bool tf32 = intrinsic.aType == ET::TF32;
+  bool shapeOk = half ? (intrinsic.m == 16 && intrinsic.n == 8 &&
+                         intrinsic.k == 16 && a.size() == 8 && b.size() == 4)
+                      : (tf32 && intrinsic.m == 16 && intrinsic.n == 8 &&
+                         intrinsic.k == 8 && a.size() == 4 && b.size() == 2);
+  bool accOk = intrinsic.accType == ET::F32 ||
+               (intrinsic.accType == ET::F16 && intrinsic.aType == ET::F16);
+  if (!shapeOk || !accOk || accumulator.size() != 4)
+    return failure();
+  MLIRContext *context = builder.getContext();
+  Type i16 = builder.getI16Type(), i32 = builder.getI32Type();
+  auto halfPair = VectorType::get({2}, builder.getF16Type());
+  // Two 16-bit elements in the 32-bit register mma.sync reads, the first in
+  // the low half: f16 as vector<2xf16>, bf16 as i32.
+  auto pack = [&](Value lo, Value hi, bool asHalfPair) -> Value {
+    auto widen = [&](Value v) -> Value {
+      return arith::ExtUIOp::create(
+          builder, loc, i32, arith::BitcastOp::create(builder, loc, i16, v));
+    };
+    Value packed =
+        arith::OrIOp::create(builder, loc, widen(lo),
+                             arith::ShLIOp::create(builder, loc, widen(hi),
+                                                   arith::ConstantIntOp::create(
+                                                       builder, loc, i32, 16)));
+    if (!asHalfPair)
+      return packed;
+    return LLVM::BitcastOp::create(builder, loc, halfPair, packed);
+  };
+  auto operands = [&](ValueRange elements) {
+    SmallVector<Value> registers;
+    if (tf32) {
+      for (Value element : elements)
+        registers.push_back(
+            arith::BitcastOp::create(builder, loc, i32, element));
+      return registers;
+    }
+    bool f16 = intrinsic.aType == ET::F16;
+    for (size_t i = 0; i + 1 < elements.size(); i += 2)
+      registers.push_back(pack(elements[i], elements[i + 1], f16));
+    return registers;
+  };
+  SmallVector<Value> aRegisters = operands(a), bRegisters = operands(b);
+  bool halfAcc = intrinsic.accType == ET::F16;
+  SmallVector<Value> accRegisters;
+  if (halfAcc) {
+    accRegisters = {pack(accumulator[0], accumulator[1], true),
+                    pack(accumulator[2], accumulator[3], true)};
+  } else {
+    accRegisters.assign(accumulator.begin(), accumulator.end());
+  }
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      context,
+      SmallVector<Type>(accRegisters.size(), accRegisters.front().getType()));
+  NVVM::MMATypes inputType = intrinsic.aType == ET::F16 ? NVVM::MMATypes::f16
+                             : intrinsic.aType == ET::BF16
+                                 ? NVVM::MMATypes::bf16
+                                 : NVVM::MMATypes::tf32;
+  auto mma = NVVM::MmaOp::create(
+      builder, loc, resultType, aRegisters, bRegisters, accRegisters,
+      ArrayRef<int64_t>{intrinsic.m, intrinsic.n, intrinsic.k}, std::nullopt,
+      std::nullopt, std::array<NVVM::MMATypes, 2>{inputType, inputType},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < int64_t(accRegisters.size()); ++i) {
+    Value part = LLVM::ExtractValueOp::create(builder, loc, mma.getResult(),
+                                              ArrayRef<int64_t>{i});
+    if (!halfAcc) {
+      result.push_back(part);
+      continue;
+    }
+    for (int64_t j = 0; j < 2; ++j)
+      result.push_back(LLVM::ExtractElementOp::create(
+          builder, loc, part,
+          LLVM::ConstantOp::create(builder, loc, i32,
+                                   builder.getI32IntegerAttr(j))));
+  }
+  return result;
+}
+
 } // namespace tk::cuda

@@ -49,6 +49,14 @@ public:
                       const HeldProduct &product, const HeldProduct &from,
                       mlir::ValueRange aElements, mlir::Value b,
                       mlir::ValueRange registers) const override;
+  /// The register pipeline takes warp-scope intrinsics only: mma.sync.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitFragmentProduct(mlir::OpBuilder &builder, mlir::Location loc,
+                      const MatrixIntrinsic &intrinsic, mlir::ValueRange a,
+                      mlir::ValueRange b,
+                      mlir::ValueRange accumulator) const override {
+    return emitMmaSyncFragments(builder, loc, intrinsic, a, b, accumulator);
+  }
 
 private:
   /// Takes the products whose shape or thread count wgmma cannot (m not a

@@ -111,6 +111,7 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   lowering.simt.numWarps = numWarps;
   lowering.shareWorkgroupMemory = true;
   lowering.registerPipeline = true;
+  lowering.registerDots = true;
   // lavapipe compiles a subgroup's code with LLVM 15 for 8 or 16 lanes at
   // once. At 16 (AVX-512) an f16 max or min reduction over tiles of 128
   // elements a thread takes over 5 minutes (2x64x128 reduce_min; sums,

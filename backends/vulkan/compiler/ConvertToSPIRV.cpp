@@ -543,6 +543,38 @@ struct GetGlobalLowering : OpConversionPattern<memref::GetGlobalOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Guards each scf.for with results that may run no trip by an scf.if
+/// that returns the loop's inits instead. MLIR 22's scf.for to SPIR-V
+/// returns a loop's results through variables only its body stores, so a
+/// loop that runs no trip returns undefined values (llvm-project issue
+/// 211981, fixed upstream after 22 by pull request 206280); scf.if stores
+/// its results in both branches.
+void guardZeroTripLoops(Operation *root) {
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (loop.getNumResults() != 0 && !(trips && !trips->isZero()))
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value runs =
+        arith::CmpIOp::create(b, loc,
+                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                              loop.getLowerBound(), loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                   /*withElseRegion=*/true);
+    loop.getResults().replaceAllUsesWith(guard.getResults());
+    loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+    b.setInsertionPointToEnd(guard.thenBlock());
+    scf::YieldOp::create(b, loc, loop.getResults());
+    b.setInsertionPointToEnd(guard.elseBlock());
+    scf::YieldOp::create(b, loc, loop.getInitArgs());
+  }
+}
+
 struct ConvertToSPIRVPass
     : PassWrapper<ConvertToSPIRVPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertToSPIRVPass)
@@ -663,6 +695,7 @@ struct ConvertToSPIRVPass
       }
       return spirv::StructType::get(members);
     });
+    guardZeroTripLoops(spirvModule);
     std::unique_ptr<ConversionTarget> target =
         SPIRVConversionTarget::get(environment);
     RewritePatternSet patterns(context);

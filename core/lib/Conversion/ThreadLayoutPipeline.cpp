@@ -50,6 +50,47 @@ void tk::addThreadLayoutPasses(mlir::OpPassManager &pm,
                                         std::move(asyncCopy)));
 }
 
+/// The 32-bit registers a thread holds of a tile of `type` in a #tkw.linear
+/// layout (0 for any other).
+static int64_t registersOf(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  auto layout =
+      tile ? dyn_cast_or_null<tk::warp::LinearLayoutAttr>(tile.getEncoding())
+           : nullptr;
+  if (!layout)
+    return 0;
+  int64_t bits = tile.getElementType().isIntOrFloat()
+                     ? tile.getElementType().getIntOrFloatBitWidth()
+                     : 64;
+  return llvm::divideCeil(
+      layout.getLinearLayout().getInDimSize(tk::kRegisterDim) * bits, 32);
+}
+
+/// Why a dot without a matrix intrinsic cannot take registers: each thread
+/// holds its rows of a and columns of b whole along k and unrolls the
+/// multiply-adds, so where the operands and accumulator need more than a
+/// GPU thread's 255 registers they spill, and a JIT that builds a whole
+/// subgroup's code at once (lavapipe) takes minutes. tk-convert-to-simt
+/// loops over k through workgroup memory instead.
+static std::optional<std::string> findOversizedFmaDot(ModuleOp module) {
+  constexpr int64_t kThreadRegisters = 256;
+  std::optional<std::string> problem;
+  module.walk([&](tk::DotOp dot) {
+    if (dot->hasAttr(tk::warp::TkwDialect::kIntrinsicAttrName))
+      return WalkResult::advance();
+    int64_t registers = registersOf(dot.getA().getType()) +
+                        registersOf(dot.getB().getType()) +
+                        registersOf(dot.getType());
+    if (registers <= kThreadRegisters)
+      return WalkResult::advance();
+    problem = "a dot without a matrix intrinsic needs " +
+              std::to_string(registers) + " registers a thread, over " +
+              std::to_string(kThreadRegisters);
+    return WalkResult::interrupt();
+  });
+  return problem;
+}
+
 /// The register pipeline on a copy of `module`; the copy's body replaces
 /// the module's where every pass succeeds. Otherwise the module is as it
 /// was, and `refusal` holds the first error the pipeline gave.
@@ -58,6 +99,12 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
                                         const tk::StageDumpFn &dump,
                                         std::string &refusal) {
   const tk::TkConvertToSIMTOptions &simt = lowering.simt;
+  if (!lowering.registerDots &&
+      module.walk([](tk::DotOp) { return WalkResult::interrupt(); })
+          .wasInterrupted()) {
+    refusal = "the backend lowers dots with tk-convert-to-simt";
+    return failure();
+  }
   OwningOpRef<ModuleOp> copy = module.clone();
   // The attempt's diagnostics are the refusal, not the compile's errors.
   ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &d) {
@@ -73,6 +120,9 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
         assign.numWarps = simt.numWarps;
         pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLinearLayouts(assign));
         pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
+        pm.addNestedPass<tk::FuncOp>(tk::createTkDotOperandLayouts());
+        // The operands' conversions may fold into their producers.
+        pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
         tk::TkAllocateSharedMemoryOptions allocate;
         allocate.target = simt.target;
         pm.addNestedPass<tk::FuncOp>(
@@ -81,6 +131,10 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
       }))) {
     if (refusal.empty())
       refusal = "pass '" + failedPass + "' failed";
+    return failure();
+  }
+  if (std::optional<std::string> problem = findOversizedFmaDot(*copy)) {
+    refusal = *problem;
     return failure();
   }
   if (int64_t budget = lowering.maxRegistersPerTile) {
@@ -111,7 +165,7 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
   if (dump)
     layouts = copy->clone();
   if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(tk::createTkConvertRegistersToSIMT());
+        pm.addPass(tk::createConvertRegistersToSIMTPass(lowering.matrixUnit));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       }))) {

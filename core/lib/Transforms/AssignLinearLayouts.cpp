@@ -18,6 +18,9 @@
 
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 
 #define DEBUG_TYPE "tk-assign-linear-layouts"
 
@@ -123,7 +126,41 @@ public:
           context, tileFragment(*fragment, rows, cols, intrinsic->m,
                                 intrinsic->n, chooseDotTiling(dot)));
     }
-    return blocked(c.getShape(), 1);
+    return forFma(c.getShape());
+  }
+
+  /// The accumulator of a dot each thread computes on its own: a block of
+  /// rows x columns a thread, as square as the threads allow. A thread holds
+  /// its rows of a and its columns of b whole along k, so its operand
+  /// registers are k (rows + columns): the threads split the product's
+  /// row and column bits so that each keeps as many of one as of the other.
+  /// The lanes go along the columns first, then the rows; the warps after
+  /// them. Triton's blocked layout where the threads outnumber the product.
+  LinearLayoutAttr forFma(ArrayRef<int64_t> shape) const {
+    int32_t rowBits = llvm::Log2_64(shape[0]),
+            colBits = llvm::Log2_64(shape[1]);
+    int32_t laneBits = llvm::Log2_64(target.warpSize);
+    int32_t warpBits = llvm::Log2_64(numWarps);
+    int32_t threadBits = laneBits + warpBits;
+    if (threadBits >= rowBits + colBits)
+      return blocked(shape, 1);
+    int32_t colThreads = std::clamp((colBits - rowBits + threadBits + 1) / 2,
+                                    std::max(0, threadBits - rowBits),
+                                    std::min(colBits, threadBits));
+    int32_t rowThreads = threadBits - colThreads;
+    int32_t laneCols = std::min(laneBits, colThreads);
+    int32_t laneRows = laneBits - laneCols;
+    int32_t warpCols = colThreads - laneCols;
+    int32_t warpRows = warpBits - warpCols;
+    SmallVector<int32_t> shape32 = {static_cast<int32_t>(shape[0]),
+                                    static_cast<int32_t>(shape[1])};
+    SmallVector<int32_t> sizePerThread = {shape32[0] >> rowThreads,
+                                          shape32[1] >> colThreads};
+    SmallVector<int32_t> threadsPerWarp = {1 << laneRows, 1 << laneCols};
+    SmallVector<int32_t> warpsPerCTA = {1 << warpRows, 1 << warpCols};
+    return toLinearLayoutAttr(
+        context, blockedLayout(shape32, sizePerThread, threadsPerWarp,
+                               warpsPerCTA, SmallVector<int32_t>{1, 0}));
   }
 
 private:

@@ -24,14 +24,14 @@
 // the lanes.
 // PVC-DAG: #[[A:linear[0-9]*]] = #tkw.linear<shape = [64, 32], register = {{\[\[}}1, 0], [2, 0], [4, 0], [16, 0], [32, 0], [0, 16]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 0], [8, 0]]>
 // PVC-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 32], [16, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 16], [0, 0]]>
-// lavapipe (subgroups of 8) has no matrix unit: the product is a blocked
-// layout, rows in registers, columns over lanes and warps, and each
-// thread multiplies its own elements. a then sits whole in every thread's
-// registers (its rows are the product's rows, in registers; k after them),
-// its lanes and warps copies; b follows the product's columns, k in
-// registers.
-// FMA-DAG: #[[A:linear[0-9]*]] = #tkw.linear<shape = [64, 32], register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0], [0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], lane = {{\[\[}}0, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 0], [0, 0]]>
-// FMA-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}0, 32], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4]], warp = {{\[\[}}0, 8], [0, 16]]>
+// lavapipe (subgroups of 8) has no matrix unit: each thread multiplies
+// its own block of the product, as square as its 32 threads allow (16 rows
+// by 8 columns: the lanes along the columns, the warps along the rows), so
+// that the rows of a and columns of b it holds whole along k are few. a
+// follows the product's rows (its lanes hold copies), b its columns (its
+// warps hold copies), k in registers.
+// FMA-DAG: #[[A:linear[0-9]*]] = #tkw.linear<shape = [64, 32], register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], lane = {{\[\[}}0, 0], [0, 0], [0, 0]], warp = {{\[\[}}16, 0], [32, 0]]>
+// FMA-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], lane = {{\[\[}}0, 8], [0, 16], [0, 32]], warp = {{\[\[}}0, 0], [0, 0]]>
 // CHECK-LABEL: tk.func @dot_bias
 // CHECK: %[[AV:.+]] = tkw.convert_layout {{.*}} -> tensor<64x32xf16, #[[A]]>
 // CHECK-NEXT: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16, #[[B]]>

@@ -13,8 +13,9 @@ Triton's, the median of the rounds with their range.
 
 Covered: vector add; the fused softmax at 4, 8 and 16 warps (a row a
 program, BLOCK the next power of two of the row); layernorm's forward pass;
-a transpose by 64x64 blocks; and two of the f16 matmul configurations
-Triton's matmul tutorial autotunes over. Integer arguments equal to 1 are
+a transpose by 64x64 blocks; and the matmul configurations Triton's matmul
+tutorial autotunes over, in f16 and bf16 at 4096^3 (--only picks a
+family). Integer arguments equal to 1 are
 specialised away by Triton and so are never passed here.
 
     bash .device/run.sh python3 backends/cuda/test/bench/triton_import_bench.py --out $OUT
@@ -173,19 +174,22 @@ class Bench:
             {"BLOCK_M": 64, "BLOCK_N": 64}, {"num_warps": 4},
             2.0 * size * size * 4, "GB/s")
 
-    def matmul(self, bm, bn, bk, warps, stages):
+    def matmul(self, bm, bn, bk, warps, stages, dtype=torch.float16):
         M = N = K = 4096
-        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        a = torch.randn(M, K, device="cuda", dtype=dtype)
+        b = torch.randn(K, N, device="cuda", dtype=dtype)
+        name = {torch.float16: "f16", torch.bfloat16: "bf16"}[dtype]
+        # bf16 keeps 8 bits of mantissa where f16 keeps 11.
+        unit = 2.0 ** (-7 if dtype == torch.bfloat16 else -10)
         grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
         # Unit strides are specialised away by Triton; the kernel's other
         # arguments in its order.
         return self.figure(
-            f"matmul f16 {M}^3 {bm}x{bn}x{bk} w{warps} s{stages}",
+            f"matmul {name} {M}^3 {bm}x{bn}x{bk} w{warps} s{stages}",
             make_corpus.matmul, grid,
             [a, b, None, M, N, K, K, 1, N, 1, N, 1], {2},
-            [(a.float() @ b.float()).half()],
-            {"rtol": 2 * 2.0 ** -10, "floor": 2.0 ** -10},
+            [(a.float() @ b.float()).to(dtype)],
+            {"rtol": 2 * unit, "floor": unit},
             {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
             {"num_warps": warps, "num_stages": stages},
             2.0 * M * N * K, "TFLOP/s")
@@ -198,22 +202,38 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--rows", type=int, default=16384)
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
+    parser.add_argument("--only", default="",
+                        help="run the cases whose names start with this "
+                             "(vector_add, softmax, layernorm, transpose, "
+                             "matmul)")
     args = parser.parse_args()
     bench = Bench(args)
     cases = [
-        bench.vector_add,
-        lambda: bench.softmax(1000, 4),
-        lambda: bench.softmax(1000, 8),
-        lambda: bench.softmax(4096, 8),
-        lambda: bench.softmax(4096, 16),
-        lambda: bench.layernorm(1000, 256, 4),
-        lambda: bench.layernorm(4096, 1024, 8),
-        bench.transpose,
-        lambda: bench.matmul(128, 256, 64, 8, 3),
-        lambda: bench.matmul(64, 64, 32, 4, 3),
+        ("vector_add", bench.vector_add),
+        ("softmax", lambda: bench.softmax(1000, 4)),
+        ("softmax", lambda: bench.softmax(1000, 8)),
+        ("softmax", lambda: bench.softmax(4096, 8)),
+        ("softmax", lambda: bench.softmax(4096, 16)),
+        ("layernorm", lambda: bench.layernorm(1000, 256, 4)),
+        ("layernorm", lambda: bench.layernorm(4096, 1024, 8)),
+        ("transpose", bench.transpose),
     ]
+    # The f16 configurations Triton's matmul tutorial (03-matrix-
+    # multiplication) autotunes over on CUDA: BLOCK_M, BLOCK_N, BLOCK_K,
+    # num_warps, num_stages; GROUP_M 8. In f16 and bf16.
+    for dtype in (torch.float16, torch.bfloat16):
+        for bm, bn, bk, warps, stages in [
+                (128, 256, 64, 8, 3), (64, 256, 32, 4, 4),
+                (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+                (64, 128, 32, 4, 4), (128, 32, 32, 4, 4),
+                (64, 32, 32, 2, 5), (32, 64, 32, 2, 5),
+                (64, 64, 32, 4, 3)]:
+            cases.append(("matmul", lambda c=(bm, bn, bk, warps, stages, dtype):
+                          bench.matmul(*c)))
     figures, failures = [], 0
-    for case in cases:
+    for name, case in cases:
+        if not name.startswith(args.only):
+            continue
         try:
             figures.append(case())
         except WrongResult as error:

@@ -81,8 +81,10 @@ def TkAssignLinearLayouts
     - `tk.dot`: the accumulator fragment of the target's first matrix
       intrinsic that takes its element types and divides its shape, tiled
       over the warps (square, or the `tiling` hint) and then over further
-      registers, and the dot records the intrinsic (`tkw.intrinsic`); a
-      blocked layout where no intrinsic fits. Its operands keep the
+      registers, and the dot records the intrinsic (`tkw.intrinsic`).
+      Where no intrinsic fits, each thread computes a block of the product
+      as square as the threads allow (it holds its rows of a and columns
+      of b whole along k), lanes along the columns first. Its operands keep the
       layouts their producers give them: the matrix unit's operand layouts
       are `tk-dot-operand-layouts`'s job.
     - loads, stores and atomics: a coalesced blocked layout (Triton's

@@ -18,7 +18,13 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <memory>
 #include <optional>
+
+namespace tk {
+class MatrixUnit;
+struct TargetInfo;
+} // namespace tk
 
 namespace tk::simt {
 
@@ -149,6 +155,12 @@ void populateReducePatterns(RegisterTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// tk.dot: multiply-adds in each thread, or the intrinsic the dot records
+/// through `matrixUnit` (may be null: such dots then fail to convert).
+void populateDotPatterns(RegisterTypeConverter &converter,
+                         mlir::RewritePatternSet &patterns,
+                         std::shared_ptr<const MatrixUnit> matrixUnit,
+                         std::shared_ptr<const TargetInfo> target);
 
 } // namespace tk::simt
 

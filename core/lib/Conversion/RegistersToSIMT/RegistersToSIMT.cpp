@@ -430,6 +430,8 @@ LogicalResult declareScratchBuffers(tk::FuncOp kernel) {
 struct ConvertRegistersToSIMT
     : public tk::impl::TkConvertRegistersToSIMTBase<ConvertRegistersToSIMT> {
   using TkConvertRegistersToSIMTBase::TkConvertRegistersToSIMTBase;
+  explicit ConvertRegistersToSIMT(std::shared_ptr<const MatrixUnit> matrixUnit)
+      : matrixUnit(std::move(matrixUnit)) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -475,12 +477,16 @@ struct ConvertRegistersToSIMT
     populateLoadStorePatterns(converter, patterns, plans);
     populateReducePatterns(converter, patterns);
     populateConvertLayoutPatterns(converter, patterns);
+    populateDotPatterns(converter, patterns, matrixUnit,
+                        std::make_shared<const TargetInfo>(*info));
 
     ConversionTarget target(*context);
     target.addIllegalDialect<tk::TkDialect, warp::TkwDialect>();
     target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
                            memref::MemRefDialect>();
     target.addLegalOp<ModuleOp>();
+    // What a backend's matrix unit emits (NVVM's mma.sync) is its own.
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     // Narrow float scalars are computed in f32, as tiles are.
     target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
         [&](Operation *op) {
@@ -495,7 +501,15 @@ struct ConvertRegistersToSIMT
     if (failed(applyFullConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }
+
+  /// The backend's unit that emits matrix intrinsics (may be null).
+  std::shared_ptr<const MatrixUnit> matrixUnit;
 };
 
 } // namespace
 } // namespace tk::simt
+
+std::unique_ptr<Pass> tk::createConvertRegistersToSIMTPass(
+    std::shared_ptr<const MatrixUnit> matrixUnit) {
+  return std::make_unique<simt::ConvertRegistersToSIMT>(std::move(matrixUnit));
+}

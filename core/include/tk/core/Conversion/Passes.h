@@ -242,6 +242,20 @@ public:
   accumulate(mlir::OpBuilder &builder, mlir::Location loc,
              const HeldProduct &product, mlir::Value a, mlir::Value b,
              mlir::ValueRange registers) const;
+
+  /// The register pipeline's hook (tk-convert-registers-to-simt): one
+  /// `intrinsic` on the fragments this lane holds, each operand's elements
+  /// in the register order of its FragmentLayout (a, b and the accumulator
+  /// in their element types), returning the new accumulator registers in
+  /// the same order. Failure (the default) where the unit does not emit
+  /// this intrinsic from registers: the kernel then takes
+  /// tk-convert-to-simt.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitFragmentProduct(mlir::OpBuilder &builder, mlir::Location loc,
+                      const MatrixIntrinsic &intrinsic, mlir::ValueRange a,
+                      mlir::ValueRange b, mlir::ValueRange accumulator) const {
+    return mlir::failure();
+  }
 };
 
 /// A GPU's asynchronous copy from global to workgroup memory (NVIDIA
@@ -328,6 +342,12 @@ createConvertToSIMTPass(const TkConvertToSIMTOptions &options,
                         std::shared_ptr<const MatrixUnit> matrixUnit,
                         std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
+/// tk-convert-registers-to-simt with a backend's matrix unit, which emits
+/// the intrinsics dots record (may be null: then only dots without one
+/// convert).
+std::unique_ptr<mlir::Pass>
+createConvertRegistersToSIMTPass(std::shared_ptr<const MatrixUnit> matrixUnit);
+
 /// tk-hold-accumulators with a backend's matrix unit (may be null: then no
 /// accumulator is held).
 std::unique_ptr<mlir::Pass>
@@ -381,11 +401,16 @@ struct SIMTLowering {
   bool shareWorkgroupMemory = false;
   /// Try the register pipeline first (DESIGN.md §3: tk-assign-linear-layouts
   /// to tk-convert-registers-to-simt, dumped as 3-registers.mlir); a kernel
-  /// it has no pattern for yet (dots, scans, atomics, block pointers,
+  /// it has no pattern for yet (scans, atomics, block pointers,
   /// prints) or that does not fit its shared memory takes
   /// tk-convert-to-simt, and the module records why in
   /// `tkw.register_pipeline`.
   bool registerPipeline = false;
+  /// Let the register pipeline take kernels with dots: multiply-adds in
+  /// registers, or the intrinsics the matrix unit emits from fragments
+  /// (MatrixUnit::emitFragmentProduct). Without it such kernels take
+  /// tk-convert-to-simt.
+  bool registerDots = false;
   /// The most elements a thread may hold of one tile in the register
   /// pipeline (0: no limit). The pipeline unrolls what a thread holds, and
   /// a compiler that builds code for a whole subgroup at once (lavapipe's

@@ -348,13 +348,18 @@ def TkConvertRegistersToSIMT
     `gpu.shuffle`s over the lane bits along the axis, then through its
     scratch across warps; `tkw.convert_layout` as a register permutation
     where every element stays in its thread, else through its scratch in
-    rounds. `scf` ops carry the registers of their tiles.
+    rounds; `tk.dot` on the operands tk-dot-operand-layouts gave it, as
+    fused multiply-adds in each thread (f32 for narrow floats), or, where
+    it records a matrix intrinsic, one intrinsic per accumulator fragment
+    and step of k that the backend's MatrixUnit emits from the fragments'
+    registers (`emitFragmentProduct`; tk-opt has no unit). `scf` ops carry
+    the registers of their tiles.
 
     The scratch of each op is at its `tkw.scratch` offset in one workgroup
     `memref.global` per element type of the kernel's `tkw.shared_memory`
     bytes; the barriers between ops are those `tk-insert-barriers` placed.
     Program ids come from `gpu.block_id`, the output is the form of
-    `tk-convert-to-simt`. Ops it has no pattern for (dots, scans, atomics,
+    `tk-convert-to-simt`. Ops it has no pattern for (scans, atomics,
     block pointers, prints) make it fail: the backends then use
     `tk-convert-to-simt` for the kernel.
   }];
