@@ -480,9 +480,8 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
                          intrinsic.k == 16 && a.size() == 8 && b.size() == 4)
                       : (tf32 && intrinsic.m == 16 && intrinsic.n == 8 &&
                          intrinsic.k == 8 && a.size() == 4 && b.size() == 2);
-  bool accOk = intrinsic.accType == ET::F32 ||
-               (intrinsic.accType == ET::F16 && intrinsic.aType == ET::F16);
-  if (!shapeOk || !accOk || accumulator.size() != 4)
+  // Core keeps narrow accumulators in f32 (the f32 form of an intrinsic).
+  if (!shapeOk || intrinsic.accType != ET::F32 || accumulator.size() != 4)
     return failure();
   MLIRContext *context = builder.getContext();
   Type i16 = builder.getI16Type(), i32 = builder.getI32Type();
@@ -517,17 +516,9 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
     return registers;
   };
   SmallVector<Value> aRegisters = operands(a), bRegisters = operands(b);
-  bool halfAcc = intrinsic.accType == ET::F16;
-  SmallVector<Value> accRegisters;
-  if (halfAcc) {
-    accRegisters = {pack(accumulator[0], accumulator[1], true),
-                    pack(accumulator[2], accumulator[3], true)};
-  } else {
-    accRegisters.assign(accumulator.begin(), accumulator.end());
-  }
+  SmallVector<Value> accRegisters(accumulator.begin(), accumulator.end());
   auto resultType = LLVM::LLVMStructType::getLiteral(
-      context,
-      SmallVector<Type>(accRegisters.size(), accRegisters.front().getType()));
+      context, SmallVector<Type>(4, builder.getF32Type()));
   NVVM::MMATypes inputType = intrinsic.aType == ET::F16 ? NVVM::MMATypes::f16
                              : intrinsic.aType == ET::BF16
                                  ? NVVM::MMATypes::bf16
@@ -539,19 +530,9 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> result;
-  for (int64_t i = 0; i < int64_t(accRegisters.size()); ++i) {
-    Value part = LLVM::ExtractValueOp::create(builder, loc, mma.getResult(),
-                                              ArrayRef<int64_t>{i});
-    if (!halfAcc) {
-      result.push_back(part);
-      continue;
-    }
-    for (int64_t j = 0; j < 2; ++j)
-      result.push_back(LLVM::ExtractElementOp::create(
-          builder, loc, part,
-          LLVM::ConstantOp::create(builder, loc, i32,
-                                   builder.getI32IntegerAttr(j))));
-  }
+  for (int64_t i = 0; i < 4; ++i)
+    result.push_back(LLVM::ExtractValueOp::create(builder, loc, mma.getResult(),
+                                                  ArrayRef<int64_t>{i}));
   return result;
 }
 

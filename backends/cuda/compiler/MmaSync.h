@@ -43,8 +43,8 @@ public:
                       mlir::ValueRange accumulator) const override;
 };
 
-/// One mma.sync of `intrinsic` (m16n8k16 f16 or bf16 into f32 or f16,
-/// m16n8k8 tf32 into f32) on a lane's fragments, elements in the register
+/// One mma.sync of `intrinsic` (m16n8k16 f16 or bf16, m16n8k8 tf32, into
+/// f32) on a lane's fragments, elements in the register
 /// order of TargetInfo's fragment layouts; failure for the others.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 emitMmaSyncFragments(mlir::OpBuilder &builder, mlir::Location loc,

@@ -11,6 +11,7 @@
 #include "tk/core/Passes.h"
 #include "tk/core/TargetInfo.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
 
@@ -238,6 +239,23 @@ struct DotOperandLayoutsPass
     if (getLayout(operand.get().getType()) == wanted)
       return;
     OpBuilder builder(dot);
+    // An operand the loop around the dot does not change (attention's q)
+    // converts once, before the loop.
+    // Two loops that read it (attention's full and masked blocks) share
+    // that conversion.
+    Value value = operand.get();
+    auto loop = dot->getParentOfType<scf::ForOp>();
+    if (loop && !loop->isAncestor(value.getParentBlock()->getParentOp())) {
+      Type type = withLayout(value.getType(), wanted);
+      for (Operation *user : value.getUsers())
+        if (auto convert = dyn_cast<ConvertLayoutOp>(user))
+          if (convert.getType() == type &&
+              convert->getBlock() == value.getParentBlock()) {
+            operand.set(convert.getResult());
+            return;
+          }
+      builder.setInsertionPointAfterValue(value);
+    }
     operand.set(ConvertLayoutOp::create(
         builder, dot.getLoc(), withLayout(operand.get().getType(), wanted),
         operand.get()));

@@ -182,6 +182,27 @@ private:
     if (!intrinsic || !matrixUnit || !intrinsic->aLayout || !intrinsic->bLayout)
       return rewriter.notifyMatchFailure(
           op, "no unit emits the dot's intrinsic from registers");
+    // A narrow float accumulator is kept in f32 over the dot's k steps and
+    // rounded once, as every lowering computes narrow floats (ScalarOps.h):
+    // the unit runs the same instruction's f32 form (an f16 accumulating
+    // intrinsic would round after every step).
+    Type accElement = getElementTypeOrSelf(op.getType());
+    bool narrow = isNarrowFloat(accElement);
+    if (narrow && intrinsic->accType != MatrixElementType::F32) {
+      const MatrixIntrinsic *wide = nullptr;
+      for (const MatrixIntrinsic &candidate : target->intrinsics)
+        if (candidate.m == intrinsic->m && candidate.n == intrinsic->n &&
+            candidate.k == intrinsic->k &&
+            candidate.aType == intrinsic->aType &&
+            candidate.bType == intrinsic->bType &&
+            candidate.scope == intrinsic->scope &&
+            candidate.accType == MatrixElementType::F32 && !wide)
+          wide = &candidate;
+      if (!wide)
+        return rewriter.notifyMatchFailure(
+            op, "no f32 form of the dot's intrinsic");
+      intrinsic = wide;
+    }
     llvm::Expected<LinearLayout> accFragment =
         intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
     llvm::Expected<LinearLayout> aFragment =
@@ -257,6 +278,10 @@ private:
         return rewriter.notifyMatchFailure(op, "an accumulator fragment "
                                                "not in the thread's registers");
       SmallVector<Value> current = valuesOf(results, *accRegs);
+      if (narrow)
+        for (Value &value : current)
+          value = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(),
+                                        value);
       for (int64_t k = 0; k < depth; k += intrinsic->k) {
         std::optional<SmallVector<int32_t>> aRegs =
             gather(aIndex, *aFragment, row, k);
@@ -273,7 +298,9 @@ private:
         current = std::move(*next);
       }
       for (auto [reg, value] : llvm::zip_equal(*accRegs, current))
-        results[reg] = value;
+        results[reg] =
+            narrow ? arith::TruncFOp::create(rewriter, loc, accElement, value)
+                   : value;
     }
     return results;
   }
