@@ -52,6 +52,21 @@ int64_t warpsAlongAxis(const LinearLayout &layout, int64_t axis) {
   return warps;
 }
 
+/// 2 to the number of register bits whose basis along `axis` is above
+/// every warp bit's.
+int64_t chunksAboveWarps(const LinearLayout &layout, int64_t axis) {
+  std::string dim = standardOutDimName(axis);
+  int32_t highestWarp = 0;
+  for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kWarpDim); ++bit)
+    highestWarp = std::max(highestWarp, layout.getBasis(kWarpDim, bit, dim));
+  int64_t chunks = 1;
+  for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kRegisterDim); ++bit)
+    if (highestWarp != 0 &&
+        layout.getBasis(kRegisterDim, bit, dim) > highestWarp)
+      chunks *= 2;
+  return chunks;
+}
+
 /// A reduction or scan along `axis` of `srcs`, into results of `lines`
 /// values a source: one partial value per warp along the axis and line,
 /// for every source, when the axis crosses warps.
@@ -203,7 +218,14 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op) {
   if (auto scan = dyn_cast<ScanOp>(op)) {
     auto type = cast<RankedTensorType>(scan.getSrcs()[0].getType());
     int64_t lines = type.getNumElements() / type.getDimSize(scan.getAxis());
-    return combineScratch(op, scan.getSrcs(), scan.getAxis(), lines);
+    // A scan exchanges the warps' totals of each run of the axis a thread
+    // holds in a register above the warps' positions (its chunks).
+    llvm::Expected<const LinearLayout *> layout =
+        linearLayoutOf(op, scan.getSrcs()[0]);
+    if (!layout)
+      return layout.takeError();
+    return combineScratch(op, scan.getSrcs(), scan.getAxis(),
+                          lines * chunksAboveWarps(**layout, scan.getAxis()));
   }
   return 0;
 }

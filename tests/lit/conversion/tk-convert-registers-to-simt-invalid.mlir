@@ -55,3 +55,19 @@ tk.func @intrinsic_without_unit(%x: f16, %y: f16) attributes {tkw.num_warps = 1 
   %c = tk.dot %a, %b, %zero {tkw.intrinsic = "mma.m16n8k16.f32.f16"} : tensor<8x4xf16, #a> * tensor<4x8xf16, #b> -> tensor<8x8xf32, #acc>
   tk.return
 }
+
+// -----
+
+#lanes = #tkw.linear<shape = [32], register = [[1], [2]], lane = [[4], [8], [16]], warp = []>
+
+// Reverse scans take tk-convert-to-simt.
+tk.func @reverse_scan(%x: i32) attributes {tkw.num_warps = 1 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %t = tk.splat %x : i32 -> tensor<32xi32, #lanes>
+  // expected-error @+1 {{failed to legalize operation 'tk.scan'}}
+  %s = tk.scan(%t : tensor<32xi32, #lanes>) {axis = 0 : i32, reverse = true} -> tensor<32xi32, #lanes> {
+  ^bb0(%a: i32, %b: i32):
+    %r = arith.addi %a, %b : i32
+    tk.scan.return %r : i32
+  }
+  tk.return
+}

@@ -106,3 +106,23 @@ tk.func @too_big() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4
   %s = tkw.convert_layout %r : tensor<8xi32, #lanes> -> tensor<8xi32, #warps_swapped>
   tk.return
 }
+
+// -----
+
+#chunks = #tkw.linear<shape = [16], register = [[8]], lane = [[1], [2]], warp = [[4]]>
+
+// A scan whose axis crosses the 2 warps (position 4) with a register above
+// them (position 8): one total per warp and chunk of 8 positions, 2 x 2 x 4
+// bytes, where a reduction along the same axis keeps one per warp (8).
+// CHECK-LABEL: tk.func @scan_chunks
+// CHECK-SAME: tkw.shared_memory = 16 : i64
+// CHECK: tk.scan{{.*}}tkw.scratch = array<i64: 0, 16>
+tk.func @scan_chunks(%x: f32) attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4 : i32} {
+  %t = tk.splat %x : f32 -> tensor<16xf32, #chunks>
+  %s = tk.scan(%t : tensor<16xf32, #chunks>) {axis = 0 : i32} -> tensor<16xf32, #chunks> {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    tk.scan.return %r : f32
+  }
+  tk.return
+}

@@ -177,7 +177,8 @@ def TkAllocateSharedMemory
     the smallest scratch the two layouts allow, where Triton rounds over
     the tile's repetitions); a `tk.reduce` or `tk.scan`
     whose axis spans warps holds one partial value per warp along it and
-    line. Conversions within a warp (registers, shuffles) need none. Each
+    line (a scan: and per chunk of the axis a thread holds in registers
+    above the warps' positions). Conversions within a warp (registers, shuffles) need none. Each
     buffer lives while its op runs; buffers whose lives overlap get
     disjoint, 16-byte-aligned offsets, the largest placed first.
 

@@ -155,6 +155,8 @@ void populateReducePatterns(RegisterTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+void populateScanPatterns(RegisterTypeConverter &converter,
+                          mlir::RewritePatternSet &patterns);
 /// tk.dot: multiply-adds in each thread, or the intrinsic the dot records
 /// through `matrixUnit` (may be null: such dots then fail to convert).
 void populateDotPatterns(RegisterTypeConverter &converter,

@@ -476,6 +476,7 @@ struct ConvertRegistersToSIMT
     });
     populateLoadStorePatterns(converter, patterns, plans);
     populateReducePatterns(converter, patterns);
+    populateScanPatterns(converter, patterns);
     populateConvertLayoutPatterns(converter, patterns);
     populateDotPatterns(converter, patterns, matrixUnit,
                         std::make_shared<const TargetInfo>(*info));

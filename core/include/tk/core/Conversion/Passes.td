@@ -352,15 +352,19 @@ def TkConvertRegistersToSIMT
     fused multiply-adds in each thread (f32 for narrow floats), or, where
     it records a matrix intrinsic, one intrinsic per accumulator fragment
     and step of k that the backend's MatrixUnit emits from the fragments'
-    registers (`emitFragmentProduct`; tk-opt has no unit). `scf` ops carry
-    the registers of their tiles.
+    registers (`emitFragmentProduct`; tk-opt has no unit); `tk.scan` by
+    recursive doubling over the bits of the position along its axis, lowest
+    first: a register bit in the thread, a lane bit by one shuffle, the
+    warps' bits (consecutive, only registers above them) through its
+    scratch, the lower positions always the combiner's first operand. `scf`
+    ops carry the registers of their tiles.
 
     The scratch of each op is at its `tkw.scratch` offset in one workgroup
     `memref.global` per element type of the kernel's `tkw.shared_memory`
     bytes; the barriers between ops are those `tk-insert-barriers` placed.
     Program ids come from `gpu.block_id`, the output is the form of
-    `tk-convert-to-simt`. Ops it has no pattern for (scans, atomics,
-    block pointers, prints) make it fail: the backends then use
+    `tk-convert-to-simt`. Ops it has no pattern for (reverse scans,
+    atomics, block pointers, prints) make it fail: the backends then use
     `tk-convert-to-simt` for the kernel.
   }];
   let dependentDialects = [

@@ -1,0 +1,401 @@
+//===- Scan.cpp - scans bit by bit of the position along the axis ---------===//
+//
+// A tk.scan is computed by recursive doubling over the bits of the position
+// along its axis, lowest first. Each bit belongs to one basis of the
+// layout along the axis (a register, lane or warp bit; each a power of two
+// along the axis only, so a position is the sum of its bits' bases). After
+// bit b every element holds the combination of its aligned block of 2^(b+1)
+// positions up to itself, and the block's total; the total of the other
+// half of the block comes from the register that differs in that bit (in
+// the thread), from the lane that does (one shuffle), or, for the warps'
+// bits (consecutive, only registers above them), all at once through the
+// op's scratch: one total per warp, line and chunk of registers above the
+// warps, a barrier, and each thread combines the totals of the warps before
+// its own. The combiner need not commute: the lower positions
+// are always its first operand. Which of the three steps a scan needs is
+// the layout's to say, as for tk.reduce. Reverse scans take
+// tk-convert-to-simt.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegisterLowering.h"
+
+#include "tk/core/WarpDialect.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mlir;
+
+namespace tk::simt {
+
+namespace {
+
+/// The index bit that moves an element by 2^b along the axis.
+struct PositionBit {
+  StringRef dim;
+  int32_t bit = 0;
+};
+
+/// The owner of each bit of the position along `axis`, lowest first, or
+/// failure where the layout's bases along the axis are not distinct powers
+/// of two along it alone, the warps' bits are not consecutive, or a lane's
+/// bit lies above them.
+FailureOr<SmallVector<PositionBit>> positionBits(const LinearLayout &layout,
+                                                 int64_t axis) {
+  std::vector<std::string> outs = layout.getOutDimNames();
+  int32_t size = layout.getOutDimSize(outs[axis]);
+  SmallVector<std::optional<PositionBit>> owners(llvm::Log2_32(size));
+  for (StringRef dim : {kRegisterDim, kLaneDim, kWarpDim}) {
+    int32_t bits = layout.hasInDim(dim) ? layout.getInDimSizeLog2(dim) : 0;
+    for (int32_t bit = 0; bit < bits; ++bit) {
+      std::vector<int32_t> basis = layout.getBasis(dim, bit);
+      int32_t along = basis[axis];
+      for (auto [i, value] : llvm::enumerate(basis))
+        if (int64_t(i) != axis && value != 0 && along != 0)
+          return failure();
+      if (along == 0)
+        continue;
+      if (!llvm::isPowerOf2_32(along) || owners[llvm::Log2_32(along)])
+        return failure();
+      owners[llvm::Log2_32(along)] = PositionBit{dim, bit};
+    }
+  }
+  // The warps' bits are consecutive, and only registers' lie above them.
+  SmallVector<PositionBit> result;
+  enum { Below, Warps, Above } seen = Below;
+  for (const std::optional<PositionBit> &owner : owners) {
+    if (!owner)
+      return failure();
+    if (owner->dim == kWarpDim) {
+      if (seen == Above)
+        return failure();
+      seen = Warps;
+    } else if (seen != Below) {
+      if (owner->dim != kRegisterDim)
+        return failure();
+      seen = Above;
+    }
+    result.push_back(*owner);
+  }
+  return result;
+}
+
+struct ScanLowering : OpConversionPattern<tk::ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tk::ScanOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getReverse())
+      return rewriter.notifyMatchFailure(op, "a reverse scan");
+    Type type = op.getSrcs()[0].getType();
+    const LinearLayout *layout = getLinearLayout(type);
+    if (!layout)
+      return failure();
+    auto encoding = cast<RankedTensorType>(type).getEncoding();
+    for (Value value : llvm::concat<Value>(op.getSrcs(), op.getResults()))
+      if (cast<RankedTensorType>(value.getType()).getEncoding() != encoding)
+        return rewriter.notifyMatchFailure(op, "tiles of other layouts");
+    FailureOr<SmallVector<PositionBit>> bits =
+        positionBits(*layout, op.getAxis());
+    if (failed(bits))
+      return rewriter.notifyMatchFailure(
+          op, "the layout does not place the axis bit by bit");
+
+    Location loc = op.getLoc();
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    int64_t warpSize = converter->getWarpSize();
+    bool combinable = true;
+    auto apply = [&](ValueRange lower, ValueRange upper) {
+      FailureOr<SmallVector<Value>> combined =
+          combine(rewriter, loc, op.getCombineOp(), lower, upper);
+      if (failed(combined)) {
+        combinable = false;
+        return SmallVector<Value>(lower);
+      }
+      return *combined;
+    };
+    int32_t registers = layout->getInDimSize(kRegisterDim);
+    unsigned numSources = op.getSrcs().size();
+    // The scan so far (prefix) and its block's total, per register: the
+    // sources of register r are prefix[r], total[r].
+    SmallVector<SmallVector<Value>> prefix(registers), total(registers);
+    for (int32_t reg = 0; reg < registers; ++reg)
+      for (ValueRange source : adaptor.getSrcs())
+        prefix[reg].push_back(source[reg]);
+    total = prefix;
+
+    std::optional<ThreadPosition> thread;
+    SmallVector<int32_t> warpBits;
+    int32_t topWarpPosition = -1;
+    for (auto [b, position] : llvm::enumerate(*bits))
+      if (position.dim == kWarpDim) {
+        warpBits.push_back(position.bit);
+        topWarpPosition = b;
+      }
+    for (auto [b, position] : llvm::enumerate(*bits)) {
+      if (position.dim == kWarpDim) {
+        // The warps' bits together, at the last of them.
+        if (int32_t(b) != topWarpPosition)
+          continue;
+        if (!thread)
+          thread = ThreadPosition::get(rewriter, loc, warpSize);
+        if (failed(addWarpPrefixes(op, rewriter, *layout, *thread, *bits,
+                                   warpBits, topWarpPosition, total, prefix,
+                                   apply)))
+          return failure();
+        continue;
+      }
+      int32_t mask = 1 << position.bit;
+      if (position.dim == kRegisterDim) {
+        SmallVector<SmallVector<Value>> nextPrefix = prefix, nextTotal = total;
+        for (int32_t reg = 0; reg < registers; ++reg) {
+          int32_t other = reg ^ mask;
+          if (reg & mask) {
+            nextPrefix[reg] = apply(total[other], prefix[reg]);
+            nextTotal[reg] = apply(total[other], total[reg]);
+          } else {
+            nextTotal[reg] = apply(total[reg], total[other]);
+          }
+        }
+        prefix = std::move(nextPrefix);
+        total = std::move(nextTotal);
+        continue;
+      }
+      // A lane bit: the lane that differs in it holds the other half.
+      if (!thread)
+        thread = ThreadPosition::get(rewriter, loc, warpSize);
+      Type i32 = rewriter.getI32Type();
+      Value upper = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(
+              rewriter, loc, thread->lane,
+              arith::ConstantIntOp::create(rewriter, loc, i32, mask)),
+          arith::ConstantIntOp::create(rewriter, loc, i32, 0));
+      for (int32_t reg = 0; reg < registers; ++reg) {
+        SmallVector<Value> other;
+        for (Value value : total[reg])
+          other.push_back(shuffleXor(rewriter, loc, value, mask, warpSize));
+        SmallVector<Value> upperPrefix = apply(other, prefix[reg]);
+        SmallVector<Value> upperTotal = apply(other, total[reg]);
+        SmallVector<Value> lowerTotal = apply(total[reg], other);
+        for (unsigned i = 0; i < numSources; ++i) {
+          prefix[reg][i] = arith::SelectOp::create(
+              rewriter, loc, upper, upperPrefix[i], prefix[reg][i]);
+          total[reg][i] = arith::SelectOp::create(rewriter, loc, upper,
+                                                  upperTotal[i], lowerTotal[i]);
+        }
+      }
+    }
+    if (!combinable)
+      return failure();
+    SmallVector<SmallVector<Value>> results(numSources);
+    for (int32_t reg = 0; reg < registers; ++reg)
+      for (unsigned i = 0; i < numSources; ++i)
+        results[i].push_back(prefix[reg][i]);
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
+
+  /// The warps' bits: each warp's total of each line and chunk it holds
+  /// (a chunk: the positions a thread holds in registers above the warps'
+  /// bits; every register's `total` once the bits below are done) through
+  /// the scratch, then each thread combines the totals of the warps before
+  /// its own, in order, into the front of its `prefix`, and the totals of
+  /// all the warps into its `total`.
+  LogicalResult addWarpPrefixes(
+      tk::ScanOp op, ConversionPatternRewriter &rewriter,
+      const LinearLayout &layout, const ThreadPosition &thread,
+      ArrayRef<PositionBit> bits, ArrayRef<int32_t> warpBits,
+      int32_t topWarpPosition, SmallVector<SmallVector<Value>> &total,
+      SmallVector<SmallVector<Value>> &prefix,
+      function_ref<SmallVector<Value>(ValueRange, ValueRange)> apply) const {
+    Location loc = op.getLoc();
+    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
+        warp::TkwDialect::kScratchAttrName);
+    if (!scratch || scratch.size() != 2)
+      return op.emitOpError("tk-convert-registers-to-simt: a scan across "
+                            "warps without tkw.scratch (run "
+                            "tk-allocate-shared-memory first)");
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, value);
+    };
+    int64_t axis = op.getAxis();
+    auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
+    int64_t chunks = tile.getDimSize(axis) >> (topWarpPosition + 1);
+    int64_t lines = tile.getNumElements() / tile.getDimSize(axis) * chunks;
+    int64_t warps = int64_t(1) << warpBits.size();
+
+    // This warp's place along the axis, its bits in position order.
+    Value warpIndex = constant(0);
+    for (auto [i, bit] : llvm::enumerate(warpBits)) {
+      Value one = arith::AndIOp::create(
+          rewriter, loc,
+          arith::ShRUIOp::create(rewriter, loc, thread.warp, constant(bit)),
+          constant(1));
+      warpIndex = arith::OrIOp::create(
+          rewriter, loc, warpIndex,
+          arith::ShLIOp::create(rewriter, loc, one, constant(i)));
+    }
+    // One writer per warp and line: the lane bits along the axis zero,
+    // and no copy.
+    int32_t laneAxisMask = 0;
+    for (const PositionBit &position : bits)
+      if (position.dim == kLaneDim)
+        laneAxisMask |= 1 << position.bit;
+    Value writer = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(
+            rewriter, loc, thread.lane,
+            constant(laneAxisMask | getFreeMask(layout, kLaneDim))),
+        constant(0));
+    if (int32_t warpCopies = getFreeMask(layout, kWarpDim))
+      writer = arith::AndIOp::create(
+          rewriter, loc, writer,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                arith::AndIOp::create(rewriter, loc,
+                                                      thread.warp,
+                                                      constant(warpCopies)),
+                                constant(0)));
+
+    // Where each source's totals start in its type's scratch buffer.
+    SmallVector<Value> buffers;
+    SmallVector<int64_t> bases;
+    int64_t byteOffset = scratch[0];
+    for (Value src : op.getSrcs()) {
+      Type element = cast<RankedTensorType>(src.getType()).getElementType();
+      int64_t bytes = std::max<int64_t>(
+          storageType(element).getIntOrFloatBitWidth() / 8, 1);
+      if (byteOffset % bytes)
+        return op.emitOpError("tk-convert-registers-to-simt: scratch at byte ")
+               << byteOffset << " is not aligned to its " << bytes
+               << "-byte elements";
+      Value buffer = getScratchBuffer(rewriter, loc, op, element);
+      if (!buffer)
+        return op.emitOpError(
+                   "tk-convert-registers-to-simt: no scratch buffer for ")
+               << element;
+      buffers.push_back(buffer);
+      bases.push_back(byteOffset / bytes);
+      byteOffset += warps * lines * bytes;
+    }
+
+    // The lines the thread holds (the coordinates without the axis, flat,
+    // the first dimension lowest) and a register of each.
+    ThreadCoordinates coordinates(rewriter, loc, layout, thread);
+    std::vector<std::string> outs = layout.getOutDimNames();
+    // Keyed by the chunk, then the line's coordinates.
+    std::map<SmallVector<int32_t>, SmallVector<int32_t>> registersOfLine;
+    for (int32_t reg = 0; reg < layout.getInDimSize(kRegisterDim); ++reg) {
+      SmallVector<int32_t> key = registerCoordinates(layout, reg);
+      key[axis] >>= topWarpPosition + 1;
+      std::rotate(key.begin(), key.begin() + axis, key.begin() + axis + 1);
+      registersOfLine[key].push_back(reg);
+    }
+    // The slot of a line and chunk: the line's flat index (its coordinates
+    // without the axis, the first dimension lowest) times the chunks, plus
+    // the chunk.
+    auto lineOf = [&](int32_t reg) {
+      int64_t chunk =
+          registerCoordinates(layout, reg)[axis] >> (topWarpPosition + 1);
+      Value line = constant(0);
+      int32_t shift = 0;
+      for (unsigned dim = 0; dim < outs.size(); ++dim) {
+        if (dim == axis)
+          continue;
+        line = arith::OrIOp::create(
+            rewriter, loc, line,
+            arith::ShLIOp::create(rewriter, loc,
+                                  coordinates.get(rewriter, loc, reg, dim),
+                                  constant(shift)));
+        shift += layout.getOutDimSizeLog2(outs[dim]);
+      }
+      return arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, line, constant(chunks)),
+          constant(chunk));
+    };
+    auto slot = [&](unsigned source, Value line, Value warp) {
+      Value index = arith::AddIOp::create(
+          rewriter, loc, constant(bases[source]),
+          arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, line, constant(warps)),
+              warp));
+      return toIndex(rewriter, loc, index);
+    };
+
+    SmallVector<Value> lineIndex;
+    for (auto &[key, regs] : registersOfLine)
+      lineIndex.push_back(lineOf(regs.front()));
+    auto write = scf::IfOp::create(rewriter, loc, writer, /*else=*/false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&write.getThenRegion().front());
+      for (auto [line, entry] : llvm::zip_equal(lineIndex, registersOfLine))
+        for (auto [i, value] : llvm::enumerate(total[entry.second.front()]))
+          memref::StoreOp::create(rewriter, loc,
+                                  toStorage(rewriter, loc, value), buffers[i],
+                                  ValueRange{slot(i, line, warpIndex)});
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+
+    // Each line and chunk: the running combination of the warps' totals,
+    // the one before this warp's chosen at run time, combined in front of
+    // every register of it where there is one; all of them, its total.
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        warpIndex, constant(0));
+    for (auto [line, entry] : llvm::zip_equal(lineIndex, registersOfLine)) {
+      SmallVector<Value> running, before;
+      for (int64_t w = 0; w < warps; ++w) {
+        SmallVector<Value> values;
+        for (auto [i, src] : llvm::enumerate(op.getSrcs())) {
+          Type element = cast<RankedTensorType>(src.getType()).getElementType();
+          Value loaded =
+              memref::LoadOp::create(rewriter, loc, buffers[i],
+                                     ValueRange{slot(i, line, constant(w))});
+          values.push_back(fromStorage(rewriter, loc, loaded, element));
+        }
+        running = w == 0 ? values : apply(running, values);
+        if (w == 0) {
+          before = running;
+          continue;
+        }
+        if (w + 1 == warps)
+          continue;
+        Value chosen =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  warpIndex, constant(w + 1));
+        for (auto [value, candidate] : llvm::zip_equal(before, running))
+          value =
+              arith::SelectOp::create(rewriter, loc, chosen, candidate, value);
+      }
+      for (int32_t reg : entry.second) {
+        SmallVector<Value> combined = apply(before, prefix[reg]);
+        for (auto [value, candidate] : llvm::zip_equal(prefix[reg], combined))
+          value =
+              arith::SelectOp::create(rewriter, loc, first, value, candidate);
+        total[reg] = running;
+      }
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+void populateScanPatterns(RegisterTypeConverter &converter,
+                          RewritePatternSet &patterns) {
+  patterns.add<ScanLowering>(converter, patterns.getContext());
+}
+
+} // namespace tk::simt
