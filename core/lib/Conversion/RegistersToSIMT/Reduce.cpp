@@ -212,116 +212,32 @@ struct ReduceLowering : OpConversionPattern<tk::ReduceOp> {
                      SmallVector<SmallVector<Value>> &results) const {
     Location loc = op.getLoc();
     auto converter = getTypeConverter<RegisterTypeConverter>();
-    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
-        warp::TkwDialect::kScratchAttrName);
-    if (!scratch || scratch.size() != 2)
-      return op.emitOpError("tk-convert-registers-to-simt: a reduction "
-                            "across warps without tkw.scratch (run "
-                            "tk-allocate-shared-memory first)");
-    Type i32 = rewriter.getI32Type();
-    auto constant = [&](int64_t value) -> Value {
-      return arith::ConstantIntOp::create(rewriter, loc, i32, value);
-    };
     int64_t axis = op.getAxis();
     int64_t lines = 1;
     if (auto tile = dyn_cast<RankedTensorType>(op.getResult(0).getType()))
       lines = tile.getNumElements();
-    int64_t warps = int64_t(1) << warpBits.size();
-
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
-    // This warp's place along the axis: its axis bits, compressed.
-    Value warpIndex = constant(0);
-    for (auto [i, bit] : llvm::enumerate(warpBits)) {
-      Value one = arith::AndIOp::create(
-          rewriter, loc,
-          arith::ShRUIOp::create(rewriter, loc, thread.warp, constant(bit)),
-          constant(1));
-      warpIndex = arith::OrIOp::create(
-          rewriter, loc, warpIndex,
-          arith::ShLIOp::create(rewriter, loc, one, constant(i)));
-    }
-    // One writer per warp and line: lane bits along the axis zero (every
-    // lane holds the combined value), and no copy.
     int32_t laneAxisMask = 0;
     for (int32_t bit : laneBits)
       laneAxisMask |= 1 << bit;
-    Value writer = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq,
-        arith::AndIOp::create(
-            rewriter, loc, thread.lane,
-            constant(laneAxisMask | getFreeMask(layout, kLaneDim))),
-        constant(0));
-    if (int32_t warpCopies = getFreeMask(layout, kWarpDim))
-      writer = arith::AndIOp::create(
-          rewriter, loc, writer,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                arith::AndIOp::create(rewriter, loc,
-                                                      thread.warp,
-                                                      constant(warpCopies)),
-                                constant(0)));
+    ThreadPosition thread =
+        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    FailureOr<WarpExchange> exchange =
+        WarpExchange::create(rewriter, loc, op, op.getSrcs(), layout, thread,
+                             warpBits, laneAxisMask, lines);
+    if (failed(exchange))
+      return failure();
 
-    // Where each source's values start in its type's scratch buffer.
-    SmallVector<Value> buffers;
-    SmallVector<int64_t> bases;
-    int64_t byteOffset = scratch[0];
-    for (Value src : op.getSrcs()) {
-      Type element = cast<RankedTensorType>(src.getType()).getElementType();
-      int64_t bytes = std::max<int64_t>(
-          storageType(element).getIntOrFloatBitWidth() / 8, 1);
-      if (byteOffset % bytes)
-        return op.emitOpError("tk-convert-registers-to-simt: scratch at byte ")
-               << byteOffset << " is not aligned to its " << bytes
-               << "-byte elements";
-      Value buffer = getScratchBuffer(rewriter, loc, op, element);
-      if (!buffer)
-        return op.emitOpError(
-                   "tk-convert-registers-to-simt: no scratch buffer for ")
-               << element;
-      buffers.push_back(buffer);
-      bases.push_back(byteOffset / bytes);
-      byteOffset += warps * lines * bytes;
-    }
-
-    // The flat index of a line: the coordinates without the axis, the
-    // first dimension lowest.
     ThreadCoordinates coordinates(rewriter, loc, layout, thread);
-    std::vector<std::string> outs = layout.getOutDimNames();
-    auto lineOf = [&](int32_t reg) {
-      Value line = constant(0);
-      int32_t shift = 0;
-      for (unsigned dim = 0; dim < outs.size(); ++dim) {
-        if (dim == axis)
-          continue;
-        line = arith::OrIOp::create(
-            rewriter, loc, line,
-            arith::ShLIOp::create(rewriter, loc,
-                                  coordinates.get(rewriter, loc, reg, dim),
-                                  constant(shift)));
-        shift += layout.getOutDimSizeLog2(outs[dim]);
-      }
-      return line;
-    };
-    auto slot = [&](unsigned source, Value line, Value warp) {
-      Value index = arith::AddIOp::create(
-          rewriter, loc, constant(bases[source]),
-          arith::AddIOp::create(
-              rewriter, loc,
-              arith::MulIOp::create(rewriter, loc, line, constant(warps)),
-              warp));
-      return toIndex(rewriter, loc, index);
-    };
-
-    auto write = scf::IfOp::create(rewriter, loc, writer, /*else=*/false);
+    auto write =
+        scf::IfOp::create(rewriter, loc, exchange->getWriter(), /*else=*/false);
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&write.getThenRegion().front());
       for (auto &[key, values] : partial) {
-        Value line = lineOf(representative.at(key));
+        Value line = getLineIndex(rewriter, loc, layout, coordinates,
+                                  representative.at(key), axis);
         for (auto [i, value] : llvm::enumerate(values))
-          memref::StoreOp::create(rewriter, loc,
-                                  toStorage(rewriter, loc, value), buffers[i],
-                                  ValueRange{slot(i, line, warpIndex)});
+          exchange->store(rewriter, loc, i, value, line);
       }
     }
     gpu::BarrierOp::create(rewriter, loc);
@@ -330,15 +246,10 @@ struct ReduceLowering : OpConversionPattern<tk::ReduceOp> {
     bool failedToCombine = false;
     auto readLine = [&](Value line) {
       SmallVector<Value> accumulated;
-      for (int64_t w = 0; w < warps; ++w) {
+      for (int64_t w = 0; w < exchange->getNumWarps(); ++w) {
         SmallVector<Value> values;
-        for (auto [i, src] : llvm::enumerate(op.getSrcs())) {
-          Type element = cast<RankedTensorType>(src.getType()).getElementType();
-          Value loaded =
-              memref::LoadOp::create(rewriter, loc, buffers[i],
-                                     ValueRange{slot(i, line, constant(w))});
-          values.push_back(fromStorage(rewriter, loc, loaded, element));
-        }
+        for (unsigned i = 0; i < op.getSrcs().size(); ++i)
+          values.push_back(exchange->load(rewriter, loc, i, line, w));
         if (w == 0) {
           accumulated = values;
           continue;
@@ -353,7 +264,8 @@ struct ReduceLowering : OpConversionPattern<tk::ReduceOp> {
       return accumulated;
     };
     if (!resultLayout) {
-      SmallVector<Value> values = readLine(constant(0));
+      SmallVector<Value> values = readLine(arith::ConstantIntOp::create(
+          rewriter, loc, rewriter.getI32Type(), 0));
       for (auto [i, value] : llvm::enumerate(values))
         results[i].push_back(value);
       return failure(failedToCombine);

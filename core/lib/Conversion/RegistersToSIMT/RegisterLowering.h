@@ -133,6 +133,51 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 combine(mlir::OpBuilder &b, mlir::Location loc, mlir::Region &region,
         mlir::ValueRange accumulated, mlir::ValueRange next);
 
+/// The scratch through which a tk.reduce or tk.scan whose axis crosses
+/// warps exchanges one value per warp, slot (a line, or a line's chunk)
+/// and source: the sources one after another from the op's tkw.scratch
+/// offset, each slot-major (tk-allocate-shared-memory's sizes).
+class WarpExchange {
+public:
+  /// This warp's place along the axis from `warpBits` (its bits along the
+  /// axis, lowest place first), and its writer: the thread whose lane bits
+  /// along the axis (`laneAxisMask`) are zero and that is no copy. Fails,
+  /// with the op's error, without tkw.scratch or its buffers.
+  static mlir::FailureOr<WarpExchange>
+  create(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+         mlir::ValueRange srcs, const LinearLayout &layout,
+         const ThreadPosition &thread, llvm::ArrayRef<int32_t> warpBits,
+         int32_t laneAxisMask, int64_t slots);
+
+  int64_t getNumWarps() const { return warps; }
+  mlir::Value getWarpIndex() const { return warpIndex; }
+  /// i1: this thread writes its warp's values.
+  mlir::Value getWriter() const { return writer; }
+  /// Writes `value` of source `source` at `slot` (i32) for this warp.
+  void store(mlir::OpBuilder &b, mlir::Location loc, unsigned source,
+             mlir::Value value, mlir::Value slot) const;
+  /// What warp `warp` wrote of source `source` at `slot`.
+  mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, unsigned source,
+                   mlir::Value slot, int64_t warp) const;
+
+private:
+  mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, unsigned source,
+                    mlir::Value slot, mlir::Value warp) const;
+
+  int64_t warps = 1;
+  mlir::Value warpIndex, writer;
+  llvm::SmallVector<mlir::Value> buffers;
+  llvm::SmallVector<mlir::Type> elements;
+  llvm::SmallVector<int64_t> bases;
+};
+
+/// The flat index (i32) of the line register `reg` lies on: its
+/// coordinates without `axis`, the first dimension lowest.
+mlir::Value getLineIndex(mlir::OpBuilder &b, mlir::Location loc,
+                         const LinearLayout &layout,
+                         const ThreadCoordinates &coordinates, int32_t reg,
+                         int64_t axis);
+
 /// How a tk.load or tk.store moves the registers of a thread: in runs of
 /// `width` registers that the layout keeps consecutive along the last
 /// dimension and AxisFacts proves contiguous and aligned in memory (at most

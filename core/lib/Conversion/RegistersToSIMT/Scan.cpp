@@ -219,12 +219,6 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
       SmallVector<SmallVector<Value>> &prefix,
       function_ref<SmallVector<Value>(ValueRange, ValueRange)> apply) const {
     Location loc = op.getLoc();
-    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
-        warp::TkwDialect::kScratchAttrName);
-    if (!scratch || scratch.size() != 2)
-      return op.emitOpError("tk-convert-registers-to-simt: a scan across "
-                            "warps without tkw.scratch (run "
-                            "tk-allocate-shared-memory first)");
     Type i32 = rewriter.getI32Type();
     auto constant = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, i32, value);
@@ -232,67 +226,20 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
     int64_t axis = op.getAxis();
     auto tile = cast<RankedTensorType>(op.getSrcs()[0].getType());
     int64_t chunks = tile.getDimSize(axis) >> (topWarpPosition + 1);
-    int64_t lines = tile.getNumElements() / tile.getDimSize(axis) * chunks;
-    int64_t warps = int64_t(1) << warpBits.size();
-
-    // This warp's place along the axis, its bits in position order.
-    Value warpIndex = constant(0);
-    for (auto [i, bit] : llvm::enumerate(warpBits)) {
-      Value one = arith::AndIOp::create(
-          rewriter, loc,
-          arith::ShRUIOp::create(rewriter, loc, thread.warp, constant(bit)),
-          constant(1));
-      warpIndex = arith::OrIOp::create(
-          rewriter, loc, warpIndex,
-          arith::ShLIOp::create(rewriter, loc, one, constant(i)));
-    }
-    // One writer per warp and line: the lane bits along the axis zero,
-    // and no copy.
+    int64_t lines = tile.getNumElements() / tile.getDimSize(axis);
     int32_t laneAxisMask = 0;
     for (const PositionBit &position : bits)
       if (position.dim == kLaneDim)
         laneAxisMask |= 1 << position.bit;
-    Value writer = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq,
-        arith::AndIOp::create(
-            rewriter, loc, thread.lane,
-            constant(laneAxisMask | getFreeMask(layout, kLaneDim))),
-        constant(0));
-    if (int32_t warpCopies = getFreeMask(layout, kWarpDim))
-      writer = arith::AndIOp::create(
-          rewriter, loc, writer,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                arith::AndIOp::create(rewriter, loc,
-                                                      thread.warp,
-                                                      constant(warpCopies)),
-                                constant(0)));
+    FailureOr<WarpExchange> exchange =
+        WarpExchange::create(rewriter, loc, op, op.getSrcs(), layout, thread,
+                             warpBits, laneAxisMask, lines * chunks);
+    if (failed(exchange))
+      return failure();
+    Value warpIndex = exchange->getWarpIndex();
 
-    // Where each source's totals start in its type's scratch buffer.
-    SmallVector<Value> buffers;
-    SmallVector<int64_t> bases;
-    int64_t byteOffset = scratch[0];
-    for (Value src : op.getSrcs()) {
-      Type element = cast<RankedTensorType>(src.getType()).getElementType();
-      int64_t bytes = std::max<int64_t>(
-          storageType(element).getIntOrFloatBitWidth() / 8, 1);
-      if (byteOffset % bytes)
-        return op.emitOpError("tk-convert-registers-to-simt: scratch at byte ")
-               << byteOffset << " is not aligned to its " << bytes
-               << "-byte elements";
-      Value buffer = getScratchBuffer(rewriter, loc, op, element);
-      if (!buffer)
-        return op.emitOpError(
-                   "tk-convert-registers-to-simt: no scratch buffer for ")
-               << element;
-      buffers.push_back(buffer);
-      bases.push_back(byteOffset / bytes);
-      byteOffset += warps * lines * bytes;
-    }
-
-    // The lines the thread holds (the coordinates without the axis, flat,
-    // the first dimension lowest) and a register of each.
+    // The lines and chunks the thread holds, and its registers of each.
     ThreadCoordinates coordinates(rewriter, loc, layout, thread);
-    std::vector<std::string> outs = layout.getOutDimNames();
     // Keyed by the chunk, then the line's coordinates.
     std::map<SmallVector<int32_t>, SmallVector<int32_t>> registersOfLine;
     for (int32_t reg = 0; reg < layout.getInDimSize(kRegisterDim); ++reg) {
@@ -301,51 +248,30 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
       std::rotate(key.begin(), key.begin() + axis, key.begin() + axis + 1);
       registersOfLine[key].push_back(reg);
     }
-    // The slot of a line and chunk: the line's flat index (its coordinates
-    // without the axis, the first dimension lowest) times the chunks, plus
-    // the chunk.
-    auto lineOf = [&](int32_t reg) {
+    // The slot of a line and chunk: the line's index times the chunks,
+    // plus the chunk.
+    auto slotOf = [&](int32_t reg) {
       int64_t chunk =
           registerCoordinates(layout, reg)[axis] >> (topWarpPosition + 1);
-      Value line = constant(0);
-      int32_t shift = 0;
-      for (unsigned dim = 0; dim < outs.size(); ++dim) {
-        if (dim == axis)
-          continue;
-        line = arith::OrIOp::create(
-            rewriter, loc, line,
-            arith::ShLIOp::create(rewriter, loc,
-                                  coordinates.get(rewriter, loc, reg, dim),
-                                  constant(shift)));
-        shift += layout.getOutDimSizeLog2(outs[dim]);
-      }
       return arith::AddIOp::create(
           rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, line, constant(chunks)),
+          arith::MulIOp::create(
+              rewriter, loc,
+              getLineIndex(rewriter, loc, layout, coordinates, reg, axis),
+              constant(chunks)),
           constant(chunk));
     };
-    auto slot = [&](unsigned source, Value line, Value warp) {
-      Value index = arith::AddIOp::create(
-          rewriter, loc, constant(bases[source]),
-          arith::AddIOp::create(
-              rewriter, loc,
-              arith::MulIOp::create(rewriter, loc, line, constant(warps)),
-              warp));
-      return toIndex(rewriter, loc, index);
-    };
-
-    SmallVector<Value> lineIndex;
+    SmallVector<Value> slots;
     for (auto &[key, regs] : registersOfLine)
-      lineIndex.push_back(lineOf(regs.front()));
-    auto write = scf::IfOp::create(rewriter, loc, writer, /*else=*/false);
+      slots.push_back(slotOf(regs.front()));
+    auto write =
+        scf::IfOp::create(rewriter, loc, exchange->getWriter(), /*else=*/false);
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&write.getThenRegion().front());
-      for (auto [line, entry] : llvm::zip_equal(lineIndex, registersOfLine))
+      for (auto [slot, entry] : llvm::zip_equal(slots, registersOfLine))
         for (auto [i, value] : llvm::enumerate(total[entry.second.front()]))
-          memref::StoreOp::create(rewriter, loc,
-                                  toStorage(rewriter, loc, value), buffers[i],
-                                  ValueRange{slot(i, line, warpIndex)});
+          exchange->store(rewriter, loc, i, value, slot);
     }
     gpu::BarrierOp::create(rewriter, loc);
 
@@ -354,17 +280,13 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
     // every register of it where there is one; all of them, its total.
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                         warpIndex, constant(0));
-    for (auto [line, entry] : llvm::zip_equal(lineIndex, registersOfLine)) {
+    int64_t warps = exchange->getNumWarps();
+    for (auto [slot, entry] : llvm::zip_equal(slots, registersOfLine)) {
       SmallVector<Value> running, before;
       for (int64_t w = 0; w < warps; ++w) {
         SmallVector<Value> values;
-        for (auto [i, src] : llvm::enumerate(op.getSrcs())) {
-          Type element = cast<RankedTensorType>(src.getType()).getElementType();
-          Value loaded =
-              memref::LoadOp::create(rewriter, loc, buffers[i],
-                                     ValueRange{slot(i, line, constant(w))});
-          values.push_back(fromStorage(rewriter, loc, loaded, element));
-        }
+        for (unsigned i = 0; i < op.getSrcs().size(); ++i)
+          values.push_back(exchange->load(rewriter, loc, i, slot, w));
         running = w == 0 ? values : apply(running, values);
         if (w == 0) {
           before = running;
