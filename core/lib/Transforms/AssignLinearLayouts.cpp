@@ -109,8 +109,14 @@ public:
     auto b = cast<RankedTensorType>(dot.getB().getType());
     auto c = cast<RankedTensorType>(dot.getType());
     int64_t rows = c.getDimSize(0), cols = c.getDimSize(1);
+    // A narrow float accumulator is computed in f32 over the dot and
+    // rounded once, as every lowering computes narrow floats: the intrinsic
+    // that accumulates in f32.
+    Type accumulator = c.getElementType();
+    if (isa<Float16Type, BFloat16Type>(accumulator))
+      accumulator = Float32Type::get(context);
     for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(
-             a.getElementType(), b.getElementType(), c.getElementType(),
+             a.getElementType(), b.getElementType(), accumulator,
              dot.getInputPrecision() != InputPrecision::IEEE)) {
       if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0 ||
           a.getDimSize(1) % intrinsic->k != 0)

@@ -183,26 +183,13 @@ private:
       return rewriter.notifyMatchFailure(
           op, "no unit emits the dot's intrinsic from registers");
     // A narrow float accumulator is kept in f32 over the dot's k steps and
-    // rounded once, as every lowering computes narrow floats (ScalarOps.h):
-    // the unit runs the same instruction's f32 form (an f16 accumulating
-    // intrinsic would round after every step).
+    // rounded once: tk-assign-linear-layouts chose the intrinsic's f32 form.
     Type accElement = getElementTypeOrSelf(op.getType());
     bool narrow = isNarrowFloat(accElement);
-    if (narrow && intrinsic->accType != MatrixElementType::F32) {
-      const MatrixIntrinsic *wide = nullptr;
-      for (const MatrixIntrinsic &candidate : target->intrinsics)
-        if (candidate.m == intrinsic->m && candidate.n == intrinsic->n &&
-            candidate.k == intrinsic->k &&
-            candidate.aType == intrinsic->aType &&
-            candidate.bType == intrinsic->bType &&
-            candidate.scope == intrinsic->scope &&
-            candidate.accType == MatrixElementType::F32 && !wide)
-          wide = &candidate;
-      if (!wide)
-        return rewriter.notifyMatchFailure(
-            op, "no f32 form of the dot's intrinsic");
-      intrinsic = wide;
-    }
+    if (narrow && intrinsic->accType != MatrixElementType::F32)
+      return rewriter.notifyMatchFailure(
+          op, "a narrow accumulator with an intrinsic that does not "
+              "accumulate in f32");
     llvm::Expected<LinearLayout> accFragment =
         intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
     llvm::Expected<LinearLayout> aFragment =
