@@ -29,7 +29,8 @@ _STATUS = [
     "TK_ERROR_INVALID_IR", "TK_ERROR_NOT_FOUND", "TK_ERROR_ARGUMENT_MISMATCH",
     "TK_ERROR_OUT_OF_MEMORY", "TK_ERROR_NO_DEVICE", "TK_ERROR_UNSUPPORTED",
     "TK_ERROR_COMPILATION", "TK_ERROR_PLUGIN", "TK_ERROR_ABI_MISMATCH",
-    "TK_ERROR_DEVICE", "TK_ERROR_IO", "TK_ERROR_INTERNAL"]
+    "TK_ERROR_DEVICE", "TK_ERROR_IO", "TK_ERROR_INTERNAL",
+    "TK_ERROR_OUT_OF_BOUNDS"]
 
 SOURCE_TEXT, SOURCE_BYTECODE, SOURCE_TTIR = 0, 1, 3
 _ARG_BUFFER, _ARG_I32, _ARG_I64, _ARG_F32, _ARG_F64 = range(5)
@@ -75,7 +76,8 @@ class _CompileOptions(ctypes.Structure):
                 ("num_constexprs", ctypes.c_size_t),
                 ("autotune", ctypes.c_void_p),
                 ("min_programs_per_cu", ctypes.c_int32),
-                ("source_name", ctypes.c_char_p)]
+                ("source_name", ctypes.c_char_p),
+                ("check_bounds", ctypes.c_int32)]
 
 
 class _ArgValue(ctypes.Union):
@@ -236,7 +238,7 @@ def _grid(grid):
 
 
 def _options(num_warps=0, num_stages=0, constexprs=None, min_programs_per_cu=0,
-             source_name=None):
+             source_name=None, check_bounds=False):
     constexprs = constexprs or {}
     table = (_Constexpr * max(1, len(constexprs)))()
     for index, (name, value) in enumerate(constexprs.items()):
@@ -244,7 +246,7 @@ def _options(num_warps=0, num_stages=0, constexprs=None, min_programs_per_cu=0,
     name = source_name.encode() if source_name else None
     options = _CompileOptions(ctypes.sizeof(_CompileOptions), num_warps,
                               num_stages, table, len(constexprs), None,
-                              min_programs_per_cu, name)
+                              min_programs_per_cu, name, int(bool(check_bounds)))
     return options, (table, name)
 
 
@@ -433,13 +435,16 @@ class Device:
 
     def kernel(self, code, entry=None, num_warps=0, num_stages=0,
                constexprs=None, min_programs_per_cu=0, ttir=False,
-               source_name=None):
+               source_name=None, check_bounds=False):
         """Compiles `code` (.tk text as str, MLIR bytecode as bytes; with
         ttir=True, the text of Triton's TTIR). `source_name` (a file name)
-        is what the diagnostics call the source; None: <source>."""
+        is what the diagnostics call the source; None: <source>.
+        `check_bounds`: launches check every access against its buffer and
+        raise TK_ERROR_OUT_OF_BOUNDS (as TK_CHECK_BOUNDS=1 does)."""
         source, _keep = _source(code, entry, ttir)
         options, _table = _options(num_warps, num_stages, constexprs,
-                                   min_programs_per_cu, source_name)
+                                   min_programs_per_cu, source_name,
+                                   check_bounds)
         out = ctypes.c_void_p()
         _check(load_library().tk_kernel_create(self.handle, ctypes.byref(source),
                                                ctypes.byref(options),

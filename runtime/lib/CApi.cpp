@@ -394,7 +394,7 @@ tk_status tk_kernel_num_args(tk_kernel kernel, int *out_count) {
     TK_RETURN_IF_ERROR(requireOut(out_count, "out_count"));
     Kernel *object = nullptr;
     TK_RETURN_IF_ERROR(Kernel::fromHandle(kernel, &object));
-    *out_count = static_cast<int>(object->getArguments().size());
+    *out_count = static_cast<int>(object->getNumUserArguments());
     return Status::success();
   });
 }

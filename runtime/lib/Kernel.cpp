@@ -8,6 +8,7 @@
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/CEnum.h"
 
+#include "tk/core/BoundsChecks.h"
 #include "tk/runtime/Buffer.h"
 #include "tk/runtime/Logging.h"
 #include "tk/runtime/Runtime.h"
@@ -39,10 +40,19 @@ struct Options {
   int32_t minProgramsPerCu = 0;
   /// What diagnostics call a text or TTIR source.
   llvm::StringRef sourceName = kDefaultSourceName;
+  /// The bounds-checked mode: options->check_bounds or TK_CHECK_BOUNDS.
+  bool checkBounds = false;
 };
 } // namespace
 
+/// TK_CHECK_BOUNDS set to anything but "" or "0".
+static bool isBoundsCheckingRequested() {
+  const char *value = std::getenv("TK_CHECK_BOUNDS");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
 static Status readOptions(const tk_compile_options *options, Options &out) {
+  out.checkBounds = isBoundsCheckingRequested();
   if (!options)
     return Status::success();
   if (options->struct_size == 0)
@@ -70,6 +80,11 @@ static Status readOptions(const tk_compile_options *options, Options &out) {
   if (has(offsetof(tk_compile_options, source_name), sizeof(const char *)) &&
       options->source_name)
     out.sourceName = options->source_name;
+  // Either turns it on: the environment reaches a program's kernels without
+  // changing its code.
+  if (has(offsetof(tk_compile_options, check_bounds), sizeof(int32_t)) &&
+      options->check_bounds != 0)
+    out.checkBounds = true;
   if (out.numWarps < 0 || out.numStages < 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "options->num_warps (" + std::to_string(out.numWarps) +
@@ -146,7 +161,7 @@ Status Kernel::create(Device &device, KernelCache &cache,
   TK_RETURN_IF_ERROR(readOptions(options, resolved));
   PreparedKernel prepared;
   TK_RETURN_IF_ERROR(prepareKernel(source, resolved.constexprs, prepared,
-                                   resolved.sourceName));
+                                   resolved.sourceName, resolved.checkBounds));
 
   // Everything that decides the generated code, and nothing else: the launch
   // never hashes, and two processes compiling the same kernel for the same
@@ -212,8 +227,18 @@ Status Kernel::create(Device &device, KernelCache &cache,
   }
   TK_RETURN_IF_ERROR(loaded);
 
+  Buffer *record = nullptr;
+  if (prepared.boundsChecks) {
+    size_t slots = std::max<size_t>(prepared.boundsChecks->sites.size(), 1);
+    Status allocated = Buffer::create(device, slots * sizeof(int64_t), &record);
+    if (!allocated.isOk()) {
+      api.executable_unload(executable);
+      return allocated;
+    }
+  }
   *out = new Kernel(device, std::move(prepared), std::move(binary), executable,
                     origin);
+  (*out)->boundsRecord = record;
   return Status::success();
 }
 
@@ -225,6 +250,12 @@ Status Kernel::release(Kernel *kernel) {
     if (code != TK_SUCCESS)
       status = kernel->device.getPlugin().makeError(code, "executable_unload");
     kernel->executable = nullptr;
+  }
+  if (kernel->boundsRecord) {
+    Status released = Buffer::release(kernel->boundsRecord);
+    if (status.isOk())
+      status = released;
+    kernel->boundsRecord = nullptr;
   }
   // The quarantine keeps the object, not what it owned.
   kernel->arguments = {};
@@ -315,14 +346,15 @@ Status Kernel::launch(const tk_grid &grid, const tk_args *args,
                       Stream *stream) {
   TK_RETURN_IF_ERROR(checkGrid(grid));
   size_t count = args ? args->count : 0;
-  if (count != arguments.size()) {
+  size_t expectedCount = getNumUserArguments();
+  if (count != expectedCount) {
     std::string names;
-    for (const KernelArgument &argument : arguments)
-      names += (names.empty() ? "" : ", ") + argument.name;
+    for (size_t i = 0; i < expectedCount; ++i)
+      names += (names.empty() ? "" : ", ") + arguments[i].name;
     return Status(TK_ERROR_ARGUMENT_MISMATCH,
                   "launch of '" + entry + "': the kernel takes " +
-                      std::to_string(arguments.size()) + " arguments (" +
-                      names + "), got " + std::to_string(count));
+                      std::to_string(expectedCount) + " arguments (" + names +
+                      "), got " + std::to_string(count));
   }
   if (count && !args->args)
     return Status(TK_ERROR_INVALID_ARGUMENT, "launch of '" + entry +
@@ -340,6 +372,8 @@ Status Kernel::launch(const tk_grid &grid, const tk_args *args,
   // neither allocates nor hashes nor locks.
   ArgumentValue values[kMaxKernelArguments];
   void *pointers[kMaxKernelArguments];
+  // The bytes of each buffer argument, for the bounds-checked mode.
+  size_t bufferBytes[kMaxKernelArguments];
   for (size_t i = 0; i < count; ++i) {
     const tk_arg &arg = args->args[i];
     const KernelArgument &expected = arguments[i];
@@ -384,6 +418,7 @@ Status Kernel::launch(const tk_grid &grid, const tk_args *args,
                                  "(tk.divisibility = " +
                                  std::to_string(expected.divisibility) + ")");
       values[i].pointer = buffer->getDevicePointer();
+      bufferBytes[i] = buffer->getSize();
       break;
     }
     case TK_ARG_I32:
@@ -415,11 +450,84 @@ Status Kernel::launch(const tk_grid &grid, const tk_args *args,
   }
 
   const int32_t dims[3] = {grid.x, grid.y, grid.z};
+  if (boundsChecks)
+    return launchChecked(dims, pointers, values, bufferBytes, stream);
   tk_status code = api.launch(executable, dims, pointers,
                               stream ? stream->getNative() : nullptr);
   if (code != TK_SUCCESS)
     return device.getPlugin().makeError(code, "launch of '" + entry + "'");
   return Status::success();
+}
+
+Status Kernel::launchChecked(const int32_t dims[3], void **pointers,
+                             void *argumentValues, const size_t *bufferBytes,
+                             Stream *stream) {
+  auto *values = static_cast<ArgumentValue *>(argumentValues);
+  const BoundsCheckTable &table = *boundsChecks;
+  size_t next = table.numUserArguments;
+  auto extentOf = [&](unsigned argument) {
+    return int64_t(
+        bufferBytes[argument] /
+        size_t(std::max<int64_t>(arguments[argument].elementBytes, 1)));
+  };
+  for (unsigned argument : table.extentArguments) {
+    values[next].i64 = extentOf(argument);
+    pointers[next] = &values[next];
+    ++next;
+  }
+  values[next].pointer = boundsRecord->getDevicePointer();
+  pointers[next] = &values[next];
+
+  // One launch at a time owns the record, from clearing it to reading it.
+  std::lock_guard<std::mutex> lock(boundsMutex);
+  std::vector<int64_t> record(std::max<size_t>(table.sites.size(), 1),
+                              kBoundsRecordUnset);
+  TK_RETURN_IF_ERROR(
+      boundsRecord->write(0, record.data(), record.size() * sizeof(int64_t)));
+  void *native = stream ? stream->getNative() : nullptr;
+  tk_status code = api.launch(executable, dims, pointers, native);
+  if (code != TK_SUCCESS)
+    return device.getPlugin().makeError(code, "launch of '" + entry + "'");
+  code = api.stream_synchronize(device.getIndex(), native);
+  if (code != TK_SUCCESS)
+    return device.getPlugin().makeError(
+        code, "stream_synchronize after the bounds-checked launch of '" +
+                  entry + "'");
+  TK_RETURN_IF_ERROR(
+      boundsRecord->read(0, record.data(), record.size() * sizeof(int64_t)));
+
+  std::optional<size_t> first;
+  size_t hits = 0;
+  for (size_t site = 0; site < table.sites.size(); ++site)
+    if (record[site] != kBoundsRecordUnset) {
+      ++hits;
+      if (!first)
+        first = site;
+    }
+  if (!first)
+    return Status::success();
+  const BoundsCheckSite &site = table.sites[*first];
+  const KernelArgument &argument = arguments[site.argument];
+  bool writes = site.op != "load";
+  // "f32" of "!tk.ptr<f32>".
+  llvm::StringRef elementType(argument.typeName);
+  if (elementType.consume_front("!tk.ptr<"))
+    elementType.consume_back(">");
+  std::string message =
+      "launch of '" + entry + "': out of bounds: the " + site.op + " at " +
+      site.location + " " + (writes ? "accessed" : "read") + " element " +
+      std::to_string(record[*first]) + " of argument " +
+      std::to_string(site.argument) + " ('" + argument.name +
+      "'), a buffer of " + std::to_string(extentOf(site.argument)) +
+      " elements of " + elementType.str() + " (" +
+      std::to_string(bufferBytes[site.argument]) +
+      " bytes); the access was masked off there, so nothing outside the "
+      "buffer was touched";
+  if (hits > 1)
+    message += " (" + std::to_string(hits - 1) + " more access" +
+               (hits > 2 ? "es" : "") +
+               " of the kernel went out of bounds too)";
+  return Status(TK_ERROR_OUT_OF_BOUNDS, message);
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 #include "tk/runtime/BytecodeCheck.h"
 #include "tk/runtime/CEnum.h"
 
+#include "tk/core/BoundsChecks.h"
 #include "tk/core/Specialize.h"
 #include "tk/ir/Dialect.h"
 #include "tk/ir/NestingLimit.h"
@@ -23,6 +24,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -319,6 +322,35 @@ static Status applyConstexprs(tk::FuncOp func,
   return Status::success();
 }
 
+/// Rewrites `entry` into the kernel of the bounds-checked mode and fills
+/// `table` with what it added.
+static Status makeBoundsChecked(ModuleOp module, tk::FuncOp entry,
+                                DiagnosticCollector &diagnostics,
+                                BoundsCheckTable &table) {
+  std::string name = entry.getSymName().str();
+  tk::BoundsChecks checks;
+  if (failed(tk::addBoundsChecks(entry, checks)))
+    return Status(TK_ERROR_UNSUPPORTED,
+                  "the bounds-checked mode (TK_CHECK_BOUNDS) cannot check "
+                  "kernel '" +
+                      name + "':\n" + diagnostics.take());
+  // The offsets of pointers no access uses go; the backends get the kernel
+  // as lean as a user would have written it.
+  PassManager pm(module.getContext());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (failed(pm.run(module)) || failed(verify(module)))
+    return Status(TK_ERROR_INTERNAL, "the bounds-checked kernel '" + name +
+                                         "' does not verify:\n" +
+                                         diagnostics.take());
+  table.numUserArguments = checks.numUserArguments;
+  table.extentArguments.assign(checks.extentArguments.begin(),
+                               checks.extentArguments.end());
+  for (const tk::BoundsCheckSite &site : checks.sites)
+    table.sites.push_back({site.op, site.location, site.argument});
+  return Status::success();
+}
+
 /// The launch signature of `func`: what a launch passes for each argument.
 static Status getSignature(tk::FuncOp func,
                            std::vector<KernelArgument> &arguments) {
@@ -369,7 +401,8 @@ static Status getSignature(tk::FuncOp func,
 Status tk::runtime::prepareKernel(const tk_kernel_source &source,
                                   llvm::ArrayRef<tk_constexpr_value> constexprs,
                                   PreparedKernel &out,
-                                  llvm::StringRef sourceName) {
+                                  llvm::StringRef sourceName,
+                                  bool checkBounds) {
   if (!source.data)
     return Status(TK_ERROR_INVALID_ARGUMENT, "source->data is NULL");
   // Checked as the integer it is before it is read as the enum.
@@ -416,6 +449,10 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
   TK_RETURN_IF_ERROR(applyConstexprs(entry, constexprs, diagnostics));
   if (failed(verify(*module)))
     return invalidIR("the specialised kernel does not verify", diagnostics);
+  out.boundsChecks.reset();
+  if (checkBounds)
+    TK_RETURN_IF_ERROR(makeBoundsChecked(*module, entry, diagnostics,
+                                         out.boundsChecks.emplace()));
 
   out.entry = entry.getSymName().str();
   out.arguments.clear();

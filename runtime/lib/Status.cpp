@@ -45,6 +45,7 @@ const char *tk::runtime::getStatusName(tk_status status) {
     TK_STATUS_CASE(TK_ERROR_DEVICE)
     TK_STATUS_CASE(TK_ERROR_IO)
     TK_STATUS_CASE(TK_ERROR_INTERNAL)
+    TK_STATUS_CASE(TK_ERROR_OUT_OF_BOUNDS)
 #undef TK_STATUS_CASE
   case TK_STATUS_MAX_ENUM:
     break;

@@ -43,6 +43,10 @@ typedef enum tk_status {
   TK_ERROR_DEVICE = 12,       /* the device or its driver reported an error */
   TK_ERROR_IO = 13,           /* file system (cache) errors */
   TK_ERROR_INTERNAL = 14,
+  /** A bounds-checked launch (TK_CHECK_BOUNDS, check_bounds) found an access
+   *  outside its buffer; the message names the kernel, the op's source line,
+   *  the argument, the element and the buffer's size. */
+  TK_ERROR_OUT_OF_BOUNDS = 15,
   /* Not a status. It makes every 32-bit value a tk_status, so that a code a
      newer plugin returns can be held and named (TK_UNKNOWN_STATUS) without
      undefined behaviour. */
@@ -280,6 +284,16 @@ typedef struct tk_compile_options {
    *  messages name it too. (An option, not a field of tk_kernel_source,
    *  which has no struct_size to grow by.) */
   const char *source_name;
+  /** Non-zero: the bounds-checked mode (also TK_CHECK_BOUNDS=1 in the
+   *  environment). Every element a load, store or atomic touches is checked
+   *  against the extent of the buffer its pointer came from; tk passes the
+   *  extents with the arguments. An element outside is not read or written,
+   *  and the launch returns TK_ERROR_OUT_OF_BOUNDS naming the first such
+   *  access. Each launch then waits for the kernel (tk_launch_async too) and
+   *  one launch of a kernel runs at a time: slower, never wrong. A kernel
+   *  whose pointers cannot be traced to one argument is
+   *  TK_ERROR_UNSUPPORTED at creation, naming the access. */
+  int32_t check_bounds;
 } tk_compile_options;
 
 /** Parses, verifies, specialises and compiles (or fetches from the cache).

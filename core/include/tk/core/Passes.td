@@ -35,6 +35,31 @@ def TkHoistLoopInvariants
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TkCheckBounds : Pass<"tk-check-bounds", "::tk::FuncOp"> {
+  let summary = "check every element a kernel's accesses touch against its "
+                "buffer's extent (the bounds-checked launch mode)";
+  let description = [{
+    What the runtime does to a kernel under `TK_CHECK_BOUNDS=1`
+    (`tk::addBoundsChecks`, tk/core/BoundsChecks.h), as a pass for tk-opt:
+
+    - the kernel gets one i64 argument per pointer argument, its extent in
+      elements (`<name>.extent`), then `bounds.record`, a `!tk.ptr<i64>`
+      with one slot per checked access;
+    - each load, store and atomic through pointers that come from an
+      argument (by `tk.splat`, `tk.addptr`, shape ops, `arith.select` and
+      loops) ANDs its mask with `0 <= offset < extent`, and stores the
+      offsets it masked off to its slot;
+    - block-pointer loads and stores become the gathers and scatters of the
+      same elements, the boundary checks in their masks; a
+      compare-and-swap, which has no mask, runs only when every element is
+      inside.
+
+    An access whose pointers cannot be traced is an error at that access.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TkAssignLayouts : Pass<"tk-assign-layouts", "::tk::FuncOp"> {
   let summary = "give every tile a layout, workload-aware, from dot and reduce";
   let description = [{

@@ -17,10 +17,14 @@
 #include "tk/runtime/Stream.h"
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tk::runtime {
+
+class Buffer;
 
 class Kernel : public HandleObject {
 public:
@@ -58,6 +62,14 @@ public:
   Device &getDevice() const { return device; }
   const std::string &getEntry() const { return entry; }
   const std::vector<KernelArgument> &getArguments() const { return arguments; }
+  /// The arguments a launch passes: all of them, or the caller's of a
+  /// bounds-checked kernel.
+  size_t getNumUserArguments() const {
+    return boundsChecks ? boundsChecks->numUserArguments : arguments.size();
+  }
+  /// Whether launches check every access against its buffer
+  /// (TK_CHECK_BOUNDS).
+  bool isBoundsChecked() const { return boundsChecks.has_value(); }
   const CompiledBinary &getBinary() const { return *binary; }
   /// Where creation found the binary (memory, disk, or a fresh compile).
   KernelCache::Origin getOrigin() const { return origin; }
@@ -75,10 +87,16 @@ private:
          KernelCache::Origin origin)
       : HandleObject(kMagic), device(device), api(device.getApi()),
         entry(std::move(prepared.entry)),
-        arguments(std::move(prepared.arguments)), binary(std::move(binary)),
-        executable(executable), origin(origin) {}
+        arguments(std::move(prepared.arguments)),
+        boundsChecks(std::move(prepared.boundsChecks)),
+        binary(std::move(binary)), executable(executable), origin(origin) {}
 
   Status checkGrid(const tk_grid &grid) const;
+  /// A bounds-checked launch: clears the record, launches, waits, and turns
+  /// the first site the record names into TK_ERROR_OUT_OF_BOUNDS.
+  Status launchChecked(const int32_t dims[3], void **pointers,
+                       void *argumentValues, const size_t *bufferBytes,
+                       Stream *stream);
   /// A launch failure naming the kernel and argument `index`.
   Status argumentError(tk_status code, size_t index,
                        const std::string &what) const;
@@ -87,6 +105,11 @@ private:
   const tk_backend_interface &api;
   std::string entry;
   std::vector<KernelArgument> arguments;
+  std::optional<BoundsCheckTable> boundsChecks;
+  /// The bounds-checked mode's record (one i64 slot per site), and the lock
+  /// that gives one launch at a time the record.
+  Buffer *boundsRecord = nullptr;
+  std::mutex boundsMutex;
   std::shared_ptr<const CompiledBinary> binary;
   void *executable;
   KernelCache::Origin origin;

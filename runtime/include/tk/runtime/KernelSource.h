@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,13 +47,33 @@ struct KernelArgument {
 /// The name of a source that was given none.
 inline constexpr llvm::StringLiteral kDefaultSourceName = "<source>";
 
+/// One access a bounds-checked kernel checks (tk/core/BoundsChecks.h).
+struct BoundsCheckSite {
+  std::string op;       // "load", "store", "atomic_rmw", "atomic_cas"
+  std::string location; // file:line:column
+  unsigned argument = 0;
+};
+
+/// What the bounds-checked mode added to a kernel: after the caller's
+/// `numUserArguments`, one i64 extent per pointer argument
+/// (`extentArguments` names which), then the record of `sites.size()` i64
+/// slots.
+struct BoundsCheckTable {
+  size_t numUserArguments = 0;
+  std::vector<unsigned> extentArguments;
+  std::vector<BoundsCheckSite> sites;
+};
+
 /// A kernel ready to compile.
 struct PreparedKernel {
   /// The name of the entry tk.func.
   std::string entry;
   /// A builtin.module holding the entry alone, verified and specialised.
   std::string bytecode;
+  /// Every argument of the compiled kernel: the caller's, then, in the
+  /// bounds-checked mode, those `boundsChecks` describes.
   std::vector<KernelArgument> arguments;
+  std::optional<BoundsCheckTable> boundsChecks;
 };
 
 /// Parses (text), reads (bytecode) or copies (builder module) the source into
@@ -65,10 +86,15 @@ struct PreparedKernel {
 ///
 /// `sourceName` is what the diagnostics of a text or TTIR source call it
 /// (`name:line:column`), and the file of the kernel's locations.
+///
+/// `checkBounds`: the kernel of the bounds-checked mode (TK_CHECK_BOUNDS,
+/// tk/core/BoundsChecks.h); a kernel whose accesses cannot be checked is
+/// then TK_ERROR_UNSUPPORTED naming the access.
 Status prepareKernel(const tk_kernel_source &source,
                      llvm::ArrayRef<tk_constexpr_value> constexprs,
                      PreparedKernel &out,
-                     llvm::StringRef sourceName = kDefaultSourceName);
+                     llvm::StringRef sourceName = kDefaultSourceName,
+                     bool checkBounds = false);
 
 } // namespace tk::runtime
 
