@@ -19,6 +19,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -389,6 +391,35 @@ TEST_F(BoundsCheckTest, AtomicsOutsideTheirBufferDoNothing) {
                     HasSubstr("(1 more access")));
   EXPECT_THAT(read<int32_t>(fresh, 8), ::testing::Each(16));
   EXPECT_EQ(read<int32_t>(freshLock, 2), (std::vector<int32_t>{0, 0}));
+}
+
+TEST_F(BoundsCheckTest, TritonKernelsNameTheirPythonLine) {
+  std::ifstream file(std::string(TK_TEST_TTIR_CORPUS) + "/copy/kernel.ttir");
+  std::string ttir((std::istreambuf_iterator<char>(file)),
+                   std::istreambuf_iterator<char>());
+  ASSERT_FALSE(ttir.empty());
+  tk_kernel_source source{TK_SOURCE_TTIR, ttir.data(), ttir.size(), nullptr};
+  tk_kernel kernel = nullptr;
+  ASSERT_EQ(tk_kernel_create(device, &source, nullptr, &kernel), TK_SUCCESS)
+      << tk_last_error();
+  kernels.push_back(kernel);
+  tk_buffer src = buffer(std::vector<float>(512, 1.0f));
+  tk_buffer dst = buffer(std::vector<float>(600, 0.0f));
+  // n = 600: the load reads past src's 512 elements.
+  EXPECT_EQ(launch(kernel, {2, 1, 1},
+                   {tk_arg_buffer(src), tk_arg_buffer(dst), tk_arg_i32(600)}),
+            TK_ERROR_OUT_OF_BOUNDS);
+  EXPECT_THAT(std::string(tk_last_error()),
+              AllOf(HasSubstr("launch of 'copy'"),
+                    HasSubstr("the load at /work/main/tests/ttir/"
+                              "make_corpus.py:42:37"),
+                    HasSubstr("of argument 0 ('src_ptr'), a buffer of 512 "
+                              "elements of f32")));
+  // What the masked-off load gave past 512 is undefined, as a masked load
+  // without `other` is; the elements inside were copied.
+  std::vector<float> copied = read<float>(dst, 512);
+  for (int i = 0; i < 512; ++i)
+    ASSERT_EQ(copied[i], 1.0f) << i;
 }
 
 TEST_F(BoundsCheckTest, UntraceablePointersAreRefusedAtCreation) {
