@@ -11,6 +11,7 @@
 
 #include "tk/core/BoundsChecks.h"
 #include "tk/core/Specialize.h"
+#include "tk/core/TileParameters.h"
 #include "tk/ir/Dialect.h"
 #include "tk/ir/NestingLimit.h"
 #include "tk/ttir/Import.h"
@@ -433,12 +434,60 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
                                                ? &sourceMgr
                                                : nullptr);
 
+  // A text kernel's tile parameters take their values before it is parsed:
+  // they are part of its types.
+  std::string expanded;
+  std::vector<tk::TileParameter> tileParameters;
+  tk_kernel_source readable = source;
+  if (source.kind == TK_SOURCE_TEXT) {
+    SmallVector<std::pair<std::string, int64_t>> values;
+    for (const tk_constexpr_value &value : constexprs)
+      if (value.name)
+        values.push_back({value.name, value.value});
+    std::string error;
+    if (failed(tk::expandTileParameters(
+            StringRef(static_cast<const char *>(source.data), source.size),
+            values, expanded, tileParameters, error)))
+      return Status(TK_ERROR_INVALID_IR, sourceName.str() + ":" + error);
+    readable.data = expanded.data();
+    readable.size = expanded.size();
+  }
+
   OwningOpRef<ModuleOp> module;
-  TK_RETURN_IF_ERROR(
-      readSource(source, sourceName, context, sourceMgr, diagnostics, module));
+  TK_RETURN_IF_ERROR(readSource(readable, sourceName, context, sourceMgr,
+                                diagnostics, module));
 
   tk::FuncOp entry;
   TK_RETURN_IF_ERROR(selectEntry(*module, source.entry, entry));
+  // The entry's tile parameters are recorded with the other constexprs; the
+  // constexprs that named them are spent.
+  SmallVector<tk_constexpr_value> argumentConstexprs;
+  {
+    SmallVector<NamedAttribute> recorded;
+    if (DictionaryAttr existing = entry.getConstexprs())
+      llvm::append_range(recorded, existing.getValue());
+    llvm::StringSet<> parameterNames;
+    Builder builder(&context);
+    for (const tk::TileParameter &parameter : tileParameters) {
+      if (parameter.kernel != entry.getSymName())
+        continue;
+      parameterNames.insert(parameter.name);
+      Type type =
+          parameter.type == "i64" ? builder.getI64Type() : builder.getI32Type();
+      llvm::erase_if(recorded, [&](const NamedAttribute &attr) {
+        return attr.getName() == parameter.name;
+      });
+      recorded.push_back(builder.getNamedAttr(
+          parameter.name, builder.getIntegerAttr(type, parameter.value)));
+    }
+    if (!parameterNames.empty())
+      entry->setAttr(tk::TkDialect::kConstexprsAttrName,
+                     builder.getDictionaryAttr(recorded));
+    for (const tk_constexpr_value &value : constexprs)
+      if (!value.name || !parameterNames.contains(value.name))
+        argumentConstexprs.push_back(value);
+  }
+  constexprs = argumentConstexprs;
   // The compiler gets the entry alone: other kernels of the file would only
   // cost compile time and make the cache key depend on unrelated code.
   for (tk::FuncOp func :

@@ -106,8 +106,15 @@ protected:
                                   const char *label) {
     tk_autotune_candidate c = {};
     c.source = {TK_SOURCE_TEXT, text.data(), text.size(), "vector_add"};
-    c.options = {
-        sizeof(tk_compile_options), warps, 0, nullptr, 0, nullptr, 0, nullptr};
+    c.options = {sizeof(tk_compile_options),
+                 warps,
+                 0,
+                 nullptr,
+                 0,
+                 nullptr,
+                 0,
+                 nullptr,
+                 0};
     c.grid = {(n + block - 1) / block, 1, 1};
     c.label = label;
     return c;
@@ -224,6 +231,36 @@ TEST_F(AutotuneTest, TimesRecordsAndReusesTheWinner) {
   EXPECT_EQ(again.best, result.best);
   EXPECT_TRUE(progress.stages.empty());
   expectCorrectOutput(kernel, candidates[again.best].grid);
+  tk_kernel_release(kernel);
+}
+
+TEST_F(AutotuneTest, CandidatesDifferInTheirTileParametersAlone) {
+  // One text, its tile size a parameter: each candidate names its own.
+  std::string text =
+      replaceAll(replaceAll(block1024, "tk.func @vector_add(",
+                            "tk.func @vector_add<BLOCK: i32 = 64>("),
+                 "1024", "${BLOCK}");
+  ASSERT_NE(text.find("tensor<${BLOCK}xi32>"), std::string::npos);
+  static const tk_constexpr_value sizes[] = {
+      {"BLOCK", 2048}, {"BLOCK", 512}, {"BLOCK", 128}};
+  candidates.clear();
+  for (const tk_constexpr_value &size : sizes) {
+    tk_autotune_candidate c =
+        candidate(text, int(size.value), 4, "BLOCK from a constexpr");
+    c.options.constexprs = &size;
+    c.options.num_constexprs = 1;
+    candidates.push_back(c);
+  }
+  tk_autotune_request r = request(uniqueKey("tile parameters"));
+  tk_kernel kernel = nullptr;
+  tk_autotune_result result = {};
+  result.struct_size = sizeof(result);
+  ASSERT_EQ(tk_autotune(device, &r, &kernel, &result), TK_SUCCESS)
+      << tk_last_error();
+  EXPECT_EQ(result.failed, 0);
+  // Each candidate's grid is right for its own BLOCK only: the output is
+  // whole because the winner was compiled with that BLOCK.
+  expectCorrectOutput(kernel, candidates[result.best].grid);
   tk_kernel_release(kernel);
 }
 

@@ -298,8 +298,8 @@ TEST_F(CApiCpuTest, VectorAdd) {
 
 TEST_F(CApiCpuTest, VectorAddWithConstexprAndStream) {
   tk_constexpr_value n = {"n", kN};
-  tk_compile_options options = {sizeof(options), 0, 0,      &n, 1,
-                                nullptr,         0, nullptr};
+  tk_compile_options options = {sizeof(options), 0, 0,       &n, 1,
+                                nullptr,         0, nullptr, 0};
   kernel = createVectorAdd(&options);
   ASSERT_NE(kernel, nullptr);
   int numArgs = 0;
@@ -430,6 +430,63 @@ TEST_F(CApiCpuTest, MalformedIRNamesTheSourceFile) {
   EXPECT_EQ(tk_kernel_create(device, &src, &options, &kernel),
             TK_ERROR_INVALID_IR);
   EXPECT_THAT(tk_last_error(), HasSubstr("<source>:2:8: error:"));
+}
+
+TEST_F(CApiCpuTest, TileSizesAreParametersOfTheText) {
+  // vector_add.tk with its 1024 a tile parameter of default 256.
+  std::string parameterised = text;
+  size_t header = parameterised.find("tk.func @vector_add(");
+  ASSERT_NE(header, std::string::npos);
+  parameterised.insert(header + std::strlen("tk.func @vector_add"),
+                       "<BLOCK: i32 = 256>");
+  for (size_t at = parameterised.find("1024"); at != std::string::npos;
+       at = parameterised.find("1024", at))
+    parameterised.replace(at, 4, "${BLOCK}");
+  tk_kernel_source src{TK_SOURCE_TEXT, parameterised.data(),
+                       parameterised.size(), "vector_add"};
+  makeInputs();
+  // The default, then 2048 from a constexpr beside the scalar `n` folded
+  // in too: each covers the input with its own grid.
+  for (int block : {256, 2048}) {
+    tk_constexpr_value values[] = {{"BLOCK", block}, {"n", kN}};
+    tk_compile_options options{};
+    options.struct_size = sizeof(options);
+    if (block != 256) {
+      options.constexprs = values;
+      options.num_constexprs = 2;
+    }
+    tk_kernel created = nullptr;
+    ASSERT_EQ(tk_kernel_create(device, &src, &options, &created), TK_SUCCESS)
+        << tk_last_error();
+    std::vector<tk_arg> args = {tk_arg_buffer(bx), tk_arg_buffer(by),
+                                tk_arg_buffer(bout)};
+    if (block == 256)
+      args.push_back(tk_arg_i32(kN));
+    tk_args list = {args.data(), args.size()};
+    ASSERT_EQ(tk_launch(created, {(kN + block - 1) / block, 1, 1}, &list),
+              TK_SUCCESS)
+        << tk_last_error();
+    EXPECT_EQ(countWrong(bout), 0) << "BLOCK " << block;
+    tk_kernel_release(created);
+    std::vector<float> reset(kN, -1.0f);
+    ASSERT_EQ(tk_buffer_write(bout, 0, reset.data(), kN * sizeof(float)),
+              TK_SUCCESS);
+  }
+  // A ${NAME} the kernel does not declare is an error at its line.
+  std::string undeclared = parameterised;
+  undeclared.replace(undeclared.find("${BLOCK}"), 8, "${BLOCKS}");
+  tk_kernel_source bad{TK_SOURCE_TEXT, undeclared.data(), undeclared.size(),
+                       "vector_add"};
+  tk_compile_options named{};
+  named.struct_size = sizeof(named);
+  named.source_name = "vector_add.tk";
+  tk_kernel created = nullptr;
+  EXPECT_EQ(tk_kernel_create(device, &bad, &named, &created),
+            TK_ERROR_INVALID_IR);
+  EXPECT_THAT(tk_last_error(),
+              AllOf(HasSubstr("vector_add.tk:"),
+                    HasSubstr("'${BLOCKS}' is not a tile parameter of "
+                              "tk.func @vector_add (it declares BLOCK)")));
 }
 
 TEST_F(CApiCpuTest, UnknownEntry) {

@@ -31,6 +31,7 @@
 #include "common/CompileTool.h"
 
 #include "tk/core/Specialize.h"
+#include "tk/core/TileParameters.h"
 #include "tk/ir/Dialect.h"
 #include "tk/ttir/Import.h"
 
@@ -406,6 +407,28 @@ int main(int argc, char **argv) {
     std::ostringstream buffer;
     buffer << in->rdbuf();
     request.source = buffer.str();
+  }
+
+  // A text kernel's tile parameters take their values (--constexpr, else
+  // their defaults) before it is parsed; the constexprs that named them are
+  // spent.
+  if (from == "tk" && !llvm::StringRef(request.source).starts_with("ML\xefR")) {
+    std::vector<std::pair<std::string, int64_t>> values;
+    for (const Constexpr &constexprValue : constexprs)
+      values.push_back({constexprValue.name, constexprValue.value});
+    std::string expanded, error;
+    std::vector<tk::TileParameter> parameters;
+    if (mlir::failed(tk::expandTileParameters(request.source, values, expanded,
+                                              parameters, error))) {
+      std::cerr << "tk-compile: " << input << ":" << error << "\n";
+      return 1;
+    }
+    request.source = std::move(expanded);
+    llvm::erase_if(constexprs, [&](const Constexpr &constexprValue) {
+      return llvm::any_of(parameters, [&](const tk::TileParameter &parameter) {
+        return parameter.name == constexprValue.name;
+      });
+    });
   }
 
   if (from == "ttir") {

@@ -121,7 +121,8 @@ struct Bench {
                                   0,
                                   nullptr,
                                   0,
-                                  nullptr};
+                                  nullptr,
+                                  0};
     tk_kernel kernel;
     check(tk_kernel_create(device, &source, &options, &kernel),
           "tk_kernel_create");
