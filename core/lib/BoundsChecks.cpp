@@ -292,33 +292,76 @@ LogicalResult BoundsCheckRewriter::followShapeOp(Operation *op) {
   return success();
 }
 
+/// The uniform step of a loop's pointer walk: the scalar of
+/// `p_next = tk.addptr p, tk.splat(step)` (or of a dense splat constant),
+/// where `p` is the iteration argument and `p_next` what the loop yields
+/// for it; null for any other update.
+static Value getUniformStep(OpBuilder &b, scf::ForOp loop, unsigned index) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  auto add = yield.getOperand(index).getDefiningOp<tk::AddPtrOp>();
+  if (!add || add.getPtr() != loop.getRegionIterArgs()[index])
+    return {};
+  Value offset = add.getOffset();
+  if (auto splat = offset.getDefiningOp<tk::SplatOp>())
+    return splat.getSrc();
+  if (auto constant = offset.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue())) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(constant);
+      return arith::ConstantOp::create(
+          b, constant.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    }
+  return {};
+}
+
 LogicalResult BoundsCheckRewriter::visitFor(scf::ForOp loop) {
   // The shadows of the carried pointers ride along as iteration arguments
-  // of their own: one offset value per pointer value, the flattened
-  // scalars per block pointer.
+  // of their own. A walk by a uniform step carries one i64 scalar, the
+  // distance walked, beside the offsets it started from: the offsets of a
+  // tile carried whole would be a tile of i64 that a lowering keeping loop
+  // values in workgroup memory pays for in bytes. Any other update carries
+  // the offsets; a block pointer carries its scalars.
+  enum class Kind { Walk, Offsets, Block };
   struct Carried {
-    unsigned index;     // the pointer's iteration argument
-    unsigned argument;  // the user argument it points into
-    unsigned first = 0; // its shadow's first added iteration argument
-    unsigned count = 1;
-    bool block = false;
+    unsigned index;    // the pointer's iteration argument
+    unsigned argument; // the user argument it points into
+    unsigned first;    // its shadow's first added iteration argument
+    unsigned count;
+    Kind kind;
+    Value start; // Walk: the offsets the walk starts from
+    Value step;  // Walk: the scalar step
   };
   SmallVector<Carried> carried;
   SmallVector<Value> inits;
   for (auto [index, init] : llvm::enumerate(loop.getInitArgs())) {
+    unsigned first = loop.getNumRegionIterArgs() + inits.size();
     if (auto it = pointers.find(init); it != pointers.end()) {
-      carried.push_back({unsigned(index), it->second.argument,
-                         unsigned(loop.getNumRegionIterArgs() + inits.size()),
-                         1, false});
-      inits.push_back(it->second.offsets);
+      Value step = isa<RankedTensorType>(init.getType())
+                       ? getUniformStep(b, loop, index)
+                       : Value();
+      if (step) {
+        carried.push_back({unsigned(index), it->second.argument, first, 1,
+                           Kind::Walk, it->second.offsets, step});
+        b.setInsertionPoint(loop);
+        inits.push_back(
+            arith::ConstantIntOp::create(b, loop.getLoc(), b.getI64Type(), 0));
+      } else {
+        carried.push_back({unsigned(index), it->second.argument, first, 1,
+                           Kind::Offsets, {}, {}});
+        inits.push_back(it->second.offsets);
+      }
     } else if (auto it = blocks.find(init); it != blocks.end()) {
       SmallVector<Value> values = it->second.flatten();
-      carried.push_back({unsigned(index), it->second.argument,
-                         unsigned(loop.getNumRegionIterArgs() + inits.size()),
-                         unsigned(values.size()), true});
+      carried.push_back({unsigned(index), it->second.argument, first,
+                         unsigned(values.size()), Kind::Block, {}, {}});
       llvm::append_range(inits, values);
     }
   }
+  // The offsets of a walk `walked` along from where it started.
+  auto walkOffsets = [&](const Carried &c, Location loc, Value walked) {
+    return arith::AddIOp::create(b, loc, c.start,
+                                 splatLike(loc, walked, c.start.getType()));
+  };
   if (!carried.empty()) {
     IRRewriter rewriter(b);
     rewriter.setInsertionPoint(loop);
@@ -333,11 +376,15 @@ LogicalResult BoundsCheckRewriter::visitFor(scf::ForOp loop) {
       return loop.emitError("bounds checking: cannot carry the pointers' "
                             "offsets through this loop");
     loop = cast<scf::ForOp>(grown->getOperation());
+    b.setInsertionPointToStart(loop.getBody());
     for (const Carried &c : carried) {
       ValueRange shadow = loop.getRegionIterArgs().slice(c.first, c.count);
       Value pointer = loop.getRegionIterArgs()[c.index];
-      if (c.block)
+      if (c.kind == Kind::Block)
         blocks[pointer] = BlockShadow::unflatten(c.argument, shadow);
+      else if (c.kind == Kind::Walk)
+        pointers[pointer] = {c.argument,
+                             walkOffsets(c, loop.getLoc(), shadow.front())};
       else
         pointers[pointer] = {c.argument, shadow.front()};
     }
@@ -349,7 +396,15 @@ LogicalResult BoundsCheckRewriter::visitFor(scf::ForOp loop) {
     Value yielded = yield.getOperand(c.index);
     SmallVector<Value> values;
     std::optional<unsigned> argument;
-    if (c.block) {
+    if (c.kind == Kind::Walk) {
+      b.setInsertionPoint(yield);
+      Value step = c.step;
+      if (step.getType() != b.getI64Type())
+        step = arith::ExtSIOp::create(b, yield.getLoc(), b.getI64Type(), step);
+      argument = c.argument;
+      values.push_back(arith::AddIOp::create(
+          b, yield.getLoc(), loop.getRegionIterArgs()[c.first], step));
+    } else if (c.kind == Kind::Block) {
       if (auto it = blocks.find(yielded); it != blocks.end()) {
         argument = it->second.argument;
         values = it->second.flatten();
@@ -366,11 +421,16 @@ LogicalResult BoundsCheckRewriter::visitFor(scf::ForOp loop) {
     for (auto [k, value] : llvm::enumerate(values))
       yield->setOperand(c.first + k, value);
     ValueRange results = loop.getResults().slice(c.first, c.count);
-    if (c.block)
-      blocks[loop.getResult(c.index)] =
-          BlockShadow::unflatten(c.argument, results);
-    else
-      pointers[loop.getResult(c.index)] = {c.argument, results.front()};
+    Value pointer = loop.getResult(c.index);
+    if (c.kind == Kind::Block) {
+      blocks[pointer] = BlockShadow::unflatten(c.argument, results);
+    } else if (c.kind == Kind::Walk) {
+      b.setInsertionPointAfter(loop);
+      pointers[pointer] = {c.argument,
+                           walkOffsets(c, loop.getLoc(), results.front())};
+    } else {
+      pointers[pointer] = {c.argument, results.front()};
+    }
   }
   return success();
 }

@@ -45,12 +45,6 @@ struct Options {
 };
 } // namespace
 
-/// TK_CHECK_BOUNDS set to anything but "" or "0".
-static bool isBoundsCheckingRequested() {
-  const char *value = std::getenv("TK_CHECK_BOUNDS");
-  return value && *value && std::strcmp(value, "0") != 0;
-}
-
 static Status readOptions(const tk_compile_options *options, Options &out) {
   out.checkBounds = isBoundsCheckingRequested();
   if (!options)

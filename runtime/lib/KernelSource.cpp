@@ -33,6 +33,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -350,6 +351,11 @@ static Status makeBoundsChecked(ModuleOp module, tk::FuncOp entry,
   for (const tk::BoundsCheckSite &site : checks.sites)
     table.sites.push_back({site.op, site.location, site.argument});
   return Status::success();
+}
+
+bool tk::runtime::isBoundsCheckingRequested() {
+  const char *value = std::getenv("TK_CHECK_BOUNDS");
+  return value && *value && std::strcmp(value, "0") != 0;
 }
 
 /// The launch signature of `func`: what a launch passes for each argument.

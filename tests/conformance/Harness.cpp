@@ -413,7 +413,10 @@ private:
                                  tk_status &code) {
     std::vector<tk_constexpr_value> constexprs = constexprValues(settings);
     rt::PreparedKernel prepared;
-    rt::Status status = rt::prepareKernel(source, constexprs, prepared);
+    // The bounds-checked mode compiles here as tk_kernel_create would.
+    rt::Status status =
+        rt::prepareKernel(source, constexprs, prepared, rt::kDefaultSourceName,
+                          rt::isBoundsCheckingRequested());
     if (!status.isOk()) {
       code = status.code();
       return status.message();

@@ -44,15 +44,18 @@ tk.func @copy(%x: !tk.ptr<f32>, %y: !tk.ptr<f32>, %n: i32) {
 
 // -----
 
-// A pointer walk carried by a loop: the offsets ride along as an
-// iteration argument of their own, advanced as the pointers are.
+// A pointer walk carried by a loop, by a uniform step: the loop carries
+// one i64, the distance walked, and the offsets inside are those the walk
+// started from plus it (no tile of offsets crosses the loop).
 
 // CHECK-LABEL: tk.func @walk
-// CHECK:       scf.for {{.+}} iter_args(%{{.+}} = %{{.+}}, %[[P:.+]] = %{{.+}}, %[[O:.+]] = %{{.+}}) -> (tensor<64xf32>, tensor<64x!tk.ptr<f32>>, tensor<64xi64>)
+// CHECK:       scf.for {{.+}} iter_args(%{{.+}} = %{{.+}}, %[[P:.+]] = %{{.+}}, %[[W:.+]] = %{{.+}}) -> (tensor<64xf32>, tensor<64x!tk.ptr<f32>>, i64)
+// CHECK:         %[[WS:.+]] = tk.splat %[[W]] : i64 -> tensor<64xi64>
+// CHECK:         %[[O:.+]] = arith.addi %{{.+}}, %[[WS]] : tensor<64xi64>
 // CHECK:         arith.cmpi slt, %[[O]]
 // CHECK:         tk.load %[[P]], %{{.+}} : tensor<64x!tk.ptr<f32>>
-// CHECK:         %[[NO:.+]] = arith.addi %[[O]], %{{.+}} : tensor<64xi64>
-// CHECK:         scf.yield %{{.+}}, %{{.+}}, %[[NO]]
+// CHECK:         %[[NW:.+]] = arith.addi %[[W]], %{{.+}} : i64
+// CHECK:         scf.yield %{{.+}}, %{{.+}}, %[[NW]]
 tk.func @walk(%p: !tk.ptr<f32>, %out: !tk.ptr<f32>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -71,6 +74,30 @@ tk.func @walk(%p: !tk.ptr<f32>, %out: !tk.ptr<f32>, %n: i32) {
   %os = tk.splat %out : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>>
   %op = tk.addptr %os, %r : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
   tk.store %op, %acc : tensor<64x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// A pointer tile updated by anything but a uniform step carries its
+// offsets whole.
+
+// CHECK-LABEL: tk.func @gather_walk
+// CHECK:       scf.for {{.+}} iter_args(%[[P:.+]] = %{{.+}}, %[[O:.+]] = %{{.+}}) -> (tensor<64x!tk.ptr<f32>>, tensor<64xi64>)
+// CHECK:         arith.cmpi slt, %[[O]]
+// CHECK:         %[[NO:.+]] = arith.addi %[[O]], %{{.+}} : tensor<64xi64>
+// CHECK:         scf.yield %{{.+}}, %[[NO]]
+tk.func @gather_walk(%p: !tk.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tk.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %ps = tk.splat %p : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>>
+  %ptrs = tk.addptr %ps, %r : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%q = %ptrs) -> (tensor<64x!tk.ptr<f32>>) : i32 {
+    %x = tk.load %q : tensor<64x!tk.ptr<f32>>
+    %nq = tk.addptr %q, %r : tensor<64x!tk.ptr<f32>>, tensor<64xi32>
+    scf.yield %nq : tensor<64x!tk.ptr<f32>>
+  }
   tk.return
 }
 

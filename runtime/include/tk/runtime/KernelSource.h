@@ -76,6 +76,10 @@ struct PreparedKernel {
   std::optional<BoundsCheckTable> boundsChecks;
 };
 
+/// Whether TK_CHECK_BOUNDS asks for the bounds-checked mode (set, and
+/// neither "" nor "0").
+bool isBoundsCheckingRequested();
+
 /// Parses (text), reads (bytecode) or copies (builder module) the source into
 /// a private MLIR context, verifies it, picks the entry, folds `constexprs`
 /// into it (tk::specializeArguments) and serialises it. Errors:
