@@ -3,6 +3,7 @@
 # docs/warp-dialect.md (tkw: layouts and warp-level ops) from their ODS with
 # mlir-tblgen -gen-dialect-doc. Each file keeps what stands above its marker
 # line (written by hand); everything below the marker is the generator's.
+# And docs/c-api.md, the C API reference, from tk.h (tools/gen-capi-doc.py).
 #   tools/gen-docs.sh           rewrite the files
 #   tools/gen-docs.sh --check   exit 1, naming the file, where one is stale
 # ctest's `docs-generated` runs --check, so the reference cannot drift from
@@ -60,4 +61,10 @@ generate() {
 
 generate docs/tile-ir.md tk ir/include/tk/ir/TkOps.td ir/include
 generate docs/warp-dialect.md tkw core/include/tk/core/WarpOps.td core/include ir/include
+# The C API reference, from tk.h's comments.
+if $check; then
+  python3 tools/gen-capi-doc.py --check || stale=1
+else
+  python3 tools/gen-capi-doc.py
+fi
 exit $stale
