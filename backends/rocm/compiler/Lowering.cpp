@@ -108,6 +108,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   SIMTLowering lowering;
   lowering.simt.target = target.preset;
   lowering.simt.numWarps = numWarps;
+  // The register pipeline (DESIGN §3) takes every kernel it can lower
+  // without dots, as on cuda and vulkan; the rest take tk-convert-to-simt.
+  lowering.registerPipeline = true;
   lowering.matrixUnit = makeMatrixUnit(*info);
   lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);
