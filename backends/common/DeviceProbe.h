@@ -5,7 +5,9 @@
 // instance on Mesa 30 ms. A GPU driver needs its device node, so a plugin
 // whose user did not name it first looks for the node, and only starts the
 // driver where one exists. A plugin TK_BACKEND names always starts its
-// driver, so its own errors stay what they are.
+// driver, so its own errors stay what they are. libtk asks the same table
+// (getDeviceNodes) before it loads such a plugin at all: loading one costs
+// 2-4 ms of relocations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,12 +61,35 @@ findDeviceNode(std::initializer_list<const char *> patterns) {
   return "";
 }
 
+/// The device nodes, as globs, without which a GPU backend's driver has no
+/// device: the DRM render nodes and NVIDIA's or WSL's nodes for vulkan, the
+/// KFD node for rocm, render nodes for xe. Empty for a backend whose driver
+/// is cheap to ask (cuda: libcuda says "no device" at once) or that needs
+/// none (cpu, a plugin tk does not know).
+inline std::initializer_list<const char *>
+getDeviceNodes(std::string_view backend) {
+  static constexpr std::initializer_list<const char *> vulkan = {
+      "/dev/dri/renderD*", "/dev/nvidia[0-9]*", "/dev/dxg"};
+  static constexpr std::initializer_list<const char *> rocm = {"/dev/kfd"};
+  static constexpr std::initializer_list<const char *> xe = {
+      "/dev/dri/renderD*"};
+  if (backend == "vulkan")
+    return vulkan;
+  if (backend == "rocm")
+    return rocm;
+  if (backend == "xe")
+    return xe;
+  return {};
+}
+
 /// Whether `backend` may skip starting its driver: TK_BACKEND does not name
-/// it and none of `nodes` exists. Then `error` says so, naming the nodes.
+/// it, and `nodes` is not empty and none of them exists. Then `error` says so,
+/// naming the nodes.
 inline bool noDeviceNode(std::string_view backend,
                          std::initializer_list<const char *> nodes,
                          std::string &error) {
-  if (backendNamedByUser(backend) || !findDeviceNode(nodes).empty())
+  if (nodes.size() == 0 || backendNamedByUser(backend) ||
+      !findDeviceNode(nodes).empty())
     return false;
   error = "tk-" + std::string(backend) + ": no ";
   const char *separator = "";

@@ -7,6 +7,8 @@
 
 #include "tk/runtime/PluginLoader.h"
 
+#include "common/DeviceProbe.h"
+
 #include "tk/runtime/Logging.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -408,16 +410,22 @@ Status PluginLoader::openFile(const std::string &path, const std::string &name,
   return Status::success();
 }
 
-Status PluginLoader::open(StringRef name, Plugin **out) const {
-  if (isValidName(name)) {
-    std::string file = (kPrefix + name + kSuffix).str();
-    for (const std::string &dir : searchPath) {
-      llvm::SmallString<256> path(dir);
-      llvm::sys::path::append(path, file);
-      if (llvm::sys::fs::exists(path))
-        return openFile(std::string(path), name.str(), out);
-    }
+std::optional<std::string> PluginLoader::findFile(StringRef name) const {
+  if (!isValidName(name))
+    return std::nullopt;
+  std::string file = (kPrefix + name + kSuffix).str();
+  for (const std::string &dir : searchPath) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, file);
+    if (llvm::sys::fs::exists(path))
+      return std::string(path);
   }
+  return std::nullopt;
+}
+
+Status PluginLoader::open(StringRef name, Plugin **out) const {
+  if (std::optional<std::string> path = findFile(name))
+    return openFile(*path, name.str(), out);
   std::string path =
       searchPath.empty() ? "(empty)" : llvm::join(searchPath, ":");
   return Status(TK_ERROR_NOT_FOUND,
@@ -463,7 +471,17 @@ Status PluginLoader::select(const char *spec, Plugin **out) const {
   bool anyFound = false;
   for (const std::string &name : names) {
     Plugin *plugin = nullptr;
-    Status status = openAndInitialize(name, &plugin);
+    // In the default order, a GPU backend without its device node is not
+    // loaded at all: it would only say "no device", after 2-4 ms of
+    // loading (the first tk_device_get on a machine without GPUs).
+    std::initializer_list<const char *> nodes =
+        tk::plugin::getDeviceNodes(name);
+    std::string noNode;
+    Status status = automatic &&
+                            tk::plugin::noDeviceNode(name, nodes, noNode) &&
+                            findFile(name).has_value()
+                        ? Status(TK_ERROR_NO_DEVICE, noNode)
+                        : openAndInitialize(name, &plugin);
     if (status.isOk()) {
       getLogger().info("backend '{}' selected ({}), {} device(s)", name,
                        plugin->getPath(), plugin->getDeviceCount());

@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
+
 #include <unistd.h>
 
 namespace {
@@ -80,3 +82,26 @@ TEST_F(DeviceProbeTest, FindsTheFirstNodeThatExists) {
 }
 
 } // namespace
+
+TEST_F(DeviceProbeTest, TheGpuBackendsNameTheirNodesAndTheOthersNone) {
+  using tk::plugin::getDeviceNodes;
+  auto nodes = [](std::string_view backend) {
+    std::initializer_list<const char *> list = getDeviceNodes(backend);
+    return std::vector<std::string>(list.begin(), list.end());
+  };
+  EXPECT_EQ(nodes("rocm"), std::vector<std::string>{"/dev/kfd"});
+  EXPECT_EQ(nodes("xe"), std::vector<std::string>{"/dev/dri/renderD*"});
+  EXPECT_EQ(nodes("vulkan"),
+            (std::vector<std::string>{"/dev/dri/renderD*", "/dev/nvidia[0-9]*",
+                                      "/dev/dxg"}));
+  // No list, no skipping: cuda asks libcuda, cpu and others need no node.
+  unsetenv("TK_BACKEND");
+  std::string error;
+  for (const char *backend : {"cuda", "cpu", "noentry"}) {
+    EXPECT_TRUE(nodes(backend).empty()) << backend;
+    EXPECT_FALSE(
+        tk::plugin::noDeviceNode(backend, getDeviceNodes(backend), error))
+        << backend;
+  }
+  EXPECT_TRUE(error.empty());
+}

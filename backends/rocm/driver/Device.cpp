@@ -151,7 +151,8 @@ tk_status countDevices(int &count, std::string &error) {
 tk_status initializeOnce(Devices &state, std::string &error) {
   // HIP reaches AMD GPUs through the KFD node; without it hipInit only
   // costs time (16 ms) to say so.
-  if (tk::plugin::noDeviceNode("rocm", {"/dev/kfd"}, error))
+  if (tk::plugin::noDeviceNode("rocm", tk::plugin::getDeviceNodes("rocm"),
+                               error))
     return TK_ERROR_NO_DEVICE;
   if (tk_status status = openDriver(error))
     return status;

@@ -455,9 +455,8 @@ tk_status initializeOnce(Devices &all, std::string &error) {
   // Intel, Mesa), NVIDIA's nodes or WSL's /dev/dxg; without one only a CPU
   // implementation could answer, and it counts only when TK_BACKEND names
   // vulkan (cpuDevicesAllowed), which also starts the loader here.
-  if (tk::plugin::noDeviceNode(
-          "vulkan", {"/dev/dri/renderD*", "/dev/nvidia[0-9]*", "/dev/dxg"},
-          error))
+  if (tk::plugin::noDeviceNode("vulkan", tk::plugin::getDeviceNodes("vulkan"),
+                               error))
     return TK_ERROR_NO_DEVICE;
   uint32_t instanceVersion = 0;
   if (tk_status status = createInstance(all.instance, instanceVersion, error))

@@ -228,7 +228,7 @@ tk_status readDeviceDetails(DeviceState &entry, bool &usable,
 
 tk_status initializeOnce(Devices &state, std::string &error) {
   // Level Zero reaches Intel GPUs through DRM render nodes.
-  if (tk::plugin::noDeviceNode("xe", {"/dev/dri/renderD*"}, error))
+  if (tk::plugin::noDeviceNode("xe", tk::plugin::getDeviceNodes("xe"), error))
     return TK_ERROR_NO_DEVICE;
   if (tk_status status = openDriver(error))
     return status;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,8 @@ public:
   /// Opens the plugin `name` from the search path. TK_ERROR_NOT_FOUND lists
   /// the plugins that exist; see openFile for the other errors.
   Status open(llvm::StringRef name, Plugin **out) const;
+  /// The path of plugin `name` on the search path, if it is there.
+  std::optional<std::string> findFile(llvm::StringRef name) const;
 
   /// Opens one plugin file: TK_ERROR_PLUGIN when it does not load or lacks
   /// the entry point or a required function, TK_ERROR_ABI_MISMATCH when it
