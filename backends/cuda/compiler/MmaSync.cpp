@@ -470,6 +470,45 @@ MmaSyncUnit::emitFragmentProduct(OpBuilder &builder, Location loc,
 }
 
 FailureOr<SmallVector<Value>>
+MmaSyncUnit::loadMatrices(OpBuilder &builder, Location loc, Value buffer,
+                          Value index, int64_t count, bool transpose,
+                          Type element) const {
+  return emitLdMatrix(builder, loc, buffer, index, count, transpose, element);
+}
+
+FailureOr<SmallVector<Value>> emitLdMatrix(OpBuilder &b, Location loc,
+                                           Value buffer, Value index,
+                                           int64_t count, bool transpose,
+                                           Type element) {
+  if ((count != 1 && count != 2 && count != 4) ||
+      !isa<Float16Type, BFloat16Type>(element))
+    return failure();
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  Type resultType = count == 1 ? i32
+                               : Type(LLVM::LLVMStructType::getLiteral(
+                                     ctx, SmallVector<Type>(count, i32)));
+  Value loaded = NVVM::LdMatrixOp::create(
+      b, loc, resultType, sharedElementAddress(b, loc, buffer, index),
+      int(count), transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
+  // Each 32-bit register: the row's two elements, the first in the low half.
+  auto pair = VectorType::get({2}, element);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < count; ++i) {
+    Value part = count == 1 ? loaded
+                            : Value(LLVM::ExtractValueOp::create(
+                                  b, loc, loaded, ArrayRef<int64_t>{i}));
+    Value halves = LLVM::BitcastOp::create(b, loc, pair, part);
+    for (int64_t half : {0, 1})
+      elements.push_back(LLVM::ExtractElementOp::create(
+          b, loc, halves,
+          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(half))));
+  }
+  return elements;
+}
+
+FailureOr<SmallVector<Value>>
 emitMmaSyncFragments(OpBuilder &builder, Location loc,
                      const MatrixIntrinsic &intrinsic, ValueRange a,
                      ValueRange b, ValueRange accumulator) {

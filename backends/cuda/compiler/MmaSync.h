@@ -41,7 +41,18 @@ public:
                       const MatrixIntrinsic &intrinsic, mlir::ValueRange a,
                       mlir::ValueRange b,
                       mlir::ValueRange accumulator) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  loadMatrices(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value buffer,
+               mlir::Value index, int64_t count, bool transpose,
+               mlir::Type element) const override;
 };
+
+/// ldmatrix of `count` 8x8 matrices of 16-bit `element`s (f16, bf16),
+/// MatrixUnit::loadMatrices; failure for other counts and elements.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+emitLdMatrix(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value buffer,
+             mlir::Value index, int64_t count, bool transpose,
+             mlir::Type element);
 
 /// One mma.sync of `intrinsic` (m16n8k16 f16 or bf16, m16n8k8 tf32, into
 /// f32) on a lane's fragments, elements in the register

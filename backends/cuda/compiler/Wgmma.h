@@ -57,6 +57,12 @@ public:
                       mlir::ValueRange accumulator) const override {
     return emitMmaSyncFragments(builder, loc, intrinsic, a, b, accumulator);
   }
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  loadMatrices(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value buffer,
+               mlir::Value index, int64_t count, bool transpose,
+               mlir::Type element) const override {
+    return emitLdMatrix(builder, loc, buffer, index, count, transpose, element);
+  }
 
 private:
   /// Takes the products whose shape or thread count wgmma cannot (m not a

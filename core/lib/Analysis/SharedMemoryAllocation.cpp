@@ -2,6 +2,7 @@
 
 #include "tk/core/Analysis/SharedMemoryAllocation.h"
 
+#include "tk/core/DotOperands.h"
 #include "tk/core/Layout.h"
 #include "tk/core/Layout/LayoutPresets.h"
 #include "tk/core/WarpDialect.h"
@@ -207,6 +208,13 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op) {
     RankedTensorType type = convert.getType();
     return (type.getNumElements() * elementBytes(type)) >>
            getConversionRounds(**from, **to).size();
+  }
+  // A dot writes the operands it reads one k step at a time.
+  if (auto dot = dyn_cast<DotOp>(op)) {
+    llvm::Expected<DotOperandPlan> plan = planDotOperands(dot, nullptr);
+    if (!plan)
+      return plan.takeError();
+    return plan->sharedBytes;
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     int64_t lines = 1;

@@ -123,6 +123,9 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
         pm.addNestedPass<tk::FuncOp>(tk::createTkDotOperandLayouts());
         // The operands' conversions may fold into their producers.
         pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
+        tk::TkPipelineLoadsOptions pipelining;
+        pipelining.numStages = simt.numStages;
+        pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
         tk::TkAllocateSharedMemoryOptions allocate;
         allocate.target = simt.target;
         pm.addNestedPass<tk::FuncOp>(

@@ -1,11 +1,16 @@
 //===- DotOperandLayouts.cpp - the matrix unit's operand layouts ----------===//
 //
-// Pass 4 of the register pipeline (DESIGN.md §3): a dot's operands convert
-// to the operand fragments of the intrinsic its accumulator is tiled from,
-// tiled over warps and registers as the accumulator is.
+// Pass 4 of the register pipeline (DESIGN.md §3): which of a dot's
+// operands convert, in registers, to the operand fragments of the
+// intrinsic its accumulator is tiled from (tiled over warps and registers
+// as the accumulator is), and which the dot reads from workgroup memory
+// one k step at a time (DotOperands.h). A dot without an intrinsic takes
+// its operands in registers.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tk/core/Analysis/SharedMemoryAllocation.h"
+#include "tk/core/DotOperands.h"
 #include "tk/core/Layout.h"
 #include "tk/core/Layout/LayoutPresets.h"
 #include "tk/core/Passes.h"
@@ -29,115 +34,6 @@ using namespace tk::warp;
 namespace {
 
 constexpr llvm::StringLiteral kPassName = "tk-dot-operand-layouts";
-
-using Basis = std::vector<int32_t>;
-
-/// Operand `opIdx` (0: a, m x k; 1: b, k x n) of a dot whose accumulator
-/// (rows x cols, reduction depth `depth`) is `accumulator`, tiled from an
-/// intrinsic whose accumulator fragment has `fragmentRegisterBits` register
-/// bits and whose operand fragment is `fragment`. The accumulator's bases
-/// say how its fragments are spread: its warp bases and its registers past
-/// the fragment's each move along the product's rows or its columns. The
-/// operand follows those along its own dimension (rows for a, columns for
-/// b) and holds copies along the other; the reduction dimension repeats in
-/// further registers.
-llvm::Expected<LinearLayout> operandLayout(const LinearLayout &accumulator,
-                                           int32_t fragmentRegisterBits,
-                                           const LinearLayout &fragment,
-                                           unsigned opIdx, int64_t depth) {
-  // The operand's dimension the product's shares: a's rows are the
-  // product's rows (its dim0), b's columns the product's columns (dim1).
-  unsigned shared = opIdx == 0 ? 0 : 1;
-  unsigned reduction = opIdx == 0 ? 1 : 0;
-  auto project = [&](const Basis &basis, Basis &out) -> bool {
-    out.assign(2, 0);
-    if (basis[1 - shared] != 0 && basis[shared] != 0)
-      return false; // moves along both: not a tiling tk makes
-    out[shared] = basis[shared];
-    return true;
-  };
-  LinearLayout::BasesT bases;
-  std::vector<Basis> registers, lanes, warps;
-  for (int32_t bit = 0; bit < fragment.getInDimSizeLog2(kRegisterDim); ++bit)
-    registers.push_back(fragment.getBasis(kRegisterDim, bit));
-  for (int32_t bit = 0; bit < fragment.getInDimSizeLog2(kLaneDim); ++bit)
-    lanes.push_back(fragment.getBasis(kLaneDim, bit));
-  auto moveError = [] {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "the accumulator's tiling moves along rows and columns at once");
-  };
-  for (int32_t bit = fragmentRegisterBits;
-       bit < accumulator.getInDimSizeLog2(kRegisterDim); ++bit) {
-    Basis projected;
-    if (!project(accumulator.getBasis(kRegisterDim, bit), projected))
-      return moveError();
-    // Repeats along the other dimension are the same operand elements.
-    if (projected[shared] != 0)
-      registers.push_back(projected);
-  }
-  int32_t fragmentDepth = fragment.getOutDimSize(standardOutDimName(reduction));
-  for (int64_t step = fragmentDepth; step < depth; step *= 2) {
-    Basis basis(2, 0);
-    basis[reduction] = static_cast<int32_t>(step);
-    registers.push_back(basis);
-  }
-  for (int32_t bit = 0; bit < accumulator.getInDimSizeLog2(kWarpDim); ++bit) {
-    Basis projected;
-    if (!project(accumulator.getBasis(kWarpDim, bit), projected))
-      return moveError();
-    warps.push_back(projected);
-  }
-  bases.emplace_back(kRegisterDim.str(), std::move(registers));
-  bases.emplace_back(kLaneDim.str(), std::move(lanes));
-  bases.emplace_back(kWarpDim.str(), std::move(warps));
-  int32_t sharedSize = accumulator.getOutDimSize(standardOutDimName(shared));
-  LinearLayout::DimSizes outDims = {{"dim0", 0}, {"dim1", 0}};
-  outDims[shared].second = sharedSize;
-  outDims[reduction].second = static_cast<int32_t>(depth);
-  return LinearLayout::create(std::move(bases), std::move(outDims));
-}
-
-/// Operand `opIdx` of a dot computed by each thread on its own (no matrix
-/// intrinsic: fused multiply-adds): every index that holds an element of
-/// the product holds the whole reduction dimension of that element's row of
-/// a (column of b), in registers. The accumulator's register, lane and warp
-/// bases along the operand's own dimension are kept; those along the other
-/// dimension hold copies (zero bases; registers that would only repeat an
-/// element are dropped). Triton's dot-operand layout of a blocked parent.
-llvm::Expected<LinearLayout> fmaOperandLayout(const LinearLayout &accumulator,
-                                              unsigned opIdx, int64_t depth) {
-  unsigned shared = opIdx == 0 ? 0 : 1;
-  unsigned reduction = 1 - shared;
-  LinearLayout::BasesT bases;
-  for (llvm::StringRef dim : {kRegisterDim, kLaneDim, kWarpDim}) {
-    std::vector<Basis> projected;
-    for (int32_t bit = 0; bit < accumulator.getInDimSizeLog2(dim); ++bit) {
-      Basis basis = accumulator.getBasis(dim, bit);
-      if (basis[reduction] != 0 && basis[shared] != 0)
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            "the accumulator's layout moves along rows and columns at once");
-      Basis out(2, 0);
-      out[shared] = basis[shared];
-      if (dim == kRegisterDim && out[shared] == 0)
-        continue;
-      projected.push_back(out);
-    }
-    if (dim == kRegisterDim)
-      for (int64_t step = 1; step < depth; step *= 2) {
-        Basis basis(2, 0);
-        basis[reduction] = static_cast<int32_t>(step);
-        projected.push_back(basis);
-      }
-    bases.emplace_back(dim.str(), std::move(projected));
-  }
-  LinearLayout::DimSizes outDims = {{"dim0", 0}, {"dim1", 0}};
-  outDims[shared].second =
-      accumulator.getOutDimSize(standardOutDimName(shared));
-  outDims[reduction].second = static_cast<int32_t>(depth);
-  return LinearLayout::create(std::move(bases), std::move(outDims));
-}
 
 struct DotOperandLayoutsPass
     : public tk::impl::TkDotOperandLayoutsBase<DotOperandLayoutsPass> {
@@ -172,38 +68,22 @@ struct DotOperandLayoutsPass
           dyn_cast_or_null<LinearLayoutAttr>(getLayout(dot.getType()));
       if (!accumulator)
         return WalkResult::advance();
-      llvm::Expected<LinearLayout> accFragment =
-          intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
-      if (!accFragment) {
-        dot.emitError() << kPassName << ": "
-                        << llvm::toString(accFragment.takeError());
-        return WalkResult::interrupt();
-      }
       int64_t depth =
           cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
       for (unsigned opIdx : {0u, 1u}) {
-        const std::optional<FragmentLayout> &operandFragment =
-            opIdx == 0 ? intrinsic->aLayout : intrinsic->bLayout;
         // The intrinsic reads this operand from shared memory itself.
-        if (!operandFragment)
+        if (!(opIdx == 0 ? intrinsic->aLayout : intrinsic->bLayout))
           continue;
-        llvm::Expected<LinearLayout> fragment =
-            opIdx == 0
-                ? operandFragment->toLinearLayout(intrinsic->m, intrinsic->k)
-                : operandFragment->toLinearLayout(intrinsic->k, intrinsic->n);
-        llvm::Expected<LinearLayout> layout =
-            fragment
-                ? operandLayout(accumulator.getLinearLayout(),
-                                accFragment->getInDimSizeLog2(kRegisterDim),
-                                *fragment, opIdx, depth)
-                : fragment.takeError();
+        llvm::Expected<LinearLayout> layout = getMatrixOperandLayout(
+            accumulator.getLinearLayout(), *intrinsic, opIdx, depth);
         if (!layout) {
           dot.emitError() << kPassName << ": operand " << (opIdx ? "b" : "a")
                           << " of " << name << ": "
                           << llvm::toString(layout.takeError());
           return WalkResult::interrupt();
         }
-        convertOperand(dot, opIdx, std::move(*layout));
+        if (convertsInRegisters(dot, opIdx, *layout))
+          convertOperand(dot, opIdx, std::move(*layout));
       }
       return WalkResult::advance();
     });
@@ -220,7 +100,7 @@ struct DotOperandLayoutsPass
     int64_t depth = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
     for (unsigned opIdx : {0u, 1u}) {
       llvm::Expected<LinearLayout> layout =
-          fmaOperandLayout(accumulator.getLinearLayout(), opIdx, depth);
+          getFmaOperandLayout(accumulator.getLinearLayout(), opIdx, depth);
       if (!layout) {
         dot.emitError() << kPassName << ": operand " << (opIdx ? "b" : "a")
                         << " of a dot without a matrix intrinsic: "
@@ -230,6 +110,26 @@ struct DotOperandLayoutsPass
       convertOperand(dot, opIdx, std::move(*layout));
     }
     return WalkResult::advance();
+  }
+
+  /// Whether operand `opIdx` of a dot with a matrix intrinsic takes its
+  /// fragments (`layout`) in registers: where a loop around the dot does not
+  /// change it (converted once, before the loop) or where the conversion
+  /// keeps every element in its thread. Any other operand stays as it is,
+  /// and the dot reads its fragments from workgroup memory one k step at a
+  /// time (planDotOperands): a thread then never holds a whole operand in
+  /// fragments.
+  static bool convertsInRegisters(DotOp dot, unsigned opIdx,
+                                  const LinearLayout &layout) {
+    Value value = opIdx == 0 ? dot.getA() : dot.getB();
+    auto current =
+        dyn_cast_or_null<LinearLayoutAttr>(getLayout(value.getType()));
+    if (!current || current.getLinearLayout() == layout)
+      return true;
+    auto loop = dot->getParentOfType<scf::ForOp>();
+    if (loop && !loop->isAncestor(value.getParentBlock()->getParentOp()))
+      return true;
+    return isRegisterPermutation(current.getLinearLayout(), layout);
   }
 
   /// Converts operand `opIdx` of `dot` to `layout` unless it is in it.

@@ -1,6 +1,6 @@
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,SM80
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-cdna3 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,CDNA3
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=intel-pvc num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,PVC
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,MMA,SM80
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-cdna3 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,MMA,CDNA3
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=intel-pvc num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,MMA,PVC
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=vulkan-lavapipe num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,FMA
 //
 // tk-dot-operand-layouts after tk-assign-linear-layouts: a 64x64x32 f16 dot
@@ -34,7 +34,8 @@
 // FMA-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], lane = {{\[\[}}0, 8], [0, 16], [0, 32]], warp = {{\[\[}}0, 0], [0, 0]]>
 // CHECK-LABEL: tk.func @dot_bias
 // CHECK: %[[AV:.+]] = tkw.convert_layout {{.*}} -> tensor<64x32xf16, #[[A]]>
-// CHECK-NEXT: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16, #[[B]]>
+// CHECK: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16, #[[B]]>
+// CHECK: scf.for
 // SM80-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mma.m16n8k16.f32.f16"}
 // CDNA3-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mfma.f32.32x32x8f16"}
 // PVC-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "dpas.8x16x16.f32.f16"}
@@ -64,7 +65,13 @@ tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16
   %pb = tk.addptr %pb0, %boff : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
   %bv = tk.load %pb : tensor<32x64x!tk.ptr<f16>>
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-  %acc = tk.dot %av, %bv, %zero : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %acc = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %d = tk.dot %av, %bv, %s : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
   %pbias0 = tk.splat %bias : !tk.ptr<f32> -> tensor<1x64x!tk.ptr<f32>>
   %pbias = tk.addptr %pbias0, %cols : tensor<1x64x!tk.ptr<f32>>, tensor<1x64xi32>
   %biasv = tk.load %pbias : tensor<1x64x!tk.ptr<f32>>
@@ -82,15 +89,19 @@ tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16
 
 // An operand the loop around its dot does not change converts once, before
 // the loop (attention's q); two loops reading it share the conversion. The
-// operand the loop loads converts in the loop.
+// operand the loop loads stays as loaded where the dot has a matrix
+// intrinsic: moving it into fragments crosses threads, so the dot reads
+// its fragments from workgroup memory one k step at a time. Without an
+// intrinsic it converts in the loop.
 // CHECK-LABEL: tk.func @loop_invariant_a
 // CHECK: %[[AV:.+]] = tk.load
 // CHECK-NEXT: %[[AC:.+]] = tkw.convert_layout %[[AV]]
 // CHECK-NOT: tkw.convert_layout %[[AV]]
 // CHECK: scf.for
 // CHECK: %[[BV:.+]] = tk.load
-// CHECK: %[[BC:.+]] = tkw.convert_layout %[[BV]]
-// CHECK-NEXT: tk.dot %[[AC]], %[[BC]]
+// MMA-NEXT: tk.dot %[[AC]], %[[BV]]
+// FMA: %[[BC:.+]] = tkw.convert_layout %[[BV]]
+// FMA-NEXT: tk.dot %[[AC]], %[[BC]]
 // CHECK: scf.for
 // CHECK: tk.dot %[[AC]],
 tk.func @loop_invariant_a(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32) {

@@ -147,21 +147,27 @@ def TkDotOperandLayouts : Pass<"tk-dot-operand-layouts", "::tk::FuncOp"> {
   let description = [{
     Pass 4 of the register pipeline (DESIGN.md §3), after
     `tk-assign-linear-layouts`. For a `tk.dot` whose accumulator is the
-    fragment of the intrinsic it records (`tkw.intrinsic`), `a` and `b`
-    convert to that intrinsic's operand fragments (TargetInfo's
-    `aLayout` and `bLayout`, as linear layouts), tiled as the accumulator
-    is: `a` is held by the warps that hold its rows of the product, and the
-    warps along the product's columns hold copies of it (`b` the other way
-    round); the product's further registers along its rows (columns) are
-    `a`'s (`b`'s) too, and the reduction dimension repeats in registers
-    after them. A conversion between warps is counted by
-    `tk-allocate-shared-memory` like any other. An operand the intrinsic
-    reads from shared memory itself (wgmma's `b`) has no fragment and is
-    left as it is. A dot without `tkw.intrinsic` is fused multiply-adds,
-    each thread its own elements of the product: `a` converts to the
-    accumulator's layout along rows with the whole reduction dimension in
-    each thread's registers and copies along columns (`b` the other way
-    round), Triton's dot-operand layout of a blocked parent.
+    fragment of the intrinsic it records (`tkw.intrinsic`), the operands'
+    fragments are that intrinsic's (TargetInfo's `aLayout` and `bLayout`,
+    as linear layouts), tiled as the accumulator is: `a` is held by the
+    warps that hold its rows of the product, and the warps along the
+    product's columns hold copies of it (`b` the other way round); the
+    product's further registers along its rows (columns) are `a`'s (`b`'s)
+    too, and the reduction dimension repeats in registers after them
+    (`tk::getMatrixOperandLayout`). An operand converts to its fragments,
+    in registers, where a loop around the dot does not change it
+    (attention's q: once, before the loop) or where the conversion keeps
+    every element in its thread (attention's p). Any other operand stays in
+    the layout it was loaded in: the dot writes it to its own workgroup
+    memory and reads each k step's fragments from there just before their
+    product (`tk::planDotOperands`), so a thread never holds a whole
+    operand in fragments. An operand the intrinsic reads from shared memory
+    itself (wgmma's `b`) has no fragment and is left as it is. A dot
+    without `tkw.intrinsic` is fused multiply-adds, each thread its own
+    elements of the product: `a` converts to the accumulator's layout
+    along rows with the whole reduction dimension in each thread's
+    registers and copies along columns (`b` the other way round), Triton's
+    dot-operand layout of a blocked parent.
   }];
   let dependentDialects = ["::tk::warp::TkwDialect"];
 }
@@ -187,6 +193,32 @@ def TkRemoveLayoutConversions
     erased.
   }];
   let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
+def TkPipelineLoads : Pass<"tk-pipeline-loads", "::tk::FuncOp"> {
+  let summary = "load the operands of a loop's dots one trip ahead, into "
+                "registers";
+  let description = [{
+    Pass 5 of the register pipeline (DESIGN.md §3), after
+    `tk-dot-operand-layouts`, where `num-stages` is 2 or more. In an
+    `scf.for` whose body holds a `tk.dot`, each `tk.load` of pointer tiles
+    whose value reaches an operand of that dot is issued one trip early:
+    the loop carries the loaded tile, the trip loads the next trip's tile
+    at its start, and a copy before the loop loads the first. The loads
+    then fly while the dot multiplies the current trip's operands. The
+    next trip's pointers, mask and `other` are the load's own
+    computations, cloned with the induction variable one step on and the
+    iteration arguments as the trip yields them (those computations must
+    be free of side effects and regions); the mask gains `iv + step < ub`,
+    so the load past the last trip reads nothing. The tiles carried ahead
+    are limited to 64 32-bit registers a thread per loop (the accumulator
+    needs the rest); loads past that stay where they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"numStages", "num-stages", "int64_t", /*default=*/"2",
+           "the kernel's num_stages: below 2, nothing is loaded ahead">
+  ];
 }
 
 def TkAllocateSharedMemory

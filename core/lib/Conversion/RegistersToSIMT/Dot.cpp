@@ -16,12 +16,17 @@
 
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Conversion/ScalarOps.h"
+#include "tk/core/DotOperands.h"
 #include "tk/core/TargetInfo.h"
 #include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <map>
 #include <set>
@@ -73,6 +78,286 @@ private:
   std::map<SmallVector<int32_t>, int32_t> holder;
 };
 
+/// Where a dot finds the registers of an operand's fragment layout
+/// (DotOperandPlan::fragments): among the values the operand arrived in,
+/// or, for an operand the dot writes to its scratch, at the element of the
+/// scratch that register's coordinates map to.
+class OperandReader {
+public:
+  /// `fragmentRegisters`: the registers of one intrinsic fragment, which
+  /// are the layout's lowest register bits.
+  OperandReader(const LinearLayout &fragments, ValueRange values,
+                int32_t fragmentRegisters, const MatrixUnit *unit)
+      : index(fragments), fragments(fragments), values(values),
+        fragmentRegisters(fragmentRegisters), unit(unit) {}
+
+  /// Writes the registers the thread holds of `operand` (the first holder
+  /// of each element) into the dot's scratch at `offset` bytes, placed by
+  /// `shared` (offset -> coordinates); later reads come from there.
+  LogicalResult writeToScratch(OpBuilder &b, Location loc, tk::DotOp op,
+                               Value operand, const LinearLayout &shared,
+                               int64_t offset, const ThreadPosition &thread) {
+    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
+        warp::TkwDialect::kScratchAttrName);
+    if (!scratch || scratch.size() != 2)
+      return op.emitOpError("tk-convert-registers-to-simt: a dot that reads "
+                            "an operand through workgroup memory without "
+                            "tkw.scratch (run tk-allocate-shared-memory "
+                            "first)");
+    Type element = getElementTypeOrSelf(operand.getType());
+    int64_t bytes =
+        std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
+    buffer = getScratchBuffer(b, loc, op, element);
+    if (!buffer || (scratch[0] + offset) % bytes)
+      return op.emitOpError("tk-convert-registers-to-simt: no aligned "
+                            "scratch buffer for ")
+             << element;
+    base = (scratch[0] + offset) / bytes;
+    this->element = element;
+    this->bytes = bytes;
+    const LinearLayout *source = getLinearLayout(operand.getType());
+    llvm::Expected<LinearLayout> toOffset = shared.invert();
+    if (!source || !toOffset) {
+      llvm::consumeError(toOffset.takeError());
+      return op.emitOpError("tk-convert-registers-to-simt: an operand without "
+                            "a layout, or a workgroup layout that does not "
+                            "invert");
+    }
+    // Both sides' registers, lanes and warps -> offsets in the scratch.
+    llvm::Expected<LinearLayout> written = source->compose(*toOffset);
+    llvm::Expected<LinearLayout> read = fragments.compose(*toOffset);
+    if (!written || !read) {
+      op.emitOpError("tk-convert-registers-to-simt: ")
+          << (written ? llvm::toString(read.takeError())
+                      : llvm::toString(written.takeError()));
+      llvm::consumeError(written.takeError());
+      llvm::consumeError(read.takeError());
+      return failure();
+    }
+    readOffsets = std::make_unique<LinearLayout>(std::move(*read));
+    readThread =
+        std::make_unique<ThreadCoordinates>(b, loc, *readOffsets, thread);
+    ThreadCoordinates writeThread(b, loc, *written, thread);
+    Value writer = isFirstHolder(b, loc, *source, thread);
+    int32_t copies = getFreeMask(*source, kRegisterDim);
+    int32_t width = vectorWidth(*written, bytes);
+    readWidth = vectorWidth(*readOffsets, bytes);
+    planMatrixReads(b, loc, thread);
+    auto write = [&] {
+      for (int32_t reg = 0; reg < int32_t(values.size()); reg += width) {
+        if (reg & copies)
+          continue;
+        Value start = address(b, loc, writeThread, reg);
+        if (width == 1) {
+          memref::StoreOp::create(b, loc, values[reg], buffer,
+                                  ValueRange{start});
+          continue;
+        }
+        Value vector = vector::FromElementsOp::create(
+            b, loc, VectorType::get({width}, element),
+            values.slice(reg, width));
+        vector::StoreOp::create(b, loc, vector, buffer, ValueRange{start},
+                                /*nontemporal=*/false,
+                                llvm::MaybeAlign(width * bytes));
+      }
+    };
+    if (!writer) {
+      write();
+      return success();
+    }
+    auto branch = scf::IfOp::create(b, loc, writer, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    write();
+    return success();
+  }
+
+  /// The values of `registers` of the fragment layout.
+  SmallVector<Value> read(OpBuilder &b, Location loc,
+                          ArrayRef<int32_t> registers) const {
+    if (std::optional<SmallVector<Value>> matrices =
+            readMatrices(b, loc, registers))
+      return *matrices;
+    SmallVector<Value> picked;
+    for (size_t i = 0; i < registers.size();) {
+      int32_t reg = registers[i];
+      if (!buffer) {
+        picked.push_back(values[reg]);
+        ++i;
+        continue;
+      }
+      // A run of readWidth registers, aligned, in order: one vector.
+      int32_t width = readWidth;
+      if (reg % width || i + width > registers.size())
+        width = 1;
+      for (int32_t j = 1; j < width; ++j)
+        if (registers[i + j] != reg + j)
+          width = 1;
+      Value start = address(b, loc, *readThread, reg);
+      if (width == 1) {
+        picked.push_back(
+            memref::LoadOp::create(b, loc, buffer, ValueRange{start}));
+      } else {
+        Value vector = vector::LoadOp::create(
+            b, loc, VectorType::get({width}, element), buffer,
+            ValueRange{start}, /*nontemporal=*/false,
+            llvm::MaybeAlign(width * bytes));
+        for (int32_t j = 0; j < width; ++j)
+          picked.push_back(vector::ExtractOp::create(b, loc, vector, j));
+      }
+      i += width;
+    }
+    return picked;
+  }
+
+  RegisterIndex index;
+
+private:
+  Value address(OpBuilder &b, Location loc, const ThreadCoordinates &thread,
+                int32_t reg) const {
+    Value offset = thread.getFlat(b, loc, reg);
+    Value start = arith::ConstantIntOp::create(b, loc, b.getI32Type(), base);
+    return toIndex(b, loc, arith::AddIOp::create(b, loc, start, offset));
+  }
+
+  /// Whether the unit's matrix loads (ldmatrix) read each fragment whole:
+  /// its registers in pairs of 16-bit elements, the pair and the first two
+  /// lane bits moving along 16-byte rows of 8 elements (the lanes' next
+  /// three bits from row to row: `transpose` the other way round), every
+  /// other bit from one aligned row to another. Each lane then gives the
+  /// start of one row of one 8x8 matrix (MatrixUnit::loadMatrices), from
+  /// `laneRow`, the part of the address that depends on the lane and warp.
+  void planMatrixReads(OpBuilder &b, Location loc,
+                       const ThreadPosition &thread) {
+    const LinearLayout &read = *readOffsets;
+    int32_t fragmentBits = llvm::Log2_32(fragmentRegisters);
+    if (!unit || bytes != 2 || fragmentBits < 1 || fragmentBits > 3 ||
+        read.getInDimSizeLog2(kLaneDim) != 5)
+      return;
+    auto basis = [&](StringRef dim, int32_t bit) {
+      return read.getBasis(dim, bit, kOffsetDim);
+    };
+    auto rowAligned = [](int32_t offset) { return offset % 8 == 0; };
+    bool aligned = true;
+    for (int32_t bit = 1; bit < read.getInDimSizeLog2(kRegisterDim); ++bit)
+      aligned &= rowAligned(basis(kRegisterDim, bit));
+    if (read.hasInDim(kWarpDim))
+      for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit)
+        aligned &= rowAligned(basis(kWarpDim, bit));
+    if (!aligned)
+      return;
+    // The inputs that pick a matrix's row, lowest row bit first.
+    SmallVector<std::pair<StringRef, int32_t>> rowBits;
+    if (basis(kRegisterDim, 0) == 1 && basis(kLaneDim, 0) == 2 &&
+        basis(kLaneDim, 1) == 4 && rowAligned(basis(kLaneDim, 2)) &&
+        rowAligned(basis(kLaneDim, 3)) && rowAligned(basis(kLaneDim, 4))) {
+      transpose = false;
+      rowBits = {{kLaneDim, 2}, {kLaneDim, 3}, {kLaneDim, 4}};
+    } else if (basis(kLaneDim, 2) == 1 && basis(kLaneDim, 3) == 2 &&
+               basis(kLaneDim, 4) == 4 && rowAligned(basis(kRegisterDim, 0)) &&
+               rowAligned(basis(kLaneDim, 0)) &&
+               rowAligned(basis(kLaneDim, 1))) {
+      transpose = true;
+      rowBits = {{kRegisterDim, 0}, {kLaneDim, 0}, {kLaneDim, 1}};
+    } else {
+      return;
+    }
+    // Lane L reads row L % 8 of matrix L / 8 (the fragment's register bits
+    // above the pair), in its warp.
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i32, value);
+    };
+    auto term = [&](Value index, int32_t bit, int32_t offset) -> Value {
+      Value set = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, index, constant(bit)),
+          constant(1));
+      return arith::MulIOp::create(b, loc, set, constant(offset));
+    };
+    Value row = constant(0);
+    for (auto [laneBit, input] : llvm::enumerate(rowBits))
+      row = arith::XOrIOp::create(b, loc, row,
+                                  term(thread.lane, int32_t(laneBit),
+                                       basis(input.first, input.second)));
+    for (int32_t bit = 1; bit < fragmentBits; ++bit)
+      row = arith::XOrIOp::create(
+          b, loc, row, term(thread.lane, 2 + bit, basis(kRegisterDim, bit)));
+    if (read.hasInDim(kWarpDim))
+      for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit)
+        row = arith::XOrIOp::create(
+            b, loc, row, term(thread.warp, bit, basis(kWarpDim, bit)));
+    laneRow = row;
+  }
+
+  /// A fragment's registers by the unit's matrix loads, where
+  /// planMatrixReads found them fit and `registers` are one fragment's,
+  /// whole and aligned.
+  std::optional<SmallVector<Value>>
+  readMatrices(OpBuilder &b, Location loc, ArrayRef<int32_t> registers) const {
+    if (!laneRow || int32_t(registers.size()) != fragmentRegisters ||
+        registers[0] % fragmentRegisters)
+      return std::nullopt;
+    for (auto [f, reg] : llvm::enumerate(registers))
+      if (reg != registers[0] + int32_t(f))
+        return std::nullopt;
+    // The fragment's origin: its register bits' offsets, XORed.
+    int32_t origin = 0;
+    for (int32_t bit = 0; bit < readOffsets->getInDimSizeLog2(kRegisterDim);
+         ++bit)
+      if ((registers[0] >> bit) & 1)
+        origin ^= readOffsets->getBasis(kRegisterDim, bit, kOffsetDim);
+    Type i32 = b.getI32Type();
+    Value offset = arith::XOrIOp::create(
+        b, loc, laneRow, arith::ConstantIntOp::create(b, loc, i32, origin));
+    Value start = toIndex(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, arith::ConstantIntOp::create(b, loc, i32, base), offset));
+    FailureOr<SmallVector<Value>> elements = unit->loadMatrices(
+        b, loc, buffer, start, fragmentRegisters / 2, transpose, element);
+    if (failed(elements))
+      return std::nullopt;
+    return *elements;
+  }
+
+  /// How many consecutive registers of `layout` (registers, lanes, warps
+  /// -> offsets) always sit at consecutive, aligned offsets, up to 16
+  /// bytes of `bytes`-wide elements: its first register bits move the
+  /// offset by 1, 2, 4, ... and nothing else touches those offset bits.
+  static int32_t vectorWidth(const LinearLayout &layout, int64_t bytes) {
+    int32_t bits = 0;
+    int32_t registerBits = layout.getInDimSizeLog2(kRegisterDim);
+    while ((int64_t(2) << bits) * bytes <= 16 && bits < registerBits &&
+           layout.getBasis(kRegisterDim, bits, kOffsetDim) == (1 << bits))
+      ++bits;
+    int32_t low = (1 << bits) - 1;
+    for (StringRef dim : {kRegisterDim, kLaneDim, kWarpDim}) {
+      if (!layout.hasInDim(dim))
+        continue;
+      for (int32_t bit = dim == kRegisterDim ? bits : 0;
+           bit < layout.getInDimSizeLog2(dim); ++bit)
+        while (layout.getBasis(dim, bit, kOffsetDim) & low)
+          low >>= 1;
+    }
+    return low + 1;
+  }
+
+  const LinearLayout &fragments;
+  ValueRange values;
+  Value buffer;
+  Type element;
+  int64_t bytes = 1;
+  int32_t readWidth = 1;
+  int64_t base = 0;
+  int32_t fragmentRegisters = 1;
+  const MatrixUnit *unit = nullptr;
+  /// Set where the unit's matrix loads read this operand's fragments.
+  Value laneRow;
+  bool transpose = false;
+  std::unique_ptr<LinearLayout> readOffsets;
+  std::unique_ptr<ThreadCoordinates> readThread;
+};
+
 struct DotLowering : OpConversionPattern<tk::DotOp> {
   DotLowering(const TypeConverter &converter, MLIRContext *context,
               std::shared_ptr<const MatrixUnit> matrixUnit,
@@ -90,7 +375,7 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
       return rewriter.notifyMatchFailure(op, "a tile without a layout");
     FailureOr<SmallVector<Value>> results =
         op->hasAttr(warp::TkwDialect::kIntrinsicAttrName)
-            ? lowerWithIntrinsic(op, *a, *b, *acc, adaptor, rewriter)
+            ? lowerWithIntrinsic(op, *acc, adaptor, rewriter)
             : lowerWithFma(op, *a, *b, *acc, adaptor, rewriter);
     if (failed(results))
       return failure();
@@ -167,129 +452,157 @@ private:
   }
 
   /// One intrinsic per fragment of the accumulator and step of the
-  /// reduction dimension, emitted by the backend's unit.
+  /// reduction dimension, emitted by the backend's unit, k steps outermost:
+  /// a thread holds one step's operand fragments at a time. An operand that
+  /// is not in its fragments (DotOperandPlan::shared) is first written to
+  /// the dot's scratch by the threads that hold it; after a barrier, each
+  /// step reads its fragments from there.
   FailureOr<SmallVector<Value>>
-  lowerWithIntrinsic(tk::DotOp op, const LinearLayout &a, const LinearLayout &b,
-                     const LinearLayout &acc, OneToNOpAdaptor adaptor,
+  lowerWithIntrinsic(tk::DotOp op, const LinearLayout &acc,
+                     OneToNOpAdaptor adaptor,
                      ConversionPatternRewriter &rewriter) const {
-    auto name =
-        op->getAttrOfType<StringAttr>(warp::TkwDialect::kIntrinsicAttrName);
-    const MatrixIntrinsic *intrinsic = nullptr;
-    if (target)
-      for (const MatrixIntrinsic &candidate : target->intrinsics)
-        if (candidate.name == name.getValue())
-          intrinsic = &candidate;
-    if (!intrinsic || !matrixUnit || !intrinsic->aLayout || !intrinsic->bLayout)
+    llvm::Expected<DotOperandPlan> plan = planDotOperands(op, target.get());
+    if (!plan)
+      return rewriter.notifyMatchFailure(op, llvm::toString(plan.takeError()));
+    const MatrixIntrinsic &intrinsic = *plan->intrinsic;
+    if (!matrixUnit || !intrinsic.aLayout || !intrinsic.bLayout)
       return rewriter.notifyMatchFailure(
           op, "no unit emits the dot's intrinsic from registers");
     // A narrow float accumulator is kept in f32 over the dot's k steps and
     // rounded once: tk-assign-linear-layouts chose the intrinsic's f32 form.
     Type accElement = getElementTypeOrSelf(op.getType());
     bool narrow = isNarrowFloat(accElement);
-    if (narrow && intrinsic->accType != MatrixElementType::F32)
+    if (narrow && intrinsic.accType != MatrixElementType::F32)
       return rewriter.notifyMatchFailure(
           op, "a narrow accumulator with an intrinsic that does not "
               "accumulate in f32");
     llvm::Expected<LinearLayout> accFragment =
-        intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
+        intrinsic.accLayout.toLinearLayout(intrinsic.m, intrinsic.n);
     llvm::Expected<LinearLayout> aFragment =
-        intrinsic->aLayout->toLinearLayout(intrinsic->m, intrinsic->k);
+        intrinsic.aLayout->toLinearLayout(intrinsic.m, intrinsic.k);
     llvm::Expected<LinearLayout> bFragment =
-        intrinsic->bLayout->toLinearLayout(intrinsic->k, intrinsic->n);
+        intrinsic.bLayout->toLinearLayout(intrinsic.k, intrinsic.n);
     if (!accFragment || !aFragment || !bFragment) {
       llvm::consumeError(accFragment.takeError());
       llvm::consumeError(aFragment.takeError());
       llvm::consumeError(bFragment.takeError());
       return rewriter.notifyMatchFailure(op, "a fragment that is not linear");
     }
-    // The lanes are the fragments'; the warps of a (b) are the
-    // accumulator's along its rows (columns).
-    auto fragmentLanes = [](const LinearLayout &fragment,
-                            const LinearLayout &acc, unsigned dim) {
-      return [&fragment, &acc, dim](StringRef in, int32_t bit) {
-        if (in == kLaneDim)
-          return fragment.getBasis(in, bit);
-        Basis basis(2, 0);
-        basis[dim] = acc.getBasis(in, bit)[dim];
-        return basis;
-      };
-    };
     auto accLanes = [&](StringRef in, int32_t bit) {
       return in == kLaneDim ? accFragment->getBasis(in, bit)
                             : acc.getBasis(in, bit);
     };
-    if (!threadBasesAre(a, acc, fragmentLanes(*aFragment, acc, 0)) ||
-        !threadBasesAre(b, acc, fragmentLanes(*bFragment, acc, 1)) ||
-        !threadBasesAre(acc, acc, accLanes))
+    if (!threadBasesAre(acc, acc, accLanes))
       return rewriter.notifyMatchFailure(
-          op, "layouts that are not the intrinsic's fragments");
+          op, "an accumulator that is not the intrinsic's fragments");
 
-    RegisterIndex aIndex(a), bIndex(b), accIndex(acc);
-    int64_t depth = cast<RankedTensorType>(op.getA().getType()).getDimSize(1);
-    ValueRange aValues = adaptor.getA(), bValues = adaptor.getB();
+    Location loc = op.getLoc();
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    ThreadPosition thread =
+        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    std::array<OperandReader, 2> readers = {
+        OperandReader(plan->fragments[0], adaptor.getA(),
+                      aFragment->getInDimSize(kRegisterDim), matrixUnit.get()),
+        OperandReader(plan->fragments[1], adaptor.getB(),
+                      bFragment->getInDimSize(kRegisterDim), matrixUnit.get())};
+    bool throughMemory = false;
+    for (unsigned opIdx : {0u, 1u}) {
+      if (!plan->shared[opIdx])
+        continue;
+      Value operand = opIdx == 0 ? op.getA() : op.getB();
+      if (failed(readers[opIdx].writeToScratch(
+              rewriter, loc, op, operand, *plan->shared[opIdx],
+              plan->sharedOffset[opIdx], thread)))
+        return failure();
+      throughMemory = true;
+    }
+    if (throughMemory)
+      gpu::BarrierOp::create(rewriter, loc);
+
+    RegisterIndex accIndex(acc);
     SmallVector<Value> results(adaptor.getAcc().begin(),
                                adaptor.getAcc().end());
-    // The registers of `layout` that hold `fragment` at (row, col).
-    auto gather = [](const RegisterIndex &index, const LinearLayout &fragment,
-                     int32_t row,
-                     int32_t col) -> std::optional<SmallVector<int32_t>> {
-      SmallVector<int32_t> registers;
-      for (int32_t reg = 0; reg < fragment.getInDimSize(kRegisterDim); ++reg) {
-        SmallVector<int32_t> at = registerCoordinates(fragment, reg);
-        std::optional<int32_t> held = index.lookup(row | at[0], col | at[1]);
-        if (!held)
-          return std::nullopt;
-        registers.push_back(*held);
-      }
-      return registers;
-    };
-    auto valuesOf = [](ValueRange values, ArrayRef<int32_t> registers) {
-      SmallVector<Value> picked;
-      for (int32_t reg : registers)
-        picked.push_back(values[reg]);
-      return picked;
-    };
-    Location loc = op.getLoc();
-    std::set<std::pair<int32_t, int32_t>> done;
+    // The accumulator's fragments, by origin (coordinates aligned to the
+    // intrinsic's shape), in register order, and their current values.
+    SmallVector<std::pair<int32_t, int32_t>> origins;
+    SmallVector<SmallVector<int32_t>> accRegisters;
+    SmallVector<SmallVector<Value>> current;
+    std::set<std::pair<int32_t, int32_t>> seen;
     for (int32_t reg = 0; reg < int32_t(results.size()); ++reg) {
-      // The origin of the fragment that holds the register: its
-      // coordinates aligned to the intrinsic's shape.
       SmallVector<int32_t> at = registerCoordinates(acc, reg);
-      int32_t row = at[0] & ~int32_t(intrinsic->m - 1);
-      int32_t col = at[1] & ~int32_t(intrinsic->n - 1);
-      if (!done.insert({row, col}).second)
+      std::pair<int32_t, int32_t> origin = {at[0] & ~int32_t(intrinsic.m - 1),
+                                            at[1] & ~int32_t(intrinsic.n - 1)};
+      if (!seen.insert(origin).second)
         continue;
-      std::optional<SmallVector<int32_t>> accRegs =
-          gather(accIndex, *accFragment, row, col);
-      if (!accRegs)
+      std::optional<SmallVector<int32_t>> registers =
+          gather(accIndex, *accFragment, origin.first, origin.second);
+      if (!registers)
         return rewriter.notifyMatchFailure(op, "an accumulator fragment "
                                                "not in the thread's registers");
-      SmallVector<Value> current = valuesOf(results, *accRegs);
-      if (narrow)
-        for (Value &value : current)
+      SmallVector<Value> values;
+      for (int32_t held : *registers) {
+        Value value = results[held];
+        if (narrow)
           value = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(),
                                         value);
-      for (int64_t k = 0; k < depth; k += intrinsic->k) {
-        std::optional<SmallVector<int32_t>> aRegs =
-            gather(aIndex, *aFragment, row, k);
-        std::optional<SmallVector<int32_t>> bRegs =
-            gather(bIndex, *bFragment, k, col);
-        if (!aRegs || !bRegs)
-          return rewriter.notifyMatchFailure(
-              op, "an operand fragment not in the thread's registers");
+        values.push_back(value);
+      }
+      origins.push_back(origin);
+      accRegisters.push_back(std::move(*registers));
+      current.push_back(std::move(values));
+    }
+    int64_t depth = cast<RankedTensorType>(op.getA().getType()).getDimSize(1);
+    for (int64_t k = 0; k < depth; k += intrinsic.k) {
+      // This step's fragments of a by row and of b by column, each read
+      // once.
+      std::map<int32_t, SmallVector<Value>> aStep, bStep;
+      for (auto [index, origin] : llvm::enumerate(origins)) {
+        auto [row, col] = origin;
+        if (!aStep.count(row)) {
+          std::optional<SmallVector<int32_t>> registers =
+              gather(readers[0].index, *aFragment, row, int32_t(k));
+          if (!registers)
+            return rewriter.notifyMatchFailure(
+                op, "an operand fragment not in the thread's registers");
+          aStep[row] = readers[0].read(rewriter, loc, *registers);
+        }
+        if (!bStep.count(col)) {
+          std::optional<SmallVector<int32_t>> registers =
+              gather(readers[1].index, *bFragment, int32_t(k), col);
+          if (!registers)
+            return rewriter.notifyMatchFailure(
+                op, "an operand fragment not in the thread's registers");
+          bStep[col] = readers[1].read(rewriter, loc, *registers);
+        }
         FailureOr<SmallVector<Value>> next = matrixUnit->emitFragmentProduct(
-            rewriter, loc, *intrinsic, valuesOf(aValues, *aRegs),
-            valuesOf(bValues, *bRegs), current);
+            rewriter, loc, intrinsic, aStep[row], bStep[col], current[index]);
         if (failed(next))
           return failure();
-        current = std::move(*next);
+        current[index] = std::move(*next);
       }
-      for (auto [reg, value] : llvm::zip_equal(*accRegs, current))
+    }
+    for (auto [registers, values] : llvm::zip_equal(accRegisters, current))
+      for (auto [reg, value] : llvm::zip_equal(registers, values))
         results[reg] =
             narrow ? arith::TruncFOp::create(rewriter, loc, accElement, value)
                    : value;
-    }
     return results;
+  }
+
+  /// The registers of a layout that hold a fragment at (row, col), in the
+  /// fragment's register order.
+  static std::optional<SmallVector<int32_t>>
+  gather(const RegisterIndex &index, const LinearLayout &fragment, int32_t row,
+         int32_t col) {
+    SmallVector<int32_t> registers;
+    for (int32_t reg = 0; reg < fragment.getInDimSize(kRegisterDim); ++reg) {
+      SmallVector<int32_t> at = registerCoordinates(fragment, reg);
+      std::optional<int32_t> held = index.lookup(row | at[0], col | at[1]);
+      if (!held)
+        return std::nullopt;
+      registers.push_back(*held);
+    }
+    return registers;
   }
 
   std::shared_ptr<const MatrixUnit> matrixUnit;

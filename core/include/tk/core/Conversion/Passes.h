@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -254,6 +255,22 @@ public:
   emitFragmentProduct(mlir::OpBuilder &builder, mlir::Location loc,
                       const MatrixIntrinsic &intrinsic, mlir::ValueRange a,
                       mlir::ValueRange b, mlir::ValueRange accumulator) const {
+    return mlir::failure();
+  }
+
+  /// The register pipeline's hook for reading fragments from workgroup
+  /// memory: `count` (1, 2 or 4) 8x8 matrices of 16-bit `element`s, read
+  /// by the whole warp in one instruction (NVIDIA's ldmatrix). Lane L gives
+  /// in `index` the element of `buffer` (a 1-D memref of workgroup memory)
+  /// that starts row L % 8 of matrix L / 8, each row 16 contiguous bytes;
+  /// lane 4r + c receives, of each matrix, its elements (r, 2c) and
+  /// (r, 2c + 1), or with `transpose` (2c, r) and (2c + 1, r). Returns the
+  /// 2 * count elements, matrix by matrix. Failure (the default) where the
+  /// unit has no such instruction: core then loads the elements itself.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  loadMatrices(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value buffer,
+               mlir::Value index, int64_t count, bool transpose,
+               mlir::Type element) const {
     return mlir::failure();
   }
 };

@@ -351,8 +351,14 @@ def TkConvertRegistersToSIMT
     rounds; `tk.dot` on the operands tk-dot-operand-layouts gave it, as
     fused multiply-adds in each thread (f32 for narrow floats), or, where
     it records a matrix intrinsic, one intrinsic per accumulator fragment
-    and step of k that the backend's MatrixUnit emits from the fragments'
-    registers (`emitFragmentProduct`; tk-opt has no unit); `tk.scan` by
+    and step of k, steps outermost, that the backend's MatrixUnit emits
+    from the fragments' registers (`emitFragmentProduct`; tk-opt has no
+    unit). An operand not in its fragments (`tk::planDotOperands`) is
+    first written by the threads that hold it to the dot's scratch, in a
+    swizzled layout, in vectors of up to 16 bytes where the layouts keep
+    registers consecutive; after a barrier each step reads its fragments
+    from there, by the unit's matrix loads where their rows fit
+    (`loadMatrices`: ldmatrix), else in vectors; `tk.scan` by
     recursive doubling over the bits of the position along its axis, lowest
     first: a register bit in the thread, a lane bit by one shuffle, the
     warps' bits (consecutive, only registers above them) through its
@@ -370,7 +376,8 @@ def TkConvertRegistersToSIMT
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"
+    "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

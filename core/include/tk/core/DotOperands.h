@@ -1,0 +1,82 @@
+//===- DotOperands.h - where a dot reads its operands -----------*- C++ -*-===//
+//
+// One decision that tk-dot-operand-layouts, tk-allocate-shared-memory and
+// the dot's lowering all read (DESIGN.md §3, pass 4): in which register
+// layout a thread needs each operand of a dot, and whether the operand
+// arrives in it (converted once, in registers) or is read from the dot's
+// workgroup memory one k step at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_DOTOPERANDS_H
+#define TK_CORE_DOTOPERANDS_H
+
+#include "tk/core/Layout/LinearLayout.h"
+#include "tk/core/TargetInfo.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <optional>
+
+namespace tk {
+class DotOp;
+
+/// Operand `opIdx` (0: a, m x k; 1: b, k x n) of a dot whose accumulator
+/// layout is `accumulator`, computed by `intrinsic`: the intrinsic's operand
+/// fragment, tiled over registers and warps as the accumulator tiles its
+/// own fragment, and repeated along k in further registers. An error where
+/// the intrinsic reads the operand from shared memory itself (it has no
+/// fragment) or the accumulator's tiling moves along rows and columns at
+/// once.
+llvm::Expected<LinearLayout>
+getMatrixOperandLayout(const LinearLayout &accumulator,
+                       const MatrixIntrinsic &intrinsic, unsigned opIdx,
+                       int64_t depth);
+
+/// Operand `opIdx` of a dot each thread computes on its own with fused
+/// multiply-adds: every index that holds an element of the product holds
+/// that element's row of a (column of b) whole along k.
+llvm::Expected<LinearLayout>
+getFmaOperandLayout(const LinearLayout &accumulator, unsigned opIdx,
+                    int64_t depth);
+
+/// How a dot in linear layouts reads its operands.
+struct DotOperandPlan {
+  /// The intrinsic the dot records (`tkw.intrinsic`); none for a dot of
+  /// fused multiply-adds.
+  std::optional<MatrixIntrinsic> intrinsic;
+  /// Per operand: the register layout the product reads it in.
+  std::array<LinearLayout, 2> fragments;
+  /// Per operand: where it waits in the dot's workgroup memory, as offset
+  /// -> coordinates (a swizzled layout), when the operand's own layout is
+  /// not `fragments[i]`. Each thread then writes the elements it holds,
+  /// and reads the fragments of each k step just before their product.
+  std::array<std::optional<LinearLayout>, 2> shared;
+  /// Where each shared operand starts in the dot's scratch (bytes), and the
+  /// scratch's size.
+  std::array<int64_t, 2> sharedOffset = {0, 0};
+  int64_t sharedBytes = 0;
+};
+
+/// The plan of `dot`, whose tiles have #tkw.linear layouts and whose
+/// function records `tkw.target` (`target` is that target, parsed, or
+/// null to parse it here).
+llvm::Expected<DotOperandPlan> planDotOperands(DotOp dot,
+                                               const TargetInfo *target);
+
+/// The layout an operand of `shape` (two dimensions, powers of two) whose
+/// elements are `elementBytes` wide is kept in while a dot reads it, input
+/// `offset`: row-major along the dimension in which the writers (`source`)
+/// hold consecutive elements in consecutive registers, or else the readers
+/// (`fragments`) do, so that one side moves vectors; its 16-byte vectors
+/// XOR-swizzled by row as Triton swizzles matrix operands, so that both
+/// sides spread over the banks.
+llvm::Expected<LinearLayout>
+getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+                       const LinearLayout &source,
+                       const LinearLayout &fragments);
+
+} // namespace tk
+
+#endif // TK_CORE_DOTOPERANDS_H

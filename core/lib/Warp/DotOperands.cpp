@@ -1,0 +1,273 @@
+//===- DotOperands.cpp - where a dot reads its operands
+//--------------------===//
+//
+// The operand layouts of a dot, derived from its accumulator's, and the
+// swizzled workgroup memory an operand waits in when it does not arrive in
+// them (DotOperands.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tk/core/DotOperands.h"
+
+#include "tk/core/Layout.h"
+#include "tk/core/Layout/LayoutPresets.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/core/WarpDialect.h"
+#include "tk/ir/Dialect.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tk;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+using Basis = std::vector<int32_t>;
+
+/// Operand `opIdx` (0: a, m x k; 1: b, k x n) of a dot whose accumulator
+/// (rows x cols, reduction depth `depth`) is `accumulator`, tiled from an
+/// intrinsic whose accumulator fragment has `fragmentRegisterBits` register
+/// bits and whose operand fragment is `fragment`. The accumulator's bases
+/// say how its fragments are spread: its warp bases and its registers past
+/// the fragment's each move along the product's rows or its columns. The
+/// operand follows those along its own dimension (rows for a, columns for
+/// b) and holds copies along the other; the reduction dimension repeats in
+/// further registers.
+llvm::Expected<LinearLayout> tileFragment(const LinearLayout &accumulator,
+                                          int32_t fragmentRegisterBits,
+                                          const LinearLayout &fragment,
+                                          unsigned opIdx, int64_t depth) {
+  // The operand's dimension the product's shares: a's rows are the
+  // product's rows (its dim0), b's columns the product's columns (dim1).
+  unsigned shared = opIdx == 0 ? 0 : 1;
+  unsigned reduction = opIdx == 0 ? 1 : 0;
+  auto project = [&](const Basis &basis, Basis &out) -> bool {
+    out.assign(2, 0);
+    if (basis[1 - shared] != 0 && basis[shared] != 0)
+      return false; // moves along both: not a tiling tk makes
+    out[shared] = basis[shared];
+    return true;
+  };
+  LinearLayout::BasesT bases;
+  std::vector<Basis> registers, lanes, warps;
+  for (int32_t bit = 0; bit < fragment.getInDimSizeLog2(kRegisterDim); ++bit)
+    registers.push_back(fragment.getBasis(kRegisterDim, bit));
+  for (int32_t bit = 0; bit < fragment.getInDimSizeLog2(kLaneDim); ++bit)
+    lanes.push_back(fragment.getBasis(kLaneDim, bit));
+  auto moveError = [] {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the accumulator's tiling moves along rows and columns at once");
+  };
+  for (int32_t bit = fragmentRegisterBits;
+       bit < accumulator.getInDimSizeLog2(kRegisterDim); ++bit) {
+    Basis projected;
+    if (!project(accumulator.getBasis(kRegisterDim, bit), projected))
+      return moveError();
+    // Repeats along the other dimension are the same operand elements.
+    if (projected[shared] != 0)
+      registers.push_back(projected);
+  }
+  int32_t fragmentDepth = fragment.getOutDimSize(standardOutDimName(reduction));
+  for (int64_t step = fragmentDepth; step < depth; step *= 2) {
+    Basis basis(2, 0);
+    basis[reduction] = static_cast<int32_t>(step);
+    registers.push_back(basis);
+  }
+  for (int32_t bit = 0; bit < accumulator.getInDimSizeLog2(kWarpDim); ++bit) {
+    Basis projected;
+    if (!project(accumulator.getBasis(kWarpDim, bit), projected))
+      return moveError();
+    warps.push_back(projected);
+  }
+  bases.emplace_back(kRegisterDim.str(), std::move(registers));
+  bases.emplace_back(kLaneDim.str(), std::move(lanes));
+  bases.emplace_back(kWarpDim.str(), std::move(warps));
+  int32_t sharedSize = accumulator.getOutDimSize(standardOutDimName(shared));
+  LinearLayout::DimSizes outDims = {{"dim0", 0}, {"dim1", 0}};
+  outDims[shared].second = sharedSize;
+  outDims[reduction].second = static_cast<int32_t>(depth);
+  return LinearLayout::create(std::move(bases), std::move(outDims));
+}
+
+/// Operand `opIdx` of a dot computed by each thread on its own (no matrix
+/// intrinsic: fused multiply-adds): every index that holds an element of
+/// the product holds the whole reduction dimension of that element's row of
+/// a (column of b), in registers. The accumulator's register, lane and warp
+/// bases along the operand's own dimension are kept; those along the other
+/// dimension hold copies (zero bases; registers that would only repeat an
+/// element are dropped). Triton's dot-operand layout of a blocked parent.
+llvm::Expected<LinearLayout> fmaLayout(const LinearLayout &accumulator,
+                                       unsigned opIdx, int64_t depth) {
+  unsigned shared = opIdx == 0 ? 0 : 1;
+  unsigned reduction = 1 - shared;
+  LinearLayout::BasesT bases;
+  for (llvm::StringRef dim : {kRegisterDim, kLaneDim, kWarpDim}) {
+    std::vector<Basis> projected;
+    for (int32_t bit = 0; bit < accumulator.getInDimSizeLog2(dim); ++bit) {
+      Basis basis = accumulator.getBasis(dim, bit);
+      if (basis[reduction] != 0 && basis[shared] != 0)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "the accumulator's layout moves along rows and columns at once");
+      Basis out(2, 0);
+      out[shared] = basis[shared];
+      if (dim == kRegisterDim && out[shared] == 0)
+        continue;
+      projected.push_back(out);
+    }
+    if (dim == kRegisterDim)
+      for (int64_t step = 1; step < depth; step *= 2) {
+        Basis basis(2, 0);
+        basis[reduction] = static_cast<int32_t>(step);
+        projected.push_back(basis);
+      }
+    bases.emplace_back(dim.str(), std::move(projected));
+  }
+  LinearLayout::DimSizes outDims = {{"dim0", 0}, {"dim1", 0}};
+  outDims[shared].second =
+      accumulator.getOutDimSize(standardOutDimName(shared));
+  outDims[reduction].second = static_cast<int32_t>(depth);
+  return LinearLayout::create(std::move(bases), std::move(outDims));
+}
+
+} // namespace
+
+llvm::Expected<LinearLayout>
+tk::getMatrixOperandLayout(const LinearLayout &accumulator,
+                           const MatrixIntrinsic &intrinsic, unsigned opIdx,
+                           int64_t depth) {
+  const std::optional<FragmentLayout> &operand =
+      opIdx == 0 ? intrinsic.aLayout : intrinsic.bLayout;
+  if (!operand)
+    return makeError(intrinsic.name + " reads operand " +
+                     (opIdx == 0 ? "a" : "b") + " from shared memory itself");
+  llvm::Expected<LinearLayout> accFragment =
+      intrinsic.accLayout.toLinearLayout(intrinsic.m, intrinsic.n);
+  if (!accFragment)
+    return accFragment.takeError();
+  llvm::Expected<LinearLayout> fragment =
+      opIdx == 0 ? operand->toLinearLayout(intrinsic.m, intrinsic.k)
+                 : operand->toLinearLayout(intrinsic.k, intrinsic.n);
+  if (!fragment)
+    return fragment.takeError();
+  return tileFragment(accumulator, accFragment->getInDimSizeLog2(kRegisterDim),
+                      *fragment, opIdx, depth);
+}
+
+llvm::Expected<LinearLayout>
+tk::getFmaOperandLayout(const LinearLayout &accumulator, unsigned opIdx,
+                        int64_t depth) {
+  return fmaLayout(accumulator, opIdx, depth);
+}
+
+llvm::Expected<LinearLayout>
+tk::getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+                           const LinearLayout &source,
+                           const LinearLayout &fragments) {
+  if (shape.size() != 2)
+    return makeError("a dot operand of rank " + llvm::Twine(shape.size()) +
+                     ", expected 2");
+  // The buffer's rows run along the dimension in which one side moves
+  // consecutive registers as vectors: the writers where they do (a
+  // coalesced load's runs), else the readers' fragments.
+  auto runDim = [](const LinearLayout &layout) -> std::optional<int32_t> {
+    if (layout.getInDimSizeLog2(kRegisterDim) == 0)
+      return std::nullopt;
+    std::vector<int32_t> first = layout.getBasis(kRegisterDim, 0);
+    for (int32_t dim : {0, 1})
+      if (first[dim] == 1 && first[1 - dim] == 0)
+        return dim;
+    return std::nullopt;
+  };
+  int32_t colDim = runDim(source).value_or(runDim(fragments).value_or(1));
+  int64_t cols = shape[colDim];
+  int64_t rowBytes = cols * elementBytes;
+  // Triton's swizzle of mma operands, in bytes: 16-byte vectors; rows
+  // shorter than the 128 bytes of the banks share a phase in groups that
+  // fill them; 8 phases over the 8 vectors of those 128 bytes.
+  int64_t vec = std::clamp<int64_t>(16 / elementBytes, 1, cols);
+  int64_t perPhase = std::max<int64_t>(128 / rowBytes, 1);
+  int64_t maxPhase = std::max<int64_t>(8 / perPhase, 1);
+  SmallVector<int32_t> sizes = {int32_t(shape[0]), int32_t(shape[1])};
+  return swizzledSharedLayout(sizes, int32_t(vec), int32_t(perPhase),
+                              int32_t(maxPhase), {colDim, 1 - colDim});
+}
+
+llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
+                                                   const TargetInfo *target) {
+  auto layoutOf = [](Type type) -> const LinearLayout * {
+    auto attr = dyn_cast_or_null<warp::LinearLayoutAttr>(warp::getLayout(type));
+    return attr ? &attr.getLinearLayout() : nullptr;
+  };
+  const LinearLayout *acc = layoutOf(dot.getType());
+  std::array<const LinearLayout *, 2> operands = {
+      layoutOf(dot.getA().getType()), layoutOf(dot.getB().getType())};
+  if (!acc || !operands[0] || !operands[1])
+    return makeError("a dot whose tiles are not all in #tkw.linear layouts");
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  if (aType.getRank() != 2)
+    return makeError("a dot of rank " + llvm::Twine(aType.getRank()) +
+                     ", expected 2");
+  int64_t depth = aType.getDimSize(1);
+
+  DotOperandPlan plan;
+  auto name =
+      dot->getAttrOfType<StringAttr>(warp::TkwDialect::kIntrinsicAttrName);
+  if (!name) {
+    for (unsigned opIdx : {0u, 1u}) {
+      llvm::Expected<LinearLayout> layout = fmaLayout(*acc, opIdx, depth);
+      if (!layout)
+        return layout.takeError();
+      plan.fragments[opIdx] = std::move(*layout);
+    }
+    return plan;
+  }
+  std::optional<TargetInfo> parsed;
+  if (!target) {
+    auto func = dot->getParentOfType<FuncOp>();
+    auto spec =
+        func
+            ? func->getAttrOfType<StringAttr>(warp::TkwDialect::kTargetAttrName)
+            : nullptr;
+    if (!spec)
+      return makeError("the dot records an intrinsic but its function "
+                       "records no tkw.target");
+    std::string error;
+    parsed = TargetInfo::parse(spec.getValue(), error);
+    if (!parsed)
+      return makeError(error);
+    target = &*parsed;
+  }
+  for (const MatrixIntrinsic &candidate : target->intrinsics)
+    if (candidate.name == name.getValue())
+      plan.intrinsic = candidate;
+  if (!plan.intrinsic)
+    return makeError(target->name + " has no matrix intrinsic " +
+                     name.getValue());
+  for (unsigned opIdx : {0u, 1u}) {
+    llvm::Expected<LinearLayout> layout =
+        getMatrixOperandLayout(*acc, *plan.intrinsic, opIdx, depth);
+    if (!layout)
+      return layout.takeError();
+    plan.fragments[opIdx] = std::move(*layout);
+    if (*operands[opIdx] == plan.fragments[opIdx])
+      continue;
+    auto type = cast<RankedTensorType>(opIdx == 0 ? dot.getA().getType()
+                                                  : dot.getB().getType());
+    Type element = type.getElementType();
+    int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+    llvm::Expected<LinearLayout> shared = getOperandSharedLayout(
+        type.getShape(), bytes, *operands[opIdx], plan.fragments[opIdx]);
+    if (!shared)
+      return shared.takeError();
+    plan.shared[opIdx] = std::move(*shared);
+    plan.sharedOffset[opIdx] = llvm::alignTo(plan.sharedBytes, 16);
+    plan.sharedBytes = plan.sharedOffset[opIdx] + type.getNumElements() * bytes;
+  }
+  return plan;
+}
