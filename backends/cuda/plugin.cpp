@@ -77,8 +77,10 @@ tk_status cudaCompileTarget(int32_t device, char *out, size_t capacity) {
     tk::cuda::Target target;
     if (tk_status status = selectTarget(device, target, error))
       return status;
-    return tk::plugin::copyTargetName(target.name(), out, capacity, "tk-cuda",
-                                      error);
+    std::string name = target.name();
+    if (tk::cuda::registerDotsRequested())
+      name += "+register-dots";
+    return tk::plugin::copyTargetName(name, out, capacity, "tk-cuda", error);
   });
 }
 

@@ -270,6 +270,8 @@ public:
   std::string name;
   /// RunOptions::guardPages.
   bool guardPages = false;
+  /// RunOptions::numStages.
+  int32_t numStages = 0;
   mlir::MLIRContext context;
   /// Why the backend cannot be used at all (plugin missing or broken).
   rt::Status openStatus;
@@ -343,6 +345,8 @@ public:
     }
     CompileSettings settings =
         kase.settings ? kase.settings(dtype, shape) : CompileSettings();
+    if (settings.numStages == 0)
+      settings.numStages = numStages;
     if (hasDevice()) {
       std::vector<tk_constexpr_value> constexprs = constexprValues(settings);
       tk_compile_options options = {};
@@ -899,6 +903,7 @@ std::vector<CellResult> tk::conformance::runSuite(const RunOptions &options) {
   for (const std::string &backend : backends) {
     Target target(backend);
     target.guardPages = options.guardPages;
+    target.numStages = options.numStages;
     for (const Planned &cell : plan) {
       auto start = std::chrono::steady_clock::now();
       CellResult result = runCell(target, *cell.kase, cell.dtype, *cell.shape);

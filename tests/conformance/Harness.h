@@ -294,6 +294,10 @@ struct RunOptions {
   /// the selection in its fixed order: a stated part of a column whose
   /// cells are slow to check (make test's rocm and xe columns).
   size_t shardIndex = 0, shardCount = 1;
+  /// num_stages for the cells whose case does not set it (0: the
+  /// backend's default), so that a column exercises the pipelining of
+  /// loops the suite's kernels leave unpipelined.
+  int32_t numStages = 0;
   /// Called after each cell with its 1-based number and the total.
   std::function<void(size_t index, size_t total, const CellResult &)> progress;
 };

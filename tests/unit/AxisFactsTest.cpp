@@ -185,6 +185,29 @@ TEST_F(AxisFactsTest, ComparingRunsWithABoundGivesRunsOfEqualMasks) {
   EXPECT_EQ(masked("eq", "%stride").constancy, 1);
 }
 
+TEST_F(AxisFactsTest, ABoundLessAMultipleKeepsItsDivisibility) {
+  // A matmul's last K trip: cols < K - i * 32. K a multiple of 16 less a
+  // multiple of 32 is a multiple of 16, so the mask is constant over
+  // aligned runs of 16; a bound less an unknown value proves nothing, and
+  // a run subtracted runs backwards.
+  auto masked = [&](const std::string &less) {
+    return maskFacts("  %c32 = arith.constant 32 : i32\n"
+                     "  %done = arith.muli %any, %c32 : i32\n"
+                     "  %left = arith.subi %stride, " +
+                     less +
+                     " : i32\n"
+                     "  %n = tk.splat %left : i32 -> tensor<64xi32>\n"
+                     "  %m = arith.cmpi slt, %r, %n : tensor<64xi32>\n"
+                     "  %base = tk.splat %a : !tk.ptr<f16> -> "
+                     "tensor<64x!tk.ptr<f16>>\n"
+                     "  %p = tk.addptr %base, %r : tensor<64x!tk.ptr<f16>>, "
+                     "tensor<64xi32>\n"
+                     "  %x = tk.load %p, %m : tensor<64x!tk.ptr<f16>>\n");
+  };
+  EXPECT_EQ(masked("%done").constancy, 16);
+  EXPECT_EQ(masked("%any").constancy, 1);
+}
+
 TEST_F(AxisFactsTest, RemainderKeepsRunsTheDivisorDivides) {
   // Triton's tutorials wrap offsets: (pid * 64 + cols) % N. With N a
   // multiple of 16, runs of 16 stay consecutive and 16-aligned (32 bytes of

@@ -30,7 +30,7 @@ static void usage(std::FILE *out) {
       "usage: tk-conformance [--backend NAMES|all] [--kernel NAMES] "
       "[--dtype NAMES]\n"
       "                      [--out DIR] [--include-fixtures] [--list]\n"
-      "                      [--guard-pages] [--shard I/N]\n"
+      "                      [--guard-pages] [--shard I/N] [--num-stages N]\n"
       "  --backend  comma list of backend plugins, or 'all' (default: all)\n"
       "  --kernel   comma list of kernels to run (default: every kernel)\n"
       "  --dtype    comma list of dtypes (f32,f16,bf16,i8,i32,...)\n"
@@ -39,6 +39,8 @@ static void usage(std::FILE *out) {
       "  --list     print the kernels and their dtypes, then exit\n"
       "  --guard-pages  (cpu only) every buffer ends against an inaccessible\n"
       "             page: a masked-off access outside a buffer faults\n"
+      "  --num-stages N  compile the cells whose kernel sets no num_stages\n"
+      "             with N (default: the backend's): their loops pipelined\n"
       "  --shard I/N  only every N-th cell of the selection, from cell I\n"
       "             (0-based): a stated part of a slow column\n"
       "  --expect   what every cell a column does not declare UNSUPPORTED\n"
@@ -160,6 +162,15 @@ int main(int argc, char **argv) {
         std::fprintf(stderr,
                      "tk-conformance: --shard takes I/N with 0 <= I < N, "
                      "not '%s'\n",
+                     v);
+        return 2;
+      }
+    } else if (const char *v = value("--num-stages")) {
+      if (llvm::StringRef(v).getAsInteger(10, options.numStages) ||
+          options.numStages < 1) {
+        std::fprintf(stderr,
+                     "tk-conformance: --num-stages takes a positive "
+                     "integer, not '%s'\n",
                      v);
         return 2;
       }

@@ -33,7 +33,8 @@ bool CpAsyncUnit::supportsBytes(int64_t bytes) const {
 }
 
 void CpAsyncUnit::copy(OpBuilder &b, Location loc, Value destination,
-                       Value offset, Value source, int64_t bytes) const {
+                       Value offset, Value source, int64_t bytes,
+                       Value sourceBytes) const {
   MLIRContext *ctx = b.getContext();
   Value shared = sharedElementAddress(b, loc, destination, offset);
   Value global = LLVM::AddrSpaceCastOp::create(
@@ -41,7 +42,7 @@ void CpAsyncUnit::copy(OpBuilder &b, Location loc, Value destination,
   NVVM::CpAsyncOp::create(b, loc, shared, global, bytes,
                           bytes == 16 ? NVVM::LoadCacheModifierKind::CG
                                       : NVVM::LoadCacheModifierKind::CA,
-                          Value());
+                          sourceBytes);
 }
 
 void CpAsyncUnit::commit(OpBuilder &b, Location loc) const {

@@ -22,7 +22,7 @@ public:
   bool supportsBytes(int64_t bytes) const override;
   void copy(mlir::OpBuilder &builder, mlir::Location loc,
             mlir::Value destination, mlir::Value offset, mlir::Value source,
-            int64_t bytes) const override;
+            int64_t bytes, mlir::Value sourceBytes) const override;
   void commit(mlir::OpBuilder &builder, mlir::Location loc) const override;
   void wait(mlir::OpBuilder &builder, mlir::Location loc,
             int64_t pending) const override;

@@ -86,6 +86,10 @@ void registerLoweringDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
+bool registerDotsRequested() {
+  return std::getenv("TK_CUDA_REGISTER_DOTS") != nullptr;
+}
+
 tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
                              const LoweringOptions &options,
                              LoweredKernel &result, std::string &error,
@@ -118,7 +122,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   lowering.registerPipeline = true;
   // Dots in registers (mma.sync on fragments) are not yet pipelined: until
   // they are, the register pipeline takes them only when asked.
-  lowering.registerDots = std::getenv("TK_CUDA_REGISTER_DOTS") != nullptr;
+  lowering.registerDots = registerDotsRequested();
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;
   lowering.asyncCopy = units.asyncCopy;

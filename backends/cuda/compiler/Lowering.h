@@ -60,6 +60,12 @@ struct LoweredKernel {
   int threadsPerBlock = 0;
 };
 
+/// Whether dots take the register pipeline (TK_CUDA_REGISTER_DOTS is set)
+/// rather than tk-convert-to-simt: a choice beyond the request that changes
+/// the code, so the plugin's compile_target names it and the kernel cache
+/// keeps the two apart.
+bool registerDotsRequested();
+
 /// Called after each stage with a file name ("3-thread-layouts.mlir") and the
 /// module; Compiler.cpp writes it when TK_DUMP_IR is set.
 using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;

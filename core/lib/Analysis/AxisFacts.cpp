@@ -177,6 +177,14 @@ private:
     if (auto add = dyn_cast<arith::AddIOp>(op))
       return sumFacts(facts(add.getLhs(), depth + 1),
                       facts(add.getRhs(), depth + 1), 1);
+    if (auto sub = dyn_cast<arith::SubIOp>(op)) {
+      // a - b: a run of a minus what is constant across it stays a run
+      // (b's runs of consecutive values run backwards: none are kept).
+      AxisFacts rhs = facts(sub.getRhs(), depth + 1);
+      if (rhs.contiguity > 1)
+        rhs = AxisFacts{1, rhs.constancy, 1};
+      return sumFacts(facts(sub.getLhs(), depth + 1), rhs, 1);
+    }
     if (auto mul = dyn_cast<arith::MulIOp>(op)) {
       AxisFacts lhs = facts(mul.getLhs(), depth + 1),
                 rhs = facts(mul.getRhs(), depth + 1);

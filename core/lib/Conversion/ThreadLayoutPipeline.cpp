@@ -168,7 +168,8 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
   if (dump)
     layouts = copy->clone();
   if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(tk::createConvertRegistersToSIMTPass(lowering.matrixUnit));
+        pm.addPass(tk::createConvertRegistersToSIMTPass(lowering.matrixUnit,
+                                                        lowering.asyncCopy));
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       }))) {

@@ -30,6 +30,24 @@ constexpr llvm::StringLiteral kPassName = "tk-allocate-shared-memory";
 /// Offsets are multiples of 16 bytes: the widest vector a lane moves.
 constexpr int64_t kBufferAlignment = 16;
 
+/// The last point (of `points`, a pre-order walk) at which `ring` is
+/// live: its last use, or where a use lies in a loop or branch beside the
+/// allocation, the end of that op, since a loop's next trip reads the ring
+/// again.
+int64_t getLastUse(LocalAllocOp ring,
+                   const llvm::DenseMap<Operation *, int64_t> &points) {
+  int64_t last = points.lookup(ring);
+  for (Operation *user : ring->getUsers()) {
+    Operation *outer = ring->getBlock()->findAncestorOpInBlock(*user);
+    if (!outer)
+      continue;
+    int64_t nested = 0;
+    outer->walk([&](Operation *) { ++nested; });
+    last = std::max(last, points.lookup(outer) + nested - 1);
+  }
+  return last;
+}
+
 struct AllocateSharedMemoryPass
     : public tk::impl::TkAllocateSharedMemoryBase<AllocateSharedMemoryPass> {
   using TkAllocateSharedMemoryBase::TkAllocateSharedMemoryBase;
@@ -51,11 +69,19 @@ struct AllocateSharedMemoryPass
       return signalPassFailure();
     }
 
-    // The buffers, each live at its op's point of a pre-order walk.
+    // The buffers, each live at its op's point of a pre-order walk; a
+    // ring from its tkw.local_alloc to its last use.
     SmallVector<SharedBuffer> buffers;
     int64_t point = 0;
+    llvm::DenseMap<Operation *, int64_t> points;
+    SmallVector<LocalAllocOp> rings;
     WalkResult walked = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       ++point;
+      points[op] = point;
+      if (auto ring = dyn_cast<LocalAllocOp>(op)) {
+        rings.push_back(ring);
+        return WalkResult::advance();
+      }
       llvm::Expected<int64_t> bytes = getScratchBytes(op);
       if (!bytes) {
         op->emitError() << kPassName << ": "
@@ -68,6 +94,10 @@ struct AllocateSharedMemoryPass
     });
     if (walked.wasInterrupted())
       return signalPassFailure();
+    for (LocalAllocOp ring : rings)
+      buffers.push_back(SharedBuffer{
+          ring, points[ring], getLastUse(ring, points),
+          ring.getType().getSlots() * ring.getType().getSlotBytes(), 0});
 
     int64_t total = packSharedBuffers(buffers, kBufferAlignment);
     if (total > info->sharedMemoryPerBlock) {

@@ -1,9 +1,10 @@
 //===- InsertBarriers.cpp - barriers where shared memory is reused --------===//
 //
 // Pass 7 of the register pipeline (DESIGN.md §3): a gpu.barrier before an
-// op whose workgroup memory (`tkw.scratch`) overlaps memory an earlier op
-// used since the last barrier, following scf control flow to a fixed
-// point. Triton's Membar analysis, on tk's buffers.
+// op whose workgroup memory (its `tkw.scratch`, or its ring's) overlaps
+// memory an earlier op wrote since the last barrier, or that it writes and
+// an earlier op read, following scf control flow to a fixed point.
+// Triton's Membar analysis, on tk's buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +30,8 @@ using namespace tk::warp;
 
 namespace {
 
-/// Byte ranges [begin, end) of workgroup memory used since the last
-/// barrier, sorted and without repeats so that two sets compare equal.
+/// Byte ranges [begin, end) of workgroup memory, sorted and without
+/// repeats so that two sets compare equal.
 using Ranges = SmallVector<std::pair<int64_t, int64_t>>;
 
 Ranges unite(const Ranges &a, const Ranges &b) {
@@ -47,12 +48,57 @@ bool overlaps(const Ranges &ranges, std::pair<int64_t, int64_t> range) {
   });
 }
 
+/// What the threads read and wrote since the last barrier. Reads after
+/// reads need no barrier; anything after a write, and a write after a
+/// read, does (Triton's Membar).
+struct Pending {
+  Ranges reads, writes;
+
+  bool operator==(const Pending &other) const {
+    return reads == other.reads && writes == other.writes;
+  }
+  Pending unite(const Pending &other) const {
+    return {::unite(reads, other.reads), ::unite(writes, other.writes)};
+  }
+};
+
+/// How `op` uses workgroup memory: the bytes and whether it reads or
+/// writes them. An op with its own scratch (`tkw.scratch`) writes it and
+/// reads it back; a copy into a ring writes the ring (when the copy
+/// completes, which a tkw.async_wait before the barrier ensures), and a
+/// read of a ring reads it.
+struct Access {
+  std::pair<int64_t, int64_t> range;
+  bool reads = false, writes = false;
+};
+
+std::optional<Access> getAccess(Operation *op) {
+  if (isa<LocalAllocOp>(op))
+    return std::nullopt;
+  Operation *owner = op;
+  Access access{{0, 0}, true, true};
+  if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+    owner = copy.getRing().getDefiningOp();
+    access.reads = false;
+  } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
+    owner = read.getRing().getDefiningOp();
+    access.writes = false;
+  }
+  auto scratch = owner ? owner->getAttrOfType<DenseI64ArrayAttr>(
+                             TkwDialect::kScratchAttrName)
+                       : nullptr;
+  if (!scratch)
+    return std::nullopt;
+  access.range = {scratch[0], scratch[0] + scratch[1]};
+  return access;
+}
+
 /// Decides which ops a barrier must precede. Decisions only ever grow as
 /// the pending ranges do, so iterating loops to a fixed point terminates.
 class BarrierPlacement {
 public:
-  /// The ranges pending after `block` runs from `pending`.
-  Ranges visitBlock(Block &block, Ranges pending) {
+  /// What is pending after `block` runs from `pending`.
+  Pending visitBlock(Block &block, Pending pending) {
     for (Operation &op : block)
       pending = visitOp(&op, std::move(pending));
     return pending;
@@ -61,42 +107,47 @@ public:
   llvm::SetVector<Operation *> barrierBefore;
 
 private:
-  Ranges visitOp(Operation *op, Ranges pending) {
+  Pending visitOp(Operation *op, Pending pending) {
     if (isa<gpu::BarrierOp>(op))
       return {};
-    if (auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
-            TkwDialect::kScratchAttrName)) {
-      std::pair<int64_t, int64_t> range = {scratch[0], scratch[0] + scratch[1]};
-      if (barrierBefore.contains(op) || overlaps(pending, range)) {
+    if (std::optional<Access> access = getAccess(op)) {
+      bool conflicts =
+          overlaps(pending.writes, access->range) ||
+          (access->writes && overlaps(pending.reads, access->range));
+      if (barrierBefore.contains(op) || conflicts) {
         barrierBefore.insert(op);
-        pending.clear();
+        pending = {};
       }
-      return unite(pending, {range});
+      if (access->reads)
+        pending.reads = unite(pending.reads, {access->range});
+      if (access->writes)
+        pending.writes = unite(pending.writes, {access->range});
+      return pending;
     }
     if (op->getNumRegions() == 0)
       return pending;
     // A loop's body runs after the loop's entry and after its own previous
     // trip; it may also run no trip at all.
     if (isa<LoopLikeOpInterface>(op)) {
-      Ranges entry = pending, end;
+      Pending entry = pending, end;
       while (true) {
         end = entry;
         for (Region &region : op->getRegions())
           for (Block &block : region)
             end = visitBlock(block, end);
-        Ranges next = unite(pending, end);
+        Pending next = pending.unite(end);
         if (next == entry)
           break;
         entry = std::move(next);
       }
-      return unite(pending, end);
+      return pending.unite(end);
     }
     // Branches (scf.if) and other ops with regions: each region runs from
     // here, and what any touched is pending after.
-    Ranges after = pending;
+    Pending after = pending;
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        after = unite(after, visitBlock(block, pending));
+        after = after.unite(visitBlock(block, pending));
     return after;
   }
 };

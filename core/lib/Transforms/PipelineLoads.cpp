@@ -1,15 +1,21 @@
 //===- PipelineLoads.cpp - a loop's dot operands loaded one trip ahead ----===//
 //
-// Pass 5 of the register pipeline (DESIGN.md §3), its first form: the
-// loads that feed a loop's dots are issued one trip early and carried in
-// registers, so that global memory's latency overlaps the products. (The
-// rings of num_stages - 1 trips in shared memory, filled by asynchronous
-// copies, are its next form.)
+// Pass 5 of the register pipeline (DESIGN.md §3): the loads that feed a
+// loop's dots are issued trips early, so that global memory's latency
+// overlaps the products. Where the target copies asynchronously (cp.async),
+// a load becomes a ring of num_stages - 1 slots of workgroup memory, filled
+// num_stages - 1 trips ahead, that the dot's operand is read from (Triton's
+// pipeliner); elsewhere it is issued one trip early and carried in
+// registers.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tk/core/Analysis/AsyncCopies.h"
+#include "tk/core/DotOperands.h"
 #include "tk/core/Layout.h"
 #include "tk/core/Passes.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,6 +23,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace tk {
@@ -25,6 +32,7 @@ namespace tk {
 } // namespace tk
 
 using namespace mlir;
+namespace tkw = tk::warp;
 
 namespace {
 
@@ -235,6 +243,421 @@ void pipeline(scf::ForOp loop) {
                        args[args.size() - candidates.size() + index]);
 }
 
+//===----------------------------------------------------------------------===//
+// Rings of workgroup memory, filled by asynchronous copies
+//===----------------------------------------------------------------------===//
+
+/// A load whose tile fills a ring: it is operand `opIdx` of `dot`, alone or
+/// through one tkw.convert_layout (`convert`), and the dot reads it in
+/// `fragments` from the ring's slot.
+struct RingCandidate {
+  tk::LoadOp load;
+  SmallVector<Operation *> slice;
+  tkw::ConvertLayoutOp convert;
+  tk::DotOp dot;
+  unsigned opIdx = 0;
+  tk::MatrixIntrinsic intrinsic;
+  RankedTensorType fragments;
+  tkw::RingType ring;
+};
+
+/// True when `value` is zero: a constant or a splat of one.
+bool isZero(Value value) {
+  if (auto splat = value.getDefiningOp<tk::SplatOp>())
+    value = splat.getSrc();
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return false;
+  if (auto dense = dyn_cast<SplatElementsAttr>(attr))
+    attr = dense.getSplatValue<Attribute>();
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return integer.getValue().isZero();
+  if (auto real = dyn_cast<FloatAttr>(attr))
+    return real.getValue().isPosZero();
+  return false;
+}
+
+/// The dot operand `load` alone feeds, and the conversion between them.
+std::optional<std::pair<OpOperand *, tkw::ConvertLayoutOp>>
+getDotOperand(tk::LoadOp load) {
+  Value value = load.getResult();
+  tkw::ConvertLayoutOp convert;
+  if (!value.hasOneUse())
+    return std::nullopt;
+  if ((convert = dyn_cast<tkw::ConvertLayoutOp>(*value.user_begin()))) {
+    value = convert.getResult();
+    if (!value.hasOneUse())
+      return std::nullopt;
+  }
+  OpOperand &use = *value.use_begin();
+  auto dot = dyn_cast<tk::DotOp>(use.getOwner());
+  if (!dot || use.getOperandNumber() > 1 || dot->getBlock() != load->getBlock())
+    return std::nullopt;
+  return std::make_pair(&use, convert);
+}
+
+/// The ring `load` can fill for `target`, where it can.
+std::optional<RingCandidate>
+getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
+  auto tile = dyn_cast<RankedTensorType>(load.getType());
+  if (!tile || !isa<RankedTensorType>(load.getPtr().getType()) ||
+      load.getIsVolatile() || !tile.getElementType().isIntOrFloat() ||
+      (load.getOther() && !isZero(load.getOther())))
+    return std::nullopt;
+  std::optional<std::pair<OpOperand *, tkw::ConvertLayoutOp>> operand =
+      getDotOperand(load);
+  if (!operand)
+    return std::nullopt;
+  auto dot = cast<tk::DotOp>(operand->first->getOwner());
+  unsigned opIdx = operand->first->getOperandNumber();
+  llvm::Expected<tk::DotOperandPlan> plan = tk::planDotOperands(dot, &target);
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return std::nullopt;
+  }
+  auto *source = tk::warp::getLayout(load.getPtr().getType())
+                     ? &cast<tkw::LinearLayoutAttr>(
+                            tk::warp::getLayout(load.getPtr().getType()))
+                            .getLinearLayout()
+                     : nullptr;
+  if (!plan->intrinsic || !source)
+    return std::nullopt;
+  int64_t bytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
+  if (bytes == 0)
+    return std::nullopt;
+  llvm::Expected<tk::OperandSwizzle> swizzle = tk::getOperandSwizzle(
+      tile.getShape(), bytes, *source, plan->fragments[opIdx]);
+  if (!swizzle) {
+    llvm::consumeError(swizzle.takeError());
+    return std::nullopt;
+  }
+  MLIRContext *ctx = load.getContext();
+  auto layout = tkw::SwizzledSharedAttr::get(
+      ctx, swizzle->vec, swizzle->perPhase, swizzle->maxPhase,
+      {swizzle->order[0], swizzle->order[1]});
+  auto ring = tkw::RingType::get(ctx, slots, tile.getShape(),
+                                 tile.getElementType(), layout);
+  llvm::Expected<tk::LinearLayout> slot = ring.getSlotLayout();
+  if (!slot) {
+    llvm::consumeError(slot.takeError());
+    return std::nullopt;
+  }
+  if (tk::getAsyncCopyRun(load.getPtr(), load.getMask(), *slot) == 0)
+    return std::nullopt;
+  RingCandidate candidate;
+  candidate.load = load;
+  candidate.convert = operand->second;
+  candidate.dot = dot;
+  candidate.opIdx = opIdx;
+  candidate.intrinsic = *plan->intrinsic;
+  candidate.fragments = RankedTensorType::get(
+      tile.getShape(), tile.getElementType(),
+      tkw::LinearLayoutAttr::get(ctx, plan->fragments[opIdx]));
+  candidate.ring = ring;
+  return candidate;
+}
+
+/// How the loop's iteration arguments that the rings' copies read advance
+/// from trip to trip: the ops of the body that compute each one's next
+/// value from this trip's (its yield slice), or, where the trip yields a
+/// value defined outside the body, that value.
+class ArgumentWalk {
+public:
+  /// Fails where a copy reads an argument whose next value is not
+  /// computed that way.
+  static FailureOr<ArgumentWalk> get(scf::ForOp loop,
+                                     ArrayRef<RingCandidate> candidates) {
+    ArgumentWalk walk;
+    walk.loop = loop;
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    SmallVector<Value> worklist;
+    auto readArguments = [&](ArrayRef<Operation *> ops) {
+      for (Operation *op : ops)
+        for (Value operand : op->getOperands())
+          if (auto arg = dyn_cast<BlockArgument>(operand))
+            if (arg.getOwner() == body && arg != loop.getInductionVar())
+              worklist.push_back(arg);
+    };
+    for (const RingCandidate &candidate : candidates) {
+      readArguments(candidate.slice);
+      readArguments({candidate.load});
+    }
+    while (!worklist.empty()) {
+      auto arg = cast<BlockArgument>(worklist.pop_back_val());
+      if (!walk.args.insert(arg))
+        continue;
+      Value yielded = yield.getOperand(arg.getArgNumber() - 1);
+      Operation *def = yielded.getDefiningOp();
+      if (!def || def->getBlock() != body) {
+        if (auto other = dyn_cast<BlockArgument>(yielded);
+            other && other.getOwner() == body)
+          return failure();
+        continue;
+      }
+      FailureOr<SmallVector<Operation *>> slice =
+          backwardSlice(ValueRange{yielded}, body);
+      if (failed(slice))
+        return failure();
+      readArguments(*slice);
+      walk.slices[arg] = std::move(*slice);
+    }
+    return walk;
+  }
+
+  /// The arguments' values on the trip after the one where they are
+  /// `current` and the induction variable is `iv`, computed at `b`.
+  SmallVector<Value> advance(OpBuilder &b, ValueRange current, Value iv) const {
+    scf::ForOp loop = this->loop;
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), iv);
+    for (auto [arg, value] : llvm::zip_equal(args, current))
+      mapping.map(arg, value);
+    SmallVector<Value> next;
+    for (BlockArgument arg : args) {
+      auto slice = slices.find(arg);
+      if (slice != slices.end())
+        for (Operation *op : slice->second)
+          if (!mapping.contains(op->getResult(0)))
+            b.clone(*op, mapping);
+      next.push_back(
+          mapping.lookupOrDefault(yield.getOperand(arg.getArgNumber() - 1)));
+    }
+    return next;
+  }
+
+  scf::ForOp loop;
+  llvm::SetVector<BlockArgument> args;
+  llvm::DenseMap<BlockArgument, SmallVector<Operation *>> slices;
+};
+
+/// `lb + trips * step`, at `b`.
+Value tripStart(OpBuilder &b, Location loc, Value lb, Value step,
+                int64_t trips) {
+  if (trips == 0)
+    return lb;
+  Value count = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(step.getType(), trips));
+  return arith::AddIOp::create(b, loc, lb,
+                               arith::MulIOp::create(b, loc, step, count));
+}
+
+/// Starts the copies of one trip, whose induction variable is `iv` and
+/// iteration arguments `args` (ArgumentWalk::args's values), into slot
+/// `slot`; a copy past the loop's end (`iv >= ub`) writes zeros.
+void copyTrip(OpBuilder &b, Location loc, scf::ForOp loop,
+              const ArgumentWalk &walk, ArrayRef<RingCandidate> candidates,
+              ArrayRef<Value> rings, Value iv, ValueRange args, Value slot) {
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  for (auto [arg, value] : llvm::zip_equal(walk.args, args))
+    mapping.map(arg, value);
+  Value inRange = lessThan(b, loc, iv, loop.getUpperBound());
+  for (auto [candidate, ring] : llvm::zip_equal(candidates, rings)) {
+    tk::LoadOp load = candidate.load;
+    for (Operation *op : candidate.slice)
+      if (!mapping.contains(op->getResult(0)))
+        b.clone(*op, mapping);
+    auto ptrType = cast<RankedTensorType>(load.getPtr().getType());
+    auto maskType = RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
+                                          ptrType.getEncoding());
+    Value mask = tk::SplatOp::create(b, loc, maskType, inRange);
+    if (Value old = load.getMask())
+      mask = arith::AndIOp::create(b, loc, mapping.lookupOrDefault(old), mask);
+    tkw::AsyncCopyOp::create(b, loc, mapping.lookupOrDefault(load.getPtr()),
+                             mask, ring, slot);
+  }
+  tkw::AsyncCommitOp::create(b, loc);
+}
+
+/// Reads the ring operands of `dot` (`reads`: by operand number) at `b`
+/// (before the dot) from slot `slot`. Where both operands come from rings
+/// and the accumulator is not a narrow float (rounded once, after all k),
+/// the dot becomes one dot per step of its intrinsic's k, each reading its
+/// own block of the slots just before its products, so that a thread holds
+/// one step's fragments at a time. Otherwise each operand is read whole.
+void readRingOperands(OpBuilder &b, tk::DotOp dot,
+                      ArrayRef<const RingCandidate *> reads,
+                      ArrayRef<Value> rings, Value slot) {
+  Location loc = dot.getLoc();
+  auto acc = cast<RankedTensorType>(dot.getType());
+  int64_t depth = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+  const RingCandidate *a = nullptr, *bCandidate = nullptr;
+  Value ringA, ringB;
+  for (auto [candidate, ring] : llvm::zip_equal(reads, rings)) {
+    (candidate->opIdx == 0 ? a : bCandidate) = candidate;
+    (candidate->opIdx == 0 ? ringA : ringB) = ring;
+  }
+  int64_t step = a ? a->intrinsic.k : 0;
+  auto accLayout = dyn_cast_or_null<tkw::LinearLayoutAttr>(acc.getEncoding());
+  bool split = a && bCandidate && accLayout && step > 0 && step < depth &&
+               depth % step == 0 && !acc.getElementType().isF16() &&
+               !acc.getElementType().isBF16();
+  SmallVector<RankedTensorType> pieces;
+  if (split)
+    for (unsigned opIdx : {0u, 1u}) {
+      llvm::Expected<tk::LinearLayout> layout = tk::getMatrixOperandLayout(
+          accLayout.getLinearLayout(), a->intrinsic, opIdx, step);
+      if (!layout) {
+        llvm::consumeError(layout.takeError());
+        split = false;
+        break;
+      }
+      SmallVector<int64_t> shape =
+          opIdx == 0 ? SmallVector<int64_t>{acc.getDimSize(0), step}
+                     : SmallVector<int64_t>{step, acc.getDimSize(1)};
+      pieces.push_back(RankedTensorType::get(
+          shape, (opIdx == 0 ? a : bCandidate)->fragments.getElementType(),
+          tkw::LinearLayoutAttr::get(b.getContext(), *layout)));
+    }
+  if (!split) {
+    for (auto [candidate, ring] : llvm::zip_equal(reads, rings))
+      dot->setOperand(
+          candidate->opIdx,
+          tkw::LocalLoadOp::create(b, loc, candidate->fragments, ring, slot));
+    return;
+  }
+  Value sum = dot.getAcc();
+  for (int64_t k = 0; k < depth; k += step) {
+    auto blockA = tkw::LocalLoadOp::create(b, loc, pieces[0], ringA, slot);
+    blockA.setOffsets({0, k});
+    auto blockB = tkw::LocalLoadOp::create(b, loc, pieces[1], ringB, slot);
+    blockB.setOffsets({k, 0});
+    auto piece = cast<tk::DotOp>(b.clone(*dot));
+    piece->setOperands({blockA, blockB, sum});
+    sum = piece.getResult();
+  }
+  dot.getResult().replaceAllUsesWith(sum);
+}
+
+/// Rewrites the loads of `loop` that can fill rings of `slots` slots
+/// (num_stages; at least 2), Triton's pipeline:
+///   before the loop, a ring per load and the copies of trips
+///   0 .. slots-2, a group each;
+///   each trip waits for its own group, starts the copies of the trip
+///   slots-1 ahead into the slot the previous trip read, and reads its
+///   own slot where its dot needs it (tk-insert-barriers orders the copies
+///   after the previous trip's reads, and the reads after the copies
+///   complete);
+///   after the loop, a wait for the copies past its end.
+void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
+                          int64_t slots) {
+  Block *body = loop.getBody();
+  SmallVector<RingCandidate, 2> candidates;
+  for (Operation &op : body->without_terminator()) {
+    auto load = dyn_cast<tk::LoadOp>(&op);
+    if (!load)
+      continue;
+    std::optional<RingCandidate> candidate =
+        getRingCandidate(load, target, slots);
+    if (!candidate)
+      continue;
+    FailureOr<SmallVector<Operation *>> slice =
+        backwardSlice(load->getOperands(), body);
+    if (failed(slice))
+      continue;
+    candidate->slice = std::move(*slice);
+    candidates.push_back(std::move(*candidate));
+  }
+  if (candidates.empty())
+    return;
+  FailureOr<ArgumentWalk> walk = ArgumentWalk::get(loop, candidates);
+  if (failed(walk))
+    return;
+
+  // Before the loop: the rings, and trips 0 .. slots-2 in flight.
+  Location loc = loop.getLoc();
+  OpBuilder before(loop);
+  SmallVector<Value> rings;
+  for (RingCandidate &candidate : candidates)
+    rings.push_back(tkw::LocalAllocOp::create(before, loc, candidate.ring));
+  SmallVector<Value> args;
+  for (BlockArgument arg : walk->args)
+    args.push_back(loop.getInitArgs()[arg.getArgNumber() - 1]);
+  Type i32 = before.getI32Type();
+  auto constant = [&](OpBuilder &b, int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  };
+  for (int64_t trip = 0; trip + 1 < slots; ++trip) {
+    Value iv =
+        tripStart(before, loc, loop.getLowerBound(), loop.getStep(), trip);
+    copyTrip(before, loc, loop, *walk, candidates, rings, iv, args,
+             constant(before, trip));
+    args = walk->advance(before, args, iv);
+  }
+  // The loop carries the iteration arguments of the trip slots-1 ahead,
+  // the slot it reads and the slot it fills.
+  SmallVector<Value> inits(args);
+  inits.push_back(constant(before, 0));
+  inits.push_back(constant(before, slots - 1));
+
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument> added) {
+        // The new loop's block, still empty: the body's ops are appended
+        // to it after this, so what is built here runs first.
+        Block *block = added.front().getOwner();
+        OpBuilder b = OpBuilder::atBlockBegin(block);
+        ValueRange ahead = ValueRange(added).drop_back(2);
+        Value readSlot = added[added.size() - 2];
+        Value fillSlot = added.back();
+        // This trip's group done, the trip slots-1 ahead started.
+        tkw::AsyncWaitOp::create(b, loc, slots - 2);
+        Value iv = block->getArgument(0);
+        Value aheadIv = tripStart(b, loc, iv, loop.getStep(), slots - 1);
+        copyTrip(b, loc, loop, *walk, candidates, rings, aheadIv, ahead,
+                 fillSlot);
+        SmallVector<Value> yielded = walk->advance(b, ahead, aheadIv);
+        auto nextSlot = [&](Value slot) -> Value {
+          Value next = arith::AddIOp::create(b, loc, slot, constant(b, 1));
+          Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              next, constant(b, slots));
+          return arith::SelectOp::create(b, loc, wraps, constant(b, 0), next);
+        };
+        yielded.push_back(nextSlot(readSlot));
+        yielded.push_back(nextSlot(fillSlot));
+        // Each dot's operands from this trip's slot, where the dot is.
+        llvm::MapVector<Operation *,
+                        SmallVector<std::pair<const RingCandidate *, Value>>>
+            byDot;
+        for (auto [candidate, ring] : llvm::zip_equal(candidates, rings))
+          byDot[candidate.dot].push_back({&candidate, ring});
+        for (auto &[dot, reads] : byDot) {
+          OpBuilder atDot(dot);
+          SmallVector<const RingCandidate *> which;
+          SmallVector<Value> from;
+          for (auto [candidate, ring] : reads) {
+            which.push_back(candidate);
+            from.push_back(ring);
+          }
+          readRingOperands(atDot, cast<tk::DotOp>(dot), which, from, readSlot);
+        }
+        return yielded;
+      });
+  if (failed(replaced))
+    return;
+  // A dot split into steps, then what fed the loads.
+  llvm::SetVector<Operation *> split;
+  for (RingCandidate &candidate : candidates)
+    if (candidate.dot->use_empty())
+      split.insert(candidate.dot);
+  for (Operation *dot : split)
+    rewriter.eraseOp(dot);
+  for (RingCandidate &candidate : candidates) {
+    if (candidate.convert)
+      rewriter.eraseOp(candidate.convert);
+    rewriter.eraseOp(candidate.load);
+  }
+  // No copy lands after the loop, where its memory may serve another
+  // buffer.
+  rewriter.setInsertionPointAfter(replaced->getOperation());
+  tkw::AsyncWaitOp::create(rewriter, loc, 0);
+}
+
 struct PipelineLoadsPass
     : public tk::impl::TkPipelineLoadsBase<PipelineLoadsPass> {
   using TkPipelineLoadsBase::TkPipelineLoadsBase;
@@ -242,7 +665,20 @@ struct PipelineLoadsPass
   void runOnOperation() override {
     if (numStages < 2)
       return;
+    // Rings where the target copies asynchronously.
+    std::optional<tk::TargetInfo> target;
+    std::string spec = tk::warp::getTargetSpec(getOperation(), "");
+    if (!spec.empty()) {
+      std::string error;
+      target = tk::TargetInfo::parse(spec, error);
+    }
     SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    if (target && target->hasAsyncCopy)
+      for (scf::ForOp loop : loops)
+        pipelineThroughRings(loop, *target, numStages);
+    // The loads left, one trip ahead in registers.
+    loops.clear();
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
       pipeline(loop);

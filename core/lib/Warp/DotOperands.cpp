@@ -165,10 +165,10 @@ tk::getFmaOperandLayout(const LinearLayout &accumulator, unsigned opIdx,
   return fmaLayout(accumulator, opIdx, depth);
 }
 
-llvm::Expected<LinearLayout>
-tk::getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
-                           const LinearLayout &source,
-                           const LinearLayout &fragments) {
+llvm::Expected<tk::OperandSwizzle>
+tk::getOperandSwizzle(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+                      const LinearLayout &source,
+                      const LinearLayout &fragments) {
   if (shape.size() != 2)
     return makeError("a dot operand of rank " + llvm::Twine(shape.size()) +
                      ", expected 2");
@@ -190,12 +190,26 @@ tk::getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
   // Triton's swizzle of mma operands, in bytes: 16-byte vectors; rows
   // shorter than the 128 bytes of the banks share a phase in groups that
   // fill them; 8 phases over the 8 vectors of those 128 bytes.
-  int64_t vec = std::clamp<int64_t>(16 / elementBytes, 1, cols);
-  int64_t perPhase = std::max<int64_t>(128 / rowBytes, 1);
-  int64_t maxPhase = std::max<int64_t>(8 / perPhase, 1);
+  OperandSwizzle swizzle;
+  swizzle.vec = std::clamp<int64_t>(16 / elementBytes, 1, cols);
+  swizzle.perPhase = std::max<int64_t>(128 / rowBytes, 1);
+  swizzle.maxPhase = std::max<int64_t>(8 / swizzle.perPhase, 1);
+  swizzle.order = {colDim, 1 - colDim};
+  return swizzle;
+}
+
+llvm::Expected<LinearLayout>
+tk::getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+                           const LinearLayout &source,
+                           const LinearLayout &fragments) {
+  llvm::Expected<OperandSwizzle> swizzle =
+      getOperandSwizzle(shape, elementBytes, source, fragments);
+  if (!swizzle)
+    return swizzle.takeError();
   SmallVector<int32_t> sizes = {int32_t(shape[0]), int32_t(shape[1])};
-  return swizzledSharedLayout(sizes, int32_t(vec), int32_t(perPhase),
-                              int32_t(maxPhase), {colDim, 1 - colDim});
+  return swizzledSharedLayout(sizes, int32_t(swizzle->vec),
+                              int32_t(swizzle->perPhase),
+                              int32_t(swizzle->maxPhase), swizzle->order);
 }
 
 llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,

@@ -31,6 +31,9 @@ using namespace tk::warp;
 #define GET_ATTRDEF_CLASSES
 #include "tk/core/LayoutAttrs.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "tk/core/WarpTypes.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tk/core/WarpOps.cpp.inc"
 
@@ -74,6 +77,10 @@ void TkwDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "tk/core/LayoutAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tk/core/WarpTypes.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST

@@ -1,7 +1,8 @@
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=1" | FileCheck %s --check-prefix=ONE
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-cdna3 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-cdna3 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=1" | FileCheck %s --check-prefix=ONE
 //
-// tk-pipeline-loads: a matmul's K loop walks a and b by pointer steps and
+// tk-pipeline-loads on a target without asynchronous copies (CDNA3; the
+// rings of cp.async targets are tk-pipeline-loads-rings.mlir): a matmul's K loop walks a and b by pointer steps and
 // masks the last trip's k. Both loads feed the dot, so both are issued one
 // trip early: a copy before the loop loads trip 0 (masked by 0 < n), each
 // trip loads the next at its start (the pointers one step on, as the trip

@@ -93,6 +93,8 @@ class Bench:
             num_warps=compiled.metadata.num_warps,
             num_stages=compiled.metadata.num_stages)
         self.keep.append(imported)
+        if self.args.save_ttir:
+            self.save_ttir(name, compiled)
         launch_grid = tuple(grid)
         tk_args = [self.tk_arg(v) for v in arguments("tk_ttir")
                    if not (isinstance(v, int) and v == 1)]
@@ -123,6 +125,18 @@ class Bench:
                 "num_stages": compiled.metadata.num_stages,
                 "constexprs": constexprs, "results": results,
                 "ratios": {"tk_ttir/triton": r}}
+
+    def save_ttir(self, name, compiled):
+        """The TTIR Triton wrote for `name`, with its num_warps and
+        num_stages, for compiling it again with tk-compile elsewhere."""
+        os.makedirs(self.args.save_ttir, exist_ok=True)
+        stem = os.path.join(self.args.save_ttir,
+                            "".join(c if c.isalnum() else "_" for c in name))
+        with open(stem + ".ttir", "w") as f:
+            f.write(compiled.asm["ttir"])
+        with open(stem + ".json", "w") as f:
+            json.dump({"num_warps": compiled.metadata.num_warps,
+                       "num_stages": compiled.metadata.num_stages}, f)
 
     def vector_add(self):
         n = 1 << 26
@@ -202,6 +216,9 @@ def main():
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--rows", type=int, default=16384)
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
+    parser.add_argument("--save-ttir", default="",
+                        help="also write each kernel's TTIR and its "
+                        "num_warps/num_stages (JSON) into this folder")
     parser.add_argument("--only", default="",
                         help="run the cases whose names start with this "
                              "(vector_add, softmax, layernorm, transpose, "

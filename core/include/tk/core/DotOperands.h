@@ -65,6 +65,20 @@ struct DotOperandPlan {
 llvm::Expected<DotOperandPlan> planDotOperands(DotOp dot,
                                                const TargetInfo *target);
 
+/// Triton's swizzle of a matrix operand in workgroup memory
+/// (`swizzledSharedLayout`'s parameters): `order` lists the two dimensions,
+/// the one rows run along first.
+struct OperandSwizzle {
+  int64_t vec = 1, perPhase = 1, maxPhase = 1;
+  std::array<int32_t, 2> order = {1, 0};
+};
+
+/// The swizzle of getOperandSharedLayout.
+llvm::Expected<OperandSwizzle> getOperandSwizzle(llvm::ArrayRef<int64_t> shape,
+                                                 int64_t elementBytes,
+                                                 const LinearLayout &source,
+                                                 const LinearLayout &fragments);
+
 /// The layout an operand of `shape` (two dimensions, powers of two) whose
 /// elements are `elementBytes` wide is kept in while a dot reads it, input
 /// `offset`: row-major along the dimension in which the writers (`source`)

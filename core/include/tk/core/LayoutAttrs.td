@@ -252,6 +252,36 @@ def Tkw_RunsLayoutAttr : Tkw_Attr<"RunsLayout", "runs"> {
   let genVerifyDecl = 1;
 }
 
+def Tkw_SwizzledSharedAttr : Tkw_Attr<"SwizzledShared", "swizzled"> {
+  let summary = "how a tile lies in workgroup memory: rows of vectors, "
+                "XOR-swizzled by row";
+  let description = [{
+    Triton's SwizzledShared encoding: `order` lists the dimensions fastest
+    first; the element at offset `row * cols + c` is `(row, c ^ s(row))`
+    with `s(row) = (vec * ((row / perPhase) % maxPhase)) % cols`, so that
+    the rows of `perPhase` share a phase and `maxPhase` phases spread a
+    column of 16-byte vectors over the banks. As a linear layout (input
+    `offset`) it is `tk::swizzledSharedLayout`. The layout of the slots of
+    a `!tkw.ring`.
+    ```mlir
+    #tkw.swizzled<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins "int64_t":$vec, "int64_t":$perPhase,
+                        "int64_t":$maxPhase,
+                        ArrayRefParameter<"int64_t">:$order);
+  let assemblyFormat = [{
+    `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
+        `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// A tile of `shape` in this layout: offset -> dim0, dim1, ...
+    llvm::Expected<::tk::LinearLayout>
+    getLinearLayout(llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
 def Tkw_RingLayoutAttr : Tkw_Attr<"RingLayout", "ring"> {
   let summary = "a dot operand loaded trips ahead into a ring of slots";
   let description = [{

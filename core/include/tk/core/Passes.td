@@ -196,25 +196,47 @@ def TkRemoveLayoutConversions
 }
 
 def TkPipelineLoads : Pass<"tk-pipeline-loads", "::tk::FuncOp"> {
-  let summary = "load the operands of a loop's dots one trip ahead, into "
-                "registers";
+  let summary = "load the operands of a loop's dots trips ahead: into rings "
+                "of workgroup memory by asynchronous copies, or into registers";
   let description = [{
     Pass 5 of the register pipeline (DESIGN.md §3), after
-    `tk-dot-operand-layouts`, where `num-stages` is 2 or more. In an
-    `scf.for` whose body holds a `tk.dot`, each `tk.load` of pointer tiles
-    whose value reaches an operand of that dot is issued one trip early:
-    the loop carries the loaded tile, the trip loads the next trip's tile
-    at its start, and a copy before the loop loads the first. The loads
-    then fly while the dot multiplies the current trip's operands. The
-    next trip's pointers, mask and `other` are the load's own
+    `tk-dot-operand-layouts`, where `num-stages` is 2 or more.
+
+    **Rings**, where the function's target copies asynchronously
+    (`TargetInfo::hasAsyncCopy`): a `tk.load` in an `scf.for` that alone
+    feeds operand a or b of a `tk.dot` with a matrix intrinsic (directly or
+    through one `tkw.convert_layout`), whose `other` is absent or zero and
+    whose runs `tk::getAsyncCopyRun` finds copyable (4 to 16 bytes,
+    contiguous, aligned, under one mask value), becomes a `!tkw.ring` of
+    `num-stages - 1` slots laid out by the operand's swizzle
+    (`tk::getOperandSwizzle`). Before the loop, `tkw.local_alloc` and the
+    copies of trips 0 .. num-stages - 2, one `tkw.async_commit` a trip.
+    Each trip waits until its own group is done (`tkw.async_wait` with
+    num-stages - 2 pending), reads its slot into the dot's fragments
+    (`tkw.local_load`), then starts the copies of the trip num-stages - 1
+    ahead into that slot; the loop carries those trips' iteration
+    arguments (the load's pointers as the trips yield them) and the slot
+    index. The mask gains `iv < ub`, so a copy past the end writes zeros
+    and reads nothing; after the loop a wait for every group. The
+    computations cloned for trips ahead must be free of side effects and
+    regions, else the load stays. `tk-insert-barriers` then places the
+    barrier between the copies' completion and the reads, and between the
+    reads and the copies that overwrite the slot.
+
+    **Registers**, for the loads left: each `tk.load` of pointer tiles
+    whose value reaches an operand of a dot in the loop is issued one trip
+    early: the loop carries the loaded tile, the trip loads the next
+    trip's tile at its start, and a copy before the loop loads the first.
+    The next trip's pointers, mask and `other` are the load's own
     computations, cloned with the induction variable one step on and the
-    iteration arguments as the trip yields them (those computations must
-    be free of side effects and regions); the mask gains `iv + step < ub`,
-    so the load past the last trip reads nothing. The tiles carried ahead
-    are limited to 64 32-bit registers a thread per loop (the accumulator
-    needs the rest); loads past that stay where they are.
+    iteration arguments as the trip yields them; the mask gains
+    `iv + step < ub`, so the load past the last trip reads nothing. The
+    tiles carried ahead are limited to 64 32-bit registers a thread per
+    loop (the accumulator needs the rest); loads past that stay where they
+    are.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::tk::warp::TkwDialect"];
   let options = [
     Option<"numStages", "num-stages", "int64_t", /*default=*/"2",
            "the kernel's num_stages: below 2, nothing is loaded ahead">

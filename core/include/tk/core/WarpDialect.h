@@ -23,6 +23,9 @@
 #define GET_ATTRDEF_CLASSES
 #include "tk/core/LayoutAttrs.h.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "tk/core/WarpTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "tk/core/WarpOps.h.inc"
 

@@ -28,6 +28,7 @@ def Tkw_Dialect : Dialect {
   }];
   let dependentDialects = ["::tk::TkDialect", "::mlir::arith::ArithDialect"];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasConstantMaterializer = 0;
   let extraClassDeclaration = [{

@@ -10,6 +10,7 @@
 
 include "tk/core/WarpDialect.td"
 include "tk/core/LayoutAttrs.td"
+include "tk/core/WarpTypes.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -90,6 +91,85 @@ def Tkw_GlueOp : Tkw_Op<"glue", [Pure]> {
   let results = (outs Tkw_Tile:$result);
   let assemblyFormat =
       "$pieces attr-dict `:` type($pieces) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tkw_LocalAllocOp : Tkw_Op<"local_alloc", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "a ring of slots in workgroup memory";
+  let description = [{
+    The ring lives from here to its last use (across the whole of a loop
+    that uses it); `tk-allocate-shared-memory` records its place as
+    `tkw.scratch = array<i64: offset, bytes>`.
+    ```mlir
+    %ring = tkw.local_alloc : !tkw.ring<2, [128, 32], f16, #sw>
+    ```
+  }];
+  let results = (outs Tkw_RingType:$ring);
+  let assemblyFormat = "attr-dict `:` type($ring)";
+}
+
+def Tkw_AsyncCopyOp : Tkw_Op<"async_copy"> {
+  let summary = "start copying a tile from global memory into a slot";
+  let description = [{
+    Each thread starts copying the elements its registers of `ptr` point
+    to (in runs AxisFacts proves contiguous and aligned, of 4, 8 or 16
+    bytes) into slot `slot` (i32) of `ring`, where the slot's layout puts
+    them. Where `mask` is false the element is written as zero. The copy
+    is the backend's (cp.async); it completes at a later
+    `tkw.async_wait`, after which a barrier publishes it.
+    ```mlir
+    tkw.async_copy %ptrs, %mask into %ring[%slot]
+        : !tkw.ring<2, [128, 32], f16, #sw>,
+          tensor<128x32x!tk.ptr<f16>, #linear>, tensor<128x32xi1, #linear>
+    ```
+  }];
+  let arguments = (ins Tkw_Tile:$ptr, Optional<Tkw_Tile>:$mask,
+                       Tkw_RingType:$ring, I32:$slot);
+  let assemblyFormat = [{
+    $ptr (`,` $mask^)? `into` $ring `[` $slot `]` attr-dict `:` type($ring)
+    `,` type($ptr) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tkw_AsyncCommitOp : Tkw_Op<"async_commit"> {
+  let summary = "close the group of copies this thread started";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tkw_AsyncWaitOp : Tkw_Op<"async_wait"> {
+  let summary = "wait until at most `pending` groups of copies are in flight";
+  let description = [{
+    The thread's own copies; a barrier after it makes every thread's
+    completed copies visible (`tk-insert-barriers` places one before the
+    reads of a ring).
+    ```mlir
+    tkw.async_wait pending = 1
+    ```
+  }];
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "`pending` `=` $pending attr-dict";
+}
+
+def Tkw_LocalLoadOp : Tkw_Op<"local_load"> {
+  let summary = "read a slot of a ring, or a block of one, into registers";
+  let description = [{
+    The tile in slot `slot` (i32) of `ring`, in the result's layout; with
+    `offsets`, the block of the result's shape that starts there (each
+    offset a multiple of the block's size along its dimension), so that a
+    dot can read one k step's operands at a time.
+    ```mlir
+    %a = tkw.local_load %ring[%slot]
+        : !tkw.ring<3, [128, 32], f16, #sw> -> tensor<128x32xf16, #linear>
+    %a1 = tkw.local_load %ring[%slot] {offsets = array<i64: 0, 16>}
+        : !tkw.ring<3, [128, 32], f16, #sw> -> tensor<128x16xf16, #linear1>
+    ```
+  }];
+  let arguments = (ins Tkw_RingType:$ring, I32:$slot,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$offsets);
+  let results = (outs Tkw_Tile:$result);
+  let assemblyFormat =
+      "$ring `[` $slot `]` attr-dict `:` type($ring) `->` type($result)";
   let hasVerifier = 1;
 }
 

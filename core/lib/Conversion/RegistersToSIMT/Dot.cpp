@@ -107,14 +107,13 @@ public:
     Type element = getElementTypeOrSelf(operand.getType());
     int64_t bytes =
         std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
-    buffer = getScratchBuffer(b, loc, op, element);
+    Value buffer = getScratchBuffer(b, loc, op, element);
     if (!buffer || (scratch[0] + offset) % bytes)
       return op.emitOpError("tk-convert-registers-to-simt: no aligned "
                             "scratch buffer for ")
              << element;
-    base = (scratch[0] + offset) / bytes;
-    this->element = element;
-    this->bytes = bytes;
+    Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                              (scratch[0] + offset) / bytes);
     const LinearLayout *source = getLinearLayout(operand.getType());
     llvm::Expected<LinearLayout> toOffset = shared.invert();
     if (!source || !toOffset) {
@@ -123,31 +122,32 @@ public:
                             "a layout, or a workgroup layout that does not "
                             "invert");
     }
-    // Both sides' registers, lanes and warps -> offsets in the scratch.
+    // The writers' registers, lanes and warps -> offsets in the scratch.
     llvm::Expected<LinearLayout> written = source->compose(*toOffset);
-    llvm::Expected<LinearLayout> read = fragments.compose(*toOffset);
-    if (!written || !read) {
+    if (!written) {
       op.emitOpError("tk-convert-registers-to-simt: ")
-          << (written ? llvm::toString(read.takeError())
-                      : llvm::toString(written.takeError()));
-      llvm::consumeError(written.takeError());
-      llvm::consumeError(read.takeError());
+          << llvm::toString(written.takeError());
       return failure();
     }
-    readOffsets = std::make_unique<LinearLayout>(std::move(*read));
-    readThread =
-        std::make_unique<ThreadCoordinates>(b, loc, *readOffsets, thread);
+    FailureOr<SharedTileReader> tileReader =
+        SharedTileReader::create(b, loc, op, buffer, base, fragments, shared,
+                                 fragmentRegisters, unit, thread);
+    if (failed(tileReader))
+      return failure();
+    reader.emplace(std::move(*tileReader));
     ThreadCoordinates writeThread(b, loc, *written, thread);
     Value writer = isFirstHolder(b, loc, *source, thread);
     int32_t copies = getFreeMask(*source, kRegisterDim);
-    int32_t width = vectorWidth(*written, bytes);
-    readWidth = vectorWidth(*readOffsets, bytes);
-    planMatrixReads(b, loc, thread);
+    int32_t width = std::min<int32_t>(written->getNumConsecutiveInOut(),
+                                      std::max<int64_t>(16 / bytes, 1));
     auto write = [&] {
       for (int32_t reg = 0; reg < int32_t(values.size()); reg += width) {
         if (reg & copies)
           continue;
-        Value start = address(b, loc, writeThread, reg);
+        Value start =
+            toIndex(b, loc,
+                    arith::AddIOp::create(b, loc, base,
+                                          writeThread.getFlat(b, loc, reg)));
         if (width == 1) {
           memref::StoreOp::create(b, loc, values[reg], buffer,
                                   ValueRange{start});
@@ -175,187 +175,22 @@ public:
   /// The values of `registers` of the fragment layout.
   SmallVector<Value> read(OpBuilder &b, Location loc,
                           ArrayRef<int32_t> registers) const {
-    if (std::optional<SmallVector<Value>> matrices =
-            readMatrices(b, loc, registers))
-      return *matrices;
+    if (reader)
+      return reader->read(b, loc, registers);
     SmallVector<Value> picked;
-    for (size_t i = 0; i < registers.size();) {
-      int32_t reg = registers[i];
-      if (!buffer) {
-        picked.push_back(values[reg]);
-        ++i;
-        continue;
-      }
-      // A run of readWidth registers, aligned, in order: one vector.
-      int32_t width = readWidth;
-      if (reg % width || i + width > registers.size())
-        width = 1;
-      for (int32_t j = 1; j < width; ++j)
-        if (registers[i + j] != reg + j)
-          width = 1;
-      Value start = address(b, loc, *readThread, reg);
-      if (width == 1) {
-        picked.push_back(
-            memref::LoadOp::create(b, loc, buffer, ValueRange{start}));
-      } else {
-        Value vector = vector::LoadOp::create(
-            b, loc, VectorType::get({width}, element), buffer,
-            ValueRange{start}, /*nontemporal=*/false,
-            llvm::MaybeAlign(width * bytes));
-        for (int32_t j = 0; j < width; ++j)
-          picked.push_back(vector::ExtractOp::create(b, loc, vector, j));
-      }
-      i += width;
-    }
+    for (int32_t reg : registers)
+      picked.push_back(values[reg]);
     return picked;
   }
 
   RegisterIndex index;
 
 private:
-  Value address(OpBuilder &b, Location loc, const ThreadCoordinates &thread,
-                int32_t reg) const {
-    Value offset = thread.getFlat(b, loc, reg);
-    Value start = arith::ConstantIntOp::create(b, loc, b.getI32Type(), base);
-    return toIndex(b, loc, arith::AddIOp::create(b, loc, start, offset));
-  }
-
-  /// Whether the unit's matrix loads (ldmatrix) read each fragment whole:
-  /// its registers in pairs of 16-bit elements, the pair and the first two
-  /// lane bits moving along 16-byte rows of 8 elements (the lanes' next
-  /// three bits from row to row: `transpose` the other way round), every
-  /// other bit from one aligned row to another. Each lane then gives the
-  /// start of one row of one 8x8 matrix (MatrixUnit::loadMatrices), from
-  /// `laneRow`, the part of the address that depends on the lane and warp.
-  void planMatrixReads(OpBuilder &b, Location loc,
-                       const ThreadPosition &thread) {
-    const LinearLayout &read = *readOffsets;
-    int32_t fragmentBits = llvm::Log2_32(fragmentRegisters);
-    if (!unit || bytes != 2 || fragmentBits < 1 || fragmentBits > 3 ||
-        read.getInDimSizeLog2(kLaneDim) != 5)
-      return;
-    auto basis = [&](StringRef dim, int32_t bit) {
-      return read.getBasis(dim, bit, kOffsetDim);
-    };
-    auto rowAligned = [](int32_t offset) { return offset % 8 == 0; };
-    bool aligned = true;
-    for (int32_t bit = 1; bit < read.getInDimSizeLog2(kRegisterDim); ++bit)
-      aligned &= rowAligned(basis(kRegisterDim, bit));
-    if (read.hasInDim(kWarpDim))
-      for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit)
-        aligned &= rowAligned(basis(kWarpDim, bit));
-    if (!aligned)
-      return;
-    // The inputs that pick a matrix's row, lowest row bit first.
-    SmallVector<std::pair<StringRef, int32_t>> rowBits;
-    if (basis(kRegisterDim, 0) == 1 && basis(kLaneDim, 0) == 2 &&
-        basis(kLaneDim, 1) == 4 && rowAligned(basis(kLaneDim, 2)) &&
-        rowAligned(basis(kLaneDim, 3)) && rowAligned(basis(kLaneDim, 4))) {
-      transpose = false;
-      rowBits = {{kLaneDim, 2}, {kLaneDim, 3}, {kLaneDim, 4}};
-    } else if (basis(kLaneDim, 2) == 1 && basis(kLaneDim, 3) == 2 &&
-               basis(kLaneDim, 4) == 4 && rowAligned(basis(kRegisterDim, 0)) &&
-               rowAligned(basis(kLaneDim, 0)) &&
-               rowAligned(basis(kLaneDim, 1))) {
-      transpose = true;
-      rowBits = {{kRegisterDim, 0}, {kLaneDim, 0}, {kLaneDim, 1}};
-    } else {
-      return;
-    }
-    // Lane L reads row L % 8 of matrix L / 8 (the fragment's register bits
-    // above the pair), in its warp.
-    Type i32 = b.getI32Type();
-    auto constant = [&](int64_t value) -> Value {
-      return arith::ConstantIntOp::create(b, loc, i32, value);
-    };
-    auto term = [&](Value index, int32_t bit, int32_t offset) -> Value {
-      Value set = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, index, constant(bit)),
-          constant(1));
-      return arith::MulIOp::create(b, loc, set, constant(offset));
-    };
-    Value row = constant(0);
-    for (auto [laneBit, input] : llvm::enumerate(rowBits))
-      row = arith::XOrIOp::create(b, loc, row,
-                                  term(thread.lane, int32_t(laneBit),
-                                       basis(input.first, input.second)));
-    for (int32_t bit = 1; bit < fragmentBits; ++bit)
-      row = arith::XOrIOp::create(
-          b, loc, row, term(thread.lane, 2 + bit, basis(kRegisterDim, bit)));
-    if (read.hasInDim(kWarpDim))
-      for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit)
-        row = arith::XOrIOp::create(
-            b, loc, row, term(thread.warp, bit, basis(kWarpDim, bit)));
-    laneRow = row;
-  }
-
-  /// A fragment's registers by the unit's matrix loads, where
-  /// planMatrixReads found them fit and `registers` are one fragment's,
-  /// whole and aligned.
-  std::optional<SmallVector<Value>>
-  readMatrices(OpBuilder &b, Location loc, ArrayRef<int32_t> registers) const {
-    if (!laneRow || int32_t(registers.size()) != fragmentRegisters ||
-        registers[0] % fragmentRegisters)
-      return std::nullopt;
-    for (auto [f, reg] : llvm::enumerate(registers))
-      if (reg != registers[0] + int32_t(f))
-        return std::nullopt;
-    // The fragment's origin: its register bits' offsets, XORed.
-    int32_t origin = 0;
-    for (int32_t bit = 0; bit < readOffsets->getInDimSizeLog2(kRegisterDim);
-         ++bit)
-      if ((registers[0] >> bit) & 1)
-        origin ^= readOffsets->getBasis(kRegisterDim, bit, kOffsetDim);
-    Type i32 = b.getI32Type();
-    Value offset = arith::XOrIOp::create(
-        b, loc, laneRow, arith::ConstantIntOp::create(b, loc, i32, origin));
-    Value start = toIndex(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, arith::ConstantIntOp::create(b, loc, i32, base), offset));
-    FailureOr<SmallVector<Value>> elements = unit->loadMatrices(
-        b, loc, buffer, start, fragmentRegisters / 2, transpose, element);
-    if (failed(elements))
-      return std::nullopt;
-    return *elements;
-  }
-
-  /// How many consecutive registers of `layout` (registers, lanes, warps
-  /// -> offsets) always sit at consecutive, aligned offsets, up to 16
-  /// bytes of `bytes`-wide elements: its first register bits move the
-  /// offset by 1, 2, 4, ... and nothing else touches those offset bits.
-  static int32_t vectorWidth(const LinearLayout &layout, int64_t bytes) {
-    int32_t bits = 0;
-    int32_t registerBits = layout.getInDimSizeLog2(kRegisterDim);
-    while ((int64_t(2) << bits) * bytes <= 16 && bits < registerBits &&
-           layout.getBasis(kRegisterDim, bits, kOffsetDim) == (1 << bits))
-      ++bits;
-    int32_t low = (1 << bits) - 1;
-    for (StringRef dim : {kRegisterDim, kLaneDim, kWarpDim}) {
-      if (!layout.hasInDim(dim))
-        continue;
-      for (int32_t bit = dim == kRegisterDim ? bits : 0;
-           bit < layout.getInDimSizeLog2(dim); ++bit)
-        while (layout.getBasis(dim, bit, kOffsetDim) & low)
-          low >>= 1;
-    }
-    return low + 1;
-  }
-
   const LinearLayout &fragments;
   ValueRange values;
-  Value buffer;
-  Type element;
-  int64_t bytes = 1;
-  int32_t readWidth = 1;
-  int64_t base = 0;
   int32_t fragmentRegisters = 1;
   const MatrixUnit *unit = nullptr;
-  /// Set where the unit's matrix loads read this operand's fragments.
-  Value laneRow;
-  bool transpose = false;
-  std::unique_ptr<LinearLayout> readOffsets;
-  std::unique_ptr<ThreadCoordinates> readThread;
+  std::optional<SharedTileReader> reader;
 };
 
 struct DotLowering : OpConversionPattern<tk::DotOp> {

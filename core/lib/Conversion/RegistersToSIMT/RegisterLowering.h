@@ -22,6 +22,7 @@
 #include <optional>
 
 namespace tk {
+class AsyncCopyUnit;
 class MatrixUnit;
 struct TargetInfo;
 } // namespace tk
@@ -178,6 +179,58 @@ mlir::Value getLineIndex(mlir::OpBuilder &b, mlir::Location loc,
                          const ThreadCoordinates &coordinates, int32_t reg,
                          int64_t axis);
 
+/// Reads registers of a tile in `layout` (register, lane, warp ->
+/// coordinates) from workgroup memory, where the tile lies laid out by
+/// `shared` (offset -> coordinates) from element `base` (i32) of `buffer`
+/// (a 1-D workgroup memref): a warp's whole 8x8 matrices with the matrix
+/// unit's loads (ldmatrix) where both layouts fit them, `fragmentRegisters`
+/// registers at a time; otherwise vectors of the registers that lie at
+/// consecutive offsets.
+class SharedTileReader {
+public:
+  /// `origin`: where the tile starts in the layout `shared` describes
+  /// (coordinates aligned to the tile's own shape, which may be smaller:
+  /// a block of it), else the origin.
+  static mlir::FailureOr<SharedTileReader>
+  create(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+         mlir::Value buffer, mlir::Value base, const LinearLayout &layout,
+         const LinearLayout &shared, int32_t fragmentRegisters,
+         const MatrixUnit *unit, const ThreadPosition &thread,
+         llvm::ArrayRef<int64_t> origin = {});
+
+  /// The values of `registers` of the layout, in order.
+  llvm::SmallVector<mlir::Value> read(mlir::OpBuilder &b, mlir::Location loc,
+                                      llvm::ArrayRef<int32_t> registers) const;
+
+  /// Whether whole fragments are read with the unit's matrix loads.
+  bool readsMatrices() const { return bool(laneRow); }
+
+private:
+  mlir::Value address(mlir::OpBuilder &b, mlir::Location loc,
+                      int32_t reg) const;
+  void planMatrixReads(mlir::OpBuilder &b, mlir::Location loc,
+                       const ThreadPosition &thread);
+  std::optional<llvm::SmallVector<mlir::Value>>
+  readMatrices(mlir::OpBuilder &b, mlir::Location loc,
+               llvm::ArrayRef<int32_t> registers) const;
+
+  mlir::Value buffer, base;
+  /// The offset of the tile's origin, XORed into every offset (linear
+  /// layouts map an aligned block's coordinates c + o to offset(c) ^
+  /// offset(o)).
+  int32_t originOffset = 0;
+  mlir::Type element;
+  int64_t bytes = 1;
+  int32_t readWidth = 1;
+  int32_t fragmentRegisters = 1;
+  const MatrixUnit *unit = nullptr;
+  /// Set where the unit's matrix loads read the fragments.
+  mlir::Value laneRow;
+  bool transpose = false;
+  std::shared_ptr<LinearLayout> readOffsets;
+  std::shared_ptr<ThreadCoordinates> readThread;
+};
+
 /// How a tk.load or tk.store moves the registers of a thread: in runs of
 /// `width` registers that the layout keeps consecutive along the last
 /// dimension and AxisFacts proves contiguous and aligned in memory (at most
@@ -202,6 +255,18 @@ void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateScanPatterns(RegisterTypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
+/// The registers each tkw.async_copy moves per copy (getAsyncCopyRun),
+/// computed on the tile IR before the conversion.
+using AsyncCopyRuns = llvm::DenseMap<mlir::Operation *, int64_t>;
+AsyncCopyRuns getAsyncCopyRuns(mlir::ModuleOp module);
+
+/// The rings: tkw.local_alloc, the copies and waits through `asyncCopy`
+/// (may be null: such ops then fail to convert) and tkw.local_load.
+void populateRingPatterns(RegisterTypeConverter &converter,
+                          mlir::RewritePatternSet &patterns,
+                          std::shared_ptr<const AsyncCopyUnit> asyncCopy,
+                          std::shared_ptr<const MatrixUnit> matrixUnit,
+                          const AsyncCopyRuns &runs);
 /// tk.dot: multiply-adds in each thread, or the intrinsic the dot records
 /// through `matrixUnit` (may be null: such dots then fail to convert).
 void populateDotPatterns(RegisterTypeConverter &converter,

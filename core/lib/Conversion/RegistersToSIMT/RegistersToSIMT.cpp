@@ -56,6 +56,10 @@ RegisterTypeConverter::RegisterTypeConverter(MLIRContext *context,
       return std::nullopt;
     return type;
   });
+  // A ring is the element of the scratch buffer where it starts.
+  addConversion([context](warp::RingType) -> Type {
+    return IntegerType::get(context, 32);
+  });
   addConversion([context, globalAddressSpace](tk::PtrType type) -> Type {
     if (isa<RankedTensorType>(type.getPointeeType()))
       return nullptr; // block pointers: not lowered here
@@ -397,6 +401,8 @@ LogicalResult declareScratchBuffers(tk::FuncOp kernel) {
   WalkResult walk = kernel.walk([&](Operation *op) {
     if (!op->hasAttr(warp::TkwDialect::kScratchAttrName))
       return WalkResult::advance();
+    if (auto ring = dyn_cast<warp::LocalAllocOp>(op))
+      types.insert(storageType(ring.getType().getElementType()));
     for (Value operand : op->getOperands())
       if (auto tile = dyn_cast<RankedTensorType>(operand.getType())) {
         if (isa<tk::PtrType>(tile.getElementType())) {
@@ -430,8 +436,9 @@ LogicalResult declareScratchBuffers(tk::FuncOp kernel) {
 struct ConvertRegistersToSIMT
     : public tk::impl::TkConvertRegistersToSIMTBase<ConvertRegistersToSIMT> {
   using TkConvertRegistersToSIMTBase::TkConvertRegistersToSIMTBase;
-  explicit ConvertRegistersToSIMT(std::shared_ptr<const MatrixUnit> matrixUnit)
-      : matrixUnit(std::move(matrixUnit)) {}
+  ConvertRegistersToSIMT(std::shared_ptr<const MatrixUnit> matrixUnit,
+                         std::shared_ptr<const AsyncCopyUnit> asyncCopy)
+      : matrixUnit(std::move(matrixUnit)), asyncCopy(std::move(asyncCopy)) {}
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -480,6 +487,8 @@ struct ConvertRegistersToSIMT
     populateConvertLayoutPatterns(converter, patterns);
     populateDotPatterns(converter, patterns, matrixUnit,
                         std::make_shared<const TargetInfo>(*info));
+    AsyncCopyRuns runs = getAsyncCopyRuns(module);
+    populateRingPatterns(converter, patterns, asyncCopy, matrixUnit, runs);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<tk::TkDialect, warp::TkwDialect>();
@@ -505,12 +514,16 @@ struct ConvertRegistersToSIMT
 
   /// The backend's unit that emits matrix intrinsics (may be null).
   std::shared_ptr<const MatrixUnit> matrixUnit;
+  /// The backend's unit that copies asynchronously (may be null).
+  std::shared_ptr<const AsyncCopyUnit> asyncCopy;
 };
 
 } // namespace
 } // namespace tk::simt
 
 std::unique_ptr<Pass> tk::createConvertRegistersToSIMTPass(
-    std::shared_ptr<const MatrixUnit> matrixUnit) {
-  return std::make_unique<simt::ConvertRegistersToSIMT>(std::move(matrixUnit));
+    std::shared_ptr<const MatrixUnit> matrixUnit,
+    std::shared_ptr<const AsyncCopyUnit> asyncCopy) {
+  return std::make_unique<simt::ConvertRegistersToSIMT>(std::move(matrixUnit),
+                                                        std::move(asyncCopy));
 }

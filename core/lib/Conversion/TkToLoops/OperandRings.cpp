@@ -474,7 +474,7 @@ LogicalResult SIMTKernelLowering::copyRuns(tk::LoadOp load, Value slot,
       Value at =
           offsetOf ? offsetOf(indices.front()[0], indices.front()[1]) : first;
       if (allOn) {
-        asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
+        asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes, Value());
         return success();
       }
       // One async copy when the run is on, contiguous and aligned.
@@ -497,7 +497,7 @@ LogicalResult SIMTKernelLowering::copyRuns(tk::LoadOp load, Value slot,
       }
       auto branch = scf::IfOp::create(b, loc, fast, /*withElseRegion=*/true);
       b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes);
+      asyncCopy->copy(b, loc, slot, at, addresses.front(), runBytes, Value());
       // Otherwise element by element, with the load's mask and other.
       b.setInsertionPoint(branch.elseBlock()->getTerminator());
       auto saved = elementCache;

@@ -288,10 +288,13 @@ public:
 
   /// Starts copying `bytes` bytes from `source` (an !llvm.ptr into global
   /// memory) to element `offset` (index) of `destination`, a row-major
-  /// memref in workgroup memory.
+  /// memref in workgroup memory. Where `sourceBytes` (an i32, may be null)
+  /// is given, only that many bytes are read (0 or `bytes`) and the rest
+  /// written as zeros: a masked-off copy reads nothing.
   virtual void copy(mlir::OpBuilder &builder, mlir::Location loc,
                     mlir::Value destination, mlir::Value offset,
-                    mlir::Value source, int64_t bytes) const = 0;
+                    mlir::Value source, int64_t bytes,
+                    mlir::Value sourceBytes) const = 0;
 
   /// Closes the group of copies this thread started since the last commit.
   virtual void commit(mlir::OpBuilder &builder, mlir::Location loc) const = 0;
@@ -361,9 +364,11 @@ createConvertToSIMTPass(const TkConvertToSIMTOptions &options,
 
 /// tk-convert-registers-to-simt with a backend's matrix unit, which emits
 /// the intrinsics dots record (may be null: then only dots without one
-/// convert).
-std::unique_ptr<mlir::Pass>
-createConvertRegistersToSIMTPass(std::shared_ptr<const MatrixUnit> matrixUnit);
+/// convert), and its async copy unit, which fills rings (may be null: then
+/// a kernel with rings does not convert).
+std::unique_ptr<mlir::Pass> createConvertRegistersToSIMTPass(
+    std::shared_ptr<const MatrixUnit> matrixUnit,
+    std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
 /// tk-hold-accumulators with a backend's matrix unit (may be null: then no
 /// accumulator is held).

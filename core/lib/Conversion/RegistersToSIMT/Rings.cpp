@@ -1,0 +1,268 @@
+//===- Rings.cpp - rings of workgroup memory, filled asynchronously -------===//
+//
+// A `!tkw.ring` is the element of the kernel's scratch buffer where its
+// first slot starts (an i32; tk-allocate-shared-memory placed it). Each
+// thread copies the runs of its registers of a pointer tile into a slot
+// with the backend's AsyncCopyUnit (cp.async), a masked-off run as zeros,
+// and reads a slot back into registers as SharedTileReader reads any tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegisterLowering.h"
+
+#include "tk/core/Analysis/AsyncCopies.h"
+#include "tk/core/Conversion/Passes.h"
+#include "tk/core/WarpDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::simt {
+
+namespace {
+
+/// The ring's slot layout, or the op's error.
+FailureOr<LinearLayout> getSlotLayout(Operation *op, warp::RingType ring) {
+  llvm::Expected<LinearLayout> slot = ring.getSlotLayout();
+  if (!slot)
+    return op->emitOpError("tk-convert-registers-to-simt: ")
+           << llvm::toString(slot.takeError());
+  return std::move(*slot);
+}
+
+/// The element where slot `slot` of a ring starting at element `ring`
+/// begins (i32).
+Value getSlotBase(OpBuilder &b, Location loc, warp::RingType type, Value ring,
+                  Value slot) {
+  int64_t elements = 1;
+  for (int64_t size : type.getShape())
+    elements *= size;
+  Value size = arith::ConstantIntOp::create(b, loc, b.getI32Type(), elements);
+  return arith::AddIOp::create(b, loc, ring,
+                               arith::MulIOp::create(b, loc, slot, size));
+}
+
+struct LocalAllocLowering : OpConversionPattern<warp::LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(warp::LocalAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
+        warp::TkwDialect::kScratchAttrName);
+    int64_t bytes = std::max<int64_t>(
+        op.getType().getElementType().getIntOrFloatBitWidth() / 8, 1);
+    if (!scratch || scratch[0] % bytes)
+      return op.emitOpError("tk-convert-registers-to-simt: a ring without an "
+                            "aligned tkw.scratch (run "
+                            "tk-allocate-shared-memory first)");
+    rewriter.replaceOpWithNewOp<arith::ConstantIntOp>(op, rewriter.getI32Type(),
+                                                      scratch[0] / bytes);
+    return success();
+  }
+};
+
+struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
+  AsyncCopyLowering(const TypeConverter &converter, MLIRContext *context,
+                    std::shared_ptr<const AsyncCopyUnit> unit,
+                    const AsyncCopyRuns &runs)
+      : OpConversionPattern(converter, context), unit(std::move(unit)),
+        runs(runs) {}
+
+  LogicalResult
+  matchAndRewrite(warp::AsyncCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto found = runs.find(op);
+    int64_t width = found == runs.end() ? 0 : found->second;
+    warp::RingType ring = op.getRing().getType();
+    int64_t bytes = ring.getElementType().getIntOrFloatBitWidth() / 8;
+    if (!unit || width == 0 || !unit->supportsBytes(width * bytes))
+      return op.emitOpError("tk-convert-registers-to-simt: no asynchronous "
+                            "copy of these runs on this target");
+    const LinearLayout *source = getLinearLayout(op.getPtr().getType());
+    FailureOr<LinearLayout> slot = getSlotLayout(op, ring);
+    if (!source || failed(slot))
+      return failure();
+    llvm::Expected<LinearLayout> toOffset = slot->invert();
+    llvm::Expected<LinearLayout> written =
+        toOffset ? source->compose(*toOffset) : toOffset.takeError();
+    if (!written)
+      return op.emitOpError("tk-convert-registers-to-simt: ")
+             << llvm::toString(written.takeError());
+    Location loc = op.getLoc();
+    Value buffer = getScratchBuffer(rewriter, loc, op, ring.getElementType());
+    if (!buffer)
+      return op.emitOpError("tk-convert-registers-to-simt: no scratch "
+                            "buffer for the ring");
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    ThreadPosition thread =
+        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadCoordinates writeThread(rewriter, loc, *written, thread);
+    Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
+                             adaptor.getSlot().front());
+    ValueRange pointers = adaptor.getPtr();
+    ValueRange mask = adaptor.getMask();
+    int32_t copies = getFreeMask(*source, kRegisterDim);
+    Value writer = isFirstHolder(rewriter, loc, *source, thread);
+    auto copy = [&](OpBuilder &b) {
+      Type i32 = b.getI32Type();
+      Value full = arith::ConstantIntOp::create(b, loc, i32, width * bytes);
+      Value none = arith::ConstantIntOp::create(b, loc, i32, 0);
+      for (int64_t reg = 0; reg < int64_t(pointers.size()); reg += width) {
+        if (reg & copies)
+          continue;
+        Value at = toIndex(b, loc,
+                           arith::AddIOp::create(
+                               b, loc, base, writeThread.getFlat(b, loc, reg)));
+        Value read =
+            mask.empty()
+                ? Value()
+                : Value(arith::SelectOp::create(b, loc, mask[reg], full, none));
+        unit->copy(b, loc, buffer, at, pointers[reg], width * bytes, read);
+      }
+    };
+    if (!writer) {
+      copy(rewriter);
+    } else {
+      auto branch = scf::IfOp::create(rewriter, loc, writer, false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&branch.getThenRegion().front());
+      copy(rewriter);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  std::shared_ptr<const AsyncCopyUnit> unit;
+  const AsyncCopyRuns &runs;
+};
+
+struct AsyncCommitLowering : OpConversionPattern<warp::AsyncCommitOp> {
+  AsyncCommitLowering(const TypeConverter &converter, MLIRContext *context,
+                      std::shared_ptr<const AsyncCopyUnit> unit)
+      : OpConversionPattern(converter, context), unit(std::move(unit)) {}
+
+  LogicalResult
+  matchAndRewrite(warp::AsyncCommitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!unit)
+      return op.emitOpError("tk-convert-registers-to-simt: no asynchronous "
+                            "copies on this target");
+    unit->commit(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  std::shared_ptr<const AsyncCopyUnit> unit;
+};
+
+struct AsyncWaitLowering : OpConversionPattern<warp::AsyncWaitOp> {
+  AsyncWaitLowering(const TypeConverter &converter, MLIRContext *context,
+                    std::shared_ptr<const AsyncCopyUnit> unit)
+      : OpConversionPattern(converter, context), unit(std::move(unit)) {}
+
+  LogicalResult
+  matchAndRewrite(warp::AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!unit)
+      return op.emitOpError("tk-convert-registers-to-simt: no asynchronous "
+                            "copies on this target");
+    unit->wait(rewriter, op.getLoc(), op.getPending());
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  std::shared_ptr<const AsyncCopyUnit> unit;
+};
+
+struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
+  LocalLoadLowering(const TypeConverter &converter, MLIRContext *context,
+                    std::shared_ptr<const MatrixUnit> matrixUnit)
+      : OpConversionPattern(converter, context),
+        matrixUnit(std::move(matrixUnit)) {}
+
+  LogicalResult
+  matchAndRewrite(warp::LocalLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const LinearLayout *layout = getLinearLayout(op.getType());
+    warp::RingType ring = op.getRing().getType();
+    FailureOr<LinearLayout> slot = getSlotLayout(op, ring);
+    if (!layout || failed(slot))
+      return rewriter.notifyMatchFailure(op, "a tile without a layout");
+    Location loc = op.getLoc();
+    Value buffer = getScratchBuffer(rewriter, loc, op, ring.getElementType());
+    if (!buffer)
+      return op.emitOpError("tk-convert-registers-to-simt: no scratch "
+                            "buffer for the ring");
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    ThreadPosition thread =
+        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
+                             adaptor.getSlot().front());
+    // The widest matrix loads that fit (four 8x8 matrices, else two, one),
+    // else vectors.
+    int32_t registers = layout->getInDimSize(kRegisterDim);
+    std::optional<SharedTileReader> reader;
+    int32_t group = 1;
+    for (int32_t matrices : {8, 4, 2, 1}) {
+      if (matrices > registers)
+        continue;
+      FailureOr<SharedTileReader> attempt = SharedTileReader::create(
+          rewriter, loc, op, buffer, base, *layout, *slot, matrices,
+          matrixUnit.get(), thread, op.getOffsets());
+      if (failed(attempt))
+        return failure();
+      reader.emplace(std::move(*attempt));
+      group = matrices;
+      if (reader->readsMatrices())
+        break;
+    }
+    if (!reader->readsMatrices())
+      group = registers;
+    SmallVector<Value> values;
+    SmallVector<int32_t> chunk;
+    for (int32_t reg = 0; reg < registers; ++reg) {
+      chunk.push_back(reg);
+      if (int32_t(chunk.size()) == group || reg + 1 == registers) {
+        llvm::append_range(values, reader->read(rewriter, loc, chunk));
+        chunk.clear();
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+
+  std::shared_ptr<const MatrixUnit> matrixUnit;
+};
+
+} // namespace
+
+AsyncCopyRuns getAsyncCopyRuns(ModuleOp module) {
+  AsyncCopyRuns runs;
+  module.walk([&](warp::AsyncCopyOp op) {
+    llvm::Expected<LinearLayout> slot = op.getRing().getType().getSlotLayout();
+    if (!slot) {
+      llvm::consumeError(slot.takeError());
+      return;
+    }
+    runs[op] = getAsyncCopyRun(op.getPtr(), op.getMask(), *slot);
+  });
+  return runs;
+}
+
+void populateRingPatterns(RegisterTypeConverter &converter,
+                          RewritePatternSet &patterns,
+                          std::shared_ptr<const AsyncCopyUnit> asyncCopy,
+                          std::shared_ptr<const MatrixUnit> matrixUnit,
+                          const AsyncCopyRuns &runs) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LocalAllocLowering>(converter, context);
+  patterns.add<AsyncCopyLowering>(converter, context, asyncCopy, runs);
+  patterns.add<AsyncCommitLowering, AsyncWaitLowering>(converter, context,
+                                                       asyncCopy);
+  patterns.add<LocalLoadLowering>(converter, context, std::move(matrixUnit));
+}
+
+} // namespace tk::simt

@@ -1,0 +1,214 @@
+//===- SharedTileReader.cpp - registers of a tile read from workgroup memory
+//-===//
+//
+// A tile in workgroup memory, laid out by a linear layout (offset ->
+// coordinates), read into the registers of another (register, lane, warp
+// -> coordinates): composing the one with the inverse of the other gives
+// each register's offset. Where the backend's matrix loads (ldmatrix) fit
+// both, a warp reads whole 8x8 matrices at once; otherwise each thread
+// reads vectors of the registers that lie at consecutive offsets. The dot's
+// operands read from its scratch and tkw.local_load both read this way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegisterLowering.h"
+
+#include "tk/core/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace tk::simt {
+
+FailureOr<SharedTileReader>
+SharedTileReader::create(OpBuilder &b, Location loc, Operation *op,
+                         Value buffer, Value base, const LinearLayout &layout,
+                         const LinearLayout &shared, int32_t fragmentRegisters,
+                         const MatrixUnit *unit, const ThreadPosition &thread,
+                         ArrayRef<int64_t> origin) {
+  llvm::Expected<LinearLayout> toOffset = shared.invert();
+  if (!toOffset)
+    return op->emitOpError("tk-convert-registers-to-simt: a workgroup layout "
+                           "that does not invert: ")
+           << llvm::toString(toOffset.takeError());
+  // A block's coordinates, in the dimensions of the whole.
+  LinearLayout placed = layout;
+  if (layout.getOutDims() != shared.getOutDims()) {
+    llvm::Expected<LinearLayout> widened =
+        LinearLayout::create(layout.getBases(), shared.getOutDims());
+    if (!widened)
+      return op->emitOpError("tk-convert-registers-to-simt: ")
+             << llvm::toString(widened.takeError());
+    placed = std::move(*widened);
+  }
+  llvm::Expected<LinearLayout> read = placed.compose(*toOffset);
+  if (!read)
+    return op->emitOpError("tk-convert-registers-to-simt: ")
+           << llvm::toString(read.takeError());
+  SharedTileReader reader;
+  reader.buffer = buffer;
+  reader.base = base;
+  if (!origin.empty()) {
+    SmallVector<std::pair<StringRef, int32_t>> at;
+    std::vector<std::string> dims = toOffset->getInDimNames();
+    for (auto [dim, coordinate] : llvm::zip_equal(dims, origin))
+      at.push_back({dim, int32_t(coordinate)});
+    reader.originOffset = toOffset->apply(at).front().second;
+  }
+  reader.element = cast<MemRefType>(buffer.getType()).getElementType();
+  reader.bytes =
+      std::max<int64_t>(reader.element.getIntOrFloatBitWidth() / 8, 1);
+  reader.fragmentRegisters = fragmentRegisters;
+  reader.unit = unit;
+  reader.readOffsets = std::make_shared<LinearLayout>(std::move(*read));
+  reader.readThread =
+      std::make_shared<ThreadCoordinates>(b, loc, *reader.readOffsets, thread);
+  reader.readWidth =
+      std::min<int32_t>(reader.readOffsets->getNumConsecutiveInOut(),
+                        std::max<int64_t>(16 / reader.bytes, 1));
+  reader.planMatrixReads(b, loc, thread);
+  return reader;
+}
+
+SmallVector<Value> SharedTileReader::read(OpBuilder &b, Location loc,
+                                          ArrayRef<int32_t> registers) const {
+  if (std::optional<SmallVector<Value>> matrices =
+          readMatrices(b, loc, registers))
+    return *matrices;
+  SmallVector<Value> picked;
+  for (size_t i = 0; i < registers.size();) {
+    int32_t reg = registers[i];
+    // A run of readWidth registers, aligned, in order: one vector.
+    int32_t width = readWidth;
+    if (reg % width || i + width > registers.size())
+      width = 1;
+    for (int32_t j = 1; j < width; ++j)
+      if (registers[i + j] != reg + j)
+        width = 1;
+    Value start = address(b, loc, reg);
+    if (width == 1) {
+      picked.push_back(
+          memref::LoadOp::create(b, loc, buffer, ValueRange{start}));
+    } else {
+      Value vector = vector::LoadOp::create(
+          b, loc, VectorType::get({width}, element), buffer, ValueRange{start},
+          /*nontemporal=*/false, llvm::MaybeAlign(width * bytes));
+      for (int32_t j = 0; j < width; ++j)
+        picked.push_back(vector::ExtractOp::create(b, loc, vector, j));
+    }
+    i += width;
+  }
+  return picked;
+}
+
+Value SharedTileReader::address(OpBuilder &b, Location loc, int32_t reg) const {
+  Value offset = readThread->getFlat(b, loc, reg);
+  if (originOffset)
+    offset = arith::XOrIOp::create(
+        b, loc, offset,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), originOffset));
+  return toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
+}
+
+/// Whether the unit's matrix loads (ldmatrix) read each fragment whole:
+/// its registers in pairs of 16-bit elements, the pair and the first two
+/// lane bits moving along 16-byte rows of 8 elements (the lanes' next
+/// three bits from row to row: `transpose` the other way round), every
+/// other bit from one aligned row to another. Each lane then gives the
+/// start of one row of one 8x8 matrix (MatrixUnit::loadMatrices), from
+/// `laneRow`, the part of the address that depends on the lane and warp.
+void SharedTileReader::planMatrixReads(OpBuilder &b, Location loc,
+                                       const ThreadPosition &thread) {
+  const LinearLayout &read = *readOffsets;
+  int32_t fragmentBits = llvm::Log2_32(fragmentRegisters);
+  if (!unit || bytes != 2 || fragmentBits < 1 || fragmentBits > 3 ||
+      originOffset % 8 || read.getInDimSizeLog2(kLaneDim) != 5 ||
+      read.getInDimSizeLog2(kRegisterDim) < fragmentBits)
+    return;
+  auto basis = [&](StringRef dim, int32_t bit) {
+    return read.getBasis(dim, bit, kOffsetDim);
+  };
+  auto rowAligned = [](int32_t offset) { return offset % 8 == 0; };
+  bool aligned = true;
+  for (int32_t bit = 1; bit < read.getInDimSizeLog2(kRegisterDim); ++bit)
+    aligned &= rowAligned(basis(kRegisterDim, bit));
+  if (read.hasInDim(kWarpDim))
+    for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit)
+      aligned &= rowAligned(basis(kWarpDim, bit));
+  if (!aligned)
+    return;
+  // The inputs that pick a matrix's row, lowest row bit first.
+  SmallVector<std::pair<StringRef, int32_t>> rowBits;
+  if (basis(kRegisterDim, 0) == 1 && basis(kLaneDim, 0) == 2 &&
+      basis(kLaneDim, 1) == 4 && rowAligned(basis(kLaneDim, 2)) &&
+      rowAligned(basis(kLaneDim, 3)) && rowAligned(basis(kLaneDim, 4))) {
+    transpose = false;
+    rowBits = {{kLaneDim, 2}, {kLaneDim, 3}, {kLaneDim, 4}};
+  } else if (basis(kLaneDim, 2) == 1 && basis(kLaneDim, 3) == 2 &&
+             basis(kLaneDim, 4) == 4 && rowAligned(basis(kRegisterDim, 0)) &&
+             rowAligned(basis(kLaneDim, 0)) && rowAligned(basis(kLaneDim, 1))) {
+    transpose = true;
+    rowBits = {{kRegisterDim, 0}, {kLaneDim, 0}, {kLaneDim, 1}};
+  } else {
+    return;
+  }
+  // Lane L reads row L % 8 of matrix L / 8 (the fragment's register bits
+  // above the pair), in its warp.
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  };
+  auto term = [&](Value index, int32_t bit, int32_t offset) -> Value {
+    Value set = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, index, constant(bit)),
+        constant(1));
+    return arith::MulIOp::create(b, loc, set, constant(offset));
+  };
+  Value row = constant(0);
+  for (auto [laneBit, input] : llvm::enumerate(rowBits))
+    row = arith::XOrIOp::create(
+        b, loc, row,
+        term(thread.lane, int32_t(laneBit), basis(input.first, input.second)));
+  for (int32_t bit = 1; bit < fragmentBits; ++bit)
+    row = arith::XOrIOp::create(
+        b, loc, row, term(thread.lane, 2 + bit, basis(kRegisterDim, bit)));
+  if (read.hasInDim(kWarpDim))
+    for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit)
+      row = arith::XOrIOp::create(b, loc, row,
+                                  term(thread.warp, bit, basis(kWarpDim, bit)));
+  laneRow = row;
+}
+
+/// A fragment's registers by the unit's matrix loads, where
+/// planMatrixReads found them fit and `registers` are one fragment's,
+/// whole and aligned.
+std::optional<SmallVector<Value>>
+SharedTileReader::readMatrices(OpBuilder &b, Location loc,
+                               ArrayRef<int32_t> registers) const {
+  if (!laneRow || int32_t(registers.size()) != fragmentRegisters ||
+      registers[0] % fragmentRegisters)
+    return std::nullopt;
+  for (auto [f, reg] : llvm::enumerate(registers))
+    if (reg != registers[0] + int32_t(f))
+      return std::nullopt;
+  // The fragment's origin: its register bits' offsets, XORed.
+  int32_t origin = originOffset;
+  for (int32_t bit = 0; bit < readOffsets->getInDimSizeLog2(kRegisterDim);
+       ++bit)
+    if ((registers[0] >> bit) & 1)
+      origin ^= readOffsets->getBasis(kRegisterDim, bit, kOffsetDim);
+  Type i32 = b.getI32Type();
+  Value offset = arith::XOrIOp::create(
+      b, loc, laneRow, arith::ConstantIntOp::create(b, loc, i32, origin));
+  Value start = toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
+  FailureOr<SmallVector<Value>> elements = unit->loadMatrices(
+      b, loc, buffer, start, fragmentRegisters / 2, transpose, element);
+  if (failed(elements))
+    return std::nullopt;
+  return *elements;
+}
+
+} // namespace tk::simt

@@ -1,0 +1,125 @@
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory --tk-insert-barriers | FileCheck %s --check-prefix=BARRIERS
+//
+// tk-pipeline-loads on a target with asynchronous copies (cp.async): the
+// K loop of tk-pipeline-loads.mlir, with K a multiple of 16 so that the
+// mask of a's last trip is constant over 16-byte runs. Both operand loads
+// become rings of num_stages = 3 slots in the operands' swizzles: trips 0
+// and 1 are copied before the loop (masked by 0 < n, 1 < n); each trip
+// waits for its own group, copies the trip two ahead into the slot the
+// previous trip read (the loop carries that trip's pointers, the slot it
+// reads and the slot it fills), and the dot, one per k step of mma's 16,
+// reads its blocks of this trip's slots just before its products. The
+// bias load feeds no dot and stays.
+
+// CHECK-LABEL: tk.func @matmul_k_loop
+// CHECK: %[[RA:.+]] = tkw.local_alloc : <3, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+// CHECK: %[[RB:.+]] = tkw.local_alloc : <3, [32, 64], f16, #tkw.swizzled<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+// CHECK: %[[RUNS0:.+]] = arith.cmpi slt, %{{.+}}, %[[N:[^ ]+]] : i32
+// CHECK: %[[ON0:.+]] = tk.splat %[[RUNS0]] : i1 -> tensor<64x32xi1
+// CHECK: %[[MASK0:.+]] = arith.andi %{{.+}}, %[[ON0]]
+// CHECK: tkw.async_copy %{{.+}}, %[[MASK0]] into %[[RA]][%[[S0:.+]]] :
+// CHECK: tkw.async_copy %{{.+}} into %[[RB]][%[[S0]]] :
+// CHECK-NEXT: tkw.async_commit
+// CHECK: tkw.async_copy %{{.+}} into %[[RA]][%[[S1:.+]]] :
+// CHECK: tkw.async_copy %{{.+}} into %[[RB]][%[[S1]]] :
+// CHECK-NEXT: tkw.async_commit
+// CHECK-NOT: tkw.async_copy
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[N]] step %[[STEP:[^ ]+]] iter_args({{.*}}, %[[AHEAD_B:[^ ]+]] = %{{[^,]+}}, %[[AHEAD_A:[^ ]+]] = %{{[^,]+}}, %[[READ:[^ ]+]] = %{{[^,]+}}, %[[FILL:[^ ]+]] = %{{[^)]+}})
+// CHECK-NEXT: tkw.async_wait pending = 1
+// CHECK: arith.cmpi slt, %{{.+}}, %[[N]] : i32
+// CHECK: tkw.async_copy %[[AHEAD_A]], %{{.+}} into %[[RA]][%[[FILL]]]
+// CHECK: tkw.async_copy %[[AHEAD_B]], %{{.+}} into %[[RB]][%[[FILL]]]
+// CHECK-NEXT: tkw.async_commit
+// CHECK: tk.addptr %[[AHEAD_B]],
+// CHECK: tk.addptr %[[AHEAD_A]],
+// CHECK: tk.load %{{.+}} : tensor<64x64x!tk.ptr<f32>
+// CHECK: %[[A0:.+]] = tkw.local_load %[[RA]][%[[READ]]] {offsets = array<i64: 0, 0>} : {{.+}} -> tensor<64x16xf16
+// CHECK-NEXT: %[[B0:.+]] = tkw.local_load %[[RB]][%[[READ]]] {offsets = array<i64: 0, 0>} : {{.+}} -> tensor<16x64xf16
+// CHECK-NEXT: %[[D0:.+]] = tk.dot %[[A0]], %[[B0]], %{{[^ ]+}} {tkw.intrinsic = "mma.m16n8k16.f32.f16"}
+// CHECK-NEXT: %[[A1:.+]] = tkw.local_load %[[RA]][%[[READ]]] {offsets = array<i64: 0, 16>}
+// CHECK-NEXT: %[[B1:.+]] = tkw.local_load %[[RB]][%[[READ]]] {offsets = array<i64: 16, 0>}
+// CHECK-NEXT: tk.dot %[[A1]], %[[B1]], %[[D0]]
+// CHECK-NOT: tk.dot
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: tkw.async_wait pending = 0
+
+// The rings live across the loop; one barrier orders each trip's copies
+// after the previous trip's reads, one the reads after the copies they
+// wait for. Reads after reads need none.
+// BARRIERS: tkw.local_alloc {tkw.scratch = array<i64: 0, 12288>}
+// BARRIERS: tkw.local_alloc {tkw.scratch = array<i64: 12288, 12288>}
+// BARRIERS: scf.for
+// BARRIERS-NEXT: tkw.async_wait pending = 1
+// BARRIERS: gpu.barrier
+// BARRIERS-NEXT: tkw.async_copy
+// BARRIERS-NOT: gpu.barrier
+// BARRIERS: tkw.async_commit
+// BARRIERS: gpu.barrier
+// BARRIERS-NEXT: tkw.local_load
+// BARRIERS-NOT: gpu.barrier
+// BARRIERS: scf.yield
+// BARRIERS: tkw.async_wait pending = 0
+// BARRIERS-NEXT: gpu.barrier
+// BARRIERS-NEXT: tkw.convert_layout
+
+tk.func @matmul_k_loop(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32, %k: i32 {tk.divisibility = 16 : i32}) {
+  %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %rows = tk.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %kcols = tk.expand_dims %r32 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %krows = tk.expand_dims %r32 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %c64k = arith.constant dense<64> : tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %c32 : tensor<64x1xi32>
+  %arb = tk.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %acb = tk.broadcast %kcols : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arb, %acb : tensor<64x32xi32>
+  %pa0 = tk.splat %a : !tk.ptr<f16> -> tensor<64x32x!tk.ptr<f16>>
+  %pa = tk.addptr %pa0, %aoff : tensor<64x32x!tk.ptr<f16>>, tensor<64x32xi32>
+  %br = arith.muli %krows, %c64k : tensor<32x1xi32>
+  %brb = tk.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bcb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %brb, %bcb : tensor<32x64xi32>
+  %pb0 = tk.splat %b : !tk.ptr<f16> -> tensor<32x64x!tk.ptr<f16>>
+  %pb = tk.addptr %pb0, %boff : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
+  %cr = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %crb = tk.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %pbias0 = tk.splat %bias : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pbias = tk.addptr %pbias0, %coff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  %stepa = arith.constant dense<32> : tensor<64x32xi32>
+  %stepb = arith.constant dense<2048> : tensor<32x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zf = arith.constant dense<0.0> : tensor<64x32xf16>
+  %zfb = arith.constant dense<0.0> : tensor<32x64xf16>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32s = arith.constant 32 : i32
+  %res:3 = scf.for %i = %c0 to %n step %c1 iter_args(%qa = %pa, %qb = %pb, %acc = %zero) -> (tensor<64x32x!tk.ptr<f16>>, tensor<32x64x!tk.ptr<f16>>, tensor<64x64xf32>) : i32 {
+    %done = arith.muli %i, %c32s : i32
+    %left = arith.subi %k, %done : i32
+    %lefta = tk.splat %left : i32 -> tensor<1x32xi32>
+    %ina = arith.cmpi slt, %kcols, %lefta : tensor<1x32xi32>
+    %maska = tk.broadcast %ina : tensor<1x32xi1> -> tensor<64x32xi1>
+    %av = tk.load %qa, %maska, %zf : tensor<64x32x!tk.ptr<f16>>
+    %leftb = tk.splat %left : i32 -> tensor<32x1xi32>
+    %inb = arith.cmpi slt, %krows, %leftb : tensor<32x1xi32>
+    %maskb = tk.broadcast %inb : tensor<32x1xi1> -> tensor<32x64xi1>
+    %bv = tk.load %qb, %maskb, %zfb : tensor<32x64x!tk.ptr<f16>>
+    %biasv = tk.load %pbias : tensor<64x64x!tk.ptr<f32>>
+    %d = tk.dot %av, %bv, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    %sum = arith.addf %d, %biasv : tensor<64x64xf32>
+    %na = tk.addptr %qa, %stepa : tensor<64x32x!tk.ptr<f16>>, tensor<64x32xi32>
+    %nb = tk.addptr %qb, %stepb : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
+    scf.yield %na, %nb, %sum : tensor<64x32x!tk.ptr<f16>>, tensor<32x64x!tk.ptr<f16>>, tensor<64x64xf32>
+  }
+  %pc0 = tk.splat %c : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pc = tk.addptr %pc0, %coff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  tk.store %pc, %res#2 : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}
