@@ -1,19 +1,22 @@
 //===- InsertBarriers.cpp - barriers where shared memory is reused --------===//
 //
 // Pass 7 of the register pipeline (DESIGN.md §3): a gpu.barrier before an
-// op whose workgroup memory (its `tkw.scratch`, or its ring's) overlaps
-// memory an earlier op wrote since the last barrier, or that it writes and
-// an earlier op read, following scf control flow to a fixed point.
-// Triton's Membar analysis, on tk's buffers.
+// op whose workgroup memory (its `tkw.scratch`, or its ring's slot)
+// overlaps memory an earlier op wrote since the last barrier, or that it
+// writes and an earlier op read, following scf control flow to a fixed
+// point. Triton's Membar analysis, on tk's buffers; two slots of one ring
+// are apart where their indices provably differ in one pass over the code.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/Passes.h"
 #include "tk/core/WarpDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
@@ -30,21 +33,97 @@ using namespace tk::warp;
 
 namespace {
 
-/// Byte ranges [begin, end) of workgroup memory, sorted and without
-/// repeats so that two sets compare equal.
-using Ranges = SmallVector<std::pair<int64_t, int64_t>>;
+/// Bytes [begin, end) of workgroup memory, and for a ring's slot the i32
+/// that picks it (null for a whole buffer).
+struct Use {
+  std::pair<int64_t, int64_t> range;
+  Value slot;
 
-Ranges unite(const Ranges &a, const Ranges &b) {
-  Ranges result(a);
+  bool operator<(const Use &other) const {
+    return std::make_tuple(range, slot.getAsOpaquePointer()) <
+           std::make_tuple(other.range, other.slot.getAsOpaquePointer());
+  }
+  bool operator==(const Use &other) const {
+    return range == other.range && slot == other.slot;
+  }
+};
+
+/// Sorted and without repeats, so that two sets compare equal.
+using Uses = SmallVector<Use>;
+
+Uses unite(const Uses &a, const Uses &b) {
+  Uses result(a);
   result.append(b.begin(), b.end());
   llvm::sort(result);
   result.erase(std::unique(result.begin(), result.end()), result.end());
   return result;
 }
 
-bool overlaps(const Ranges &ranges, std::pair<int64_t, int64_t> range) {
-  return llvm::any_of(ranges, [&](const auto &other) {
-    return other.first < range.second && range.first < other.second;
+/// An integer constant, where `value` is one.
+std::optional<int64_t> constantOf(Value value) {
+  APInt constant;
+  if (value && matchPattern(value, m_ConstantInt(&constant)))
+    return constant.getSExtValue();
+  return std::nullopt;
+}
+
+/// Whether `value` is always in [0, size): a constant there, a remainder
+/// by at most `size`, or a loop's iteration argument that starts there and
+/// is yielded as such a remainder.
+bool isBelow(Value value, int64_t size) {
+  auto remainderBelow = [&](Value v) {
+    auto rem = v.getDefiningOp<arith::RemUIOp>();
+    std::optional<int64_t> divisor =
+        rem ? constantOf(rem.getRhs()) : std::nullopt;
+    return divisor && *divisor > 0 && *divisor <= size;
+  };
+  if (std::optional<int64_t> constant = constantOf(value))
+    return *constant >= 0 && *constant < size;
+  if (remainderBelow(value))
+    return true;
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto loop =
+      arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!loop || arg.getArgNumber() < loop.getNumInductionVars())
+    return false;
+  unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
+  std::optional<int64_t> init = constantOf(loop.getInitArgs()[index]);
+  return init && *init >= 0 && *init < size &&
+         remainderBelow(loop.getYieldedValues()[index]);
+}
+
+/// Whether two slot indices differ wherever both are computed in one pass
+/// over their code: two different constants, or x and (x + c) % size with
+/// x below size and c not a multiple of it (a ring's read and fill slots).
+bool differ(Value a, Value b) {
+  if (!a || !b)
+    return false;
+  std::optional<int64_t> ca = constantOf(a), cb = constantOf(b);
+  if (ca && cb)
+    return *ca != *cb;
+  for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+    auto rem = y.getDefiningOp<arith::RemUIOp>();
+    auto add = rem ? rem.getLhs().getDefiningOp<arith::AddIOp>() : nullptr;
+    std::optional<int64_t> size = rem ? constantOf(rem.getRhs()) : std::nullopt;
+    if (!add || !size || *size <= 0)
+      continue;
+    for (auto [base, plus] : {std::pair{add.getLhs(), add.getRhs()},
+                              std::pair{add.getRhs(), add.getLhs()}}) {
+      std::optional<int64_t> c = constantOf(plus);
+      if (base == x && c && *c % *size != 0 && isBelow(x, *size))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// Whether `use` and any of `uses` may touch the same bytes.
+bool overlaps(const Uses &uses, const Use &use) {
+  return llvm::any_of(uses, [&](const Use &other) {
+    bool rangesMeet = other.range.first < use.range.second &&
+                      use.range.first < other.range.second;
+    bool slotsDiffer = other.range == use.range && differ(other.slot, use.slot);
+    return rangesMeet && !slotsDiffer;
   });
 }
 
@@ -52,7 +131,7 @@ bool overlaps(const Ranges &ranges, std::pair<int64_t, int64_t> range) {
 /// reads need no barrier; anything after a write, and a write after a
 /// read, does (Triton's Membar).
 struct Pending {
-  Ranges reads, writes;
+  Uses reads, writes;
 
   bool operator==(const Pending &other) const {
     return reads == other.reads && writes == other.writes;
@@ -60,15 +139,29 @@ struct Pending {
   Pending unite(const Pending &other) const {
     return {::unite(reads, other.reads), ::unite(writes, other.writes)};
   }
+  /// The same uses, seen from outside one pass over `region`: a slot
+  /// computed in it may hold another value on another pass (the slot a
+  /// trip fills is the one the previous trip read), so it is forgotten.
+  Pending leaving(Region &region) const {
+    Pending result = *this;
+    for (Uses *uses : {&result.reads, &result.writes}) {
+      for (Use &use : *uses)
+        if (use.slot && region.isAncestor(use.slot.getParentRegion()))
+          use.slot = Value();
+      llvm::sort(*uses);
+      uses->erase(std::unique(uses->begin(), uses->end()), uses->end());
+    }
+    return result;
+  }
 };
 
-/// How `op` uses workgroup memory: the bytes and whether it reads or
-/// writes them. An op with its own scratch (`tkw.scratch`) writes it and
-/// reads it back; a copy into a ring writes the ring (when the copy
+/// How `op` uses workgroup memory: the bytes (and slot) and whether it
+/// reads or writes them. An op with its own scratch (`tkw.scratch`) writes
+/// it and reads it back; a copy into a ring writes its slot (when the copy
 /// completes, which a tkw.async_wait before the barrier ensures), and a
-/// read of a ring reads it.
+/// read of a ring reads its slot.
 struct Access {
-  std::pair<int64_t, int64_t> range;
+  Use use;
   bool reads = false, writes = false;
 };
 
@@ -76,12 +169,14 @@ std::optional<Access> getAccess(Operation *op) {
   if (isa<LocalAllocOp>(op))
     return std::nullopt;
   Operation *owner = op;
-  Access access{{0, 0}, true, true};
+  Access access{{{0, 0}, Value()}, true, true};
   if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
     owner = copy.getRing().getDefiningOp();
+    access.use.slot = copy.getSlot();
     access.reads = false;
   } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
     owner = read.getRing().getDefiningOp();
+    access.use.slot = read.getSlot();
     access.writes = false;
   }
   auto scratch = owner ? owner->getAttrOfType<DenseI64ArrayAttr>(
@@ -89,7 +184,7 @@ std::optional<Access> getAccess(Operation *op) {
                        : nullptr;
   if (!scratch)
     return std::nullopt;
-  access.range = {scratch[0], scratch[0] + scratch[1]};
+  access.use.range = {scratch[0], scratch[0] + scratch[1]};
   return access;
 }
 
@@ -111,17 +206,16 @@ private:
     if (isa<gpu::BarrierOp>(op))
       return {};
     if (std::optional<Access> access = getAccess(op)) {
-      bool conflicts =
-          overlaps(pending.writes, access->range) ||
-          (access->writes && overlaps(pending.reads, access->range));
+      bool conflicts = overlaps(pending.writes, access->use) ||
+                       (access->writes && overlaps(pending.reads, access->use));
       if (barrierBefore.contains(op) || conflicts) {
         barrierBefore.insert(op);
         pending = {};
       }
       if (access->reads)
-        pending.reads = unite(pending.reads, {access->range});
+        pending.reads = unite(pending.reads, {access->use});
       if (access->writes)
-        pending.writes = unite(pending.writes, {access->range});
+        pending.writes = unite(pending.writes, {access->use});
       return pending;
     }
     if (op->getNumRegions() == 0)
@@ -132,9 +226,11 @@ private:
       Pending entry = pending, end;
       while (true) {
         end = entry;
-        for (Region &region : op->getRegions())
+        for (Region &region : op->getRegions()) {
           for (Block &block : region)
             end = visitBlock(block, end);
+          end = end.leaving(region);
+        }
         Pending next = pending.unite(end);
         if (next == entry)
           break;
@@ -147,7 +243,7 @@ private:
     Pending after = pending;
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        after = after.unite(visitBlock(block, pending));
+        after = after.unite(visitBlock(block, pending).leaving(region));
     return after;
   }
 };

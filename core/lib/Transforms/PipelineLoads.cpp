@@ -539,8 +539,8 @@ void readRingOperands(OpBuilder &b, tk::DotOp dot,
 ///   each trip waits for its own group, starts the copies of the trip
 ///   slots-1 ahead into the slot the previous trip read, and reads its
 ///   own slot where its dot needs it (tk-insert-barriers orders the copies
-///   after the previous trip's reads, and the reads after the copies
-///   complete);
+///   after the previous trip's reads, and their completion before this
+///   trip's reads: one barrier, since the two slots differ);
 ///   after the loop, a wait for the copies past its end.
 void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
                           int64_t slots) {
@@ -566,6 +566,20 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
   FailureOr<ArgumentWalk> walk = ArgumentWalk::get(loop, candidates);
   if (failed(walk))
     return;
+  // num_stages is an upper bound: as many slots as the target's workgroup
+  // memory holds for all the loop's rings, at least two.
+  int64_t slotBytes = 0;
+  for (RingCandidate &candidate : candidates)
+    slotBytes += llvm::alignTo(candidate.ring.getSlotBytes(), 16);
+  slots = std::min(slots, target.sharedMemoryPerBlock / slotBytes);
+  if (slots < 2)
+    return;
+  for (RingCandidate &candidate : candidates) {
+    tkw::RingType ring = candidate.ring;
+    candidate.ring =
+        tkw::RingType::get(ring.getContext(), slots, ring.getShape(),
+                           ring.getElementType(), ring.getLayout());
+  }
 
   // Before the loop: the rings, and trips 0 .. slots-2 in flight.
   Location loc = loop.getLoc();
@@ -587,11 +601,11 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
              constant(before, trip));
     args = walk->advance(before, args, iv);
   }
-  // The loop carries the iteration arguments of the trip slots-1 ahead,
-  // the slot it reads and the slot it fills.
+  // The loop carries the iteration arguments of the trip slots-1 ahead and
+  // the slot it reads; it fills the one before, modulo slots (the form
+  // tk-insert-barriers proves distinct from the read slot).
   SmallVector<Value> inits(args);
   inits.push_back(constant(before, 0));
-  inits.push_back(constant(before, slots - 1));
 
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
@@ -602,24 +616,22 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
         // to it after this, so what is built here runs first.
         Block *block = added.front().getOwner();
         OpBuilder b = OpBuilder::atBlockBegin(block);
-        ValueRange ahead = ValueRange(added).drop_back(2);
-        Value readSlot = added[added.size() - 2];
-        Value fillSlot = added.back();
+        ValueRange ahead = ValueRange(added).drop_back();
+        Value readSlot = added.back();
+        auto modulo = [&](Value slot, int64_t plus) -> Value {
+          return arith::RemUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, slot, constant(b, plus)),
+              constant(b, slots));
+        };
         // This trip's group done, the trip slots-1 ahead started.
         tkw::AsyncWaitOp::create(b, loc, slots - 2);
+        Value fillSlot = modulo(readSlot, slots - 1);
         Value iv = block->getArgument(0);
         Value aheadIv = tripStart(b, loc, iv, loop.getStep(), slots - 1);
         copyTrip(b, loc, loop, *walk, candidates, rings, aheadIv, ahead,
                  fillSlot);
         SmallVector<Value> yielded = walk->advance(b, ahead, aheadIv);
-        auto nextSlot = [&](Value slot) -> Value {
-          Value next = arith::AddIOp::create(b, loc, slot, constant(b, 1));
-          Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              next, constant(b, slots));
-          return arith::SelectOp::create(b, loc, wraps, constant(b, 0), next);
-        };
-        yielded.push_back(nextSlot(readSlot));
-        yielded.push_back(nextSlot(fillSlot));
+        yielded.push_back(modulo(readSlot, 1));
         // Each dot's operands from this trip's slot, where the dot is.
         llvm::MapVector<Operation *,
                         SmallVector<std::pair<const RingCandidate *, Value>>>

@@ -1,5 +1,7 @@
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory --tk-insert-barriers | FileCheck %s --check-prefix=BARRIERS
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=20000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=5" | FileCheck %s --check-prefix=FIT
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=12000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=NOFIT
 //
 // tk-pipeline-loads on a target with asynchronous copies (cp.async): the
 // K loop of tk-pipeline-loads.mlir, with K a multiple of 16 so that the
@@ -7,8 +9,8 @@
 // become rings of num_stages = 3 slots in the operands' swizzles: trips 0
 // and 1 are copied before the loop (masked by 0 < n, 1 < n); each trip
 // waits for its own group, copies the trip two ahead into the slot the
-// previous trip read (the loop carries that trip's pointers, the slot it
-// reads and the slot it fills), and the dot, one per k step of mma's 16,
+// previous trip read ((read + 2) % 3: the loop carries that trip's
+// pointers and the slot it reads), and the dot, one per k step of mma's 16,
 // reads its blocks of this trip's slots just before its products. The
 // bias load feeds no dot and stays.
 
@@ -25,8 +27,12 @@
 // CHECK: tkw.async_copy %{{.+}} into %[[RB]][%[[S1]]] :
 // CHECK-NEXT: tkw.async_commit
 // CHECK-NOT: tkw.async_copy
-// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[N]] step %[[STEP:[^ ]+]] iter_args({{.*}}, %[[AHEAD_B:[^ ]+]] = %{{[^,]+}}, %[[AHEAD_A:[^ ]+]] = %{{[^,]+}}, %[[READ:[^ ]+]] = %{{[^,]+}}, %[[FILL:[^ ]+]] = %{{[^)]+}})
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[N]] step %[[STEP:[^ ]+]] iter_args({{.*}}, %[[AHEAD_B:[^ ]+]] = %{{[^,]+}}, %[[AHEAD_A:[^ ]+]] = %{{[^,]+}}, %[[READ:[^ ]+]] = %{{[^)]+}})
 // CHECK-NEXT: tkw.async_wait pending = 1
+// CHECK-DAG: %[[TWO:.+]] = arith.constant 2 : i32
+// CHECK-DAG: %[[THREE:.+]] = arith.constant 3 : i32
+// CHECK: %[[SUM:.+]] = arith.addi %[[READ]], %[[TWO]] : i32
+// CHECK-NEXT: %[[FILL:.+]] = arith.remui %[[SUM]], %[[THREE]] : i32
 // CHECK: arith.cmpi slt, %{{.+}}, %[[N]] : i32
 // CHECK: tkw.async_copy %[[AHEAD_A]], %{{.+}} into %[[RA]][%[[FILL]]]
 // CHECK: tkw.async_copy %[[AHEAD_B]], %{{.+}} into %[[RB]][%[[FILL]]]
@@ -45,19 +51,30 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: tkw.async_wait pending = 0
 
-// The rings live across the loop; one barrier orders each trip's copies
-// after the previous trip's reads, one the reads after the copies they
-// wait for. Reads after reads need none.
+// num_stages is an upper bound: with 20000 bytes, two slots of both rings
+// (8192 bytes a slot) fit, not five; with 12000 not two, and the loads stay
+// on the register form, one trip ahead.
+// FIT: tkw.local_alloc : <2, [64, 32]
+// FIT: tkw.local_alloc : <2, [32, 64]
+// FIT: tkw.async_wait pending = 0
+// NOFIT-NOT: tkw.local_alloc
+// NOFIT: scf.for
+// NOFIT-NOT: tkw.{{(local|async)}}
+// NOFIT: tk.dot
+
+// The rings live across the loop. One barrier a trip, after the wait and
+// before the copies: it orders them after the previous trip's reads of the
+// slot they fill, and this trip's reads after the copies it waited for.
+// The reads need none after this trip's copies (another slot: (r + 2) % 3
+// differs from r), nor after each other; the prologue's two trips fill
+// slots 0 and 1.
 // BARRIERS: tkw.local_alloc {tkw.scratch = array<i64: 0, 12288>}
 // BARRIERS: tkw.local_alloc {tkw.scratch = array<i64: 12288, 12288>}
+// BARRIERS-NOT: gpu.barrier
 // BARRIERS: scf.for
 // BARRIERS-NEXT: tkw.async_wait pending = 1
 // BARRIERS: gpu.barrier
 // BARRIERS-NEXT: tkw.async_copy
-// BARRIERS-NOT: gpu.barrier
-// BARRIERS: tkw.async_commit
-// BARRIERS: gpu.barrier
-// BARRIERS-NEXT: tkw.local_load
 // BARRIERS-NOT: gpu.barrier
 // BARRIERS: scf.yield
 // BARRIERS: tkw.async_wait pending = 0

@@ -13,7 +13,8 @@ Triton's, the median of the rounds with their range.
 
 Covered: vector add; the fused softmax at 4, 8 and 16 warps (a row a
 program, BLOCK the next power of two of the row); layernorm's forward pass;
-a transpose by 64x64 blocks; and the matmul configurations Triton's matmul
+a transpose by 64x64 blocks; the corpus' attention forward at head dims 64
+and 128; and the matmul configurations Triton's matmul
 tutorial autotunes over, in f16 and bf16 at 4096^3 (--only picks a
 family). Integer arguments equal to 1 are
 specialised away by Triton and so are never passed here.
@@ -209,6 +210,27 @@ class Bench:
             2.0 * M * N * K, "TFLOP/s")
 
 
+    def attention(self, heads, ctx, dim, block_m, block_n, warps, stages):
+        """The corpus' FlashAttention forward (online softmax, no mask), a
+        (row block, head) per program, at the tile sizes Triton's
+        fused-attention tutorial tunes over."""
+        q, k, v = (torch.randn(heads, ctx, dim, device="cuda",
+                               dtype=torch.float16) for _ in range(3))
+        scale = dim ** -0.5
+        scores = (q.double() @ k.double().transpose(1, 2)) * scale
+        want = (torch.softmax(scores, dim=-1) @ v.double()).to(torch.float16)
+        del scores
+        return self.figure(
+            f"attention_forward f16 {heads}x{ctx}x{dim} {block_m}x{block_n} "
+            f"w{warps} s{stages}",
+            make_corpus.attention_forward, (ctx // block_m, heads),
+            [q, k, v, None, scale, q.stride(0), q.stride(1), ctx], {3},
+            [want], {"rtol": 2.0 ** -6, "floor": 2.0 ** -6},
+            {"BLOCK_M": block_m, "BLOCK_N": block_n, "HEAD_DIM": dim},
+            {"num_warps": warps, "num_stages": stages},
+            4.0 * heads * ctx * ctx * dim, "TFLOP/s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -222,7 +244,7 @@ def main():
     parser.add_argument("--only", default="",
                         help="run the cases whose names start with this "
                              "(vector_add, softmax, layernorm, transpose, "
-                             "matmul)")
+                             "attention, matmul)")
     args = parser.parse_args()
     bench = Bench(args)
     cases = [
@@ -234,6 +256,11 @@ def main():
         ("layernorm", lambda: bench.layernorm(1000, 256, 4)),
         ("layernorm", lambda: bench.layernorm(4096, 1024, 8)),
         ("transpose", bench.transpose),
+        # heads, N_CTX, HEAD_DIM, BLOCK_M, BLOCK_N, num_warps, num_stages:
+        # the corpus' own configuration, then the tutorial's for 64 and 128.
+        ("attention", lambda: bench.attention(16, 4096, 64, 64, 64, 4, 2)),
+        ("attention", lambda: bench.attention(16, 4096, 64, 128, 64, 4, 3)),
+        ("attention", lambda: bench.attention(16, 4096, 128, 128, 64, 8, 3)),
     ]
     # The f16 configurations Triton's matmul tutorial (03-matrix-
     # multiplication) autotunes over on CUDA: BLOCK_M, BLOCK_N, BLOCK_K,

@@ -207,21 +207,24 @@ def TkPipelineLoads : Pass<"tk-pipeline-loads", "::tk::FuncOp"> {
     feeds operand a or b of a `tk.dot` with a matrix intrinsic (directly or
     through one `tkw.convert_layout`), whose `other` is absent or zero and
     whose runs `tk::getAsyncCopyRun` finds copyable (4 to 16 bytes,
-    contiguous, aligned, under one mask value), becomes a `!tkw.ring` of
-    `num-stages - 1` slots laid out by the operand's swizzle
-    (`tk::getOperandSwizzle`). Before the loop, `tkw.local_alloc` and the
-    copies of trips 0 .. num-stages - 2, one `tkw.async_commit` a trip.
-    Each trip waits until its own group is done (`tkw.async_wait` with
-    num-stages - 2 pending), reads its slot into the dot's fragments
-    (`tkw.local_load`), then starts the copies of the trip num-stages - 1
-    ahead into that slot; the loop carries those trips' iteration
-    arguments (the load's pointers as the trips yield them) and the slot
-    index. The mask gains `iv < ub`, so a copy past the end writes zeros
-    and reads nothing; after the loop a wait for every group. The
-    computations cloned for trips ahead must be free of side effects and
-    regions, else the load stays. `tk-insert-barriers` then places the
-    barrier between the copies' completion and the reads, and between the
-    reads and the copies that overwrite the slot.
+    contiguous, aligned, under one mask value), becomes a `!tkw.ring` of S
+    slots laid out by the operand's swizzle (`tk::getOperandSwizzle`): S is
+    `num-stages`, or fewer where the loop's rings would not fit the
+    target's workgroup memory (at least 2, else the loads stay). Before the
+    loop, `tkw.local_alloc` and the copies of trips 0 .. S - 2, one
+    `tkw.async_commit` a trip. Each trip waits until its own group is done
+    (`tkw.async_wait` with S - 2 pending), starts the copies of the trip
+    S - 1 ahead into the slot the previous trip read, and reads its own
+    slot where the dot is (`tkw.local_load`); a dot of two ring operands
+    becomes one dot per k step of its intrinsic, each reading its blocks
+    of the slots. The loop carries the iteration arguments of the trip
+    S - 1 ahead (the load's pointers as the trips yield them), the slot it
+    reads and the slot it fills. The mask gains `iv < ub`, so a copy past
+    the end writes zeros and reads nothing; after the loop a wait for
+    every group. The computations cloned for trips ahead must be free of
+    side effects and regions, else the load stays. `tk-insert-barriers`
+    then orders the copies after the previous trip's reads and the reads
+    after the copies they waited for.
 
     **Registers**, for the loads left: each `tk.load` of pointer tiles
     whose value reaches an operand of a dot in the loop is issued one trip

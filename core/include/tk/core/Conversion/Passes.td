@@ -363,7 +363,14 @@ def TkConvertRegistersToSIMT
     first: a register bit in the thread, a lane bit by one shuffle, the
     warps' bits (consecutive, only registers above them) through its
     scratch, the lower positions always the combiner's first operand. `scf`
-    ops carry the registers of their tiles.
+    ops carry the registers of their tiles. A `!tkw.ring` is the element of
+    the scratch buffer where its first slot starts: `tkw.async_copy` copies
+    each run of a thread's pointers (`tk::getAsyncCopyRun`) with the
+    backend's AsyncCopyUnit, a masked-off run as zeros, only the first
+    holder of a broadcast element copying it; `tkw.async_commit` and
+    `tkw.async_wait` are the unit's; `tkw.local_load` reads a slot, or an
+    aligned block of one, as the dot reads its scratch (by matrix loads
+    where they fit).
 
     The scratch of each op is at its `tkw.scratch` offset in one workgroup
     `memref.global` per element type of the kernel's `tkw.shared_memory`
