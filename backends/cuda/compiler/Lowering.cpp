@@ -87,7 +87,8 @@ void registerLoweringDialects(DialectRegistry &registry) {
 }
 
 bool registerDotsRequested() {
-  return std::getenv("TK_CUDA_REGISTER_DOTS") != nullptr;
+  const char *value = std::getenv("TK_CUDA_REGISTER_DOTS");
+  return value && *value && llvm::StringRef(value) != "0";
 }
 
 tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,

@@ -60,7 +60,8 @@ struct LoweredKernel {
   int threadsPerBlock = 0;
 };
 
-/// Whether dots take the register pipeline (TK_CUDA_REGISTER_DOTS is set)
+/// Whether dots take the register pipeline (TK_CUDA_REGISTER_DOTS is set,
+/// not empty and not 0)
 /// rather than tk-convert-to-simt: a choice beyond the request that changes
 /// the code, so the plugin's compile_target names it and the kernel cache
 /// keeps the two apart.

@@ -139,37 +139,22 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
   const AsyncCopyRuns &runs;
 };
 
-struct AsyncCommitLowering : OpConversionPattern<warp::AsyncCommitOp> {
-  AsyncCommitLowering(const TypeConverter &converter, MLIRContext *context,
-                      std::shared_ptr<const AsyncCopyUnit> unit)
-      : OpConversionPattern(converter, context), unit(std::move(unit)) {}
+/// tkw.async_commit and tkw.async_wait: the unit's own.
+template <typename Op> struct AsyncGroupLowering : OpConversionPattern<Op> {
+  AsyncGroupLowering(const TypeConverter &converter, MLIRContext *context,
+                     std::shared_ptr<const AsyncCopyUnit> unit)
+      : OpConversionPattern<Op>(converter, context), unit(std::move(unit)) {}
 
   LogicalResult
-  matchAndRewrite(warp::AsyncCommitOp op, OpAdaptor,
+  matchAndRewrite(Op op, typename Op::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!unit)
       return op.emitOpError("tk-convert-registers-to-simt: no asynchronous "
                             "copies on this target");
-    unit->commit(rewriter, op.getLoc());
-    rewriter.eraseOp(op);
-    return success();
-  }
-
-  std::shared_ptr<const AsyncCopyUnit> unit;
-};
-
-struct AsyncWaitLowering : OpConversionPattern<warp::AsyncWaitOp> {
-  AsyncWaitLowering(const TypeConverter &converter, MLIRContext *context,
-                    std::shared_ptr<const AsyncCopyUnit> unit)
-      : OpConversionPattern(converter, context), unit(std::move(unit)) {}
-
-  LogicalResult
-  matchAndRewrite(warp::AsyncWaitOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!unit)
-      return op.emitOpError("tk-convert-registers-to-simt: no asynchronous "
-                            "copies on this target");
-    unit->wait(rewriter, op.getLoc(), op.getPending());
+    if constexpr (std::is_same_v<Op, warp::AsyncWaitOp>)
+      unit->wait(rewriter, op.getLoc(), op.getPending());
+    else
+      unit->commit(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -260,8 +245,9 @@ void populateRingPatterns(RegisterTypeConverter &converter,
   MLIRContext *context = patterns.getContext();
   patterns.add<LocalAllocLowering>(converter, context);
   patterns.add<AsyncCopyLowering>(converter, context, asyncCopy, runs);
-  patterns.add<AsyncCommitLowering, AsyncWaitLowering>(converter, context,
-                                                       asyncCopy);
+  patterns.add<AsyncGroupLowering<warp::AsyncCommitOp>,
+               AsyncGroupLowering<warp::AsyncWaitOp>>(converter, context,
+                                                      asyncCopy);
   patterns.add<LocalLoadLowering>(converter, context, std::move(matrixUnit));
 }
 
