@@ -290,6 +290,55 @@ TEST(LayoutPresetsTest, SwizzledSharedAgainstTritonsSwizzle) {
             std::string::npos);
 }
 
+TEST(LayoutPresetsTest, NvmmaSharedLayoutIsTheHardwareSwizzle) {
+  struct NvmmaCase {
+    std::vector<int32_t> shape;
+    int32_t elementBytes, swizzleBytes;
+    std::vector<int32_t> order;
+  };
+  const NvmmaCase cases[] = {
+      // wgmma's A, K-major: k = 64 f16 in one 128-byte atom.
+      {{64, 64}, 2, 128, {1, 0}},
+      // A with k = 32: 64-byte atoms.
+      {{128, 32}, 2, 64, {1, 0}},
+      // B MN-major, n = 256 over four columns of atoms.
+      {{32, 256}, 2, 128, {1, 0}},
+      // B K-major (dim0 contiguous), 32-byte atoms of tf32.
+      {{8, 16}, 4, 32, {0, 1}},
+  };
+  for (const NvmmaCase &c : cases) {
+    LinearLayout layout = take(tk::nvmmaSharedLayout(c.shape, c.elementBytes,
+                                                     c.swizzleBytes, c.order));
+    SCOPED_TRACE(layout.toString());
+    int64_t cols = c.shape[c.order[0]], rows = c.shape[c.order[1]];
+    int64_t atomCols = c.swizzleBytes / c.elementBytes;
+    LinearLayout where = take(layout.invert());
+    // The hardware's address of (row, col): the unswizzled byte within its
+    // column of atoms, with bits 4.. XORed by bits 7.. (CUTLASS's
+    // Swizzle<log2(swizzle / 16), 4, 3>).
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t col = 0; col < cols; ++col) {
+        int64_t address = (col / atomCols) * rows * c.swizzleBytes +
+                          row * c.swizzleBytes +
+                          (col % atomCols) * c.elementBytes;
+        address ^= ((address >> 7) & (c.swizzleBytes / 16 - 1)) << 4;
+        int32_t at[2];
+        at[c.order[0]] = int32_t(col);
+        at[c.order[1]] = int32_t(row);
+        EXPECT_EQ(where.apply({{"dim0", at[0]}, {"dim1", at[1]}})[0].second *
+                      c.elementBytes,
+                  address)
+            << "row " << row << " col " << col;
+      }
+  }
+  EXPECT_NE(errorOf(tk::nvmmaSharedLayout({64, 16}, 2, 64, {1, 0}))
+                .find("wider than the tile"),
+            std::string::npos);
+  EXPECT_NE(errorOf(tk::nvmmaSharedLayout({64, 64}, 2, 48, {1, 0}))
+                .find("expected 32, 64 or 128"),
+            std::string::npos);
+}
+
 TEST(LayoutPresetsTest, SliceOfKnownLayout) {
   LinearLayout parent =
       take(tk::blockedLayout({16, 16}, {1, 4}, {8, 4}, {2, 1}, {1, 0}));

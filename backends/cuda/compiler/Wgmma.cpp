@@ -651,6 +651,91 @@ WgmmaUnit::accumulate(OpBuilder &b, Location loc, const HeldProduct &product,
           bool zeroInit) { return wg.issue(fragment, origin, zeroInit); });
 }
 
+namespace {
+
+/// The descriptor of `operand` from element `start` (i32) of its buffer
+/// (PTX ISA, "Matrix Descriptor Format"; nvmmaSharedLayout's tiles):
+///   K-major: SBO = the next 8 rows (8 rows of one atom); LBO unused (1);
+///   MN-major: LBO = the next column of atoms, SBO = the next 8 k rows.
+/// Mode (bits 62-63): 1 for 128-byte atoms, 2 for 64, 3 for 32. The
+/// start is the block's first row, where the swizzle is the identity; a
+/// shared-window address is below 2^18.
+Value matrixDescriptor(OpBuilder &b, Location loc,
+                       const MatrixUnit::WarpgroupOperand &operand,
+                       Value start) {
+  Type i64 = b.getI64Type();
+  int64_t eightRows = 8 * operand.swizzleBytes;
+  int64_t leadingBytes = operand.kMajor ? 16 : operand.atomColumnBytes;
+  int64_t mode = operand.swizzleBytes == 128  ? 1
+                 : operand.swizzleBytes == 64 ? 2
+                                              : 3;
+  int64_t fixedFields =
+      ((leadingBytes >> 4) << 16) | ((eightRows >> 4) << 32) | (mode << 62);
+  Value address = LLVM::PtrToIntOp::create(
+      b, loc, i64,
+      sharedElementAddress(
+          b, loc, operand.buffer,
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), start)));
+  Value field = arith::ShRUIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, address,
+                            arith::ConstantIntOp::create(b, loc, i64, 0x3ffff)),
+      arith::ConstantIntOp::create(b, loc, i64, 4));
+  return arith::OrIOp::create(
+      b, loc, field, arith::ConstantIntOp::create(b, loc, i64, fixedFields));
+}
+
+} // namespace
+
+FailureOr<SmallVector<SmallVector<Value>>> WgmmaUnit::emitWarpgroupProducts(
+    OpBuilder &b, Location loc, const MatrixIntrinsic &intrinsic, int64_t n,
+    const WarpgroupOperand &a, const WarpgroupOperand &bOperand,
+    ArrayRef<WarpgroupTile> tiles) const {
+  NVVM::WGMMATypes input;
+  switch (intrinsic.aType) {
+  case MatrixElementType::F16:
+    input = NVVM::WGMMATypes::f16;
+    break;
+  case MatrixElementType::BF16:
+    input = NVVM::WGMMATypes::bf16;
+    break;
+  default:
+    return failure();
+  }
+  if (intrinsic.m != kTileM || intrinsic.k != kTileK || n % 8 != 0 ||
+      n > kMaxTileN || intrinsic.accType != MatrixElementType::F32)
+    return failure();
+  MLIRContext *ctx = b.getContext();
+  auto type = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(n / 2, b.getF32Type()));
+  // The accumulators were last written by ordinary instructions.
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  SmallVector<Value> fragments;
+  for (const WarpgroupTile &tile : tiles) {
+    if (int64_t(tile.accumulator.size()) != n / 2 ||
+        tile.aStarts.size() != tile.bStarts.size())
+      return failure();
+    Value fragment = packFragment(b, loc, type, tile.accumulator);
+    for (auto [aStart, bStart] : llvm::zip_equal(tile.aStarts, tile.bStarts))
+      fragment = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, type, fragment, matrixDescriptor(b, loc, a, aStart),
+          matrixDescriptor(b, loc, bOperand, bStart),
+          NVVM::MMAShapeAttr::get(ctx, kTileM, n, kTileK), input, input,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+          bOperand.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::MMAIntOverflowAttr());
+    fragments.push_back(fragment);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<SmallVector<Value>> results;
+  for (Value fragment : fragments)
+    unpackFragment(b, loc, fragment, results.emplace_back());
+  return results;
+}
+
 // Ordinary stores go through the generic proxy, wgmma reads through the
 // async proxy: a proxy fence, then the barrier.
 void WgmmaUnit::publishOperands(OpBuilder &b, Location loc) const {

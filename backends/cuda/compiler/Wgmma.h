@@ -49,7 +49,15 @@ public:
                       const HeldProduct &product, const HeldProduct &from,
                       mlir::ValueRange aElements, mlir::Value b,
                       mlir::ValueRange registers) const override;
-  /// The register pipeline takes warp-scope intrinsics only: mma.sync.
+  /// The register pipeline's warpgroup products: wgmma.mma_async on
+  /// operands read through matrix descriptors (32, 64 or 128-byte
+  /// swizzles), one commit group for all tiles, waited for at once.
+  mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<mlir::Value>>>
+  emitWarpgroupProducts(mlir::OpBuilder &builder, mlir::Location loc,
+                        const MatrixIntrinsic &intrinsic, int64_t n,
+                        const WarpgroupOperand &a, const WarpgroupOperand &b,
+                        llvm::ArrayRef<WarpgroupTile> tiles) const override;
+  /// Warp-scope intrinsics on fragments: mma.sync.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitFragmentProduct(mlir::OpBuilder &builder, mlir::Location loc,
                       const MatrixIntrinsic &intrinsic, mlir::ValueRange a,

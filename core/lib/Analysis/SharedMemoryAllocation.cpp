@@ -175,11 +175,12 @@ int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
       return a->offset < b->offset;
     });
     int64_t offset = 0;
+    int64_t align = std::max(alignment, buffer->alignment);
     for (SharedBuffer *other : alive) {
       if (offset + buffer->bytes <= other->offset)
         break;
       offset = std::max<int64_t>(
-          offset, llvm::alignTo(other->offset + other->bytes, alignment));
+          offset, llvm::alignTo(other->offset + other->bytes, align));
     }
     buffer->offset = offset;
     total = std::max(total, offset + buffer->bytes);
@@ -236,6 +237,23 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op) {
                           lines * chunksAboveWarps(**layout, scan.getAxis()));
   }
   return 0;
+}
+
+int64_t getSharedAlignment(Operation *op) {
+  if (auto ring = dyn_cast<warp::LocalAllocOp>(op))
+    return isa<warp::NvmmaSharedAttr>(ring.getType().getLayout())
+               ? kDescriptorAlignment
+               : 16;
+  if (auto dot = dyn_cast<DotOp>(op)) {
+    llvm::Expected<DotOperandPlan> plan = planDotOperands(dot, nullptr);
+    if (!plan) {
+      llvm::consumeError(plan.takeError());
+      return 16;
+    }
+    if (plan->descriptors[0] || plan->descriptors[1])
+      return kDescriptorAlignment;
+  }
+  return 16;
 }
 
 } // namespace tk

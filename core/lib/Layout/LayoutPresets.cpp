@@ -334,6 +334,27 @@ LinearLayout tk::dpas8x8AccumulatorLayout() {
 // Shared memory
 //===----------------------------------------------------------------------===//
 
+/// The offset bits of `rows` rows of `cols` elements, swizzled: the column
+/// within a row, then the row, whose bits also XOR the swizzle into the
+/// column (the phase (row / perPhase) % maxPhase takes bits of the row and
+/// so is linear in it).
+static Bases swizzledRowBases(size_t rank, int32_t rowDim, int32_t colDim,
+                              int64_t rows, int64_t cols, int64_t vec,
+                              int64_t perPhase, int64_t maxPhase) {
+  Bases bases;
+  auto basis = [&](int64_t row, int64_t col) {
+    std::vector<int32_t> values(rank, 0);
+    values[rowDim] = int32_t(row);
+    values[colDim] = int32_t(col);
+    return values;
+  };
+  for (int64_t col = 1; col < cols; col *= 2)
+    bases.push_back(basis(0, col));
+  for (int64_t row = 1; row < rows; row *= 2)
+    bases.push_back(basis(row, (vec * ((row / perPhase) % maxPhase)) % cols));
+  return bases;
+}
+
 llvm::Expected<LinearLayout>
 tk::swizzledSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t vec,
                          int32_t perPhase, int32_t maxPhase,
@@ -362,20 +383,8 @@ tk::swizzledSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t vec,
 
   int32_t colDim = order[0], rowDim = order[1];
   int64_t cols = shape[colDim], rows = shape[rowDim];
-  // Offset bits: the column within a row, then the row, whose bits also
-  // XOR the swizzle into the column; the phase (row / perPhase) % maxPhase
-  // takes bits of the row and so is linear in it.
-  Bases bases;
-  auto basis = [&](int64_t row, int64_t col) {
-    std::vector<int32_t> values(rank, 0);
-    values[rowDim] = int32_t(row);
-    values[colDim] = int32_t(col);
-    return values;
-  };
-  for (int64_t col = 1; col < cols; col *= 2)
-    bases.push_back(basis(0, col));
-  for (int64_t row = 1; row < rows; row *= 2)
-    bases.push_back(basis(row, (vec * ((row / perPhase) % maxPhase)) % cols));
+  Bases bases = swizzledRowBases(rank, rowDim, colDim, rows, cols, vec,
+                                 perPhase, maxPhase);
   // Slower dimensions stack whole matrices.
   for (size_t index = 2; index < rank; ++index)
     for (int64_t step = 1; step < shape[order[index]]; step *= 2) {
@@ -385,6 +394,46 @@ tk::swizzledSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t vec,
     }
   LinearLayout::DimSizes outDims;
   for (size_t dim = 0; dim < rank; ++dim)
+    outDims.emplace_back(standardOutDimName(int32_t(dim)), shape[dim]);
+  return LinearLayout({{kOffsetDim.str(), std::move(bases)}},
+                      std::move(outDims));
+}
+
+llvm::Expected<LinearLayout>
+tk::nvmmaSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t elementBytes,
+                      int32_t swizzleBytes, llvm::ArrayRef<int32_t> order) {
+  if (shape.size() != 2)
+    return makeError("nvmmaSharedLayout: expected a tile of two dimensions");
+  if (std::optional<std::string> problem = sizesProblem(shape, 2, "shape"))
+    return makeError("nvmmaSharedLayout: " + *problem);
+  if (std::optional<std::string> problem = orderProblem(order, 2))
+    return makeError("nvmmaSharedLayout: " + *problem);
+  if (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128)
+    return makeError("nvmmaSharedLayout: a swizzle of " +
+                     llvm::Twine(swizzleBytes) +
+                     " bytes, expected 32, 64 or 128");
+  if (!isPowerOf2(elementBytes) || elementBytes > 16)
+    return makeError("nvmmaSharedLayout: elements of " +
+                     llvm::Twine(elementBytes) + " bytes");
+  int32_t colDim = order[0], rowDim = order[1];
+  int64_t cols = shape[colDim], rows = shape[rowDim];
+  int64_t atomCols = swizzleBytes / elementBytes;
+  if (atomCols > cols)
+    return makeError("nvmmaSharedLayout: atoms of " + llvm::Twine(atomCols) +
+                     " elements are wider than the tile's " +
+                     llvm::Twine(cols));
+  int64_t vec = 16 / elementBytes, perPhase = 128 / swizzleBytes,
+          maxPhase = swizzleBytes / 16;
+  // The rows of one column of atoms, swizzled, then the columns of atoms.
+  Bases bases = swizzledRowBases(2, rowDim, colDim, rows, atomCols, vec,
+                                 perPhase, maxPhase);
+  for (int64_t col = atomCols; col < cols; col *= 2) {
+    std::vector<int32_t> values(2, 0);
+    values[colDim] = int32_t(col);
+    bases.push_back(std::move(values));
+  }
+  LinearLayout::DimSizes outDims;
+  for (size_t dim = 0; dim < 2; ++dim)
     outDims.emplace_back(standardOutDimName(int32_t(dim)), shape[dim]);
   return LinearLayout({{kOffsetDim.str(), std::move(bases)}},
                       std::move(outDims));

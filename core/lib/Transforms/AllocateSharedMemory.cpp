@@ -89,7 +89,8 @@ struct AllocateSharedMemoryPass
         return WalkResult::interrupt();
       }
       if (*bytes > 0)
-        buffers.push_back(SharedBuffer{op, point, point, *bytes, 0});
+        buffers.push_back(
+            SharedBuffer{op, point, point, *bytes, 0, getSharedAlignment(op)});
       return WalkResult::advance();
     });
     if (walked.wasInterrupted())
@@ -97,7 +98,8 @@ struct AllocateSharedMemoryPass
     for (LocalAllocOp ring : rings)
       buffers.push_back(SharedBuffer{
           ring, points[ring], getLastUse(ring, points),
-          ring.getType().getSlots() * ring.getType().getSlotBytes(), 0});
+          ring.getType().getSlots() * ring.getType().getSlotBytes(), 0,
+          getSharedAlignment(ring)});
 
     int64_t total = packSharedBuffers(buffers, kBufferAlignment);
     if (total > info->sharedMemoryPerBlock) {

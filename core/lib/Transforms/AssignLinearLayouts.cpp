@@ -115,6 +115,8 @@ public:
     Type accumulator = c.getElementType();
     if (isa<Float16Type, BFloat16Type>(accumulator))
       accumulator = Float32Type::get(context);
+    if (LinearLayoutAttr layout = forWarpgroupDot(dot, accumulator, chosen))
+      return layout;
     for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(
              a.getElementType(), b.getElementType(), accumulator,
              dot.getInputPrecision() != InputPrecision::IEEE)) {
@@ -133,6 +135,50 @@ public:
                                 intrinsic->n, chooseDotTiling(dot)));
     }
     return forFma(c.getShape());
+  }
+
+  /// The accumulator of `dot` computed by a warpgroup intrinsic (wgmma),
+  /// where the target has one for its types and the warps make whole
+  /// warpgroups: 64 rows by `width` columns an instruction, the widest
+  /// (up to 256) that still gives every warpgroup a tile, then tiled as
+  /// warp fragments are. Only for dots of 16-bit elements (wgmma reads an
+  /// MN-major b of those only) whose operands are both loaded: an operand
+  /// computed in registers (attention's p) would be written to workgroup
+  /// memory on every trip, so those dots keep warp intrinsics until wgmma
+  /// takes a from registers.
+  LinearLayoutAttr forWarpgroupDot(DotOp dot, Type accumulator,
+                                   const MatrixIntrinsic *&chosen) const {
+    auto a = cast<RankedTensorType>(dot.getA().getType());
+    auto b = cast<RankedTensorType>(dot.getB().getType());
+    int64_t rows = a.getDimSize(0), cols = b.getDimSize(1);
+    if (numWarps % 4 != 0 || a.getElementTypeBitWidth() != 16 ||
+        !dot.getA().getDefiningOp<LoadOp>() ||
+        !dot.getB().getDefiningOp<LoadOp>())
+      return {};
+    int64_t warpgroups = numWarps / 4;
+    for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(
+             a.getElementType(), b.getElementType(), accumulator,
+             dot.getInputPrecision() != InputPrecision::IEEE,
+             MatrixScope::Warpgroup)) {
+      if (rows % intrinsic->m != 0 || a.getDimSize(1) % intrinsic->k != 0)
+        continue;
+      int64_t width = std::min(cols, intrinsic->n);
+      while (width > 16 && (rows / intrinsic->m) * (cols / width) < warpgroups)
+        width /= 2;
+      if (width < 16 || cols % width != 0)
+        continue;
+      llvm::Expected<LinearLayout> fragment =
+          intrinsic->accLayout.toLinearLayout(intrinsic->m, width);
+      if (!fragment) {
+        llvm::consumeError(fragment.takeError());
+        continue;
+      }
+      chosen = intrinsic;
+      return toLinearLayoutAttr(context, tileFragment(*fragment, rows, cols,
+                                                      intrinsic->m, width,
+                                                      chooseDotTiling(dot)));
+    }
+    return {};
   }
 
   /// The accumulator of a dot each thread computes on its own: a block of

@@ -325,16 +325,25 @@ getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
   int64_t bytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
   if (bytes == 0)
     return std::nullopt;
-  llvm::Expected<tk::OperandSwizzle> swizzle = tk::getOperandSwizzle(
-      tile.getShape(), bytes, *source, plan->fragments[opIdx]);
-  if (!swizzle) {
-    llvm::consumeError(swizzle.takeError());
-    return std::nullopt;
-  }
   MLIRContext *ctx = load.getContext();
-  auto layout = tkw::SwizzledSharedAttr::get(
-      ctx, swizzle->vec, swizzle->perPhase, swizzle->maxPhase,
-      {swizzle->order[0], swizzle->order[1]});
+  Attribute layout;
+  if (const std::optional<tk::DescriptorOperand> &descriptor =
+          plan->descriptors[opIdx]) {
+    // A warpgroup dot reads the slot where it lies, through a descriptor.
+    layout =
+        tkw::NvmmaSharedAttr::get(ctx, descriptor->swizzleBytes,
+                                  {descriptor->order[0], descriptor->order[1]});
+  } else {
+    llvm::Expected<tk::OperandSwizzle> swizzle = tk::getOperandSwizzle(
+        tile.getShape(), bytes, *source, plan->fragments[opIdx]);
+    if (!swizzle) {
+      llvm::consumeError(swizzle.takeError());
+      return std::nullopt;
+    }
+    layout = tkw::SwizzledSharedAttr::get(
+        ctx, swizzle->vec, swizzle->perPhase, swizzle->maxPhase,
+        {swizzle->order[0], swizzle->order[1]});
+  }
   auto ring = tkw::RingType::get(ctx, slots, tile.getShape(),
                                  tile.getElementType(), layout);
   llvm::Expected<tk::LinearLayout> slot = ring.getSlotLayout();
@@ -477,7 +486,8 @@ void copyTrip(OpBuilder &b, Location loc, scf::ForOp loop,
 /// and the accumulator is not a narrow float (rounded once, after all k),
 /// the dot becomes one dot per step of its intrinsic's k, each reading its
 /// own block of the slots just before its products, so that a thread holds
-/// one step's fragments at a time. Otherwise each operand is read whole.
+/// one step's fragments at a time. Otherwise each operand is read whole
+/// (a warpgroup dot reads the whole slot in place).
 void readRingOperands(OpBuilder &b, tk::DotOp dot,
                       ArrayRef<const RingCandidate *> reads,
                       ArrayRef<Value> rings, Value slot) {
@@ -492,7 +502,9 @@ void readRingOperands(OpBuilder &b, tk::DotOp dot,
   }
   int64_t step = a ? a->intrinsic.k : 0;
   auto accLayout = dyn_cast_or_null<tkw::LinearLayoutAttr>(acc.getEncoding());
+  // A warpgroup intrinsic reads whole slots where they lie.
   bool split = a && bCandidate && accLayout && step > 0 && step < depth &&
+               a->intrinsic.scope == tk::MatrixScope::Warp &&
                depth % step == 0 && !acc.getElementType().isF16() &&
                !acc.getElementType().isBF16();
   SmallVector<RankedTensorType> pieces;

@@ -135,6 +135,15 @@ llvm::Expected<LinearLayout> fmaLayout(const LinearLayout &accumulator,
   return LinearLayout::create(std::move(bases), std::move(outDims));
 }
 
+/// The plan of a dot computed by a warpgroup intrinsic: each operand, in
+/// whatever layout it arrives, is read from workgroup memory by descriptor
+/// (where tk-pipeline-loads made it a ring's slot, in place; otherwise
+/// from the dot's scratch, where its holders write it).
+llvm::Expected<DotOperandPlan>
+planDescriptorOperands(DotOp dot, const LinearLayout &acc,
+                       std::array<const LinearLayout *, 2> operands,
+                       DotOperandPlan plan);
+
 } // namespace
 
 llvm::Expected<LinearLayout>
@@ -165,6 +174,61 @@ tk::getFmaOperandLayout(const LinearLayout &accumulator, unsigned opIdx,
   return fmaLayout(accumulator, opIdx, depth);
 }
 
+/// The dimension along which `layout` holds consecutive elements in
+/// consecutive registers, if any.
+static std::optional<int32_t> getRegisterRunDim(const LinearLayout &layout) {
+  if (layout.getInDimSizeLog2(kRegisterDim) == 0)
+    return std::nullopt;
+  std::vector<int32_t> first = layout.getBasis(kRegisterDim, 0);
+  for (int32_t dim : {0, 1})
+    if (first[dim] == 1 && first[1 - dim] == 0)
+      return dim;
+  return std::nullopt;
+}
+
+llvm::Expected<tk::DescriptorOperand>
+tk::getDescriptorOperand(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+                         unsigned opIdx, const LinearLayout &source,
+                         int64_t width) {
+  if (shape.size() != 2)
+    return makeError("a dot operand of rank " + llvm::Twine(shape.size()) +
+                     ", expected 2");
+  // a: (m, k); b: (k, n). K-major: k is the contiguous dimension.
+  int32_t kDim = opIdx == 0 ? 1 : 0;
+  bool kMajor = opIdx == 0 || getRegisterRunDim(source).value_or(1) == 0;
+  if (!kMajor && elementBytes != 2)
+    return makeError("wgmma reads an MN-major operand of 16-bit elements "
+                     "only, not of " +
+                     llvm::Twine(elementBytes) + "-byte ones");
+  int32_t contiguous = kMajor ? kDim : 1 - kDim;
+  // An instruction reads its k (K-major) or its n (MN-major, at most the
+  // tile's) from one row of atoms.
+  int64_t extent = kMajor ? shape[kDim] : std::min(width, shape[contiguous]);
+  DescriptorOperand operand;
+  operand.swizzleBytes = std::min<int64_t>(128, extent * elementBytes);
+  if (operand.swizzleBytes < 32)
+    return makeError("a descriptor operand whose contiguous rows are " +
+                     llvm::Twine(extent * elementBytes) +
+                     " bytes, under the 32 of the narrowest swizzle");
+  operand.order = {contiguous, 1 - contiguous};
+  return operand;
+}
+
+llvm::Expected<int64_t> tk::getWarpgroupWidth(const LinearLayout &acc) {
+  auto basis = [&](int32_t bit) { return acc.getBasis(kRegisterDim, bit); };
+  int32_t bits = acc.getInDimSizeLog2(kRegisterDim);
+  if (bits < 2 || basis(0) != std::vector<int32_t>{0, 1} ||
+      basis(1) != std::vector<int32_t>{8, 0})
+    return makeError("an accumulator that is not in wgmma's fragments");
+  int64_t width = 8;
+  for (int32_t bit = 2; bit < bits && width < 256; ++bit) {
+    if (basis(bit) != std::vector<int32_t>{0, int32_t(width)})
+      break;
+    width *= 2;
+  }
+  return width;
+}
+
 llvm::Expected<tk::OperandSwizzle>
 tk::getOperandSwizzle(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
                       const LinearLayout &source,
@@ -175,16 +239,8 @@ tk::getOperandSwizzle(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
   // The buffer's rows run along the dimension in which one side moves
   // consecutive registers as vectors: the writers where they do (a
   // coalesced load's runs), else the readers' fragments.
-  auto runDim = [](const LinearLayout &layout) -> std::optional<int32_t> {
-    if (layout.getInDimSizeLog2(kRegisterDim) == 0)
-      return std::nullopt;
-    std::vector<int32_t> first = layout.getBasis(kRegisterDim, 0);
-    for (int32_t dim : {0, 1})
-      if (first[dim] == 1 && first[1 - dim] == 0)
-        return dim;
-    return std::nullopt;
-  };
-  int32_t colDim = runDim(source).value_or(runDim(fragments).value_or(1));
+  int32_t colDim = getRegisterRunDim(source).value_or(
+      getRegisterRunDim(fragments).value_or(1));
   int64_t cols = shape[colDim];
   int64_t rowBytes = cols * elementBytes;
   // Triton's swizzle of mma operands, in bytes: 16-byte vectors; rows
@@ -263,6 +319,8 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
   if (!plan.intrinsic)
     return makeError(target->name + " has no matrix intrinsic " +
                      name.getValue());
+  if (plan.intrinsic->scope == MatrixScope::Warpgroup)
+    return planDescriptorOperands(dot, *acc, operands, std::move(plan));
   for (unsigned opIdx : {0u, 1u}) {
     llvm::Expected<LinearLayout> layout =
         getMatrixOperandLayout(*acc, *plan.intrinsic, opIdx, depth);
@@ -285,3 +343,51 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
   }
   return plan;
 }
+
+namespace {
+llvm::Expected<DotOperandPlan>
+planDescriptorOperands(DotOp dot, const LinearLayout &acc,
+                       std::array<const LinearLayout *, 2> operands,
+                       DotOperandPlan plan) {
+  llvm::Expected<int64_t> width = getWarpgroupWidth(acc);
+  if (!width)
+    return width.takeError();
+  plan.width = *width;
+  for (unsigned opIdx : {0u, 1u}) {
+    auto type = cast<RankedTensorType>(opIdx == 0 ? dot.getA().getType()
+                                                  : dot.getB().getType());
+    int64_t bytes =
+        std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
+    llvm::Expected<DescriptorOperand> operand = getDescriptorOperand(
+        type.getShape(), bytes, opIdx, *operands[opIdx], plan.width);
+    if (!operand)
+      return operand.takeError();
+    SmallVector<int32_t> sizes = {int32_t(type.getDimSize(0)),
+                                  int32_t(type.getDimSize(1))};
+    llvm::Expected<LinearLayout> shared = nvmmaSharedLayout(
+        sizes, int32_t(bytes), int32_t(operand->swizzleBytes), operand->order);
+    if (!shared)
+      return shared.takeError();
+    plan.fragments[opIdx] = *operands[opIdx];
+    plan.shared[opIdx] = std::move(*shared);
+    plan.descriptors[opIdx] = *operand;
+    // A whole slot of a ring in this layout is read where it lies.
+    if (auto load = (opIdx == 0 ? dot.getA() : dot.getB())
+                        .getDefiningOp<warp::LocalLoadOp>()) {
+      auto nvmma =
+          dyn_cast<warp::NvmmaSharedAttr>(load.getRing().getType().getLayout());
+      if (load.getOffsets().empty() && nvmma &&
+          nvmma.getSwizzle() == operand->swizzleBytes &&
+          nvmma.getOrder() ==
+              ArrayRef<int64_t>{operand->order[0], operand->order[1]}) {
+        plan.inPlace[opIdx] = true;
+        continue;
+      }
+    }
+    plan.sharedOffset[opIdx] =
+        llvm::alignTo(plan.sharedBytes, kDescriptorAlignment);
+    plan.sharedBytes = plan.sharedOffset[opIdx] + type.getNumElements() * bytes;
+  }
+  return plan;
+}
+} // namespace

@@ -1,7 +1,7 @@
 //===- SharedMemoryOps.cpp - rings of workgroup memory and their copies ---===//
 //
-// The verifiers of `#tkw.swizzled`, `!tkw.ring` and the ops that fill and
-// read a ring (DESIGN.md §3, pass 5).
+// The verifiers of `#tkw.swizzled`, `#tkw.nvmma`, `!tkw.ring` and the ops that
+// fill and read a ring (DESIGN.md §3, pass 5).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +45,41 @@ SwizzledSharedAttr::getLinearLayout(ArrayRef<int64_t> shape) const {
                                   int32_t(getMaxPhase()), order);
 }
 
+LogicalResult
+NvmmaSharedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t swizzle, ArrayRef<int64_t> order) {
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "swizzle must be 32, 64 or 128 bytes, not "
+                       << swizzle;
+  if (order.size() != 2 || !llvm::is_contained(order, 0) ||
+      !llvm::is_contained(order, 1))
+    return emitError() << "order must be [1, 0] or [0, 1], not [" << order
+                       << "]";
+  return success();
+}
+
+llvm::Expected<tk::LinearLayout>
+NvmmaSharedAttr::getLinearLayout(ArrayRef<int64_t> shape,
+                                 int64_t elementBytes) const {
+  SmallVector<int32_t> sizes(shape.begin(), shape.end());
+  SmallVector<int32_t> order(getOrder().begin(), getOrder().end());
+  return tk::nvmmaSharedLayout(sizes, int32_t(elementBytes),
+                               int32_t(getSwizzle()), order);
+}
+
+/// A slot of `shape` and `elementType` laid out by `layout`, a
+/// #tkw.swizzled or #tkw.nvmma.
+static llvm::Expected<tk::LinearLayout>
+getSlotLayoutOf(Attribute layout, ArrayRef<int64_t> shape, Type elementType) {
+  if (auto swizzled = dyn_cast<SwizzledSharedAttr>(layout))
+    return swizzled.getLinearLayout(shape);
+  if (auto nvmma = dyn_cast<NvmmaSharedAttr>(layout))
+    return nvmma.getLinearLayout(
+        shape, std::max<int64_t>(elementType.getIntOrFloatBitWidth() / 8, 1));
+  return llvm::createStringError("a slot layout that is neither "
+                                 "#tkw.swizzled nor #tkw.nvmma");
+}
+
 LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t slots, ArrayRef<int64_t> shape,
                                Type elementType, Attribute layout) {
@@ -53,14 +88,20 @@ LogicalResult RingType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!elementType.isIntOrFloat())
     return emitError() << "a ring holds integers or floats, not "
                        << elementType;
-  auto swizzled = dyn_cast<SwizzledSharedAttr>(layout);
-  if (!swizzled)
-    return emitError() << "a ring's slots are laid out by #tkw.swizzled, not "
+  ArrayRef<int64_t> order;
+  if (auto swizzled = dyn_cast<SwizzledSharedAttr>(layout))
+    order = swizzled.getOrder();
+  else if (auto nvmma = dyn_cast<NvmmaSharedAttr>(layout))
+    order = nvmma.getOrder();
+  else
+    return emitError() << "a ring's slots are laid out by #tkw.swizzled or "
+                          "#tkw.nvmma, not "
                        << layout;
-  if (swizzled.getOrder().size() != shape.size())
-    return emitError() << "the layout orders " << swizzled.getOrder().size()
+  if (order.size() != shape.size())
+    return emitError() << "the layout orders " << order.size()
                        << " dimensions; the slot has " << shape.size();
-  llvm::Expected<tk::LinearLayout> linear = swizzled.getLinearLayout(shape);
+  llvm::Expected<tk::LinearLayout> linear =
+      getSlotLayoutOf(layout, shape, elementType);
   if (!linear)
     return emitError() << llvm::toString(linear.takeError());
   return success();
@@ -75,7 +116,7 @@ int64_t RingType::getSlotBytes() const {
 }
 
 llvm::Expected<tk::LinearLayout> RingType::getSlotLayout() const {
-  return cast<SwizzledSharedAttr>(getLayout()).getLinearLayout(getShape());
+  return getSlotLayoutOf(getLayout(), getShape(), getElementType());
 }
 
 /// That `tile` has the ring's slot shape.

@@ -2,6 +2,7 @@
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory --tk-insert-barriers | FileCheck %s --check-prefix=BARRIERS
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=20000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=5" | FileCheck %s --check-prefix=FIT
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=12000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=NOFIT
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | FileCheck %s --check-prefix=WGMMA
 //
 // tk-pipeline-loads on a target with asynchronous copies (cp.async): the
 // K loop of tk-pipeline-loads.mlir, with K a multiple of 16 so that the
@@ -13,6 +14,21 @@
 // pointers and the slot it reads), and the dot, one per k step of mma's 16,
 // reads its blocks of this trip's slots just before its products. The
 // bias load feeds no dot and stays.
+
+// On sm_90a the dot's four warps are one warpgroup: it takes wgmma
+// (tk-assign-linear-layouts), whose operands are read through matrix
+// descriptors, so the rings are laid out as those read them (#tkw.nvmma:
+// a's 32 f16 of k fill 64-byte atoms, b's 64 columns 128-byte ones), at
+// 1024-byte aligned offsets, and the dot reads whole slots in place:
+// one dot, not one per k step.
+// WGMMA-LABEL: tk.func @matmul_k_loop
+// WGMMA: %[[RA:.+]] = tkw.local_alloc {tkw.scratch = array<i64: 0, 12288>} : <3, [64, 32], f16, #tkw.nvmma<swizzle = 64, order = [1, 0]>>
+// WGMMA: %[[RB:.+]] = tkw.local_alloc {tkw.scratch = array<i64: 12288, 12288>} : <3, [32, 64], f16, #tkw.nvmma<swizzle = 128, order = [1, 0]>>
+// WGMMA: scf.for
+// WGMMA: %[[A:.+]] = tkw.local_load %[[RA]][%[[R:[a-z0-9_]+]]]
+// WGMMA-NEXT: %[[B:.+]] = tkw.local_load %[[RB]][%[[R]]]
+// WGMMA-NEXT: tk.dot %[[A]], %[[B]], %{{.+}} {tkw.intrinsic = "wgmma.m64nNk16.f32.f16"}
+// WGMMA-NOT: tk.dot
 
 // CHECK-LABEL: tk.func @matmul_k_loop
 // CHECK: %[[RA:.+]] = tkw.local_alloc : <3, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>

@@ -1,6 +1,6 @@
 // RUN: tk-opt %s --split-input-file --verify-diagnostics
 //
-// The verifiers of !tkw.ring, #tkw.swizzled and the ops that fill and read
+// The verifiers of !tkw.ring, #tkw.swizzled, #tkw.nvmma and the ops that fill and read
 // a ring.
 
 tk.func @bad_swizzle() {
@@ -63,5 +63,22 @@ tk.func @read_type(%s: i32) {
   %r = tkw.local_alloc : !tkw.ring<2, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
   // expected-error @+1 {{reads 'f16', not 'f32'}}
   %t = tkw.local_load %r[%s] : !tkw.ring<2, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>> -> tensor<64x32xf32>
+  tk.return
+}
+
+// -----
+
+tk.func @nvmma_swizzle() {
+  // expected-error @+2 {{swizzle must be 32, 64 or 128 bytes, not 48}}
+  // expected-error @+1 {{failed to parse Tkw_RingType parameter 'layout'}}
+  %r = tkw.local_alloc : !tkw.ring<2, [64, 32], f16, #tkw.nvmma<swizzle = 48, order = [1, 0]>>
+  tk.return
+}
+
+// -----
+
+tk.func @nvmma_atom_wider_than_slot() {
+  // expected-error @+1 {{atoms of 64 elements are wider than the tile's 32}}
+  %r = tkw.local_alloc : !tkw.ring<2, [64, 32], f16, #tkw.nvmma<swizzle = 128, order = [1, 0]>>
   tk.return
 }

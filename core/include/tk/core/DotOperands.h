@@ -41,6 +41,29 @@ llvm::Expected<LinearLayout>
 getFmaOperandLayout(const LinearLayout &accumulator, unsigned opIdx,
                     int64_t depth);
 
+/// An operand a warpgroup intrinsic (wgmma) reads from workgroup memory
+/// through a matrix descriptor: the tile in #tkw.nvmma<swizzleBytes,
+/// order> (nvmmaSharedLayout).
+struct DescriptorOperand {
+  int64_t swizzleBytes = 128;
+  /// The dimensions fastest first: [1, 0] is A K-major, B MN-major.
+  std::array<int32_t, 2> order = {1, 0};
+};
+
+/// How operand `opIdx` (0: a, m x k; 1: b, k x n) of `shape` lies for a
+/// warpgroup intrinsic whose instructions are `width` columns wide: a
+/// K-major; b along the dimension its writers (`source`) hold consecutive
+/// elements in, MN-major only for 16-bit elements; the widest swizzle that
+/// an instruction's k (K-major) or n (MN-major) fills.
+llvm::Expected<DescriptorOperand>
+getDescriptorOperand(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
+                     unsigned opIdx, const LinearLayout &source, int64_t width);
+
+/// The columns one warpgroup instruction computes in the accumulator
+/// layout `accumulator` (its n, at most 256): the fragment's registers hold
+/// columns 2q, 2q + 1 and rows g, g + 8, then further columns 8 apart.
+llvm::Expected<int64_t> getWarpgroupWidth(const LinearLayout &accumulator);
+
 /// How a dot in linear layouts reads its operands.
 struct DotOperandPlan {
   /// The intrinsic the dot records (`tkw.intrinsic`); none for a dot of
@@ -57,7 +80,21 @@ struct DotOperandPlan {
   /// scratch's size.
   std::array<int64_t, 2> sharedOffset = {0, 0};
   int64_t sharedBytes = 0;
+  /// For a warpgroup intrinsic: both operands are read from workgroup
+  /// memory through descriptors (`shared` is their nvmma layout, the
+  /// offsets 1024-byte aligned), and `width` is the columns of one
+  /// instruction.
+  std::array<std::optional<DescriptorOperand>, 2> descriptors;
+  int64_t width = 0;
+  /// Per operand of a warpgroup intrinsic: a whole slot of a ring already
+  /// in the descriptor's layout (a tkw.local_load of it), which the dot
+  /// reads where it lies; it takes no scratch.
+  std::array<bool, 2> inPlace = {false, false};
 };
+
+/// The alignment in bytes of the workgroup memory that holds a tile read
+/// through matrix descriptors: the 128-byte swizzle repeats every 1024.
+inline constexpr int64_t kDescriptorAlignment = 1024;
 
 /// The plan of `dot`, whose tiles have #tkw.linear layouts and whose
 /// function records `tkw.target` (`target` is that target, parsed, or

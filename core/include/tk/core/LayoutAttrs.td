@@ -282,6 +282,34 @@ def Tkw_SwizzledSharedAttr : Tkw_Attr<"SwizzledShared", "swizzled"> {
   }];
 }
 
+def Tkw_NvmmaSharedAttr : Tkw_Attr<"NvmmaShared", "nvmma"> {
+  let summary = "how a tile lies in workgroup memory for NVIDIA's matrix "
+                "descriptors";
+  let description = [{
+    Triton's NVMMAShared encoding, the layout wgmma reads through matrix
+    descriptors: `order` lists the two dimensions fastest first; the
+    fastest is cut into atoms of `swizzle` bytes (32, 64 or 128), each
+    column of atoms stored whole, row after row, and the 16-byte vectors of
+    a row XOR-swizzled as the hardware swizzles address bits 4.. by bits
+    7... As a linear layout (input `offset`) it is `tk::nvmmaSharedLayout`.
+    The layout of the slots of a `!tkw.ring` that a warpgroup dot reads.
+    ```mlir
+    #tkw.nvmma<swizzle = 128, order = [1, 0]>
+    ```
+  }];
+  let parameters = (ins "int64_t":$swizzle, ArrayRefParameter<"int64_t">:$order);
+  let assemblyFormat = [{
+    `<` `swizzle` `=` $swizzle `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// A tile of `shape` and `elementBytes` wide elements in this layout:
+    /// offset -> dim0, dim1.
+    llvm::Expected<::tk::LinearLayout>
+    getLinearLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes) const;
+  }];
+}
+
 def Tkw_RingLayoutAttr : Tkw_Attr<"RingLayout", "ring"> {
   let summary = "a dot operand loaded trips ahead into a ring of slots";
   let description = [{

@@ -21,7 +21,8 @@ def Tkw_RingType : Tkw_Type<"Ring", "ring"> {
   let description = [{
     `slots` buffers of a tile of `shape` and `elementType`, one after
     another in workgroup memory, each laid out by `layout` (a
-    `#tkw.swizzled`). `tkw.local_alloc` makes one; `tkw.async_copy` fills a
+    `#tkw.swizzled`, or a `#tkw.nvmma` where a warpgroup dot reads
+    the slots in place). `tkw.local_alloc` makes one; `tkw.async_copy` fills a
     slot from global memory and `tkw.local_load` reads one into registers.
     Where it lies is `tk-allocate-shared-memory`'s decision, from the
     ring's live range. Triton's `!ttg.memdesc`, for rings only.

@@ -57,27 +57,6 @@ bool threadBasesAre(const LinearLayout &layout, const LinearLayout &reference,
   return true;
 }
 
-/// The register of a layout that holds each element a thread has, by its
-/// register-only coordinates (lane and warp 0): the first where registers
-/// hold copies.
-class RegisterIndex {
-public:
-  explicit RegisterIndex(const LinearLayout &layout) {
-    for (int32_t reg = layout.getInDimSize(kRegisterDim) - 1; reg >= 0; --reg)
-      holder[registerCoordinates(layout, reg)] = reg;
-  }
-
-  std::optional<int32_t> lookup(int32_t row, int32_t col) const {
-    auto it = holder.find(SmallVector<int32_t>{row, col});
-    if (it == holder.end())
-      return std::nullopt;
-    return it->second;
-  }
-
-private:
-  std::map<SmallVector<int32_t>, int32_t> holder;
-};
-
 /// Where a dot finds the registers of an operand's fragment layout
 /// (DotOperandPlan::fragments): among the values the operand arrived in,
 /// or, for an operand the dot writes to its scratch, at the element of the
@@ -115,61 +94,17 @@ public:
     Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                               (scratch[0] + offset) / bytes);
     const LinearLayout *source = getLinearLayout(operand.getType());
-    llvm::Expected<LinearLayout> toOffset = shared.invert();
-    if (!source || !toOffset) {
-      llvm::consumeError(toOffset.takeError());
+    if (!source)
       return op.emitOpError("tk-convert-registers-to-simt: an operand without "
-                            "a layout, or a workgroup layout that does not "
-                            "invert");
-    }
-    // The writers' registers, lanes and warps -> offsets in the scratch.
-    llvm::Expected<LinearLayout> written = source->compose(*toOffset);
-    if (!written) {
-      op.emitOpError("tk-convert-registers-to-simt: ")
-          << llvm::toString(written.takeError());
-      return failure();
-    }
+                            "a layout");
     FailureOr<SharedTileReader> tileReader =
         SharedTileReader::create(b, loc, op, buffer, base, fragments, shared,
                                  fragmentRegisters, unit, thread);
     if (failed(tileReader))
       return failure();
     reader.emplace(std::move(*tileReader));
-    ThreadCoordinates writeThread(b, loc, *written, thread);
-    Value writer = isFirstHolder(b, loc, *source, thread);
-    int32_t copies = getFreeMask(*source, kRegisterDim);
-    int32_t width = std::min<int32_t>(written->getNumConsecutiveInOut(),
-                                      std::max<int64_t>(16 / bytes, 1));
-    auto write = [&] {
-      for (int32_t reg = 0; reg < int32_t(values.size()); reg += width) {
-        if (reg & copies)
-          continue;
-        Value start =
-            toIndex(b, loc,
-                    arith::AddIOp::create(b, loc, base,
-                                          writeThread.getFlat(b, loc, reg)));
-        if (width == 1) {
-          memref::StoreOp::create(b, loc, values[reg], buffer,
-                                  ValueRange{start});
-          continue;
-        }
-        Value vector = vector::FromElementsOp::create(
-            b, loc, VectorType::get({width}, element),
-            values.slice(reg, width));
-        vector::StoreOp::create(b, loc, vector, buffer, ValueRange{start},
-                                /*nontemporal=*/false,
-                                llvm::MaybeAlign(width * bytes));
-      }
-    };
-    if (!writer) {
-      write();
-      return success();
-    }
-    auto branch = scf::IfOp::create(b, loc, writer, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
-    write();
-    return success();
+    return writeTileToWorkgroup(b, loc, op, values, *source, shared, buffer,
+                                base, thread);
   }
 
   /// The values of `registers` of the fragment layout.
@@ -300,6 +235,11 @@ private:
     if (!plan)
       return rewriter.notifyMatchFailure(op, llvm::toString(plan.takeError()));
     const MatrixIntrinsic &intrinsic = *plan->intrinsic;
+    if (matrixUnit && intrinsic.scope == MatrixScope::Warpgroup)
+      return lowerWarpgroupDot(
+          op, *plan, acc, adaptor.getA(), adaptor.getB(), adaptor.getAcc(),
+          rewriter, *matrixUnit,
+          getTypeConverter<RegisterTypeConverter>()->getWarpSize());
     if (!matrixUnit || !intrinsic.aLayout || !intrinsic.bLayout)
       return rewriter.notifyMatchFailure(
           op, "no unit emits the dot's intrinsic from registers");
@@ -370,7 +310,7 @@ private:
       if (!seen.insert(origin).second)
         continue;
       std::optional<SmallVector<int32_t>> registers =
-          gather(accIndex, *accFragment, origin.first, origin.second);
+          gatherFragment(accIndex, *accFragment, origin.first, origin.second);
       if (!registers)
         return rewriter.notifyMatchFailure(op, "an accumulator fragment "
                                                "not in the thread's registers");
@@ -395,7 +335,7 @@ private:
         auto [row, col] = origin;
         if (!aStep.count(row)) {
           std::optional<SmallVector<int32_t>> registers =
-              gather(readers[0].index, *aFragment, row, int32_t(k));
+              gatherFragment(readers[0].index, *aFragment, row, int32_t(k));
           if (!registers)
             return rewriter.notifyMatchFailure(
                 op, "an operand fragment not in the thread's registers");
@@ -403,7 +343,7 @@ private:
         }
         if (!bStep.count(col)) {
           std::optional<SmallVector<int32_t>> registers =
-              gather(readers[1].index, *bFragment, int32_t(k), col);
+              gatherFragment(readers[1].index, *bFragment, int32_t(k), col);
           if (!registers)
             return rewriter.notifyMatchFailure(
                 op, "an operand fragment not in the thread's registers");
@@ -424,27 +364,37 @@ private:
     return results;
   }
 
-  /// The registers of a layout that hold a fragment at (row, col), in the
-  /// fragment's register order.
-  static std::optional<SmallVector<int32_t>>
-  gather(const RegisterIndex &index, const LinearLayout &fragment, int32_t row,
-         int32_t col) {
-    SmallVector<int32_t> registers;
-    for (int32_t reg = 0; reg < fragment.getInDimSize(kRegisterDim); ++reg) {
-      SmallVector<int32_t> at = registerCoordinates(fragment, reg);
-      std::optional<int32_t> held = index.lookup(row | at[0], col | at[1]);
-      if (!held)
-        return std::nullopt;
-      registers.push_back(*held);
-    }
-    return registers;
-  }
-
   std::shared_ptr<const MatrixUnit> matrixUnit;
   std::shared_ptr<const TargetInfo> target;
 };
 
 } // namespace
+
+RegisterIndex::RegisterIndex(const LinearLayout &layout) {
+  for (int32_t reg = layout.getInDimSize(kRegisterDim) - 1; reg >= 0; --reg)
+    holder[registerCoordinates(layout, reg)] = reg;
+}
+
+std::optional<int32_t> RegisterIndex::lookup(int32_t row, int32_t col) const {
+  auto it = holder.find(SmallVector<int32_t>{row, col});
+  if (it == holder.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<SmallVector<int32_t>> gatherFragment(const RegisterIndex &index,
+                                                   const LinearLayout &fragment,
+                                                   int32_t row, int32_t col) {
+  SmallVector<int32_t> registers;
+  for (int32_t reg = 0; reg < fragment.getInDimSize(kRegisterDim); ++reg) {
+    SmallVector<int32_t> at = registerCoordinates(fragment, reg);
+    std::optional<int32_t> held = index.lookup(row | at[0], col | at[1]);
+    if (!held)
+      return std::nullopt;
+    registers.push_back(*held);
+  }
+  return registers;
+}
 
 void populateDotPatterns(RegisterTypeConverter &converter,
                          RewritePatternSet &patterns,

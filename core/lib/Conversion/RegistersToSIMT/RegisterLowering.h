@@ -12,12 +12,15 @@
 #ifndef TK_CORE_CONVERSION_REGISTERSTOSIMT_REGISTERLOWERING_H
 #define TK_CORE_CONVERSION_REGISTERSTOSIMT_REGISTERLOWERING_H
 
+#include "tk/core/DotOperands.h"
 #include "tk/core/Layout/LinearLayout.h"
+#include "tk/core/WarpDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -94,6 +97,25 @@ std::optional<llvm::SmallVector<int32_t>> mapRegisters(
     const LinearLayout &from, const LinearLayout &to,
     llvm::function_ref<llvm::SmallVector<int32_t>(llvm::ArrayRef<int32_t>)>
         project);
+
+/// The register of a two-dimensional layout that holds each element a
+/// thread has, by its register-only coordinates (lane and warp 0): the
+/// first where registers hold copies.
+class RegisterIndex {
+public:
+  explicit RegisterIndex(const LinearLayout &layout);
+  std::optional<int32_t> lookup(int32_t row, int32_t col) const;
+
+private:
+  std::map<llvm::SmallVector<int32_t>, int32_t> holder;
+};
+
+/// The registers of a layout (`index`) that hold an intrinsic's fragment
+/// (`fragment`, register -> coordinates) at (row, col), in the fragment's
+/// register order; nothing where one is not the thread's.
+std::optional<llvm::SmallVector<int32_t>>
+gatherFragment(const RegisterIndex &index, const LinearLayout &fragment,
+               int32_t row, int32_t col);
 
 /// Bits of `dim` (register, lane, warp) whose element some other value of
 /// the bit already holds: the copies of a broadcast.
@@ -231,6 +253,25 @@ private:
   std::shared_ptr<ThreadCoordinates> readThread;
 };
 
+/// Writes `values`, the registers of a tile in `source` (register, lane,
+/// warp -> coordinates), to workgroup memory laid out by `shared` (offset
+/// -> coordinates) from element `base` (i32) of `buffer`: the first holder
+/// of each element writes it, in vectors of up to 16 bytes where both
+/// layouts keep registers consecutive.
+mlir::LogicalResult writeTileToWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Operation *op,
+                                         mlir::ValueRange values,
+                                         const LinearLayout &source,
+                                         const LinearLayout &shared,
+                                         mlir::Value buffer, mlir::Value base,
+                                         const ThreadPosition &thread);
+
+/// The element (i32) where slot `slot` (i32) of a ring of `type` starting
+/// at element `ring` begins.
+mlir::Value getSlotBase(mlir::OpBuilder &b, mlir::Location loc,
+                        warp::RingType type, mlir::Value ring,
+                        mlir::Value slot);
+
 /// How a tk.load or tk.store moves the registers of a thread: in runs of
 /// `width` registers that the layout keeps consecutive along the last
 /// dimension and AxisFacts proves contiguous and aligned in memory (at most
@@ -269,6 +310,22 @@ void populateRingPatterns(RegisterTypeConverter &converter,
                           const AsyncCopyRuns &runs);
 /// tk.dot: multiply-adds in each thread, or the intrinsic the dot records
 /// through `matrixUnit` (may be null: such dots then fail to convert).
+/// A tk.dot whose intrinsic is a warpgroup's (wgmma), planned by `plan`:
+/// its operands read from workgroup memory by the unit, where they lie
+/// (a ring's slot) or after their holders write them to the dot's
+/// scratch; returns the accumulator's registers.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
+                  const LinearLayout &acc, mlir::ValueRange a,
+                  mlir::ValueRange b, mlir::ValueRange accumulator,
+                  mlir::ConversionPatternRewriter &rewriter,
+                  const MatrixUnit &unit, int64_t warpSize);
+
+/// True when every user of `load` is a warpgroup dot that reads its slot
+/// where it lies (DotOperandPlan::inPlace): the load then has no registers
+/// to fill.
+bool isReadInPlace(warp::LocalLoadOp load);
+
 void populateDotPatterns(RegisterTypeConverter &converter,
                          mlir::RewritePatternSet &patterns,
                          std::shared_ptr<const MatrixUnit> matrixUnit,

@@ -10,6 +10,7 @@
 
 #include "RegisterLowering.h"
 
+#include "tk/core/Analysis/SharedMemoryAllocation.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/Conversion/ScalarOps.h"
 #include "tk/core/Layout.h"
@@ -398,9 +399,11 @@ LogicalResult declareScratchBuffers(tk::FuncOp kernel) {
   if (!bytes || bytes.getInt() == 0)
     return success();
   llvm::SetVector<Type> types;
+  int64_t alignment = 16;
   WalkResult walk = kernel.walk([&](Operation *op) {
     if (!op->hasAttr(warp::TkwDialect::kScratchAttrName))
       return WalkResult::advance();
+    alignment = std::max(alignment, getSharedAlignment(op));
     if (auto ring = dyn_cast<warp::LocalAllocOp>(op))
       types.insert(storageType(ring.getType().getElementType()));
     for (Value operand : op->getOperands())
@@ -425,10 +428,10 @@ LogicalResult declareScratchBuffers(tk::FuncOp kernel) {
     auto memref = MemRefType::get(
         {int64_t(llvm::divideCeil(bytes.getInt(), elementBytes))}, type,
         MemRefLayoutAttrInterface{}, workgroup);
-    memref::GlobalOp::create(b, kernel.getLoc(),
-                             scratchName(kernel.getSymName(), type),
-                             b.getStringAttr("private"), memref, Attribute{},
-                             /*constant=*/false, b.getI64IntegerAttr(16));
+    memref::GlobalOp::create(
+        b, kernel.getLoc(), scratchName(kernel.getSymName(), type),
+        b.getStringAttr("private"), memref, Attribute{},
+        /*constant=*/false, b.getI64IntegerAttr(alignment));
   }
   return success();
 }

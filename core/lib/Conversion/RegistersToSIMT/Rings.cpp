@@ -15,6 +15,7 @@
 #include "tk/core/WarpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -30,18 +31,6 @@ FailureOr<LinearLayout> getSlotLayout(Operation *op, warp::RingType ring) {
     return op->emitOpError("tk-convert-registers-to-simt: ")
            << llvm::toString(slot.takeError());
   return std::move(*slot);
-}
-
-/// The element where slot `slot` of a ring starting at element `ring`
-/// begins (i32).
-Value getSlotBase(OpBuilder &b, Location loc, warp::RingType type, Value ring,
-                  Value slot) {
-  int64_t elements = 1;
-  for (int64_t size : type.getShape())
-    elements *= size;
-  Value size = arith::ConstantIntOp::create(b, loc, b.getI32Type(), elements);
-  return arith::AddIOp::create(b, loc, ring,
-                               arith::MulIOp::create(b, loc, slot, size));
 }
 
 struct LocalAllocLowering : OpConversionPattern<warp::LocalAllocOp> {
@@ -177,6 +166,14 @@ struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
     if (!layout || failed(slot))
       return rewriter.notifyMatchFailure(op, "a tile without a layout");
     Location loc = op.getLoc();
+    if (isReadInPlace(op)) {
+      // Its dots read the slot themselves; no register is ever read.
+      Value unread =
+          LLVM::PoisonOp::create(rewriter, loc, ring.getElementType());
+      rewriter.replaceOpWithMultiple(
+          op, {SmallVector<Value>(layout->getInDimSize(kRegisterDim), unread)});
+      return success();
+    }
     Value buffer = getScratchBuffer(rewriter, loc, op, ring.getElementType());
     if (!buffer)
       return op.emitOpError("tk-convert-registers-to-simt: no scratch "
@@ -223,6 +220,16 @@ struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
 };
 
 } // namespace
+
+Value getSlotBase(OpBuilder &b, Location loc, warp::RingType type, Value ring,
+                  Value slot) {
+  int64_t elements = 1;
+  for (int64_t size : type.getShape())
+    elements *= size;
+  Value size = arith::ConstantIntOp::create(b, loc, b.getI32Type(), elements);
+  return arith::AddIOp::create(b, loc, ring,
+                               arith::MulIOp::create(b, loc, slot, size));
+}
 
 AsyncCopyRuns getAsyncCopyRuns(ModuleOp module) {
   AsyncCopyRuns runs;

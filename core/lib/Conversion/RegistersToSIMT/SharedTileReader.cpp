@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -209,6 +210,55 @@ SharedTileReader::readMatrices(OpBuilder &b, Location loc,
   if (failed(elements))
     return std::nullopt;
   return *elements;
+}
+
+LogicalResult writeTileToWorkgroup(OpBuilder &b, Location loc, Operation *op,
+                                   ValueRange values,
+                                   const LinearLayout &source,
+                                   const LinearLayout &shared, Value buffer,
+                                   Value base, const ThreadPosition &thread) {
+  llvm::Expected<LinearLayout> toOffset = shared.invert();
+  // The writers' registers, lanes and warps -> offsets in the buffer.
+  llvm::Expected<LinearLayout> written =
+      toOffset ? source.compose(*toOffset) : toOffset.takeError();
+  if (!written)
+    return op->emitOpError("tk-convert-registers-to-simt: ")
+           << llvm::toString(written.takeError());
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  ThreadCoordinates writeThread(b, loc, *written, thread);
+  Value writer = isFirstHolder(b, loc, source, thread);
+  int32_t copies = getFreeMask(source, kRegisterDim);
+  int32_t width = std::min<int32_t>(written->getNumConsecutiveInOut(),
+                                    std::max<int64_t>(16 / bytes, 1));
+  auto write = [&] {
+    for (int32_t reg = 0; reg < int32_t(values.size()); reg += width) {
+      if (reg & copies)
+        continue;
+      Value start =
+          toIndex(b, loc,
+                  arith::AddIOp::create(b, loc, base,
+                                        writeThread.getFlat(b, loc, reg)));
+      if (width == 1) {
+        memref::StoreOp::create(b, loc, values[reg], buffer, ValueRange{start});
+        continue;
+      }
+      Value vector = vector::FromElementsOp::create(
+          b, loc, VectorType::get({width}, element), values.slice(reg, width));
+      vector::StoreOp::create(b, loc, vector, buffer, ValueRange{start},
+                              /*nontemporal=*/false,
+                              llvm::MaybeAlign(width * bytes));
+    }
+  };
+  if (!writer) {
+    write();
+    return success();
+  }
+  auto branch = scf::IfOp::create(b, loc, writer, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  write();
+  return success();
 }
 
 } // namespace tk::simt

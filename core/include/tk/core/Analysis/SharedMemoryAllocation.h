@@ -30,14 +30,16 @@ struct SharedBuffer {
   int64_t bytes = 0;
   /// Assigned by packSharedBuffers.
   int64_t offset = 0;
+  /// At least packSharedBuffers' alignment (0: that).
+  int64_t alignment = 0;
 };
 
 /// Gives every buffer an offset, a multiple of `alignment` (a power of
-/// two), such that two buffers live at one point never overlap; returns the
-/// bytes all of them need together. Buffers are placed largest first, each
-/// at the lowest offset free over its whole life (first fit): the total is
-/// the largest buffer when no two lives overlap; otherwise first fit may
-/// leave gaps above the peak of live bytes.
+/// two) or of its own, where larger, such that two buffers live at one point
+/// never overlap; returns the bytes all of them need together. Buffers are
+/// placed largest first, each at the lowest offset free over its whole life
+/// (first fit): the total is the largest buffer when no two lives overlap;
+/// otherwise first fit may leave gaps above the peak of live bytes.
 int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
                           int64_t alignment);
 
@@ -77,6 +79,11 @@ bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to);
 /// every line. 0 for everything else. An error for a tile without a
 /// #tkw.linear layout where the answer depends on it.
 llvm::Expected<int64_t> getScratchBytes(mlir::Operation *op);
+
+/// The alignment the workgroup memory of `op` (a scratch op or a
+/// tkw.local_alloc) needs beyond 16 bytes: kDescriptorAlignment where a
+/// warpgroup dot reads it through descriptors, else 16.
+int64_t getSharedAlignment(mlir::Operation *op);
 
 } // namespace tk
 

@@ -258,6 +258,40 @@ public:
     return mlir::failure();
   }
 
+  /// An operand of a warpgroup product (emitWarpgroupProducts) in
+  /// workgroup memory: a tile of `buffer` (a 1-D memref) laid out by
+  /// nvmmaSharedLayout with `swizzleBytes`, contiguous along k
+  /// (`kMajor`) or along m or n, whose columns of atoms lie
+  /// `atomColumnBytes` apart.
+  struct WarpgroupOperand {
+    mlir::Value buffer;
+    int64_t swizzleBytes = 128;
+    bool kMajor = true;
+    int64_t atomColumnBytes = 0;
+  };
+  /// One instruction tile of a warpgroup product: for each k step of the
+  /// intrinsic, the element of each operand's buffer (i32) where the
+  /// instruction's block of it starts (a: its 64 rows, b: its `n`
+  /// columns); and this thread's accumulator registers of the tile in the
+  /// intrinsic's fragment order.
+  struct WarpgroupTile {
+    llvm::SmallVector<mlir::Value> aStarts, bStarts;
+    llvm::SmallVector<mlir::Value> accumulator;
+  };
+  /// The register pipeline's hook for warpgroup intrinsics (wgmma): every
+  /// thread of a warpgroup reaches it with the same tiles, whose operands
+  /// every thread's writes have reached (published to the unit's reads);
+  /// returns each tile's accumulator registers after its k steps, once the
+  /// products are complete. Failure (the default) where the unit has no
+  /// warpgroup intrinsic.
+  virtual mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<mlir::Value>>>
+  emitWarpgroupProducts(mlir::OpBuilder &builder, mlir::Location loc,
+                        const MatrixIntrinsic &intrinsic, int64_t n,
+                        const WarpgroupOperand &a, const WarpgroupOperand &b,
+                        llvm::ArrayRef<WarpgroupTile> tiles) const {
+    return mlir::failure();
+  }
+
   /// The register pipeline's hook for reading fragments from workgroup
   /// memory: `count` (1, 2 or 4) 8x8 matrices of 16-bit `element`s, read
   /// by the whole warp in one instruction (NVIDIA's ldmatrix). Lane L gives

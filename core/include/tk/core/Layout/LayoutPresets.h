@@ -161,6 +161,21 @@ swizzledSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t vec,
                      int32_t perPhase, int32_t maxPhase,
                      llvm::ArrayRef<int32_t> order);
 
+/// A two-dimensional tile in shared memory as NVIDIA's matrix descriptors
+/// (wgmma, TMA) read it, Triton's NVMMAShared encoding: the contiguous
+/// dimension (order[0]) is cut into atoms of `swizzleBytes` (32, 64 or
+/// 128) bytes; each column of atoms is stored whole, row after row, the
+/// columns one after another; within a column, the 16-byte vectors of row
+/// r are XOR-swizzled by (r / perPhase) % maxPhase, perPhase = 128 /
+/// swizzleBytes and maxPhase = swizzleBytes / 16 (the hardware's swizzle of
+/// address bits 4.. by bits 7..). Input `offset` (elements); an error
+/// unless the sizes are powers of two, the swizzle is one of the three and
+/// an atom is no wider than the tile.
+llvm::Expected<LinearLayout> nvmmaSharedLayout(llvm::ArrayRef<int32_t> shape,
+                                               int32_t elementBytes,
+                                               int32_t swizzleBytes,
+                                               llvm::ArrayRef<int32_t> order);
+
 } // namespace tk
 
 #endif // TK_CORE_LAYOUT_LAYOUTPRESETS_H_
