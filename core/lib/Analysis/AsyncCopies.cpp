@@ -10,7 +10,8 @@
 
 using namespace mlir;
 
-int64_t tk::getAsyncCopyRun(Value ptr, Value mask, const LinearLayout &slot) {
+tk::AsyncCopyRun tk::getAsyncCopyRun(Value ptr, Value mask,
+                                     const LinearLayout &slot) {
   auto tile = dyn_cast<RankedTensorType>(ptr.getType());
   auto layout =
       tile ? dyn_cast_or_null<warp::LinearLayoutAttr>(tile.getEncoding())
@@ -18,7 +19,7 @@ int64_t tk::getAsyncCopyRun(Value ptr, Value mask, const LinearLayout &slot) {
   auto pointer = tile ? dyn_cast<tk::PtrType>(tile.getElementType()) : nullptr;
   if (!layout || !pointer || !pointer.getPointeeType().isIntOrFloat() ||
       pointer.getPointeeType().getIntOrFloatBitWidth() < 8)
-    return 0;
+    return {};
   const LinearLayout &source = layout.getLinearLayout();
   int64_t bytes = pointer.getPointeeType().getIntOrFloatBitWidth() / 8;
 
@@ -31,22 +32,26 @@ int64_t tk::getAsyncCopyRun(Value ptr, Value mask, const LinearLayout &slot) {
   llvm::Expected<LinearLayout> toOffset = slot.invert();
   if (!toOffset) {
     llvm::consumeError(toOffset.takeError());
-    return 0;
+    return {};
   }
   llvm::Expected<LinearLayout> written = source.compose(*toOffset);
   if (!written) {
     llvm::consumeError(written.takeError());
-    return 0;
+    return {};
   }
   width = std::min<int64_t>(width, written->getNumConsecutiveInOut());
   width = std::min<int64_t>(width, 16 / bytes);
 
   AxisFacts facts = getAxisFacts(ptr, getLoopWalkFacts);
-  int64_t maskConstancy =
-      mask ? getAxisFacts(mask, getLoopWalkFacts).constancy : width;
   while (width * bytes >= 4 &&
-         (!runsAreContiguousAndAligned(facts, width, bytes, width * bytes) ||
-          maskConstancy % width != 0))
+         !runsAreContiguousAndAligned(facts, width, bytes, width * bytes))
     width /= 2;
-  return width * bytes >= 4 ? width : 0;
+  if (width * bytes < 4)
+    return {};
+  AsyncCopyRun run;
+  run.width = width;
+  if (mask)
+    run.maskUniform =
+        getAxisFacts(mask, getLoopWalkFacts).constancy % width == 0;
+  return run;
 }

@@ -351,7 +351,7 @@ getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
     llvm::consumeError(slot.takeError());
     return std::nullopt;
   }
-  if (tk::getAsyncCopyRun(load.getPtr(), load.getMask(), *slot) == 0)
+  if (tk::getAsyncCopyRun(load.getPtr(), load.getMask(), *slot).width == 0)
     return std::nullopt;
   RingCandidate candidate;
   candidate.load = load;

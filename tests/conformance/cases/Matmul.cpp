@@ -14,6 +14,9 @@
 
 #include "SeedKernels.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace tk;
 using namespace tk::conformance;
 
@@ -112,6 +115,48 @@ void tk::conformance::runMatmul(CellRun &r, int64_t blockM, int64_t blockN,
   r.check("c", r.read(dc), want, defaultTolerance(out), &bound);
 }
 
+namespace {
+
+/// The seed matmul with unit inner strides and row strides padded to a
+/// multiple of 16 elements, as its kernel declares them, over M, N and K of
+/// any size: a tile's edge may cut a 16-byte run of a row (the padding, NaN
+/// in the inputs, must not be read into the product; c's padding, -7, must
+/// not be written).
+void runPaddedMatmul(CellRun &r) {
+  int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
+  auto padded = [](int64_t n) { return (n + 15) / 16 * 16; };
+  int64_t Kp = padded(K), Np = padded(N);
+  DType out = r.dtype() == DType::I8 ? DType::I32 : r.dtype();
+  double gap = r.dtype() == DType::I8 ? 127 : std::nan("");
+  std::vector<double> a = operand(r, M * K, 15), b = operand(r, K * N, 16);
+  std::vector<double> aRows(M * Kp, gap), bRows(K * Np, gap);
+  for (int64_t m = 0; m < M; ++m)
+    std::copy_n(&a[m * K], K, &aRows[m * Kp]);
+  for (int64_t k = 0; k < K; ++k)
+    std::copy_n(&b[k * N], N, &bRows[k * Np]);
+  tk_arg da = r.input(r.dtype(), aRows), db = r.input(r.dtype(), bRows);
+  tk_arg dc = r.output(out, M * Np, -7.0);
+  r.launch({cdiv(M, 64) * cdiv(N, 64), 1, 1},
+           {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
+            tk_arg_i32(int32_t(K)), tk_arg_i32(int32_t(Kp)),
+            tk_arg_i32(int32_t(Np)), tk_arg_i32(int32_t(Np))});
+  std::vector<double> c = r.read(dc), got(M * N);
+  for (int64_t m = 0; m < M; ++m) {
+    std::copy_n(&c[m * Np], N, &got[m * N]);
+    for (int64_t n = N; n < Np; ++n)
+      if (c[m * Np + n] != -7.0)
+        return r.fail("c[" + std::to_string(m) + ", " + std::to_string(n) +
+                      "] is padding past N = " + std::to_string(N) +
+                      " and was written");
+  }
+  std::vector<double> bound;
+  std::vector<double> want =
+      matmulReference(a, b, M, N, K, bound, accumulatorOf(r.dtype()));
+  r.check("c", got, want, defaultTolerance(out), &bound);
+}
+
+} // namespace
+
 void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
   {
     ConformanceCase c;
@@ -156,6 +201,34 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
                                 config, error);
     };
     c.run = [](CellRun &r) { runMatmul(r, 128, 128); };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
+    c.name = "matmul_padded_rows";
+    c.summary = "the seed matmul, row strides declared and padded to 16 "
+                "elements, sizes of any divisibility: tile edges cut 16-byte "
+                "runs";
+    c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
+    c.dtypes = kDotTypes;
+    c.shapes = {shape({1, 1, 1}), shape({33, 17, 45}), shape({130, 70, 100}),
+                shape({70, 130, 9})};
+    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+                 std::string *error) {
+      DType out = dtype == DType::I8 ? DType::I32 : dtype;
+      seeds::MatmulConfig config;
+      config.rowStrideDivisibility = 16;
+      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
+                                config, error);
+    };
+    c.settings = [](DType, const Shape &) {
+      CompileSettings settings;
+      settings.constexprs = {
+          {"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
+      return settings;
+    };
+    c.run = runPaddedMatmul;
     cases.push_back(std::move(c));
   }
 

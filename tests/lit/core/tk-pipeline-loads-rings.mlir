@@ -3,6 +3,7 @@
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=20000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=5" | FileCheck %s --check-prefix=FIT
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=12000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=NOFIT
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | FileCheck %s --check-prefix=WGMMA
+// RUN: sed -e 's/%k: i32 {tk.divisibility = 16 : i32}/%k: i32/' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=ANYK
 //
 // tk-pipeline-loads on a target with asynchronous copies (cp.async): the
 // K loop of tk-pipeline-loads.mlir, with K a multiple of 16 so that the
@@ -66,6 +67,16 @@
 // CHECK: scf.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: tkw.async_wait pending = 0
+
+// With K of any size the mask of a's last trip may cut a 16-byte run: the
+// rings stay, and the copies test each run's masks when they run
+// (tk-convert-registers-to-simt).
+// ANYK: %[[RA:.+]] = tkw.local_alloc : <3, [64, 32], f16
+// ANYK: %[[RB:.+]] = tkw.local_alloc : <3, [32, 64], f16
+// ANYK: scf.for
+// ANYK: tkw.async_copy %{{.+}}, %{{.+}} into %[[RA]]
+// ANYK: tkw.async_copy %{{.+}} into %[[RB]]
+// ANYK: tkw.local_load %[[RA]]
 
 // num_stages is an upper bound: with 20000 bytes, two slots of both rings
 // (8192 bytes a slot) fit, not five; with 12000 not two, and the loads stay

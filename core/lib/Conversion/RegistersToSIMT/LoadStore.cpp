@@ -169,15 +169,6 @@ void storeContiguous(OpBuilder &b, Location loc, ValueRange values,
       });
 }
 
-/// The masks of registers [first, first + count) together.
-Value allOf(OpBuilder &b, Location loc, ValueRange mask, int64_t first,
-            int64_t count) {
-  Value all;
-  for (int64_t reg = first; reg < first + count; ++reg)
-    all = andOf(b, loc, all, maskOf(mask, reg));
-  return all;
-}
-
 /// An scf.if on `condition` yielding what `thenValues` and `elseValues`
 /// build, of `types`.
 SmallVector<Value>
@@ -204,6 +195,44 @@ void guarded(OpBuilder &b, Location loc, Value condition,
   b.setInsertionPoint(branch.thenBlock()->getTerminator());
   body(b);
 }
+
+} // namespace
+
+Value combineMasks(OpBuilder &b, Location loc, ValueRange mask, int64_t first,
+                   int64_t count, bool all) {
+  Value combined;
+  for (int64_t reg = first; reg < first + count; ++reg) {
+    Value bit = maskOf(mask, reg);
+    combined = !combined ? bit
+               : all     ? Value(arith::AndIOp::create(b, loc, combined, bit))
+                         : Value(arith::OrIOp::create(b, loc, combined, bit));
+  }
+  return combined;
+}
+
+SmallVector<Value>
+loadEachUnderMask(OpBuilder &b, Location loc, Type element, ValueRange pointers,
+                  ValueRange mask, int64_t first, int64_t count,
+                  function_ref<Value(OpBuilder &, int64_t)> otherOf) {
+  int64_t elementBytes =
+      std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  SmallVector<Value> run;
+  for (int64_t reg = first; reg < first + count; ++reg)
+    llvm::append_range(
+        run,
+        branch(
+            b, loc, element, maskOf(mask, reg),
+            [&](OpBuilder &t) {
+              return SmallVector<Value>{LLVM::LoadOp::create(
+                  t, loc, element,
+                  runAddress(t, loc, pointers, first, reg, element),
+                  elementBytes)};
+            },
+            [&](OpBuilder &e) { return SmallVector<Value>{otherOf(e, reg)}; }));
+  return run;
+}
+
+namespace {
 
 struct LoadLowering : OpConversionPattern<tk::LoadOp> {
   LoadLowering(const TypeConverter &converter, MLIRContext *context,
@@ -253,21 +282,8 @@ struct LoadLowering : OpConversionPattern<tk::LoadOp> {
       };
       // Each element under its own mask.
       auto loadEach = [&](OpBuilder &b) {
-        SmallVector<Value> run;
-        for (int64_t reg = first; reg < first + count; ++reg)
-          llvm::append_range(
-              run, branch(
-                       b, loc, result, maskOf(mask, reg),
-                       [&](OpBuilder &t) {
-                         return SmallVector<Value>{LLVM::LoadOp::create(
-                             t, loc, result,
-                             runAddress(t, loc, pointers, first, reg, result),
-                             elementBytes)};
-                       },
-                       [&](OpBuilder &e) {
-                         return SmallVector<Value>{otherOf(e, reg)};
-                       }));
-        return run;
+        return loadEachUnderMask(b, loc, result, pointers, mask, first, count,
+                                 otherOf);
       };
       if (mask.empty())
         llvm::append_range(values, loadRun(rewriter));
@@ -278,7 +294,8 @@ struct LoadLowering : OpConversionPattern<tk::LoadOp> {
       else
         llvm::append_range(values,
                            branch(rewriter, loc, types,
-                                  allOf(rewriter, loc, mask, first, count),
+                                  combineMasks(rewriter, loc, mask, first,
+                                               count, /*all=*/true),
                                   loadRun, loadEach));
     }
     if (isa<RankedTensorType>(op.getType()))
@@ -349,9 +366,10 @@ struct StoreLowering : OpConversionPattern<tk::StoreOp> {
       }
       // The whole run in one branch, else each element under its mask.
       guarded(rewriter, loc, holder, [&](OpBuilder &b) {
-        auto whole =
-            scf::IfOp::create(b, loc, allOf(b, loc, mask, first, count),
-                              /*withElseRegion=*/true);
+        auto whole = scf::IfOp::create(b, loc,
+                                       combineMasks(b, loc, mask, first, count,
+                                                    /*all=*/true),
+                                       /*withElseRegion=*/true);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(whole.thenBlock()->getTerminator());
         storeRun(b);

@@ -12,6 +12,7 @@
 #ifndef TK_CORE_CONVERSION_REGISTERSTOSIMT_REGISTERLOWERING_H
 #define TK_CORE_CONVERSION_REGISTERSTOSIMT_REGISTERLOWERING_H
 
+#include "tk/core/Analysis/AsyncCopies.h"
 #include "tk/core/DotOperands.h"
 #include "tk/core/Layout/LinearLayout.h"
 #include "tk/core/WarpDialect.h"
@@ -283,6 +284,21 @@ struct AccessPlan {
   bool maskUniform = true;
 };
 AccessPlan getAccessPlan(mlir::Operation *op);
+
+/// Registers [first, first + count) of a tile of `element`s loaded from
+/// `pointers` (a run: contiguous from pointers[first]), each under its own
+/// bit of `mask` (one value or one per register), `otherOf(b, reg)` where
+/// the bit is off.
+llvm::SmallVector<mlir::Value> loadEachUnderMask(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Type element,
+    mlir::ValueRange pointers, mlir::ValueRange mask, int64_t first,
+    int64_t count,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, int64_t)> otherOf);
+/// The bits of `mask` (one value or one per register) for registers
+/// [first, first + count), and-ed (`all`) or or-ed.
+mlir::Value combineMasks(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::ValueRange mask, int64_t first, int64_t count,
+                         bool all);
 using AccessPlans = llvm::DenseMap<mlir::Operation *, AccessPlan>;
 
 void populateElementwisePatterns(RegisterTypeConverter &converter,
@@ -296,9 +312,16 @@ void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateScanPatterns(RegisterTypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
-/// The registers each tkw.async_copy moves per copy (getAsyncCopyRun),
-/// computed on the tile IR before the conversion.
-using AsyncCopyRuns = llvm::DenseMap<mlir::Operation *, int64_t>;
+/// How a tkw.async_copy moves its runs, computed on the tile IR before the
+/// conversion: the runs (getAsyncCopyRun) and, where their masks are not
+/// proven uniform, a scalar true when the whole tile is in
+/// (buildWholeMaskTest; null where the mask is not bounds checks): those
+/// tiles copy every run without a test.
+struct AsyncCopyPlan {
+  AsyncCopyRun run;
+  mlir::Value wholeTileIn;
+};
+using AsyncCopyRuns = llvm::DenseMap<mlir::Operation *, AsyncCopyPlan>;
 AsyncCopyRuns getAsyncCopyRuns(mlir::ModuleOp module);
 
 /// The rings: tkw.local_alloc, the copies and waits through `asyncCopy`

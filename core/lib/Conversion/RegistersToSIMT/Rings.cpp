@@ -3,7 +3,8 @@
 // A `!tkw.ring` is the element of the kernel's scratch buffer where its
 // first slot starts (an i32; tk-allocate-shared-memory placed it). Each
 // thread copies the runs of its registers of a pointer tile into a slot
-// with the backend's AsyncCopyUnit (cp.async), a masked-off run as zeros,
+// with the backend's AsyncCopyUnit (cp.async), a masked-off run as zeros
+// and a run partly masked element by element,
 // and reads a slot back into registers as SharedTileReader reads any tile.
 //
 //===----------------------------------------------------------------------===//
@@ -11,11 +12,13 @@
 #include "RegisterLowering.h"
 
 #include "tk/core/Analysis/AsyncCopies.h"
+#include "tk/core/Analysis/MaskBounds.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/WarpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -64,7 +67,9 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
   matchAndRewrite(warp::AsyncCopyOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto found = runs.find(op);
-    int64_t width = found == runs.end() ? 0 : found->second;
+    AsyncCopyPlan plan = found == runs.end() ? AsyncCopyPlan{} : found->second;
+    const AsyncCopyRun &run = plan.run;
+    int64_t width = run.width;
     warp::RingType ring = op.getRing().getType();
     int64_t bytes = ring.getElementType().getIntOrFloatBitWidth() / 8;
     if (!unit || width == 0 || !unit->supportsBytes(width * bytes))
@@ -95,7 +100,8 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
     ValueRange mask = adaptor.getMask();
     int32_t copies = getFreeMask(*source, kRegisterDim);
     Value writer = isFirstHolder(rewriter, loc, *source, thread);
-    auto copy = [&](OpBuilder &b) {
+    // Copies each run; `tested`: under its masks.
+    auto copyRuns = [&](OpBuilder &b, bool tested) {
       Type i32 = b.getI32Type();
       Value full = arith::ConstantIntOp::create(b, loc, i32, width * bytes);
       Value none = arith::ConstantIntOp::create(b, loc, i32, 0);
@@ -105,12 +111,59 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
         Value at = toIndex(b, loc,
                            arith::AddIOp::create(
                                b, loc, base, writeThread.getFlat(b, loc, reg)));
-        Value read =
-            mask.empty()
-                ? Value()
-                : Value(arith::SelectOp::create(b, loc, mask[reg], full, none));
-        unit->copy(b, loc, buffer, at, pointers[reg], width * bytes, read);
+        if (!tested) {
+          unit->copy(b, loc, buffer, at, pointers[reg], width * bytes, Value());
+          continue;
+        }
+        if (run.maskUniform) {
+          Value read = arith::SelectOp::create(b, loc, mask[reg], full, none);
+          unit->copy(b, loc, buffer, at, pointers[reg], width * bytes, read);
+          continue;
+        }
+        // A run wholly in or out is one copy; a run partly in (the edge of a
+        // size of any divisibility) is loaded element by element, the
+        // elements out as zeros, and stored.
+        Value all = combineMasks(b, loc, mask, reg, width, /*all=*/true);
+        Value any = combineMasks(b, loc, mask, reg, width, /*all=*/false);
+        Value partly = arith::XOrIOp::create(b, loc, all, any);
+        auto branch =
+            scf::IfOp::create(b, loc, partly, /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(branch.thenBlock()->getTerminator());
+        Type element = ring.getElementType();
+        SmallVector<Value> values = loadEachUnderMask(
+            b, loc, element, pointers, mask, reg, width,
+            [&](OpBuilder &e, int64_t) {
+              return arith::ConstantOp::create(e, loc, e.getZeroAttr(element));
+            });
+        for (auto [i, value] : llvm::enumerate(values)) {
+          Value offset =
+              i == 0
+                  ? at
+                  : arith::AddIOp::create(
+                        b, loc, at, arith::ConstantIndexOp::create(b, loc, i));
+          memref::StoreOp::create(b, loc, toStorage(b, loc, value), buffer,
+                                  ValueRange{offset});
+        }
+        b.setInsertionPoint(branch.elseBlock()->getTerminator());
+        unit->copy(b, loc, buffer, at, pointers[reg], width * bytes,
+                   arith::SelectOp::create(b, loc, all, full, none));
       }
+    };
+    auto copy = [&](OpBuilder &b) {
+      if (mask.empty())
+        return copyRuns(b, /*tested=*/false);
+      if (run.maskUniform || !plan.wholeTileIn)
+        return copyRuns(b, /*tested=*/true);
+      // Only the tiles at a size's edge test their runs.
+      auto whole =
+          scf::IfOp::create(b, loc, rewriter.getRemappedValue(plan.wholeTileIn),
+                            /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(whole.thenBlock()->getTerminator());
+      copyRuns(b, /*tested=*/false);
+      b.setInsertionPoint(whole.elseBlock()->getTerminator());
+      copyRuns(b, /*tested=*/true);
     };
     if (!writer) {
       copy(rewriter);
@@ -239,7 +292,24 @@ AsyncCopyRuns getAsyncCopyRuns(ModuleOp module) {
       llvm::consumeError(slot.takeError());
       return;
     }
-    runs[op] = getAsyncCopyRun(op.getPtr(), op.getMask(), *slot);
+    AsyncCopyPlan &plan = runs[op];
+    plan.run = getAsyncCopyRun(op.getPtr(), op.getMask(), *slot);
+    if (plan.run.width == 0 || plan.run.maskUniform || !op.getMask())
+      return;
+    // The test's ops, erased where the mask turns out not to be bounds
+    // checks.
+    struct Created : OpBuilder::Listener {
+      void notifyOperationInserted(Operation *op,
+                                   OpBuilder::InsertPoint) override {
+        ops.push_back(op);
+      }
+      SmallVector<Operation *> ops;
+    } created;
+    OpBuilder b(op, &created);
+    plan.wholeTileIn = buildWholeMaskTest(b, op.getLoc(), op.getMask());
+    if (!plan.wholeTileIn)
+      for (Operation *dead : llvm::reverse(created.ops))
+        dead->erase();
   });
   return runs;
 }

@@ -17,15 +17,27 @@
 
 namespace tk {
 
+/// How a thread copies its registers of a pointer tile into a ring slot.
+struct AsyncCopyRun {
+  /// Registers one copy moves; 0 where no copy of at least 4 bytes can.
+  int64_t width = 0;
+  /// Whether the load's mask is proven constant over each run. Where it is
+  /// not, the copy tests the run's masks at run time: a run wholly in or
+  /// out is one copy (out reads nothing and writes zeros), a run partly in
+  /// is loaded element by element.
+  bool maskUniform = true;
+};
+
 /// The registers of `ptr` (a tile of pointers in a #tkw.linear layout) a
 /// thread moves with one asynchronous copy into a slot laid out by `slot`
 /// (offset -> coordinates): runs that the layout keeps consecutive along
 /// the last dimension, that AxisFacts proves contiguous and aligned in
-/// memory, that land on consecutive, aligned offsets of the slot, and over
-/// which `mask` (may be null) is proven constant; of 4, 8 or 16 bytes, the
-/// widest. 0 where no run of at least 4 bytes qualifies.
-int64_t getAsyncCopyRun(mlir::Value ptr, mlir::Value mask,
-                        const LinearLayout &slot);
+/// memory and that land on consecutive, aligned offsets of the slot; of 4,
+/// 8 or 16 bytes, the widest. `mask` (may be null) only decides
+/// maskUniform: tk's own kernels take sizes of any divisibility, so their
+/// masks are rarely proven constant over 16 bytes.
+AsyncCopyRun getAsyncCopyRun(mlir::Value ptr, mlir::Value mask,
+                             const LinearLayout &slot);
 
 } // namespace tk
 

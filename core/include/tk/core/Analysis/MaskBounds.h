@@ -1,0 +1,32 @@
+//===- MaskBounds.h - one test for a whole tile of bounds checks --*- C++
+//-*-===//
+//
+// A load's mask is usually bounds checks: offsets (a range plus a scalar)
+// compared with a size, along each axis, and-ed. Whether the whole tile is
+// in bounds is then one comparison per axis, of the largest offset: a
+// thread can copy its runs without testing each one where that holds, and
+// test them only on the tiles at a size's edge.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_ANALYSIS_MASKBOUNDS_H
+#define TK_CORE_ANALYSIS_MASKBOUNDS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+namespace tk {
+
+/// Builds at `b` a scalar i1 that is true only where every element of
+/// `mask` (a tile of i1) is, from the ops of the tile IR that compute it:
+/// and-ed terms, each a splat i1 or a comparison `offsets < bound` (or
+/// <=, either signedness, either side), where the offsets are a
+/// tk.make_range plus an optional splat scalar and the bound a splat
+/// scalar or constant, through tk.expand_dims and tk.broadcast. Null where
+/// the mask is computed otherwise. The scalars it reads must dominate `b`.
+mlir::Value buildWholeMaskTest(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value mask);
+
+} // namespace tk
+
+#endif // TK_CORE_ANALYSIS_MASKBOUNDS_H

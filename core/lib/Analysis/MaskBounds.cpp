@@ -1,0 +1,139 @@
+//===- MaskBounds.cpp - one test for a whole tile of bounds checks --------===//
+
+#include "tk/core/Analysis/MaskBounds.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The tile `v` is reshaped from (expand_dims, broadcast keep every value
+/// and add only copies), or null.
+Value getReshapeSource(Value v) {
+  if (auto broadcast = v.getDefiningOp<tk::BroadcastOp>())
+    return broadcast.getSrc();
+  if (auto expand = v.getDefiningOp<tk::ExpandDimsOp>())
+    return expand.getSrc();
+  return nullptr;
+}
+
+Value stripReshapes(Value v) {
+  while (Value source = getReshapeSource(v))
+    v = source;
+  return v;
+}
+
+/// The scalar every element of `v` is: a splat's source, or a splat
+/// constant built at `b`. Null otherwise.
+Value getUniformScalar(OpBuilder &b, Location loc, Value v) {
+  v = stripReshapes(v);
+  if (auto splat = v.getDefiningOp<tk::SplatOp>())
+    return splat.getSrc();
+  SplatElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(attr.getSplatValue<Attribute>()));
+  return nullptr;
+}
+
+/// `offsets` as start + [lo, hi) with lo >= 0: a make_range, or one plus a
+/// uniform scalar (`start`, null for none).
+bool matchRange(OpBuilder &b, Location loc, Value offsets, Value &start,
+                int64_t &lo, int64_t &hi) {
+  offsets = stripReshapes(offsets);
+  auto range = offsets.getDefiningOp<tk::MakeRangeOp>();
+  start = nullptr;
+  if (!range) {
+    auto add = offsets.getDefiningOp<arith::AddIOp>();
+    if (!add)
+      return false;
+    for (auto [r, s] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      range = stripReshapes(r).getDefiningOp<tk::MakeRangeOp>();
+      start = range ? getUniformScalar(b, loc, s) : Value();
+      if (range && start)
+        break;
+    }
+    if (!range || !start)
+      return false;
+  }
+  lo = static_cast<int32_t>(range.getStart());
+  hi = static_cast<int32_t>(range.getEnd());
+  return lo >= 0 && hi > lo;
+}
+
+Value buildComparisonTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  // The offsets on the left: `n > offs` is `offs < n`.
+  switch (pred) {
+  case arith::CmpIPredicate::sgt:
+    pred = arith::CmpIPredicate::slt;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::sge:
+    pred = arith::CmpIPredicate::sle;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::ugt:
+    pred = arith::CmpIPredicate::ult;
+    std::swap(lhs, rhs);
+    break;
+  case arith::CmpIPredicate::uge:
+    pred = arith::CmpIPredicate::ule;
+    std::swap(lhs, rhs);
+    break;
+  default:
+    break;
+  }
+  bool isSigned =
+      pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sle;
+  bool inclusive =
+      pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::ule;
+  if (!isSigned && pred != arith::CmpIPredicate::ult &&
+      pred != arith::CmpIPredicate::ule)
+    return nullptr;
+  Value start;
+  int64_t lo, hi;
+  if (!matchRange(b, loc, lhs, start, lo, hi))
+    return nullptr;
+  Value bound = getUniformScalar(b, loc, rhs);
+  if (!bound || !bound.getType().isInteger(32) ||
+      (start && !start.getType().isInteger(32)))
+    return nullptr;
+  // In i64 nothing wraps: where start + hi - 1 is below the bound (an i32)
+  // no offset wraps in i32 either, and every one is in. Otherwise some
+  // offset is out or wraps, and the element-wise tests are the right ones.
+  Type i64 = b.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (isSigned)
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  };
+  Value last = arith::ConstantIntOp::create(b, loc, i64, hi - 1);
+  if (start)
+    last = arith::AddIOp::create(b, loc, widen(start), last);
+  return arith::CmpIOp::create(
+      b, loc, inclusive ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt,
+      last, widen(bound));
+}
+
+} // namespace
+
+Value tk::buildWholeMaskTest(OpBuilder &b, Location loc, Value mask) {
+  mask = stripReshapes(mask);
+  if (auto both = mask.getDefiningOp<arith::AndIOp>()) {
+    Value lhs = buildWholeMaskTest(b, loc, both.getLhs());
+    Value rhs = lhs ? buildWholeMaskTest(b, loc, both.getRhs()) : Value();
+    return rhs ? Value(arith::AndIOp::create(b, loc, lhs, rhs)) : Value();
+  }
+  if (auto splat = mask.getDefiningOp<tk::SplatOp>())
+    return splat.getSrc();
+  if (auto cmp = mask.getDefiningOp<arith::CmpIOp>())
+    return buildComparisonTest(b, loc, cmp);
+  return nullptr;
+}
