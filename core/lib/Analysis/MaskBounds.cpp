@@ -124,11 +124,13 @@ Value buildComparisonTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
 
 } // namespace
 
-Value tk::buildWholeMaskTest(OpBuilder &b, Location loc, Value mask) {
+namespace {
+
+Value buildTest(OpBuilder &b, Location loc, Value mask) {
   mask = stripReshapes(mask);
   if (auto both = mask.getDefiningOp<arith::AndIOp>()) {
-    Value lhs = buildWholeMaskTest(b, loc, both.getLhs());
-    Value rhs = lhs ? buildWholeMaskTest(b, loc, both.getRhs()) : Value();
+    Value lhs = buildTest(b, loc, both.getLhs());
+    Value rhs = lhs ? buildTest(b, loc, both.getRhs()) : Value();
     return rhs ? Value(arith::AndIOp::create(b, loc, lhs, rhs)) : Value();
   }
   if (auto splat = mask.getDefiningOp<tk::SplatOp>())
@@ -136,4 +138,25 @@ Value tk::buildWholeMaskTest(OpBuilder &b, Location loc, Value mask) {
   if (auto cmp = mask.getDefiningOp<arith::CmpIOp>())
     return buildComparisonTest(b, loc, cmp);
   return nullptr;
+}
+
+/// The ops a builder inserts.
+struct InsertedOps : OpBuilder::Listener {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+  SmallVector<Operation *> ops;
+};
+
+} // namespace
+
+Value tk::buildWholeMaskTest(OpBuilder &b, Location loc, Value mask) {
+  InsertedOps inserted;
+  OpBuilder builder(b.getContext(), &inserted);
+  builder.restoreInsertionPoint(b.saveInsertionPoint());
+  Value test = buildTest(builder, loc, mask);
+  if (!test)
+    for (Operation *op : llvm::reverse(inserted.ops))
+      op->erase();
+  return test;
 }

@@ -296,20 +296,8 @@ AsyncCopyRuns getAsyncCopyRuns(ModuleOp module) {
     plan.run = getAsyncCopyRun(op.getPtr(), op.getMask(), *slot);
     if (plan.run.width == 0 || plan.run.maskUniform || !op.getMask())
       return;
-    // The test's ops, erased where the mask turns out not to be bounds
-    // checks.
-    struct Created : OpBuilder::Listener {
-      void notifyOperationInserted(Operation *op,
-                                   OpBuilder::InsertPoint) override {
-        ops.push_back(op);
-      }
-      SmallVector<Operation *> ops;
-    } created;
-    OpBuilder b(op, &created);
+    OpBuilder b(op);
     plan.wholeTileIn = buildWholeMaskTest(b, op.getLoc(), op.getMask());
-    if (!plan.wholeTileIn)
-      for (Operation *dead : llvm::reverse(created.ops))
-        dead->erase();
   });
   return runs;
 }

@@ -22,8 +22,10 @@ namespace tk {
 /// and-ed terms, each a splat i1 or a comparison `offsets < bound` (or
 /// <=, either signedness, either side), where the offsets are a
 /// tk.make_range plus an optional splat scalar and the bound a splat
-/// scalar or constant, through tk.expand_dims and tk.broadcast. Null where
-/// the mask is computed otherwise. The scalars it reads must dominate `b`.
+/// scalar or constant, through tk.expand_dims and tk.broadcast. Null, and
+/// nothing built, where the mask is computed otherwise. The scalars it
+/// reads must dominate `b`'s insertion point; the ops are built there by a
+/// builder of its own (not `b`'s listener).
 mlir::Value buildWholeMaskTest(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value mask);
 
