@@ -685,12 +685,38 @@ Value matrixDescriptor(OpBuilder &b, Location loc,
       b, loc, field, arith::ConstantIntOp::create(b, loc, i64, fixedFields));
 }
 
+/// wgmma.wait_group `pending` as inline assembly that reads and writes
+/// every f32 register of `registers` ("=f" tied to its input): NVVM's wait
+/// op takes no operands, so LLVM would be free to move conversions of the
+/// accumulators above it, and ptxas then serialises every wgmma of the
+/// kernel ("non wgmma instructions reading accumulator registers").
+SmallVector<Value> waitThroughRegisters(OpBuilder &b, Location loc,
+                                        ValueRange registers, int64_t pending) {
+  std::string constraints;
+  for (size_t i = 0; i < registers.size(); ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (size_t i = 0; i < registers.size(); ++i)
+    constraints += "," + std::to_string(i);
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(registers.size(), b.getF32Type()));
+  auto wait = LLVM::InlineAsmOp::create(
+      b, loc, type, registers,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  SmallVector<Value> result;
+  unpackFragment(b, loc, wait.getResult(0), result);
+  return result;
+}
+
 } // namespace
 
 FailureOr<SmallVector<SmallVector<Value>>> WgmmaUnit::emitWarpgroupProducts(
     OpBuilder &b, Location loc, const MatrixIntrinsic &intrinsic, int64_t n,
     const WarpgroupOperand &a, const WarpgroupOperand &bOperand,
-    ArrayRef<WarpgroupTile> tiles) const {
+    ArrayRef<WarpgroupTile> tiles, int64_t pending) const {
   NVVM::WGMMATypes input;
   switch (intrinsic.aType) {
   case MatrixElementType::F16:
@@ -729,11 +755,30 @@ FailureOr<SmallVector<SmallVector<Value>>> WgmmaUnit::emitWarpgroupProducts(
     fragments.push_back(fragment);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  SmallVector<SmallVector<Value>> results;
+  SmallVector<Value> registers;
   for (Value fragment : fragments)
-    unpackFragment(b, loc, fragment, results.emplace_back());
+    unpackFragment(b, loc, fragment, registers);
+  if (pending == 0)
+    registers = waitThroughRegisters(b, loc, registers, 0);
+  SmallVector<SmallVector<Value>> results;
+  for (size_t tile = 0; tile < fragments.size(); ++tile)
+    results.emplace_back(
+        ArrayRef<Value>(registers).slice(tile * (n / 2), n / 2));
   return results;
+}
+
+// As finish: the wait reads and writes every accumulator register, so that
+// nothing reads one before it; without registers, the plain wait.
+FailureOr<SmallVector<Value>>
+WgmmaUnit::emitWarpgroupWait(OpBuilder &b, Location loc, ValueRange registers,
+                             int64_t pending) const {
+  if (llvm::any_of(registers, [](Value v) { return !v.getType().isF32(); }))
+    return failure();
+  if (registers.empty()) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
+    return SmallVector<Value>();
+  }
+  return waitThroughRegisters(b, loc, registers, pending);
 }
 
 // Ordinary stores go through the generic proxy, wgmma reads through the
@@ -791,34 +836,14 @@ WgmmaUnit::accumulateRegisterA(OpBuilder &b, Location loc,
       });
 }
 
-// wgmma.wait_group as inline assembly that reads and writes every
-// accumulator register ("=f" tied to its input): NVVM's wait op takes no
-// operands, so LLVM would be free to move conversions of the accumulators
-// above it, and ptxas then serialises every wgmma of the kernel ("non wgmma
-// instructions reading accumulator registers").
+// The wait through the accumulators (waitThroughRegisters).
 SmallVector<Value> WgmmaUnit::finish(OpBuilder &b, Location loc,
                                      const HeldProduct &product,
                                      ValueRange registers,
                                      int64_t stillRunning) const {
   if (!wgmmaHolds(product))
     return fallback.finish(b, loc, product, registers, stillRunning);
-  std::string constraints;
-  for (size_t i = 0; i < registers.size(); ++i)
-    constraints += (i ? ",=f" : "=f");
-  for (size_t i = 0; i < registers.size(); ++i)
-    constraints += "," + std::to_string(i);
-  auto type = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(registers.size(), b.getF32Type()));
-  auto wait = LLVM::InlineAsmOp::create(
-      b, loc, type, registers,
-      "wgmma.wait_group.sync.aligned " + std::to_string(stillRunning) + ";",
-      constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-      ArrayAttr());
-  SmallVector<Value> result;
-  unpackFragment(b, loc, wait.getResult(0), result);
-  return result;
+  return waitThroughRegisters(b, loc, registers, stillRunning);
 }
 
 // finish ties f32 registers.

@@ -51,12 +51,17 @@ public:
                       mlir::ValueRange registers) const override;
   /// The register pipeline's warpgroup products: wgmma.mma_async on
   /// operands read through matrix descriptors (32, 64 or 128-byte
-  /// swizzles), one commit group for all tiles, waited for at once.
+  /// swizzles), one commit group for all tiles, then wgmma.wait_group
+  /// `pending` through the accumulators (emitWarpgroupWait).
   mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<mlir::Value>>>
   emitWarpgroupProducts(mlir::OpBuilder &builder, mlir::Location loc,
                         const MatrixIntrinsic &intrinsic, int64_t n,
                         const WarpgroupOperand &a, const WarpgroupOperand &b,
-                        llvm::ArrayRef<WarpgroupTile> tiles) const override;
+                        llvm::ArrayRef<WarpgroupTile> tiles,
+                        int64_t pending) const override;
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitWarpgroupWait(mlir::OpBuilder &builder, mlir::Location loc,
+                    mlir::ValueRange registers, int64_t pending) const override;
   /// Warp-scope intrinsics on fragments: mma.sync.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitFragmentProduct(mlir::OpBuilder &builder, mlir::Location loc,

@@ -7,10 +7,17 @@
 // point. Triton's Membar analysis, on tk's buffers; two slots of one ring
 // are apart where their indices provably differ in one pass over the code.
 //
+// A dot marked tkw.pending reads its ring slots until a later wait (its own
+// next trip, or the tkw.dot_wait after the loop): a barrier does not end
+// those reads, so a write they may overlap is an error, not a barrier. The
+// slot such a read leaves running across a loop's back edge is known in the
+// next trip's terms, (read - c) % size, where the loop steps its slot by c.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/Passes.h"
 #include "tk/core/WarpDialect.h"
+#include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -34,18 +41,18 @@ using namespace tk::warp;
 namespace {
 
 /// Bytes [begin, end) of workgroup memory, and for a ring's slot the i32
-/// that picks it (null for a whole buffer).
+/// that picks it (null for a whole buffer), `lag` trips ago: the slot is
+/// then (slot - lag) % lagModulus.
 struct Use {
   std::pair<int64_t, int64_t> range;
   Value slot;
+  int64_t lag = 0, lagModulus = 0;
 
-  bool operator<(const Use &other) const {
-    return std::make_tuple(range, slot.getAsOpaquePointer()) <
-           std::make_tuple(other.range, other.slot.getAsOpaquePointer());
+  auto key() const {
+    return std::make_tuple(range, slot.getAsOpaquePointer(), lag, lagModulus);
   }
-  bool operator==(const Use &other) const {
-    return range == other.range && slot == other.slot;
-  }
+  bool operator<(const Use &other) const { return key() < other.key(); }
+  bool operator==(const Use &other) const { return key() == other.key(); }
 };
 
 /// Sorted and without repeats, so that two sets compare equal.
@@ -92,27 +99,39 @@ bool isBelow(Value value, int64_t size) {
          remainderBelow(loop.getYieldedValues()[index]);
 }
 
+/// `value` as (base + c) % size: base, c and size (size > 0).
+std::optional<std::tuple<Value, int64_t, int64_t>> matchStep(Value value) {
+  auto rem = value.getDefiningOp<arith::RemUIOp>();
+  auto add = rem ? rem.getLhs().getDefiningOp<arith::AddIOp>() : nullptr;
+  std::optional<int64_t> size = rem ? constantOf(rem.getRhs()) : std::nullopt;
+  if (!add || !size || *size <= 0)
+    return std::nullopt;
+  for (auto [base, plus] : {std::pair{add.getLhs(), add.getRhs()},
+                            std::pair{add.getRhs(), add.getLhs()}})
+    if (std::optional<int64_t> c = constantOf(plus))
+      return std::make_tuple(base, *c, *size);
+  return std::nullopt;
+}
+
 /// Whether two slot indices differ wherever both are computed in one pass
-/// over their code: two different constants, or x and (x + c) % size with
-/// x below size and c not a multiple of it (a ring's read and fill slots).
-bool differ(Value a, Value b) {
-  if (!a || !b)
+/// over their code: two different constants, or x - lag and (x + c) % size
+/// with x below size and c + lag not a multiple of it (a ring's read and
+/// fill slots; the slot a running product read trips ago and the fill).
+bool differ(const Use &a, const Use &b) {
+  if (!a.slot || !b.slot)
     return false;
-  std::optional<int64_t> ca = constantOf(a), cb = constantOf(b);
-  if (ca && cb)
+  std::optional<int64_t> ca = constantOf(a.slot), cb = constantOf(b.slot);
+  if (ca && cb && !a.lag && !b.lag)
     return *ca != *cb;
-  for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
-    auto rem = y.getDefiningOp<arith::RemUIOp>();
-    auto add = rem ? rem.getLhs().getDefiningOp<arith::AddIOp>() : nullptr;
-    std::optional<int64_t> size = rem ? constantOf(rem.getRhs()) : std::nullopt;
-    if (!add || !size || *size <= 0)
+  for (auto [x, y] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+    auto step = y->lag ? std::nullopt : matchStep(y->slot);
+    if (!step)
       continue;
-    for (auto [base, plus] : {std::pair{add.getLhs(), add.getRhs()},
-                              std::pair{add.getRhs(), add.getLhs()}}) {
-      std::optional<int64_t> c = constantOf(plus);
-      if (base == x && c && *c % *size != 0 && isBelow(x, *size))
-        return true;
-    }
+    auto [base, c, size] = *step;
+    if (x->lag && x->lagModulus != size)
+      continue;
+    if (base == x->slot && (c + x->lag) % size != 0 && isBelow(base, size))
+      return true;
   }
   return false;
 }
@@ -122,36 +141,68 @@ bool overlaps(const Uses &uses, const Use &use) {
   return llvm::any_of(uses, [&](const Use &other) {
     bool rangesMeet = other.range.first < use.range.second &&
                       use.range.first < other.range.second;
-    bool slotsDiffer = other.range == use.range && differ(other.slot, use.slot);
+    bool slotsDiffer = other.range == use.range && differ(other, use);
     return rangesMeet && !slotsDiffer;
   });
 }
 
 /// What the threads read and wrote since the last barrier. Reads after
 /// reads need no barrier; anything after a write, and a write after a
-/// read, does (Triton's Membar).
+/// read, does (Triton's Membar). `running`: reads of products still
+/// running (tkw.pending), which no barrier ends.
 struct Pending {
-  Uses reads, writes;
+  Uses reads, writes, running;
 
   bool operator==(const Pending &other) const {
-    return reads == other.reads && writes == other.writes;
+    return reads == other.reads && writes == other.writes &&
+           running == other.running;
   }
   Pending unite(const Pending &other) const {
-    return {::unite(reads, other.reads), ::unite(writes, other.writes)};
+    return {::unite(reads, other.reads), ::unite(writes, other.writes),
+            ::unite(running, other.running)};
   }
   /// The same uses, seen from outside one pass over `region`: a slot
   /// computed in it may hold another value on another pass (the slot a
-  /// trip fills is the one the previous trip read), so it is forgotten.
-  Pending leaving(Region &region) const {
+  /// trip fills is the one the previous trip read), so it is forgotten;
+  /// `backEdge`: seen from the region's next pass, where a running read
+  /// of a slot the loop steps is known by its lag.
+  Pending leaving(Region &region, bool backEdge = false) const {
     Pending result = *this;
-    for (Uses *uses : {&result.reads, &result.writes}) {
-      for (Use &use : *uses)
-        if (use.slot && region.isAncestor(use.slot.getParentRegion()))
-          use.slot = Value();
+    for (Uses *uses : {&result.reads, &result.writes, &result.running}) {
+      for (Use &use : *uses) {
+        if (!use.slot || !region.isAncestor(use.slot.getParentRegion()))
+          continue;
+        std::optional<std::pair<int64_t, int64_t>> step =
+            backEdge && uses == &result.running ? getLoopStep(region, use.slot)
+                                                : std::nullopt;
+        if (step && (!use.lag || use.lagModulus == step->second)) {
+          use.lag = (use.lag + step->first) % step->second;
+          use.lagModulus = step->second;
+          continue;
+        }
+        use = {use.range, Value()};
+      }
       llvm::sort(*uses);
       uses->erase(std::unique(uses->begin(), uses->end()), uses->end());
     }
     return result;
+  }
+
+private:
+  /// For a slot that is an iteration argument of `region`'s loop yielded
+  /// as (slot + c) % size: c and size.
+  static std::optional<std::pair<int64_t, int64_t>> getLoopStep(Region &region,
+                                                                Value slot) {
+    auto arg = dyn_cast<BlockArgument>(slot);
+    auto loop = dyn_cast<scf::ForOp>(region.getParentOp());
+    if (!arg || !loop || arg.getOwner() != loop.getBody() ||
+        arg.getArgNumber() < loop.getNumInductionVars())
+      return std::nullopt;
+    auto step = matchStep(loop.getYieldedValues()[arg.getArgNumber() -
+                                                  loop.getNumInductionVars()]);
+    if (!step || std::get<0>(*step) != slot)
+      return std::nullopt;
+    return std::pair{std::get<1>(*step), std::get<2>(*step)};
   }
 };
 
@@ -200,12 +251,60 @@ public:
   }
 
   llvm::SetVector<Operation *> barrierBefore;
+  /// Writes that running products may still read: no barrier orders them.
+  llvm::SetVector<Operation *> racing;
 
 private:
+  /// A dot whose products run on (tkw.pending = 1): its wait ends the
+  /// products of earlier trips, whose reads become ordinary ones; its own
+  /// reads of the ring slots its operands name (tkw.local_load, read in
+  /// place) run on.
+  Pending visitRunningDot(tk::DotOp dot, int64_t stillRunning,
+                          Pending pending) {
+    if (stillRunning <= 1) {
+      pending.reads = unite(pending.reads, pending.running);
+      pending.running = {};
+    }
+    Uses reads;
+    for (Value operand : {dot.getA(), dot.getB()})
+      if (Operation *read = operand.getDefiningOp())
+        if (std::optional<Access> access = getAccess(read))
+          reads = unite(reads, {access->use});
+    bool conflicts = llvm::any_of(
+        reads, [&](const Use &use) { return overlaps(pending.writes, use); });
+    if (barrierBefore.contains(dot) || conflicts) {
+      barrierBefore.insert(dot);
+      pending.reads = pending.writes = {};
+    }
+    pending.running = unite(pending.running, reads);
+    return pending;
+  }
+
   Pending visitOp(Operation *op, Pending pending) {
     if (isa<gpu::BarrierOp>(op))
-      return {};
+      return {{}, {}, pending.running};
+    if (auto wait = dyn_cast<DotWaitOp>(op)) {
+      if (wait.getPending() == 0) {
+        pending.reads = unite(pending.reads, pending.running);
+        pending.running = {};
+      }
+      return pending;
+    }
+    if (auto dot = dyn_cast<tk::DotOp>(op))
+      if (auto stillRunning =
+              dot->getAttrOfType<IntegerAttr>(TkwDialect::kPendingAttrName))
+        return visitRunningDot(dot, stillRunning.getInt(), std::move(pending));
+    if (auto read = dyn_cast<LocalLoadOp>(op))
+      if (llvm::all_of(read->getUsers(),
+                       [](Operation *user) {
+                         return isa<tk::DotOp>(user) &&
+                                user->hasAttr(TkwDialect::kPendingAttrName);
+                       }) &&
+          !read->use_empty())
+        return pending; // read by its dot, where it runs
     if (std::optional<Access> access = getAccess(op)) {
+      if (access->writes && overlaps(pending.running, access->use))
+        racing.insert(op);
       bool conflicts = overlaps(pending.writes, access->use) ||
                        (access->writes && overlaps(pending.reads, access->use));
       if (barrierBefore.contains(op) || conflicts) {
@@ -223,20 +322,22 @@ private:
     // A loop's body runs after the loop's entry and after its own previous
     // trip; it may also run no trip at all.
     if (isa<LoopLikeOpInterface>(op)) {
-      Pending entry = pending, end;
+      Pending entry = pending, next, exit;
       while (true) {
-        end = entry;
+        Pending end = entry;
+        next = exit = Pending();
         for (Region &region : op->getRegions()) {
           for (Block &block : region)
             end = visitBlock(block, end);
-          end = end.leaving(region);
+          next = next.unite(end.leaving(region, /*backEdge=*/true));
+          exit = exit.unite(end.leaving(region));
         }
-        Pending next = pending.unite(end);
+        next = pending.unite(next);
         if (next == entry)
           break;
         entry = std::move(next);
       }
-      return pending.unite(end);
+      return pending.unite(exit);
     }
     // Branches (scf.if) and other ops with regions: each region runs from
     // here, and what any touched is pending after.
@@ -255,6 +356,12 @@ struct InsertBarriersPass
     BarrierPlacement placement;
     for (Block &block : func.getBody())
       placement.visitBlock(block, {});
+    for (Operation *op : placement.racing)
+      op->emitOpError("tk-insert-barriers: writes workgroup memory that a "
+                      "dot's running products (tkw.pending) may still read; "
+                      "its ring needs a slot more than the trips in flight");
+    if (!placement.racing.empty())
+      return signalPassFailure();
     for (Operation *op : placement.barrierBefore) {
       LLVM_DEBUG(llvm::dbgs() << "barrier before " << *op << "\n");
       OpBuilder builder(op);

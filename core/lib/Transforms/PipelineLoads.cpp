@@ -3,9 +3,10 @@
 // Pass 5 of the register pipeline (DESIGN.md §3): the loads that feed a
 // loop's dots are issued trips early, so that global memory's latency
 // overlaps the products. Where the target copies asynchronously (cp.async),
-// a load becomes a ring of num_stages - 1 slots of workgroup memory, filled
+// a load becomes a ring of num_stages slots of workgroup memory, filled
 // num_stages - 1 trips ahead, that the dot's operand is read from (Triton's
-// pipeliner); elsewhere it is issued one trip early and carried in
+// pipeliner; one slot more where a warpgroup dot's products run on into
+// the next trip); elsewhere it is issued one trip early and carried in
 // registers.
 //
 //===----------------------------------------------------------------------===//
@@ -544,18 +545,95 @@ void readRingOperands(OpBuilder &b, tk::DotOp dot,
   dot.getResult().replaceAllUsesWith(sum);
 }
 
-/// Rewrites the loads of `loop` that can fill rings of `slots` slots
-/// (num_stages; at least 2), Triton's pipeline:
+/// The dots of `loop` whose products may still run when the next trip
+/// starts (Triton's asynchronous wgmma): warpgroup dots that read both
+/// operands from ring slots where they lie (#tkw.nvmma), whose f32
+/// accumulator the loop carries (iteration argument `index`) and nothing
+/// else in the loop reads. Each trip then waits only for the previous
+/// trip's products, which needs one more slot: the slot a trip fills is
+/// then two trips from the one whose products may still read it.
+SmallVector<std::pair<tk::DotOp, unsigned>>
+getRunningDots(scf::ForOp loop, ArrayRef<RingCandidate> candidates) {
+  llvm::MapVector<Operation *, int> inPlaceOperands;
+  for (const RingCandidate &candidate : candidates)
+    if (candidate.intrinsic.scope == tk::MatrixScope::Warpgroup &&
+        isa<tkw::NvmmaSharedAttr>(candidate.ring.getLayout()))
+      ++inPlaceOperands[candidate.dot];
+  SmallVector<std::pair<tk::DotOp, unsigned>> running;
+  for (auto [op, count] : inPlaceOperands) {
+    auto dot = cast<tk::DotOp>(op);
+    auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+    if (count != 2 || !acc || acc.getOwner() != loop.getBody() ||
+        acc.getArgNumber() == 0 || !acc.hasOneUse() || !dot->hasOneUse() ||
+        !getElementTypeOrSelf(dot.getType()).isF32())
+      continue;
+    unsigned index = acc.getArgNumber() - 1;
+    OpOperand &use = *dot->getUses().begin();
+    if (use.getOwner() != loop.getBody()->getTerminator() ||
+        use.getOperandNumber() != index)
+      continue;
+    running.push_back({dot, index});
+  }
+  return running;
+}
+
+/// Marks the `running` dots of `loop` (getRunningDots) tkw.pending = 1 and
+/// waits for their last products after the loop (tkw.dot_wait). Only a
+/// loop that runs a trip leaves products running, and only that path
+/// waits: the loop and the wait go under `lb < ub`. ptxas serialises every
+/// wgmma of a kernel where other instructions run between a loop's exit
+/// and that wait (C7514), and LLVM sinks the epilogue's compares to the top
+/// of the block after the loop; under the branch the wait has a block of
+/// its own.
+void waitForRunningProducts(scf::ForOp loop,
+                            ArrayRef<std::pair<tk::DotOp, unsigned>> running,
+                            IRRewriter &rewriter) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value runs =
+      arith::CmpIOp::create(rewriter, loc,
+                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                  : arith::CmpIPredicate::slt,
+                            loop.getLowerBound(), loop.getUpperBound());
+  auto guard = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), runs,
+                                 /*withElseRegion=*/true);
+  for (auto [result, replacement] :
+       llvm::zip_equal(loop.getResults(), guard.getResults()))
+    result.replaceUsesWithIf(replacement, [&](OpOperand &use) {
+      return !guard->isAncestor(use.getOwner());
+    });
+  Block *taken = &guard.getThenRegion().front();
+  Block *skipped = &guard.getElseRegion().front();
+  rewriter.setInsertionPointToEnd(skipped);
+  scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
+  rewriter.setInsertionPointToEnd(taken);
+  loop->moveBefore(taken, taken->end());
+  SmallVector<Value> results(loop.getResults());
+  for (auto [dot, index] : running) {
+    dot->setAttr(tkw::TkwDialect::kPendingAttrName,
+                 rewriter.getI64IntegerAttr(1));
+    results[index] =
+        tkw::DotWaitOp::create(rewriter, loc, results[index].getType(),
+                               results[index], rewriter.getI64IntegerAttr(0));
+  }
+  scf::YieldOp::create(rewriter, loc, results);
+}
+
+/// Rewrites the loads of `loop` that can fill rings, `stages` (num_stages;
+/// at least 2) trips in flight, Triton's pipeline:
 ///   before the loop, a ring per load and the copies of trips
-///   0 .. slots-2, a group each;
+///   0 .. stages-2, a group each;
 ///   each trip waits for its own group, starts the copies of the trip
-///   slots-1 ahead into the slot the previous trip read, and reads its
+///   stages-1 ahead into the slot after the ones in flight, and reads its
 ///   own slot where its dot needs it (tk-insert-barriers orders the copies
 ///   after the previous trip's reads, and their completion before this
 ///   trip's reads: one barrier, since the two slots differ);
 ///   after the loop, a wait for the copies past its end.
+/// A ring has `stages` slots, one more where a dot's products run on into
+/// the next trip (getRunningDots): such a dot is marked tkw.pending = 1,
+/// and its accumulator waited for after the loop (tkw.dot_wait).
 void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
-                          int64_t slots) {
+                          int64_t stages) {
   Block *body = loop.getBody();
   SmallVector<RingCandidate, 2> candidates;
   for (Operation &op : body->without_terminator()) {
@@ -563,7 +641,7 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
     if (!load)
       continue;
     std::optional<RingCandidate> candidate =
-        getRingCandidate(load, target, slots);
+        getRingCandidate(load, target, stages);
     if (!candidate)
       continue;
     FailureOr<SmallVector<Operation *>> slice =
@@ -578,14 +656,22 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
   FailureOr<ArgumentWalk> walk = ArgumentWalk::get(loop, candidates);
   if (failed(walk))
     return;
-  // num_stages is an upper bound: as many slots as the target's workgroup
-  // memory holds for all the loop's rings, at least two.
+  // num_stages is an upper bound: as many stages as the target's
+  // workgroup memory holds slots for, for all the loop's rings, at least
+  // two (running products only where they leave two).
   int64_t slotBytes = 0;
   for (RingCandidate &candidate : candidates)
     slotBytes += llvm::alignTo(candidate.ring.getSlotBytes(), 16);
-  slots = std::min(slots, target.sharedMemoryPerBlock / slotBytes);
-  if (slots < 2)
+  int64_t fitting = target.sharedMemoryPerBlock / slotBytes;
+  SmallVector<std::pair<tk::DotOp, unsigned>> running =
+      getRunningDots(loop, candidates);
+  if (std::min(stages, fitting - 1) < 2)
+    running.clear();
+  int64_t extra = running.empty() ? 0 : 1;
+  stages = std::min(stages, fitting - extra);
+  if (stages < 2)
     return;
+  int64_t slots = stages + extra;
   for (RingCandidate &candidate : candidates) {
     tkw::RingType ring = candidate.ring;
     candidate.ring =
@@ -593,7 +679,7 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
                            ring.getElementType(), ring.getLayout());
   }
 
-  // Before the loop: the rings, and trips 0 .. slots-2 in flight.
+  // Before the loop: the rings, and trips 0 .. stages-2 in flight.
   Location loc = loop.getLoc();
   OpBuilder before(loop);
   SmallVector<Value> rings;
@@ -606,16 +692,16 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
   auto constant = [&](OpBuilder &b, int64_t value) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, value);
   };
-  for (int64_t trip = 0; trip + 1 < slots; ++trip) {
+  for (int64_t trip = 0; trip + 1 < stages; ++trip) {
     Value iv =
         tripStart(before, loc, loop.getLowerBound(), loop.getStep(), trip);
     copyTrip(before, loc, loop, *walk, candidates, rings, iv, args,
              constant(before, trip));
     args = walk->advance(before, args, iv);
   }
-  // The loop carries the iteration arguments of the trip slots-1 ahead and
-  // the slot it reads; it fills the one before, modulo slots (the form
-  // tk-insert-barriers proves distinct from the read slot).
+  // The loop carries the iteration arguments of the trip stages-1 ahead
+  // and the slot it reads; it fills the one stages-1 after, modulo slots
+  // (the form tk-insert-barriers proves distinct from the read slot).
   SmallVector<Value> inits(args);
   inits.push_back(constant(before, 0));
 
@@ -635,11 +721,11 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
               b, loc, arith::AddIOp::create(b, loc, slot, constant(b, plus)),
               constant(b, slots));
         };
-        // This trip's group done, the trip slots-1 ahead started.
-        tkw::AsyncWaitOp::create(b, loc, slots - 2);
-        Value fillSlot = modulo(readSlot, slots - 1);
+        // This trip's group done, the trip stages-1 ahead started.
+        tkw::AsyncWaitOp::create(b, loc, stages - 2);
+        Value fillSlot = modulo(readSlot, stages - 1);
         Value iv = block->getArgument(0);
-        Value aheadIv = tripStart(b, loc, iv, loop.getStep(), slots - 1);
+        Value aheadIv = tripStart(b, loc, iv, loop.getStep(), stages - 1);
         copyTrip(b, loc, loop, *walk, candidates, rings, aheadIv, ahead,
                  fillSlot);
         SmallVector<Value> yielded = walk->advance(b, ahead, aheadIv);
@@ -677,8 +763,13 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
     rewriter.eraseOp(candidate.load);
   }
   // No copy lands after the loop, where its memory may serve another
-  // buffer.
-  rewriter.setInsertionPointAfter(replaced->getOperation());
+  // buffer, nor a product still runs where its accumulator is read.
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  if (!running.empty())
+    waitForRunningProducts(newLoop, running, rewriter);
+  // After the loop, or the branch it went under.
+  rewriter.setInsertionPointAfter(running.empty() ? newLoop.getOperation()
+                                                  : newLoop->getParentOp());
   tkw::AsyncWaitOp::create(rewriter, loc, 0);
 }
 

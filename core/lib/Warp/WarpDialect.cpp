@@ -550,6 +550,14 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a non-negative integer";
     return success();
   }
+  if (name == kPendingAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0 ||
+        op->getName().getStringRef() != "tk.dot")
+      return op->emitError()
+             << "'" << name << "' must be a non-negative integer on a tk.dot";
+    return success();
+  }
   if (name == kRegisterPipelineAttrName) {
     if (!isa<StringAttr>(attr.getValue()) || !isa<ModuleOp>(op))
       return op->emitError() << "'" << name << "' must be a string on a module";

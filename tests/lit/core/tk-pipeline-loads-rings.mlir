@@ -3,6 +3,8 @@
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=20000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=5" | FileCheck %s --check-prefix=FIT
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=12000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=NOFIT
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | FileCheck %s --check-prefix=WGMMA
+// RUN: sed -e 's/scf.yield %%na, %%nb, %%sum/scf.yield %%na, %%nb, %%d/' -e '/%%sum = arith.addf/d' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory --tk-insert-barriers | FileCheck %s --check-prefix=RUNNING
+// RUN: sed -e 's/scf.yield %%na, %%nb, %%sum/scf.yield %%na, %%nb, %%d/' -e '/%%sum = arith.addf/d' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | sed -e 's/<4, \[/<3, [/g' -e 's/arith.constant 4 : i32/arith.constant 3 : i32/g' | not tk-opt --tk-insert-barriers 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: sed -e 's/%k: i32 {tk.divisibility = 16 : i32}/%k: i32/' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=ANYK
 //
 // tk-pipeline-loads on a target with asynchronous copies (cp.async): the
@@ -30,6 +32,46 @@
 // WGMMA-NEXT: %[[B:.+]] = tkw.local_load %[[RB]][%[[R]]]
 // WGMMA-NEXT: tk.dot %[[A]], %[[B]], %{{.+}} {tkw.intrinsic = "wgmma.m64nNk16.f32.f16"}
 // WGMMA-NOT: tk.dot
+
+// Where the loop yields the product itself (no bias), the warpgroup dot's
+// products run on into the next trip (Triton's asynchronous wgmma): the
+// dot is marked tkw.pending = 1 (each trip waits for the previous trip's
+// products only), the rings get a fourth slot so that a trip fills the
+// slot read two trips before (three stages still in flight: the fill is
+// (read + 2) % 4), and the loop goes under `0 < n`, where the product's
+// last group is waited for (tkw.dot_wait) before anything else runs.
+// tk-insert-barriers keeps one barrier a trip: the running products of the
+// previous trip read slot read - 1, not the slot this trip fills.
+// RUNNING: tkw.local_alloc {tkw.scratch = array<i64: 0, 16384>} : <4, [64, 32], f16, #tkw.nvmma
+// RUNNING: tkw.local_alloc {tkw.scratch = array<i64: 16384, 16384>} : <4, [32, 64], f16, #tkw.nvmma
+// RUNNING: tkw.async_commit
+// RUNNING: tkw.async_commit
+// RUNNING: %[[RUNS:.+]] = arith.cmpi slt, %{{.+}}, %[[N:[^ ]+]] : i32
+// RUNNING-NEXT: %[[ALL:.+]]:6 = scf.if %[[RUNS]]
+// RUNNING-NEXT: %[[LOOP:.+]]:6 = scf.for
+// RUNNING-NEXT: tkw.async_wait pending = 1
+// RUNNING: %[[TWO:.+]] = arith.constant 2 : i32
+// RUNNING: %[[SUM:.+]] = arith.addi %{{.+}}, %[[TWO]] : i32
+// RUNNING: %[[FILL:.+]] = arith.remui %[[SUM]], %c4_i32 : i32
+// RUNNING-NOT: gpu.barrier
+// RUNNING: gpu.barrier
+// RUNNING-NEXT: tkw.async_copy %{{.+}} into %{{.+}}[%[[FILL]]]
+// RUNNING-NOT: gpu.barrier
+// RUNNING: tk.dot %{{.+}}, %{{.+}}, %{{.+}} {tkw.intrinsic = "wgmma.m64nNk16.f32.f16", tkw.pending = 1 : i64}
+// RUNNING-NOT: gpu.barrier
+// RUNNING: scf.yield
+// RUNNING-NEXT: }
+// RUNNING-NEXT: %[[DONE:.+]] = tkw.dot_wait %[[LOOP]]#2 pending = 0
+// RUNNING-NEXT: scf.yield %[[LOOP]]#0, %[[LOOP]]#1, %[[DONE]],
+// RUNNING-NEXT: } else {
+// RUNNING-NEXT: scf.yield
+// RUNNING-NEXT: }
+// RUNNING-NEXT: tkw.async_wait pending = 0
+// RUNNING: tk.store %{{.+}}, %{{.+}}
+
+// With a slot fewer the fill is the slot the previous trip's running
+// products may still read, and no barrier can order that.
+// RACE: error: 'tkw.async_copy' op tk-insert-barriers: writes workgroup memory that a dot's running products (tkw.pending) may still read
 
 // CHECK-LABEL: tk.func @matmul_k_loop
 // CHECK: %[[RA:.+]] = tkw.local_alloc : <3, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>

@@ -77,6 +77,12 @@ def Tkw_Dialect : Dialect {
     /// Op attribute on a held `tk.dot`: how the matrix unit holds its
     /// accumulator (#tkw.held), where the unit states it.
     static constexpr llvm::StringLiteral kHeldAttrName = "tkw.held";
+    /// Op attribute on a `tk.dot` of a warpgroup intrinsic that reads its
+    /// operands from ring slots in place (i64): how many of its groups of
+    /// products may still run when the dot's op ends (tk-pipeline-loads
+    /// sets 1 in a loop; a `tkw.dot_wait` after the loop waits for the
+    /// last). Its reads of the slots end only at that later wait.
+    static constexpr llvm::StringLiteral kPendingAttrName = "tkw.pending";
     /// Op attribute on a `tk.load` in a loop: the ring of workgroup slots
     /// its async copies fill trips ahead (#tkw.ring).
     static constexpr llvm::StringLiteral kRingAttrName = "tkw.ring";

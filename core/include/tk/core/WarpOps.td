@@ -173,4 +173,21 @@ def Tkw_LocalLoadOp : Tkw_Op<"local_load"> {
   let hasVerifier = 1;
 }
 
+def Tkw_DotWaitOp : Tkw_Op<"dot_wait", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "wait until at most `pending` groups of a dot's products run";
+  let description = [{
+    `input` is the accumulator of a `tk.dot` marked `tkw.pending`, whose
+    last groups of products may still be running; `result` is the same
+    tile once at most `pending` groups are (wgmma.wait_group). Only the
+    result may be read: the registers of a running product are not.
+    ```mlir
+    %done = tkw.dot_wait %acc pending = 0 : tensor<128x256xf32, #linear>
+    ```
+  }];
+  let arguments = (ins Tkw_Tile:$input, I64Attr:$pending);
+  let results = (outs Tkw_Tile:$result);
+  let assemblyFormat =
+      "$input `pending` `=` $pending attr-dict `:` type($input)";
+}
+
 #endif // TK_CORE_WARPOPS_TD

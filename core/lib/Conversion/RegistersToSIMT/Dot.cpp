@@ -400,6 +400,7 @@ void populateDotPatterns(RegisterTypeConverter &converter,
                          RewritePatternSet &patterns,
                          std::shared_ptr<const MatrixUnit> matrixUnit,
                          std::shared_ptr<const TargetInfo> target) {
+  populateDotWaitPatterns(converter, patterns, matrixUnit);
   patterns.add<DotLowering>(converter, patterns.getContext(),
                             std::move(matrixUnit), std::move(target));
 }

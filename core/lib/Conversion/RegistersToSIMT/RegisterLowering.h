@@ -353,6 +353,10 @@ void populateDotPatterns(RegisterTypeConverter &converter,
                          mlir::RewritePatternSet &patterns,
                          std::shared_ptr<const MatrixUnit> matrixUnit,
                          std::shared_ptr<const TargetInfo> target);
+/// tkw.dot_wait through `matrixUnit`'s emitWarpgroupWait.
+void populateDotWaitPatterns(RegisterTypeConverter &converter,
+                             mlir::RewritePatternSet &patterns,
+                             std::shared_ptr<const MatrixUnit> matrixUnit);
 
 } // namespace tk::simt
 

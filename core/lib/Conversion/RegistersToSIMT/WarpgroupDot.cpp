@@ -177,6 +177,14 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
   // fragment's order.
   Type accElement = getElementTypeOrSelf(op.getType());
   bool narrow = accElement.isF16() || accElement.isBF16();
+  // Products left running read no register but the next products'.
+  int64_t pending = 0;
+  if (auto attr =
+          op->getAttrOfType<IntegerAttr>(warp::TkwDialect::kPendingAttrName))
+    pending = attr.getInt();
+  if (pending < 0 || (pending > 0 && !accElement.isF32()))
+    return error("products left running (tkw.pending) need a non-negative "
+                 "count and an f32 accumulator");
   RegisterIndex accIndex(acc);
   SmallVector<Value> results(accValues.begin(), accValues.end());
   SmallVector<SmallVector<int32_t>> tileRegisters;
@@ -213,7 +221,7 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
   }
   FailureOr<SmallVector<SmallVector<Value>>> products =
       unit.emitWarpgroupProducts(rewriter, loc, intrinsic, n, operands[0],
-                                 operands[1], tiles);
+                                 operands[1], tiles, pending);
   if (failed(products))
     return error("the matrix unit emits no " + intrinsic.name);
   for (auto [registers, values] : llvm::zip_equal(tileRegisters, *products))
@@ -221,7 +229,44 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
       results[reg] =
           narrow ? arith::TruncFOp::create(rewriter, loc, accElement, value)
                  : value;
+  // Products left running: those of earlier trips are waited for here.
+  if (pending > 0 && failed(unit.emitWarpgroupWait(rewriter, loc, {}, pending)))
+    return error("the matrix unit has no wait for running products");
   return results;
+}
+
+namespace {
+
+/// tkw.dot_wait: the unit's wait, through the accumulator's registers.
+struct DotWaitLowering : OpConversionPattern<warp::DotWaitOp> {
+  DotWaitLowering(const TypeConverter &converter, MLIRContext *context,
+                  std::shared_ptr<const MatrixUnit> unit)
+      : OpConversionPattern(converter, context), unit(std::move(unit)) {}
+
+  LogicalResult
+  matchAndRewrite(warp::DotWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<SmallVector<Value>> waited =
+        unit ? unit->emitWarpgroupWait(rewriter, op.getLoc(),
+                                       adaptor.getInput(), op.getPending())
+             : FailureOr<SmallVector<Value>>(failure());
+    if (failed(waited))
+      return op.emitOpError("tk-convert-registers-to-simt: the matrix unit "
+                            "has no wait for running products of this tile");
+    rewriter.replaceOpWithMultiple(op, {*waited});
+    return success();
+  }
+
+  std::shared_ptr<const MatrixUnit> unit;
+};
+
+} // namespace
+
+void populateDotWaitPatterns(RegisterTypeConverter &converter,
+                             RewritePatternSet &patterns,
+                             std::shared_ptr<const MatrixUnit> matrixUnit) {
+  patterns.add<DotWaitLowering>(converter, patterns.getContext(),
+                                std::move(matrixUnit));
 }
 
 } // namespace tk::simt

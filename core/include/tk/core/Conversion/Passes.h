@@ -282,13 +282,25 @@ public:
   /// thread of a warpgroup reaches it with the same tiles, whose operands
   /// every thread's writes have reached (published to the unit's reads);
   /// returns each tile's accumulator registers after its k steps, once the
-  /// products are complete. Failure (the default) where the unit has no
-  /// warpgroup intrinsic.
+  /// products are complete; with `pending` > 0 they are left running (no
+  /// wait: the caller waits with emitWarpgroupWait), and the registers may
+  /// only feed the next products of the same tiles. Failure (the default)
+  /// where the unit has no warpgroup intrinsic.
   virtual mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<mlir::Value>>>
   emitWarpgroupProducts(mlir::OpBuilder &builder, mlir::Location loc,
                         const MatrixIntrinsic &intrinsic, int64_t n,
                         const WarpgroupOperand &a, const WarpgroupOperand &b,
-                        llvm::ArrayRef<WarpgroupTile> tiles) const {
+                        llvm::ArrayRef<WarpgroupTile> tiles,
+                        int64_t pending) const {
+    return mlir::failure();
+  }
+  /// Waits until at most `pending` groups of warpgroup products run, and
+  /// returns `registers` (f32 accumulators of emitWarpgroupProducts, may be
+  /// empty) as they are then. Failure (the default) where the unit has
+  /// none.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitWarpgroupWait(mlir::OpBuilder &builder, mlir::Location loc,
+                    mlir::ValueRange registers, int64_t pending) const {
     return mlir::failure();
   }
 
