@@ -67,36 +67,11 @@ bool matchRange(OpBuilder &b, Location loc, Value offsets, Value &start,
 }
 
 Value buildComparisonTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
-  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
-  arith::CmpIPredicate pred = cmp.getPredicate();
-  // The offsets on the left: `n > offs` is `offs < n`.
-  switch (pred) {
-  case arith::CmpIPredicate::sgt:
-    pred = arith::CmpIPredicate::slt;
-    std::swap(lhs, rhs);
-    break;
-  case arith::CmpIPredicate::sge:
-    pred = arith::CmpIPredicate::sle;
-    std::swap(lhs, rhs);
-    break;
-  case arith::CmpIPredicate::ugt:
-    pred = arith::CmpIPredicate::ult;
-    std::swap(lhs, rhs);
-    break;
-  case arith::CmpIPredicate::uge:
-    pred = arith::CmpIPredicate::ule;
-    std::swap(lhs, rhs);
-    break;
-  default:
-    break;
-  }
-  bool isSigned =
-      pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sle;
-  bool inclusive =
-      pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::ule;
-  if (!isSigned && pred != arith::CmpIPredicate::ult &&
-      pred != arith::CmpIPredicate::ule)
+  std::optional<tk::BoundCompare> compare = tk::getBoundCompare(cmp);
+  if (!compare)
     return nullptr;
+  Value lhs = compare->offsets, rhs = compare->bound;
+  bool isSigned = compare->isSigned, inclusive = compare->inclusive;
   Value start;
   int64_t lo, hi;
   if (!matchRange(b, loc, lhs, start, lo, hi))
@@ -123,6 +98,39 @@ Value buildComparisonTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
 }
 
 } // namespace
+
+std::optional<tk::BoundCompare> tk::getBoundCompare(Operation *op) {
+  auto cmp = dyn_cast_or_null<arith::CmpIOp>(op);
+  if (!cmp)
+    return std::nullopt;
+  using Pred = arith::CmpIPredicate;
+  BoundCompare compare{cmp.getLhs(), cmp.getRhs()};
+  Pred pred = cmp.getPredicate();
+  // The offsets on the left: `n > offs` is `offs < n`.
+  if (pred == Pred::sgt || pred == Pred::sge || pred == Pred::ugt ||
+      pred == Pred::uge)
+    std::swap(compare.offsets, compare.bound);
+  switch (pred) {
+  case Pred::slt:
+  case Pred::sgt:
+    return compare;
+  case Pred::sle:
+  case Pred::sge:
+    compare.inclusive = true;
+    return compare;
+  case Pred::ult:
+  case Pred::ugt:
+    compare.isSigned = false;
+    return compare;
+  case Pred::ule:
+  case Pred::uge:
+    compare.isSigned = false;
+    compare.inclusive = true;
+    return compare;
+  default:
+    return std::nullopt;
+  }
+}
 
 namespace {
 

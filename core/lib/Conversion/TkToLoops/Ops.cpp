@@ -10,6 +10,8 @@
 
 #include "KernelLowering.h"
 
+#include "tk/core/Analysis/MaskBounds.h"
+
 using namespace mlir;
 
 namespace mlir::tk_to_loops {
@@ -441,45 +443,18 @@ Value KernelLowering::rangeMaskAllTrue(Value mask) {
   };
   if (Value source = reshaped(mask))
     return rangeMaskAllTrue(source);
-  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
-  if (!cmp)
+  std::optional<tk::BoundCompare> compare =
+      tk::getBoundCompare(mask.getDefiningOp());
+  if (!compare)
     return nullptr;
-  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  Value lhs = compare->offsets, rhs = compare->bound;
+  bool isSigned = compare->isSigned, inclusive = compare->inclusive;
   // The offsets and bound of an expanded or broadcast compare are those of
   // the 1-D one.
   while (Value source = reshaped(lhs))
     lhs = source;
   while (Value source = reshaped(rhs))
     rhs = source;
-  arith::CmpIPredicate pred = cmp.getPredicate();
-  // Bring the bound to the right: `n > offs` is `offs < n`.
-  switch (pred) {
-  case arith::CmpIPredicate::sgt:
-    pred = arith::CmpIPredicate::slt;
-    std::swap(lhs, rhs);
-    break;
-  case arith::CmpIPredicate::sge:
-    pred = arith::CmpIPredicate::sle;
-    std::swap(lhs, rhs);
-    break;
-  case arith::CmpIPredicate::ugt:
-    pred = arith::CmpIPredicate::ult;
-    std::swap(lhs, rhs);
-    break;
-  case arith::CmpIPredicate::uge:
-    pred = arith::CmpIPredicate::ule;
-    std::swap(lhs, rhs);
-    break;
-  default:
-    break;
-  }
-  bool isSigned =
-      pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sle;
-  bool inclusive =
-      pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::ule;
-  if (!isSigned && pred != arith::CmpIPredicate::ult &&
-      pred != arith::CmpIPredicate::ule)
-    return nullptr;
 
   // The bound: a splat of a scalar or a splat constant.
   auto bound = [&](Value v) -> Value {

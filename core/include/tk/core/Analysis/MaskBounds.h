@@ -15,7 +15,18 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
+#include <optional>
+
 namespace tk {
+
+/// A comparison read as `offsets < bound` (`inclusive`: <=), signed or
+/// not, the operands swapped where the bound is on the left.
+struct BoundCompare {
+  mlir::Value offsets, bound;
+  bool isSigned = true, inclusive = false;
+};
+/// `cmp` (an arith.cmpi) as a BoundCompare; nullopt for == and !=.
+std::optional<BoundCompare> getBoundCompare(mlir::Operation *cmp);
 
 /// Builds at `b` a scalar i1 that is true only where every element of
 /// `mask` (a tile of i1) is, from the ops of the tile IR that compute it:
