@@ -341,18 +341,20 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
           "target override '" + item.str() + "' must be key=<positive integer>";
       return std::nullopt;
     }
-    int64_t *field = llvm::StringSwitch<int64_t *>(key)
-                         .Case("warp-size", &info->warpSize)
-                         .Case("max-threads", &info->maxThreadsPerBlock)
-                         .Case("registers", &info->registersPerCU)
-                         .Case("shared-memory", &info->sharedMemoryPerBlock)
-                         .Case("shared-memory-banks", &info->sharedMemoryBanks)
-                         .Case("vector-bytes", &info->maxVectorLoadBytes)
-                         .Default(nullptr);
+    int64_t *field =
+        llvm::StringSwitch<int64_t *>(key)
+            .Case("warp-size", &info->warpSize)
+            .Case("max-threads", &info->maxThreadsPerBlock)
+            .Case("registers", &info->registersPerCU)
+            .Case("shared-memory", &info->sharedMemoryPerBlock)
+            .Case("shared-memory-banks", &info->sharedMemoryBanks)
+            .Case("vector-bytes", &info->maxVectorLoadBytes)
+            .Case("workgroup-vector-bytes", &info->workgroupVectorBytes)
+            .Default(nullptr);
     if (!field) {
       error = "unknown target override '" + key.str() +
               "'; known: warp-size, max-threads, registers, shared-memory, "
-              "shared-memory-banks, vector-bytes";
+              "shared-memory-banks, vector-bytes, workgroup-vector-bytes";
       return std::nullopt;
     }
     *field = value;

@@ -36,6 +36,7 @@ TargetInfo sm80() {
   info.sharedMemoryBanks = 32;
   info.sharedMemoryBankBytes = 4;
   info.maxVectorLoadBytes = 16;
+  info.workgroupVectorBytes = 16;
   info.hasAsyncCopy = true;
   // m16n8k16 f16 and bf16 (mmaHalfALayout, mmaHalfBLayout).
   FL a16 = cuda::mmaHalfALayout(), b16 = cuda::mmaHalfBLayout();

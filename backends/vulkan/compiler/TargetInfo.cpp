@@ -21,6 +21,9 @@ tk::TargetInfo genericVulkan() {
   info.sharedMemoryPerBlock = 48 * 1024;
   info.sharedMemoryBanks = 32;
   info.maxVectorLoadBytes = 16;
+  // Workgroup variables are arrays of their element under SPIR-V's logical
+  // addressing, which casts no pointer to a vector: element by element.
+  info.workgroupVectorBytes = 0;
   return info;
 }
 

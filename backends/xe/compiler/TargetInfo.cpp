@@ -46,6 +46,7 @@ TargetInfo pvc() {
   info.sharedMemoryBanks = 64;
   info.sharedMemoryBankBytes = 4;
   info.maxVectorLoadBytes = 16;
+  info.workgroupVectorBytes = 16;
   // 2-D block loads take up to 32 rows of 64 bytes (32x32xf16).
   info.has2DBlockIO = true;
   info.max2DBlockRows = 32;
@@ -76,6 +77,7 @@ TargetInfo dg2() {
   info.sharedMemoryBanks = 16;
   info.sharedMemoryBankBytes = 4;
   info.maxVectorLoadBytes = 16;
+  info.workgroupVectorBytes = 16;
   info.intrinsics = {
       dpas(8, 16, ET::F16, ET::F32, "dpas.8x8x16.f32.f16"),
       dpas(8, 16, ET::BF16, ET::F32, "dpas.8x8x16.f32.bf16"),

@@ -107,8 +107,18 @@ bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to) {
   return true;
 }
 
-llvm::SmallVector<RoundBit> getConversionRounds(const LinearLayout &from,
-                                                const LinearLayout &to) {
+namespace {
+
+/// The first `bits` register bases of `layout` step the flat output by 1,
+/// 2, 4, ...: the vector bits of getNumConsecutiveInOut, at most `maxBits`.
+int32_t vectorBits(const LinearLayout &layout, int32_t maxBits) {
+  return std::min<int32_t>(llvm::Log2_32(layout.getNumConsecutiveInOut()),
+                           maxBits);
+}
+
+llvm::SmallVector<RoundBit> chooseRounds(const LinearLayout &from,
+                                         const LinearLayout &to,
+                                         int32_t lowestPosition) {
   // Register is a tile layout's first input dimension: its bit b is the
   // flat input 1 << b, and applyFlat gives the basis as one number.
   auto registerBases = [](const LinearLayout &layout) {
@@ -140,7 +150,8 @@ llvm::SmallVector<RoundBit> getConversionRounds(const LinearLayout &from,
     // One basis of each layout sets this coordinate bit, and nothing else
     // does: within a round it is fixed, so dropping it keeps addresses
     // distinct.
-    if (fromCount[position] != 1 || toCount[position] != 1)
+    if (position < lowestPosition || fromCount[position] != 1 ||
+        toCount[position] != 1)
       continue;
     auto toBit = llvm::find(toBases, basis);
     if (toBit == toBases.end())
@@ -149,6 +160,40 @@ llvm::SmallVector<RoundBit> getConversionRounds(const LinearLayout &from,
                       static_cast<int32_t>(toBit - toBases.begin()), position});
   }
   return rounds;
+}
+
+} // namespace
+
+ConversionPlan getConversionPlan(const LinearLayout &from,
+                                 const LinearLayout &to, int64_t elementBytes,
+                                 int64_t vectorBytes) {
+  int32_t maxBits =
+      llvm::Log2_64(std::max<int64_t>(vectorBytes / elementBytes, 1));
+  std::vector<std::string> dims = from.getOutDimNames();
+  // Candidate orders: each dimension fastest, the others from the last to
+  // the first. The last dimension first is tried first and kept on ties.
+  ConversionPlan plan;
+  int32_t best = -1;
+  for (int32_t fastest = int32_t(dims.size()) - 1; fastest >= 0; --fastest) {
+    std::vector<std::string> order{dims[fastest]};
+    for (int32_t dim = int32_t(dims.size()) - 1; dim >= 0; --dim)
+      if (dim != fastest)
+        order.push_back(dims[dim]);
+    LinearLayout orderedFrom = from.transposeOuts(order);
+    LinearLayout orderedTo = to.transposeOuts(order);
+    int32_t writeBits = vectorBits(orderedFrom, maxBits);
+    int32_t readBits = vectorBits(orderedTo, maxBits);
+    if (writeBits + readBits <= best)
+      continue;
+    best = writeBits + readBits;
+    plan.rounds =
+        chooseRounds(orderedFrom, orderedTo, std::max(writeBits, readBits));
+    plan.from = std::move(orderedFrom);
+    plan.to = std::move(orderedTo);
+    plan.writeWidth = int32_t(1) << writeBits;
+    plan.readWidth = int32_t(1) << readBits;
+  }
+  return plan;
 }
 
 int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
@@ -189,7 +234,8 @@ int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
   return total;
 }
 
-llvm::Expected<int64_t> getScratchBytes(Operation *op) {
+llvm::Expected<int64_t> getScratchBytes(Operation *op,
+                                        const TargetInfo &target) {
   if (auto convert = dyn_cast<warp::ConvertLayoutOp>(op)) {
     llvm::Expected<const LinearLayout *> from =
         linearLayoutOf(op, convert.getSrc());
@@ -207,8 +253,10 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op) {
     if (*kind == ConversionKind::None || isRegisterPermutation(**from, **to))
       return 0;
     RankedTensorType type = convert.getType();
-    return (type.getNumElements() * elementBytes(type)) >>
-           getConversionRounds(**from, **to).size();
+    int64_t bytes = elementBytes(type);
+    return (type.getNumElements() * bytes) >>
+           getConversionPlan(**from, **to, bytes, target.workgroupVectorBytes)
+               .rounds.size();
   }
   // A dot writes the operands it reads one k step at a time.
   if (auto dot = dyn_cast<DotOp>(op)) {

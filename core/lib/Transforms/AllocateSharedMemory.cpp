@@ -82,7 +82,7 @@ struct AllocateSharedMemoryPass
         rings.push_back(ring);
         return WalkResult::advance();
       }
-      llvm::Expected<int64_t> bytes = getScratchBytes(op);
+      llvm::Expected<int64_t> bytes = getScratchBytes(op, *info);
       if (!bytes) {
         op->emitError() << kPassName << ": "
                         << llvm::toString(bytes.takeError());

@@ -139,6 +139,34 @@ tk.func @rounds(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.n
 
 // -----
 
+#pairs = #tkw.linear<shape = [128], register = [[1], [16], [64]], lane = [[2], [4], [8]], warp = [[32]]>
+#quads = #tkw.linear<shape = [128], register = [[1], [2], [4]], lane = [[8], [16], [32]], warp = [[64]]>
+
+// Consecutive registers at consecutive coordinates move as vectors, on a
+// target that moves 16 bytes of workgroup memory at once: each thread writes its four pairs as four 8-byte stores and reads its eight
+// elements back as two 16-byte loads (16 bytes at most). No coordinate
+// bit is fixed by both sides' registers outside the vectors: one round,
+// the whole tile. The swizzle against the readers' bank conflicts flips
+// coordinate bit 2 where bit 5 is set (a bank bit above both sides'
+// vectors), so every vector stays whole.
+// CHECK-LABEL: func.func @vectors
+// CHECK: %[[BUF:.*]] = memref.get_global @vectors_scratch_i32 : memref<128xi32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 8 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<2xi32>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-2: vector.load %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK-NOT: memref.load %[[BUF]]
+tk.func @vectors(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.shared_memory = 512 : i64, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256:workgroup-vector-bytes=16", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #pairs>
+  %s = tkw.convert_layout %r {tkw.scratch = array<i64: 0, 512>} : tensor<128xi32, #pairs> -> tensor<128xi32, #quads>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<128x!tk.ptr<i32>, #quads>
+  %r2 = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #quads>
+  %p = tk.addptr %xs, %r2 : tensor<128x!tk.ptr<i32>, #quads>, tensor<128xi32, #quads>
+  tk.store %p, %s : tensor<128x!tk.ptr<i32>, #quads>
+  tk.return
+}
+
+// -----
+
 #bcast = #tkw.linear<shape = [4], register = [[1], [2]], lane = [[0], [0], [0]], warp = [[0]]>
 
 // Every thread holds the whole tile: only thread 0 (no lane or warp bit

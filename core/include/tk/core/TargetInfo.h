@@ -167,6 +167,10 @@ struct TargetInfo {
   int64_t sharedMemoryBankBytes = 4;
   /// Bytes one lane moves with its widest vector load.
   int64_t maxVectorLoadBytes = 16;
+  /// Bytes one lane moves with one vector access of workgroup memory
+  /// (vector.load and vector.store on a workgroup memref); 0 where the
+  /// backend's lowering takes workgroup memory an element at a time.
+  int64_t workgroupVectorBytes = 0;
   /// 2-D block loads and stores (Intel Xe): their largest block.
   bool has2DBlockIO = false;
   int64_t max2DBlockRows = 0;
@@ -180,7 +184,8 @@ struct TargetInfo {
 
   /// Parses `name[:key=value]...`: a registered preset's name or alias
   /// (registerTargetPreset) and overrides of warp-size, max-threads,
-  /// registers, shared-memory, shared-memory-banks, vector-bytes. On failure
+  /// registers, shared-memory, shared-memory-banks, vector-bytes,
+  /// workgroup-vector-bytes. On failure
   /// returns nothing and says why in `error` (naming the known presets).
   static std::optional<TargetInfo> parse(llvm::StringRef spec,
                                          std::string &error);

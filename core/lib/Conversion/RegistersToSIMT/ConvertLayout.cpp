@@ -1,13 +1,15 @@
 //===- ConvertLayout.cpp - tkw.convert_layout from its two layouts --------===//
 //
 // A conversion whose every element stays in its thread is a permutation of
-// registers. Any other goes through the op's scratch in the rounds of
-// getConversionRounds (the allocation sized the scratch by them): each
-// round, the first holder of each element writes it at its flat
-// coordinate less the round's bits (XOR-swizzled against bank conflicts),
-// a barrier, and every thread reads the elements its new registers hold. A
-// barrier separates the rounds; the one after the last is tk-insert-barriers'
-// to place.
+// registers. Any other goes through the op's scratch as getConversionPlan
+// says (the allocation sized the scratch by it): each round, the first
+// holder of each element writes it at its flat coordinate in the plan's
+// order less the round's bits (XOR-swizzled against bank conflicts), a
+// barrier, and every thread reads the elements its new registers hold.
+// Consecutive registers at consecutive coordinates move as one vector of up
+// to 16 bytes each way; the swizzle flips no bit inside a vector. A barrier
+// separates the rounds; the one after the last is tk-insert-barriers' to
+// place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <map>
 
@@ -49,11 +52,12 @@ uint64_t compress(uint64_t flat, ArrayRef<int32_t> positions) {
 /// writer lane uses is made to flip a bank bit outside their span. A
 /// bijection within every aligned block of the scratch, so it keeps its
 /// size; the writers are served first, the readers as far as the bits
-/// allow.
+/// allow. Only bank bits from `lowestBank` up are flipped, so that vectors
+/// of that many bank words stay whole.
 SmallVector<std::pair<int32_t, uint32_t>>
 chooseSwizzle(const LinearLayout &from, const LinearLayout &to,
-              ArrayRef<int32_t> positions, int32_t wordShift,
-              int32_t bankBits) {
+              ArrayRef<int32_t> positions, int32_t wordShift, int32_t bankBits,
+              int32_t lowestBank) {
   auto laneAddresses = [&](const LinearLayout &layout) {
     SmallVector<uint64_t> addresses;
     int32_t registerBits = layout.getInDimSizeLog2(kRegisterDim);
@@ -101,7 +105,7 @@ chooseSwizzle(const LinearLayout &from, const LinearLayout &to,
       // Flip a bank bit outside the span by a high bit no served lane
       // holds.
       uint32_t free = 0;
-      for (int32_t b = 0; b < bankBits && !free; ++b)
+      for (int32_t b = lowestBank; b < bankBits && !free; ++b)
         if (reduce(1u << b))
           free = 1u << b;
       int32_t chosen = -1;
@@ -122,7 +126,10 @@ chooseSwizzle(const LinearLayout &from, const LinearLayout &to,
 }
 
 struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvertLayoutLowering(const TypeConverter &converter, MLIRContext *context,
+                        int64_t workgroupVectorBytes)
+      : OpConversionPattern(converter, context),
+        workgroupVectorBytes(workgroupVectorBytes) {}
 
   LogicalResult
   matchAndRewrite(warp::ConvertLayoutOp op, OneToNOpAdaptor adaptor,
@@ -147,7 +154,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
 
   LogicalResult throughScratch(warp::ConvertLayoutOp op,
                                ConversionPatternRewriter &rewriter,
-                               const LinearLayout &from, const LinearLayout &to,
+                               const LinearLayout &original,
+                               const LinearLayout &target,
                                ValueRange values) const {
     Location loc = op.getLoc();
     auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
@@ -158,8 +166,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
                             "tk-allocate-shared-memory first)");
     Type element = op.getType().getElementType();
     Value buffer = getScratchBuffer(rewriter, loc, op, element);
-    int64_t bytes =
-        std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
+    Type storage = storageType(element);
+    int64_t bytes = std::max<int64_t>(storage.getIntOrFloatBitWidth() / 8, 1);
     if (!buffer || scratch[0] % bytes)
       return op.emitOpError("tk-convert-registers-to-simt: no aligned "
                             "scratch buffer for ")
@@ -168,7 +176,16 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     auto constant = [&](int64_t value) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, i32, value);
     };
-    SmallVector<RoundBit> rounds = getConversionRounds(from, to);
+    ConversionPlan plan =
+        getConversionPlan(original, target, bytes, workgroupVectorBytes);
+    const LinearLayout &from = plan.from;
+    const LinearLayout &to = plan.to;
+    ArrayRef<RoundBit> rounds = plan.rounds;
+    // A scratch offset that does not align a vector moves elements one by
+    // one (the allocation aligns scratch to 16 bytes).
+    int32_t writeWidth = plan.writeWidth, readWidth = plan.readWidth;
+    if (scratch[0] % (std::max(writeWidth, readWidth) * bytes))
+      writeWidth = readWidth = 1;
     // The positions a round fixes, highest first, for compress.
     SmallVector<int32_t> positions;
     for (const RoundBit &round : rounds)
@@ -179,8 +196,10 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     // banks (elements of 2 bytes share a bank, one of 8 spans two).
     int32_t wordShift = bytes < 4 ? llvm::Log2_64(4 / bytes) : 0;
     int32_t bankBits = bytes <= 4 ? 5 : 5 - int32_t(llvm::Log2_64(bytes / 4));
+    int32_t vectorBits = llvm::Log2_32(std::max(writeWidth, readWidth));
     SmallVector<std::pair<int32_t, uint32_t>> swizzle =
-        chooseSwizzle(from, to, positions, wordShift, bankBits);
+        chooseSwizzle(from, to, positions, wordShift, bankBits,
+                      std::max(vectorBits - wordShift, 0));
     auto slot = [&](Value flat) {
       for (int32_t position : positions) {
         Value high = arith::ShLIOp::create(
@@ -226,12 +245,25 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
       if (round > 0)
         gpu::BarrierOp::create(rewriter, loc);
       auto write = [&](OpBuilder &) {
-        for (int32_t reg = 0; reg < from.getInDimSize(kRegisterDim); ++reg) {
+        for (int32_t reg = 0; reg < from.getInDimSize(kRegisterDim);
+             reg += writeWidth) {
           if ((reg & copies) || !inRound(reg, round, /*source=*/true))
             continue;
-          memref::StoreOp::create(
-              rewriter, loc, toStorage(rewriter, loc, values[reg]), buffer,
-              ValueRange{slot(fromCoordinates.getFlat(rewriter, loc, reg))});
+          Value start = slot(fromCoordinates.getFlat(rewriter, loc, reg));
+          if (writeWidth == 1) {
+            memref::StoreOp::create(rewriter, loc,
+                                    toStorage(rewriter, loc, values[reg]),
+                                    buffer, ValueRange{start});
+            continue;
+          }
+          SmallVector<Value> stored;
+          for (Value value : values.slice(reg, writeWidth))
+            stored.push_back(toStorage(rewriter, loc, value));
+          Value vector = vector::FromElementsOp::create(
+              rewriter, loc, VectorType::get({writeWidth}, storage), stored);
+          vector::StoreOp::create(rewriter, loc, vector, buffer,
+                                  ValueRange{start}, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(writeWidth * bytes));
         }
       };
       if (writer) {
@@ -243,25 +275,42 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
         write(rewriter);
       }
       gpu::BarrierOp::create(rewriter, loc);
-      for (int32_t reg = 0; reg < to.getInDimSize(kRegisterDim); ++reg) {
+      for (int32_t reg = 0; reg < to.getInDimSize(kRegisterDim);
+           reg += readWidth) {
         if (!inRound(reg, round, /*source=*/false))
           continue;
-        Value loaded = memref::LoadOp::create(
-            rewriter, loc, buffer,
-            ValueRange{slot(toCoordinates.getFlat(rewriter, loc, reg))});
-        results[reg] = fromStorage(rewriter, loc, loaded, element);
+        Value start = slot(toCoordinates.getFlat(rewriter, loc, reg));
+        if (readWidth == 1) {
+          Value loaded =
+              memref::LoadOp::create(rewriter, loc, buffer, ValueRange{start});
+          results[reg] = fromStorage(rewriter, loc, loaded, element);
+          continue;
+        }
+        Value vector = vector::LoadOp::create(
+            rewriter, loc, VectorType::get({readWidth}, storage), buffer,
+            ValueRange{start}, /*nontemporal=*/false,
+            llvm::MaybeAlign(readWidth * bytes));
+        for (int32_t j = 0; j < readWidth; ++j)
+          results[reg + j] = fromStorage(
+              rewriter, loc,
+              vector::ExtractOp::create(rewriter, loc, vector, j), element);
       }
     }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
+
+  /// The target's TargetInfo::workgroupVectorBytes.
+  int64_t workgroupVectorBytes;
 };
 
 } // namespace
 
 void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
-                                   RewritePatternSet &patterns) {
-  patterns.add<ConvertLayoutLowering>(converter, patterns.getContext());
+                                   RewritePatternSet &patterns,
+                                   int64_t workgroupVectorBytes) {
+  patterns.add<ConvertLayoutLowering>(converter, patterns.getContext(),
+                                      workgroupVectorBytes);
 }
 
 } // namespace tk::simt

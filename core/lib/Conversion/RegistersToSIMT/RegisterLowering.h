@@ -308,8 +308,11 @@ void populateLoadStorePatterns(RegisterTypeConverter &converter,
                                const AccessPlans &plans);
 void populateReducePatterns(RegisterTypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
+/// Conversions through scratch move vectors of up to `workgroupVectorBytes`
+/// (the target's; 0: element by element).
 void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
-                                   mlir::RewritePatternSet &patterns);
+                                   mlir::RewritePatternSet &patterns,
+                                   int64_t workgroupVectorBytes);
 void populateScanPatterns(RegisterTypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 /// How a tkw.async_copy moves its runs, computed on the tile IR before the

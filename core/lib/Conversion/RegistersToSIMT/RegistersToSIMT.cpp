@@ -487,7 +487,8 @@ struct ConvertRegistersToSIMT
     populateLoadStorePatterns(converter, patterns, plans);
     populateReducePatterns(converter, patterns);
     populateScanPatterns(converter, patterns);
-    populateConvertLayoutPatterns(converter, patterns);
+    populateConvertLayoutPatterns(converter, patterns,
+                                  info->workgroupVectorBytes);
     populateDotPatterns(converter, patterns, matrixUnit,
                         std::make_shared<const TargetInfo>(*info));
     AsyncCopyRuns runs = getAsyncCopyRuns(module);

@@ -12,6 +12,7 @@
 #define TK_CORE_ANALYSIS_SHAREDMEMORYALLOCATION_H
 
 #include "tk/core/Layout/LinearLayout.h"
+#include "tk/core/TargetInfo.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
@@ -44,22 +45,41 @@ int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
                           int64_t alignment);
 
 /// A register bit that both sides of a conversion give the same tile
-/// coordinate bit, `position` of the flat coordinate (the first output
-/// dimension lowest), which no other basis of either layout sets.
+/// coordinate bit, `position` of the scratch's flat coordinate, which no
+/// other basis of either layout sets.
 struct RoundBit {
   int32_t fromBit = 0;
   int32_t toBit = 0;
   int32_t position = 0;
 };
 
-/// The rounds of a conversion through shared memory from `from` to `to`:
-/// one round per value of the returned bits. Within a round every thread
-/// writes and reads only its own registers with those bits, and the
-/// elements' flat coordinates without those positions are distinct, so the
-/// scratch holds the tile divided by 2 to their number. The analysis sizes
-/// the scratch by it and the lowering converts by it.
-llvm::SmallVector<RoundBit> getConversionRounds(const LinearLayout &from,
-                                                const LinearLayout &to);
+/// How a conversion moves a tile through shared memory.
+struct ConversionPlan {
+  /// Both layouts with their output dimensions in the scratch's order,
+  /// fastest first: the dimension that lets the two sides move the most
+  /// consecutive elements at once, then the others from the last to the
+  /// first (row-major where that ties).
+  LinearLayout from;
+  LinearLayout to;
+  /// One round per value of these bits. Within a round every thread writes
+  /// and reads only its own registers with those bits, and the elements'
+  /// flat coordinates without those positions are distinct, so the scratch
+  /// holds the tile divided by 2 to their number. A position inside either
+  /// side's vectors is never a round's, so rounds do not split vectors.
+  llvm::SmallVector<RoundBit> rounds;
+  /// Consecutive registers each thread writes, and reads, as one vector
+  /// (a power of two, at most the target's workgroup vector bytes).
+  int32_t writeWidth = 1;
+  int32_t readWidth = 1;
+};
+
+/// The plan of a conversion from `from` to `to` of elements of
+/// `elementBytes` on a target whose lanes move `vectorBytes` of workgroup
+/// memory at once (TargetInfo::workgroupVectorBytes). The analysis sizes
+/// the scratch by it and the lowering converts by it, so the two agree.
+ConversionPlan getConversionPlan(const LinearLayout &from,
+                                 const LinearLayout &to, int64_t elementBytes,
+                                 int64_t vectorBytes);
 
 /// Whether converting from `from` to `to` permutes the registers of each
 /// thread: both give each lane and warp bit the same coordinates, and
@@ -72,13 +92,13 @@ bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to);
 /// The scratch memory `op` needs while it runs, in bytes, from the
 /// #tkw.linear layouts of its tiles: a tkw.convert_layout that is not a
 /// register permutation (the lowering has no shuffle path yet) moves the
-/// tile through shared memory in the rounds of getConversionRounds (the
-/// scratch holds one round); a tk.reduce or
-/// tk.scan whose axis is
-/// spread over warps keeps one partial value per warp along the axis for
+/// tile through shared memory in the rounds of getConversionPlan (the
+/// scratch holds one round); a tk.reduce or tk.scan whose axis is spread
+/// over warps keeps one partial value per warp along the axis for
 /// every line. 0 for everything else. An error for a tile without a
 /// #tkw.linear layout where the answer depends on it.
-llvm::Expected<int64_t> getScratchBytes(mlir::Operation *op);
+llvm::Expected<int64_t> getScratchBytes(mlir::Operation *op,
+                                        const TargetInfo &target);
 
 /// The alignment the workgroup memory of `op` (a scratch op or a
 /// tkw.local_alloc) needs beyond 16 bytes: kDescriptorAlignment where a
