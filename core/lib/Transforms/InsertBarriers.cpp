@@ -261,10 +261,6 @@ private:
   /// place) run on.
   Pending visitRunningDot(tk::DotOp dot, int64_t stillRunning,
                           Pending pending) {
-    if (stillRunning <= 1) {
-      pending.reads = unite(pending.reads, pending.running);
-      pending.running = {};
-    }
     Uses reads;
     for (Value operand : {dot.getA(), dot.getB()})
       if (Operation *read = operand.getDefiningOp())
@@ -275,6 +271,13 @@ private:
     if (barrierBefore.contains(dot) || conflicts) {
       barrierBefore.insert(dot);
       pending.reads = pending.writes = {};
+    }
+    // The wait comes after a barrier before the dot: the reads it ends were
+    // still running at that barrier, and a write by another thread after
+    // the dot needs one of its own.
+    if (stillRunning <= 1) {
+      pending.reads = unite(pending.reads, pending.running);
+      pending.running = {};
     }
     pending.running = unite(pending.running, reads);
     return pending;
