@@ -577,24 +577,6 @@ getRunningDots(scf::ForOp loop, ArrayRef<RingCandidate> candidates) {
   return running;
 }
 
-/// Moves the trip's copies (`copies`, in order) to the end of the loop's
-/// body, after its products: the products of the trip start as soon as
-/// their operands have landed, and the copies issue while they run, as
-/// Triton orders a Hopper loop. The slot a copy fills is neither the one
-/// the running products read nor the one the previous trip's did, so only
-/// the order of issue changes. Copies whose results something else uses
-/// stay where they are.
-void issueCopiesAfterProducts(scf::ForOp loop, ArrayRef<Operation *> copies) {
-  llvm::SmallPtrSet<Operation *, 32> moved(copies.begin(), copies.end());
-  for (Operation *op : copies)
-    for (Operation *user : op->getUsers())
-      if (!moved.contains(user))
-        return;
-  Operation *terminator = loop.getBody()->getTerminator();
-  for (Operation *op : copies)
-    op->moveBefore(terminator);
-}
-
 /// Marks the `running` dots of `loop` (getRunningDots) tkw.pending = 1 and
 /// waits for their last products after the loop (tkw.dot_wait). Only a
 /// loop that runs a trip leaves products running, and only that path
@@ -723,8 +705,6 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
   SmallVector<Value> inits(args);
   inits.push_back(constant(before, 0));
 
-  // The ops of the trip's copies, in order.
-  SmallVector<Operation *> copies;
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
@@ -746,11 +726,8 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
         Value fillSlot = modulo(readSlot, stages - 1);
         Value iv = block->getArgument(0);
         Value aheadIv = tripStart(b, loc, iv, loop.getStep(), stages - 1);
-        Operation *last = &block->back();
         copyTrip(b, loc, loop, *walk, candidates, rings, aheadIv, ahead,
                  fillSlot);
-        for (Operation *op = last->getNextNode(); op; op = op->getNextNode())
-          copies.push_back(op);
         SmallVector<Value> yielded = walk->advance(b, ahead, aheadIv);
         yielded.push_back(modulo(readSlot, 1));
         // Each dot's operands from this trip's slot, where the dot is.
@@ -788,10 +765,8 @@ void pipelineThroughRings(scf::ForOp loop, const tk::TargetInfo &target,
   // No copy lands after the loop, where its memory may serve another
   // buffer, nor a product still runs where its accumulator is read.
   auto newLoop = cast<scf::ForOp>(replaced->getOperation());
-  if (!running.empty()) {
-    issueCopiesAfterProducts(newLoop, copies);
+  if (!running.empty())
     waitForRunningProducts(newLoop, running, rewriter);
-  }
   // After the loop, or the branch it went under.
   rewriter.setInsertionPointAfter(running.empty() ? newLoop.getOperation()
                                                   : newLoop->getParentOp());

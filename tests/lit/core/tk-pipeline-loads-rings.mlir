@@ -4,8 +4,7 @@
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80:shared-memory=12000 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=NOFIT
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | FileCheck %s --check-prefix=WGMMA
 // RUN: sed -e 's/scf.yield %%na, %%nb, %%sum/scf.yield %%na, %%nb, %%d/' -e '/%%sum = arith.addf/d' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory --tk-insert-barriers | FileCheck %s --check-prefix=RUNNING
-// RUN: sed -e 's/scf.yield %%na, %%nb, %%sum/scf.yield %%na, %%nb, %%d/' -e '/%%sum = arith.addf/d' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | sed -e 's/<4, \[/<3, [/g' -e 's/arith.constant 4 : i32/arith.constant 3 : i32/g' | tk-opt --tk-insert-barriers | FileCheck %s --check-prefix=SLOTS3
-// RUN: sed -e 's/scf.yield %%na, %%nb, %%sum/scf.yield %%na, %%nb, %%d/' -e '/%%sum = arith.addf/d' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | sed -e 's/<4, \[/<2, [/g' -e 's/arith.constant 4 : i32/arith.constant 2 : i32/g' | not tk-opt --tk-insert-barriers 2>&1 | FileCheck %s --check-prefix=RACE
+// RUN: sed -e 's/scf.yield %%na, %%nb, %%sum/scf.yield %%na, %%nb, %%d/' -e '/%%sum = arith.addf/d' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm90a num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" --tk-allocate-shared-memory | sed -e 's/<4, \[/<3, [/g' -e 's/arith.constant 4 : i32/arith.constant 3 : i32/g' | not tk-opt --tk-insert-barriers 2>&1 | FileCheck %s --check-prefix=RACE
 // RUN: sed -e 's/%k: i32 {tk.divisibility = 16 : i32}/%k: i32/' %s | tk-opt --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts --tk-pipeline-loads="num-stages=3" | FileCheck %s --check-prefix=ANYK
 //
 // tk-pipeline-loads on a target with asynchronous copies (cp.async): the
@@ -40,9 +39,7 @@
 // products only), the rings get a fourth slot so that a trip fills the
 // slot read two trips before (three stages still in flight: the fill is
 // (read + 2) % 4), and the loop goes under `0 < n`, where the product's
-// last group is waited for (tkw.dot_wait) before anything else runs. The
-// trip's copies issue after its products (as Triton orders a Hopper loop):
-// the products start as soon as their operands have landed.
+// last group is waited for (tkw.dot_wait) before anything else runs.
 // tk-insert-barriers keeps one barrier a trip: the running products of the
 // previous trip read slot read - 1, not the slot this trip fills.
 // RUNNING: tkw.local_alloc {tkw.scratch = array<i64: 0, 16384>} : <4, [64, 32], f16, #tkw.nvmma
@@ -58,13 +55,11 @@
 // RUNNING: %[[FILL:.+]] = arith.remui %[[SUM]], %c4_i32 : i32
 // RUNNING-NOT: gpu.barrier
 // RUNNING: gpu.barrier
+// RUNNING-NEXT: tkw.async_copy %{{.+}} into %{{.+}}[%[[FILL]]]
 // RUNNING-NOT: gpu.barrier
 // RUNNING: tk.dot %{{.+}}, %{{.+}}, %{{.+}} {tkw.intrinsic = "wgmma.m64nNk16.f32.f16", tkw.pending = 1 : i64}
 // RUNNING-NOT: gpu.barrier
-// RUNNING: tkw.async_copy %{{.+}} into %{{.+}}[%[[FILL]]]
-// RUNNING-NOT: gpu.barrier
-// RUNNING: tkw.async_commit
-// RUNNING-NEXT: scf.yield
+// RUNNING: scf.yield
 // RUNNING-NEXT: }
 // RUNNING-NEXT: %[[DONE:.+]] = tkw.dot_wait %[[LOOP]]#2 pending = 0
 // RUNNING-NEXT: scf.yield %[[LOOP]]#0, %[[LOOP]]#1, %[[DONE]],
@@ -74,21 +69,8 @@
 // RUNNING-NEXT: tkw.async_wait pending = 0
 // RUNNING: tk.store %{{.+}}, %{{.+}}
 
-// With a slot fewer (three, as Triton allocates) the fill is the slot the
-// previous trip's products read, which the dot's wait has ended in this
-// warp but maybe not in the others: a second barrier, after the dot.
-// SLOTS3: scf.for
-// SLOTS3: gpu.barrier
-// SLOTS3-NOT: gpu.barrier
-// SLOTS3: tk.dot {{.+}}tkw.pending = 1
-// SLOTS3-NOT: tkw.async_copy
-// SLOTS3: gpu.barrier
-// SLOTS3-NEXT: tkw.async_copy
-// SLOTS3-NOT: gpu.barrier
-// SLOTS3: scf.yield
-
-// With two slots the fill is the slot this trip's running products read,
-// and no barrier can order that.
+// With a slot fewer the fill is the slot the previous trip's running
+// products may still read, and no barrier can order that.
 // RACE: error: 'tkw.async_copy' op tk-insert-barriers: writes workgroup memory that a dot's running products (tkw.pending) may still read
 
 // CHECK-LABEL: tk.func @matmul_k_loop
