@@ -19,6 +19,7 @@
 
 #include "compiler/ConvertToSPIRV.h"
 #include "compiler/AccurateTrig.h"
+#include "tk/core/LoopGuard.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
@@ -558,20 +559,7 @@ void guardZeroTripLoops(Operation *root) {
   });
   for (scf::ForOp loop : loops) {
     OpBuilder b(loop);
-    Location loc = loop.getLoc();
-    Value runs =
-        arith::CmpIOp::create(b, loc,
-                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                    : arith::CmpIPredicate::slt,
-                              loop.getLowerBound(), loop.getUpperBound());
-    auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
-                                   /*withElseRegion=*/true);
-    loop.getResults().replaceAllUsesWith(guard.getResults());
-    loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
-    b.setInsertionPointToEnd(guard.thenBlock());
-    scf::YieldOp::create(b, loc, loop.getResults());
-    b.setInsertionPointToEnd(guard.elseBlock());
-    scf::YieldOp::create(b, loc, loop.getInitArgs());
+    tk::guardByFirstTrip(b, loop);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "tk/core/Analysis/AsyncCopies.h"
 #include "tk/core/DotOperands.h"
 #include "tk/core/Layout.h"
+#include "tk/core/LoopGuard.h"
 #include "tk/core/Passes.h"
 #include "tk/core/TargetInfo.h"
 #include "tk/core/WarpDialect.h"
@@ -589,34 +590,17 @@ void waitForRunningProducts(scf::ForOp loop,
                             ArrayRef<std::pair<tk::DotOp, unsigned>> running,
                             IRRewriter &rewriter) {
   Location loc = loop.getLoc();
-  rewriter.setInsertionPoint(loop);
-  Value runs =
-      arith::CmpIOp::create(rewriter, loc,
-                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                  : arith::CmpIPredicate::slt,
-                            loop.getLowerBound(), loop.getUpperBound());
-  auto guard = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), runs,
-                                 /*withElseRegion=*/true);
-  for (auto [result, replacement] :
-       llvm::zip_equal(loop.getResults(), guard.getResults()))
-    result.replaceUsesWithIf(replacement, [&](OpOperand &use) {
-      return !guard->isAncestor(use.getOwner());
-    });
-  Block *taken = &guard.getThenRegion().front();
-  Block *skipped = &guard.getElseRegion().front();
-  rewriter.setInsertionPointToEnd(skipped);
-  scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
-  rewriter.setInsertionPointToEnd(taken);
-  loop->moveBefore(taken, taken->end());
-  SmallVector<Value> results(loop.getResults());
-  for (auto [dot, index] : running) {
+  for (auto [dot, index] : running)
     dot->setAttr(tkw::TkwDialect::kPendingAttrName,
                  rewriter.getI64IntegerAttr(1));
-    results[index] =
-        tkw::DotWaitOp::create(rewriter, loc, results[index].getType(),
-                               results[index], rewriter.getI64IntegerAttr(0));
-  }
-  scf::YieldOp::create(rewriter, loc, results);
+  tk::guardByFirstTrip(rewriter, loop, [&](OpBuilder &b, ValueRange done) {
+    SmallVector<Value> results(done);
+    for (auto [dot, index] : running)
+      results[index] =
+          tkw::DotWaitOp::create(b, loc, results[index].getType(),
+                                 results[index], b.getI64IntegerAttr(0));
+    return results;
+  });
 }
 
 /// Rewrites the loads of `loop` that can fill rings, `stages` (num_stages;

@@ -7,7 +7,8 @@
 // order less the round's bits (XOR-swizzled against bank conflicts), a
 // barrier, and every thread reads the elements its new registers hold.
 // Consecutive registers at consecutive coordinates move as one vector of up
-// to 16 bytes each way; the swizzle flips no bit inside a vector. A barrier
+// to the target's workgroup vector bytes each way; the swizzle flips no bit
+// inside a vector. A barrier
 // separates the rounds; the one after the last is tk-insert-barriers' to
 // place.
 //
@@ -22,7 +23,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <map>
 
@@ -166,8 +166,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
                             "tk-allocate-shared-memory first)");
     Type element = op.getType().getElementType();
     Value buffer = getScratchBuffer(rewriter, loc, op, element);
-    Type storage = storageType(element);
-    int64_t bytes = std::max<int64_t>(storage.getIntOrFloatBitWidth() / 8, 1);
+    int64_t bytes =
+        std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
     if (!buffer || scratch[0] % bytes)
       return op.emitOpError("tk-convert-registers-to-simt: no aligned "
                             "scratch buffer for ")
@@ -249,21 +249,11 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
              reg += writeWidth) {
           if ((reg & copies) || !inRound(reg, round, /*source=*/true))
             continue;
-          Value start = slot(fromCoordinates.getFlat(rewriter, loc, reg));
-          if (writeWidth == 1) {
-            memref::StoreOp::create(rewriter, loc,
-                                    toStorage(rewriter, loc, values[reg]),
-                                    buffer, ValueRange{start});
-            continue;
-          }
           SmallVector<Value> stored;
           for (Value value : values.slice(reg, writeWidth))
             stored.push_back(toStorage(rewriter, loc, value));
-          Value vector = vector::FromElementsOp::create(
-              rewriter, loc, VectorType::get({writeWidth}, storage), stored);
-          vector::StoreOp::create(rewriter, loc, vector, buffer,
-                                  ValueRange{start}, /*nontemporal=*/false,
-                                  llvm::MaybeAlign(writeWidth * bytes));
+          storeRun(rewriter, loc, stored, buffer,
+                   slot(fromCoordinates.getFlat(rewriter, loc, reg)));
         }
       };
       if (writer) {
@@ -279,21 +269,11 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
            reg += readWidth) {
         if (!inRound(reg, round, /*source=*/false))
           continue;
-        Value start = slot(toCoordinates.getFlat(rewriter, loc, reg));
-        if (readWidth == 1) {
-          Value loaded =
-              memref::LoadOp::create(rewriter, loc, buffer, ValueRange{start});
-          results[reg] = fromStorage(rewriter, loc, loaded, element);
-          continue;
-        }
-        Value vector = vector::LoadOp::create(
-            rewriter, loc, VectorType::get({readWidth}, storage), buffer,
-            ValueRange{start}, /*nontemporal=*/false,
-            llvm::MaybeAlign(readWidth * bytes));
-        for (int32_t j = 0; j < readWidth; ++j)
-          results[reg + j] = fromStorage(
-              rewriter, loc,
-              vector::ExtractOp::create(rewriter, loc, vector, j), element);
+        SmallVector<Value> loaded =
+            loadRun(rewriter, loc, buffer,
+                    slot(toCoordinates.getFlat(rewriter, loc, reg)), readWidth);
+        for (auto [j, value] : llvm::enumerate(loaded))
+          results[reg + j] = fromStorage(rewriter, loc, value, element);
       }
     }
     rewriter.replaceOpWithMultiple(op, {results});

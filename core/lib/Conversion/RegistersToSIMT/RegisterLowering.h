@@ -202,6 +202,17 @@ mlir::Value getLineIndex(mlir::OpBuilder &b, mlir::Location loc,
                          const ThreadCoordinates &coordinates, int32_t reg,
                          int64_t axis);
 
+/// `values` (of `buffer`'s element type) stored at element `index` of the
+/// 1-D workgroup memref `buffer`: one store, or one vector store aligned to
+/// its size.
+void storeRun(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange values,
+              mlir::Value buffer, mlir::Value index);
+/// `width` elements loaded from element `index` of `buffer`: one load, or
+/// one vector load aligned to its size, taken apart.
+llvm::SmallVector<mlir::Value> loadRun(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value buffer, mlir::Value index,
+                                       int32_t width);
+
 /// Reads registers of a tile in `layout` (register, lane, warp ->
 /// coordinates) from workgroup memory, where the tile lies laid out by
 /// `shared` (offset -> coordinates) from element `base` (i32) of `buffer`

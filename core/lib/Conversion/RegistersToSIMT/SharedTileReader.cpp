@@ -24,6 +24,37 @@ using namespace mlir;
 
 namespace tk::simt {
 
+void storeRun(OpBuilder &b, Location loc, ValueRange values, Value buffer,
+              Value index) {
+  if (values.size() == 1) {
+    memref::StoreOp::create(b, loc, values.front(), buffer, ValueRange{index});
+    return;
+  }
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  int64_t width = values.size();
+  Value vector = vector::FromElementsOp::create(
+      b, loc, VectorType::get({width}, element), values);
+  vector::StoreOp::create(b, loc, vector, buffer, ValueRange{index},
+                          /*nontemporal=*/false,
+                          llvm::MaybeAlign(width * bytes));
+}
+
+SmallVector<Value> loadRun(OpBuilder &b, Location loc, Value buffer,
+                           Value index, int32_t width) {
+  if (width == 1)
+    return {memref::LoadOp::create(b, loc, buffer, ValueRange{index})};
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+  Value vector = vector::LoadOp::create(
+      b, loc, VectorType::get({width}, element), buffer, ValueRange{index},
+      /*nontemporal=*/false, llvm::MaybeAlign(width * bytes));
+  SmallVector<Value> elements;
+  for (int32_t j = 0; j < width; ++j)
+    elements.push_back(vector::ExtractOp::create(b, loc, vector, j));
+  return elements;
+}
+
 FailureOr<SharedTileReader>
 SharedTileReader::create(OpBuilder &b, Location loc, Operation *op,
                          Value buffer, Value base, const LinearLayout &layout,
@@ -89,17 +120,8 @@ SmallVector<Value> SharedTileReader::read(OpBuilder &b, Location loc,
     for (int32_t j = 1; j < width; ++j)
       if (registers[i + j] != reg + j)
         width = 1;
-    Value start = address(b, loc, reg);
-    if (width == 1) {
-      picked.push_back(
-          memref::LoadOp::create(b, loc, buffer, ValueRange{start}));
-    } else {
-      Value vector = vector::LoadOp::create(
-          b, loc, VectorType::get({width}, element), buffer, ValueRange{start},
-          /*nontemporal=*/false, llvm::MaybeAlign(width * bytes));
-      for (int32_t j = 0; j < width; ++j)
-        picked.push_back(vector::ExtractOp::create(b, loc, vector, j));
-    }
+    llvm::append_range(picked,
+                       loadRun(b, loc, buffer, address(b, loc, reg), width));
     i += width;
   }
   return picked;
@@ -239,15 +261,7 @@ LogicalResult writeTileToWorkgroup(OpBuilder &b, Location loc, Operation *op,
           toIndex(b, loc,
                   arith::AddIOp::create(b, loc, base,
                                         writeThread.getFlat(b, loc, reg)));
-      if (width == 1) {
-        memref::StoreOp::create(b, loc, values[reg], buffer, ValueRange{start});
-        continue;
-      }
-      Value vector = vector::FromElementsOp::create(
-          b, loc, VectorType::get({width}, element), values.slice(reg, width));
-      vector::StoreOp::create(b, loc, vector, buffer, ValueRange{start},
-                              /*nontemporal=*/false,
-                              llvm::MaybeAlign(width * bytes));
+      storeRun(b, loc, values.slice(reg, width), buffer, start);
     }
   };
   if (!writer) {
