@@ -54,6 +54,33 @@ struct ApproxExp2Lowering : ConvertOpToLLVMPattern<math::Exp2Op> {
   }
 };
 
+/// `gpu.subgroup_broadcast` of a 32-bit value from a given lane as
+/// `shfl.sync.idx` over the whole warp: ptxas treats its result, and what
+/// derives from it, as uniform (the register pipeline's warp index). MLIR's
+/// GPU-to-NVVM patterns have no lowering of the op.
+struct SubgroupBroadcastLowering
+    : ConvertOpToLLVMPattern<gpu::SubgroupBroadcastOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupBroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getBroadcastType() != gpu::BroadcastType::specific_lane ||
+        !op.getType().isInteger(32))
+      return rewriter.notifyMatchFailure(
+          op, "only an i32 broadcast from a given lane");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value allLanes = LLVM::ConstantOp::create(rewriter, loc, i32, -1);
+    // shfl's c operand: no segment mask, the last lane 31.
+    Value clamp = LLVM::ConstantOp::create(rewriter, loc, i32, 31);
+    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(
+        op, i32, allLanes, adaptor.getSrc(), adaptor.getLane(), clamp,
+        NVVM::ShflKind::idx, /*return_value_and_is_valid=*/UnitAttr());
+    return success();
+  }
+};
+
 struct ConvertToNVVM
     : public PassWrapper<ConvertToNVVM, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertToNVVM)
@@ -86,6 +113,7 @@ struct ConvertToNVVM
     populateLibDeviceConversionPatterns(converter, patterns,
                                         /*benefit=*/10);
     patterns.add<ApproxExp2Lowering>(converter, /*benefit=*/20);
+    patterns.add<SubgroupBroadcastLowering>(converter);
     populateGpuToNVVMConversionPatterns(converter, patterns);
     // Ceil and floor divisions have no LLVM instruction. The float
     // minimum and maximum keep theirs: llvm.maxnum / llvm.maximum become

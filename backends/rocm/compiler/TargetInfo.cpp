@@ -48,6 +48,7 @@ TargetInfo cdna(llvm::StringRef name) {
   info.sharedMemoryBankBytes = 4;
   info.maxVectorLoadBytes = 16;
   info.workgroupVectorBytes = 16;
+  info.broadcastWarpIndex = true;
   return info;
 }
 
@@ -99,6 +100,7 @@ TargetInfo rdna3() {
   info.sharedMemoryBankBytes = 4;
   info.maxVectorLoadBytes = 16;
   info.workgroupVectorBytes = 16;
+  info.broadcastWarpIndex = true;
   // Lanes l and l + 16 hold the same row of a (column of b), all 16 k; the
   // accumulator's column l % 16 at rows 2i + l / 16.
   FL a = FL::of({1, 16}, {16, 2}, {0, 1});

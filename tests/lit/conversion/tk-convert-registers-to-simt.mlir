@@ -189,3 +189,41 @@ tk.func @broadcast_store(%x: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %y: f16)
   tk.store %p, %e : tensor<4x!tk.ptr<f16>, #bcast>
   tk.return
 }
+
+// -----
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+
+// A target that asks for it (CUDA's: ptxas then keeps what derives from
+// the warp index in uniform registers) gets the warp index broadcast from
+// lane 0, once, at the start of the function.
+// CHECK-LABEL: func.func @warp_index_broadcast
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK-NEXT: %[[ID:.*]] = arith.index_castui %[[TID]] : index to i32
+// CHECK-NEXT: %[[WARP:.*]] = arith.shrui %[[ID]], %c3_i32 : i32
+// CHECK-NEXT: %[[UNIFORM:.*]] = gpu.subgroup_broadcast %[[WARP]], {{ *}}specific_lane %c0_i32 : i32
+// CHECK-NOT: gpu.thread_id
+// CHECK: arith.andi %[[UNIFORM]], %c1_i32
+tk.func @warp_index_broadcast(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "cuda-sm80:warp-size=8", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<64x!tk.ptr<i32>, #blocked>
+  %p = tk.addptr %xs, %r : tensor<64x!tk.ptr<i32>, #blocked>, tensor<64xi32, #blocked>
+  tk.store %p, %r : tensor<64x!tk.ptr<i32>, #blocked>
+  tk.return
+}
+
+// -----
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+
+// Vulkan's does not: SPIR-V compilers see no gain from it.
+// CHECK-LABEL: func.func @warp_index_plain
+// CHECK-NOT: gpu.subgroup_broadcast
+// CHECK: return
+tk.func @warp_index_plain(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<64x!tk.ptr<i32>, #blocked>
+  %p = tk.addptr %xs, %r : tensor<64x!tk.ptr<i32>, #blocked>, tensor<64xi32, #blocked>
+  tk.store %p, %r : tensor<64x!tk.ptr<i32>, #blocked>
+  tk.return
+}

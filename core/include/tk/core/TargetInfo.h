@@ -171,6 +171,12 @@ struct TargetInfo {
   /// (vector.load and vector.store on a workgroup memref); 0 where the
   /// backend's lowering takes workgroup memory an element at a time.
   int64_t workgroupVectorBytes = 0;
+  /// The register pipeline broadcasts the warp index from lane 0
+  /// (gpu.subgroup_broadcast, which the backend lowers) so that the
+  /// backend's compiler keeps what derives from it in uniform (scalar)
+  /// registers: NVIDIA's and AMD's compilers do not infer that
+  /// thread_id / warp_size is the same on every lane.
+  bool broadcastWarpIndex = false;
   /// 2-D block loads and stores (Intel Xe): their largest block.
   bool has2DBlockIO = false;
   int64_t max2DBlockRows = 0;

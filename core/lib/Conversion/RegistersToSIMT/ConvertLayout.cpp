@@ -234,8 +234,7 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     };
 
     auto converter = getTypeConverter<RegisterTypeConverter>();
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     ThreadCoordinates fromCoordinates(rewriter, loc, from, thread);
     ThreadCoordinates toCoordinates(rewriter, loc, to, thread);
     Value writer = isFirstHolder(rewriter, loc, from, thread);

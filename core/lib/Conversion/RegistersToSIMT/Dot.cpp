@@ -236,10 +236,9 @@ private:
       return rewriter.notifyMatchFailure(op, llvm::toString(plan.takeError()));
     const MatrixIntrinsic &intrinsic = *plan->intrinsic;
     if (matrixUnit && intrinsic.scope == MatrixScope::Warpgroup)
-      return lowerWarpgroupDot(
-          op, *plan, acc, adaptor.getA(), adaptor.getB(), adaptor.getAcc(),
-          rewriter, *matrixUnit,
-          getTypeConverter<RegisterTypeConverter>()->getWarpSize());
+      return lowerWarpgroupDot(op, *plan, acc, adaptor.getA(), adaptor.getB(),
+                               adaptor.getAcc(), rewriter, *matrixUnit,
+                               *getTypeConverter<RegisterTypeConverter>());
     if (!matrixUnit || !intrinsic.aLayout || !intrinsic.bLayout)
       return rewriter.notifyMatchFailure(
           op, "no unit emits the dot's intrinsic from registers");
@@ -273,8 +272,7 @@ private:
 
     Location loc = op.getLoc();
     auto converter = getTypeConverter<RegisterTypeConverter>();
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     std::array<OperandReader, 2> readers = {
         OperandReader(plan->fragments[0], adaptor.getA(),
                       aFragment->getInDimSize(kRegisterDim), matrixUnit.get()),

@@ -122,8 +122,7 @@ struct MakeRangeLowering : OpConversionPattern<tk::MakeRangeOp> {
       return failure();
     auto converter = getTypeConverter<RegisterTypeConverter>();
     Location loc = op.getLoc();
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     ThreadCoordinates coordinates(rewriter, loc, *layout, thread);
     Value start = arith::ConstantIntOp::create(
         rewriter, loc, rewriter.getI32Type(), op.getStart());

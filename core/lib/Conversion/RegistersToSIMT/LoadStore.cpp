@@ -330,8 +330,7 @@ struct StoreLowering : OpConversionPattern<tk::StoreOp> {
     ValueRange pointers = adaptor.getPtr();
     ValueRange stored = adaptor.getValue();
     ValueRange mask = adaptor.getMask();
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     // Only the first thread of each group holding the same elements
     // stores them; a scalar store is thread 0's.
     Value holder;

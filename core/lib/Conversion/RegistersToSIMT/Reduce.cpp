@@ -219,8 +219,7 @@ struct ReduceLowering : OpConversionPattern<tk::ReduceOp> {
     int32_t laneAxisMask = 0;
     for (int32_t bit : laneBits)
       laneAxisMask |= 1 << bit;
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     FailureOr<WarpExchange> exchange =
         WarpExchange::create(rewriter, loc, op, op.getSrcs(), layout, thread,
                              warpBits, laneAxisMask, lines);

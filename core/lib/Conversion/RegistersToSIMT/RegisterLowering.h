@@ -39,28 +39,38 @@ namespace tk::simt {
 class RegisterTypeConverter : public mlir::TypeConverter {
 public:
   RegisterTypeConverter(mlir::MLIRContext *context, unsigned globalAddressSpace,
-                        int64_t warpSize, int64_t numWarps);
+                        int64_t warpSize, int64_t numWarps,
+                        bool broadcastWarpIndex);
 
   int64_t getWarpSize() const { return warpSize; }
   int64_t getNumWarps() const { return numWarps; }
   unsigned getGlobalAddressSpace() const { return globalAddressSpace; }
+  /// TargetInfo::broadcastWarpIndex.
+  bool getBroadcastWarpIndex() const { return broadcastWarpIndex; }
 
 private:
   unsigned globalAddressSpace;
   int64_t warpSize;
   int64_t numWarps;
+  bool broadcastWarpIndex;
 };
 
 /// The layout of a tile type, or null.
 const LinearLayout *getLinearLayout(mlir::Type type);
 
-/// This thread's lane and warp (i32), from gpu.thread_id.
+/// This thread's lane and warp (i32), from gpu.thread_id, computed at the
+/// start of the function (CSE keeps one), where every lane is active.
 struct ThreadPosition {
   mlir::Value lane;
   mlir::Value warp;
 
+  /// Where the converter's target asks for it, the warp index is broadcast
+  /// from lane 0 (gpu.subgroup_broadcast) so that the backend's compiler
+  /// treats whatever derives from it as uniform: ptxas keeps it in uniform
+  /// registers (a wgmma descriptor then needs no R2UR), AMDGPU in scalar
+  /// ones.
   static ThreadPosition get(mlir::OpBuilder &b, mlir::Location loc,
-                            int64_t warpSize);
+                            const RegisterTypeConverter &converter);
 };
 
 /// The coordinates of the elements a thread holds in a tile of `layout`:
@@ -351,12 +361,11 @@ void populateRingPatterns(RegisterTypeConverter &converter,
 /// its operands read from workgroup memory by the unit, where they lie
 /// (a ring's slot) or after their holders write them to the dot's
 /// scratch; returns the accumulator's registers.
-mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
-                  const LinearLayout &acc, mlir::ValueRange a,
-                  mlir::ValueRange b, mlir::ValueRange accumulator,
-                  mlir::ConversionPatternRewriter &rewriter,
-                  const MatrixUnit &unit, int64_t warpSize);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> lowerWarpgroupDot(
+    tk::DotOp op, const DotOperandPlan &plan, const LinearLayout &acc,
+    mlir::ValueRange a, mlir::ValueRange b, mlir::ValueRange accumulator,
+    mlir::ConversionPatternRewriter &rewriter, const MatrixUnit &unit,
+    const RegisterTypeConverter &converter);
 
 /// True when every user of `load` is a warpgroup dot that reads its slot
 /// where it lies (DotOperandPlan::inPlace): the load then has no registers

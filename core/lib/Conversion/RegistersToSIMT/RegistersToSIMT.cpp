@@ -48,9 +48,10 @@ const LinearLayout *getLinearLayout(Type type) {
 
 RegisterTypeConverter::RegisterTypeConverter(MLIRContext *context,
                                              unsigned globalAddressSpace,
-                                             int64_t warpSize, int64_t numWarps)
+                                             int64_t warpSize, int64_t numWarps,
+                                             bool broadcastWarpIndex)
     : globalAddressSpace(globalAddressSpace), warpSize(warpSize),
-      numWarps(numWarps) {
+      numWarps(numWarps), broadcastWarpIndex(broadcastWarpIndex) {
   // Later conversions are tried first: scalars stay as they are.
   addConversion([](Type type) -> std::optional<Type> {
     if (isa<RankedTensorType, tk::PtrType>(type))
@@ -81,15 +82,28 @@ RegisterTypeConverter::RegisterTypeConverter(MLIRContext *context,
 }
 
 ThreadPosition ThreadPosition::get(OpBuilder &b, Location loc,
-                                   int64_t warpSize) {
+                                   const RegisterTypeConverter &converter) {
+  // At the start of the function: every lane is active there (the
+  // broadcast's precondition), and CSE leaves one computation a kernel.
+  OpBuilder::InsertionGuard guard(b);
+  Operation *scope = b.getInsertionBlock()->getParentOp();
+  while (!scope->hasTrait<OpTrait::IsIsolatedFromAbove>())
+    scope = scope->getParentOp();
+  b.setInsertionPointToStart(&scope->getRegion(0).front());
+
+  int64_t warpSize = converter.getWarpSize();
   Type i32 = b.getI32Type();
   Value id = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   id = arith::IndexCastUIOp::create(b, loc, i32, id);
   Value mask = arith::ConstantIntOp::create(b, loc, i32, warpSize - 1);
   Value shift =
       arith::ConstantIntOp::create(b, loc, i32, llvm::Log2_64(warpSize));
-  return {arith::AndIOp::create(b, loc, id, mask),
-          arith::ShRUIOp::create(b, loc, id, shift)};
+  Value warp = arith::ShRUIOp::create(b, loc, id, shift);
+  if (converter.getBroadcastWarpIndex() && converter.getNumWarps() > 1)
+    warp = gpu::SubgroupBroadcastOp::create(
+        b, loc, warp, arith::ConstantIntOp::create(b, loc, i32, 0),
+        gpu::BroadcastType::specific_lane);
+  return {arith::AndIOp::create(b, loc, id, mask), warp};
 }
 
 SmallVector<int32_t> registerCoordinates(const LinearLayout &layout,
@@ -472,7 +486,8 @@ struct ConvertRegistersToSIMT
         return signalPassFailure();
 
     RegisterTypeConverter converter(context, info->globalAddressSpace,
-                                    warpSize.getInt(), numWarps.getInt());
+                                    warpSize.getInt(), numWarps.getInt(),
+                                    info->broadcastWarpIndex);
     RewritePatternSet patterns(context);
     patterns.add<FuncLowering, ReturnLowering,
                  GridQueryLowering<tk::ProgramIdOp, gpu::BlockIdOp>,

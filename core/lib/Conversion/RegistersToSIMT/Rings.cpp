@@ -91,8 +91,7 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
       return op.emitOpError("tk-convert-registers-to-simt: no scratch "
                             "buffer for the ring");
     auto converter = getTypeConverter<RegisterTypeConverter>();
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     ThreadCoordinates writeThread(rewriter, loc, *written, thread);
     Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
                              adaptor.getSlot().front());
@@ -232,8 +231,7 @@ struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
       return op.emitOpError("tk-convert-registers-to-simt: no scratch "
                             "buffer for the ring");
     auto converter = getTypeConverter<RegisterTypeConverter>();
-    ThreadPosition thread =
-        ThreadPosition::get(rewriter, loc, converter->getWarpSize());
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
                              adaptor.getSlot().front());
     // The widest matrix loads that fit (four 8x8 matrices, else two, one),

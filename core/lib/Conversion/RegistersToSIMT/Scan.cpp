@@ -147,7 +147,7 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
         if (int32_t(b) != topWarpPosition)
           continue;
         if (!thread)
-          thread = ThreadPosition::get(rewriter, loc, warpSize);
+          thread = ThreadPosition::get(rewriter, loc, *converter);
         if (failed(addWarpPrefixes(op, rewriter, *layout, *thread, *bits,
                                    warpBits, topWarpPosition, total, prefix,
                                    apply)))
@@ -172,7 +172,7 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
       }
       // A lane bit: the lane that differs in it holds the other half.
       if (!thread)
-        thread = ThreadPosition::get(rewriter, loc, warpSize);
+        thread = ThreadPosition::get(rewriter, loc, *converter);
       Type i32 = rewriter.getI32Type();
       Value upper = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ne,

@@ -88,10 +88,10 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
                   const LinearLayout &acc, ValueRange aValues,
                   ValueRange bValues, ValueRange accValues,
                   ConversionPatternRewriter &rewriter, const MatrixUnit &unit,
-                  int64_t warpSize) {
+                  const RegisterTypeConverter &converter) {
   const MatrixIntrinsic &intrinsic = *plan.intrinsic;
   Location loc = op.getLoc();
-  ThreadPosition thread = ThreadPosition::get(rewriter, loc, warpSize);
+  ThreadPosition thread = ThreadPosition::get(rewriter, loc, converter);
   auto error = [&](const Twine &message) {
     return op.emitOpError("tk-convert-registers-to-simt: ") << message;
   };
