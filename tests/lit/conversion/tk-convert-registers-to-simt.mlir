@@ -227,3 +227,24 @@ tk.func @warp_index_plain(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attribu
   tk.store %p, %r : tensor<64x!tk.ptr<i32>, #blocked>
   tk.return
 }
+
+// -----
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+
+// bf16 runs move as their bits: one vector<4xi16> load and store a thread
+// (SPIR-V has no bf16 vectors), and a copy needs no conversion at all.
+// CHECK-LABEL: func.func @bf16_runs
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> vector<4xi16>
+// CHECK-NOT: arith.bitcast
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<4xi16>, !llvm.ptr
+tk.func @bf16_runs(%x: !tk.ptr<bf16> {tk.divisibility = 16 : i32}, %y: !tk.ptr<bf16> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %xs = tk.splat %x : !tk.ptr<bf16> -> tensor<64x!tk.ptr<bf16>, #blocked>
+  %p = tk.addptr %xs, %r : tensor<64x!tk.ptr<bf16>, #blocked>, tensor<64xi32, #blocked>
+  %v = tk.load %p : tensor<64x!tk.ptr<bf16>, #blocked>
+  %ys = tk.splat %y : !tk.ptr<bf16> -> tensor<64x!tk.ptr<bf16>, #blocked>
+  %q = tk.addptr %ys, %r : tensor<64x!tk.ptr<bf16>, #blocked>, tensor<64xi32, #blocked>
+  tk.store %q, %v : tensor<64x!tk.ptr<bf16>, #blocked>
+  tk.return
+}

@@ -132,11 +132,21 @@ struct RunChunks {
   int64_t count, alignment, chunk, elementBytes;
 };
 
+/// The type a run of `element` moves as: bf16 as its bits (i16), whose
+/// vectors every backend has (SPIR-V has no bf16), so that a bf16 run is
+/// one vector access as an f16 run is.
+Type accessType(Type element) {
+  if (element.isBF16())
+    return IntegerType::get(element.getContext(), 16);
+  return element;
+}
+
 /// Loads `count` `element`s from `address` (aligned to `alignment`).
 SmallVector<Value> loadContiguous(OpBuilder &b, Location loc, Type element,
                                   Value address, int64_t count,
                                   int64_t alignment) {
-  RunChunks chunks(element, count, alignment);
+  Type moved = accessType(element);
+  RunChunks chunks(moved, count, alignment);
   SmallVector<Value> values;
   chunks.forEach(b, loc, address, [&](int64_t, Value at, int64_t aligned) {
     Value loaded = LLVM::LoadOp::create(b, loc, chunks.type(), at, aligned);
@@ -147,6 +157,9 @@ SmallVector<Value> loadContiguous(OpBuilder &b, Location loc, Type element,
           b, loc, loaded,
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), i)));
   });
+  if (moved != element)
+    for (Value &value : values)
+      value = arith::BitcastOp::create(b, loc, element, value);
   return values;
 }
 
@@ -154,15 +167,21 @@ SmallVector<Value> loadContiguous(OpBuilder &b, Location loc, Type element,
 /// loadContiguous reads them.
 void storeContiguous(OpBuilder &b, Location loc, ValueRange values,
                      Value address, int64_t alignment) {
-  RunChunks chunks(values.front().getType(), values.size(), alignment);
+  Type element = values.front().getType();
+  Type moved = accessType(element);
+  SmallVector<Value> bits(values);
+  if (moved != element)
+    for (Value &value : bits)
+      value = arith::BitcastOp::create(b, loc, moved, value);
+  RunChunks chunks(moved, bits.size(), alignment);
   chunks.forEach(
       b, loc, address, [&](int64_t first, Value at, int64_t aligned) {
-        Value stored = values[first];
+        Value stored = bits[first];
         if (chunks.chunk > 1) {
           stored = LLVM::PoisonOp::create(b, loc, chunks.type());
           for (int64_t i = 0; i < chunks.chunk; ++i)
             stored = LLVM::InsertElementOp::create(
-                b, loc, stored, values[first + i],
+                b, loc, stored, bits[first + i],
                 arith::ConstantIntOp::create(b, loc, b.getI32Type(), i));
         }
         LLVM::StoreOp::create(b, loc, stored, at, aligned);
