@@ -108,6 +108,47 @@ TEST(DotOperandsTest, SharedOperandsHoldEveryElementOnceAndTheWritersRuns) {
   }
 }
 
+TEST(DotOperandsTest, ReadersFirstKeepsTheFragmentsRunsConsecutive) {
+  // b is loaded in runs along n, and read in pairs along k: without a
+  // transposing matrix load (TargetInfo::transposingMatrixLoads) the buffer
+  // takes the readers' order, so each pair is one read and the writers'
+  // runs are split; by default it takes the writers'.
+  std::optional<tk::TargetInfo> target;
+  const tk::MatrixIntrinsic *intrinsic = mmaSync(target);
+  ASSERT_NE(intrinsic, nullptr);
+  LinearLayout loaded = loadedB();
+  LinearLayout fragments =
+      take(tk::getMatrixOperandLayout(accumulator(), *intrinsic, 1, 32));
+  std::vector<int64_t> shape = {32, 64};
+  for (bool readersFirst : {false, true}) {
+    SCOPED_TRACE(readersFirst ? "readers first" : "writers first");
+    LinearLayout shared = take(
+        tk::getOperandSharedLayout(shape, 2, loaded, fragments, readersFirst));
+    LinearLayout read = take(fragments.compose(take(shared.invert())));
+    LinearLayout written = take(loaded.compose(take(shared.invert())));
+    bool readPairs = true, writtenRuns = true;
+    for (int32_t lane = 0; lane < 32; ++lane)
+      for (int32_t warp = 0; warp < 4; ++warp) {
+        for (int32_t reg = 0; reg < fragments.getInDimSize("register");
+             reg += 2)
+          readPairs &= offsetOf(read, reg + 1, lane, warp) ==
+                       offsetOf(read, reg, lane, warp) + 1;
+        for (int32_t reg = 0; reg < loaded.getInDimSize("register"); reg += 8)
+          for (int32_t next = 1; next < 8; ++next)
+            writtenRuns &= offsetOf(written, reg + next, lane, warp) ==
+                           offsetOf(written, reg, lane, warp) + next;
+      }
+    EXPECT_EQ(readPairs, readersFirst);
+    EXPECT_EQ(writtenRuns, !readersFirst);
+  }
+  tk::registerAllTargetPresets();
+  std::string error;
+  std::optional<tk::TargetInfo> amd = tk::TargetInfo::parse("gfx942", error);
+  ASSERT_TRUE(amd) << error;
+  EXPECT_TRUE(target->transposingMatrixLoads);
+  EXPECT_FALSE(amd->transposingMatrixLoads);
+}
+
 TEST(DotOperandsTest, LdmatrixRowsOfAFragmentMeetNoBankConflict) {
   std::optional<tk::TargetInfo> target;
   const tk::MatrixIntrinsic *intrinsic = mmaSync(target);

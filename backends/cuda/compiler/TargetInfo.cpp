@@ -38,6 +38,7 @@ TargetInfo sm80() {
   info.maxVectorLoadBytes = 16;
   info.workgroupVectorBytes = 16;
   info.broadcastWarpIndex = true;
+  info.transposingMatrixLoads = true;
   info.hasAsyncCopy = true;
   // m16n8k16 f16 and bf16 (mmaHalfALayout, mmaHalfBLayout).
   FL a16 = cuda::mmaHalfALayout(), b16 = cuda::mmaHalfBLayout();

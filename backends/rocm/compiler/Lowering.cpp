@@ -108,9 +108,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   SIMTLowering lowering;
   lowering.simt.target = target.preset;
   lowering.simt.numWarps = numWarps;
-  // The register pipeline (DESIGN §3) takes every kernel it can lower
-  // without dots, as on cuda and vulkan; the rest take tk-convert-to-simt.
+  // The register pipeline (DESIGN §3) takes every kernel it can lower,
+  // dots on MFMA and WMMA from the lanes' fragments included; the rest take
+  // tk-convert-to-simt.
   lowering.registerPipeline = true;
+  lowering.registerDots = true;
   lowering.matrixUnit = makeMatrixUnit(*info);
   lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);

@@ -156,6 +156,11 @@ def tk_side(args):
                        "--entry", candidate["entry"],
                        "--num-warps", str(candidate["num_warps"]),
                        "--emit", "asm"]
+            # The candidate's specialisation, as the bench launches it (unit
+            # strides: Triton's kernels take none, and Triton specialises
+            # arguments equal to 1).
+            for key, value in sorted(candidate.get("constexprs", {}).items()):
+                command += ["--constexpr", f"{key}={value}"]
             done = subprocess.run(command, capture_output=True, text=True)
             entry = {"name": name, "arch": arch, "command": " ".join(command)}
             if done.returncode != 0:

@@ -104,10 +104,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   SIMTLowering lowering;
   lowering.simt.target = target.preset;
   lowering.simt.numWarps = numWarps;
-  // The register pipeline (DESIGN §3) takes every kernel it can lower
-  // without dots, as on cuda, vulkan and rocm; the rest take
-  // tk-convert-to-simt.
+  // The register pipeline (DESIGN §3) takes every kernel it can lower,
+  // dots on DPAS from the work-items' fragments included (as on rocm); the
+  // rest take tk-convert-to-simt.
   lowering.registerPipeline = true;
+  lowering.registerDots = true;
   // A work-item has 128 GRF of 32 bits a lane in IGC's default mode: tiles
   // of more than 64 elements a thread spill to scratch (argmax, cumsum and
   // row reductions did), so those keep tk-convert-to-simt, as on lavapipe

@@ -63,23 +63,31 @@ Value LayoutMatrixUnit::packOperand(
     OpBuilder &b, Location loc, const MatrixIntrinsic &intrinsic,
     unsigned operand, Value memref, ArrayRef<std::pair<Value, Value>> at,
     llvm::function_ref<Value(Value, Value)> offset) const {
-  Type element = cast<MemRefType>(memref.getType()).getElementType();
-  Type packed = operandType(b, intrinsic, operand, element, at.size());
-  auto load = [&](size_t i) -> Value {
+  SmallVector<Value> elements;
+  for (auto [row, col] : at) {
     if (cast<MemRefType>(memref.getType()).getRank() == 1)
-      return memref::LoadOp::create(
-          b, loc, memref, ValueRange{offset(at[i].first, at[i].second)});
-    return memref::LoadOp::create(b, loc, memref,
-                                  ValueRange{at[i].first, at[i].second});
-  };
-  if (at.size() == 1 && packed == element)
-    return load(0);
+      elements.push_back(
+          memref::LoadOp::create(b, loc, memref, ValueRange{offset(row, col)}));
+    else
+      elements.push_back(
+          memref::LoadOp::create(b, loc, memref, ValueRange{row, col}));
+  }
+  return packElements(b, loc, intrinsic, operand, elements);
+}
+
+Value LayoutMatrixUnit::packElements(OpBuilder &b, Location loc,
+                                     const MatrixIntrinsic &intrinsic,
+                                     unsigned operand,
+                                     ValueRange elements) const {
+  Type element = elements.front().getType();
+  Type packed = operandType(b, intrinsic, operand, element, elements.size());
+  if (elements.size() == 1 && packed == element)
+    return elements.front();
   // bf16 travels as its bits; the vector is then bitcast as a whole.
   Type lane = element.isBF16() ? b.getI16Type() : element;
-  auto vectorType = VectorType::get({int64_t(at.size())}, lane);
+  auto vectorType = VectorType::get({int64_t(elements.size())}, lane);
   Value vector = LLVM::UndefOp::create(b, loc, vectorType);
-  for (size_t i = 0; i < at.size(); ++i) {
-    Value value = load(i);
+  for (auto [i, value] : llvm::enumerate(elements)) {
     if (element.isBF16())
       value = arith::BitcastOp::create(b, loc, lane, value);
     vector = LLVM::InsertElementOp::create(
@@ -89,6 +97,28 @@ Value LayoutMatrixUnit::packOperand(
   if (vectorType == packed)
     return vector;
   return LLVM::BitcastOp::create(b, loc, packed, vector);
+}
+
+FailureOr<SmallVector<Value>> LayoutMatrixUnit::emitFragmentProduct(
+    OpBuilder &b, Location loc, const MatrixIntrinsic &intrinsic, ValueRange a,
+    ValueRange bElements, ValueRange accumulator) const {
+  if (a.empty() || bElements.empty() || accumulator.empty())
+    return failure();
+  Value aOperand = packElements(b, loc, intrinsic, 0, a);
+  Value bOperand = packElements(b, loc, intrinsic, 1, bElements);
+  auto i32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  };
+  auto accType = VectorType::get({int64_t(accumulator.size())},
+                                 accumulator.front().getType());
+  Value acc = LLVM::UndefOp::create(b, loc, accType);
+  for (auto [i, value] : llvm::enumerate(accumulator))
+    acc = LLVM::InsertElementOp::create(b, loc, acc, value, i32(int64_t(i)));
+  Value product = multiply(b, loc, intrinsic, aOperand, bOperand, acc);
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < accType.getNumElements(); ++i)
+    result.push_back(LLVM::ExtractElementOp::create(b, loc, product, i32(i)));
+  return result;
 }
 
 const MatrixIntrinsic *LayoutMatrixUnit::select(Type a, Type b,

@@ -117,22 +117,32 @@ public:
       accumulator = Float32Type::get(context);
     if (LinearLayoutAttr layout = forWarpgroupDot(dot, accumulator, chosen))
       return layout;
-    for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(
-             a.getElementType(), b.getElementType(), accumulator,
-             dot.getInputPrecision() != InputPrecision::IEEE)) {
-      if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0 ||
-          a.getDimSize(1) % intrinsic->k != 0)
-        continue;
-      llvm::Expected<LinearLayout> fragment =
-          intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
-      if (!fragment) {
-        llvm::consumeError(fragment.takeError());
-        continue;
+    // Rows across warps (attention) keep each row in one warp where an
+    // intrinsic is short enough: the first such one, then the first at all
+    // (AMD's presets list 32x32 before 16x16, which 64 rows over 4 waves
+    // need).
+    DotTiling tiling = chooseDotTiling(dot);
+    bool wholeRows = tiling == DotTiling::Horizontal;
+    SmallVector<const MatrixIntrinsic *> intrinsics = target.findIntrinsics(
+        a.getElementType(), b.getElementType(), accumulator,
+        dot.getInputPrecision() != InputPrecision::IEEE);
+    for (bool rowsInOneWarp : {wholeRows, false}) {
+      for (const MatrixIntrinsic *intrinsic : intrinsics) {
+        if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0 ||
+            a.getDimSize(1) % intrinsic->k != 0 ||
+            (rowsInOneWarp && rows % (intrinsic->m * numWarps) != 0))
+          continue;
+        llvm::Expected<LinearLayout> fragment =
+            intrinsic->accLayout.toLinearLayout(intrinsic->m, intrinsic->n);
+        if (!fragment) {
+          llvm::consumeError(fragment.takeError());
+          continue;
+        }
+        chosen = intrinsic;
+        return toLinearLayoutAttr(context, tileFragment(*fragment, rows, cols,
+                                                        intrinsic->m,
+                                                        intrinsic->n, tiling));
       }
-      chosen = intrinsic;
-      return toLinearLayoutAttr(
-          context, tileFragment(*fragment, rows, cols, intrinsic->m,
-                                intrinsic->n, chooseDotTiling(dot)));
     }
     return forFma(c.getShape());
   }

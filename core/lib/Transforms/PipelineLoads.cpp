@@ -337,7 +337,8 @@ getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
                                   {descriptor->order[0], descriptor->order[1]});
   } else {
     llvm::Expected<tk::OperandSwizzle> swizzle = tk::getOperandSwizzle(
-        tile.getShape(), bytes, *source, plan->fragments[opIdx]);
+        tile.getShape(), bytes, *source, plan->fragments[opIdx],
+        /*readersFirst=*/!target.transposingMatrixLoads);
     if (!swizzle) {
       llvm::consumeError(swizzle.takeError());
       return std::nullopt;

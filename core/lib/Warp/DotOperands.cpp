@@ -231,16 +231,19 @@ llvm::Expected<int64_t> tk::getWarpgroupWidth(const LinearLayout &acc) {
 
 llvm::Expected<tk::OperandSwizzle>
 tk::getOperandSwizzle(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
-                      const LinearLayout &source,
-                      const LinearLayout &fragments) {
+                      const LinearLayout &source, const LinearLayout &fragments,
+                      bool readersFirst) {
   if (shape.size() != 2)
     return makeError("a dot operand of rank " + llvm::Twine(shape.size()) +
                      ", expected 2");
   // The buffer's rows run along the dimension in which one side moves
   // consecutive registers as vectors: the writers where they do (a
-  // coalesced load's runs), else the readers' fragments.
-  int32_t colDim = getRegisterRunDim(source).value_or(
-      getRegisterRunDim(fragments).value_or(1));
+  // coalesced load's runs), else the readers' fragments; or the other way
+  // round where the readers come first.
+  const LinearLayout &first = readersFirst ? fragments : source;
+  const LinearLayout &second = readersFirst ? source : fragments;
+  int32_t colDim =
+      getRegisterRunDim(first).value_or(getRegisterRunDim(second).value_or(1));
   int64_t cols = shape[colDim];
   int64_t rowBytes = cols * elementBytes;
   // Triton's swizzle of mma operands, in bytes: 16-byte vectors; rows
@@ -257,9 +260,9 @@ tk::getOperandSwizzle(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
 llvm::Expected<LinearLayout>
 tk::getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
                            const LinearLayout &source,
-                           const LinearLayout &fragments) {
+                           const LinearLayout &fragments, bool readersFirst) {
   llvm::Expected<OperandSwizzle> swizzle =
-      getOperandSwizzle(shape, elementBytes, source, fragments);
+      getOperandSwizzle(shape, elementBytes, source, fragments, readersFirst);
   if (!swizzle)
     return swizzle.takeError();
   SmallVector<int32_t> sizes = {int32_t(shape[0]), int32_t(shape[1])};
@@ -334,7 +337,8 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
     Type element = type.getElementType();
     int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
     llvm::Expected<LinearLayout> shared = getOperandSharedLayout(
-        type.getShape(), bytes, *operands[opIdx], plan.fragments[opIdx]);
+        type.getShape(), bytes, *operands[opIdx], plan.fragments[opIdx],
+        /*readersFirst=*/!target->transposingMatrixLoads);
     if (!shared)
       return shared.takeError();
     plan.shared[opIdx] = std::move(*shared);

@@ -114,19 +114,23 @@ struct OperandSwizzle {
 llvm::Expected<OperandSwizzle> getOperandSwizzle(llvm::ArrayRef<int64_t> shape,
                                                  int64_t elementBytes,
                                                  const LinearLayout &source,
-                                                 const LinearLayout &fragments);
+                                                 const LinearLayout &fragments,
+                                                 bool readersFirst = false);
 
 /// The layout an operand of `shape` (two dimensions, powers of two) whose
 /// elements are `elementBytes` wide is kept in while a dot reads it, input
 /// `offset`: row-major along the dimension in which the writers (`source`)
 /// hold consecutive elements in consecutive registers, or else the readers
-/// (`fragments`) do, so that one side moves vectors; its 16-byte vectors
-/// XOR-swizzled by row as Triton swizzles matrix operands, so that both
-/// sides spread over the banks.
+/// (`fragments`) do, so that one side moves vectors (the readers first
+/// where `readersFirst`: a target without transposing matrix loads,
+/// TargetInfo::transposingMatrixLoads); its 16-byte vectors XOR-swizzled by
+/// row as Triton swizzles matrix operands, so that both sides spread over
+/// the banks.
 llvm::Expected<LinearLayout>
 getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
                        const LinearLayout &source,
-                       const LinearLayout &fragments);
+                       const LinearLayout &fragments,
+                       bool readersFirst = false);
 
 } // namespace tk
 

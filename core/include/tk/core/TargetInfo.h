@@ -177,6 +177,13 @@ struct TargetInfo {
   /// registers: NVIDIA's and AMD's compilers do not infer that
   /// thread_id / warp_size is the same on every lane.
   bool broadcastWarpIndex = false;
+  /// The backend reads a 16-bit matrix operand's fragments transposed from
+  /// workgroup memory in one instruction (ldmatrix.trans): an operand there
+  /// may keep its writers' order whatever order its readers take. Elsewhere
+  /// it keeps the readers' (their runs along k), so that a lane's fragment
+  /// is one vector read, and the transposition is paid once per element
+  /// written, not once per element read (by every warp that reads it).
+  bool transposingMatrixLoads = false;
   /// 2-D block loads and stores (Intel Xe): their largest block.
   bool has2DBlockIO = false;
   int64_t max2DBlockRows = 0;

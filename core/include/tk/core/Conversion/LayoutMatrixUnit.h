@@ -84,6 +84,13 @@ public:
   /// rows a subgroup reads at one k fall in different banks.
   std::optional<SharedLayout> operandLayout(const HeldProduct &product,
                                             unsigned operand) const override;
+  /// The register pipeline's product: the lane's fragments packed as
+  /// operandType says, the accumulator as one vector, one multiply.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitFragmentProduct(mlir::OpBuilder &builder, mlir::Location loc,
+                      const MatrixIntrinsic &intrinsic, mlir::ValueRange a,
+                      mlir::ValueRange b,
+                      mlir::ValueRange accumulator) const override;
 
 protected:
   TargetInfo info;
@@ -105,6 +112,10 @@ private:
               llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>> at,
               llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> offset =
                   nullptr) const;
+  /// Packs the lane's operand elements as operandType says.
+  mlir::Value packElements(mlir::OpBuilder &builder, mlir::Location loc,
+                           const MatrixIntrinsic &intrinsic, unsigned operand,
+                           mlir::ValueRange elements) const;
 
   int64_t maxHeldRegisters;
 };
