@@ -1,6 +1,7 @@
 //===- MaskBoundsTest.cpp - one test for a whole tile of bounds checks ----===//
 //
-// tk::buildWholeMaskTest on the masks of a matmul's loads: rows
+// tk::buildWholeMaskTest (and buildWholeMaskOffTest, whether no element
+// is in) on the masks of a matmul's loads: rows
 // start + [0, 64) below M and-ed with columns [0, 32) below what is left
 // of K, written either way round. With the scalars constants the test
 // folds to whether the last row and column are in, which is checked on both
@@ -38,13 +39,14 @@ protected:
     ctx.loadAllAvailableDialects();
   }
 
-  /// Builds the test of the mask of the only tk.load of a kernel whose
+  /// Builds the test (`off`: tk::buildWholeMaskOffTest's) of the mask of
+  /// the only tk.load of a kernel whose
   /// `body` computes %mask (64x32 i1) from %rows (64x1: [0, 64)), %cols
   /// (1x32: [0, 32)) and the constants %start, %m and %k (i32), folds it,
   /// and returns its value: nullopt where there is no test, or where it
   /// did not fold to a constant.
   std::optional<bool> wholeTileIn(const std::string &body, int start, int m,
-                                  int k) {
+                                  int k, bool off = false) {
     std::string source =
         "tk.func @k(%a: !tk.ptr<f16>) {\n"
         "  %start = arith.constant " +
@@ -76,7 +78,9 @@ protected:
     module->walk([&](tk::LoadOp op) { load = op; });
     opsBefore = countOps();
     OpBuilder b(load);
-    Value test = tk::buildWholeMaskTest(b, load.getLoc(), load.getMask());
+    Value test =
+        off ? tk::buildWholeMaskOffTest(b, load.getLoc(), load.getMask())
+            : tk::buildWholeMaskTest(b, load.getLoc(), load.getMask());
     if (!test)
       return std::nullopt;
     // Keeps the test alive through the folding.
@@ -151,6 +155,27 @@ TEST_F(MaskBoundsTest, OffsetsThatDoNotFitI32AreNotIn) {
             std::optional<bool>(false));
 }
 
+TEST_F(MaskBoundsTest, WholeTileOffWhenTheFirstRowOrColumnIsOut) {
+  std::string mask = matmulMask(kRowsBelowM, kColsBelowK);
+  // Rows from 128 of M = 128, or columns from 0 of K = 0: nothing in.
+  EXPECT_EQ(wholeTileIn(mask, 128, 128, 32, true), std::optional<bool>(true));
+  EXPECT_EQ(wholeTileIn(mask, 0, 128, 0, true), std::optional<bool>(true));
+  EXPECT_EQ(wholeTileIn(mask, 0, 128, -5, true), std::optional<bool>(true));
+  // Row 127 of M = 128 is in, as is column 0 of K = 1: some element is.
+  EXPECT_EQ(wholeTileIn(mask, 64, 128, 32, true), std::optional<bool>(false));
+  EXPECT_EQ(wholeTileIn(mask, 127, 128, 32, true), std::optional<bool>(false));
+  EXPECT_EQ(wholeTileIn(mask, 0, 128, 1, true), std::optional<bool>(false));
+  // Inclusive and swapped compares: row 64 <= M = 64 is in; 65 is out.
+  std::string swapped =
+      matmulMask("arith.cmpi sge, %ms, %offs", "arith.cmpi sle, %cols, %ks");
+  EXPECT_EQ(wholeTileIn(swapped, 64, 64, 31, true), std::optional<bool>(false));
+  EXPECT_EQ(wholeTileIn(swapped, 65, 64, 31, true), std::optional<bool>(true));
+  // start + 63 wraps in i32 (to negative offsets, below any bound): not
+  // wholly out, though the first offset is.
+  EXPECT_EQ(wholeTileIn(mask, 2147483600, 100, 32, true),
+            std::optional<bool>(false));
+}
+
 TEST_F(MaskBoundsTest, OtherMasksGiveNoTestAndLeaveTheKernel) {
   // Columns below K (a bounds check, whose test is built first) and-ed
   // with rows below columns (no uniform bound): no test, and the ops built
@@ -165,6 +190,9 @@ TEST_F(MaskBoundsTest, OtherMasksGiveNoTestAndLeaveTheKernel) {
       "  %mask = arith.andi %cb, %tri : tensor<64x32xi1>\n";
   EXPECT_EQ(wholeTileIn(triangle, 0, 64, 32), std::nullopt);
   EXPECT_EQ(countOps(), opsBefore);
+  // The columns' term alone decides whether the tile is wholly out.
+  EXPECT_EQ(wholeTileIn(triangle, 0, 64, 0, true), std::optional<bool>(true));
+  EXPECT_EQ(wholeTileIn(triangle, 0, 64, 32, true), std::optional<bool>(false));
 }
 
 } // namespace

@@ -148,6 +148,60 @@ Value buildTest(OpBuilder &b, Location loc, Value mask) {
   return nullptr;
 }
 
+/// True where every offset of `cmp` is out: the first offset (the range's
+/// low end plus the start, in i64) is not below the bound, and the last
+/// does not wrap in i32 (where it would, a wrapped offset could be in).
+Value buildComparisonOffTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
+  std::optional<tk::BoundCompare> compare = tk::getBoundCompare(cmp);
+  if (!compare)
+    return nullptr;
+  Value start;
+  int64_t lo, hi;
+  if (!matchRange(b, loc, compare->offsets, start, lo, hi))
+    return nullptr;
+  Value bound = getUniformScalar(b, loc, compare->bound);
+  if (!bound || !bound.getType().isInteger(32) ||
+      (start && !start.getType().isInteger(32)))
+    return nullptr;
+  Type i64 = b.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (compare->isSigned)
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  };
+  auto offset = [&](int64_t at) -> Value {
+    Value value = arith::ConstantIntOp::create(b, loc, i64, at);
+    return start ? arith::AddIOp::create(b, loc, widen(start), value) : value;
+  };
+  using Pred = arith::CmpIPredicate;
+  Value firstOut =
+      arith::CmpIOp::create(b, loc, compare->inclusive ? Pred::sgt : Pred::sge,
+                            offset(lo), widen(bound));
+  int64_t largest = compare->isSigned ? INT32_MAX : UINT32_MAX;
+  Value noWrap =
+      arith::CmpIOp::create(b, loc, Pred::sle, offset(hi - 1),
+                            arith::ConstantIntOp::create(b, loc, i64, largest));
+  return arith::AndIOp::create(b, loc, firstOut, noWrap);
+}
+
+Value buildOffTest(OpBuilder &b, Location loc, Value mask) {
+  mask = stripReshapes(mask);
+  if (auto both = mask.getDefiningOp<arith::AndIOp>()) {
+    Value lhs = buildOffTest(b, loc, both.getLhs());
+    Value rhs = buildOffTest(b, loc, both.getRhs());
+    if (lhs && rhs)
+      return arith::OrIOp::create(b, loc, lhs, rhs);
+    return lhs ? lhs : rhs;
+  }
+  if (auto splat = mask.getDefiningOp<tk::SplatOp>())
+    return arith::XOrIOp::create(
+        b, loc, splat.getSrc(),
+        arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  if (auto cmp = mask.getDefiningOp<arith::CmpIOp>())
+    return buildComparisonOffTest(b, loc, cmp);
+  return nullptr;
+}
+
 /// The ops a builder inserts.
 struct InsertedOps : OpBuilder::Listener {
   void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
@@ -163,6 +217,17 @@ Value tk::buildWholeMaskTest(OpBuilder &b, Location loc, Value mask) {
   OpBuilder builder(b.getContext(), &inserted);
   builder.restoreInsertionPoint(b.saveInsertionPoint());
   Value test = buildTest(builder, loc, mask);
+  if (!test)
+    for (Operation *op : llvm::reverse(inserted.ops))
+      op->erase();
+  return test;
+}
+
+Value tk::buildWholeMaskOffTest(OpBuilder &b, Location loc, Value mask) {
+  InsertedOps inserted;
+  OpBuilder builder(b.getContext(), &inserted);
+  builder.restoreInsertionPoint(b.saveInsertionPoint());
+  Value test = buildOffTest(builder, loc, mask);
   if (!test)
     for (Operation *op : llvm::reverse(inserted.ops))
       op->erase();

@@ -340,10 +340,14 @@ void populateScanPatterns(RegisterTypeConverter &converter,
 /// conversion: the runs (getAsyncCopyRun) and, where their masks are not
 /// proven uniform, a scalar true when the whole tile is in
 /// (buildWholeMaskTest; null where the mask is not bounds checks): those
-/// tiles copy every run without a test.
+/// tiles copy every run without a test; and a scalar true when no element
+/// is (buildWholeMaskOffTest: a pipelined loop's copies past its last trip,
+/// a tile past a size's end): those fill every run with zeros without a
+/// test.
 struct AsyncCopyPlan {
   AsyncCopyRun run;
   mlir::Value wholeTileIn;
+  mlir::Value wholeTileOff;
 };
 using AsyncCopyRuns = llvm::DenseMap<mlir::Operation *, AsyncCopyPlan>;
 AsyncCopyRuns getAsyncCopyRuns(mlir::ModuleOp module);

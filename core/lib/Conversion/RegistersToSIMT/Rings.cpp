@@ -99,8 +99,9 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
     ValueRange mask = adaptor.getMask();
     int32_t copies = getFreeMask(*source, kRegisterDim);
     Value writer = isFirstHolder(rewriter, loc, *source, thread);
-    // Copies each run; `tested`: under its masks.
-    auto copyRuns = [&](OpBuilder &b, bool tested) {
+    // Copies each run: all of it, none of it (zeros), or under its masks.
+    enum class Runs { In, Off, Tested };
+    auto copyRuns = [&](OpBuilder &b, Runs runs) {
       Type i32 = b.getI32Type();
       Value full = arith::ConstantIntOp::create(b, loc, i32, width * bytes);
       Value none = arith::ConstantIntOp::create(b, loc, i32, 0);
@@ -110,8 +111,9 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
         Value at = toIndex(b, loc,
                            arith::AddIOp::create(
                                b, loc, base, writeThread.getFlat(b, loc, reg)));
-        if (!tested) {
-          unit->copy(b, loc, buffer, at, pointers[reg], width * bytes, Value());
+        if (runs != Runs::Tested) {
+          unit->copy(b, loc, buffer, at, pointers[reg], width * bytes,
+                     runs == Runs::In ? Value() : none);
           continue;
         }
         if (run.maskUniform) {
@@ -149,20 +151,31 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
                    arith::SelectOp::create(b, loc, all, full, none));
       }
     };
-    auto copy = [&](OpBuilder &b) {
-      if (mask.empty())
-        return copyRuns(b, /*tested=*/false);
-      if (run.maskUniform || !plan.wholeTileIn)
-        return copyRuns(b, /*tested=*/true);
-      // Only the tiles at a size's edge test their runs.
-      auto whole =
-          scf::IfOp::create(b, loc, rewriter.getRemappedValue(plan.wholeTileIn),
-                            /*withElseRegion=*/true);
+    // Where the whole tile is in (or out, with `test`), its runs are
+    // copied (or zero-filled) without a test of their own; `otherwise`
+    // copies them else.
+    auto unless = [&](OpBuilder &b, Value test, Runs runs,
+                      function_ref<void(OpBuilder &)> otherwise) {
+      if (!test)
+        return otherwise(b);
+      auto whole = scf::IfOp::create(b, loc, rewriter.getRemappedValue(test),
+                                     /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(whole.thenBlock()->getTerminator());
-      copyRuns(b, /*tested=*/false);
+      copyRuns(b, runs);
       b.setInsertionPoint(whole.elseBlock()->getTerminator());
-      copyRuns(b, /*tested=*/true);
+      otherwise(b);
+    };
+    auto copy = [&](OpBuilder &b) {
+      if (mask.empty())
+        return copyRuns(b, Runs::In);
+      if (run.maskUniform)
+        return copyRuns(b, Runs::Tested);
+      // Only the tiles at a size's edge test their runs.
+      unless(b, plan.wholeTileIn, Runs::In, [&](OpBuilder &b) {
+        unless(b, plan.wholeTileOff, Runs::Off,
+               [&](OpBuilder &b) { copyRuns(b, Runs::Tested); });
+      });
     };
     if (!writer) {
       copy(rewriter);
@@ -296,6 +309,7 @@ AsyncCopyRuns getAsyncCopyRuns(ModuleOp module) {
       return;
     OpBuilder b(op);
     plan.wholeTileIn = buildWholeMaskTest(b, op.getLoc(), op.getMask());
+    plan.wholeTileOff = buildWholeMaskOffTest(b, op.getLoc(), op.getMask());
   });
   return runs;
 }

@@ -40,6 +40,13 @@ std::optional<BoundCompare> getBoundCompare(mlir::Operation *cmp);
 mlir::Value buildWholeMaskTest(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value mask);
 
+/// Builds at `b` a scalar i1 that is true only where no element of `mask`
+/// is: of the same forms, a splat that is false, or a comparison whose
+/// first offset is already out (and whose offsets do not wrap), or an and
+/// with such a term. Null, and nothing built, where no term has that form.
+mlir::Value buildWholeMaskOffTest(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value mask);
+
 } // namespace tk
 
 #endif // TK_CORE_ANALYSIS_MASKBOUNDS_H
