@@ -210,26 +210,26 @@ struct InsertedOps : OpBuilder::Listener {
   SmallVector<Operation *> ops;
 };
 
-} // namespace
-
-Value tk::buildWholeMaskTest(OpBuilder &b, Location loc, Value mask) {
+/// `build` at `b`'s insertion point by a builder of its own; where it
+/// gives no test, the ops it built are erased.
+Value buildOrErase(OpBuilder &b, Location loc, Value mask,
+                   Value (*build)(OpBuilder &, Location, Value)) {
   InsertedOps inserted;
   OpBuilder builder(b.getContext(), &inserted);
   builder.restoreInsertionPoint(b.saveInsertionPoint());
-  Value test = buildTest(builder, loc, mask);
+  Value test = build(builder, loc, mask);
   if (!test)
     for (Operation *op : llvm::reverse(inserted.ops))
       op->erase();
   return test;
 }
 
+} // namespace
+
+Value tk::buildWholeMaskTest(OpBuilder &b, Location loc, Value mask) {
+  return buildOrErase(b, loc, mask, buildTest);
+}
+
 Value tk::buildWholeMaskOffTest(OpBuilder &b, Location loc, Value mask) {
-  InsertedOps inserted;
-  OpBuilder builder(b.getContext(), &inserted);
-  builder.restoreInsertionPoint(b.saveInsertionPoint());
-  Value test = buildOffTest(builder, loc, mask);
-  if (!test)
-    for (Operation *op : llvm::reverse(inserted.ops))
-      op->erase();
-  return test;
+  return buildOrErase(b, loc, mask, buildOffTest);
 }
