@@ -1,4 +1,4 @@
-//===- MaskBounds.cpp - one test for a whole tile of bounds checks --------===//
+//===- MaskBounds.cpp - whole-tile tests of bounds checks -----------------===//
 
 #include "tk/core/Analysis/MaskBounds.h"
 #include "tk/ir/Dialect.h"

@@ -1,5 +1,4 @@
-//===- DotOperands.cpp - where a dot reads its operands
-//--------------------===//
+//===- DotOperands.cpp - where a dot reads its operands -------------------===//
 //
 // The operand layouts of a dot, derived from its accumulator's, and the
 // swizzled workgroup memory an operand waits in when it does not arrive in

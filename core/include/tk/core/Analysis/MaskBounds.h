@@ -1,10 +1,10 @@
-//===- MaskBounds.h - one test for a whole tile of bounds checks --*- C++
-//-*-===//
+//===- MaskBounds.h - whole-tile tests of bounds checks ---------*- C++ -*-===//
 //
 // A load's mask is usually bounds checks: offsets (a range plus a scalar)
 // compared with a size, along each axis, and-ed. Whether the whole tile is
-// in bounds is then one comparison per axis, of the largest offset: a
-// thread can copy its runs without testing each one where that holds, and
+// in bounds is then one comparison per axis, of the largest offset, and
+// whether it is wholly out one of the smallest: a thread can copy (or
+// zero-fill) its runs without testing each one where either holds, and
 // test them only on the tiles at a size's edge.
 //
 //===----------------------------------------------------------------------===//
