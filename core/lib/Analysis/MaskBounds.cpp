@@ -66,35 +66,58 @@ bool matchRange(OpBuilder &b, Location loc, Value offsets, Value &start,
   return lo >= 0 && hi > lo;
 }
 
-Value buildComparisonTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
+/// A bounds check of i32 offsets, `start + [lo, hi) < bound` (`inclusive`:
+/// <=), signed or not; `start` is null for none.
+struct RangeCheck {
+  Value start, bound;
+  int64_t lo = 0, hi = 0;
+  bool isSigned = true, inclusive = false;
+
+  /// `v` in i64, extended as the comparison reads it: in i64 nothing wraps.
+  Value widen(OpBuilder &b, Location loc, Value v) const {
+    Type i64 = b.getI64Type();
+    if (isSigned)
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  }
+  /// start + at, in i64.
+  Value offset(OpBuilder &b, Location loc, int64_t at) const {
+    Value value = arith::ConstantIntOp::create(b, loc, b.getI64Type(), at);
+    return start ? arith::AddIOp::create(b, loc, widen(b, loc, start), value)
+                 : value;
+  }
+};
+
+/// `cmp` as a RangeCheck, or nothing where it is not one.
+std::optional<RangeCheck> matchRangeCheck(OpBuilder &b, Location loc,
+                                          arith::CmpIOp cmp) {
   std::optional<tk::BoundCompare> compare = tk::getBoundCompare(cmp);
   if (!compare)
-    return nullptr;
-  Value lhs = compare->offsets, rhs = compare->bound;
-  bool isSigned = compare->isSigned, inclusive = compare->inclusive;
-  Value start;
-  int64_t lo, hi;
-  if (!matchRange(b, loc, lhs, start, lo, hi))
-    return nullptr;
-  Value bound = getUniformScalar(b, loc, rhs);
-  if (!bound || !bound.getType().isInteger(32) ||
-      (start && !start.getType().isInteger(32)))
+    return std::nullopt;
+  RangeCheck check;
+  check.isSigned = compare->isSigned;
+  check.inclusive = compare->inclusive;
+  if (!matchRange(b, loc, compare->offsets, check.start, check.lo, check.hi))
+    return std::nullopt;
+  check.bound = getUniformScalar(b, loc, compare->bound);
+  if (!check.bound || !check.bound.getType().isInteger(32) ||
+      (check.start && !check.start.getType().isInteger(32)))
+    return std::nullopt;
+  return check;
+}
+
+Value buildComparisonTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
+  std::optional<RangeCheck> check = matchRangeCheck(b, loc, cmp);
+  if (!check)
     return nullptr;
   // In i64 nothing wraps: where start + hi - 1 is below the bound (an i32)
   // no offset wraps in i32 either, and every one is in. Otherwise some
   // offset is out or wraps, and the element-wise tests are the right ones.
-  Type i64 = b.getI64Type();
-  auto widen = [&](Value v) -> Value {
-    if (isSigned)
-      return arith::ExtSIOp::create(b, loc, i64, v);
-    return arith::ExtUIOp::create(b, loc, i64, v);
-  };
-  Value last = arith::ConstantIntOp::create(b, loc, i64, hi - 1);
-  if (start)
-    last = arith::AddIOp::create(b, loc, widen(start), last);
-  return arith::CmpIOp::create(
-      b, loc, inclusive ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt,
-      last, widen(bound));
+  Value last = check->offset(b, loc, check->hi - 1);
+  return arith::CmpIOp::create(b, loc,
+                               check->inclusive ? arith::CmpIPredicate::sle
+                                                : arith::CmpIPredicate::slt,
+                               last, check->widen(b, loc, check->bound));
 }
 
 } // namespace
@@ -152,35 +175,17 @@ Value buildTest(OpBuilder &b, Location loc, Value mask) {
 /// low end plus the start, in i64) is not below the bound, and the last
 /// does not wrap in i32 (where it would, a wrapped offset could be in).
 Value buildComparisonOffTest(OpBuilder &b, Location loc, arith::CmpIOp cmp) {
-  std::optional<tk::BoundCompare> compare = tk::getBoundCompare(cmp);
-  if (!compare)
+  std::optional<RangeCheck> check = matchRangeCheck(b, loc, cmp);
+  if (!check)
     return nullptr;
-  Value start;
-  int64_t lo, hi;
-  if (!matchRange(b, loc, compare->offsets, start, lo, hi))
-    return nullptr;
-  Value bound = getUniformScalar(b, loc, compare->bound);
-  if (!bound || !bound.getType().isInteger(32) ||
-      (start && !start.getType().isInteger(32)))
-    return nullptr;
-  Type i64 = b.getI64Type();
-  auto widen = [&](Value v) -> Value {
-    if (compare->isSigned)
-      return arith::ExtSIOp::create(b, loc, i64, v);
-    return arith::ExtUIOp::create(b, loc, i64, v);
-  };
-  auto offset = [&](int64_t at) -> Value {
-    Value value = arith::ConstantIntOp::create(b, loc, i64, at);
-    return start ? arith::AddIOp::create(b, loc, widen(start), value) : value;
-  };
   using Pred = arith::CmpIPredicate;
-  Value firstOut =
-      arith::CmpIOp::create(b, loc, compare->inclusive ? Pred::sgt : Pred::sge,
-                            offset(lo), widen(bound));
-  int64_t largest = compare->isSigned ? INT32_MAX : UINT32_MAX;
-  Value noWrap =
-      arith::CmpIOp::create(b, loc, Pred::sle, offset(hi - 1),
-                            arith::ConstantIntOp::create(b, loc, i64, largest));
+  Value firstOut = arith::CmpIOp::create(
+      b, loc, check->inclusive ? Pred::sgt : Pred::sge,
+      check->offset(b, loc, check->lo), check->widen(b, loc, check->bound));
+  int64_t largest = check->isSigned ? INT32_MAX : UINT32_MAX;
+  Value noWrap = arith::CmpIOp::create(
+      b, loc, Pred::sle, check->offset(b, loc, check->hi - 1),
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), largest));
   return arith::AndIOp::create(b, loc, firstOut, noWrap);
 }
 

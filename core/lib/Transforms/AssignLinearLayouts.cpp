@@ -126,7 +126,9 @@ public:
     SmallVector<const MatrixIntrinsic *> intrinsics = target.findIntrinsics(
         a.getElementType(), b.getElementType(), accumulator,
         dot.getInputPrecision() != InputPrecision::IEEE);
-    for (bool rowsInOneWarp : {wholeRows, false}) {
+    for (bool rowsInOneWarp : {true, false}) {
+      if (rowsInOneWarp && !wholeRows)
+        continue;
       for (const MatrixIntrinsic *intrinsic : intrinsics) {
         if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0 ||
             a.getDimSize(1) % intrinsic->k != 0 ||
