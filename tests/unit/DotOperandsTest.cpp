@@ -8,7 +8,8 @@
 // land on 8 consecutive elements; and the 8 rows that each ldmatrix phase
 // reads of a fragment (`.trans` for b, whose rows run along n) start in 8
 // different 16-byte groups of the 128 bytes the banks span, so the reads
-// meet no bank conflict.
+// meet no bank conflict. Also wgmma's a in registers against the PTX ISA's
+// fragment.
 //
 //===----------------------------------------------------------------------===//
 
@@ -185,6 +186,48 @@ TEST(DotOperandsTest, LdmatrixRowsOfAFragmentMeetNoBankConflict) {
                                        << matrix << ", warp " << warp;
         }
   }
+}
+
+/// wgmma with a in registers (attention's p·v on 8 warps, BLOCK_M 128,
+/// BLOCK_N 64, head dim 128): each register of a holds the element the PTX
+/// ISA's register fragment of A for .m64nNk16 places there, and that layout
+/// is the accumulator of the scores before it (q·kᵀ, 128x64), so p reaches
+/// the second product without a conversion. b has no register fragment.
+TEST(DotOperandsTest, WarpgroupAInRegistersIsTheScoresAccumulator) {
+  tk::registerAllTargetPresets();
+  std::string error;
+  std::optional<tk::TargetInfo> target =
+      tk::TargetInfo::parse("cuda-sm90a", error);
+  ASSERT_TRUE(target) << error;
+  const tk::MatrixIntrinsic *wgmma = nullptr;
+  for (const tk::MatrixIntrinsic &intrinsic : target->intrinsics)
+    if (intrinsic.name == "wgmma.m64nNk16.f32.f16")
+      wgmma = &intrinsic;
+  ASSERT_NE(wgmma, nullptr);
+  // Warpgroup 1 takes the rows 64 and up.
+  LinearLayout secondWarpgroup = LinearLayout::identity1D(2, "warp", "dim0");
+  auto overWarpgroups = [&](int32_t n) {
+    return take(tk::wgmmaM64AccumulatorLayout(n)) * secondWarpgroup;
+  };
+  LinearLayout output = overWarpgroups(128);
+  LinearLayout scores = overWarpgroups(64);
+  LinearLayout a = take(tk::getMatrixOperandLayout(output, *wgmma, 0, 64));
+  EXPECT_EQ(a, scores);
+  ASSERT_EQ(a.getInDimSize("register"), 32);
+  for (int32_t warp = 0; warp < 8; ++warp)
+    for (int32_t lane = 0; lane < 32; ++lane)
+      for (int32_t reg = 0; reg < 32; ++reg) {
+        int32_t step = reg / 8, i = reg % 8, g = lane / 4, q = lane % 4;
+        auto at = a.apply({{"register", reg}, {"lane", lane}, {"warp", warp}});
+        EXPECT_EQ(at[0].second,
+                  64 * (warp / 4) + 16 * (warp % 4) + g + 8 * ((i / 2) % 2));
+        EXPECT_EQ(at[1].second, 16 * step + 8 * (i / 4) + 2 * q + i % 2);
+      }
+  llvm::Expected<LinearLayout> b =
+      tk::getMatrixOperandLayout(output, *wgmma, 1, 64);
+  ASSERT_FALSE(bool(b));
+  EXPECT_NE(llvm::toString(b.takeError()).find("shared memory itself"),
+            std::string::npos);
 }
 
 } // namespace

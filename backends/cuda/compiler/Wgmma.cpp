@@ -184,6 +184,67 @@ HeldLayout warpgroupTiles(int64_t m, int64_t n, int64_t numThreads) {
 void unpackFragment(OpBuilder &b, Location loc, Value fragment,
                     SmallVectorImpl<Value> &values);
 
+/// 16-bit `elements` (f16 or bf16) in pairs, as the 32-bit registers wgmma
+/// reads a from: the first of each pair in the low half.
+SmallVector<Value> packHalves(OpBuilder &b, Location loc, ValueRange elements) {
+  SmallVector<Value> packed;
+  if (elements.empty())
+    return packed;
+  auto halves = VectorType::get({2}, elements.front().getType());
+  auto position = [&](int64_t i) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), i);
+  };
+  for (size_t i = 0; i + 1 < elements.size(); i += 2) {
+    Value vector = LLVM::PoisonOp::create(b, loc, halves);
+    vector =
+        LLVM::InsertElementOp::create(b, loc, vector, elements[i], position(0));
+    vector = LLVM::InsertElementOp::create(b, loc, vector, elements[i + 1],
+                                           position(1));
+    packed.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), vector));
+  }
+  return packed;
+}
+
+/// One wgmma.mma_async m64`width`k16 with a in registers (`a`: its four
+/// packed registers) and b through `descB`, on the accumulators `fragment`
+/// (tied in and out); not yet committed. Without `scaleD` the product
+/// ignores the accumulators. Inline assembly: NVVM's op takes descriptors
+/// only.
+Value issueWgmmaRegisterA(OpBuilder &b, Location loc, Value fragment,
+                          ValueRange a, Value descB, int64_t width, bool bf16,
+                          bool kMajorB, bool scaleD) {
+  std::string type = bf16 ? "bf16" : "f16";
+  int64_t outs =
+      cast<LLVM::LLVMStructType>(fragment.getType()).getBody().size();
+  auto operand = [](int64_t i) { return "$" + std::to_string(i); };
+  std::string registers;
+  for (int64_t i = 0; i < outs; ++i)
+    registers += (i ? ", " : "") + operand(i);
+  // p is scale-d: 0 makes the product ignore the accumulators.
+  std::string asmText =
+      "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::string(scaleD ? "1" : "0") +
+      ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(width) +
+      "k16.f32." + type + "." + type + " {" + registers + "}, {" +
+      operand(outs) + ", " + operand(outs + 1) + ", " + operand(outs + 2) +
+      ", " + operand(outs + 3) + "}, " + operand(outs + 4) + ", p, 1, 1, " +
+      (kMajorB ? "0" : "1") + ";\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < outs; ++i)
+    constraints += (i ? ",=f" : "=f");
+  constraints += ",r,r,r,r,l";
+  for (int64_t i = 0; i < outs; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(a);
+  operands.push_back(descB);
+  unpackFragment(b, loc, fragment, operands);
+  return LLVM::InlineAsmOp::create(
+             b, loc, fragment.getType(), operands, asmText, constraints,
+             /*has_side_effects=*/true,
+             /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
 /// The shape of a product wgmma takes, and the helpers that emit it; every
 /// thread of the program runs them.
 class WarpgroupProduct {
@@ -324,62 +385,20 @@ public:
   /// {(g, 2q), (g + 8, 2q), (g, 8 + 2q), (g + 8, 8 + 2q)}, two halves each,
   /// the lower column in the low half).
   SmallVector<Value> packRegisterA(ValueRange a) {
-    auto halves = VectorType::get({2}, elementType);
-    SmallVector<Value> packed;
-    for (size_t i = 0; i + 1 < a.size(); i += 2) {
-      Value vector = LLVM::PoisonOp::create(b, loc, halves);
-      vector = LLVM::InsertElementOp::create(b, loc, vector, a[i], constI32(0));
-      vector =
-          LLVM::InsertElementOp::create(b, loc, vector, a[i + 1], constI32(1));
-      packed.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), vector));
-    }
-    return packed;
+    return packHalves(b, loc, a);
   }
 
   /// The K/16 wgmma of the tile at `origin` on `fragment`, A from the
-  /// registers packRegisterA made; not yet committed. (wgmma.mma_async with
-  /// A in registers has no NVVM op: inline assembly, the accumulators tied
-  /// in and out.)
+  /// registers packRegisterA made; not yet committed.
   Value issueRegisterA(Value fragment, std::pair<Value, Value> origin,
                        ValueRange packedA, bool zeroInit = false) {
     Value descB = descriptor(stagedB, 1, origin.second);
-    std::string type = elementType.isBF16() ? "bf16" : "f16";
-    int64_t outs =
-        cast<LLVM::LLVMStructType>(fragment.getType()).getBody().size();
-    auto operand = [](int64_t i) { return "$" + std::to_string(i); };
-    std::string registers;
-    for (int64_t i = 0; i < outs; ++i)
-      registers += (i ? ", " : "") + operand(i);
-    // p is scale-d: 0 makes the step ignore the accumulator.
-    auto asmText = [&](bool scaleD) {
-      return "{\n.reg .pred p;\nsetp.ne.b32 p, " +
-             std::string(scaleD ? "1" : "0") +
-             ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(width) +
-             "k16.f32." + type + "." + type + " {" + registers + "}, {" +
-             operand(outs) + ", " + operand(outs + 1) + ", " +
-             operand(outs + 2) + ", " + operand(outs + 3) + "}, " +
-             operand(outs + 4) + ", p, 1, 1, " + (kMajorB ? "0" : "1") + ";\n}";
-    };
-    std::string constraints;
-    for (int64_t i = 0; i < outs; ++i)
-      constraints += (i ? ",=f" : "=f");
-    constraints += ",r,r,r,r,l";
-    for (int64_t i = 0; i < outs; ++i)
-      constraints += "," + std::to_string(i);
-    for (int64_t step = 0; step < k / kTileK; ++step) {
-      SmallVector<Value> operands(packedA.slice(4 * step, 4));
-      operands.push_back(arith::AddIOp::create(
-          b, loc, descB, constI64(stepBytes(1, step) >> 4)));
-      unpackFragment(b, loc, fragment, operands);
-      fragment =
-          LLVM::InlineAsmOp::create(
-              b, loc, fragment.getType(), operands,
-              asmText(!(zeroInit && step == 0)), constraints,
-              /*has_side_effects=*/true,
-              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-              LLVM::AsmDialectAttr(), ArrayAttr())
-              .getResult(0);
-    }
+    for (int64_t step = 0; step < k / kTileK; ++step)
+      fragment = issueWgmmaRegisterA(
+          b, loc, fragment, packedA.slice(4 * step, 4),
+          arith::AddIOp::create(b, loc, descB,
+                                constI64(stepBytes(1, step) >> 4)),
+          width, elementType.isBF16(), kMajorB, !(zeroInit && step == 0));
     return fragment;
   }
 
@@ -734,14 +753,36 @@ FailureOr<SmallVector<SmallVector<Value>>> WgmmaUnit::emitWarpgroupProducts(
   MLIRContext *ctx = b.getContext();
   auto type = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(n / 2, b.getF32Type()));
+  // a in registers: packed before the fence, as every register its
+  // products read (packed between two wgmma, ptxas fences there: C7519).
+  bool aInRegisters = !a.buffer;
+  SmallVector<SmallVector<SmallVector<Value>>> packedA;
+  for (const WarpgroupTile &tile : tiles) {
+    if (int64_t(tile.accumulator.size()) != n / 2 ||
+        (aInRegisters ? tile.aFragments.size() : tile.aStarts.size()) !=
+            tile.bStarts.size())
+      return failure();
+    packedA.emplace_back();
+    for (ValueRange fragment : tile.aFragments) {
+      if (fragment.size() != 8)
+        return failure();
+      packedA.back().push_back(packHalves(b, loc, fragment));
+    }
+  }
   // The accumulators were last written by ordinary instructions.
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   SmallVector<Value> fragments;
-  for (const WarpgroupTile &tile : tiles) {
-    if (int64_t(tile.accumulator.size()) != n / 2 ||
-        tile.aStarts.size() != tile.bStarts.size())
-      return failure();
+  for (auto [tile, packed] : llvm::zip_equal(tiles, packedA)) {
     Value fragment = packFragment(b, loc, type, tile.accumulator);
+    if (aInRegisters) {
+      for (auto [registers, bStart] : llvm::zip_equal(packed, tile.bStarts))
+        fragment = issueWgmmaRegisterA(
+            b, loc, fragment, registers,
+            matrixDescriptor(b, loc, bOperand, bStart), n,
+            input == NVVM::WGMMATypes::bf16, bOperand.kMajor, true);
+      fragments.push_back(fragment);
+      continue;
+    }
     for (auto [aStart, bStart] : llvm::zip_equal(tile.aStarts, tile.bStarts))
       fragment = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, type, fragment, matrixDescriptor(b, loc, a, aStart),

@@ -1,9 +1,9 @@
 //===- Wgmma.h - tk.dot on NVIDIA warpgroup MMA (sm_90a) --------*- C++ -*-===//
 //
 // The CUDA backend's tk::MatrixUnit for sm_90a: warpgroup-level
-// wgmma.mma_async m64nNk16 (fp16 and bf16 into fp32) with both operands read
-// from shared memory through matrix descriptors. Products it cannot take go
-// to mma.sync.
+// wgmma.mma_async m64nNk16 (fp16 and bf16 into fp32) with b read from
+// shared memory through a matrix descriptor and a through one or from
+// registers. Products it cannot take go to mma.sync.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,10 +49,11 @@ public:
                       const HeldProduct &product, const HeldProduct &from,
                       mlir::ValueRange aElements, mlir::Value b,
                       mlir::ValueRange registers) const override;
-  /// The register pipeline's warpgroup products: wgmma.mma_async on
-  /// operands read through matrix descriptors (32, 64 or 128-byte
-  /// swizzles), one commit group for all tiles, then wgmma.wait_group
-  /// `pending` through the accumulators (emitWarpgroupWait).
+  /// The register pipeline's warpgroup products: wgmma.mma_async on b
+  /// read through a matrix descriptor (32, 64 or 128-byte swizzles) and a
+  /// through one or from registers, one commit group for all tiles, then
+  /// wgmma.wait_group `pending` through the accumulators
+  /// (emitWarpgroupWait).
   mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<mlir::Value>>>
   emitWarpgroupProducts(mlir::OpBuilder &builder, mlir::Location loc,
                         const MatrixIntrinsic &intrinsic, int64_t n,

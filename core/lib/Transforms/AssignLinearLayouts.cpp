@@ -154,18 +154,21 @@ public:
   /// warpgroups: 64 rows by `width` columns an instruction, the widest
   /// (up to 256) that still gives every warpgroup a tile, then tiled as
   /// warp fragments are. Only for dots of 16-bit elements (wgmma reads an
-  /// MN-major b of those only) whose operands are both loaded: an operand
-  /// computed in registers (attention's p) would be written to workgroup
-  /// memory on every trip, so those dots keep warp intrinsics until wgmma
-  /// takes a from registers.
+  /// MN-major b of those only) whose b is loaded, possibly transposed
+  /// (attention's k): wgmma reads b from workgroup memory, so b computed
+  /// in registers would be written there on every trip. a may be either:
+  /// wgmma reads it through a descriptor or in registers
+  /// (tk-dot-operand-layouts).
   LinearLayoutAttr forWarpgroupDot(DotOp dot, Type accumulator,
                                    const MatrixIntrinsic *&chosen) const {
     auto a = cast<RankedTensorType>(dot.getA().getType());
     auto b = cast<RankedTensorType>(dot.getB().getType());
     int64_t rows = a.getDimSize(0), cols = b.getDimSize(1);
+    Value loaded = dot.getB();
+    if (auto trans = loaded.getDefiningOp<TransOp>())
+      loaded = trans.getSrc();
     if (numWarps % 4 != 0 || a.getElementTypeBitWidth() != 16 ||
-        !dot.getA().getDefiningOp<LoadOp>() ||
-        !dot.getB().getDefiningOp<LoadOp>())
+        !loaded.getDefiningOp<LoadOp>())
       return {};
     int64_t warpgroups = numWarps / 4;
     for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(

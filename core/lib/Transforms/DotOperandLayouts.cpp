@@ -70,9 +70,12 @@ struct DotOperandLayoutsPass
         return WalkResult::advance();
       int64_t depth =
           cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+      bool warpgroup = intrinsic->scope == MatrixScope::Warpgroup;
       for (unsigned opIdx : {0u, 1u}) {
-        // The intrinsic reads this operand from shared memory itself.
-        if (!(opIdx == 0 ? intrinsic->aLayout : intrinsic->bLayout))
+        // The intrinsic reads this operand from shared memory itself (wgmma
+        // reads b so, and a where it does not convert in registers).
+        if (warpgroup ? opIdx == 1
+                      : !(opIdx == 0 ? intrinsic->aLayout : intrinsic->bLayout))
           continue;
         llvm::Expected<LinearLayout> layout = getMatrixOperandLayout(
             accumulator.getLinearLayout(), *intrinsic, opIdx, depth);

@@ -250,12 +250,15 @@ void pipeline(scf::ForOp loop) {
 //===----------------------------------------------------------------------===//
 
 /// A load whose tile fills a ring: it is operand `opIdx` of `dot`, alone or
-/// through one tkw.convert_layout (`convert`), and the dot reads it in
-/// `fragments` from the ring's slot.
+/// through one tkw.convert_layout (`convert`), or through one tk.trans
+/// (`trans`: a warpgroup dot reads the transposed slot in place), and the
+/// dot reads it in `fragments` from the ring's slot (the slot's own shape
+/// where it is transposed).
 struct RingCandidate {
   tk::LoadOp load;
   SmallVector<Operation *> slice;
   tkw::ConvertLayoutOp convert;
+  tk::TransOp trans;
   tk::DotOp dot;
   unsigned opIdx = 0;
   tk::MatrixIntrinsic intrinsic;
@@ -279,23 +282,32 @@ bool isZero(Value value) {
   return false;
 }
 
-/// The dot operand `load` alone feeds, and the conversion between them.
-std::optional<std::pair<OpOperand *, tkw::ConvertLayoutOp>>
-getDotOperand(tk::LoadOp load) {
-  Value value = load.getResult();
+/// The dot operand `load` alone feeds, and the conversion or transpose
+/// between them.
+struct DotOperandUse {
+  OpOperand *operand;
   tkw::ConvertLayoutOp convert;
+  tk::TransOp trans;
+};
+std::optional<DotOperandUse> getDotOperand(tk::LoadOp load) {
+  Value value = load.getResult();
+  DotOperandUse use;
   if (!value.hasOneUse())
     return std::nullopt;
-  if ((convert = dyn_cast<tkw::ConvertLayoutOp>(*value.user_begin()))) {
-    value = convert.getResult();
-    if (!value.hasOneUse())
-      return std::nullopt;
-  }
-  OpOperand &use = *value.use_begin();
-  auto dot = dyn_cast<tk::DotOp>(use.getOwner());
-  if (!dot || use.getOperandNumber() > 1 || dot->getBlock() != load->getBlock())
+  Operation *user = *value.user_begin();
+  if ((use.convert = dyn_cast<tkw::ConvertLayoutOp>(user)))
+    value = use.convert.getResult();
+  else if ((use.trans = dyn_cast<tk::TransOp>(user)))
+    value = use.trans.getResult();
+  if (!value.hasOneUse())
     return std::nullopt;
-  return std::make_pair(&use, convert);
+  use.operand = &*value.use_begin();
+  auto dot = dyn_cast<tk::DotOp>(use.operand->getOwner());
+  if (!dot || use.operand->getOperandNumber() > 1 ||
+      dot->getBlock() != load->getBlock() ||
+      (use.trans && use.trans->getBlock() != load->getBlock()))
+    return std::nullopt;
+  return use;
 }
 
 /// The ring `load` can fill for `target`, where it can.
@@ -306,12 +318,11 @@ getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
       load.getIsVolatile() || !tile.getElementType().isIntOrFloat() ||
       (load.getOther() && !isZero(load.getOther())))
     return std::nullopt;
-  std::optional<std::pair<OpOperand *, tkw::ConvertLayoutOp>> operand =
-      getDotOperand(load);
+  std::optional<DotOperandUse> operand = getDotOperand(load);
   if (!operand)
     return std::nullopt;
-  auto dot = cast<tk::DotOp>(operand->first->getOwner());
-  unsigned opIdx = operand->first->getOperandNumber();
+  auto dot = cast<tk::DotOp>(operand->operand->getOwner());
+  unsigned opIdx = operand->operand->getOperandNumber();
   llvm::Expected<tk::DotOperandPlan> plan = tk::planDotOperands(dot, &target);
   if (!plan) {
     llvm::consumeError(plan.takeError());
@@ -331,10 +342,16 @@ getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
   Attribute layout;
   if (const std::optional<tk::DescriptorOperand> &descriptor =
           plan->descriptors[opIdx]) {
-    // A warpgroup dot reads the slot where it lies, through a descriptor.
-    layout =
-        tkw::NvmmaSharedAttr::get(ctx, descriptor->swizzleBytes,
-                                  {descriptor->order[0], descriptor->order[1]});
+    // A warpgroup dot reads the slot where it lies, through a descriptor;
+    // a transposed slot in the order the dot reads, carried back to the
+    // slot's dimensions.
+    std::array<int64_t, 2> order = {descriptor->order[0], descriptor->order[1]};
+    if (operand->trans)
+      for (int64_t &dim : order)
+        dim = operand->trans.getOrder()[dim];
+    layout = tkw::NvmmaSharedAttr::get(ctx, descriptor->swizzleBytes, order);
+  } else if (operand->trans) {
+    return std::nullopt;
   } else {
     llvm::Expected<tk::OperandSwizzle> swizzle = tk::getOperandSwizzle(
         tile.getShape(), bytes, *source, plan->fragments[opIdx],
@@ -358,13 +375,19 @@ getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
     return std::nullopt;
   RingCandidate candidate;
   candidate.load = load;
-  candidate.convert = operand->second;
+  candidate.convert = operand->convert;
+  candidate.trans = operand->trans;
   candidate.dot = dot;
   candidate.opIdx = opIdx;
   candidate.intrinsic = *plan->intrinsic;
-  candidate.fragments = RankedTensorType::get(
-      tile.getShape(), tile.getElementType(),
-      tkw::LinearLayoutAttr::get(ctx, plan->fragments[opIdx]));
+  // A transposed slot is read in the load's layout, which the transpose
+  // carries to the dot's.
+  candidate.fragments =
+      operand->trans
+          ? tile
+          : RankedTensorType::get(
+                tile.getShape(), tile.getElementType(),
+                tkw::LinearLayoutAttr::get(ctx, plan->fragments[opIdx]));
   candidate.ring = ring;
   return candidate;
 }
@@ -528,10 +551,17 @@ void readRingOperands(OpBuilder &b, tk::DotOp dot,
           tkw::LinearLayoutAttr::get(b.getContext(), *layout)));
     }
   if (!split) {
-    for (auto [candidate, ring] : llvm::zip_equal(reads, rings))
+    for (auto [candidate, ring] : llvm::zip_equal(reads, rings)) {
+      if (tk::TransOp trans = candidate->trans) {
+        OpBuilder atTrans(trans);
+        trans.getSrcMutable().assign(tkw::LocalLoadOp::create(
+            atTrans, loc, candidate->fragments, ring, slot));
+        continue;
+      }
       dot->setOperand(
           candidate->opIdx,
           tkw::LocalLoadOp::create(b, loc, candidate->fragments, ring, slot));
+    }
     return;
   }
   Value sum = dot.getAcc();

@@ -143,12 +143,40 @@ planDescriptorOperands(DotOp dot, const LinearLayout &acc,
                        std::array<const LinearLayout *, 2> operands,
                        DotOperandPlan plan);
 
+/// Operand a of a warpgroup intrinsic (wgmma) in registers: each k step's
+/// fragment is the intrinsic's accumulator fragment of a product k wide
+/// (PTX ISA: .m64nNk16's register fragment of A is D's of N = 16), tiled as
+/// the accumulator tiles its instructions.
+llvm::Expected<LinearLayout>
+warpgroupOperandLayout(const LinearLayout &accumulator,
+                       const MatrixIntrinsic &intrinsic, unsigned opIdx,
+                       int64_t depth) {
+  if (opIdx != 0)
+    return makeError(intrinsic.name +
+                     " reads operand b from shared memory itself");
+  llvm::Expected<int64_t> width = getWarpgroupWidth(accumulator);
+  if (!width)
+    return width.takeError();
+  llvm::Expected<LinearLayout> accFragment =
+      intrinsic.accLayout.toLinearLayout(intrinsic.m, *width);
+  if (!accFragment)
+    return accFragment.takeError();
+  llvm::Expected<LinearLayout> fragment =
+      intrinsic.accLayout.toLinearLayout(intrinsic.m, intrinsic.k);
+  if (!fragment)
+    return fragment.takeError();
+  return tileFragment(accumulator, accFragment->getInDimSizeLog2(kRegisterDim),
+                      *fragment, opIdx, depth);
+}
+
 } // namespace
 
 llvm::Expected<LinearLayout>
 tk::getMatrixOperandLayout(const LinearLayout &accumulator,
                            const MatrixIntrinsic &intrinsic, unsigned opIdx,
                            int64_t depth) {
+  if (intrinsic.scope == MatrixScope::Warpgroup)
+    return warpgroupOperandLayout(accumulator, intrinsic, opIdx, depth);
   const std::optional<FragmentLayout> &operand =
       opIdx == 0 ? intrinsic.aLayout : intrinsic.bLayout;
   if (!operand)
@@ -270,6 +298,16 @@ tk::getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
                               int32_t(swizzle->maxPhase), swizzle->order);
 }
 
+warp::LocalLoadOp tk::getSlotRead(Value operand,
+                                  ArrayRef<int32_t> *transposed) {
+  if (auto trans = operand.getDefiningOp<TransOp>()) {
+    if (transposed)
+      *transposed = trans.getOrder();
+    operand = trans.getSrc();
+  }
+  return operand.getDefiningOp<warp::LocalLoadOp>();
+}
+
 llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
                                                    const TargetInfo *target) {
   auto layoutOf = [](Type type) -> const LinearLayout * {
@@ -359,6 +397,18 @@ planDescriptorOperands(DotOp dot, const LinearLayout &acc,
   for (unsigned opIdx : {0u, 1u}) {
     auto type = cast<RankedTensorType>(opIdx == 0 ? dot.getA().getType()
                                                   : dot.getB().getType());
+    // a arrives in its register fragments (tk-dot-operand-layouts converted
+    // it): no descriptor, no scratch.
+    if (opIdx == 0) {
+      llvm::Expected<LinearLayout> registers = warpgroupOperandLayout(
+          acc, *plan.intrinsic, opIdx, type.getDimSize(1));
+      if (!registers)
+        return registers.takeError();
+      if (*registers == *operands[opIdx]) {
+        plan.fragments[opIdx] = std::move(*registers);
+        continue;
+      }
+    }
     int64_t bytes =
         std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
     llvm::Expected<DescriptorOperand> operand = getDescriptorOperand(
@@ -374,15 +424,21 @@ planDescriptorOperands(DotOp dot, const LinearLayout &acc,
     plan.fragments[opIdx] = *operands[opIdx];
     plan.shared[opIdx] = std::move(*shared);
     plan.descriptors[opIdx] = *operand;
-    // A whole slot of a ring in this layout is read where it lies.
-    if (auto load = (opIdx == 0 ? dot.getA() : dot.getB())
-                        .getDefiningOp<warp::LocalLoadOp>()) {
+    // A whole slot of a ring in this layout is read where it lies, also
+    // transposed: its order, carried back to the slot's dimensions, is the
+    // slot's.
+    ArrayRef<int32_t> transposed;
+    if (auto load =
+            getSlotRead(opIdx == 0 ? dot.getA() : dot.getB(), &transposed)) {
       auto nvmma =
           dyn_cast<warp::NvmmaSharedAttr>(load.getRing().getType().getLayout());
+      SmallVector<int64_t> order = {operand->order[0], operand->order[1]};
+      if (!transposed.empty())
+        for (int64_t &dim : order)
+          dim = transposed[dim];
       if (load.getOffsets().empty() && nvmma &&
           nvmma.getSwizzle() == operand->swizzleBytes &&
-          nvmma.getOrder() ==
-              ArrayRef<int64_t>{operand->order[0], operand->order[1]}) {
+          nvmma.getOrder() == ArrayRef<int64_t>(order)) {
         plan.inPlace[opIdx] = true;
         continue;
       }

@@ -14,6 +14,7 @@
 #include "tk/core/Layout/LinearLayout.h"
 #include "tk/core/TargetInfo.h"
 
+#include "mlir/IR/Value.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -21,14 +22,18 @@
 
 namespace tk {
 class DotOp;
+namespace warp {
+class LocalLoadOp;
+} // namespace warp
 
 /// Operand `opIdx` (0: a, m x k; 1: b, k x n) of a dot whose accumulator
 /// layout is `accumulator`, computed by `intrinsic`: the intrinsic's operand
 /// fragment, tiled over registers and warps as the accumulator tiles its
-/// own fragment, and repeated along k in further registers. An error where
-/// the intrinsic reads the operand from shared memory itself (it has no
-/// fragment) or the accumulator's tiling moves along rows and columns at
-/// once.
+/// own fragment, and repeated along k in further registers. A warpgroup
+/// intrinsic (wgmma) takes a in registers in its accumulator's fragment of
+/// a product k wide. An error where the intrinsic reads the operand from
+/// shared memory itself (it has no fragment) or the accumulator's tiling
+/// moves along rows and columns at once.
 llvm::Expected<LinearLayout>
 getMatrixOperandLayout(const LinearLayout &accumulator,
                        const MatrixIntrinsic &intrinsic, unsigned opIdx,
@@ -80,10 +85,11 @@ struct DotOperandPlan {
   /// scratch's size.
   std::array<int64_t, 2> sharedOffset = {0, 0};
   int64_t sharedBytes = 0;
-  /// For a warpgroup intrinsic: both operands are read from workgroup
-  /// memory through descriptors (`shared` is their nvmma layout, the
-  /// offsets 1024-byte aligned), and `width` is the columns of one
-  /// instruction.
+  /// For a warpgroup intrinsic: b, and a unless it arrives in its register
+  /// fragments (getMatrixOperandLayout; then it has no descriptor), are
+  /// read from workgroup memory through descriptors (`shared` is their
+  /// nvmma layout, the offsets 1024-byte aligned), and `width` is the
+  /// columns of one instruction.
   std::array<std::optional<DescriptorOperand>, 2> descriptors;
   int64_t width = 0;
   /// Per operand of a warpgroup intrinsic: a whole slot of a ring already
@@ -95,6 +101,11 @@ struct DotOperandPlan {
 /// The alignment in bytes of the workgroup memory that holds a tile read
 /// through matrix descriptors: the 128-byte swizzle repeats every 1024.
 inline constexpr int64_t kDescriptorAlignment = 1024;
+
+/// The ring slot read that a dot operand is, directly or through one
+/// tk.trans (whose order goes to `transposed`); null for any other value.
+warp::LocalLoadOp getSlotRead(mlir::Value operand,
+                              llvm::ArrayRef<int32_t> *transposed = nullptr);
 
 /// The plan of `dot`, whose tiles have #tkw.linear layouts and whose
 /// function records `tkw.target` (`target` is that target, parsed, or

@@ -1,6 +1,7 @@
 //===- WarpgroupDot.cpp - tk.dot on a warpgroup intrinsic (wgmma) ---------===//
 //
-// A warpgroup intrinsic reads both operands from workgroup memory through
+// A warpgroup intrinsic reads b, and a unless a arrives in its register
+// fragments (attention's p and q), from workgroup memory through
 // descriptors, in the nvmma layouts the dot's plan chose (DotOperands.h).
 // An operand that tk-pipeline-loads made a ring's slot in that layout is
 // read where it lies; any other is first written to the dot's scratch by
@@ -26,6 +27,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <optional>
 #include <set>
 
 using namespace mlir;
@@ -68,16 +70,29 @@ Value warpgroupOffset(OpBuilder &b, Location loc, Value warp,
 bool isReadInPlace(warp::LocalLoadOp load) {
   if (load->use_empty())
     return false;
+  // Through one transpose (attention's k).
+  SmallVector<OpOperand *> uses;
   for (OpOperand &use : load->getUses()) {
-    auto dot = dyn_cast<tk::DotOp>(use.getOwner());
-    if (!dot || use.getOperandNumber() > 1)
+    auto trans = dyn_cast<tk::TransOp>(use.getOwner());
+    if (!trans) {
+      uses.push_back(&use);
+      continue;
+    }
+    if (trans->use_empty())
+      return false;
+    for (OpOperand &transUse : trans->getUses())
+      uses.push_back(&transUse);
+  }
+  for (OpOperand *use : uses) {
+    auto dot = dyn_cast<tk::DotOp>(use->getOwner());
+    if (!dot || use->getOperandNumber() > 1)
       return false;
     llvm::Expected<DotOperandPlan> plan = planDotOperands(dot, nullptr);
     if (!plan) {
       llvm::consumeError(plan.takeError());
       return false;
     }
-    if (!plan->inPlace[use.getOperandNumber()])
+    if (!plan->inPlace[use->getOperandNumber()])
       return false;
   }
   return true;
@@ -102,7 +117,10 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
   std::array<Value, 2> bases;
   std::array<LinearLayout, 2> inverses;
   bool written = false;
+  bool aInRegisters = !plan.descriptors[0];
   for (unsigned opIdx : {0u, 1u}) {
+    if (opIdx == 0 && aInRegisters)
+      continue;
     Value operand = opIdx == 0 ? op.getA() : op.getB();
     auto type = cast<RankedTensorType>(operand.getType());
     int64_t bytes =
@@ -123,7 +141,7 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
     operands[opIdx].atomColumnBytes =
         type.getDimSize(descriptor.order[1]) * descriptor.swizzleBytes;
     if (plan.inPlace[opIdx]) {
-      auto load = operand.getDefiningOp<warp::LocalLoadOp>();
+      warp::LocalLoadOp load = getSlotRead(operand);
       Value ring = rewriter.getRemappedValue(load.getRing());
       Value slot = rewriter.getRemappedValue(load.getSlot());
       if (!ring || !slot)
@@ -167,7 +185,7 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
   SmallVector<std::pair<int32_t, int32_t>> aParts, bParts;
   for (int32_t bit = 2; bit < warpBits; ++bit) {
     std::vector<int32_t> basis = acc.getBasis(kWarpDim, bit);
-    if (basis[0])
+    if (basis[0] && !aInRegisters)
       aParts.push_back({bit, offsetOf(inverses[0], basis[0], 0)});
     if (basis[1])
       bParts.push_back({bit, offsetOf(inverses[1], 0, basis[1])});
@@ -186,6 +204,18 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
     return error("products left running (tkw.pending) need a non-negative "
                  "count and an f32 accumulator");
   RegisterIndex accIndex(acc);
+  // a in registers: each k step's block is the accumulator fragment of a
+  // product k wide, which the thread finds as it finds its tiles.
+  std::optional<RegisterIndex> aIndex;
+  LinearLayout aFragment;
+  if (aInRegisters) {
+    llvm::Expected<LinearLayout> layout =
+        intrinsic.accLayout.toLinearLayout(m, intrinsic.k);
+    if (!layout)
+      return error(llvm::toString(layout.takeError()));
+    aFragment = std::move(*layout);
+    aIndex.emplace(plan.fragments[0]);
+  }
   SmallVector<Value> results(accValues.begin(), accValues.end());
   SmallVector<SmallVector<int32_t>> tileRegisters;
   SmallVector<MatrixUnit::WarpgroupTile> tiles;
@@ -207,12 +237,22 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
                        rewriter, loc, rewriter.getF32Type(), results[held]))
                  : results[held]);
     for (int64_t k = 0; k < depth; k += intrinsic.k) {
-      Value aOffset = warpgroupOffset(rewriter, loc, thread.warp, aParts,
-                                      offsetOf(inverses[0], row, int32_t(k)));
+      if (aInRegisters) {
+        std::optional<SmallVector<int32_t>> held =
+            gatherFragment(*aIndex, aFragment, row, int32_t(k));
+        if (!held)
+          return error("a block of a not in the thread's registers");
+        tile.aFragments.emplace_back();
+        for (int32_t reg : *held)
+          tile.aFragments.back().push_back(aValues[reg]);
+      } else {
+        Value aOffset = warpgroupOffset(rewriter, loc, thread.warp, aParts,
+                                        offsetOf(inverses[0], row, int32_t(k)));
+        tile.aStarts.push_back(
+            arith::AddIOp::create(rewriter, loc, bases[0], aOffset));
+      }
       Value bOffset = warpgroupOffset(rewriter, loc, thread.warp, bParts,
                                       offsetOf(inverses[1], int32_t(k), col));
-      tile.aStarts.push_back(
-          arith::AddIOp::create(rewriter, loc, bases[0], aOffset));
       tile.bStarts.push_back(
           arith::AddIOp::create(rewriter, loc, bases[1], bOffset));
     }

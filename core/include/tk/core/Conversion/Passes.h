@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace tk {
 
@@ -262,7 +263,8 @@ public:
   /// workgroup memory: a tile of `buffer` (a 1-D memref) laid out by
   /// nvmmaSharedLayout with `swizzleBytes`, contiguous along k
   /// (`kMajor`) or along m or n, whose columns of atoms lie
-  /// `atomColumnBytes` apart.
+  /// `atomColumnBytes` apart. Without a buffer, operand a is in registers
+  /// (WarpgroupTile::aFragments).
   struct WarpgroupOperand {
     mlir::Value buffer;
     int64_t swizzleBytes = 128;
@@ -273,9 +275,13 @@ public:
   /// intrinsic, the element of each operand's buffer (i32) where the
   /// instruction's block of it starts (a: its 64 rows, b: its `n`
   /// columns); and this thread's accumulator registers of the tile in the
-  /// intrinsic's fragment order.
+  /// intrinsic's fragment order. Where a is in registers, `aFragments`
+  /// replaces `aStarts`: for each k step, this thread's elements of a's
+  /// block in the order of the intrinsic's accumulator fragment of a
+  /// product k wide.
   struct WarpgroupTile {
     llvm::SmallVector<mlir::Value> aStarts, bStarts;
+    std::vector<llvm::SmallVector<mlir::Value, 8>> aFragments;
     llvm::SmallVector<mlir::Value> accumulator;
   };
   /// The register pipeline's hook for warpgroup intrinsics (wgmma): every
