@@ -4,7 +4,8 @@
 // per run: a row-major tile whose unit inner stride and 16-element row stride
 // are known is proven contiguous and 16-byte aligned in runs of 8 f16;
 // unknown strides, an odd offset or a strided column axis prove nothing. A
-// loop's pointer walk keeps what its start and its step both prove.
+// loop's pointer walk keeps what its start and its step both prove. A tile
+// loaded transposed has those facts along its first dimension.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +81,19 @@ protected:
     return facts.value_or(tk::AxisFacts{});
   }
 
+  /// The facts of the pointer of the only tk.load in `body` along its
+  /// first dimension (getAxisFactsAlong).
+  tk::AxisFacts loadFactsAlongRows(const std::string &body) {
+    loadFacts(body);
+    std::optional<tk::AxisFacts> facts;
+    if (module)
+      module->walk([&](tk::LoadOp load) {
+        facts = tk::getAxisFactsAlong(load.getPtr(), 0);
+      });
+    EXPECT_TRUE(facts.has_value());
+    return facts.value_or(tk::AxisFacts{});
+  }
+
   /// Runs of 8 f16 (16 bytes) contiguous and 16-byte aligned.
   static bool copiesIn16Bytes(const tk::AxisFacts &facts) {
     return tk::runsAreContiguousAndAligned(facts, 8, 2, 16);
@@ -138,6 +152,42 @@ TEST_F(AxisFactsTest, UnknownColumnStrideProvesNoContiguity) {
   tk::AxisFacts facts = loadFacts(rowMajor("%stride", "%any"));
   EXPECT_EQ(facts.contiguity, 1);
   EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+// A tile loaded transposed (attention's k: rows of d, columns of keys
+// `stride` apart) runs down its columns: along its first dimension the
+// facts are those a row-major tile has along its last; along its last,
+// none.
+TEST_F(AxisFactsTest, ATransposedTileRunsAlongItsFirstDimension) {
+  std::string transposed = rowMajor("%one", "%stride");
+  tk::AxisFacts rows = loadFactsAlongRows(transposed);
+  EXPECT_EQ(rows.contiguity, 64);
+  EXPECT_EQ(rows.divisibility, 16);
+  EXPECT_TRUE(copiesIn16Bytes(rows));
+  EXPECT_EQ(loadFacts(transposed).contiguity, 1);
+  // Down a row-major tile's columns nothing runs, and since its columns
+  // differ by one element, every address is only known 2-byte aligned.
+  tk::AxisFacts rowMajorRows = loadFactsAlongRows(rowMajor("%stride", "%one"));
+  EXPECT_EQ(rowMajorRows.contiguity, 1);
+  EXPECT_EQ(rowMajorRows.divisibility, 2);
+}
+
+// tk.trans carries the facts of the dimension it moves.
+TEST_F(AxisFactsTest, TransposeCarriesTheFactsOfTheDimensionItMoves) {
+  std::string body =
+      "  %rs = tk.splat %stride : i32 -> tensor<64x1xi32>\n"
+      "  %ro = arith.muli %rows, %rs : tensor<64x1xi32>\n"
+      "  %rb = tk.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>\n"
+      "  %cb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>\n"
+      "  %off = arith.addi %rb, %cb : tensor<64x64xi32>\n"
+      "  %t = tk.trans %off {order = array<i32: 1, 0>} : tensor<64x64xi32> "
+      "-> tensor<64x64xi32>\n"
+      "  %base = tk.splat %a : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>\n"
+      "  %p = tk.addptr %base, %t : tensor<64x64x!tk.ptr<f16>>, "
+      "tensor<64x64xi32>\n"
+      "  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>\n";
+  EXPECT_EQ(loadFactsAlongRows(body).contiguity, 64);
+  EXPECT_EQ(loadFacts(body).contiguity, 1);
 }
 
 TEST_F(AxisFactsTest, OddOffsetBreaksAlignment) {

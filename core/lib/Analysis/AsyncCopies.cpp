@@ -2,6 +2,7 @@
 
 #include "tk/core/Analysis/AsyncCopies.h"
 #include "tk/core/Analysis/AxisFacts.h"
+#include "tk/core/Layout.h"
 #include "tk/core/WarpDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -23,11 +24,12 @@ tk::AsyncCopyRun tk::getAsyncCopyRun(Value ptr, Value mask,
   const LinearLayout &source = layout.getLinearLayout();
   int64_t bytes = pointer.getPointeeType().getIntOrFloatBitWidth() / 8;
 
-  // Consecutive registers along the last dimension, the one memory runs
-  // along.
-  std::vector<std::string> outs = source.getOutDimNames();
-  std::reverse(outs.begin(), outs.end());
-  int64_t width = source.transposeOuts(outs).getNumConsecutiveInOut();
+  // Consecutive registers along one dimension (the last, or the first of a
+  // tile loaded transposed), where memory runs too.
+  auto [runDim, memory] = warp::getMemoryRunOrder(source);
+  if (runDim < 0)
+    return {};
+  int64_t width = memory.getNumConsecutiveInOut();
   // ... and at consecutive offsets of the slot.
   llvm::Expected<LinearLayout> toOffset = slot.invert();
   if (!toOffset) {
@@ -42,7 +44,7 @@ tk::AsyncCopyRun tk::getAsyncCopyRun(Value ptr, Value mask,
   width = std::min<int64_t>(width, written->getNumConsecutiveInOut());
   width = std::min<int64_t>(width, 16 / bytes);
 
-  AxisFacts facts = getAxisFacts(ptr, getLoopWalkFacts);
+  AxisFacts facts = getAxisFactsAlong(ptr, runDim);
   while (width * bytes >= 4 &&
          !runsAreContiguousAndAligned(facts, width, bytes, width * bytes))
     width /= 2;
@@ -51,7 +53,6 @@ tk::AsyncCopyRun tk::getAsyncCopyRun(Value ptr, Value mask,
   AsyncCopyRun run;
   run.width = width;
   if (mask)
-    run.maskUniform =
-        getAxisFacts(mask, getLoopWalkFacts).constancy % width == 0;
+    run.maskUniform = getAxisFactsAlong(mask, runDim).constancy % width == 0;
   return run;
 }

@@ -1,5 +1,4 @@
-//===- AxisFacts.cpp - contiguity and divisibility along a tile's last axis
-//===//
+//===- AxisFacts.cpp - contiguity and divisibility along a tile's axes ---===//
 
 #include "tk/core/Analysis/AxisFacts.h"
 
@@ -29,9 +28,13 @@ int64_t lowestPowerOfTwo(int64_t value) {
   return std::min<int64_t>(value & -value, kMaxDivisibility);
 }
 
-int64_t lastDimSize(Type type) {
+/// The size of `type`'s dimension `fromEnd` places before its last (1 for
+/// a scalar, or past its first dimension).
+int64_t dimSize(Type type, int64_t fromEnd) {
   auto tile = dyn_cast<RankedTensorType>(type);
-  return tile && tile.getRank() > 0 ? tile.getShape().back() : 1;
+  if (!tile || fromEnd >= tile.getRank())
+    return 1;
+  return tile.getDimSize(tile.getRank() - 1 - fromEnd);
 }
 
 /// The byte size of what a pointer (tile) points to; 1 for integers.
@@ -45,10 +48,10 @@ int64_t pointeeBytes(Type type) {
   return 1;
 }
 
-/// A value constant along the last axis, each of which `divisibility`
-/// divides.
-AxisFacts constantFacts(Type type, int64_t divisibility) {
-  return AxisFacts{1, lastDimSize(type), divisibility};
+/// A value constant along the axis `fromEnd` places before the last, each
+/// of which `divisibility` divides.
+AxisFacts constantFacts(Type type, int64_t fromEnd, int64_t divisibility) {
+  return AxisFacts{1, dimSize(type, fromEnd), divisibility};
 }
 
 /// What divides `facts`' values at the starts of runs of `length` values (a
@@ -109,85 +112,106 @@ bool isOne(Value value) {
          tile.getSplatValue<APInt>().isOne();
 }
 
+/// The facts of block arguments (loops' pointer walks) along the axis the
+/// second argument counts from the last.
+using BlockArgumentFacts =
+    llvm::function_ref<std::optional<AxisFacts>(BlockArgument, int64_t)>;
+
+/// The facts of values along one axis each, counted from the last
+/// (`fromEnd`): the rules follow the axis through the ops that move it
+/// (tk.expand_dims, tk.trans).
 class Analysis {
 public:
-  explicit Analysis(
-      llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument)
+  explicit Analysis(BlockArgumentFacts blockArgument)
       : blockArgument(blockArgument) {}
 
-  AxisFacts facts(Value value, int depth = 0) {
+  AxisFacts facts(Value value, int64_t fromEnd = 0, int depth = 0) {
     // Address computations are short chains; give up on anything deeper.
     if (depth > 32)
       return AxisFacts{};
     // A value shared by several operands is analysed once.
-    if (auto known = memo.find(value); known != memo.end())
+    if (auto known = memo.find({value, fromEnd}); known != memo.end())
       return known->second;
-    AxisFacts result = compute(value, depth);
-    memo[value] = result;
+    AxisFacts result = compute(value, fromEnd, depth);
+    memo[{value, fromEnd}] = result;
     return result;
   }
 
 private:
-  AxisFacts compute(Value value, int depth) {
+  AxisFacts compute(Value value, int64_t axis, int depth) {
     Type type = value.getType();
+    auto along = [&](Value operand, int64_t operandAxis = -1) {
+      return facts(operand, operandAxis < 0 ? axis : operandAxis, depth + 1);
+    };
     if (auto argument = dyn_cast<BlockArgument>(value)) {
-      if (std::optional<AxisFacts> known = blockArgument(argument))
+      if (std::optional<AxisFacts> known = blockArgument(argument, axis))
         return *known;
       auto function =
           dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
       if (function && argument.getOwner()->isEntryBlock())
         if (auto divisibility = function.getArgAttrOfType<IntegerAttr>(
                 argument.getArgNumber(), "tk.divisibility"))
-          return constantFacts(type, lowestPowerOfTwo(divisibility.getInt()));
-      return constantFacts(type, 1);
+          return constantFacts(type, axis,
+                               lowestPowerOfTwo(divisibility.getInt()));
+      return constantFacts(type, axis, 1);
     }
     Operation *op = value.getDefiningOp();
     APInt scalar;
     if (matchPattern(value, m_ConstantInt(&scalar)))
-      return constantFacts(type, lowestPowerOfTwo(scalar.getSExtValue()));
+      return constantFacts(type, axis, lowestPowerOfTwo(scalar.getSExtValue()));
     SplatElementsAttr splat;
     if (matchPattern(value, m_Constant(&splat)) &&
         splat.getElementType().isIntOrIndex())
       return constantFacts(
-          type, lowestPowerOfTwo(splat.getSplatValue<APInt>().getSExtValue()));
-    if (auto range = dyn_cast<tk::MakeRangeOp>(op))
+          type, axis,
+          lowestPowerOfTwo(splat.getSplatValue<APInt>().getSExtValue()));
+    if (auto range = dyn_cast<tk::MakeRangeOp>(op)) {
+      if (axis != 0)
+        return constantFacts(type, axis, lowestPowerOfTwo(range.getStart()));
       return AxisFacts{range.getEnd() - range.getStart(), 1,
                        lowestPowerOfTwo(range.getStart())};
+    }
     if (auto splatOp = dyn_cast<tk::SplatOp>(op))
-      return constantFacts(type,
-                           facts(splatOp.getSrc(), depth + 1).divisibility);
+      return constantFacts(type, axis, along(splatOp.getSrc(), 0).divisibility);
     if (auto broadcast = dyn_cast<tk::BroadcastOp>(op)) {
-      AxisFacts source = facts(broadcast.getSrc(), depth + 1);
-      if (lastDimSize(broadcast.getSrc().getType()) == 1 &&
-          lastDimSize(type) != 1)
-        return constantFacts(type, source.divisibility);
+      AxisFacts source = along(broadcast.getSrc());
+      if (dimSize(broadcast.getSrc().getType(), axis) == 1 &&
+          dimSize(type, axis) != 1)
+        return constantFacts(type, axis, source.divisibility);
       return source;
     }
     if (auto expand = dyn_cast<tk::ExpandDimsOp>(op)) {
-      AxisFacts source = facts(expand.getSrc(), depth + 1);
-      if (int64_t(expand.getAxis()) + 1 <
-          cast<RankedTensorType>(type).getRank())
-        return source;
-      // A new last axis of size 1: every value is a run of its own.
+      int64_t rank = cast<RankedTensorType>(type).getRank();
+      int64_t dim = rank - 1 - axis, inserted = expand.getAxis();
+      if (dim != inserted)
+        return along(expand.getSrc(), dim > inserted ? axis : axis - 1);
+      // A new axis of size 1: every value is a run of its own.
+      AxisFacts source = along(expand.getSrc(), 0);
       return AxisFacts{1, 1, source.contiguity == 1 ? source.divisibility : 1};
     }
+    if (auto trans = dyn_cast<tk::TransOp>(op)) {
+      int64_t rank = cast<RankedTensorType>(type).getRank();
+      ArrayRef<int32_t> order = trans.getOrder();
+      int64_t dim = rank - 1 - axis;
+      if (dim < 0 || dim >= int64_t(order.size()))
+        return AxisFacts{};
+      return along(trans.getSrc(), rank - 1 - order[dim]);
+    }
     if (auto add = dyn_cast<tk::AddPtrOp>(op))
-      return sumFacts(facts(add.getPtr(), depth + 1),
-                      facts(add.getOffset(), depth + 1), pointeeBytes(type));
+      return sumFacts(along(add.getPtr()), along(add.getOffset()),
+                      pointeeBytes(type));
     if (auto add = dyn_cast<arith::AddIOp>(op))
-      return sumFacts(facts(add.getLhs(), depth + 1),
-                      facts(add.getRhs(), depth + 1), 1);
+      return sumFacts(along(add.getLhs()), along(add.getRhs()), 1);
     if (auto sub = dyn_cast<arith::SubIOp>(op)) {
       // a - b: a run of a minus what is constant across it stays a run
       // (b's runs of consecutive values run backwards: none are kept).
-      AxisFacts rhs = facts(sub.getRhs(), depth + 1);
+      AxisFacts rhs = along(sub.getRhs());
       if (rhs.contiguity > 1)
         rhs = AxisFacts{1, rhs.constancy, 1};
-      return sumFacts(facts(sub.getLhs(), depth + 1), rhs, 1);
+      return sumFacts(along(sub.getLhs()), rhs, 1);
     }
     if (auto mul = dyn_cast<arith::MulIOp>(op)) {
-      AxisFacts lhs = facts(mul.getLhs(), depth + 1),
-                rhs = facts(mul.getRhs(), depth + 1);
+      AxisFacts lhs = along(mul.getLhs()), rhs = along(mul.getRhs());
       if (isOne(mul.getRhs()))
         return lhs;
       if (isOne(mul.getLhs()))
@@ -201,13 +225,12 @@ private:
       return result;
     }
     if (auto ext = dyn_cast<arith::ExtSIOp>(op))
-      return facts(ext.getIn(), depth + 1);
+      return along(ext.getIn());
     if (auto compare = dyn_cast<arith::CmpIOp>(op))
-      return compareFacts(compare, depth);
+      return compareFacts(compare, axis, depth);
     if (isa<arith::AndIOp, arith::OrIOp>(op)) {
       // Equal inputs give equal outputs; and-ing keeps the low zero bits.
-      AxisFacts lhs = facts(op->getOperand(0), depth + 1),
-                rhs = facts(op->getOperand(1), depth + 1);
+      AxisFacts lhs = along(op->getOperand(0)), rhs = along(op->getOperand(1));
       AxisFacts result;
       result.constancy = std::gcd(lhs.constancy, rhs.constancy);
       if (isa<arith::AndIOp>(op) && lhs.contiguity == 1 && rhs.contiguity == 1)
@@ -215,8 +238,7 @@ private:
       return result;
     }
     if (isa<arith::RemSIOp, arith::RemUIOp>(op))
-      return remainderFacts(facts(op->getOperand(0), depth + 1),
-                            facts(op->getOperand(1), depth + 1));
+      return remainderFacts(along(op->getOperand(0)), along(op->getOperand(1)));
     return AxisFacts{};
   }
 
@@ -225,10 +247,10 @@ private:
   /// aligned contiguous run against a constant: a run of g consecutive
   /// values starting at a multiple of g, with g dividing the constant,
   /// never straddles it.
-  AxisFacts compareFacts(arith::CmpIOp compare, int depth) {
-    AxisFacts lhs = facts(compare.getLhs(), depth + 1),
-              rhs = facts(compare.getRhs(), depth + 1);
-    int64_t size = lastDimSize(compare.getLhs().getType());
+  AxisFacts compareFacts(arith::CmpIOp compare, int64_t axis, int depth) {
+    AxisFacts lhs = facts(compare.getLhs(), axis, depth + 1),
+              rhs = facts(compare.getRhs(), axis, depth + 1);
+    int64_t size = dimSize(compare.getLhs().getType(), axis);
     AxisFacts result;
     result.constancy = std::gcd(lhs.constancy, rhs.constancy);
     auto runAgainstConstant = [&](const AxisFacts &run,
@@ -255,9 +277,28 @@ private:
     return result;
   }
 
-  llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument;
-  llvm::DenseMap<Value, AxisFacts> memo;
+  BlockArgumentFacts blockArgument;
+  llvm::DenseMap<std::pair<Value, int64_t>, AxisFacts> memo;
 };
+
+/// getLoopWalkFacts along the axis `fromEnd` places before the last.
+std::optional<AxisFacts> loopWalkFacts(BlockArgument arg, int64_t fromEnd) {
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop || arg.getOwner() != loop.getBody() ||
+      arg.getArgNumber() < loop.getNumInductionVars())
+    return std::nullopt;
+  unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
+  auto step = loop.getBody()
+                  ->getTerminator()
+                  ->getOperand(index)
+                  .getDefiningOp<tk::AddPtrOp>();
+  if (!step || step.getPtr() != arg ||
+      !loop.isDefinedOutsideOfLoop(step.getOffset()))
+    return std::nullopt;
+  Analysis analysis(loopWalkFacts);
+  return getWalkFacts(analysis.facts(loop.getInitArgs()[index], fromEnd),
+                      analysis.facts(step.getOffset(), fromEnd), arg.getType());
+}
 
 } // namespace
 
@@ -272,21 +313,7 @@ AxisFacts getWalkFacts(const AxisFacts &start, const AxisFacts &step,
 }
 
 std::optional<AxisFacts> getLoopWalkFacts(BlockArgument arg) {
-  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-  if (!loop || arg.getOwner() != loop.getBody() ||
-      arg.getArgNumber() < loop.getNumInductionVars())
-    return std::nullopt;
-  unsigned index = arg.getArgNumber() - loop.getNumInductionVars();
-  auto step = loop.getBody()
-                  ->getTerminator()
-                  ->getOperand(index)
-                  .getDefiningOp<tk::AddPtrOp>();
-  if (!step || step.getPtr() != arg ||
-      !loop.isDefinedOutsideOfLoop(step.getOffset()))
-    return std::nullopt;
-  return getWalkFacts(getAxisFacts(loop.getInitArgs()[index], getLoopWalkFacts),
-                      getAxisFacts(step.getOffset(), getLoopWalkFacts),
-                      arg.getType());
+  return loopWalkFacts(arg, 0);
 }
 
 bool runsAreContiguousAndAligned(const AxisFacts &facts, int64_t width,
@@ -299,7 +326,22 @@ bool runsAreContiguousAndAligned(const AxisFacts &facts, int64_t width,
 AxisFacts getAxisFacts(
     Value value,
     llvm::function_ref<std::optional<AxisFacts>(BlockArgument)> blockArgument) {
-  return Analysis(blockArgument).facts(value);
+  auto lastAxis = [&](BlockArgument arg,
+                      int64_t fromEnd) -> std::optional<AxisFacts> {
+    if (fromEnd != 0)
+      return std::nullopt;
+    return blockArgument(arg);
+  };
+  return Analysis(lastAxis).facts(value);
+}
+
+AxisFacts getAxisFactsAlong(Value value, int64_t dim) {
+  auto tile = dyn_cast<RankedTensorType>(value.getType());
+  int64_t rank = tile ? tile.getRank() : 0;
+  if (dim < 0 || dim >= std::max<int64_t>(rank, 1))
+    return AxisFacts{};
+  return Analysis(loopWalkFacts)
+      .facts(value, std::max<int64_t>(rank, 1) - 1 - dim);
 }
 
 } // namespace tk

@@ -49,28 +49,33 @@ public:
       : context(context), numWarps(numWarps), target(target) {}
 
   /// Triton's default blocked layout for a tile of `shape`: `vector`
-  /// consecutive elements a thread along the last dimension (fewer where
-  /// the tile has too few elements for every thread to hold that many),
-  /// the lanes and then the warps laid out from the last dimension to the
-  /// first, each as far as the tile reaches; lanes or warps left over hold
-  /// copies.
-  LinearLayoutAttr blocked(ArrayRef<int64_t> shape, int64_t vector) const {
+  /// consecutive elements a thread along dimension `fastest` (the last by
+  /// default; fewer where the tile has too few elements for every thread
+  /// to hold that many), the lanes and then the warps laid out from that
+  /// dimension, then from the last dimension to the first, each as far as
+  /// the tile reaches; lanes or warps left over hold copies.
+  LinearLayoutAttr blocked(ArrayRef<int64_t> shape, int64_t vector,
+                           int64_t fastest = -1) const {
     int64_t rank = shape.size();
+    if (fastest < 0)
+      fastest = rank - 1;
     int64_t elements = 1;
     for (int64_t size : shape)
       elements *= size;
     int64_t threads = numWarps * target.warpSize;
     vector = std::min(
-        {vector, std::max<int64_t>(elements / threads, 1), shape.back()});
+        {vector, std::max<int64_t>(elements / threads, 1), shape[fastest]});
     SmallVector<int32_t> sizePerThread(rank, 1), threadsPerWarp(rank, 1),
         warpsPerCTA(rank, 1), order, shape32;
-    sizePerThread.back() = static_cast<int32_t>(vector);
+    sizePerThread[fastest] = static_cast<int32_t>(vector);
+    order.push_back(static_cast<int32_t>(fastest));
     for (int64_t d = rank - 1; d >= 0; --d)
-      order.push_back(static_cast<int32_t>(d));
+      if (d != fastest)
+        order.push_back(static_cast<int32_t>(d));
     for (int64_t size : shape)
       shape32.push_back(static_cast<int32_t>(size));
     int64_t lanes = target.warpSize, warps = numWarps;
-    for (int64_t d = rank - 1; d >= 0; --d) {
+    for (int32_t d : order) {
       int64_t room = std::max<int64_t>(shape[d] / sizePerThread[d], 1);
       threadsPerWarp[d] = static_cast<int32_t>(std::min(lanes, room));
       lanes /= threadsPerWarp[d];
@@ -78,8 +83,8 @@ public:
       warpsPerCTA[d] = static_cast<int32_t>(std::min(warps, room));
       warps /= warpsPerCTA[d];
     }
-    threadsPerWarp.front() *= static_cast<int32_t>(lanes);
-    warpsPerCTA.front() *= static_cast<int32_t>(warps);
+    threadsPerWarp[order.back()] *= static_cast<int32_t>(lanes);
+    warpsPerCTA[order.back()] *= static_cast<int32_t>(warps);
     return toLinearLayoutAttr(context, blockedLayout(shape32, sizePerThread,
                                                      threadsPerWarp,
                                                      warpsPerCTA, order));
@@ -91,12 +96,25 @@ public:
     return blocked(getTileShape(type), vectorOf(type, std::nullopt));
   }
 
-  /// The coalesced layout of a load, store or atomic through `ptr`.
+  /// The coalesced layout of a load, store or atomic through `ptr`: along
+  /// the dimension in which AxisFacts proves the longest vectors, the last
+  /// on a tie (Triton's coalescing order; a tile loaded transposed, as
+  /// attention's k, runs down its columns).
   LinearLayoutAttr forMemory(Value ptr) const {
-    std::optional<AxisFacts> facts;
-    if (isa<RankedTensorType>(ptr.getType()))
-      facts = getAxisFacts(ptr, getLoopWalkFacts);
-    return blocked(getTileShape(ptr.getType()), vectorOf(ptr.getType(), facts));
+    auto tile = dyn_cast<RankedTensorType>(ptr.getType());
+    if (!tile)
+      return blocked(getTileShape(ptr.getType()),
+                     vectorOf(ptr.getType(), std::nullopt));
+    int64_t fastest = tile.getRank() - 1;
+    int64_t vector = vectorOf(tile, getAxisFacts(ptr, getLoopWalkFacts));
+    for (int64_t dim = tile.getRank() - 2; dim >= 0; --dim) {
+      int64_t along = vectorOf(tile, getAxisFactsAlong(ptr, dim));
+      if (along > vector) {
+        vector = along;
+        fastest = dim;
+      }
+    }
+    return blocked(tile.getShape(), vector, fastest);
   }
 
   /// The accumulator of `dot`: the fragment of the first matrix intrinsic

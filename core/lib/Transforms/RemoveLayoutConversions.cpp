@@ -38,18 +38,18 @@ namespace {
 /// Past this many ops a conversion is cheaper than computing again.
 constexpr size_t kMaxRematerializedOps = 32;
 
-/// How many consecutive elements of row-major memory one warp instruction
-/// of a load in `layout` covers, each lane moving at most `vector`
+/// How many consecutive elements (along the dimension its registers run)
+/// one warp instruction of a load in `layout` covers, each lane moving at
+/// most `vector`
 /// consecutive elements: the lane's run (its first registers, as far as
 /// they are consecutive and `vector` allows), then as many lanes as
 /// continue it.
 int64_t warpContiguity(const LinearLayout &layout, int64_t vector) {
-  // Outputs in memory order, fastest first, so that a flat output is the
-  // row-major offset; register and lane are the first two inputs, so
-  // register bit b is flat input 1 << b and lane bit b follows them.
-  std::vector<std::string> fastestFirst = layout.getOutDimNames();
-  std::reverse(fastestFirst.begin(), fastestFirst.end());
-  LinearLayout memory = layout.transposeOuts(fastestFirst);
+  // Outputs in memory order, the run's dimension first, so that a flat
+  // output is the offset along it; register and lane are the first two
+  // inputs, so register bit b is flat input 1 << b and lane bit b follows
+  // them.
+  LinearLayout memory = getMemoryRunOrder(layout).second;
   int32_t registerBits = layout.getInDimSizeLog2(kRegisterDim);
   int64_t covered = 1;
   for (int32_t bit = 0; bit < registerBits; ++bit) {
@@ -70,7 +70,8 @@ int64_t warpContiguity(const LinearLayout &layout, int64_t vector) {
 /// Whether `load` (in its layout) may be issued in `layout` instead. As
 /// Triton judges (isExpensiveLoadOrStore): a tile of no more elements than
 /// the workgroup has threads is cheap, its copies hit the cache; a larger
-/// one only where `layout` coalesces it no worse.
+/// one only where `layout` coalesces it no worse, each along the dimension
+/// its registers run (AxisFacts along it).
 bool mayLoadIn(LoadOp load, const LinearLayout &layout) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   auto current = dyn_cast_or_null<LinearLayoutAttr>(getLayout(type));
@@ -79,13 +80,19 @@ bool mayLoadIn(LoadOp load, const LinearLayout &layout) {
     return false;
   if (type.getNumElements() <= current.getNumLanes() * current.getNumWarps())
     return true;
-  AxisFacts facts = getAxisFacts(load.getPtr(), getLoopWalkFacts);
   int64_t bytes =
       std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
-  int64_t vector = std::min<int64_t>(
-      facts.contiguity, std::max<int64_t>(facts.divisibility / bytes, 1));
-  return warpContiguity(layout, vector) >=
-         warpContiguity(current.getLinearLayout(), vector);
+  auto coalesced = [&](const LinearLayout &candidate) {
+    int32_t dim = getMemoryRunOrder(candidate).first;
+    if (dim < 0)
+      return int64_t(1);
+    AxisFacts facts = getAxisFactsAlong(load.getPtr(), dim);
+    int64_t vector = std::min<int64_t>(
+        facts.contiguity, std::max<int64_t>(facts.divisibility / bytes, 1));
+    // Lanes continue a run only as far as memory is contiguous.
+    return std::min(warpContiguity(candidate, vector), facts.contiguity);
+  };
+  return coalesced(layout) >= coalesced(current.getLinearLayout());
 }
 
 /// Ranges, splats, dense constants, and element-wise work on them: cheap

@@ -202,6 +202,27 @@ ArrayRef<int64_t> tk::warp::getTileShape(Type type) {
   return {};
 }
 
+std::pair<int32_t, tk::LinearLayout>
+tk::warp::getMemoryRunOrder(const tk::LinearLayout &layout) {
+  std::vector<std::string> names = layout.getOutDimNames();
+  int32_t rank = names.size();
+  std::pair<int32_t, tk::LinearLayout> best = {-1, layout};
+  int32_t bestRun = 0;
+  for (int32_t dim = rank - 1; dim >= 0; --dim) {
+    std::vector<std::string> order = {names[dim]};
+    for (int32_t other = rank - 1; other >= 0; --other)
+      if (other != dim)
+        order.push_back(names[other]);
+    tk::LinearLayout memory = layout.transposeOuts(order);
+    int32_t run = memory.getNumConsecutiveInOut();
+    if (run > bestRun) {
+      bestRun = run;
+      best = {dim, std::move(memory)};
+    }
+  }
+  return best;
+}
+
 Attribute tk::warp::getLayout(Type type) {
   if (auto tile = dyn_cast<RankedTensorType>(type))
     return tile.getEncoding();

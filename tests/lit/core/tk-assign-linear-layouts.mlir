@@ -187,3 +187,36 @@ tk.func @kept(%y: !tk.ptr<i32>) {
   tk.store %y, %m : !tk.ptr<i32>
   tk.return
 }
+
+// -----
+
+// A tile loaded transposed (attention's k: d down the rows, keys `stride`
+// apart along the columns) runs down its columns: AxisFacts proves 64
+// consecutive f16 along dim 0 and nothing along dim 1, so a thread's first
+// registers are 8 consecutive rows of a column (16 bytes) and the lanes go
+// down the columns first, as Triton's coalescing orders them.
+// CHECK: #[[T:linear[0-9]*]] = #tkw.linear<shape = [64, 64], register = {{\[\[}}1, 0], [2, 0], [4, 0], [0, 16], [0, 32]], lane = {{\[\[}}8, 0], [16, 0], [32, 0], [0, 1], [0, 2]], warp = {{\[\[}}0, 4], [0, 8]]>
+// CHECK-LABEL: tk.func @transposed_load
+// CHECK: tk.load {{.*}} : tensor<64x64x!tk.ptr<f16>, #[[T]]>
+tk.func @transposed_load(%k: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %stride: i32 {tk.divisibility = 16 : i32}, %out: !tk.ptr<f16> {tk.divisibility = 16 : i32}) {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %d = tk.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %n = tk.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %s = tk.splat %stride : i32 -> tensor<1x64xi32>
+  %keys = arith.muli %n, %s : tensor<1x64xi32>
+  %db = tk.broadcast %d : tensor<64x1xi32> -> tensor<64x64xi32>
+  %kb = tk.broadcast %keys : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %db, %kb : tensor<64x64xi32>
+  %base = tk.splat %k : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>
+  %p = tk.addptr %base, %off : tensor<64x64x!tk.ptr<f16>>, tensor<64x64xi32>
+  %x = tk.load %p : tensor<64x64x!tk.ptr<f16>>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %rows = arith.muli %d, %c64 : tensor<64x1xi32>
+  %rb = tk.broadcast %rows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tk.broadcast %n : tensor<1x64xi32> -> tensor<64x64xi32>
+  %ooff = arith.addi %rb, %cb : tensor<64x64xi32>
+  %obase = tk.splat %out : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>
+  %q = tk.addptr %obase, %ooff : tensor<64x64x!tk.ptr<f16>>, tensor<64x64xi32>
+  tk.store %q, %x : tensor<64x64x!tk.ptr<f16>>
+  tk.return
+}

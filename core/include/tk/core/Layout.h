@@ -79,6 +79,14 @@ mlir::Type withLayout(mlir::Type type, mlir::Attribute layout);
 /// `type` (a tile or block pointer) with shape `shape`, same layout.
 mlir::Type withTileShape(mlir::Type type, llvm::ArrayRef<int64_t> shape);
 
+/// The output dimension along which consecutive registers of `layout` (a
+/// #tkw.linear map) hold the longest run of consecutive elements, the last
+/// on a tie (row-major memory), and `layout` with its outputs in memory
+/// order for runs along it: that dimension first, then the others from the
+/// last, so that getNumConsecutiveInOut counts the run.
+std::pair<int32_t, tk::LinearLayout>
+getMemoryRunOrder(const tk::LinearLayout &layout);
+
 /// True for the ops whose tile operands and results all have one layout:
 /// element-wise arithmetic, pointer arithmetic, loads, stores, block
 /// pointers, scans, atomics, and the sources of tiles (splat, make_range,

@@ -15,6 +15,7 @@
 #include "RegisterLowering.h"
 
 #include "tk/core/Analysis/AxisFacts.h"
+#include "tk/core/Layout.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,13 +45,14 @@ AccessPlan getAccessPlan(Operation *op) {
   if (!pointee.isIntOrFloat() || pointee.getIntOrFloatBitWidth() < 8)
     return {};
   int64_t elementBytes = pointee.getIntOrFloatBitWidth() / 8;
-  // Registers consecutive along the last dimension, the one memory runs
-  // along.
-  std::vector<std::string> outs = layout->getOutDimNames();
-  std::reverse(outs.begin(), outs.end());
-  int64_t width = layout->transposeOuts(outs).getNumConsecutiveInOut();
+  // Registers consecutive along one dimension (the last, or the first of
+  // a tile loaded transposed), where AxisFacts proves memory runs too.
+  auto [runDim, memory] = warp::getMemoryRunOrder(*layout);
+  if (runDim < 0)
+    return {};
+  int64_t width = memory.getNumConsecutiveInOut();
   width = std::min<int64_t>(width, std::max<int64_t>(16 / elementBytes, 1));
-  AxisFacts pointerFacts = getAxisFacts(pointer, getLoopWalkFacts);
+  AxisFacts pointerFacts = getAxisFactsAlong(pointer, runDim);
   while (width > 1 &&
          !runsAreContiguousAndAligned(pointerFacts, width, elementBytes,
                                       width * elementBytes))
@@ -58,8 +60,7 @@ AccessPlan getAccessPlan(Operation *op) {
   AccessPlan plan;
   plan.width = width;
   if (mask)
-    plan.maskUniform =
-        getAxisFacts(mask, getLoopWalkFacts).constancy % width == 0;
+    plan.maskUniform = getAxisFactsAlong(mask, runDim).constancy % width == 0;
   return plan;
 }
 

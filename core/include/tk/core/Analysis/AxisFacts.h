@@ -49,6 +49,12 @@ AxisFacts getWalkFacts(const AxisFacts &start, const AxisFacts &step,
 /// arguments. Suits getAxisFacts' `blockArgument` (nested walks included).
 std::optional<AxisFacts> getLoopWalkFacts(mlir::BlockArgument arg);
 
+/// The facts of `value` along its dimension `dim` instead of its last (a
+/// tile whose rows run down its columns, say), with loops' pointer walks
+/// known as getLoopWalkFacts knows them; nothing known for a dimension the
+/// value does not have.
+AxisFacts getAxisFactsAlong(mlir::Value value, int64_t dim);
+
 /// Whether every aligned run of `width` elements of pointer tile `facts`
 /// (elements of `elementBytes`) is contiguous and starts `runBytes`-aligned.
 bool runsAreContiguousAndAligned(const AxisFacts &facts, int64_t width,
