@@ -78,8 +78,8 @@ tk_status cudaCompileTarget(int32_t device, char *out, size_t capacity) {
     if (tk_status status = selectTarget(device, target, error))
       return status;
     std::string name = target.name();
-    if (tk::cuda::registerDotsRequested())
-      name += "+register-dots";
+    if (!tk::cuda::registerDotsRequested())
+      name += "+simt-dots";
     return tk::plugin::copyTargetName(name, out, capacity, "tk-cuda", error);
   });
 }

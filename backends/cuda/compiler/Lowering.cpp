@@ -88,7 +88,7 @@ void registerLoweringDialects(DialectRegistry &registry) {
 
 bool registerDotsRequested() {
   const char *value = std::getenv("TK_CUDA_REGISTER_DOTS");
-  return value && *value && llvm::StringRef(value) != "0";
+  return !value || llvm::StringRef(value) != "0";
 }
 
 tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
@@ -121,8 +121,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   lowering.simt.target = targetInfo;
   lowering.simt.numWarps = numWarps;
   lowering.registerPipeline = true;
-  // Dots in registers (mma.sync on fragments) are not yet pipelined: until
-  // they are, the register pipeline takes them only when asked.
+  // Dots on the register pipeline too, unless TK_CUDA_REGISTER_DOTS=0 keeps
+  // them on tk-convert-to-simt until that lowering is deleted.
   lowering.registerDots = registerDotsRequested();
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;

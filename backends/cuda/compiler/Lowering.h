@@ -60,11 +60,10 @@ struct LoweredKernel {
   int threadsPerBlock = 0;
 };
 
-/// Whether dots take the register pipeline (TK_CUDA_REGISTER_DOTS is set,
-/// not empty and not 0)
-/// rather than tk-convert-to-simt: a choice beyond the request that changes
-/// the code, so the plugin's compile_target names it and the kernel cache
-/// keeps the two apart.
+/// Whether dots take the register pipeline (unless TK_CUDA_REGISTER_DOTS is
+/// 0) rather than tk-convert-to-simt: a choice beyond the request that
+/// changes the code, so the plugin's compile_target names the other one and
+/// the kernel cache keeps the two apart.
 bool registerDotsRequested();
 
 /// Called after each stage with a file name ("3-thread-layouts.mlir") and the
