@@ -378,18 +378,8 @@ public:
     return fragment;
   }
 
-  /// A's register fragments for the K/16 steps of a tile, 4 registers a
-  /// step: `a` holds the tile's A in the accumulator layout of a product
-  /// K wide (per 8 columns c, rows g and g + 8 at columns 8c + 2q and
-  /// 8c + 2q + 1), which is A's fragment of each k step (registers
-  /// {(g, 2q), (g + 8, 2q), (g, 8 + 2q), (g + 8, 8 + 2q)}, two halves each,
-  /// the lower column in the low half).
-  SmallVector<Value> packRegisterA(ValueRange a) {
-    return packHalves(b, loc, a);
-  }
-
-  /// The K/16 wgmma of the tile at `origin` on `fragment`, A from the
-  /// registers packRegisterA made; not yet committed.
+  /// The K/16 wgmma of the tile at `origin` on `fragment`, A from
+  /// `packedA` (packHalves), 4 registers a step; not yet committed.
   Value issueRegisterA(Value fragment, std::pair<Value, Value> origin,
                        ValueRange packedA, bool zeroInit = false) {
     Value descB = descriptor(stagedB, 1, origin.second);
@@ -860,12 +850,17 @@ WgmmaUnit::accumulateRegisterA(OpBuilder &b, Location loc,
   if (aElements.size() != aPerTile * tilesHere)
     return emitError(loc, "tk-cuda: wgmma got ")
            << aElements.size() << " register elements of A";
-  // A's packed halves are written before the fence like every register
-  // (packed between two wgmma, ptxas would add a fence there: C7519).
+  // A's register fragments, 4 registers a k step: `aElements` holds each
+  // tile's A in the accumulator layout of a product K wide (per 8 columns
+  // c, rows g and g + 8 at columns 8c + 2q and 8c + 2q + 1), which is A's
+  // fragment of each k step ({(g, 2q), (g + 8, 2q), (g, 8 + 2q),
+  // (g + 8, 8 + 2q)}, two halves each, the lower column in the low half).
+  // They are packed before the fence like every register (packed between
+  // two wgmma, ptxas would add a fence there: C7519).
   SmallVector<SmallVector<Value>> packedA;
   for (int64_t j = 0; j < tilesHere; ++j)
     packedA.push_back(
-        wg.packRegisterA(aElements.slice(j * aPerTile, aPerTile)));
+        packHalves(b, loc, aElements.slice(j * aPerTile, aPerTile)));
   // A's registers may be written right after: the product must be done,
   // unless core finishes it first (deferWait; ptxas keeps the registers of
   // a running wgmma until its wait).

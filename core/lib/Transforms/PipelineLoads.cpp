@@ -342,14 +342,13 @@ getRingCandidate(tk::LoadOp load, const tk::TargetInfo &target, int64_t slots) {
   Attribute layout;
   if (const std::optional<tk::DescriptorOperand> &descriptor =
           plan->descriptors[opIdx]) {
-    // A warpgroup dot reads the slot where it lies, through a descriptor;
-    // a transposed slot in the order the dot reads, carried back to the
-    // slot's dimensions.
-    std::array<int64_t, 2> order = {descriptor->order[0], descriptor->order[1]};
-    if (operand->trans)
-      for (int64_t &dim : order)
-        dim = operand->trans.getOrder()[dim];
-    layout = tkw::NvmmaSharedAttr::get(ctx, descriptor->swizzleBytes, order);
+    // A warpgroup dot reads the slot where it lies, through a descriptor
+    // (a transposed slot too, in its own dimensions).
+    layout = tkw::NvmmaSharedAttr::get(
+        ctx, descriptor->swizzleBytes,
+        tk::getDescriptorSlotOrder(*descriptor, operand->trans
+                                                    ? operand->trans.getOrder()
+                                                    : ArrayRef<int32_t>()));
   } else if (operand->trans) {
     return std::nullopt;
   } else {

@@ -44,13 +44,12 @@ constexpr size_t kMaxRematerializedOps = 32;
 /// consecutive elements: the lane's run (its first registers, as far as
 /// they are consecutive and `vector` allows), then as many lanes as
 /// continue it.
-int64_t warpContiguity(const LinearLayout &layout, int64_t vector) {
-  // Outputs in memory order, the run's dimension first, so that a flat
-  // output is the offset along it; register and lane are the first two
-  // inputs, so register bit b is flat input 1 << b and lane bit b follows
-  // them.
-  LinearLayout memory = getMemoryRunOrder(layout).second;
-  int32_t registerBits = layout.getInDimSizeLog2(kRegisterDim);
+/// `memory` has its outputs in memory order, the run's dimension first
+/// (getMemoryRunOrder), so that a flat output is the offset along it;
+/// register and lane are the first two inputs, so register bit b is flat
+/// input 1 << b and lane bit b follows them.
+int64_t warpContiguity(const LinearLayout &memory, int64_t vector) {
+  int32_t registerBits = memory.getInDimSizeLog2(kRegisterDim);
   int64_t covered = 1;
   for (int32_t bit = 0; bit < registerBits; ++bit) {
     if (covered >= vector ||
@@ -58,7 +57,7 @@ int64_t warpContiguity(const LinearLayout &layout, int64_t vector) {
       break;
     covered *= 2;
   }
-  for (int32_t bit = 0; bit < layout.getInDimSizeLog2(kLaneDim); ++bit) {
+  for (int32_t bit = 0; bit < memory.getInDimSizeLog2(kLaneDim); ++bit) {
     if (memory.applyFlat(uint64_t(1) << (registerBits + bit)) !=
         uint64_t(covered))
       break;
@@ -83,14 +82,14 @@ bool mayLoadIn(LoadOp load, const LinearLayout &layout) {
   int64_t bytes =
       std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
   auto coalesced = [&](const LinearLayout &candidate) {
-    int32_t dim = getMemoryRunOrder(candidate).first;
+    auto [dim, memory] = getMemoryRunOrder(candidate);
     if (dim < 0)
       return int64_t(1);
     AxisFacts facts = getAxisFactsAlong(load.getPtr(), dim);
     int64_t vector = std::min<int64_t>(
         facts.contiguity, std::max<int64_t>(facts.divisibility / bytes, 1));
     // Lanes continue a run only as far as memory is contiguous.
-    return std::min(warpContiguity(candidate, vector), facts.contiguity);
+    return std::min(warpContiguity(memory, vector), facts.contiguity);
   };
   return coalesced(layout) >= coalesced(current.getLinearLayout());
 }

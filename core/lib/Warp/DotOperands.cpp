@@ -298,6 +298,16 @@ tk::getOperandSharedLayout(llvm::ArrayRef<int64_t> shape, int64_t elementBytes,
                               int32_t(swizzle->maxPhase), swizzle->order);
 }
 
+SmallVector<int64_t, 2>
+tk::getDescriptorSlotOrder(const DescriptorOperand &descriptor,
+                           ArrayRef<int32_t> transposed) {
+  SmallVector<int64_t, 2> order = {descriptor.order[0], descriptor.order[1]};
+  if (!transposed.empty())
+    for (int64_t &dim : order)
+      dim = transposed[dim];
+  return order;
+}
+
 warp::LocalLoadOp tk::getSlotRead(Value operand,
                                   ArrayRef<int32_t> *transposed) {
   if (auto trans = operand.getDefiningOp<TransOp>()) {
@@ -432,13 +442,10 @@ planDescriptorOperands(DotOp dot, const LinearLayout &acc,
             getSlotRead(opIdx == 0 ? dot.getA() : dot.getB(), &transposed)) {
       auto nvmma =
           dyn_cast<warp::NvmmaSharedAttr>(load.getRing().getType().getLayout());
-      SmallVector<int64_t> order = {operand->order[0], operand->order[1]};
-      if (!transposed.empty())
-        for (int64_t &dim : order)
-          dim = transposed[dim];
       if (load.getOffsets().empty() && nvmma &&
           nvmma.getSwizzle() == operand->swizzleBytes &&
-          nvmma.getOrder() == ArrayRef<int64_t>(order)) {
+          nvmma.getOrder() ==
+              ArrayRef<int64_t>(getDescriptorSlotOrder(*operand, transposed))) {
         plan.inPlace[opIdx] = true;
         continue;
       }

@@ -102,6 +102,14 @@ struct DotOperandPlan {
 /// through matrix descriptors: the 128-byte swizzle repeats every 1024.
 inline constexpr int64_t kDescriptorAlignment = 1024;
 
+/// The order (#tkw.nvmma's, dimensions fastest first) of a ring slot that
+/// `descriptor` reads in place, in the slot's own dimensions: the
+/// descriptor's order, carried back through a transpose of the slot
+/// (`transposed`, tk.trans' order; empty for none).
+llvm::SmallVector<int64_t, 2>
+getDescriptorSlotOrder(const DescriptorOperand &descriptor,
+                       llvm::ArrayRef<int32_t> transposed);
+
 /// The ring slot read that a dot operand is, directly or through one
 /// tk.trans (whose order goes to `transposed`); null for any other value.
 warp::LocalLoadOp getSlotRead(mlir::Value operand,
