@@ -112,12 +112,12 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   lowering.shareWorkgroupMemory = true;
   lowering.registerPipeline = true;
   lowering.registerDots = true;
-  // lavapipe compiles a subgroup's code with LLVM 15 for 8 or 16 lanes at
-  // once. At 16 (AVX-512) an f16 max or min reduction over tiles of 128
-  // elements a thread takes over 5 minutes (2x64x128 reduce_min; sums,
-  // f32 and bf16 take seconds); at 8, 256 elements take seconds. Wider
-  // subgroups are GPUs', whose drivers do not vectorise across lanes.
-  lowering.maxRegistersPerTile = subgroupSize == 16 ? 64 : 0;
+  // No cap on the elements a thread holds: lavapipe's LLVM 15 JIT, which
+  // builds a subgroup's code for 8 or 16 lanes at once, took over 5
+  // minutes on an f16 min or max reduction of 128 elements a thread at 16
+  // lanes while each step rounded to f16 and widened again; with those
+  // round trips folded (tk::foldExactNarrowRoundTrips) it takes 35 s, the
+  // slowest kernel of the column.
   StageDumpFn dumpStage;
   if (!input.dumpDir.empty())
     dumpStage = [&](llvm::StringRef file, ModuleOp stage) {

@@ -5,7 +5,9 @@
 #include "tk/core/WarpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
 
@@ -97,6 +99,51 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Location loc, Operation *op,
   if (result.getType() != wanted)
     result = arith::TruncFOp::create(b, loc, wanted, result);
   return result;
+}
+
+void foldExactNarrowRoundTrips(Operation *root) {
+  // The narrow type each value is exactly representable in, in program
+  // order: a value is known before its users within a block.
+  llvm::DenseMap<Value, Type> exactIn;
+  auto narrowOf = [&](Value value) -> Type {
+    return exactIn.lookup(value);
+  };
+  SmallVector<std::pair<arith::ExtFOp, Value>> roundTrips;
+  root->walk([&](Operation *op) {
+    if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
+      Type from = ext.getIn().getType();
+      if (!ext.getType().isF32())
+        return;
+      if (isNarrowFloat(from))
+        exactIn[ext] = from;
+      if (auto trunc = ext.getIn().getDefiningOp<arith::TruncFOp>())
+        if (narrowOf(trunc.getIn()) == from)
+          roundTrips.push_back({ext, trunc.getIn()});
+      return;
+    }
+    Type common;
+    ValueRange picked;
+    if (isa<arith::MinNumFOp, arith::MaxNumFOp, arith::MinimumFOp,
+            arith::MaximumFOp>(op))
+      picked = op->getOperands();
+    else if (auto select = dyn_cast<arith::SelectOp>(op))
+      picked = select->getOperands().drop_front();
+    else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
+      picked = shuffle->getOperands().take_front();
+    else
+      return;
+    if (!op->getResult(0).getType().isF32())
+      return;
+    for (Value operand : picked) {
+      Type narrow = narrowOf(operand);
+      if (!narrow || (common && narrow != common))
+        return;
+      common = narrow;
+    }
+    exactIn[op->getResult(0)] = common;
+  });
+  for (auto [ext, exact] : roundTrips)
+    ext.getResult().replaceAllUsesWith(exact);
 }
 
 } // namespace tk

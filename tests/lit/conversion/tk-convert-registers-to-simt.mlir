@@ -248,3 +248,53 @@ tk.func @bf16_runs(%x: !tk.ptr<bf16> {tk.divisibility = 16 : i32}, %y: !tk.ptr<b
   tk.store %q, %v : tensor<64x!tk.ptr<bf16>, #blocked>
   tk.return
 }
+
+// -----
+
+#lanes = #tkw.linear<shape = [32], register = [[1], [2]], lane = [[4], [8], [16]], warp = []>
+
+// An f16 max is computed in f32 and rounded once per op; between two maxima
+// the rounding and the widening after it change nothing (the f32 maximum is
+// one of two widened f16 values), so they are folded away: each register is
+// widened once, the maxima and the shuffles run in f32, and only the result
+// is rounded to f16. A sum rounds after each step, as before.
+// CHECK-LABEL: func.func @narrow_max
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} -> vector<4xf16>
+// CHECK-NOT: arith.truncf
+// CHECK: %[[W0:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: %[[W1:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: %[[M0:.*]] = arith.maxnumf %[[W0]], %[[W1]] : f32
+// CHECK-NEXT: %[[W2:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: %[[M1:.*]] = arith.maxnumf %[[M0]], %[[W2]] : f32
+// CHECK-NEXT: %[[W3:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: %[[M2:.*]] = arith.maxnumf %[[M1]], %[[W3]] : f32
+// CHECK-NEXT: %[[X1:.*]], %{{.*}} = gpu.shuffle xor %[[M2]], %c1_i32, %c8_i32 : f32
+// CHECK-NEXT: %[[M3:.*]] = arith.maxnumf %[[M2]], %[[X1]] : f32
+// CHECK-NEXT: %[[X2:.*]], %{{.*}} = gpu.shuffle xor %[[M3]], %c2_i32, %c8_i32 : f32
+// CHECK-NEXT: %[[M4:.*]] = arith.maxnumf %[[M3]], %[[X2]] : f32
+// CHECK-NEXT: %[[X4:.*]], %{{.*}} = gpu.shuffle xor %[[M4]], %c4_i32, %c8_i32 : f32
+// CHECK-NEXT: %[[M5:.*]] = arith.maxnumf %[[M4]], %[[X4]] : f32
+// CHECK-NEXT: %[[MAX:.*]] = arith.truncf %[[M5]] : f32 to f16
+// CHECK: llvm.store %[[MAX]]
+// CHECK: %[[S0:.*]] = arith.addf %[[W0]], %[[W1]] : f32
+// CHECK-NEXT: %[[R0:.*]] = arith.truncf %[[S0]] : f32 to f16
+// CHECK-NEXT: arith.extf %[[R0]] : f16 to f32
+tk.func @narrow_max(%x: !tk.ptr<f16> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 1 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #lanes>
+  %xs = tk.splat %x : !tk.ptr<f16> -> tensor<32x!tk.ptr<f16>, #lanes>
+  %p = tk.addptr %xs, %r : tensor<32x!tk.ptr<f16>, #lanes>, tensor<32xi32, #lanes>
+  %v = tk.load %p : tensor<32x!tk.ptr<f16>, #lanes>
+  %m = tk.reduce(%v : tensor<32xf16, #lanes>) {axis = 0 : i32} -> f16 {
+  ^bb0(%a: f16, %b: f16):
+    %c = arith.maxnumf %a, %b : f16
+    tk.reduce.return %c : f16
+  }
+  tk.store %x, %m : !tk.ptr<f16>
+  %s = tk.reduce(%v : tensor<32xf16, #lanes>) {axis = 0 : i32} -> f16 {
+  ^bb0(%a: f16, %b: f16):
+    %c = arith.addf %a, %b : f16
+    tk.reduce.return %c : f16
+  }
+  tk.store %x, %s : !tk.ptr<f16>
+  tk.return
+}

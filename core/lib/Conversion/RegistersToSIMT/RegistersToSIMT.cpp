@@ -528,7 +528,8 @@ struct ConvertRegistersToSIMT
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     if (failed(applyFullConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    foldExactNarrowRoundTrips(module);
   }
 
   /// The backend's unit that emits matrix intrinsics (may be null).
