@@ -105,9 +105,6 @@ void foldExactNarrowRoundTrips(Operation *root) {
   // The narrow type each value is exactly representable in, in program
   // order: a value is known before its users within a block.
   llvm::DenseMap<Value, Type> exactIn;
-  auto narrowOf = [&](Value value) -> Type {
-    return exactIn.lookup(value);
-  };
   SmallVector<std::pair<arith::ExtFOp, Value>> roundTrips;
   root->walk([&](Operation *op) {
     if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
@@ -117,7 +114,7 @@ void foldExactNarrowRoundTrips(Operation *root) {
       if (isNarrowFloat(from))
         exactIn[ext] = from;
       if (auto trunc = ext.getIn().getDefiningOp<arith::TruncFOp>())
-        if (narrowOf(trunc.getIn()) == from)
+        if (exactIn.lookup(trunc.getIn()) == from)
           roundTrips.push_back({ext, trunc.getIn()});
       return;
     }
@@ -135,7 +132,7 @@ void foldExactNarrowRoundTrips(Operation *root) {
     if (!op->getResult(0).getType().isF32())
       return;
     for (Value operand : picked) {
-      Type narrow = narrowOf(operand);
+      Type narrow = exactIn.lookup(operand);
       if (!narrow || (common && narrow != common))
         return;
       common = narrow;

@@ -49,8 +49,8 @@ emitScalarOp(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
 /// where it changes nothing: `extf(truncf(x))` becomes x when x is exactly
 /// representable in the narrow type, which holds for a widened narrow value
 /// and for a min, max, select or shuffle of such values (their result is
-/// one of their operands). A min or max reduction of f16 then runs in f32 from its
-/// inputs to its one result, not through a conversion at each step
+/// one of their operands). A min or max reduction of f16 then runs in f32 from
+/// its inputs to its one result, not through a conversion at each step
 /// (lavapipe's JIT took minutes over 128 such steps a thread). Values
 /// crossing a block argument are not followed.
 void foldExactNarrowRoundTrips(mlir::Operation *root);
