@@ -6,6 +6,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -75,6 +76,15 @@ KernelModuleError readKernelModule(MLIRContext &context, const void *data,
   }
   module = std::move(parsed);
   return KernelModuleError::None;
+}
+
+std::unique_ptr<Pass> createCanonicalizer() {
+  // The pattern's debug name, as MLIR gives an unnamed pattern its type's.
+  static const std::string disabled[] = {
+      "(anonymous namespace)::RemoveDuplicateSuccessorInputUses"};
+  GreedyRewriteConfig config;
+  config.setUseTopDownTraversal(true); // as the canonicalizer's own default
+  return createCanonicalizerPass(config, disabled);
 }
 
 LogicalResult runPasses(ModuleOp module, std::string &failedPass,

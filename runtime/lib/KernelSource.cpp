@@ -10,6 +10,7 @@
 #include "tk/runtime/CEnum.h"
 
 #include "tk/core/BoundsChecks.h"
+#include "tk/core/CompileSupport.h"
 #include "tk/core/Specialize.h"
 #include "tk/core/TileParameters.h"
 #include "tk/ir/Dialect.h"
@@ -339,7 +340,7 @@ static Status makeBoundsChecked(ModuleOp module, tk::FuncOp entry,
   // The offsets of pointers no access uses go; the backends get the kernel
   // as lean as a user would have written it.
   PassManager pm(module.getContext());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(tk::createCanonicalizer());
   pm.addPass(createCSEPass());
   if (failed(pm.run(module)) || failed(verify(module)))
     return Status(TK_ERROR_INTERNAL, "the bounds-checked kernel '" + name +

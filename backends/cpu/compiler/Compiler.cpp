@@ -166,7 +166,7 @@ const Stage kLayoutStages[] = {
 /// The loops, following the thread layouts.
 void addLoopsPasses(OpPassManager &pm) {
   pm.addPass(tk::createTkConvertToLoops());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(tk::createCanonicalizer());
   pm.addPass(createCSEPass());
 }
 

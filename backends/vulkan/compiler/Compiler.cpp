@@ -116,8 +116,12 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   // builds a subgroup's code for 8 or 16 lanes at once, took over 5
   // minutes on an f16 min or max reduction of 128 elements a thread at 16
   // lanes while each step rounded to f16 and widened again; with those
-  // round trips folded (tk::foldExactNarrowRoundTrips) it takes 35 s, the
-  // slowest kernel of the column.
+  // round trips folded (tk::foldExactNarrowRoundTrips) it takes 35 s.
+  // A dot without a matrix unit may hold up to 1,024 registers a thread
+  // (the accumulator; its operands wait in workgroup memory): lavapipe's
+  // registers are memory, and a GPU spills them rather than need
+  // tk-convert-to-simt's workgroup memory for whole tiles.
+  lowering.maxFmaDotRegisters = 1024;
   StageDumpFn dumpStage;
   if (!input.dumpDir.empty())
     dumpStage = [&](llvm::StringRef file, ModuleOp stage) {

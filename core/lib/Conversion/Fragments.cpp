@@ -2,6 +2,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/Conversion/Fragments.h"
+#include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Folding.h"
 #include "tk/core/Conversion/Passes.h"
 
@@ -436,7 +437,7 @@ tk::emittedLayoutMismatch(MLIRContext &context, const MatrixUnit &unit,
     // is then a memref.store at constant indices.
     for (bool unrolled = true; unrolled;) {
       PassManager pm(&context);
-      pm.addPass(createCanonicalizerPass());
+      pm.addPass(tk::createCanonicalizer());
       if (failed(pm.run(*module)))
         return "the canonicalizer failed on the product of " + who;
       SmallVector<scf::ForOp> loops;

@@ -67,13 +67,13 @@ static int64_t registersOf(Type type) {
 }
 
 /// Why a dot without a matrix intrinsic cannot take registers: each thread
-/// holds its rows of a and columns of b whole along k and unrolls the
-/// multiply-adds, so where the operands and accumulator need more than a
-/// GPU thread's 255 registers they spill, and a JIT that builds a whole
-/// subgroup's code at once (lavapipe) takes minutes. tk-convert-to-simt
-/// loops over k through workgroup memory instead.
-static std::optional<std::string> findOversizedFmaDot(ModuleOp module) {
-  constexpr int64_t kThreadRegisters = 256;
+/// unrolls the multiply-adds of the product elements it holds, and where
+/// its accumulator and the operands it holds (whole rows and columns, or
+/// the tiles it writes to the dot's workgroup memory, tk-dot-operand-layouts)
+/// need more than a GPU thread's 255 registers they spill, and a JIT that
+/// builds a whole subgroup's code at once (lavapipe) takes minutes.
+static std::optional<std::string> findOversizedFmaDot(ModuleOp module,
+                                                      int64_t budget) {
   std::optional<std::string> problem;
   module.walk([&](tk::DotOp dot) {
     if (dot->hasAttr(tk::warp::TkwDialect::kIntrinsicAttrName))
@@ -81,11 +81,11 @@ static std::optional<std::string> findOversizedFmaDot(ModuleOp module) {
     int64_t registers = registersOf(dot.getA().getType()) +
                         registersOf(dot.getB().getType()) +
                         registersOf(dot.getType());
-    if (registers <= kThreadRegisters)
+    if (registers <= budget)
       return WalkResult::advance();
     problem = "a dot without a matrix intrinsic needs " +
               std::to_string(registers) + " registers a thread, over " +
-              std::to_string(kThreadRegisters);
+              std::to_string(budget);
     return WalkResult::interrupt();
   });
   return problem;
@@ -136,7 +136,8 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
       refusal = "pass '" + failedPass + "' failed";
     return failure();
   }
-  if (std::optional<std::string> problem = findOversizedFmaDot(*copy)) {
+  if (std::optional<std::string> problem =
+          findOversizedFmaDot(*copy, lowering.maxFmaDotRegisters)) {
     refusal = *problem;
     return failure();
   }
@@ -170,7 +171,7 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
   if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
         pm.addPass(tk::createConvertRegistersToSIMTPass(lowering.matrixUnit,
                                                         lowering.asyncCopy));
-        pm.addPass(createCanonicalizerPass());
+        pm.addPass(tk::createCanonicalizer());
         pm.addPass(createCSEPass());
       }))) {
     if (refusal.empty())
@@ -211,7 +212,7 @@ LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createConvertToSIMTPass(simt, lowering.matrixUnit,
                                            lowering.asyncCopy));
-        pm.addPass(createCanonicalizerPass());
+        pm.addPass(tk::createCanonicalizer());
         pm.addPass(createCSEPass());
         if (lowering.shareWorkgroupMemory)
           pm.addPass(createTkShareWorkgroupMemory());

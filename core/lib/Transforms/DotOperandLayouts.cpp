@@ -94,13 +94,18 @@ struct DotOperandLayoutsPass
       signalPassFailure();
   }
 
-  /// A dot without an intrinsic: its operands in fmaOperandLayout.
+  /// A dot without an intrinsic: its operands in fmaOperandLayout where
+  /// they fit the thread's registers.
   WalkResult convertForFma(DotOp dot) {
     auto accumulator =
         dyn_cast_or_null<LinearLayoutAttr>(getLayout(dot.getType()));
     if (!accumulator)
       return WalkResult::advance();
     int64_t depth = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+    std::array<LinearLayout, 2> layouts;
+    int64_t registers = getThreadRegisters(
+        accumulator.getLinearLayout(),
+        getElementTypeOrSelf(dot.getType()).getIntOrFloatBitWidth());
     for (unsigned opIdx : {0u, 1u}) {
       llvm::Expected<LinearLayout> layout =
           getFmaOperandLayout(accumulator.getLinearLayout(), opIdx, depth);
@@ -110,8 +115,19 @@ struct DotOperandLayoutsPass
                         << llvm::toString(layout.takeError());
         return WalkResult::interrupt();
       }
-      convertOperand(dot, opIdx, std::move(*layout));
+      Value operand = opIdx == 0 ? dot.getA() : dot.getB();
+      registers += getThreadRegisters(
+          *layout,
+          getElementTypeOrSelf(operand.getType()).getIntOrFloatBitWidth());
+      layouts[opIdx] = std::move(*layout);
     }
+    // Rows and columns whole along k in every thread would take more than a
+    // thread has: the dot reads them from workgroup memory a k step at a
+    // time (planDotOperands).
+    if (registers > kFmaDotRegisters)
+      return WalkResult::advance();
+    for (unsigned opIdx : {0u, 1u})
+      convertOperand(dot, opIdx, std::move(layouts[opIdx]));
     return WalkResult::advance();
   }
 

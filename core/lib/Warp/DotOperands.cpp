@@ -318,6 +318,25 @@ warp::LocalLoadOp tk::getSlotRead(Value operand,
   return operand.getDefiningOp<warp::LocalLoadOp>();
 }
 
+/// Whether the lanes and warps of `a` and `b` hold the same coordinates:
+/// they differ at most in the order of a thread's registers.
+static bool sameThreadBases(const LinearLayout &a, const LinearLayout &b) {
+  for (StringRef dim : {kLaneDim, kWarpDim}) {
+    int32_t bits = a.hasInDim(dim) ? a.getInDimSizeLog2(dim) : 0;
+    if (bits != (b.hasInDim(dim) ? b.getInDimSizeLog2(dim) : 0))
+      return false;
+    for (int32_t bit = 0; bit < bits; ++bit)
+      if (a.getBasis(dim, bit) != b.getBasis(dim, bit))
+        return false;
+  }
+  return true;
+}
+
+int64_t tk::getThreadRegisters(const LinearLayout &layout,
+                               int64_t elementBits) {
+  return llvm::divideCeil(layout.getInDimSize(kRegisterDim) * elementBits, 32);
+}
+
 llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
                                                    const TargetInfo *target) {
   auto layoutOf = [](Type type) -> const LinearLayout * {
@@ -338,13 +357,46 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
   DotOperandPlan plan;
   auto name =
       dot->getAttrOfType<StringAttr>(warp::TkwDialect::kIntrinsicAttrName);
+  // An operand in a layout other than the one the product reads waits in
+  // the dot's workgroup memory, laid out for its writers and readers.
+  auto planShared = [&](unsigned opIdx, bool readersFirst) -> llvm::Error {
+    if (name && *operands[opIdx] == plan.fragments[opIdx])
+      return llvm::Error::success();
+    auto type = cast<RankedTensorType>(opIdx == 0 ? dot.getA().getType()
+                                                  : dot.getB().getType());
+    int64_t bytes =
+        std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
+    // Multiply-adds read a row of a and a column of b a k step at a time,
+    // at offsets a loop over k computes: row-major, unswizzled.
+    SmallVector<int32_t> shape(type.getShape());
+    llvm::Expected<LinearLayout> shared =
+        name ? getOperandSharedLayout(type.getShape(), bytes, *operands[opIdx],
+                                      plan.fragments[opIdx], readersFirst)
+             : swizzledSharedLayout(shape, 1, 1, 1, {1, 0});
+    if (!shared)
+      return shared.takeError();
+    plan.shared[opIdx] = std::move(*shared);
+    plan.sharedOffset[opIdx] = llvm::alignTo(plan.sharedBytes, 16);
+    plan.sharedBytes = plan.sharedOffset[opIdx] + type.getNumElements() * bytes;
+    return llvm::Error::success();
+  };
   if (!name) {
+    // Fused multiply-adds read both operands from the thread's registers,
+    // in any register order, or, where tk-dot-operand-layouts left them as
+    // they were (kFmaDotRegisters), both from the dot's scratch, a k step
+    // at a time.
+    bool inRegisters = true;
     for (unsigned opIdx : {0u, 1u}) {
       llvm::Expected<LinearLayout> layout = fmaLayout(*acc, opIdx, depth);
       if (!layout)
         return layout.takeError();
       plan.fragments[opIdx] = std::move(*layout);
+      inRegisters &= sameThreadBases(*operands[opIdx], plan.fragments[opIdx]);
     }
+    if (!inRegisters)
+      for (unsigned opIdx : {0u, 1u})
+        if (llvm::Error error = planShared(opIdx, /*readersFirst=*/true))
+          return error;
     return plan;
   }
   std::optional<TargetInfo> parsed;
@@ -377,20 +429,9 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
     if (!layout)
       return layout.takeError();
     plan.fragments[opIdx] = std::move(*layout);
-    if (*operands[opIdx] == plan.fragments[opIdx])
-      continue;
-    auto type = cast<RankedTensorType>(opIdx == 0 ? dot.getA().getType()
-                                                  : dot.getB().getType());
-    Type element = type.getElementType();
-    int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
-    llvm::Expected<LinearLayout> shared = getOperandSharedLayout(
-        type.getShape(), bytes, *operands[opIdx], plan.fragments[opIdx],
-        /*readersFirst=*/!target->transposingMatrixLoads);
-    if (!shared)
-      return shared.takeError();
-    plan.shared[opIdx] = std::move(*shared);
-    plan.sharedOffset[opIdx] = llvm::alignTo(plan.sharedBytes, 16);
-    plan.sharedBytes = plan.sharedOffset[opIdx] + type.getNumElements() * bytes;
+    if (llvm::Error error =
+            planShared(opIdx, /*readersFirst=*/!target->transposingMatrixLoads))
+      return error;
   }
   return plan;
 }

@@ -29,3 +29,36 @@ tk.func @fma_dot(%x: f16, %y: f16) attributes {tkw.num_warps = 1 : i32, tkw.targ
   %c = tk.dot %a, %b, %zero : tensor<8x4xf16, #a> * tensor<4x8xf16, #b> -> tensor<8x8xf32, #acc>
   tk.return
 }
+
+// -----
+
+// The same product with a and b as loaded (a thread holds 4 consecutive
+// elements of a row), which tk-dot-operand-layouts leaves so where a's rows
+// and b's columns whole along k would take too many registers: the holders
+// write both to the dot's scratch row-major (a at element 0, b at 32:
+// tkw.scratch's 128 bytes of f16), and after a barrier one loop over k
+// reads, each step, the thread's 4 rows of a (k + 4 row) and 2 columns of
+// b (4 k + column + 32) and updates its 8 elements.
+#acc = #tkw.linear<shape = [8, 8], register = [[0, 1], [1, 0], [2, 0]], lane = [[0, 2], [0, 4], [4, 0]], warp = []>
+#rows = #tkw.linear<shape = [8, 4], register = [[0, 1], [0, 2]], lane = [[1, 0], [2, 0], [4, 0]], warp = []>
+#cols = #tkw.linear<shape = [4, 8], register = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [0, 0]], warp = []>
+
+// CHECK-LABEL: func.func @fma_dot_from_scratch
+// CHECK: %[[BUF:.*]] = memref.get_global @fma_dot_from_scratch_scratch_f16 : memref<64xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: vector.store
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: %[[SUMS:.*]]:8 = scf.for %[[K:.*]] = %c0 to %c4 step %c1 iter_args(
+// CHECK-COUNT-6: memref.load %{{.*}} : memref<64xf16
+// CHECK-NOT: memref.load
+// CHECK-COUNT-8: math.fma
+// CHECK-NOT: math.fma
+// CHECK: scf.yield
+// CHECK: return
+tk.func @fma_dot_from_scratch(%x: f16, %y: f16) attributes {tkw.num_warps = 1 : i32, tkw.shared_memory = 128 : i64, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %a = tk.splat %x : f16 -> tensor<8x4xf16, #rows>
+  %b = tk.splat %y : f16 -> tensor<4x8xf16, #cols>
+  %zero = arith.constant dense<0.000000e+00> : tensor<8x8xf32, #acc>
+  %c = tk.dot %a, %b, %zero {tkw.scratch = array<i64: 0, 128>} : tensor<8x4xf16, #rows> * tensor<4x8xf16, #cols> -> tensor<8x8xf32, #acc>
+  tk.return
+}

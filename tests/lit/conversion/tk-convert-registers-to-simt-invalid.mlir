@@ -29,11 +29,14 @@ tk.func @no_layouts(%x: !tk.ptr<f32>) {
 #b_lanes = #tkw.linear<shape = [4, 8], register = [[0, 1], [1, 0], [2, 0]], lane = [[0, 4], [0, 2], [0, 0]], warp = []>
 
 // A dot whose b is not held along the product's columns (its lanes
-// swapped): no thread holds what its elements need.
+// swapped): no thread holds what its elements need, so both operands go
+// through the dot's workgroup memory, which tk-allocate-shared-memory has
+// not placed.
 tk.func @fma_operand_elsewhere(%x: f16, %y: f16) attributes {tkw.num_warps = 1 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
   %a = tk.splat %x : f16 -> tensor<8x4xf16, #a>
   %b = tk.splat %y : f16 -> tensor<4x8xf16, #b_lanes>
   %zero = arith.constant dense<0.000000e+00> : tensor<8x8xf32, #acc>
+  // expected-error @+2 {{reads an operand through workgroup memory without tkw.scratch}}
   // expected-error @+1 {{failed to legalize operation 'tk.dot'}}
   %c = tk.dot %a, %b, %zero : tensor<8x4xf16, #a> * tensor<4x8xf16, #b_lanes> -> tensor<8x8xf32, #acc>
   tk.return

@@ -1,7 +1,8 @@
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,MMA,SM80
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-cdna3 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,MMA,CDNA3
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=intel-pvc num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,MMA,PVC
-// RUN: tk-opt %s --tk-assign-linear-layouts="target=vulkan-lavapipe num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,FMA
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=cuda-sm80 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,REG,MMA,SM80
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-cdna3 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,REG,MMA,CDNA3
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=intel-pvc num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,REG,MMA,PVC
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=vulkan num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,REG,FMA
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=vulkan-lavapipe num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,SCRATCH
 //
 // tk-dot-operand-layouts after tk-assign-linear-layouts: a 64x64x32 f16 dot
 // on 4 warps (a 2 x 2 grid over the product) takes a and b in its
@@ -24,22 +25,29 @@
 // the lanes.
 // PVC-DAG: #[[A:linear[0-9]*]] = #tkw.linear<shape = [64, 32], register = {{\[\[}}1, 0], [2, 0], [4, 0], [16, 0], [32, 0], [0, 16]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 0], [8, 0]]>
 // PVC-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 32], [16, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 16], [0, 0]]>
-// lavapipe (subgroups of 8) has no matrix unit: each thread multiplies
-// its own block of the product, as square as its 32 threads allow (16 rows
-// by 8 columns: the lanes along the columns, the warps along the rows), so
-// that the rows of a and columns of b it holds whole along k are few. a
-// follows the product's rows (its lanes hold copies), b its columns (its
-// warps hold copies), k in registers.
-// FMA-DAG: #[[A:linear[0-9]*]] = #tkw.linear<shape = [64, 32], register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], lane = {{\[\[}}0, 0], [0, 0], [0, 0]], warp = {{\[\[}}16, 0], [32, 0]]>
-// FMA-DAG: #[[B:linear[0-9]*]] = #tkw.linear<shape = [32, 64], register = {{\[\[}}0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], lane = {{\[\[}}0, 8], [0, 16], [0, 32]], warp = {{\[\[}}0, 0], [0, 0]]>
+// Vulkan (subgroups of 32) has no matrix unit: each thread multiplies its
+// own block of the product, and holds the rows of a and columns of b it
+// needs whole along k (getFmaOperandLayout). On lavapipe (subgroups of 8)
+// those blocks are 16 rows by 8 columns, and a's rows, b's columns and the
+// accumulator would take 512 32-bit registers a thread, over
+// kFmaDotRegisters: the operands stay as loaded, and the dot reads them
+// from its workgroup memory a k step at a time.
 // CHECK-LABEL: tk.func @dot_bias
-// CHECK: %[[AV:.+]] = tkw.convert_layout {{.*}} -> tensor<64x32xf16, #[[A]]>
-// CHECK: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16, #[[B]]>
-// CHECK: scf.for
+// SCRATCH: %[[AL:.+]] = tk.load
+// SCRATCH-NOT: tkw.convert_layout
+// SCRATCH: %[[BL:.+]] = tk.load
+// SCRATCH-NOT: tkw.convert_layout
+// SCRATCH: scf.for
+// SCRATCH-NEXT: tk.dot %[[AL]], %[[BL]], {{.*}} : tensor<64x32xf16,
+// MMA: %[[AV:.+]] = tkw.convert_layout {{.*}} -> tensor<64x32xf16, #[[A]]>
+// MMA: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16, #[[B]]>
+// FMA: %[[AV:.+]] = tkw.convert_layout {{.*}} -> tensor<64x32xf16,
+// FMA: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16,
+// REG: scf.for
 // SM80-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mma.m16n8k16.f32.f16"}
 // CDNA3-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mfma.f32.32x32x8f16"}
 // PVC-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "dpas.8x16x16.f32.f16"}
-// FMA-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} : tensor<64x32xf16, #[[A]]> * tensor<32x64xf16, #[[B]]>
+// FMA-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} : tensor<64x32xf16,
 tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
   %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
@@ -93,17 +101,20 @@ tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16
 // intrinsic: moving it into fragments crosses threads, so the dot reads
 // its fragments from workgroup memory one k step at a time. Without an
 // intrinsic it converts in the loop.
+// On lavapipe both stay as loaded (above).
 // CHECK-LABEL: tk.func @loop_invariant_a
 // CHECK: %[[AV:.+]] = tk.load
-// CHECK-NEXT: %[[AC:.+]] = tkw.convert_layout %[[AV]]
+// REG-NEXT: %[[AC:.+]] = tkw.convert_layout %[[AV]]
 // CHECK-NOT: tkw.convert_layout %[[AV]]
 // CHECK: scf.for
 // CHECK: %[[BV:.+]] = tk.load
 // MMA-NEXT: tk.dot %[[AC]], %[[BV]]
 // FMA: %[[BC:.+]] = tkw.convert_layout %[[BV]]
 // FMA-NEXT: tk.dot %[[AC]], %[[BC]]
+// SCRATCH-NEXT: tk.dot %[[AV]], %[[BV]]
 // CHECK: scf.for
-// CHECK: tk.dot %[[AC]],
+// REG: tk.dot %[[AC]],
+// SCRATCH: tk.dot %[[AV]],
 tk.func @loop_invariant_a(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %n: i32) {
   %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>

@@ -39,6 +39,18 @@ getMatrixOperandLayout(const LinearLayout &accumulator,
                        const MatrixIntrinsic &intrinsic, unsigned opIdx,
                        int64_t depth);
 
+/// The most 32-bit registers a thread spends on a dot of fused
+/// multiply-adds: where its accumulator and both operands in
+/// getFmaOperandLayout would take more, tk-dot-operand-layouts leaves the
+/// operands as they are and the dot reads them from its workgroup memory
+/// one k step at a time (planDotOperands); a dot whose accumulator and
+/// remaining operands still take more is refused.
+inline constexpr int64_t kFmaDotRegisters = 256;
+
+/// The 32-bit registers a thread holds of a tile of `elementBits`-bit
+/// elements in `layout`.
+int64_t getThreadRegisters(const LinearLayout &layout, int64_t elementBits);
+
 /// Operand `opIdx` of a dot each thread computes on its own with fused
 /// multiply-adds: every index that holds an element of the product holds
 /// that element's row of a (column of b) whole along k.
@@ -77,7 +89,8 @@ struct DotOperandPlan {
   /// Per operand: the register layout the product reads it in.
   std::array<LinearLayout, 2> fragments;
   /// Per operand: where it waits in the dot's workgroup memory, as offset
-  /// -> coordinates (a swizzled layout), when the operand's own layout is
+  /// -> coordinates (a swizzled layout; row-major for a dot of multiply-adds,
+  /// which reads it in a loop over k), when the operand's own layout is
   /// not `fragments[i]`. Each thread then writes the elements it holds,
   /// and reads the fragments of each k step just before their product.
   std::array<std::optional<LinearLayout>, 2> shared;

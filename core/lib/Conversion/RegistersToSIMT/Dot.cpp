@@ -57,6 +57,34 @@ bool threadBasesAre(const LinearLayout &layout, const LinearLayout &reference,
   return true;
 }
 
+/// Where operand `operand` of `op` waits in the dot's scratch: the buffer
+/// of its element type and the element (i32) at `offset` bytes into the
+/// dot's part of it (tkw.scratch, from tk-allocate-shared-memory).
+struct OperandScratch {
+  Value buffer, base;
+};
+static FailureOr<OperandScratch> getOperandScratch(OpBuilder &b, Location loc,
+                                                   tk::DotOp op, Value operand,
+                                                   int64_t offset) {
+  auto scratch =
+      op->getAttrOfType<DenseI64ArrayAttr>(warp::TkwDialect::kScratchAttrName);
+  if (!scratch || scratch.size() != 2)
+    return op.emitOpError("tk-convert-registers-to-simt: a dot that reads "
+                          "an operand through workgroup memory without "
+                          "tkw.scratch (run tk-allocate-shared-memory first)");
+  Type element = getElementTypeOrSelf(operand.getType());
+  int64_t bytes =
+      std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
+  Value buffer = getScratchBuffer(b, loc, op, element);
+  if (!buffer || (scratch[0] + offset) % bytes)
+    return op.emitOpError("tk-convert-registers-to-simt: no aligned scratch "
+                          "buffer for ")
+           << element;
+  Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                            (scratch[0] + offset) / bytes);
+  return OperandScratch{buffer, base};
+}
+
 /// Where a dot finds the registers of an operand's fragment layout
 /// (DotOperandPlan::fragments): among the values the operand arrived in,
 /// or, for an operand the dot writes to its scratch, at the element of the
@@ -65,10 +93,14 @@ class OperandReader {
 public:
   /// `fragmentRegisters`: the registers of one intrinsic fragment, which
   /// are the layout's lowest register bits.
+  /// `vectorBytes`: the widest access to workgroup memory
+  /// (TargetInfo::workgroupVectorBytes).
   OperandReader(const LinearLayout &fragments, ValueRange values,
-                int32_t fragmentRegisters, const MatrixUnit *unit)
+                int32_t fragmentRegisters, const MatrixUnit *unit,
+                int64_t vectorBytes)
       : index(fragments), fragments(fragments), values(values),
-        fragmentRegisters(fragmentRegisters), unit(unit) {}
+        fragmentRegisters(fragmentRegisters), unit(unit),
+        vectorBytes(vectorBytes) {}
 
   /// Writes the registers the thread holds of `operand` (the first holder
   /// of each element) into the dot's scratch at `offset` bytes, placed by
@@ -76,35 +108,24 @@ public:
   LogicalResult writeToScratch(OpBuilder &b, Location loc, tk::DotOp op,
                                Value operand, const LinearLayout &shared,
                                int64_t offset, const ThreadPosition &thread) {
-    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
-        warp::TkwDialect::kScratchAttrName);
-    if (!scratch || scratch.size() != 2)
-      return op.emitOpError("tk-convert-registers-to-simt: a dot that reads "
-                            "an operand through workgroup memory without "
-                            "tkw.scratch (run tk-allocate-shared-memory "
-                            "first)");
-    Type element = getElementTypeOrSelf(operand.getType());
-    int64_t bytes =
-        std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
-    Value buffer = getScratchBuffer(b, loc, op, element);
-    if (!buffer || (scratch[0] + offset) % bytes)
-      return op.emitOpError("tk-convert-registers-to-simt: no aligned "
-                            "scratch buffer for ")
-             << element;
-    Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                              (scratch[0] + offset) / bytes);
+    FailureOr<OperandScratch> scratch =
+        getOperandScratch(b, loc, op, operand, offset);
+    if (failed(scratch))
+      return failure();
+    auto [buffer, base] = *scratch;
     const LinearLayout *source = getLinearLayout(operand.getType());
     if (!source)
       return op.emitOpError("tk-convert-registers-to-simt: an operand without "
                             "a layout");
     FailureOr<SharedTileReader> tileReader =
         SharedTileReader::create(b, loc, op, buffer, base, fragments, shared,
-                                 fragmentRegisters, unit, thread);
+                                 fragmentRegisters, unit, thread,
+                                 /*origin=*/{}, vectorBytes);
     if (failed(tileReader))
       return failure();
     reader.emplace(std::move(*tileReader));
     return writeTileToWorkgroup(b, loc, op, values, *source, shared, buffer,
-                                base, thread);
+                                base, thread, vectorBytes);
   }
 
   /// The values of `registers` of the fragment layout.
@@ -125,6 +146,7 @@ private:
   ValueRange values;
   int32_t fragmentRegisters = 1;
   const MatrixUnit *unit = nullptr;
+  int64_t vectorBytes = 16;
   std::optional<SharedTileReader> reader;
 };
 
@@ -155,7 +177,9 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
 
 private:
   /// Each product element the thread holds, as multiply-adds over the
-  /// reduction dimension, in f32 for narrow float accumulators.
+  /// reduction dimension, in f32 for narrow float accumulators: from the
+  /// operands' registers, or, where the plan keeps both in the dot's
+  /// scratch (DotOperandPlan::shared), in a loop over k reading them there.
   FailureOr<SmallVector<Value>>
   lowerWithFma(tk::DotOp op, const LinearLayout &a, const LinearLayout &b,
                const LinearLayout &acc, OneToNOpAdaptor adaptor,
@@ -164,6 +188,22 @@ private:
     Type accElement = getElementTypeOrSelf(op.getType());
     if (isa<Float8E4M3FNType, Float8E5M2Type>(aElement))
       return rewriter.notifyMatchFailure(op, "fp8 dot without an intrinsic");
+    bool isFloat = isa<FloatType>(accElement);
+    Type compute =
+        isNarrowFloat(accElement) ? rewriter.getF32Type() : accElement;
+    Location loc = op.getLoc();
+    auto widen = [&](Value value) -> Value {
+      if (value.getType() == compute)
+        return value;
+      if (isFloat)
+        return arith::ExtFOp::create(rewriter, loc, compute, value);
+      return arith::ExtSIOp::create(rewriter, loc, compute, value);
+    };
+    llvm::Expected<DotOperandPlan> plan = planDotOperands(op, target.get());
+    if (!plan)
+      return rewriter.notifyMatchFailure(op, llvm::toString(plan.takeError()));
+    if (plan->shared[0] && plan->shared[1])
+      return lowerFmaFromScratch(op, acc, *plan, adaptor, rewriter, widen);
     // a holds the accumulator's rows, b its columns, each with the whole
     // reduction dimension in registers.
     auto along = [&](unsigned dim) {
@@ -176,17 +216,6 @@ private:
     if (!threadBasesAre(a, acc, along(0)) || !threadBasesAre(b, acc, along(1)))
       return rewriter.notifyMatchFailure(
           op, "operands not in the accumulator's rows and columns");
-    bool isFloat = isa<FloatType>(accElement);
-    Type compute =
-        isNarrowFloat(accElement) ? rewriter.getF32Type() : accElement;
-    Location loc = op.getLoc();
-    auto widen = [&](Value value) -> Value {
-      if (value.getType() == compute)
-        return value;
-      if (isFloat)
-        return arith::ExtFOp::create(rewriter, loc, compute, value);
-      return arith::ExtSIOp::create(rewriter, loc, compute, value);
-    };
     RegisterIndex aIndex(a), bIndex(b);
     int64_t depth = cast<RankedTensorType>(op.getA().getType()).getDimSize(1);
     ValueRange aValues = adaptor.getA(), bValues = adaptor.getB();
@@ -218,6 +247,106 @@ private:
         sum = arith::TruncFOp::create(rewriter, loc, accElement, sum);
       results.push_back(sum);
     }
+    return results;
+  }
+
+  /// A dot of multiply-adds whose operands both wait in its scratch,
+  /// row-major: their holders write them, and after a barrier a loop over k
+  /// reads, each step, the thread's rows of a and columns of b at k and
+  /// updates every product element it holds. The code is one step long,
+  /// whatever the depth.
+  FailureOr<SmallVector<Value>>
+  lowerFmaFromScratch(tk::DotOp op, const LinearLayout &acc,
+                      const DotOperandPlan &plan, OneToNOpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter,
+                      function_ref<Value(Value)> widen) const {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, value);
+    };
+    ThreadPosition thread = ThreadPosition::get(
+        rewriter, loc, *getTypeConverter<RegisterTypeConverter>());
+    std::array<Value, 2> buffers, bases;
+    for (unsigned opIdx : {0u, 1u}) {
+      Value operand = opIdx == 0 ? op.getA() : op.getB();
+      FailureOr<OperandScratch> scratch = getOperandScratch(
+          rewriter, loc, op, operand, plan.sharedOffset[opIdx]);
+      if (failed(scratch))
+        return failure();
+      buffers[opIdx] = scratch->buffer;
+      bases[opIdx] = scratch->base;
+      const LinearLayout *source = getLinearLayout(operand.getType());
+      if (!source)
+        return op.emitOpError("tk-convert-registers-to-simt: an operand "
+                              "without a layout");
+      if (failed(writeTileToWorkgroup(
+              rewriter, loc, op, opIdx == 0 ? adaptor.getA() : adaptor.getB(),
+              *source, *plan.shared[opIdx], buffers[opIdx], bases[opIdx],
+              thread, vectorBytes())))
+        return failure();
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+
+    // Where the thread's rows of a and columns of b start, by their
+    // register-only coordinate: a is depth elements a row, b n a row.
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    int64_t depth = aType.getDimSize(1), width = bType.getDimSize(1);
+    ThreadCoordinates coordinates(rewriter, loc, acc, thread);
+    std::map<int32_t, Value> rowStarts, colStarts;
+    SmallVector<std::pair<int32_t, int32_t>> registerAt;
+    SmallVector<Value> initial;
+    for (auto [reg, value] : llvm::enumerate(adaptor.getAcc())) {
+      SmallVector<int32_t> at = registerCoordinates(acc, reg);
+      if (!rowStarts.count(at[0]))
+        rowStarts[at[0]] = arith::AddIOp::create(
+            rewriter, loc, bases[0],
+            arith::MulIOp::create(rewriter, loc,
+                                  coordinates.get(rewriter, loc, reg, 0),
+                                  constant(depth)));
+      if (!colStarts.count(at[1]))
+        colStarts[at[1]] = arith::AddIOp::create(
+            rewriter, loc, bases[1], coordinates.get(rewriter, loc, reg, 1));
+      registerAt.push_back({at[0], at[1]});
+      initial.push_back(widen(value));
+    }
+    bool isFloat = isa<FloatType>(getElementTypeOrSelf(op.getType()));
+    Value lower = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value upper = arith::ConstantIndexOp::create(rewriter, loc, depth);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lower, upper, one, initial,
+        [&](OpBuilder &b, Location loc, Value k, ValueRange sums) {
+          Value k32 = arith::IndexCastUIOp::create(b, loc, i32, k);
+          Value kRow = arith::MulIOp::create(b, loc, k32, constant(width));
+          auto load = [&](unsigned opIdx, Value at) {
+            return widen(memref::LoadOp::create(b, loc, buffers[opIdx],
+                                                toIndex(b, loc, at)));
+          };
+          std::map<int32_t, Value> rows, cols;
+          for (auto [row, start] : rowStarts)
+            rows[row] = load(0, arith::AddIOp::create(b, loc, start, k32));
+          for (auto [col, start] : colStarts)
+            cols[col] = load(1, arith::AddIOp::create(b, loc, start, kRow));
+          SmallVector<Value> next;
+          for (auto [sum, at] : llvm::zip_equal(sums, registerAt)) {
+            Value x = rows[at.first], y = cols[at.second];
+            next.push_back(
+                isFloat
+                    ? Value(math::FmaOp::create(b, loc, x, y, sum))
+                    : Value(arith::AddIOp::create(
+                          b, loc, sum, arith::MulIOp::create(b, loc, x, y))));
+          }
+          scf::YieldOp::create(b, loc, next);
+        });
+    Type accElement = getElementTypeOrSelf(op.getType());
+    SmallVector<Value> results;
+    for (Value sum : loop.getResults())
+      results.push_back(
+          sum.getType() == accElement
+              ? sum
+              : Value(arith::TruncFOp::create(rewriter, loc, accElement, sum)));
     return results;
   }
 
@@ -275,9 +404,11 @@ private:
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     std::array<OperandReader, 2> readers = {
         OperandReader(plan->fragments[0], adaptor.getA(),
-                      aFragment->getInDimSize(kRegisterDim), matrixUnit.get()),
+                      aFragment->getInDimSize(kRegisterDim), matrixUnit.get(),
+                      vectorBytes()),
         OperandReader(plan->fragments[1], adaptor.getB(),
-                      bFragment->getInDimSize(kRegisterDim), matrixUnit.get())};
+                      bFragment->getInDimSize(kRegisterDim), matrixUnit.get(),
+                      vectorBytes())};
     bool throughMemory = false;
     for (unsigned opIdx : {0u, 1u}) {
       if (!plan->shared[opIdx])
@@ -360,6 +491,11 @@ private:
             narrow ? arith::TruncFOp::create(rewriter, loc, accElement, value)
                    : value;
     return results;
+  }
+
+  /// The target's widest access to workgroup memory.
+  int64_t vectorBytes() const {
+    return target ? target->workgroupVectorBytes : 16;
   }
 
   std::shared_ptr<const MatrixUnit> matrixUnit;

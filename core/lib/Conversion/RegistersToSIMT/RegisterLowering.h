@@ -235,12 +235,14 @@ public:
   /// `origin`: where the tile starts in the layout `shared` describes
   /// (coordinates aligned to the tile's own shape, which may be smaller:
   /// a block of it), else the origin.
+  /// `vectorBytes`: the widest vector read (TargetInfo::workgroupVectorBytes;
+  /// 0 reads element by element).
   static mlir::FailureOr<SharedTileReader>
   create(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
          mlir::Value buffer, mlir::Value base, const LinearLayout &layout,
          const LinearLayout &shared, int32_t fragmentRegisters,
          const MatrixUnit *unit, const ThreadPosition &thread,
-         llvm::ArrayRef<int64_t> origin = {});
+         llvm::ArrayRef<int64_t> origin = {}, int64_t vectorBytes = 16);
 
   /// The values of `registers` of the layout, in order.
   llvm::SmallVector<mlir::Value> read(mlir::OpBuilder &b, mlir::Location loc,
@@ -278,15 +280,14 @@ private:
 /// Writes `values`, the registers of a tile in `source` (register, lane,
 /// warp -> coordinates), to workgroup memory laid out by `shared` (offset
 /// -> coordinates) from element `base` (i32) of `buffer`: the first holder
-/// of each element writes it, in vectors of up to 16 bytes where both
-/// layouts keep registers consecutive.
-mlir::LogicalResult writeTileToWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
-                                         mlir::Operation *op,
-                                         mlir::ValueRange values,
-                                         const LinearLayout &source,
-                                         const LinearLayout &shared,
-                                         mlir::Value buffer, mlir::Value base,
-                                         const ThreadPosition &thread);
+/// of each element writes it, in vectors of up to `vectorBytes` (0: element
+/// by element) where both layouts keep registers consecutive.
+mlir::LogicalResult
+writeTileToWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::Operation *op, mlir::ValueRange values,
+                     const LinearLayout &source, const LinearLayout &shared,
+                     mlir::Value buffer, mlir::Value base,
+                     const ThreadPosition &thread, int64_t vectorBytes = 16);
 
 /// The element (i32) where slot `slot` (i32) of a ring of `type` starting
 /// at element `ring` begins.

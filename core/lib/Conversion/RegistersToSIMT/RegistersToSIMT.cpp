@@ -407,7 +407,9 @@ struct GridQueryLowering : OpConversionPattern<GridOp> {
 /// scratch ops move, each `tkw.shared_memory` bytes long: the offsets of
 /// tk-allocate-shared-memory index them, so the barriers
 /// tk-insert-barriers placed by those offsets order every reuse.
-LogicalResult declareScratchBuffers(tk::FuncOp kernel) {
+LogicalResult
+declareScratchBuffers(tk::FuncOp kernel,
+                      SmallVectorImpl<memref::GlobalOp> &buffers) {
   auto bytes = kernel->getAttrOfType<IntegerAttr>(
       warp::TkwDialect::kSharedMemoryAttrName);
   if (!bytes || bytes.getInt() == 0)
@@ -442,10 +444,10 @@ LogicalResult declareScratchBuffers(tk::FuncOp kernel) {
     auto memref = MemRefType::get(
         {int64_t(llvm::divideCeil(bytes.getInt(), elementBytes))}, type,
         MemRefLayoutAttrInterface{}, workgroup);
-    memref::GlobalOp::create(
+    buffers.push_back(memref::GlobalOp::create(
         b, kernel.getLoc(), scratchName(kernel.getSymName(), type),
         b.getStringAttr("private"), memref, Attribute{},
-        /*constant=*/false, b.getI64IntegerAttr(alignment));
+        /*constant=*/false, b.getI64IntegerAttr(alignment)));
   }
   return success();
 }
@@ -481,8 +483,9 @@ struct ConvertRegistersToSIMT
       first.emitError("tk-convert-registers-to-simt: ") << error;
       return signalPassFailure();
     }
+    SmallVector<memref::GlobalOp> scratchBuffers;
     for (tk::FuncOp kernel : kernels)
-      if (failed(declareScratchBuffers(kernel)))
+      if (failed(declareScratchBuffers(kernel, scratchBuffers)))
         return signalPassFailure();
 
     RegisterTypeConverter converter(context, info->globalAddressSpace,
@@ -530,6 +533,13 @@ struct ConvertRegistersToSIMT
     if (failed(applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     foldExactNarrowRoundTrips(module);
+    // declareScratchBuffers declares a buffer for every element type a
+    // scratch op takes, a dot's accumulator too, which never crosses
+    // threads. A buffer no code reads still counts against the device's
+    // workgroup memory (the SPIR-V module declares it), so it goes.
+    for (memref::GlobalOp buffer : scratchBuffers)
+      if (SymbolTable::symbolKnownUseEmpty(buffer, module))
+        buffer.erase();
   }
 
   /// The backend's unit that emits matrix intrinsics (may be null).

@@ -60,7 +60,7 @@ SharedTileReader::create(OpBuilder &b, Location loc, Operation *op,
                          Value buffer, Value base, const LinearLayout &layout,
                          const LinearLayout &shared, int32_t fragmentRegisters,
                          const MatrixUnit *unit, const ThreadPosition &thread,
-                         ArrayRef<int64_t> origin) {
+                         ArrayRef<int64_t> origin, int64_t vectorBytes) {
   llvm::Expected<LinearLayout> toOffset = shared.invert();
   if (!toOffset)
     return op->emitOpError("tk-convert-registers-to-simt: a workgroup layout "
@@ -100,7 +100,7 @@ SharedTileReader::create(OpBuilder &b, Location loc, Operation *op,
       std::make_shared<ThreadCoordinates>(b, loc, *reader.readOffsets, thread);
   reader.readWidth =
       std::min<int32_t>(reader.readOffsets->getNumConsecutiveInOut(),
-                        std::max<int64_t>(16 / reader.bytes, 1));
+                        std::max<int64_t>(vectorBytes / reader.bytes, 1));
   reader.planMatrixReads(b, loc, thread);
   return reader;
 }
@@ -238,7 +238,8 @@ LogicalResult writeTileToWorkgroup(OpBuilder &b, Location loc, Operation *op,
                                    ValueRange values,
                                    const LinearLayout &source,
                                    const LinearLayout &shared, Value buffer,
-                                   Value base, const ThreadPosition &thread) {
+                                   Value base, const ThreadPosition &thread,
+                                   int64_t vectorBytes) {
   llvm::Expected<LinearLayout> toOffset = shared.invert();
   // The writers' registers, lanes and warps -> offsets in the buffer.
   llvm::Expected<LinearLayout> written =
@@ -252,7 +253,7 @@ LogicalResult writeTileToWorkgroup(OpBuilder &b, Location loc, Operation *op,
   Value writer = isFirstHolder(b, loc, source, thread);
   int32_t copies = getFreeMask(source, kRegisterDim);
   int32_t width = std::min<int32_t>(written->getNumConsecutiveInOut(),
-                                    std::max<int64_t>(16 / bytes, 1));
+                                    std::max<int64_t>(vectorBytes / bytes, 1));
   auto write = [&] {
     for (int32_t reg = 0; reg < int32_t(values.size()); reg += width) {
       if (reg & copies)

@@ -491,6 +491,12 @@ struct SIMTLowering {
   /// LLVM JIT at 16 lanes) takes minutes over the code of hundreds; a
   /// kernel with a larger tile takes tk-convert-to-simt, which loops.
   int64_t maxRegistersPerTile = 0;
+  /// The most 32-bit registers a thread may hold for a dot without a
+  /// matrix intrinsic: its accumulator and its operands as they arrive
+  /// (tk::kFmaDotRegisters decides whether those are whole rows and columns
+  /// or tiles the dot writes to its workgroup memory). A kernel with more
+  /// takes tk-convert-to-simt.
+  int64_t maxFmaDotRegisters = 256;
 };
 
 /// Runs `lowering` on `module`: with registerPipeline, the register
