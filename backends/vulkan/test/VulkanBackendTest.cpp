@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -78,7 +79,8 @@ TEST(VulkanPackage, RoundTripsAndRefusesEveryTruncation) {
       << error;
   EXPECT_EQ(parsed.entry, "vector_add");
   EXPECT_EQ(parsed.arch, "vk-sg8");
-  EXPECT_EQ(parsed.threadsPerBlock, 32);
+  // Four warps of 32 lanes: 16 subgroups of 8.
+  EXPECT_EQ(parsed.threadsPerBlock, 128);
   EXPECT_EQ(parsed.subgroupSize, 8);
   // Three pointers and an i32.
   EXPECT_EQ(parsed.argOffsets, (std::vector<uint32_t>{0, 8, 16, 24}));
@@ -105,7 +107,8 @@ TEST(VulkanPackage, RoundTripsAndRefusesEveryTruncation) {
 TEST(VulkanCompiler, SpirvValAcceptsEverySubgroupSize) {
   for (int subgroupSize : {4, 8, 16, 32, 64}) {
     tk::vulkan::Package package = compileVectorAdd(subgroupSize);
-    EXPECT_EQ(package.threadsPerBlock, 4 * subgroupSize);
+    // Four warps of 32 lanes, or of the subgroup where it is wider.
+    EXPECT_EQ(package.threadsPerBlock, 4 * std::max(subgroupSize, 32));
     std::string error;
     EXPECT_EQ(tk::vulkan::validateSpirv(package.spirv, error), TK_SUCCESS)
         << "subgroups of " << subgroupSize << ": " << error;
