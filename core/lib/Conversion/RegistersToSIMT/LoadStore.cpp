@@ -1,4 +1,4 @@
-//===- LoadStore.cpp - the loads and stores of the registers a thread holds
+//===- LoadStore.cpp - the loads, stores and atomics of a thread's registers
 //-===//
 //
 // A tile load or store moves what each thread holds, in runs of registers
@@ -9,12 +9,14 @@
 // otherwise (Triton leaves such runs scalar; tk's kernels are not specialised
 // on their sizes' divisibility). Copies of a broadcast tile store once: only
 // the first thread of each group of copies, and no duplicate register.
+// Atomics update each element once, as stores do, one element at a time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RegisterLowering.h"
 
 #include "tk/core/Analysis/AxisFacts.h"
+#include "tk/core/Conversion/Atomics.h"
 #include "tk/core/Layout.h"
 #include "tk/ir/Dialect.h"
 
@@ -409,6 +411,119 @@ struct StoreLowering : OpConversionPattern<tk::StoreOp> {
   const AccessPlans &plans;
 };
 
+/// tk.atomic_rmw and tk.atomic_cas: each element is updated once, by the
+/// first thread holding it and only its first register holding it, under
+/// its mask; that thread's registers (copies included) get the old value,
+/// 0 where the mask is off. Other threads holding a copy would need the
+/// old value sent to them: an atomic whose old values such copies read is
+/// left to tk-convert-to-simt, as is a scalar one whose old value is read.
+template <typename AtomicOp>
+struct AtomicLowering : OpConversionPattern<AtomicOp> {
+  using Base = OpConversionPattern<AtomicOp>;
+  using Base::Base;
+  using OneToNOpAdaptor = typename Base::OneToNOpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(AtomicOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = this->getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getResult().getType()));
+    if (!element || !element.isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "an atomic of no scalar type");
+    auto converter = this->template getTypeConverter<RegisterTypeConverter>();
+    Location loc = op.getLoc();
+    bool oldRead = !op->use_empty();
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
+    Value holder;
+    int32_t registerCopies = 0;
+    if (const LinearLayout *layout = getLinearLayout(op.getPtr().getType())) {
+      holder = isFirstHolder(rewriter, loc, *layout, thread);
+      registerCopies = getFreeMask(*layout, kRegisterDim);
+      if (holder && oldRead)
+        return rewriter.notifyMatchFailure(
+            op, "old values read by other threads' copies");
+    } else {
+      if (oldRead)
+        return rewriter.notifyMatchFailure(
+            op, "a scalar atomic whose old value every thread reads");
+      Value id = arith::OrIOp::create(rewriter, loc, thread.lane, thread.warp);
+      holder =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, id,
+                                arith::ConstantIntOp::create(
+                                    rewriter, loc, rewriter.getI32Type(), 0));
+    }
+    ValueRange pointers = adaptor.getPtr();
+    ValueRange mask = getMask(adaptor);
+    SmallVector<Value> olds;
+    for (int64_t reg = 0; reg < int64_t(pointers.size()); ++reg) {
+      if (reg & registerCopies) {
+        olds.push_back(olds[reg & ~registerCopies]);
+        continue;
+      }
+      auto update = [&](OpBuilder &b) -> SmallVector<Value> {
+        return {emitUpdate(b, loc, op, adaptor, reg, element)};
+      };
+      Value condition = andOf(rewriter, loc, holder, maskOf(mask, reg));
+      if (!condition) {
+        olds.push_back(update(rewriter).front());
+        continue;
+      }
+      llvm::append_range(olds, branch(rewriter, loc, element, condition, update,
+                                      [&](OpBuilder &b) -> SmallVector<Value> {
+                                        return {arith::ConstantOp::create(
+                                            b, loc, b.getZeroAttr(element))};
+                                      }));
+    }
+    if (isa<RankedTensorType>(op.getType()))
+      rewriter.replaceOpWithMultiple(op, {olds});
+    else
+      rewriter.replaceOp(op, olds.front());
+    return success();
+  }
+
+private:
+  static ValueRange getMask(OneToNOpAdaptor adaptor) {
+    if constexpr (std::is_same_v<AtomicOp, tk::AtomicRMWOp>)
+      return adaptor.getMask();
+    else
+      return {};
+  }
+
+  /// Register `reg` of operand `values`: one value for a scalar or splat.
+  static Value at(ValueRange values, int64_t reg) {
+    return values.size() == 1 ? values[0] : values[reg];
+  }
+
+  /// The update of register `reg`'s element; its old value.
+  static Value emitUpdate(OpBuilder &b, Location loc, AtomicOp op,
+                          OneToNOpAdaptor adaptor, int64_t reg, Type element) {
+    Value pointer = at(adaptor.getPtr(), reg);
+    Value value = at(adaptor.getVal(), reg);
+    LLVM::AtomicOrdering ordering = tk::toOrdering(op.getSem());
+    if constexpr (std::is_same_v<AtomicOp, tk::AtomicRMWOp>) {
+      return LLVM::AtomicRMWOp::create(
+          b, loc, tk::toAtomicBinOp(op.getKind(), isa<FloatType>(element)),
+          pointer, value, ordering);
+    } else {
+      // cmpxchg takes integers: floats compare their bits.
+      Value compare = at(adaptor.getCmp(), reg);
+      Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
+      if (isa<FloatType>(element)) {
+        compare = arith::BitcastOp::create(b, loc, bits, compare);
+        value = arith::BitcastOp::create(b, loc, bits, value);
+      }
+      Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, pointer, compare,
+                                                 value, ordering,
+                                                 tk::failureOrdering(ordering));
+      Value old =
+          LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
+      if (isa<FloatType>(element))
+        old = arith::BitcastOp::create(b, loc, element, old);
+      return old;
+    }
+  }
+};
+
 } // namespace
 
 void populateLoadStorePatterns(RegisterTypeConverter &converter,
@@ -416,6 +531,9 @@ void populateLoadStorePatterns(RegisterTypeConverter &converter,
                                const AccessPlans &plans) {
   patterns.add<LoadLowering, StoreLowering>(converter, patterns.getContext(),
                                             plans);
+  patterns
+      .add<AtomicLowering<tk::AtomicRMWOp>, AtomicLowering<tk::AtomicCASOp>>(
+          converter, patterns.getContext());
 }
 
 } // namespace tk::simt

@@ -17,6 +17,7 @@
 
 #include "TilePlacement.h"
 #include "tk/core/Analysis/AxisFacts.h"
+#include "tk/core/Conversion/Atomics.h"
 #include "tk/core/Conversion/Passes.h"
 #include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
@@ -50,35 +51,6 @@ namespace mlir::tk_to_loops {
 /// Partial accumulators of a reduction along the innermost axis: one
 /// AVX-512 register of f32. Lanes combine independently, then as a tree.
 constexpr int64_t kReductionLanes = 16;
-
-/// LLVM's atomic ordering of a tk memory semantic.
-inline LLVM::AtomicOrdering toOrdering(tk::MemSemantic sem) {
-  switch (sem) {
-  case tk::MemSemantic::Relaxed:
-    return LLVM::AtomicOrdering::monotonic;
-  case tk::MemSemantic::Acquire:
-    return LLVM::AtomicOrdering::acquire;
-  case tk::MemSemantic::Release:
-    return LLVM::AtomicOrdering::release;
-  case tk::MemSemantic::AcqRel:
-    return LLVM::AtomicOrdering::acq_rel;
-  }
-  return LLVM::AtomicOrdering::seq_cst;
-}
-
-/// The strongest ordering allowed for the failure case of a cmpxchg (LLVM IR
-/// forbids release orderings there).
-inline LLVM::AtomicOrdering failureOrdering(LLVM::AtomicOrdering success) {
-  switch (success) {
-  case LLVM::AtomicOrdering::acq_rel:
-  case LLVM::AtomicOrdering::acquire:
-    return LLVM::AtomicOrdering::acquire;
-  case LLVM::AtomicOrdering::seq_cst:
-    return LLVM::AtomicOrdering::seq_cst;
-  default:
-    return LLVM::AtomicOrdering::monotonic;
-  }
-}
 
 /// A block pointer after lowering: its base and per-dimension scalars.
 struct BlockPtrValue {

@@ -556,40 +556,8 @@ Value KernelLowering::widenForDot(const DotPlan &plan, Value v) {
 LogicalResult KernelLowering::lowerAtomicRMW(tk::AtomicRMWOp rmw) {
   Type elem = getElementTypeOrSelf(rmw.getVal().getType());
   bool isFloat = isa<FloatType>(elem);
-  LLVM::AtomicBinOp binOp;
-  switch (rmw.getKind()) {
-  case tk::AtomicRMWKind::Add:
-    binOp = LLVM::AtomicBinOp::add;
-    break;
-  case tk::AtomicRMWKind::FAdd:
-    binOp = LLVM::AtomicBinOp::fadd;
-    break;
-  case tk::AtomicRMWKind::Max:
-    binOp = isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
-    break;
-  case tk::AtomicRMWKind::Min:
-    binOp = isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
-    break;
-  case tk::AtomicRMWKind::UMax:
-    binOp = LLVM::AtomicBinOp::umax;
-    break;
-  case tk::AtomicRMWKind::UMin:
-    binOp = LLVM::AtomicBinOp::umin;
-    break;
-  case tk::AtomicRMWKind::And:
-    binOp = LLVM::AtomicBinOp::_and;
-    break;
-  case tk::AtomicRMWKind::Or:
-    binOp = LLVM::AtomicBinOp::_or;
-    break;
-  case tk::AtomicRMWKind::Xor:
-    binOp = LLVM::AtomicBinOp::_xor;
-    break;
-  case tk::AtomicRMWKind::Xchg:
-    binOp = LLVM::AtomicBinOp::xchg;
-    break;
-  }
-  LLVM::AtomicOrdering ordering = toOrdering(rmw.getSem());
+  LLVM::AtomicBinOp binOp = tk::toAtomicBinOp(rmw.getKind(), isFloat);
+  LLVM::AtomicOrdering ordering = tk::toOrdering(rmw.getSem());
   Type valueType = scalarType(elem);
   auto one = [&](ArrayRef<Value> index) -> FailureOr<Value> {
     FailureOr<Value> ptr = element(rmw.getPtr(), index);
@@ -653,7 +621,7 @@ LogicalResult KernelLowering::lowerAtomicElements(
 LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
   Type elem = getElementTypeOrSelf(cas.getVal().getType());
   Type bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
-  LLVM::AtomicOrdering ordering = toOrdering(cas.getSem());
+  LLVM::AtomicOrdering ordering = tk::toOrdering(cas.getSem());
   auto one = [&](ArrayRef<Value> index) -> FailureOr<Value> {
     FailureOr<Value> ptr = element(cas.getPtr(), index);
     FailureOr<Value> cmp = element(cas.getCmp(), index);
@@ -667,7 +635,7 @@ LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
       v = arith::BitcastOp::create(b, loc, bits, v);
     }
     Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, *ptr, c, v, ordering,
-                                               failureOrdering(ordering));
+                                               tk::failureOrdering(ordering));
     Value old =
         LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
     if (isa<FloatType>(elem))

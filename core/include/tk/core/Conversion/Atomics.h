@@ -1,0 +1,82 @@
+//===- Atomics.h - tk's atomics as LLVM's -----------------------*- C++ -*-===//
+//
+// The LLVM dialect's names for tk's atomic kinds and memory semantics, which
+// both GPU lowerings (tk-convert-to-simt, tk-convert-registers-to-simt) and
+// the CPU's emit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TK_CORE_CONVERSION_ATOMICS_H_
+#define TK_CORE_CONVERSION_ATOMICS_H_
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace tk {
+
+/// LLVM's atomic ordering of a tk memory semantic.
+inline mlir::LLVM::AtomicOrdering toOrdering(tk::MemSemantic sem) {
+  using mlir::LLVM::AtomicOrdering;
+  switch (sem) {
+  case tk::MemSemantic::Relaxed:
+    return AtomicOrdering::monotonic;
+  case tk::MemSemantic::Acquire:
+    return AtomicOrdering::acquire;
+  case tk::MemSemantic::Release:
+    return AtomicOrdering::release;
+  case tk::MemSemantic::AcqRel:
+    return AtomicOrdering::acq_rel;
+  }
+  return AtomicOrdering::seq_cst;
+}
+
+/// The strongest ordering allowed for the failure case of a cmpxchg (LLVM IR
+/// forbids release orderings there).
+inline mlir::LLVM::AtomicOrdering
+failureOrdering(mlir::LLVM::AtomicOrdering success) {
+  using mlir::LLVM::AtomicOrdering;
+  switch (success) {
+  case AtomicOrdering::acq_rel:
+  case AtomicOrdering::acquire:
+    return AtomicOrdering::acquire;
+  case AtomicOrdering::seq_cst:
+    return AtomicOrdering::seq_cst;
+  default:
+    return AtomicOrdering::monotonic;
+  }
+}
+
+/// LLVM's read-modify-write operation of `kind` on elements that are
+/// floats (`isFloat`) or integers.
+inline mlir::LLVM::AtomicBinOp toAtomicBinOp(tk::AtomicRMWKind kind,
+                                             bool isFloat) {
+  using mlir::LLVM::AtomicBinOp;
+  switch (kind) {
+  case tk::AtomicRMWKind::Add:
+    return AtomicBinOp::add;
+  case tk::AtomicRMWKind::FAdd:
+    return AtomicBinOp::fadd;
+  case tk::AtomicRMWKind::Max:
+    return isFloat ? AtomicBinOp::fmax : AtomicBinOp::max;
+  case tk::AtomicRMWKind::Min:
+    return isFloat ? AtomicBinOp::fmin : AtomicBinOp::min;
+  case tk::AtomicRMWKind::UMax:
+    return AtomicBinOp::umax;
+  case tk::AtomicRMWKind::UMin:
+    return AtomicBinOp::umin;
+  case tk::AtomicRMWKind::And:
+    return AtomicBinOp::_and;
+  case tk::AtomicRMWKind::Or:
+    return AtomicBinOp::_or;
+  case tk::AtomicRMWKind::Xor:
+    return AtomicBinOp::_xor;
+  case tk::AtomicRMWKind::Xchg:
+    return AtomicBinOp::xchg;
+  }
+  return AtomicBinOp::xchg;
+}
+
+} // namespace tk
+
+#endif // TK_CORE_CONVERSION_ATOMICS_H_
