@@ -2,7 +2,9 @@
 //
 // Pass 3 of the register pipeline (DESIGN.md §3): a tkw.convert_layout
 // goes away when what it converts can be computed again, cheaply, in the
-// layout its users want (Triton's backward rematerialisation).
+// layout its users want (Triton's backward rematerialisation). A tile of
+// pointers, which no thread can hand another, is computed again from its
+// offsets, and what cannot be is converted there instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,15 +125,25 @@ bool isCheap(Operation *op, int depth = 0) {
 struct Rematerialization {
   SmallVector<Operation *> ops;
   DenseMap<Value, Attribute> wanted;
+  /// Values converted where they are defined, to the layout `wanted` says.
+  SmallVector<Value> converted;
 };
+
+/// A tile of pointers: the register pipeline moves none between threads.
+bool isPointerTile(Value value) {
+  auto tile = dyn_cast<RankedTensorType>(value.getType());
+  return tile && isa<PtrType>(tile.getElementType());
+}
 
 class Rematerializer {
 public:
   explicit Rematerializer(const LinearLayoutRules &rules) : rules(rules) {}
 
   /// Plans `value` in `layout`; false where some op on the way cannot be
-  /// computed in it.
-  bool plan(Value value, Attribute layout, Rematerialization &result) {
+  /// computed in it. With `convertOperands`, an operand (not of pointers)
+  /// that cannot be computed in its layout is converted where it is.
+  bool plan(Value value, Attribute layout, Rematerialization &result,
+            bool convertOperands = false) {
     if (!isTileLike(value.getType()) || getLayout(value.getType()) == layout)
       return true;
     if (auto it = result.wanted.find(value); it != result.wanted.end())
@@ -168,9 +180,24 @@ public:
       return false;
     }
     result.wanted[value] = layout;
-    for (auto [operand, operandLayout] : operands)
-      if (!operandLayout || !plan(operand, operandLayout, result))
+    for (auto [operand, operandLayout] : operands) {
+      if (!operandLayout)
         return false;
+      if (!convertOperands || isPointerTile(operand)) {
+        if (!plan(operand, operandLayout, result, convertOperands))
+          return false;
+        continue;
+      }
+      Rematerialization attempt = result;
+      if (plan(operand, operandLayout, attempt, convertOperands)) {
+        result = std::move(attempt);
+      } else if (!result.wanted.count(operand)) {
+        result.wanted[operand] = operandLayout;
+        result.converted.push_back(operand);
+      } else if (result.wanted.lookup(operand) != operandLayout) {
+        return false;
+      }
+    }
     result.ops.push_back(op);
     return true;
   }
@@ -206,7 +233,8 @@ struct RemoveLayoutConversionsPass
           !isa_and_present<LinearLayoutAttr>(getLayout(source.getType())))
         continue;
       Rematerialization plan;
-      if (!rematerializer.plan(source, layout, plan) ||
+      if (!rematerializer.plan(source, layout, plan,
+                               /*convertOperands=*/isPointerTile(source)) ||
           !computesNothingTwice(plan, convert)) {
         LLVM_DEBUG(llvm::dbgs() << "kept " << convert << "\n");
         continue;
@@ -265,6 +293,14 @@ struct RemoveLayoutConversionsPass
           break;
       return mapping.lookupOrDefault(value);
     };
+    for (Value value : plan.converted) {
+      OpBuilder builder(value.getContext());
+      builder.setInsertionPointAfterValue(value);
+      Value converted = ConvertLayoutOp::create(
+          builder, value.getLoc(),
+          withLayout(value.getType(), plan.wanted.lookup(value)), value);
+      mapping.map(value, converted);
+    }
     for (Operation *op : plan.ops) {
       OpBuilder builder(op->getContext());
       builder.setInsertionPointAfter(op);

@@ -101,3 +101,26 @@ tk.func @two_stores(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %y: !tk.ptr<f
   tk.store %7, %d : tensor<1024x!tk.ptr<f32>>
   tk.return
 }
+
+// -----
+
+// A histogram: the bins are loaded in vectors, the atomic adds one element
+// a run. Its pointers, which no thread can hand another, are computed again
+// in the atomic's layout from the bins, and the bins (i32) convert instead.
+// CHECK-LABEL: tk.func @histogram
+// CHECK: %[[BINS:.+]] = tk.load
+// CHECK-NEXT: %[[MOVED:.+]] = tkw.convert_layout %[[BINS]] : tensor<256xi32, #{{.*}}> -> tensor<256xi32, #[[ATOMIC:linear[0-9]*]]>
+// CHECK: %[[PTRS:.+]] = tk.addptr %{{.*}}, %[[MOVED]] : tensor<256x!tk.ptr<i32>, #[[ATOMIC]]>
+// CHECK-NOT: tkw.convert_layout {{.*}}!tk.ptr
+// CHECK: tk.atomic_rmw add, relaxed, %[[PTRS]]
+tk.func @histogram(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}, %hist: !tk.ptr<i32> {tk.divisibility = 16 : i32}) {
+  %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %px = tk.addptr %xs, %r : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  %bins = tk.load %px : tensor<256x!tk.ptr<i32>>
+  %hs = tk.splat %hist : !tk.ptr<i32> -> tensor<256x!tk.ptr<i32>>
+  %ph = tk.addptr %hs, %bins : tensor<256x!tk.ptr<i32>>, tensor<256xi32>
+  %one = arith.constant dense<1> : tensor<256xi32>
+  %old = tk.atomic_rmw add, relaxed, %ph, %one : (tensor<256x!tk.ptr<i32>>, tensor<256xi32>) -> tensor<256xi32>
+  tk.return
+}
