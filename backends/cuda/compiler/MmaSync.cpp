@@ -515,12 +515,18 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
   using ET = MatrixElementType;
   bool half = intrinsic.aType == ET::F16 || intrinsic.aType == ET::BF16;
   bool tf32 = intrinsic.aType == ET::TF32;
+  bool s8 = intrinsic.aType == ET::I8;
   bool shapeOk = half ? (intrinsic.m == 16 && intrinsic.n == 8 &&
                          intrinsic.k == 16 && a.size() == 8 && b.size() == 4)
-                      : (tf32 && intrinsic.m == 16 && intrinsic.n == 8 &&
-                         intrinsic.k == 8 && a.size() == 4 && b.size() == 2);
-  // Core keeps narrow accumulators in f32 (the f32 form of an intrinsic).
-  if (!shapeOk || intrinsic.accType != ET::F32 || accumulator.size() != 4)
+                 : tf32
+                     ? (intrinsic.m == 16 && intrinsic.n == 8 &&
+                        intrinsic.k == 8 && a.size() == 4 && b.size() == 2)
+                     : (s8 && intrinsic.m == 16 && intrinsic.n == 8 &&
+                        intrinsic.k == 32 && a.size() == 16 && b.size() == 8);
+  // Core keeps narrow float accumulators in f32 (the f32 form of an
+  // intrinsic); s8 products accumulate in i32.
+  ET accType = s8 ? ET::I32 : ET::F32;
+  if (!shapeOk || intrinsic.accType != accType || accumulator.size() != 4)
     return failure();
   MLIRContext *context = builder.getContext();
   Type i16 = builder.getI16Type(), i32 = builder.getI32Type();
@@ -541,8 +547,28 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
       return packed;
     return LLVM::BitcastOp::create(builder, loc, halfPair, packed);
   };
+  // Four bytes in the 32-bit register mma.sync reads, the first lowest.
+  auto packBytes = [&](ValueRange bytes) -> Value {
+    Value packed;
+    for (auto [i, byte] : llvm::enumerate(bytes)) {
+      Value widened = arith::ExtUIOp::create(builder, loc, i32, byte);
+      if (i)
+        widened = arith::ShLIOp::create(
+            builder, loc, widened,
+            arith::ConstantIntOp::create(builder, loc, i32, 8 * i));
+      packed = packed
+                   ? Value(arith::OrIOp::create(builder, loc, packed, widened))
+                   : widened;
+    }
+    return packed;
+  };
   auto operands = [&](ValueRange elements) {
     SmallVector<Value> registers;
+    if (s8) {
+      for (size_t i = 0; i + 3 < elements.size(); i += 4)
+        registers.push_back(packBytes(elements.slice(i, 4)));
+      return registers;
+    }
     if (tf32) {
       for (Value element : elements)
         registers.push_back(
@@ -557,15 +583,20 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
   SmallVector<Value> aRegisters = operands(a), bRegisters = operands(b);
   SmallVector<Value> accRegisters(accumulator.begin(), accumulator.end());
   auto resultType = LLVM::LLVMStructType::getLiteral(
-      context, SmallVector<Type>(4, builder.getF32Type()));
+      context, SmallVector<Type>(4, s8 ? i32 : builder.getF32Type()));
   NVVM::MMATypes inputType = intrinsic.aType == ET::F16 ? NVVM::MMATypes::f16
                              : intrinsic.aType == ET::BF16
                                  ? NVVM::MMATypes::bf16
-                                 : NVVM::MMATypes::tf32;
+                             : s8 ? NVVM::MMATypes::s8
+                                  : NVVM::MMATypes::tf32;
+  // Integer sums wrap, as tk's multiply-add dots do (no .satfinite).
+  std::optional<NVVM::MMAIntOverflow> overflow;
+  if (s8)
+    overflow = NVVM::MMAIntOverflow::wrapped;
   auto mma = NVVM::MmaOp::create(
       builder, loc, resultType, aRegisters, bRegisters, accRegisters,
       ArrayRef<int64_t>{intrinsic.m, intrinsic.n, intrinsic.k}, std::nullopt,
-      std::nullopt, std::array<NVVM::MMATypes, 2>{inputType, inputType},
+      overflow, std::array<NVVM::MMATypes, 2>{inputType, inputType},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> result;
