@@ -254,6 +254,27 @@ loadEachUnderMask(OpBuilder &b, Location loc, Type element, ValueRange pointers,
   return run;
 }
 
+/// Who writes the elements of a tile of `pointers`: the first thread of
+/// each group holding the same elements (`holder`, null where no other
+/// thread holds a copy), and of its registers those with no bit of
+/// `registerCopies` (the others repeat an element). Through a scalar
+/// pointer, thread 0.
+struct Writers {
+  Value holder;
+  int32_t registerCopies = 0;
+};
+static Writers getWriters(OpBuilder &b, Location loc, Value pointers,
+                          const ThreadPosition &thread) {
+  if (const LinearLayout *layout = getLinearLayout(pointers.getType()))
+    return {isFirstHolder(b, loc, *layout, thread),
+            getFreeMask(*layout, kRegisterDim)};
+  Value id = arith::OrIOp::create(b, loc, thread.lane, thread.warp);
+  return {arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq, id,
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)),
+          0};
+}
+
 namespace {
 
 struct LoadLowering : OpConversionPattern<tk::LoadOp> {
@@ -353,20 +374,8 @@ struct StoreLowering : OpConversionPattern<tk::StoreOp> {
     ValueRange stored = adaptor.getValue();
     ValueRange mask = adaptor.getMask();
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
-    // Only the first thread of each group holding the same elements
-    // stores them; a scalar store is thread 0's.
-    Value holder;
-    int32_t registerCopies = 0;
-    if (const LinearLayout *layout = getLinearLayout(op.getPtr().getType())) {
-      holder = isFirstHolder(rewriter, loc, *layout, thread);
-      registerCopies = getFreeMask(*layout, kRegisterDim);
-    } else {
-      Value id = arith::OrIOp::create(rewriter, loc, thread.lane, thread.warp);
-      holder =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, id,
-                                arith::ConstantIntOp::create(
-                                    rewriter, loc, rewriter.getI32Type(), 0));
-    }
+    auto [holder, registerCopies] =
+        getWriters(rewriter, loc, op.getPtr(), thread);
     auto found = plans.find(op);
     AccessPlan plan = found == plans.end() ? AccessPlan{} : found->second;
     int64_t elementBytes =
@@ -434,24 +443,14 @@ struct AtomicLowering : OpConversionPattern<AtomicOp> {
     Location loc = op.getLoc();
     bool oldRead = !op->use_empty();
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
-    Value holder;
-    int32_t registerCopies = 0;
-    if (const LinearLayout *layout = getLinearLayout(op.getPtr().getType())) {
-      holder = isFirstHolder(rewriter, loc, *layout, thread);
-      registerCopies = getFreeMask(*layout, kRegisterDim);
-      if (holder && oldRead)
-        return rewriter.notifyMatchFailure(
-            op, "old values read by other threads' copies");
-    } else {
-      if (oldRead)
-        return rewriter.notifyMatchFailure(
-            op, "a scalar atomic whose old value every thread reads");
-      Value id = arith::OrIOp::create(rewriter, loc, thread.lane, thread.warp);
-      holder =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, id,
-                                arith::ConstantIntOp::create(
-                                    rewriter, loc, rewriter.getI32Type(), 0));
-    }
+    if (oldRead && !isa<RankedTensorType>(op.getPtr().getType()))
+      return rewriter.notifyMatchFailure(
+          op, "a scalar atomic whose old value every thread reads");
+    auto [holder, registerCopies] =
+        getWriters(rewriter, loc, op.getPtr(), thread);
+    if (holder && oldRead && isa<RankedTensorType>(op.getPtr().getType()))
+      return rewriter.notifyMatchFailure(
+          op, "old values read by other threads' copies");
     ValueRange pointers = adaptor.getPtr();
     ValueRange mask = getMask(adaptor);
     SmallVector<Value> olds;
@@ -505,21 +504,8 @@ private:
           b, loc, tk::toAtomicBinOp(op.getKind(), isa<FloatType>(element)),
           pointer, value, ordering);
     } else {
-      // cmpxchg takes integers: floats compare their bits.
-      Value compare = at(adaptor.getCmp(), reg);
-      Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
-      if (isa<FloatType>(element)) {
-        compare = arith::BitcastOp::create(b, loc, bits, compare);
-        value = arith::BitcastOp::create(b, loc, bits, value);
-      }
-      Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, pointer, compare,
-                                                 value, ordering,
-                                                 tk::failureOrdering(ordering));
-      Value old =
-          LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
-      if (isa<FloatType>(element))
-        old = arith::BitcastOp::create(b, loc, element, old);
-      return old;
+      return tk::emitCompareExchange(b, loc, pointer, at(adaptor.getCmp(), reg),
+                                     value, element, ordering);
     }
   }
 };

@@ -620,7 +620,6 @@ LogicalResult KernelLowering::lowerAtomicElements(
 
 LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
   Type elem = getElementTypeOrSelf(cas.getVal().getType());
-  Type bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
   LLVM::AtomicOrdering ordering = tk::toOrdering(cas.getSem());
   auto one = [&](ArrayRef<Value> index) -> FailureOr<Value> {
     FailureOr<Value> ptr = element(cas.getPtr(), index);
@@ -628,19 +627,7 @@ LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
     FailureOr<Value> val = element(cas.getVal(), index);
     if (failed(ptr) || failed(cmp) || failed(val))
       return failure();
-    // cmpxchg takes integers: compare float bit patterns.
-    Value c = *cmp, v = *val;
-    if (isa<FloatType>(elem)) {
-      c = arith::BitcastOp::create(b, loc, bits, c);
-      v = arith::BitcastOp::create(b, loc, bits, v);
-    }
-    Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, *ptr, c, v, ordering,
-                                               tk::failureOrdering(ordering));
-    Value old =
-        LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
-    if (isa<FloatType>(elem))
-      old = arith::BitcastOp::create(b, loc, elem, old);
-    return old;
+    return tk::emitCompareExchange(b, loc, *ptr, *cmp, *val, elem, ordering);
   };
   return lowerAtomicElements(cas, scalarType(elem), one);
 }

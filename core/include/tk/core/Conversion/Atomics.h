@@ -1,8 +1,8 @@
 //===- Atomics.h - tk's atomics as LLVM's -----------------------*- C++ -*-===//
 //
-// The LLVM dialect's names for tk's atomic kinds and memory semantics, which
-// both GPU lowerings (tk-convert-to-simt, tk-convert-registers-to-simt) and
-// the CPU's emit.
+// The LLVM dialect's names for tk's atomic kinds and memory semantics, and
+// its compare-and-swap, which both GPU lowerings (tk-convert-to-simt,
+// tk-convert-registers-to-simt) and the CPU's emit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +11,9 @@
 
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
 
 namespace tk {
 
@@ -75,6 +77,28 @@ inline mlir::LLVM::AtomicBinOp toAtomicBinOp(tk::AtomicRMWKind kind,
     return AtomicBinOp::xchg;
   }
   return AtomicBinOp::xchg;
+}
+
+/// A compare-and-swap of the `element` at `pointer`: `value` where it held
+/// `compare`; returns what it held. cmpxchg takes integers, so floats
+/// compare their bits.
+inline mlir::Value emitCompareExchange(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value pointer, mlir::Value compare,
+                                       mlir::Value value, mlir::Type element,
+                                       mlir::LLVM::AtomicOrdering ordering) {
+  bool isFloat = mlir::isa<mlir::FloatType>(element);
+  mlir::Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
+  if (isFloat) {
+    compare = mlir::arith::BitcastOp::create(b, loc, bits, compare);
+    value = mlir::arith::BitcastOp::create(b, loc, bits, value);
+  }
+  mlir::Value pair = mlir::LLVM::AtomicCmpXchgOp::create(
+      b, loc, pointer, compare, value, ordering, failureOrdering(ordering));
+  mlir::Value old = mlir::LLVM::ExtractValueOp::create(
+      b, loc, pair, llvm::ArrayRef<int64_t>{0});
+  if (isFloat)
+    old = mlir::arith::BitcastOp::create(b, loc, element, old);
+  return old;
 }
 
 } // namespace tk
