@@ -8,6 +8,7 @@
 
 #include "tk/core/CompileSupport.h"
 #include "tk/core/Conversion/Passes.h"
+#include "tk/core/DotOperands.h"
 #include "tk/core/Passes.h"
 #include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
@@ -62,8 +63,7 @@ static int64_t registersOf(Type type) {
   int64_t bits = tile.getElementType().isIntOrFloat()
                      ? tile.getElementType().getIntOrFloatBitWidth()
                      : 64;
-  return llvm::divideCeil(
-      layout.getLinearLayout().getInDimSize(tk::kRegisterDim) * bits, 32);
+  return tk::getThreadRegisters(layout.getLinearLayout(), bits);
 }
 
 /// Why a dot without a matrix intrinsic cannot take registers: each thread

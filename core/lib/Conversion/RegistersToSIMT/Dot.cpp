@@ -57,6 +57,16 @@ bool threadBasesAre(const LinearLayout &layout, const LinearLayout &reference,
   return true;
 }
 
+/// sum + x * y in the type of the dot's sums: a fused multiply-add for
+/// floats.
+static Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y,
+                         Value sum) {
+  if (isa<FloatType>(sum.getType()))
+    return math::FmaOp::create(b, loc, x, y, sum);
+  return arith::AddIOp::create(b, loc, sum,
+                               arith::MulIOp::create(b, loc, x, y));
+}
+
 /// Where operand `operand` of `op` waits in the dot's scratch: the buffer
 /// of its element type and the element (i32) at `offset` bytes into the
 /// dot's part of it (tkw.scratch, from tk-allocate-shared-memory).
@@ -192,12 +202,12 @@ private:
     Type compute =
         isNarrowFloat(accElement) ? rewriter.getF32Type() : accElement;
     Location loc = op.getLoc();
-    auto widen = [&](Value value) -> Value {
+    auto widen = [&](OpBuilder &b, Value value) -> Value {
       if (value.getType() == compute)
         return value;
       if (isFloat)
-        return arith::ExtFOp::create(rewriter, loc, compute, value);
-      return arith::ExtSIOp::create(rewriter, loc, compute, value);
+        return arith::ExtFOp::create(b, loc, compute, value);
+      return arith::ExtSIOp::create(b, loc, compute, value);
     };
     llvm::Expected<DotOperandPlan> plan = planDotOperands(op, target.get());
     if (!plan)
@@ -223,13 +233,13 @@ private:
     SmallVector<Value> aWide(aValues.size()), bWide(bValues.size());
     auto wide = [&](SmallVector<Value> &cache, ValueRange values, int32_t reg) {
       if (!cache[reg])
-        cache[reg] = widen(values[reg]);
+        cache[reg] = widen(rewriter, values[reg]);
       return cache[reg];
     };
     SmallVector<Value> results;
     for (auto [reg, initial] : llvm::enumerate(adaptor.getAcc())) {
       SmallVector<int32_t> at = registerCoordinates(acc, reg);
-      Value sum = widen(initial);
+      Value sum = widen(rewriter, initial);
       for (int32_t k = 0; k < depth; ++k) {
         std::optional<int32_t> aReg = aIndex.lookup(at[0], k);
         std::optional<int32_t> bReg = bIndex.lookup(k, at[1]);
@@ -238,10 +248,7 @@ private:
               op, "an operand element not in the thread's registers");
         Value x = wide(aWide, aValues, *aReg);
         Value y = wide(bWide, bValues, *bReg);
-        sum = isFloat ? Value(math::FmaOp::create(rewriter, loc, x, y, sum))
-                      : Value(arith::AddIOp::create(
-                            rewriter, loc, sum,
-                            arith::MulIOp::create(rewriter, loc, x, y)));
+        sum = multiplyAdd(rewriter, loc, x, y, sum);
       }
       if (sum.getType() != accElement)
         sum = arith::TruncFOp::create(rewriter, loc, accElement, sum);
@@ -259,7 +266,7 @@ private:
   lowerFmaFromScratch(tk::DotOp op, const LinearLayout &acc,
                       const DotOperandPlan &plan, OneToNOpAdaptor adaptor,
                       ConversionPatternRewriter &rewriter,
-                      function_ref<Value(Value)> widen) const {
+                      function_ref<Value(OpBuilder &, Value)> widen) const {
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
     auto constant = [&](int64_t value) -> Value {
@@ -309,9 +316,8 @@ private:
         colStarts[at[1]] = arith::AddIOp::create(
             rewriter, loc, bases[1], coordinates.get(rewriter, loc, reg, 1));
       registerAt.push_back({at[0], at[1]});
-      initial.push_back(widen(value));
+      initial.push_back(widen(rewriter, value));
     }
-    bool isFloat = isa<FloatType>(getElementTypeOrSelf(op.getType()));
     Value lower = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value upper = arith::ConstantIndexOp::create(rewriter, loc, depth);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
@@ -321,8 +327,8 @@ private:
           Value k32 = arith::IndexCastUIOp::create(b, loc, i32, k);
           Value kRow = arith::MulIOp::create(b, loc, k32, constant(width));
           auto load = [&](unsigned opIdx, Value at) {
-            return widen(memref::LoadOp::create(b, loc, buffers[opIdx],
-                                                toIndex(b, loc, at)));
+            return widen(b, memref::LoadOp::create(b, loc, buffers[opIdx],
+                                                   toIndex(b, loc, at)));
           };
           std::map<int32_t, Value> rows, cols;
           for (auto [row, start] : rowStarts)
@@ -331,12 +337,8 @@ private:
             cols[col] = load(1, arith::AddIOp::create(b, loc, start, kRow));
           SmallVector<Value> next;
           for (auto [sum, at] : llvm::zip_equal(sums, registerAt)) {
-            Value x = rows[at.first], y = cols[at.second];
             next.push_back(
-                isFloat
-                    ? Value(math::FmaOp::create(b, loc, x, y, sum))
-                    : Value(arith::AddIOp::create(
-                          b, loc, sum, arith::MulIOp::create(b, loc, x, y))));
+                multiplyAdd(b, loc, rows[at.first], cols[at.second], sum));
           }
           scf::YieldOp::create(b, loc, next);
         });
