@@ -6,7 +6,7 @@ Reads the TK_DUMP_IR folders of a conformance run (0-tk.mlir, the kernel as
 compiled; 3-thread-layouts.mlir, its threads; 5-spirv.mlir, the Vulkan
 module whose Workgroup variables are today's bytes), runs
 
-  tk-opt --tk-hoist-loop-invariants --tk-assign-linear-layouts
+  tk-opt --tk-rewrite-block-pointers --tk-hoist-loop-invariants --tk-assign-linear-layouts
          --tk-dot-operand-layouts --tk-remove-layout-conversions
          --tk-allocate-shared-memory
 
@@ -56,6 +56,7 @@ def main():
         lanes = int(re.search(r"tkw\.threads_per_warp = (\d+)", layouts).group(1))
         target = f"{args.target}:warp-size={lanes}"
         command = [args.tk_opt, os.path.join(path, "0-tk.mlir"),
+                   "--tk-rewrite-block-pointers",
                    "--tk-hoist-loop-invariants",
                    f"--tk-assign-linear-layouts=target={target} num-warps={threads // lanes}",
                    "--tk-dot-operand-layouts", "--tk-remove-layout-conversions",

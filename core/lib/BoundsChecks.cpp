@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/core/BoundsChecks.h"
+#include "tk/core/BlockPointers.h"
 #include "tk/core/Specialize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -565,53 +566,19 @@ LogicalResult BoundsCheckRewriter::checkBlockAccess(Operation *op,
   auto tile = cast<RankedTensorType>(
       cast<tk::PtrType>(blockPtr.getType()).getPointeeType());
   ArrayRef<int64_t> shape = tile.getShape();
-  int64_t rank = int64_t(shape.size());
   auto i64Tile = RankedTensorType::get(shape, b.getI64Type());
   auto i1Tile = RankedTensorType::get(shape, b.getI1Type());
   ArrayRef<int32_t> checked = isa<tk::LoadOp>(op)
                                   ? cast<tk::LoadOp>(op).getBoundaryCheck()
                                   : cast<tk::StoreOp>(op).getBoundaryCheck();
-  // Each element's position along each dimension, its offset from the
-  // argument, and whether the boundary checks keep it.
-  Value offsets = splatLike(loc, shadow.baseOffset, i64Tile);
-  Value inShape;
-  for (int64_t d = 0; d < rank; ++d) {
-    auto line = RankedTensorType::get({shape[d]}, b.getI32Type());
-    Value range = tk::MakeRangeOp::create(b, loc, line, 0, int32_t(shape[d]));
-    Value position = arith::AddIOp::create(
-        b, loc, range, splatLike(loc, shadow.offsets[d], line));
-    Value wide = arith::ExtSIOp::create(
-        b, loc, RankedTensorType::get({shape[d]}, b.getI64Type()), position);
-    // To the block's rank: size 1 in every other dimension, then the
-    // block's shape.
-    Value expanded = wide;
-    SmallVector<int64_t> expandedShape{shape[d]};
-    for (int64_t axis = 0; axis < rank; ++axis) {
-      if (axis == d)
-        continue;
-      expandedShape.insert(expandedShape.begin() + axis, 1);
-      expanded = tk::ExpandDimsOp::create(
-          b, loc, RankedTensorType::get(expandedShape, b.getI64Type()),
-          expanded, int32_t(axis));
-    }
-    Value position64 =
-        rank > 1 ? Value(tk::BroadcastOp::create(b, loc, i64Tile, expanded))
-                 : expanded;
-    offsets = arith::AddIOp::create(
-        b, loc, offsets,
-        arith::MulIOp::create(b, loc, position64,
-                              splatLike(loc, shadow.strides[d], i64Tile)));
-    if (!llvm::is_contained(checked, int32_t(d)))
-      continue;
-    Value keep = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, position64,
-                              constantLike(loc, i64Tile, 0)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, position64,
-                              splatLike(loc, shadow.shape[d], i64Tile)));
-    inShape =
-        inShape ? Value(arith::AndIOp::create(b, loc, inShape, keep)) : keep;
-  }
+  // Each element's offset from the argument, and whether the boundary
+  // checks keep it.
+  Value offsets =
+      arith::AddIOp::create(b, loc, splatLike(loc, shadow.baseOffset, i64Tile),
+                            tk::buildBlockElementOffsets(
+                                b, loc, shape, shadow.offsets, shadow.strides));
+  Value inShape = tk::buildBlockInBounds(b, loc, shape, shadow.offsets,
+                                         shadow.shape, checked);
   Value inside = inBounds(loc, shadow.argument, offsets);
   Value outside =
       arith::XOrIOp::create(b, loc, inside, constantLike(loc, i1Tile, 1));
@@ -626,18 +593,7 @@ LogicalResult BoundsCheckRewriter::checkBlockAccess(Operation *op,
   Value pointers = tk::AddPtrOp::create(
       b, loc, pointerTile, splatLike(loc, base, pointerTile), offsets);
   if (auto load = dyn_cast<tk::LoadOp>(op)) {
-    Value other;
-    if (std::optional<tk::PaddingOption> padding = load.getPadding()) {
-      Type element = tile.getElementType();
-      TypedAttr value =
-          *padding == tk::PaddingOption::NaN && isa<FloatType>(element)
-              ? TypedAttr(FloatAttr::get(
-                    element, APFloat::getNaN(
-                                 cast<FloatType>(element).getFloatSemantics())))
-              : b.getZeroAttr(element);
-      other = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(tile, cast<Attribute>(value)));
-    }
+    Value other = tk::buildBlockPadding(b, loc, tile, load.getPadding());
     auto gather = tk::LoadOp::create(b, loc, pointers, mask, other);
     load.getResult().replaceAllUsesWith(gather.getResult());
   } else {

@@ -114,6 +114,7 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
   });
   std::string failedPass;
   if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
+        pm.addNestedPass<tk::FuncOp>(tk::createTkRewriteBlockPointers());
         pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
         tk::TkAssignLinearLayoutsOptions assign;
         assign.target = simt.target;

@@ -35,6 +35,33 @@ def TkHoistLoopInvariants
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TkRewriteBlockPointers
+    : Pass<"tk-rewrite-block-pointers", "::tk::FuncOp"> {
+  let summary = "block pointers as tiles of pointers, their boundary checks "
+                "as masks";
+  let description = [{
+    The register pipeline's first pass (DESIGN.md §3): its layouts,
+    vectorised accesses and pipelined loads work on tiles of pointers.
+    Each block pointer becomes the tile of its elements' pointers, carried
+    beside its scalars (base, shape, strides, window offsets):
+
+    - `tk.make_block_ptr` builds the tile, base + Σ position × stride (a
+      stride of 1 left out, so that AxisFacts sees the contiguity);
+    - `tk.advance` adds one uniform step to it (`tk.addptr p, tk.splat`,
+      the loop walk tk-pipeline-loads recognises) and the deltas to the
+      window offsets;
+    - a load or store through it becomes the gather or scatter of the tile,
+      its `boundary_check` dimensions as the mask `0 <= position < shape`
+      (one unsigned comparison), its `padding` as `other`;
+    - `scf.for` carries the pieces as iteration arguments of their own.
+
+    A block pointer that reaches any other op (`scf.if`, `scf.while`, a
+    call) is an error at that op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TkCheckBounds : Pass<"tk-check-bounds", "::tk::FuncOp"> {
   let summary = "check every element a kernel's accesses touch against its "
                 "buffer's extent (the bounds-checked launch mode)";
