@@ -445,4 +445,56 @@ TEST(LayoutPresetsTest, SliceExpandBroadcastAgainstEnumeration) {
             std::string::npos);
 }
 
+TEST(LayoutPresetsTest, JoinAndReshapeAgainstEnumeration) {
+  for (const BlockedCase &c : kBlockedCases) {
+    LinearLayout source = take(tk::blockedLayout(
+        c.shape, c.sizePerThread, c.threadsPerWarp, c.warpsPerCTA, c.order));
+    SCOPED_TRACE(source.toString());
+    Table part = tabulate(source);
+    int32_t rank = int32_t(c.shape.size());
+    std::string pair = "dim" + std::to_string(rank);
+
+    // join: register 2r + h holds half h of what register r held.
+    LinearLayout joined = take(tk::joinLayout(source));
+    std::vector<int32_t> joinedShape = c.shape;
+    joinedShape.push_back(2);
+    EXPECT_EQ(joined.getOutDims(), standardDims(joinedShape));
+    expectMap(joined, [&](const Coord &in) {
+      Coord held = in;
+      held["register"] = lookup(in, "register") / 2;
+      Coord out = part(held);
+      out[pair] = lookup(in, "register") % 2;
+      return out;
+    });
+    EXPECT_EQ(take(tk::joinSourceLayout(joined)), source);
+
+    // reshape to one dimension: the row-major index of the element held.
+    int64_t elements = product(c.shape);
+    LinearLayout flat =
+        take(tk::reshapeLayout(source, std::vector<int64_t>{elements}));
+    EXPECT_EQ(flat.getOutDims(), standardDims({int32_t(elements)}));
+    expectMap(flat, [&](const Coord &in) {
+      Coord element = part(in);
+      int64_t index = 0;
+      for (int32_t d = 0; d < rank; ++d)
+        index = index * c.shape[d] + lookup(element, "dim" + std::to_string(d));
+      return Coord{{"dim0", int32_t(index)}};
+    });
+    std::vector<int64_t> shape(c.shape.begin(), c.shape.end());
+    EXPECT_EQ(take(tk::reshapeLayout(flat, shape)), source);
+  }
+  LinearLayout blocked =
+      take(tk::blockedLayout({16, 16}, {1, 4}, {8, 4}, {2, 1}, {1, 0}));
+  EXPECT_NE(errorOf(tk::joinSourceLayout(blocked)).find("not a pair"),
+            std::string::npos);
+  // Pairs spread over lanes are not a join's.
+  LinearLayout acrossLanes =
+      take(tk::blockedLayout({16, 2}, {1, 1}, {16, 2}, {1, 1}, {1, 0}));
+  EXPECT_NE(errorOf(tk::joinSourceLayout(acrossLanes)).find("register bit"),
+            std::string::npos);
+  EXPECT_NE(errorOf(tk::reshapeLayout(blocked, std::vector<int64_t>{8, 24}))
+                .find("not a power of two"),
+            std::string::npos);
+}
+
 } // namespace

@@ -245,6 +245,91 @@ llvm::Expected<LinearLayout> tk::transLayout(const LinearLayout &layout,
   return LinearLayout(std::move(bases), std::move(outDims));
 }
 
+llvm::Expected<LinearLayout> tk::joinLayout(const LinearLayout &source) {
+  if (std::optional<std::string> problem = standardOutsProblem(source))
+    return makeError("joinLayout: " + *problem);
+  int32_t rank = int32_t(source.getNumOutDims());
+  LinearLayout::BasesT bases = source.getBases();
+  bool hasRegisters = false;
+  for (auto &[inDim, dimBases] : bases) {
+    for (std::vector<int32_t> &basis : dimBases)
+      basis.push_back(0);
+    if (inDim != kRegisterDim)
+      continue;
+    std::vector<int32_t> pair(rank + 1, 0);
+    pair[rank] = 1;
+    dimBases.insert(dimBases.begin(), std::move(pair));
+    hasRegisters = true;
+  }
+  if (!hasRegisters)
+    return makeError("joinLayout: the layout has no register dimension");
+  LinearLayout::DimSizes outDims = source.getOutDims();
+  outDims.emplace_back(standardOutDimName(rank), 2);
+  return LinearLayout::create(std::move(bases), std::move(outDims));
+}
+
+llvm::Expected<LinearLayout> tk::joinSourceLayout(const LinearLayout &joined) {
+  if (std::optional<std::string> problem = standardOutsProblem(joined))
+    return makeError("joinSourceLayout: " + *problem);
+  int32_t last = int32_t(joined.getNumOutDims()) - 1;
+  if (last < 1 || joined.getOutDimSize(standardOutDimName(last)) != 2)
+    return makeError("joinSourceLayout: the last dimension is not a pair");
+  LinearLayout::BasesT bases = joined.getBases();
+  int pairBits = 0;
+  for (auto &[inDim, dimBases] : bases) {
+    auto pair = llvm::find_if(
+        dimBases, [&](const std::vector<int32_t> &b) { return b[last] != 0; });
+    if (pair == dimBases.end())
+      continue;
+    std::vector<int32_t> unit(last + 1, 0);
+    unit[last] = 1;
+    if (inDim != kRegisterDim || *pair != unit ||
+        std::any_of(std::next(pair), dimBases.end(),
+                    [&](const std::vector<int32_t> &b) { return b[last]; }))
+      return makeError("joinSourceLayout: the pairs are not held by one "
+                       "register bit of each thread");
+    dimBases.erase(pair);
+    ++pairBits;
+  }
+  if (pairBits != 1)
+    return makeError("joinSourceLayout: no register bit holds the pairs");
+  for (auto &[inDim, dimBases] : bases)
+    for (std::vector<int32_t> &basis : dimBases)
+      basis.pop_back();
+  LinearLayout::DimSizes outDims = joined.getOutDims();
+  outDims.pop_back();
+  return LinearLayout::create(std::move(bases), std::move(outDims));
+}
+
+llvm::Expected<LinearLayout> tk::reshapeLayout(const LinearLayout &layout,
+                                               llvm::ArrayRef<int64_t> shape) {
+  if (std::optional<std::string> problem = standardOutsProblem(layout))
+    return makeError("reshapeLayout: " + *problem);
+  // Row-major: the last dimension varies fastest, and reshapeOuts takes
+  // the first-listed as the least significant, so both sides are listed
+  // last dimension first.
+  int32_t rank = int32_t(layout.getNumOutDims());
+  std::vector<std::string> reversed;
+  for (int32_t d = rank - 1; d >= 0; --d)
+    reversed.push_back(standardOutDimName(d));
+  LinearLayout::DimSizes newDims;
+  for (int32_t d = int32_t(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] <= 0 || !llvm::isPowerOf2_64(shape[d]))
+      return makeError("reshapeLayout: dimension " + llvm::Twine(d) +
+                       " of size " + llvm::Twine(shape[d]) +
+                       " is not a power of two");
+    newDims.emplace_back(standardOutDimName(d), int32_t(shape[d]));
+  }
+  llvm::Expected<LinearLayout> reshaped =
+      layout.transposeOuts(reversed).reshapeOuts(newDims);
+  if (!reshaped)
+    return reshaped.takeError();
+  std::vector<std::string> standard;
+  for (int32_t d = 0; d < int32_t(shape.size()); ++d)
+    standard.push_back(standardOutDimName(d));
+  return reshaped->transposeOuts(standard);
+}
+
 llvm::Expected<LinearLayout> tk::broadcastLayout(const LinearLayout &layout,
                                                  int32_t dim, int32_t size) {
   if (std::optional<std::string> problem = standardOutsProblem(layout))

@@ -112,6 +112,19 @@ void LayoutPropagation::visitResult(Operation *op, unsigned index,
     want(trans.getSrcMutable(), rules.transSource(layout, trans.getOrder()));
     return;
   }
+  if (auto join = dyn_cast<JoinOp>(op)) {
+    Attribute source = rules.joinSource(layout);
+    want(join.getLhsMutable(), source);
+    want(join.getRhsMutable(), source);
+    return;
+  }
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    want(reshape.getSrcMutable(),
+         rules.reshapeSource(
+             layout,
+             cast<RankedTensorType>(reshape.getSrc().getType()).getShape()));
+    return;
+  }
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
     want(broadcast.getSrcMutable(),
          rules.broadcastSource(
@@ -176,6 +189,15 @@ void LayoutPropagation::visitUse(OpOperand &use, Attribute layout) {
   }
   if (auto trans = dyn_cast<TransOp>(user)) {
     setLayout(trans.getResult(), rules.transResult(layout, trans.getOrder()));
+    return;
+  }
+  if (auto join = dyn_cast<JoinOp>(user)) {
+    setLayout(join.getResult(), rules.joinResult(layout));
+    return;
+  }
+  if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+    setLayout(reshape.getResult(),
+              rules.reshapeResult(layout, reshape.getType().getShape()));
     return;
   }
   if (auto broadcast = dyn_cast<BroadcastOp>(user)) {

@@ -2,7 +2,8 @@
 //
 // The propagation both layout-assignment passes share: roots get a layout,
 // the other tiles follow along def-use chains (element-wise ops, loops,
-// branches, reductions, expand_dims, broadcast), and where two layouts meet
+// branches, reductions, expand_dims, broadcast, trans, join, reshape), and
+// where two layouts meet
 // the types get a `tkw.convert_layout` (or a cheap value is computed again).
 // What a layout becomes across a reduction, expand_dims, broadcast or dot is
 // the layout system's own rule (LayoutRules): tk-assign-layouts uses the
@@ -67,6 +68,26 @@ public:
   }
   virtual mlir::Attribute transSource(mlir::Attribute result,
                                       llvm::ArrayRef<int32_t> order) const {
+    return {};
+  }
+  /// The result of `tk.join` of sources in `source`, and the sources of a
+  /// join whose result has `result`; null (no rule) by default.
+  virtual mlir::Attribute joinResult(mlir::Attribute source) const {
+    return {};
+  }
+  virtual mlir::Attribute joinSource(mlir::Attribute result) const {
+    return {};
+  }
+  /// The result, of `shape`, of `tk.reshape` of a source in `source`, and
+  /// the source, of `sourceShape`, of a reshape whose result has `result`;
+  /// null (no rule) by default.
+  virtual mlir::Attribute reshapeResult(mlir::Attribute source,
+                                        llvm::ArrayRef<int64_t> shape) const {
+    return {};
+  }
+  virtual mlir::Attribute
+  reshapeSource(mlir::Attribute result,
+                llvm::ArrayRef<int64_t> sourceShape) const {
     return {};
   }
 };

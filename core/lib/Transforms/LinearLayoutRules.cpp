@@ -81,6 +81,37 @@ Attribute LinearLayoutRules::transSource(Attribute result,
   return toLinearLayoutAttr(context, transLayout(*layout, inverse));
 }
 
+Attribute LinearLayoutRules::joinResult(Attribute source) const {
+  const LinearLayout *layout = getLinearLayoutOf(source);
+  if (!layout)
+    return {};
+  return toLinearLayoutAttr(context, joinLayout(*layout));
+}
+
+Attribute LinearLayoutRules::joinSource(Attribute result) const {
+  const LinearLayout *layout = getLinearLayoutOf(result);
+  if (!layout)
+    return {};
+  return toLinearLayoutAttr(context, joinSourceLayout(*layout));
+}
+
+Attribute LinearLayoutRules::reshapeResult(Attribute source,
+                                           ArrayRef<int64_t> shape) const {
+  const LinearLayout *layout = getLinearLayoutOf(source);
+  if (!layout)
+    return {};
+  return toLinearLayoutAttr(context, reshapeLayout(*layout, shape));
+}
+
+Attribute
+LinearLayoutRules::reshapeSource(Attribute result,
+                                 ArrayRef<int64_t> sourceShape) const {
+  const LinearLayout *layout = getLinearLayoutOf(result);
+  if (!layout)
+    return {};
+  return toLinearLayoutAttr(context, reshapeLayout(*layout, sourceShape));
+}
+
 Attribute
 LinearLayoutRules::broadcastSource(Attribute result,
                                    ArrayRef<int64_t> sourceShape) const {

@@ -72,6 +72,19 @@ public:
   mlir::Attribute transSource(mlir::Attribute result,
                               llvm::ArrayRef<int32_t> order) const override;
 
+  /// A join pairs each thread's elements in a new lowest register bit
+  /// (joinLayout); its sources are the result less that bit
+  /// (joinSourceLayout). Nothing moves.
+  mlir::Attribute joinResult(mlir::Attribute source) const override;
+  mlir::Attribute joinSource(mlir::Attribute result) const override;
+  /// A reshape keeps every thread's registers and reads them as the other
+  /// shape (reshapeLayout), both ways.
+  mlir::Attribute reshapeResult(mlir::Attribute source,
+                                llvm::ArrayRef<int64_t> shape) const override;
+  mlir::Attribute
+  reshapeSource(mlir::Attribute result,
+                llvm::ArrayRef<int64_t> sourceShape) const override;
+
   /// The layout of a broadcast to `shape` that no user gave one: the
   /// source's layout, whose indices that hold copies (zero lane and warp
   /// bases) now spread the broadcast dimensions, and further registers

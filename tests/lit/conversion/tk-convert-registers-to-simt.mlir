@@ -298,3 +298,39 @@ tk.func @narrow_max(%x: !tk.ptr<f16> {tk.divisibility = 16 : i32}) attributes {t
   tk.store %x, %s : !tk.ptr<f16>
   tk.return
 }
+
+// -----
+
+#half = #tkw.linear<shape = [32], register = [[1]], lane = [[2], [4], [8]], warp = [[16]]>
+#pairs = #tkw.linear<shape = [32, 2], register = [[0, 1], [1, 0]], lane = [[2, 0], [4, 0], [8, 0]], warp = [[16, 0]]>
+#woven = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+
+// A join pairs each thread's registers (a's, then b's, per element) and
+// the reshape reads them as the woven tile: nothing moves between threads,
+// and the four values a thread holds leave as one 16-byte store in the
+// order a0, b0, a1, b1.
+// CHECK-LABEL: func.func @interleave
+// CHECK: %[[A0:.*]] = arith.addf %[[R0:.*]], %arg0 : f32
+// CHECK: %[[A1:.*]] = arith.addf %[[R1:.*]], %arg0 : f32
+// CHECK: %[[B0:.*]] = arith.mulf %[[R0]], %arg1 : f32
+// CHECK: %[[B1:.*]] = arith.mulf %[[R1]], %arg1 : f32
+// CHECK: %[[V0:.*]] = llvm.insertelement %[[A0]], %{{.*}}[%c0_i32 : i32] : vector<4xf32>
+// CHECK: %[[V1:.*]] = llvm.insertelement %[[B0]], %[[V0]][%c1_i32 : i32] : vector<4xf32>
+// CHECK: %[[V2:.*]] = llvm.insertelement %[[A1]], %[[V1]][%c2_i32 : i32] : vector<4xf32>
+// CHECK: %[[V3:.*]] = llvm.insertelement %[[B1]], %[[V2]][%c3_i32 : i32] : vector<4xf32>
+// CHECK: llvm.store %[[V3]], %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+tk.func @interleave(%a: f32, %b: f32, %x: !tk.ptr<f32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #half>
+  %rf = arith.sitofp %r : tensor<32xi32, #half> to tensor<32xf32, #half>
+  %sa = tk.splat %a : f32 -> tensor<32xf32, #half>
+  %sb = tk.splat %b : f32 -> tensor<32xf32, #half>
+  %va = arith.addf %rf, %sa : tensor<32xf32, #half>
+  %vb = arith.mulf %rf, %sb : tensor<32xf32, #half>
+  %j = tk.join %va, %vb : tensor<32xf32, #half> -> tensor<32x2xf32, #pairs>
+  %w = tk.reshape %j : tensor<32x2xf32, #pairs> -> tensor<64xf32, #woven>
+  %xs = tk.splat %x : !tk.ptr<f32> -> tensor<64x!tk.ptr<f32>, #woven>
+  %i = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #woven>
+  %p = tk.addptr %xs, %i : tensor<64x!tk.ptr<f32>, #woven>, tensor<64xi32, #woven>
+  tk.store %p, %w : tensor<64x!tk.ptr<f32>, #woven>
+  tk.return
+}

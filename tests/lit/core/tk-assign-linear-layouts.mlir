@@ -220,3 +220,34 @@ tk.func @transposed_load(%k: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %stride:
   tk.store %q, %x : tensor<64x64x!tk.ptr<f16>>
   tk.return
 }
+
+// -----
+
+// A join pairs each thread's elements of a and b in a new lowest register
+// bit, and the reshape reads the pairs as the woven tile in the same
+// registers (Triton's interleave): the store's coalesced layout is the
+// reshape's, and nothing converts.
+// CHECK: #[[HALF:linear]] = #tkw.linear<shape = [256], register = {{\[\[}}1]], lane = {{\[\[}}2], [4], [8], [16], [32]], warp = {{\[\[}}64], [128]]>
+// CHECK: #[[PAIRS:linear1]] = #tkw.linear<shape = [256, 2], register = {{\[\[}}0, 1], [1, 0]], lane = {{\[\[}}2, 0], [4, 0], [8, 0], [16, 0], [32, 0]], warp = {{\[\[}}64, 0], [128, 0]]>
+// CHECK: #[[WOVEN:linear2]] = #tkw.linear<shape = [512], register = {{\[\[}}1], [2]], lane = {{\[\[}}4], [8], [16], [32], [64]], warp = {{\[\[}}128], [256]]>
+// CHECK-LABEL: tk.func @interleave
+// CHECK: tk.join {{.*}} : tensor<256xf32, #[[HALF]]> -> tensor<256x2xf32, #[[PAIRS]]>
+// CHECK: tk.reshape {{.*}} : tensor<256x2xf32, #[[PAIRS]]> -> tensor<512xf32, #[[WOVEN]]>
+// CHECK: tk.store {{.*}} : tensor<512x!tk.ptr<f32>, #[[WOVEN]]>
+// CHECK-NOT: tkw.convert_layout
+tk.func @interleave(%a: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %y: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
+  %range = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %as = tk.splat %a : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
+  %ap = tk.addptr %as, %range : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
+  %av = tk.load %ap : tensor<256x!tk.ptr<f32>>
+  %bs = tk.splat %b : !tk.ptr<f32> -> tensor<256x!tk.ptr<f32>>
+  %bp = tk.addptr %bs, %range : tensor<256x!tk.ptr<f32>>, tensor<256xi32>
+  %bv = tk.load %bp : tensor<256x!tk.ptr<f32>>
+  %j = tk.join %av, %bv : tensor<256xf32> -> tensor<256x2xf32>
+  %w = tk.reshape %j : tensor<256x2xf32> -> tensor<512xf32>
+  %wide = tk.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %ys = tk.splat %y : !tk.ptr<f32> -> tensor<512x!tk.ptr<f32>>
+  %yp = tk.addptr %ys, %wide : tensor<512x!tk.ptr<f32>>, tensor<512xi32>
+  tk.store %yp, %w : tensor<512x!tk.ptr<f32>>
+  tk.return
+}

@@ -221,6 +221,60 @@ RegisterShapeLowering<tk::TransOp>::project(tk::TransOp op,
   return source;
 }
 
+template <>
+SmallVector<int32_t>
+RegisterShapeLowering<tk::ReshapeOp>::project(tk::ReshapeOp op,
+                                              ArrayRef<int32_t> result) {
+  // Both shapes read the same elements in row-major order.
+  int64_t flat = 0;
+  for (auto [coordinate, size] : llvm::zip(result, op.getType().getShape()))
+    flat = flat * size + coordinate;
+  ArrayRef<int64_t> shape = op.getSrc().getType().getShape();
+  SmallVector<int32_t> source(shape.size());
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    source[d] = int32_t(flat % shape[d]);
+    flat /= shape[d];
+  }
+  return source;
+}
+
+/// join: the pairs a thread holds are its own elements of both sources
+/// (joinLayout), the last coordinate saying which.
+struct JoinLowering : OpConversionPattern<tk::JoinOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tk::JoinOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const LinearLayout *from = getLinearLayout(op.getLhs().getType());
+    const LinearLayout *to = getLinearLayout(op.getType());
+    if (!from || !to || getLinearLayout(op.getRhs().getType()) == nullptr ||
+        *getLinearLayout(op.getRhs().getType()) != *from)
+      return failure();
+    size_t last = to->getNumOutDims() - 1;
+    for (StringRef dim : {kLaneDim, kWarpDim})
+      for (int32_t bit = 0;
+           to->hasInDim(dim) && bit < to->getInDimSizeLog2(dim); ++bit)
+        if (to->apply({{dim, 1 << bit}})[last].second != 0)
+          return rewriter.notifyMatchFailure(
+              op, "the pairs are spread over threads");
+    std::optional<SmallVector<int32_t>> map =
+        mapRegisters(*from, *to, [&](ArrayRef<int32_t> coordinates) {
+          return SmallVector<int32_t>(coordinates.drop_back());
+        });
+    if (!map)
+      return rewriter.notifyMatchFailure(
+          op, "the result's elements are not in the same thread");
+    ValueRange lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    SmallVector<Value> results;
+    for (auto [reg, sourceReg] : llvm::enumerate(*map))
+      results.push_back(registerCoordinates(*to, int32_t(reg))[last]
+                            ? rhs[sourceReg]
+                            : lhs[sourceReg]);
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
 /// addptr: a getelementptr per register over the pointee.
 struct AddPtrLowering : OpConversionPattern<tk::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -257,12 +311,12 @@ void populateElementwisePatterns(RegisterTypeConverter &converter,
                                  RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseLowering>(converter, context);
-  patterns
-      .add<ConstantLowering, SplatLowering, MakeRangeLowering,
-           RegisterShapeLowering<tk::ExpandDimsOp>,
-           RegisterShapeLowering<tk::BroadcastOp>,
-           RegisterShapeLowering<tk::TransOp>, AddPtrLowering, FpToFpLowering>(
-          converter, context);
+  patterns.add<ConstantLowering, SplatLowering, MakeRangeLowering,
+               RegisterShapeLowering<tk::ExpandDimsOp>,
+               RegisterShapeLowering<tk::BroadcastOp>,
+               RegisterShapeLowering<tk::TransOp>,
+               RegisterShapeLowering<tk::ReshapeOp>, JoinLowering,
+               AddPtrLowering, FpToFpLowering>(converter, context);
 }
 
 } // namespace tk::simt

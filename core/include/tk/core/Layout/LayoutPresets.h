@@ -78,6 +78,24 @@ llvm::Expected<LinearLayout> expandDimsLayout(const LinearLayout &layout,
 llvm::Expected<LinearLayout> transLayout(const LinearLayout &layout,
                                          llvm::ArrayRef<int32_t> order);
 
+/// The layout of tk.join of two tiles in `source`: a new last output
+/// dimension of size 2 spread by a new lowest register bit, so that every
+/// thread holds both halves of each pair it held, side by side (a join
+/// moves nothing). `source`'s outputs must be the standard ones in order.
+llvm::Expected<LinearLayout> joinLayout(const LinearLayout &source);
+
+/// The layout of the two halves of a join whose result is in `joined`:
+/// `joined` less its last output dimension, which one register bit alone
+/// must spread (as joinLayout's does); an error otherwise.
+llvm::Expected<LinearLayout> joinSourceLayout(const LinearLayout &joined);
+
+/// `layout` with its outputs taken as a tile of `shape` (row-major order,
+/// as tk.reshape reads and writes a tile): each thread keeps its registers.
+/// `layout`'s outputs must be the standard ones in order, the sizes
+/// powers of two of the same product.
+llvm::Expected<LinearLayout> reshapeLayout(const LinearLayout &layout,
+                                           llvm::ArrayRef<int64_t> shape);
+
 /// `layout`, whose output `dim` has size 1, broadcast to `size` along it by
 /// registers: every thread repeats each value it holds `size` times, in
 /// registers above its own, so the broadcast moves nothing between threads.
