@@ -95,6 +95,15 @@ TargetInfo::workgroupProblem(int64_t numWarps) const {
   return std::nullopt;
 }
 
+int64_t tk::getSubgroupsForWarps(int64_t numWarps, int64_t subgroupSize,
+                                 int64_t maxThreadsPerBlock) {
+  numWarps = std::max<int64_t>(numWarps, 1);
+  if (subgroupSize <= 0 || subgroupSize >= 32)
+    return numWarps;
+  return std::max(numWarps, std::min(numWarps * (32 / subgroupSize),
+                                     maxThreadsPerBlock / subgroupSize));
+}
+
 llvm::SmallVector<const MatrixIntrinsic *>
 TargetInfo::findIntrinsics(mlir::Type a, mlir::Type b, mlir::Type acc,
                            bool allowTF32, MatrixScope scope) const {

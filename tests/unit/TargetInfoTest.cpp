@@ -221,4 +221,20 @@ TEST_F(TargetInfoTest, UnknownPresetsAndOverridesAreNamed) {
   EXPECT_NE(error.find("positive integer"), std::string::npos);
 }
 
+TEST(SubgroupsForWarps, WarpsCountThirtyTwoLanes) {
+  // Narrower subgroups run 32 / width of them a warp.
+  EXPECT_EQ(tk::getSubgroupsForWarps(4, 16, 1024), 8);
+  EXPECT_EQ(tk::getSubgroupsForWarps(4, 8, 1024), 16);
+  EXPECT_EQ(tk::getSubgroupsForWarps(1, 4, 1024), 8);
+  // Within the workgroup's limit, never fewer than num_warps.
+  EXPECT_EQ(tk::getSubgroupsForWarps(32, 8, 1024), 128);
+  EXPECT_EQ(tk::getSubgroupsForWarps(16, 8, 256), 32);
+  EXPECT_EQ(tk::getSubgroupsForWarps(64, 8, 256), 64);
+  // 32 lanes or more: num_warps of them; no subgroup size known: the same.
+  EXPECT_EQ(tk::getSubgroupsForWarps(4, 32, 1024), 4);
+  EXPECT_EQ(tk::getSubgroupsForWarps(4, 64, 1024), 4);
+  EXPECT_EQ(tk::getSubgroupsForWarps(4, 0, 1024), 4);
+  EXPECT_EQ(tk::getSubgroupsForWarps(0, 16, 1024), 2);
+}
+
 } // namespace

@@ -77,16 +77,10 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   }
   const DeviceTarget &target = input.target;
   int64_t subgroupSize = target.features.subgroupSize;
-  // num_warps counts warps of 32 lanes, the width kernels are tuned for
-  // (Triton's on NVIDIA): a device with narrower subgroups runs 32 / width
-  // of them for each, so that an invocation holds the share of each tile
-  // the kernel's author planned, not 4 times it at lavapipe's 8 lanes. A
-  // workgroup stays within the device's limit.
-  int64_t numWarps = std::max(1, input.numWarps);
-  if (subgroupSize > 0 && subgroupSize < 32)
-    numWarps = std::max<int64_t>(
-        numWarps, std::min<int64_t>(numWarps * (32 / subgroupSize),
-                                    target.maxThreadsPerBlock / subgroupSize));
+  // num_warps counts warps of 32 lanes (lavapipe's 8 lanes run 4 subgroups
+  // a warp); the package records the subgroups.
+  int64_t numWarps = tk::getSubgroupsForWarps(input.numWarps, subgroupSize,
+                                              target.maxThreadsPerBlock);
   int64_t threads = numWarps * subgroupSize;
   std::string spec = targetSpec(subgroupSize, target.sharedMemoryBytes,
                                 target.maxThreadsPerBlock);

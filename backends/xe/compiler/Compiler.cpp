@@ -293,7 +293,9 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   out = Package();
   out.target = target.name;
   out.entry = input.entry;
-  out.numWarps = std::max(1, input.options.numWarps);
+  // The subgroups the workgroup runs (getSubgroupsForWarps).
+  out.numWarps = std::max<int32_t>(1, kernel.lowered.threadsPerBlock /
+                                          target.subgroupSize);
   out.threadsPerBlock = kernel.lowered.threadsPerBlock;
   out.subgroupSize = target.subgroupSize;
   out.matrixDots = kernel.lowered.matrixDots;

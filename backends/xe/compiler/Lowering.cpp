@@ -90,7 +90,13 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   std::optional<TargetInfo> info = TargetInfo::parse(target.preset, error);
   if (!info)
     return TK_ERROR_INTERNAL;
-  int64_t numWarps = std::max(1, options.numWarps);
+  // num_warps counts warps of 32 lanes, as on Vulkan: pvc's subgroups of 16
+  // run 2 a warp, dg2's of 8 run 4, so that a work-item holds the share of
+  // each tile the kernel was tuned for. At 1 subgroup a warp, tiles of 128
+  // and 256 elements a work-item spilled 6-92 KB a thread (IGC, even in
+  // pvc's large-GRF mode) or took up to 280 KB of SLM on tk-convert-to-simt.
+  int64_t numWarps = getSubgroupsForWarps(options.numWarps, info->warpSize,
+                                          info->maxThreadsPerBlock);
   if (std::optional<std::string> problem = info->workgroupProblem(numWarps)) {
     error = *problem;
     return TK_ERROR_UNSUPPORTED;
@@ -109,11 +115,13 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   // rest take tk-convert-to-simt.
   lowering.registerPipeline = true;
   lowering.registerDots = true;
-  // A work-item has 128 GRF of 32 bits a lane in IGC's default mode: tiles
-  // of more than 64 elements a thread spill to scratch (argmax, cumsum and
-  // row reductions did), so those keep tk-convert-to-simt, as on lavapipe
-  // at 16 lanes.
-  lowering.maxRegistersPerTile = 64;
+  // A work-item has 128 GRF of 32 bits a lane in IGC's default mode; the
+  // register pipeline's code for a tile of n elements a work-item holds
+  // its addresses and masks too. Over 64 (pvc, which takes 256 GRFs when
+  // it spills: buildNativeLeastSpills) or 32 (dg2, which cannot) argmax,
+  // cumsum and row reductions spilled to scratch, so those keep
+  // tk-convert-to-simt.
+  lowering.maxRegistersPerTile = target.largeRegisterFile ? 64 : 32;
   lowering.matrixUnit = makeDpasUnit(*info);
   lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);

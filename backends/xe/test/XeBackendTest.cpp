@@ -92,7 +92,10 @@ TEST(XeCompiler, EveryTargetBuildsAtItsSubgroupSize) {
         compileOrFail("vector_add.tk", "vector_add", arch);
     EXPECT_EQ(package.target, arch);
     EXPECT_EQ(package.subgroupSize, subgroup);
-    EXPECT_EQ(package.threadsPerBlock, 4 * subgroup);
+    // num_warps 4 counts warps of 32 lanes: 128 work-items in 128 /
+    // subgroup subgroups, which the package records.
+    EXPECT_EQ(package.threadsPerBlock, 4 * 32);
+    EXPECT_EQ(package.numWarps, 4 * 32 / subgroup);
     EXPECT_EQ(package.sharedMemoryBytes, 0);
     EXPECT_EQ(package.matrixDots, 0);
     ASSERT_EQ(package.natives.size(), 1u) << arch;

@@ -234,6 +234,15 @@ std::vector<std::string> registeredTargetPresets();
 /// element is held by exactly one lane. Returns the first problem.
 std::optional<std::string> verifyFragments(const TargetInfo &target);
 
+/// The subgroups a kernel of `numWarps` warps runs as, on subgroups of
+/// `subgroupSize` lanes. num_warps counts warps of 32 lanes, the width
+/// kernels are tuned for (Triton's on NVIDIA): a narrower subgroup runs
+/// 32 / width of them for each warp, so that a lane holds the share of each
+/// tile the kernel's author planned (not 4 times it at 8 lanes), within
+/// `maxThreadsPerBlock`. Subgroups of 32 lanes or more run `numWarps`.
+int64_t getSubgroupsForWarps(int64_t numWarps, int64_t subgroupSize,
+                             int64_t maxThreadsPerBlock);
+
 /// The name of an element type as intrinsics spell it ("f16", "tf32").
 llvm::StringRef stringifyMatrixElementType(MatrixElementType type);
 
