@@ -61,22 +61,6 @@ tk.func @intrinsic_without_unit(%x: f16, %y: f16) attributes {tkw.num_warps = 1 
 
 // -----
 
-#lanes = #tkw.linear<shape = [32], register = [[1], [2]], lane = [[4], [8], [16]], warp = []>
-
-// Reverse scans take tk-convert-to-simt.
-tk.func @reverse_scan(%x: i32) attributes {tkw.num_warps = 1 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
-  %t = tk.splat %x : i32 -> tensor<32xi32, #lanes>
-  // expected-error @+1 {{failed to legalize operation 'tk.scan'}}
-  %s = tk.scan(%t : tensor<32xi32, #lanes>) {axis = 0 : i32, reverse = true} -> tensor<32xi32, #lanes> {
-  ^bb0(%a: i32, %b: i32):
-    %r = arith.addi %a, %b : i32
-    tk.scan.return %r : i32
-  }
-  tk.return
-}
-
-// -----
-
 #copies = #tkw.linear<shape = [32], register = [[1], [16]], lane = [[2], [4], [8]], warp = [[0]]>
 
 // Both warps hold each element, and the old values are read: warp 1 would

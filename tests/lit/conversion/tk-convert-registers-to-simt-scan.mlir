@@ -56,3 +56,31 @@ tk.func @scan_across_warps(%x: f32) attributes {tkw.num_warps = 2 : i32, tkw.sha
   }
   tk.return
 }
+
+// -----
+
+#lanes = #tkw.linear<shape = [32], register = [[1], [2]], lane = [[4], [8], [16]], warp = []>
+
+// A reverse scan runs in the order of 31 - position: in each pair of
+// registers and each pair of lanes the lower half comes second, so it is
+// the lower lanes (bit clear: `eq 0`) that put the other half's total in
+// front, the combiner's first operand; the same 12 shuffles.
+// CHECK-LABEL: func.func @reverse_scan
+// CHECK: %[[LANE:.*]] = arith.andi %{{.*}}, %c7_i32
+// CHECK: %[[BIT:.*]] = arith.andi %[[LANE]], %c1_i32
+// CHECK: %[[LOWER:.*]] = arith.cmpi eq, %[[BIT]], %c0_i32
+// CHECK: %[[OTHER:.*]], %{{.*}} = gpu.shuffle xor
+// CHECK: %[[SECOND:.*]] = arith.subi %[[OTHER]], %{{.*}} : i32
+// CHECK: arith.select %[[LOWER]], %[[SECOND]]
+// CHECK-COUNT-11: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: return
+tk.func @reverse_scan(%x: i32) attributes {tkw.num_warps = 1 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %t = tk.splat %x : i32 -> tensor<32xi32, #lanes>
+  %s = tk.scan(%t : tensor<32xi32, #lanes>) {axis = 0 : i32, reverse = true} -> tensor<32xi32, #lanes> {
+  ^bb0(%a: i32, %b: i32):
+    %r = arith.subi %a, %b : i32
+    tk.scan.return %r : i32
+  }
+  tk.return
+}

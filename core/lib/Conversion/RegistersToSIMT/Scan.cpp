@@ -11,10 +11,12 @@
 // bits (consecutive, only registers above them), all at once through the
 // op's scratch: one total per warp, line and chunk of registers above the
 // warps, a barrier, and each thread combines the totals of the warps before
-// its own. The combiner need not commute: the lower positions
-// are always its first operand. Which of the three steps a scan needs is
-// the layout's to say, as for tk.reduce. Reverse scans take
-// tk-convert-to-simt.
+// its own. The combiner need not commute: the positions earlier in the
+// scan's order are always its first operand. Which of the three steps a
+// scan needs is the layout's to say, as for tk.reduce. A reverse scan is
+// the same scan in the order of N - 1 - position, whose bits are the
+// position's inverted: the half of a block that comes first is the upper
+// one, and the warps come last to first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,8 +96,7 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
   LogicalResult
   matchAndRewrite(tk::ScanOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getReverse())
-      return rewriter.notifyMatchFailure(op, "a reverse scan");
+    bool reverse = op.getReverse();
     Type type = op.getSrcs()[0].getType();
     const LinearLayout *layout = getLinearLayout(type);
     if (!layout)
@@ -149,8 +150,8 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
         if (!thread)
           thread = ThreadPosition::get(rewriter, loc, *converter);
         if (failed(addWarpPrefixes(op, rewriter, *layout, *thread, *bits,
-                                   warpBits, topWarpPosition, total, prefix,
-                                   apply)))
+                                   warpBits, topWarpPosition, reverse, total,
+                                   prefix, apply)))
           return failure();
         continue;
       }
@@ -159,7 +160,8 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
         SmallVector<SmallVector<Value>> nextPrefix = prefix, nextTotal = total;
         for (int32_t reg = 0; reg < registers; ++reg) {
           int32_t other = reg ^ mask;
-          if (reg & mask) {
+          // Whether this register holds the half that comes second.
+          if (bool(reg & mask) != reverse) {
             nextPrefix[reg] = apply(total[other], prefix[reg]);
             nextTotal[reg] = apply(total[other], total[reg]);
           } else {
@@ -174,8 +176,10 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
       if (!thread)
         thread = ThreadPosition::get(rewriter, loc, *converter);
       Type i32 = rewriter.getI32Type();
+      // Whether this lane holds the half that comes second.
       Value upper = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ne,
+          rewriter, loc,
+          reverse ? arith::CmpIPredicate::eq : arith::CmpIPredicate::ne,
           arith::AndIOp::create(
               rewriter, loc, thread->lane,
               arith::ConstantIntOp::create(rewriter, loc, i32, mask)),
@@ -215,7 +219,8 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
       tk::ScanOp op, ConversionPatternRewriter &rewriter,
       const LinearLayout &layout, const ThreadPosition &thread,
       ArrayRef<PositionBit> bits, ArrayRef<int32_t> warpBits,
-      int32_t topWarpPosition, SmallVector<SmallVector<Value>> &total,
+      int32_t topWarpPosition, bool reverse,
+      SmallVector<SmallVector<Value>> &total,
       SmallVector<SmallVector<Value>> &prefix,
       function_ref<SmallVector<Value>(ValueRange, ValueRange)> apply) const {
     Location loc = op.getLoc();
@@ -275,28 +280,31 @@ struct ScanLowering : OpConversionPattern<tk::ScanOp> {
     }
     gpu::BarrierOp::create(rewriter, loc);
 
-    // Each line and chunk: the running combination of the warps' totals,
-    // the one before this warp's chosen at run time, combined in front of
-    // every register of it where there is one; all of them, its total.
-    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        warpIndex, constant(0));
+    // Each line and chunk: the running combination of the warps' totals in
+    // the scan's order, the one before this warp's chosen at run time,
+    // combined in front of every register of it where there is one; all of
+    // them, its total.
     int64_t warps = exchange->getNumWarps();
+    // The warp at step `n` of the scan's order.
+    auto warpAt = [&](int64_t n) { return reverse ? warps - 1 - n : n; };
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        warpIndex, constant(warpAt(0)));
     for (auto [slot, entry] : llvm::zip_equal(slots, registersOfLine)) {
       SmallVector<Value> running, before;
-      for (int64_t w = 0; w < warps; ++w) {
+      for (int64_t n = 0; n < warps; ++n) {
         SmallVector<Value> values;
         for (unsigned i = 0; i < op.getSrcs().size(); ++i)
-          values.push_back(exchange->load(rewriter, loc, i, slot, w));
-        running = w == 0 ? values : apply(running, values);
-        if (w == 0) {
+          values.push_back(exchange->load(rewriter, loc, i, slot, warpAt(n)));
+        running = n == 0 ? values : apply(running, values);
+        if (n == 0) {
           before = running;
           continue;
         }
-        if (w + 1 == warps)
+        if (n + 1 == warps)
           continue;
         Value chosen =
             arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                  warpIndex, constant(w + 1));
+                                  warpIndex, constant(warpAt(n + 1)));
         for (auto [value, candidate] : llvm::zip_equal(before, running))
           value =
               arith::SelectOp::create(rewriter, loc, chosen, candidate, value);

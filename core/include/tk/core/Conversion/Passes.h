@@ -475,8 +475,8 @@ struct SIMTLowering {
   bool shareWorkgroupMemory = false;
   /// Try the register pipeline first (DESIGN.md §3: tk-assign-linear-layouts
   /// to tk-convert-registers-to-simt, dumped as 3-registers.mlir); a kernel
-  /// it has no pattern for yet (reverse scans, atomics, block pointers,
-  /// prints) or that does not fit its shared memory takes
+  /// it has no pattern for yet (prints, asserts, atomics whose old values
+  /// other threads read) or that does not fit its shared memory takes
   /// tk-convert-to-simt, and the module records why in
   /// `tkw.register_pipeline`.
   bool registerPipeline = false;
