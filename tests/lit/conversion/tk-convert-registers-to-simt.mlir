@@ -334,3 +334,35 @@ tk.func @interleave(%a: f32, %b: f32, %x: !tk.ptr<f32> {tk.divisibility = 16 : i
   tk.store %p, %w : tensor<64x!tk.ptr<f32>, #woven>
   tk.return
 }
+
+// -----
+
+#copies = #tkw.linear<shape = [16], register = [[1], [0]], lane = [[2], [4], [8]], warp = [[0]]>
+
+// tk.assert and tk.print on the registers: each element by its first
+// holder (warp 0: both warps hold the tile; register 2 repeats register 0
+// and is skipped). A failed check prints its message with the program id;
+// the scalar prints one line from thread 0, each element of the tile a
+// line with its index.
+// CHECK-LABEL: func.func @debug
+// CHECK: %[[WARP0:.*]] = arith.cmpi eq, %{{.*}}, %c0_i32 : i32
+// CHECK: %[[OUT0:.*]] = arith.cmpi sge, %[[E0:.*]], %arg0 : i32
+// CHECK: %[[FAIL0:.*]] = arith.andi %[[WARP0]], %[[OUT0]] : i1
+// CHECK: scf.if %[[FAIL0]] {
+// CHECK: gpu.printf "tk assert failed in program (%d, %d, %d): r < n\0A"
+// CHECK: scf.if
+// CHECK: gpu.printf "tk assert failed in program (%d, %d, %d): r < n\0A"
+// CHECK: scf.if
+// CHECK: gpu.printf "pid (%d, %d, %d) r =  %d\0A", {{.*}}, %arg0
+// CHECK: scf.if %[[WARP0]] {
+// CHECK: gpu.printf "pid (%d, %d, %d) idx (%d) r = %d\0A", {{.*}}, %[[E0]], %[[E0]]
+// CHECK-NEXT: gpu.printf "pid (%d, %d, %d) idx (%d) r = %d\0A"
+// CHECK-NOT: gpu.printf
+tk.func @debug(%n: i32) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #copies>
+  %ns = tk.splat %n : i32 -> tensor<16xi32, #copies>
+  %ok = arith.cmpi slt, %r, %ns : tensor<16xi32, #copies>
+  tk.assert %ok, "r < n" : tensor<16xi1, #copies>
+  tk.print "r = " %n, %r : i32, tensor<16xi32, #copies>
+  tk.return
+}

@@ -335,6 +335,9 @@ void populateReducePatterns(RegisterTypeConverter &converter,
 void populateConvertLayoutPatterns(RegisterTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns,
                                    int64_t workgroupVectorBytes);
+/// tk.assert and tk.print: each element by its first holder (Debug.cpp).
+void populateDebugPatterns(RegisterTypeConverter &converter,
+                           mlir::RewritePatternSet &patterns);
 void populateScanPatterns(RegisterTypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 /// How a tkw.async_copy moves its runs, computed on the tile IR before the

@@ -505,6 +505,7 @@ struct ConvertRegistersToSIMT
     populateLoadStorePatterns(converter, patterns, plans);
     populateReducePatterns(converter, patterns);
     populateScanPatterns(converter, patterns);
+    populateDebugPatterns(converter, patterns);
     populateConvertLayoutPatterns(converter, patterns,
                                   info->workgroupVectorBytes);
     populateDotPatterns(converter, patterns, matrixUnit,

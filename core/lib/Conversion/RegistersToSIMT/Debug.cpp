@@ -1,0 +1,197 @@
+//===- Debug.cpp - tk.assert and tk.print on a thread's registers ---------===//
+//
+// The threads check and print the elements they hold, each element once, by
+// its first holder (as stores write them). A failed check prints its
+// message with the program id, as tk-convert-to-simt's does. A print gives
+// each element of a tile a line of its own, with the program id and the
+// element's coordinates (Triton's device_print), and its scalars one line
+// from the program's first thread; a GPU's printf orders lines by thread,
+// not by element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegisterLowering.h"
+
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace tk::simt {
+
+namespace {
+
+/// `body` under `condition`, or unconditionally where it is null.
+void underCondition(OpBuilder &b, Location loc, Value condition,
+                    function_ref<void(OpBuilder &)> body) {
+  if (!condition)
+    return body(b);
+  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  body(b);
+}
+
+/// The program id, x, y and z.
+SmallVector<Value> programId(OpBuilder &b, Location loc) {
+  SmallVector<Value> ids;
+  for (gpu::Dimension dim :
+       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+    ids.push_back(arith::IndexCastUIOp::create(
+        b, loc, b.getI32Type(), gpu::BlockIdOp::create(b, loc, dim)));
+  return ids;
+}
+
+/// The holder of each element and the register bits that hold copies
+/// (skipped), for a tile in `type`; for a scalar, the program's first
+/// thread.
+std::pair<Value, int32_t> holders(OpBuilder &b, Location loc, Type type,
+                                  const ThreadPosition &thread) {
+  if (const LinearLayout *layout = getLinearLayout(type))
+    return {isFirstHolder(b, loc, *layout, thread),
+            getFreeMask(*layout, kRegisterDim)};
+  Value id = arith::OrIOp::create(b, loc, thread.lane, thread.warp);
+  return {arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq, id,
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)),
+          0};
+}
+
+/// `value` as printf takes it, and its conversion: floats as doubles,
+/// integers narrower than 32 bits as ints.
+Value promote(OpBuilder &b, Location loc, Value value, std::string &spec) {
+  Type type = value.getType();
+  if (isa<FloatType>(type)) {
+    spec = "%g";
+    return type.isF64()
+               ? value
+               : Value(arith::ExtFOp::create(b, loc, b.getF64Type(), value));
+  }
+  if (isa<LLVM::LLVMPointerType>(type)) {
+    spec = "%p";
+    return value;
+  }
+  if (type.isInteger(64)) {
+    spec = "%lld";
+    return value;
+  }
+  spec = "%d";
+  if (type.isInteger(32))
+    return value;
+  if (type.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, b.getI32Type(), value);
+  return arith::ExtSIOp::create(b, loc, b.getI32Type(), value);
+}
+
+struct AssertLowering : OpConversionPattern<tk::AssertOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tk::AssertOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    Type type = op.getCondition().getType();
+    if (isa<RankedTensorType>(type) && !getLinearLayout(type))
+      return failure();
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
+    auto [holder, copies] = holders(rewriter, loc, type, thread);
+    std::string format =
+        "tk assert failed in program (%d, %d, %d): " + op.getMessage().str() +
+        "\n";
+    Value on = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    ValueRange conditions = adaptor.getCondition();
+    for (auto [reg, ok] : llvm::enumerate(conditions)) {
+      if (int32_t(reg) & copies)
+        continue;
+      Value failedCheck = arith::XOrIOp::create(rewriter, loc, ok, on);
+      if (isa<RankedTensorType>(type))
+        failedCheck = arith::AndIOp::create(rewriter, loc, holder, failedCheck);
+      underCondition(rewriter, loc, failedCheck, [&](OpBuilder &b) {
+        gpu::PrintfOp::create(b, loc, format, programId(b, loc));
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct PrintLowering : OpConversionPattern<tk::PrintOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tk::PrintOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    for (Value arg : op.getArgs())
+      if (isa<RankedTensorType>(arg.getType()) &&
+          !getLinearLayout(arg.getType()))
+        return failure();
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
+    std::string prefix = op.getPrefix().str();
+    // The scalars: one line from the program's first thread.
+    std::string line = "pid (%d, %d, %d) " + prefix;
+    bool anyScalar = op.getArgs().empty();
+    for (Value arg : op.getArgs())
+      anyScalar |= !isa<RankedTensorType>(arg.getType());
+    if (anyScalar) {
+      Value first = holders(rewriter, loc, rewriter.getI32Type(), thread).first;
+      underCondition(rewriter, loc, first, [&](OpBuilder &b) {
+        SmallVector<Value> args = programId(b, loc);
+        std::string format = line;
+        for (auto [arg, values] :
+             llvm::zip_equal(op.getArgs(), adaptor.getArgs())) {
+          if (isa<RankedTensorType>(arg.getType()))
+            continue;
+          std::string spec;
+          args.push_back(promote(b, loc, values.front(), spec));
+          format += " " + spec;
+        }
+        gpu::PrintfOp::create(b, loc, format + "\n", args);
+      });
+    }
+    // Each element of each tile: a line from its first holder.
+    for (auto [arg, values] :
+         llvm::zip_equal(op.getArgs(), adaptor.getArgs())) {
+      auto tile = dyn_cast<RankedTensorType>(arg.getType());
+      if (!tile)
+        continue;
+      const LinearLayout &layout = *getLinearLayout(tile);
+      auto [holder, copies] = holders(rewriter, loc, tile, thread);
+      ThreadCoordinates coordinates(rewriter, loc, layout, thread);
+      std::string index = "idx (";
+      for (int64_t d = 0; d < tile.getRank(); ++d)
+        index += d ? ", %d" : "%d";
+      index += ") ";
+      for (auto [reg, value] : llvm::enumerate(values)) {
+        if (int32_t(reg) & copies)
+          continue;
+        underCondition(rewriter, loc, holder, [&](OpBuilder &b) {
+          SmallVector<Value> args = programId(b, loc);
+          for (int64_t d = 0; d < tile.getRank(); ++d)
+            args.push_back(coordinates.get(b, loc, int32_t(reg), unsigned(d)));
+          std::string spec;
+          args.push_back(promote(b, loc, value, spec));
+          gpu::PrintfOp::create(
+              b, loc, "pid (%d, %d, %d) " + index + prefix + spec + "\n", args);
+        });
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateDebugPatterns(RegisterTypeConverter &converter,
+                           RewritePatternSet &patterns) {
+  patterns.add<AssertLowering, PrintLowering>(converter, patterns.getContext());
+}
+
+} // namespace tk::simt
