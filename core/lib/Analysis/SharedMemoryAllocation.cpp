@@ -234,6 +234,25 @@ int64_t packSharedBuffers(llvm::MutableArrayRef<SharedBuffer> buffers,
   return total;
 }
 
+/// The scratch of an atomic whose old values threads other than the one
+/// that updates an element read: a scalar's, or a tile's whose lanes or
+/// warps hold copies. The updater writes each old value, the rest read it.
+llvm::Expected<int64_t> atomicExchangeBytes(Operation *op) {
+  Value old = op->getResult(0);
+  if (old.use_empty())
+    return 0;
+  auto tile = dyn_cast<RankedTensorType>(old.getType());
+  if (!tile)
+    return elementBytes(old.getType());
+  llvm::Expected<const LinearLayout *> layout = linearLayoutOf(op, old);
+  if (!layout)
+    return layout.takeError();
+  for (auto &[dim, mask] : (*layout)->getFreeVariableMasks())
+    if ((dim == kLaneDim || dim == kWarpDim) && mask != 0)
+      return tile.getNumElements() * elementBytes(tile);
+  return 0;
+}
+
 llvm::Expected<int64_t> getScratchBytes(Operation *op,
                                         const TargetInfo &target) {
   if (auto convert = dyn_cast<warp::ConvertLayoutOp>(op)) {
@@ -272,6 +291,8 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op,
       lines = result.getNumElements();
     return combineScratch(op, reduce.getSrcs(), reduce.getAxis(), lines);
   }
+  if (isa<AtomicRMWOp, AtomicCASOp>(op))
+    return atomicExchangeBytes(op);
   if (auto scan = dyn_cast<ScanOp>(op)) {
     auto type = cast<RankedTensorType>(scan.getSrcs()[0].getType());
     int64_t lines = type.getNumElements() / type.getDimSize(scan.getAxis());

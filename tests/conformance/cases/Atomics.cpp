@@ -2,8 +2,11 @@
 //
 // Contended atomics from many programs: a histogram (atomic add of 1 into
 // bins), a running maximum per bucket (atomic max) whose returned old values
-// must never exceed the final maximum, and slot claiming with compare-and-
-// swap, where exactly one lane may win each slot.
+// must never exceed the final maximum, slot claiming with compare-and-
+// swap, where exactly one lane may win each slot, and old values that
+// threads other than the updater read: a ticket per program from a scalar
+// atomic add, and counts into bins from a tile smaller than the program's
+// threads, whose copies read the old values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -186,6 +189,71 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       }
       r.check("slots (a lane of the slot)", slotOf, wantSlot, {});
       r.check("old (-1 for the winner only)", olds, wantOld, {});
+    };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
+    c.name = "atomic_old_values";
+    c.summary = "a ticket per program (scalar atomic add, its old value "
+                "stored by every thread) and 64 counts into 16 bins (old "
+                "values read where 128 threads hold the tile twice)";
+    c.needs.atomics = TK_ATOMIC_BIT_ADD;
+    c.dtypes = {DType::I32};
+    c.shapes = {shape({1}), shape({7}), shape({100})};
+    c.build = [](mlir::MLIRContext *ctx, DType, const Shape &,
+                 std::string *error) {
+      KernelBuilder k(ctx, "atomic_old_values");
+      Tile counter = k.argPtr("counter", k.i32(), 16);
+      Tile bins = k.argPtr("bins", k.i32(), 16);
+      Tile olds = k.argPtr("olds", k.i32(), 16);
+      Tile tickets = k.argPtr("tickets", k.i32(), 16);
+      Tile r = k.arange(0, 64);
+      Tile offs = k.programId(0) * 64 + r;
+      Tile ticket = k.atomicAdd(counter, 1);
+      k.store(tickets + offs, k.splat(ticket, {64}));
+      Tile old = k.atomicAdd(bins + (r & 15), 1);
+      k.store(olds + offs, old);
+      return finishKernel(k, error);
+    };
+    c.run = [](CellRun &r) {
+      int64_t programs = r.dim(0);
+      tk_arg counter = r.output(DType::I32, 1, 0);
+      tk_arg bins = r.output(DType::I32, 16, 0);
+      tk_arg olds = r.output(DType::I32, programs * 64, -1);
+      tk_arg tickets = r.output(DType::I32, programs * 64, -1);
+      r.launch({int32_t(programs), 1, 1}, {counter, bins, olds, tickets});
+      r.check("counter", r.read(counter), {double(programs)}, {});
+      r.check("bins", r.read(bins), std::vector<double>(16, 4.0 * programs),
+              {});
+      // Every thread of a program stored its ticket; the tickets are
+      // 0 .. programs - 1 in some order.
+      std::vector<double> got = r.read(tickets), same(got.size()),
+                          drawn(programs), order(programs);
+      for (int64_t p = 0; p < programs; ++p) {
+        for (int64_t i = 0; i < 64; ++i)
+          same[p * 64 + i] = got[p * 64];
+        drawn[p] = got[p * 64];
+        order[p] = double(p);
+      }
+      r.check("tickets", got, same, {});
+      std::sort(drawn.begin(), drawn.end());
+      r.check("tickets drawn", drawn, order, {});
+      // Each bin's old values, over all programs, are 0 .. 4 programs - 1.
+      std::vector<double> old = r.read(olds), sorted, want;
+      for (int64_t bin = 0; bin < 16; ++bin) {
+        std::vector<double> of;
+        for (int64_t p = 0; p < programs; ++p)
+          for (int64_t i = bin; i < 64; i += 16)
+            of.push_back(old[p * 64 + i]);
+        std::sort(of.begin(), of.end());
+        for (size_t v = 0; v < of.size(); ++v) {
+          sorted.push_back(of[v]);
+          want.push_back(double(v));
+        }
+      }
+      r.check("old values by bin", sorted, want, {});
     };
     cases.push_back(std::move(c));
   }

@@ -52,3 +52,40 @@ tk.func @claim_once(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {t
   %old = tk.atomic_cas acq_rel, %p, %none, %r : (tensor<32x!tk.ptr<i32>, #copies>, tensor<32xi32, #copies>, tensor<32xi32, #copies>) -> tensor<32xi32, #copies>
   tk.return
 }
+
+// -----
+
+#copies = #tkw.linear<shape = [32], register = [[1], [16]], lane = [[2], [4], [8]], warp = [[0]]>
+
+// Old values other threads read: both warps hold the tile, and every thread
+// reads the scalar atomic's. The updater (warp 0; thread 0 for the scalar)
+// writes each old value to the op's scratch at its element's place (the
+// tile at bytes 0-127, the scalar at 128: i32 32), a barrier, and every
+// thread reads the ones it holds.
+// CHECK-LABEL: func.func @old_values_of_copies
+// CHECK: %[[BUF:.*]] = memref.get_global @old_values_of_copies_scratch_i32 : memref<36xi32, #gpu.address_space<workgroup>>
+// CHECK: %[[OLDS:.*]]:4 = scf.if %[[WARP0:.*]] -> (i32, i32, i32, i32) {
+// CHECK-COUNT-4: llvm.atomicrmw max
+// CHECK: scf.if %[[WARP0]] {
+// CHECK: memref.store %[[OLDS]]#0, %[[BUF]]
+// CHECK-COUNT-3: memref.store %[[OLDS]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[BUF]]
+// CHECK: %[[TICKET:.*]] = llvm.atomicrmw add %arg2
+// CHECK-NEXT: memref.store %[[TICKET]], %[[BUF]][%c32]
+// CHECK: gpu.barrier
+// CHECK-NEXT: %[[READ:.*]] = memref.load %[[BUF]][%c32]
+// CHECK: llvm.store %[[READ]], %arg2
+tk.func @old_values_of_copies(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}, %y: !tk.ptr<i32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<i32>) attributes {tkw.num_warps = 2 : i32, tkw.shared_memory = 144 : i64, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #copies>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<32x!tk.ptr<i32>, #copies>
+  %p = tk.addptr %xs, %r : tensor<32x!tk.ptr<i32>, #copies>, tensor<32xi32, #copies>
+  %old = tk.atomic_rmw max, relaxed, %p, %r {tkw.scratch = array<i64: 0, 128>} : (tensor<32x!tk.ptr<i32>, #copies>, tensor<32xi32, #copies>) -> tensor<32xi32, #copies>
+  %ys = tk.splat %y : !tk.ptr<i32> -> tensor<32x!tk.ptr<i32>, #copies>
+  %q = tk.addptr %ys, %r : tensor<32x!tk.ptr<i32>, #copies>, tensor<32xi32, #copies>
+  tk.store %q, %old : tensor<32x!tk.ptr<i32>, #copies>
+  %one = arith.constant 1 : i32
+  %ticket = tk.atomic_rmw add, relaxed, %c, %one {tkw.scratch = array<i64: 128, 4>} : (!tk.ptr<i32>, i32) -> i32
+  tk.store %c, %ticket : !tk.ptr<i32>
+  tk.return
+}

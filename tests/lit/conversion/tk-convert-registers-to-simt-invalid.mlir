@@ -63,9 +63,9 @@ tk.func @intrinsic_without_unit(%x: f16, %y: f16) attributes {tkw.num_warps = 1 
 
 #copies = #tkw.linear<shape = [32], register = [[1], [16]], lane = [[2], [4], [8]], warp = [[0]]>
 
-// Both warps hold each element, and the old values are read: warp 1 would
-// need warp 0's. The register pipeline refuses it (tk-convert-to-simt keeps
-// such results in workgroup memory).
+// Both warps hold each element, and the old values are read: warp 1 needs
+// warp 0's, passed through the atomic's scratch, which only
+// tk-allocate-shared-memory gives it (`tkw.scratch`).
 tk.func @old_values_of_copies(%x: !tk.ptr<i32>) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
   %r = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #copies>
   %xs = tk.splat %x : !tk.ptr<i32> -> tensor<32x!tk.ptr<i32>, #copies>

@@ -126,3 +126,36 @@ tk.func @scan_chunks(%x: f32) attributes {tkw.num_warps = 2 : i32, tkw.threads_p
   }
   tk.return
 }
+
+// -----
+
+#copies = #tkw.linear<shape = [32], register = [[1], [16]], lane = [[2], [4], [8]], warp = [[0]]>
+#own = #tkw.linear<shape = [32], register = [[1]], lane = [[2], [4], [8]], warp = [[16]]>
+
+// Atomics whose old values threads other than the updater read pass them
+// through scratch: a tile whose two warps both hold it (32 x 4 bytes) and a
+// scalar read by every thread (4), which share offset 0; a tile each thread
+// holds alone, and a scalar whose old value nothing reads, need none.
+// CHECK-LABEL: tk.func @atomic_old_values
+// CHECK-SAME: tkw.shared_memory = 128 : i64
+// CHECK: tk.atomic_rmw max, relaxed, {{.*}} {tkw.scratch = array<i64: 0, 128>}
+// CHECK: tk.atomic_rmw max, relaxed, %{{[0-9]+}}, %{{[0-9]+}} :
+// CHECK: tk.atomic_rmw add, relaxed, {{.*}} {tkw.scratch = array<i64: 0, 4>}
+// CHECK: tk.atomic_rmw add, relaxed, %arg1, %{{.*}} : (!tk.ptr<i32>, i32) -> i32
+tk.func @atomic_old_values(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<i32>) attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #copies>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<32x!tk.ptr<i32>, #copies>
+  %p = tk.addptr %xs, %r : tensor<32x!tk.ptr<i32>, #copies>, tensor<32xi32, #copies>
+  %old = tk.atomic_rmw max, relaxed, %p, %r : (tensor<32x!tk.ptr<i32>, #copies>, tensor<32xi32, #copies>) -> tensor<32xi32, #copies>
+  tk.store %p, %old : tensor<32x!tk.ptr<i32>, #copies>
+  %r2 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #own>
+  %xs2 = tk.splat %x : !tk.ptr<i32> -> tensor<32x!tk.ptr<i32>, #own>
+  %p2 = tk.addptr %xs2, %r2 : tensor<32x!tk.ptr<i32>, #own>, tensor<32xi32, #own>
+  %own = tk.atomic_rmw max, relaxed, %p2, %r2 : (tensor<32x!tk.ptr<i32>, #own>, tensor<32xi32, #own>) -> tensor<32xi32, #own>
+  tk.store %p2, %own : tensor<32x!tk.ptr<i32>, #own>
+  %one = arith.constant 1 : i32
+  %ticket = tk.atomic_rmw add, relaxed, %c, %one : (!tk.ptr<i32>, i32) -> i32
+  tk.store %c, %ticket : !tk.ptr<i32>
+  %unused = tk.atomic_rmw add, relaxed, %c, %one : (!tk.ptr<i32>, i32) -> i32
+  tk.return
+}

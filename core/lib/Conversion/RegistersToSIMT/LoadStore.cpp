@@ -18,10 +18,13 @@
 #include "tk/core/Analysis/AxisFacts.h"
 #include "tk/core/Conversion/Atomics.h"
 #include "tk/core/Layout.h"
+#include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -423,9 +426,10 @@ struct StoreLowering : OpConversionPattern<tk::StoreOp> {
 /// tk.atomic_rmw and tk.atomic_cas: each element is updated once, by the
 /// first thread holding it and only its first register holding it, under
 /// its mask; that thread's registers (copies included) get the old value,
-/// 0 where the mask is off. Other threads holding a copy would need the
-/// old value sent to them: an atomic whose old values such copies read is
-/// left to tk-convert-to-simt, as is a scalar one whose old value is read.
+/// 0 where the mask is off. Where other threads read it too (a scalar's, or
+/// a tile's whose lanes or warps hold copies) the updater writes each old
+/// value to the op's scratch at its element's place, and after a barrier
+/// every thread reads the ones it holds.
 template <typename AtomicOp>
 struct AtomicLowering : OpConversionPattern<AtomicOp> {
   using Base = OpConversionPattern<AtomicOp>;
@@ -443,14 +447,20 @@ struct AtomicLowering : OpConversionPattern<AtomicOp> {
     Location loc = op.getLoc();
     bool oldRead = !op->use_empty();
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
-    if (oldRead && !isa<RankedTensorType>(op.getPtr().getType()))
-      return rewriter.notifyMatchFailure(
-          op, "a scalar atomic whose old value every thread reads");
     auto [holder, registerCopies] =
         getWriters(rewriter, loc, op.getPtr(), thread);
-    if (holder && oldRead && isa<RankedTensorType>(op.getPtr().getType()))
+    bool tile = isa<RankedTensorType>(op.getPtr().getType());
+    // Whether other threads read the old values the updater gets.
+    bool exchange = oldRead && (!tile || holder);
+    auto scratch = op->template getAttrOfType<DenseI64ArrayAttr>(
+        warp::TkwDialect::kScratchAttrName);
+    Value buffer = exchange && scratch
+                       ? getScratchBuffer(rewriter, loc, op, element)
+                       : Value();
+    if (exchange && !buffer)
       return rewriter.notifyMatchFailure(
-          op, "old values read by other threads' copies");
+          op, "old values other threads read, and no tkw.scratch to pass "
+              "them through (run tk-allocate-shared-memory)");
     ValueRange pointers = adaptor.getPtr();
     ValueRange mask = getMask(adaptor);
     SmallVector<Value> olds;
@@ -473,6 +483,9 @@ struct AtomicLowering : OpConversionPattern<AtomicOp> {
                                             b, loc, b.getZeroAttr(element))};
                                       }));
     }
+    if (exchange)
+      olds = passOldValues(rewriter, loc, op, olds, holder, registerCopies,
+                           buffer, scratch[0], element, thread);
     if (isa<RankedTensorType>(op.getType()))
       rewriter.replaceOpWithMultiple(op, {olds});
     else
@@ -481,6 +494,43 @@ struct AtomicLowering : OpConversionPattern<AtomicOp> {
   }
 
 private:
+  /// The updaters' old values (`olds` of the threads for which `holder`
+  /// holds; every thread's first for a scalar) through the scratch at
+  /// byte `offset`: each element at its flat coordinate, a barrier, then
+  /// each thread's registers read back.
+  static SmallVector<Value>
+  passOldValues(OpBuilder &b, Location loc, AtomicOp op, ValueRange olds,
+                Value holder, int32_t registerCopies, Value buffer,
+                int64_t offset, Type element, const ThreadPosition &thread) {
+    Type stored = storageType(element);
+    int64_t base =
+        offset / std::max<int64_t>(stored.getIntOrFloatBitWidth() / 8, 1);
+    const LinearLayout *layout = getLinearLayout(op.getType());
+    std::optional<ThreadCoordinates> coordinates;
+    if (layout)
+      coordinates.emplace(b, loc, *layout, thread);
+    auto slot = [&](int64_t reg) {
+      Value index = arith::ConstantIntOp::create(b, loc, b.getI32Type(), base);
+      if (coordinates)
+        index = arith::AddIOp::create(b, loc, index,
+                                      coordinates->getFlat(b, loc, reg));
+      return toIndex(b, loc, index);
+    };
+    guarded(b, loc, holder, [&](OpBuilder &w) {
+      for (int64_t reg = 0; reg < int64_t(olds.size()); ++reg)
+        if (!(reg & registerCopies))
+          memref::StoreOp::create(w, loc, toStorage(w, loc, olds[reg]), buffer,
+                                  ValueRange{slot(reg)});
+    });
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> read;
+    for (int64_t reg = 0; reg < int64_t(olds.size()); ++reg)
+      read.push_back(fromStorage(
+          b, loc, memref::LoadOp::create(b, loc, buffer, ValueRange{slot(reg)}),
+          element));
+    return read;
+  }
+
   static ValueRange getMask(OneToNOpAdaptor adaptor) {
     if constexpr (std::is_same_v<AtomicOp, tk::AtomicRMWOp>)
       return adaptor.getMask();

@@ -422,6 +422,11 @@ declareScratchBuffers(tk::FuncOp kernel,
     alignment = std::max(alignment, getSharedAlignment(op));
     if (auto ring = dyn_cast<warp::LocalAllocOp>(op))
       types.insert(storageType(ring.getType().getElementType()));
+    // An atomic passes its old values, never its pointers.
+    if (isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op)) {
+      types.insert(storageType(getElementTypeOrSelf(op->getResult(0))));
+      return WalkResult::advance();
+    }
     for (Value operand : op->getOperands())
       if (auto tile = dyn_cast<RankedTensorType>(operand.getType())) {
         if (isa<tk::PtrType>(tile.getElementType())) {

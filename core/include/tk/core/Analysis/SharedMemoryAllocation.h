@@ -95,7 +95,9 @@ bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to);
 /// tile through shared memory in the rounds of getConversionPlan (the
 /// scratch holds one round); a tk.reduce or tk.scan whose axis is spread
 /// over warps keeps one partial value per warp along the axis for
-/// every line. 0 for everything else. An error for a tile without a
+/// every line; an atomic whose old values threads other than an element's
+/// updater read (a scalar's, or copies') passes them through one element
+/// each. 0 for everything else. An error for a tile without a
 /// #tkw.linear layout where the answer depends on it.
 llvm::Expected<int64_t> getScratchBytes(mlir::Operation *op,
                                         const TargetInfo &target);
