@@ -124,6 +124,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   // Dots on the register pipeline too, unless TK_CUDA_REGISTER_DOTS=0 keeps
   // them on tk-convert-to-simt until that lowering is deleted.
   lowering.registerDots = registerDotsRequested();
+  // Every kernel takes the register pipeline; only the old dots fall back.
+  lowering.threadLayoutFallback = !lowering.registerDots;
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;
   lowering.asyncCopy = units.asyncCopy;
@@ -134,9 +136,10 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     // know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
-  if (failed(lowerToSIMT(module, lowering, dump, error))) {
+  bool refused = false;
+  if (failed(lowerToSIMT(module, lowering, dump, error, &refused))) {
     error = "tk-cuda: " + error;
-    return TK_ERROR_COMPILATION;
+    return refused ? TK_ERROR_UNSUPPORTED : TK_ERROR_COMPILATION;
   }
   result.threadsPerBlock = static_cast<int>(numThreads);
 

@@ -108,16 +108,17 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   SIMTLowering lowering;
   lowering.simt.target = target.preset;
   lowering.simt.numWarps = numWarps;
-  // The register pipeline (DESIGN §3) takes every kernel it can lower,
-  // dots on MFMA and WMMA from the lanes' fragments included; the rest take
-  // tk-convert-to-simt.
+  // The register pipeline (DESIGN §3) takes every kernel, dots on MFMA and
+  // WMMA from the lanes' fragments included; one it refuses is unsupported.
   lowering.registerPipeline = true;
+  lowering.threadLayoutFallback = false;
   lowering.registerDots = true;
   lowering.matrixUnit = makeMatrixUnit(*info);
   lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);
-  if (failed(lowerToSIMT(module, lowering, dump, error)))
-    return TK_ERROR_COMPILATION;
+  bool refused = false;
+  if (failed(lowerToSIMT(module, lowering, dump, error, &refused)))
+    return refused ? TK_ERROR_UNSUPPORTED : TK_ERROR_COMPILATION;
   result.threadsPerBlock = static_cast<int>(numThreads);
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {

@@ -113,7 +113,10 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   lowering.simt.target = spec;
   lowering.simt.numWarps = numWarps;
   lowering.shareWorkgroupMemory = true;
+  // The register pipeline takes every kernel; one it refuses (workgroup
+  // memory beyond the device's) is unsupported.
   lowering.registerPipeline = true;
+  lowering.threadLayoutFallback = false;
   lowering.registerDots = true;
   // No cap on the elements a thread holds: lavapipe's LLVM 15 JIT, which
   // builds a subgroup's code for 8 or 16 lanes at once, took over 5
@@ -130,9 +133,12 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
     dumpStage = [&](llvm::StringRef file, ModuleOp stage) {
       dump(file, stage);
     };
-  if (failed(lowerToSIMT(*module, lowering, dumpStage, error))) {
+  bool refused = false;
+  if (failed(lowerToSIMT(*module, lowering, dumpStage, error, &refused))) {
     error = "tk-vulkan: compiling for subgroups of " +
             std::to_string(subgroupSize) + ": " + error;
+    if (refused)
+      return TK_ERROR_UNSUPPORTED;
     if (!capture.text().empty())
       error += ":\n" + capture.text();
     return TK_ERROR_COMPILATION;

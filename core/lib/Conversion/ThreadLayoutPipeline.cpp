@@ -186,15 +186,24 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
 }
 
 LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
-                              const StageDumpFn &dump, std::string &error) {
+                              const StageDumpFn &dump, std::string &error,
+                              bool *refused) {
   const TkConvertToSIMTOptions &simt = lowering.simt;
   std::string failedPass;
+  if (refused)
+    *refused = false;
   if (lowering.registerPipeline) {
     std::string refusal;
     if (succeeded(lowerWithRegisters(module, lowering, dump, refusal))) {
       if (dump)
         dump("4-loops.mlir", module);
       return success();
+    }
+    if (!lowering.threadLayoutFallback) {
+      error = "the register pipeline cannot lower the kernel: " + refusal;
+      if (refused)
+        *refused = true;
+      return failure();
     }
     module->setAttr(tk::warp::TkwDialect::kRegisterPipelineAttrName,
                     StringAttr::get(module.getContext(), refusal));

@@ -473,13 +473,17 @@ struct SIMTLowering {
   /// (tk-share-workgroup-memory): where it decides what fits (64 KiB of
   /// LDS, Xe's SLM, lavapipe's 32 KiB). CUDA packs its buffers itself.
   bool shareWorkgroupMemory = false;
-  /// Try the register pipeline first (DESIGN.md §3: tk-assign-linear-layouts
-  /// to tk-convert-registers-to-simt, dumped as 3-registers.mlir); a kernel
-  /// it has no pattern for yet (prints, asserts, atomics whose old values
-  /// other threads read) or that does not fit its shared memory takes
-  /// tk-convert-to-simt, and the module records why in
-  /// `tkw.register_pipeline`.
+  /// Try the register pipeline first (DESIGN.md §3: tk-rewrite-block-pointers
+  /// to tk-convert-registers-to-simt, dumped as 3-registers.mlir).
   bool registerPipeline = false;
+  /// Where the register pipeline refuses a kernel (a tile over
+  /// maxRegistersPerTile, more workgroup memory than the target has, an op
+  /// it has no pattern for): take tk-convert-to-simt, the module recording
+  /// why in `tkw.register_pipeline`. Without it the compile fails with the
+  /// refusal as its message, the kernel unsupported (lowerToSIMT's
+  /// `refused`). Only Xe (tiles over its register budget) and CUDA under
+  /// TK_CUDA_REGISTER_DOTS=0 still fall back.
+  bool threadLayoutFallback = true;
   /// Let the register pipeline take kernels with dots: multiply-adds in
   /// registers, or the intrinsics the matrix unit emits from fragments
   /// (MatrixUnit::emitFragmentProduct). Without it such kernels take
@@ -504,10 +508,14 @@ struct SIMTLowering {
 /// decisions (addThreadLayoutPasses, dumped as 3-thread-layouts.mlir) and
 /// tk-convert-to-simt, canonicalize and CSE (and tk-share-workgroup-memory
 /// where asked; dumped as 4-loops.mlir). On failure says in `error` which
-/// of the two stages failed and in which pass.
+/// of the two stages failed and in which pass; `refused` (where given) is
+/// set when the register pipeline refused the kernel and no fallback was
+/// allowed: the kernel is unsupported on the target, not the compiler
+/// broken.
 mlir::LogicalResult lowerToSIMT(mlir::ModuleOp module,
                                 const SIMTLowering &lowering,
-                                const StageDumpFn &dump, std::string &error);
+                                const StageDumpFn &dump, std::string &error,
+                                bool *refused = nullptr);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).
