@@ -25,17 +25,6 @@ namespace tk::simt {
 
 namespace {
 
-/// `body` under `condition`, or unconditionally where it is null.
-void underCondition(OpBuilder &b, Location loc, Value condition,
-                    function_ref<void(OpBuilder &)> body) {
-  if (!condition)
-    return body(b);
-  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  body(b);
-}
-
 /// The program id, x, y and z.
 SmallVector<Value> programId(OpBuilder &b, Location loc) {
   SmallVector<Value> ids;
@@ -44,21 +33,6 @@ SmallVector<Value> programId(OpBuilder &b, Location loc) {
     ids.push_back(arith::IndexCastUIOp::create(
         b, loc, b.getI32Type(), gpu::BlockIdOp::create(b, loc, dim)));
   return ids;
-}
-
-/// The holder of each element and the register bits that hold copies
-/// (skipped), for a tile in `type`; for a scalar, the program's first
-/// thread.
-std::pair<Value, int32_t> holders(OpBuilder &b, Location loc, Type type,
-                                  const ThreadPosition &thread) {
-  if (const LinearLayout *layout = getLinearLayout(type))
-    return {isFirstHolder(b, loc, *layout, thread),
-            getFreeMask(*layout, kRegisterDim)};
-  Value id = arith::OrIOp::create(b, loc, thread.lane, thread.warp);
-  return {arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq, id,
-              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)),
-          0};
 }
 
 /// `value` as printf takes it, and its conversion: floats as doubles,
@@ -99,7 +73,7 @@ struct AssertLowering : OpConversionPattern<tk::AssertOp> {
     if (isa<RankedTensorType>(type) && !getLinearLayout(type))
       return failure();
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
-    auto [holder, copies] = holders(rewriter, loc, type, thread);
+    auto [holder, copies] = getWriters(rewriter, loc, type, thread);
     std::string format =
         "tk assert failed in program (%d, %d, %d): " + op.getMessage().str() +
         "\n";
@@ -111,7 +85,7 @@ struct AssertLowering : OpConversionPattern<tk::AssertOp> {
       Value failedCheck = arith::XOrIOp::create(rewriter, loc, ok, on);
       if (isa<RankedTensorType>(type))
         failedCheck = arith::AndIOp::create(rewriter, loc, holder, failedCheck);
-      underCondition(rewriter, loc, failedCheck, [&](OpBuilder &b) {
+      guarded(rewriter, loc, failedCheck, [&](OpBuilder &b) {
         gpu::PrintfOp::create(b, loc, format, programId(b, loc));
       });
     }
@@ -140,8 +114,9 @@ struct PrintLowering : OpConversionPattern<tk::PrintOp> {
     for (Value arg : op.getArgs())
       anyScalar |= !isa<RankedTensorType>(arg.getType());
     if (anyScalar) {
-      Value first = holders(rewriter, loc, rewriter.getI32Type(), thread).first;
-      underCondition(rewriter, loc, first, [&](OpBuilder &b) {
+      Value first =
+          getWriters(rewriter, loc, rewriter.getI32Type(), thread).holder;
+      guarded(rewriter, loc, first, [&](OpBuilder &b) {
         SmallVector<Value> args = programId(b, loc);
         std::string format = line;
         for (auto [arg, values] :
@@ -162,7 +137,7 @@ struct PrintLowering : OpConversionPattern<tk::PrintOp> {
       if (!tile)
         continue;
       const LinearLayout &layout = *getLinearLayout(tile);
-      auto [holder, copies] = holders(rewriter, loc, tile, thread);
+      auto [holder, copies] = getWriters(rewriter, loc, tile, thread);
       ThreadCoordinates coordinates(rewriter, loc, layout, thread);
       std::string index = "idx (";
       for (int64_t d = 0; d < tile.getRank(); ++d)
@@ -171,7 +146,7 @@ struct PrintLowering : OpConversionPattern<tk::PrintOp> {
       for (auto [reg, value] : llvm::enumerate(values)) {
         if (int32_t(reg) & copies)
           continue;
-        underCondition(rewriter, loc, holder, [&](OpBuilder &b) {
+        guarded(rewriter, loc, holder, [&](OpBuilder &b) {
           SmallVector<Value> args = programId(b, loc);
           for (int64_t d = 0; d < tile.getRank(); ++d)
             args.push_back(coordinates.get(b, loc, int32_t(reg), unsigned(d)));

@@ -210,17 +210,6 @@ branch(OpBuilder &b, Location loc, TypeRange types, Value condition,
   return branch.getResults();
 }
 
-/// `body` under `condition`, or unconditionally where it is null.
-void guarded(OpBuilder &b, Location loc, Value condition,
-             function_ref<void(OpBuilder &)> body) {
-  if (!condition)
-    return body(b);
-  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(branch.thenBlock()->getTerminator());
-  body(b);
-}
-
 } // namespace
 
 Value combineMasks(OpBuilder &b, Location loc, ValueRange mask, int64_t first,
@@ -255,27 +244,6 @@ loadEachUnderMask(OpBuilder &b, Location loc, Type element, ValueRange pointers,
             },
             [&](OpBuilder &e) { return SmallVector<Value>{otherOf(e, reg)}; }));
   return run;
-}
-
-/// Who writes the elements of a tile of `pointers`: the first thread of
-/// each group holding the same elements (`holder`, null where no other
-/// thread holds a copy), and of its registers those with no bit of
-/// `registerCopies` (the others repeat an element). Through a scalar
-/// pointer, thread 0.
-struct Writers {
-  Value holder;
-  int32_t registerCopies = 0;
-};
-static Writers getWriters(OpBuilder &b, Location loc, Value pointers,
-                          const ThreadPosition &thread) {
-  if (const LinearLayout *layout = getLinearLayout(pointers.getType()))
-    return {isFirstHolder(b, loc, *layout, thread),
-            getFreeMask(*layout, kRegisterDim)};
-  Value id = arith::OrIOp::create(b, loc, thread.lane, thread.warp);
-  return {arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq, id,
-              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)),
-          0};
 }
 
 namespace {
@@ -378,7 +346,7 @@ struct StoreLowering : OpConversionPattern<tk::StoreOp> {
     ValueRange mask = adaptor.getMask();
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     auto [holder, registerCopies] =
-        getWriters(rewriter, loc, op.getPtr(), thread);
+        getWriters(rewriter, loc, op.getPtr().getType(), thread);
     auto found = plans.find(op);
     AccessPlan plan = found == plans.end() ? AccessPlan{} : found->second;
     int64_t elementBytes =
@@ -448,7 +416,7 @@ struct AtomicLowering : OpConversionPattern<AtomicOp> {
     bool oldRead = !op->use_empty();
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     auto [holder, registerCopies] =
-        getWriters(rewriter, loc, op.getPtr(), thread);
+        getWriters(rewriter, loc, op.getPtr().getType(), thread);
     bool tile = isa<RankedTensorType>(op.getPtr().getType());
     // Whether other threads read the old values the updater gets.
     bool exchange = oldRead && (!tile || holder);

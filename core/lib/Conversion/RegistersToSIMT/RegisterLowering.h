@@ -139,6 +139,22 @@ mlir::Value isFirstHolder(mlir::OpBuilder &b, mlir::Location loc,
                           const LinearLayout &layout,
                           const ThreadPosition &thread);
 
+/// Who writes, checks or prints the elements of a tile of `type` (stores,
+/// atomics, tk.assert, tk.print): the first thread of each group holding
+/// the same elements (`holder`, null where no other thread holds a copy),
+/// and of its registers those with no bit of `registerCopies` (the others
+/// repeat an element). For a scalar, thread 0.
+struct Writers {
+  mlir::Value holder;
+  int32_t registerCopies = 0;
+};
+Writers getWriters(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                   const ThreadPosition &thread);
+
+/// `body` under `condition`, or unconditionally where it is null.
+void guarded(mlir::OpBuilder &b, mlir::Location loc, mlir::Value condition,
+             llvm::function_ref<void(mlir::OpBuilder &)> body);
+
 /// `value` of an i1, integer or float type up to 64 bits, exchanged with
 /// the lane `offset` away by XOR within `warpSize` lanes.
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,

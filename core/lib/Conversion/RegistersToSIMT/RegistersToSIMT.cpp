@@ -18,6 +18,7 @@
 #include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -202,6 +203,28 @@ mapRegisters(const LinearLayout &from, const LinearLayout &to,
     map.push_back(it->second);
   }
   return map;
+}
+
+Writers getWriters(OpBuilder &b, Location loc, Type type,
+                   const ThreadPosition &thread) {
+  if (const LinearLayout *layout = getLinearLayout(type))
+    return {isFirstHolder(b, loc, *layout, thread),
+            getFreeMask(*layout, kRegisterDim)};
+  Value id = arith::OrIOp::create(b, loc, thread.lane, thread.warp);
+  return {arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq, id,
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)),
+          0};
+}
+
+void guarded(OpBuilder &b, Location loc, Value condition,
+             function_ref<void(OpBuilder &)> body) {
+  if (!condition)
+    return body(b);
+  auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(branch.thenBlock()->getTerminator());
+  body(b);
 }
 
 int32_t getFreeMask(const LinearLayout &layout, StringRef dim) {
