@@ -318,6 +318,15 @@ FailureOr<Value> KernelLowering::emitScalarOp(Operation *op,
                           [&](Type type) { return scalarType(type); });
 }
 
+FailureOr<Value> KernelLowering::combinerValue(const IRMapping &mapping,
+                                               Value value) {
+  if (Value mapped = mapping.lookupOrNull(value))
+    return mapped;
+  // A scalar from outside the combiner (CSE moves a constant it shares
+  // with the kernel out of it): the kernel's own lowered value.
+  return scalar(value);
+}
+
 FailureOr<SmallVector<Value>>
 KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
   Block &block = region.front();
@@ -333,16 +342,24 @@ KernelLowering::combine(Region &region, ValueRange acc, ValueRange next) {
       return op.emitOpError(passName() + ": a combiner may use only "
                                          "arith and math ops");
     SmallVector<Value> operands;
-    for (Value operand : op.getOperands())
-      operands.push_back(mapping.lookupOrDefault(operand));
+    for (Value operand : op.getOperands()) {
+      FailureOr<Value> value = combinerValue(mapping, operand);
+      if (failed(value))
+        return failure();
+      operands.push_back(*value);
+    }
     FailureOr<Value> result = emitScalarOp(&op, operands);
     if (failed(result))
       return failure();
     mapping.map(op.getResult(0), *result);
   }
   SmallVector<Value> results;
-  for (Value value : block.getTerminator()->getOperands())
-    results.push_back(mapping.lookupOrDefault(value));
+  for (Value operand : block.getTerminator()->getOperands()) {
+    FailureOr<Value> value = combinerValue(mapping, operand);
+    if (failed(value))
+      return failure();
+    results.push_back(*value);
+  }
   return results;
 }
 

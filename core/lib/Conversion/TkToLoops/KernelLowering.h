@@ -311,6 +311,9 @@ protected:
   FailureOr<Value> emitScalarOp(Operation *op, ArrayRef<Value> operands);
   Value convertFloat(Value value, FloatType to,
                      std::optional<tk::RoundingMode> rounding);
+  /// A value a combiner's op uses: its mapped block argument or result, or
+  /// the kernel's scalar for a value defined outside the combiner.
+  FailureOr<Value> combinerValue(const IRMapping &mapping, Value value);
   /// `region`'s combiner applied to (accumulated..., next...).
   FailureOr<SmallVector<Value>> combine(Region &region, ValueRange acc,
                                         ValueRange next);
