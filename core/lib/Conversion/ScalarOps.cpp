@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -141,6 +142,31 @@ void foldExactNarrowRoundTrips(Operation *root) {
   });
   for (auto [ext, exact] : roundTrips)
     ext.getResult().replaceAllUsesWith(exact);
+}
+
+Value promoteForPrintf(OpBuilder &b, Location loc, Value value,
+                       std::string &spec) {
+  Type type = value.getType();
+  if (isa<FloatType>(type)) {
+    spec = "%g";
+    if (type.isF64())
+      return value;
+    if (isNarrowFloat(type))
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return arith::ExtFOp::create(b, loc, b.getF64Type(), value);
+  }
+  if (isa<LLVM::LLVMPointerType>(type)) {
+    spec = "%p";
+    return value;
+  }
+  if (type.isInteger(64)) {
+    spec = "%lld";
+    return value;
+  }
+  spec = "%d";
+  return type.isInteger(32)
+             ? value
+             : Value(arith::ExtSIOp::create(b, loc, b.getI32Type(), value));
 }
 
 } // namespace tk

@@ -12,11 +12,11 @@
 
 #include "RegisterLowering.h"
 
+#include "tk/core/Conversion/ScalarOps.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -33,32 +33,6 @@ SmallVector<Value> programId(OpBuilder &b, Location loc) {
     ids.push_back(arith::IndexCastUIOp::create(
         b, loc, b.getI32Type(), gpu::BlockIdOp::create(b, loc, dim)));
   return ids;
-}
-
-/// `value` as printf takes it, and its conversion: floats as doubles,
-/// integers narrower than 32 bits as ints.
-Value promote(OpBuilder &b, Location loc, Value value, std::string &spec) {
-  Type type = value.getType();
-  if (isa<FloatType>(type)) {
-    spec = "%g";
-    return type.isF64()
-               ? value
-               : Value(arith::ExtFOp::create(b, loc, b.getF64Type(), value));
-  }
-  if (isa<LLVM::LLVMPointerType>(type)) {
-    spec = "%p";
-    return value;
-  }
-  if (type.isInteger(64)) {
-    spec = "%lld";
-    return value;
-  }
-  spec = "%d";
-  if (type.isInteger(32))
-    return value;
-  if (type.isInteger(1))
-    return arith::ExtUIOp::create(b, loc, b.getI32Type(), value);
-  return arith::ExtSIOp::create(b, loc, b.getI32Type(), value);
 }
 
 struct AssertLowering : OpConversionPattern<tk::AssertOp> {
@@ -124,7 +98,7 @@ struct PrintLowering : OpConversionPattern<tk::PrintOp> {
           if (isa<RankedTensorType>(arg.getType()))
             continue;
           std::string spec;
-          args.push_back(promote(b, loc, values.front(), spec));
+          args.push_back(promoteForPrintf(b, loc, values.front(), spec));
           format += " " + spec;
         }
         gpu::PrintfOp::create(b, loc, format + "\n", args);
@@ -151,7 +125,7 @@ struct PrintLowering : OpConversionPattern<tk::PrintOp> {
           for (int64_t d = 0; d < tile.getRank(); ++d)
             args.push_back(coordinates.get(b, loc, int32_t(reg), unsigned(d)));
           std::string spec;
-          args.push_back(promote(b, loc, value, spec));
+          args.push_back(promoteForPrintf(b, loc, value, spec));
           gpu::PrintfOp::create(
               b, loc, "pid (%d, %d, %d) " + index + prefix + spec + "\n", args);
         });

@@ -641,32 +641,6 @@ LogicalResult KernelLowering::printLine(tk::PrintOp print) {
   auto call = [&](StringRef format, ValueRange args) {
     emitPrintf(format, args);
   };
-  // printf promotes floats to double and small integers to int.
-  auto promote = [&](Value v, std::string &spec) -> Value {
-    Type t = v.getType();
-    if (isa<FloatType>(t)) {
-      spec = "%g";
-      return t.isF64()
-                 ? v
-                 : Value(arith::ExtFOp::create(
-                       b, loc, b.getF64Type(),
-                       isNarrowFloat(t)
-                           ? arith::ExtFOp::create(b, loc, b.getF32Type(), v)
-                           : v));
-    }
-    if (isa<LLVM::LLVMPointerType>(t)) {
-      spec = "%p";
-      return v;
-    }
-    if (t.isInteger(64)) {
-      spec = "%lld";
-      return v;
-    }
-    spec = "%d";
-    return t.isInteger(32)
-               ? v
-               : Value(arith::ExtSIOp::create(b, loc, b.getI32Type(), v));
-  };
   call("pid (%d, %d, %d) " + print.getPrefix().str(),
        ValueRange{grid[0], grid[1], grid[2]});
   for (Value arg : print.getArgs()) {
@@ -675,7 +649,7 @@ LogicalResult KernelLowering::printLine(tk::PrintOp print) {
       if (failed(v))
         return failure();
       std::string spec;
-      Value p = promote(*v, spec);
+      Value p = tk::promoteForPrintf(b, loc, *v, spec);
       call(" " + spec, p);
       continue;
     }
@@ -685,7 +659,7 @@ LogicalResult KernelLowering::printLine(tk::PrintOp print) {
           if (failed(v))
             return failure();
           std::string spec;
-          Value p = promote(*v, spec);
+          Value p = tk::promoteForPrintf(b, loc, *v, spec);
           call(" " + spec, p);
           return success();
         })))

@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <optional>
+#include <string>
 
 namespace tk {
 
@@ -44,6 +45,12 @@ mlir::FailureOr<mlir::Value>
 emitScalarOp(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
              llvm::ArrayRef<mlir::Value> operands,
              llvm::function_ref<mlir::Type(mlir::Type)> scalarType);
+
+/// `value` as printf takes it, with its conversion `spec` ("%g", "%p",
+/// "%lld", "%d"): floats as doubles, integers narrower than 32 bits as ints.
+/// tk.print's lowerings share it.
+mlir::Value promoteForPrintf(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value value, std::string &spec);
 
 /// Removes the rounding emitScalarOp puts between two ops on narrow floats
 /// where it changes nothing: `extf(truncf(x))` becomes x when x is exactly
