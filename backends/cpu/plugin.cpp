@@ -313,6 +313,7 @@ const tk_backend_interface kInterface = {
     /*stream_wrap=*/nullptr,
     /*stream_unwrap=*/nullptr,
     cpuCompileTarget,
+    /*device_native=*/nullptr,
 };
 
 } // namespace

@@ -243,6 +243,7 @@ const tk_backend_interface kInterface = {
     cudaStreamWrap,
     cudaStreamUnwrap,
     cudaCompileTarget,
+    /*device_native=*/nullptr,
 };
 
 } // namespace

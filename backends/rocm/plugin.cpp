@@ -258,6 +258,7 @@ const tk_backend_interface kInterface = {
     rocmStreamWrap,
     rocmStreamUnwrap,
     rocmCompileTarget,
+    /*device_native=*/nullptr,
 };
 
 } // namespace

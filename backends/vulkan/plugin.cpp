@@ -243,6 +243,33 @@ tk_status vulkanGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   return TK_SUCCESS;
 }
 
+tk_status vulkanStreamWrap(int32_t device, void *queue, void **out) {
+  if (!queue || !out)
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
+                         "tk-vulkan: stream_wrap needs a VkQueue and an "
+                         "output");
+  return Entries::call([&](std::string &error) {
+    return tk::vulkan::wrapStream(device, queue, out, error);
+  });
+}
+
+/// tk's command pool and fences go; the caller's queue stays the caller's.
+tk_status vulkanStreamUnwrap(int32_t device, void *stream) {
+  return Entries::call([&](std::string &error) {
+    return tk::vulkan::destroyStream(device, stream, error);
+  });
+}
+
+tk_status vulkanDeviceNative(int32_t device, tk_device_native *out) {
+  if (!out || out->struct_size < sizeof(size_t))
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
+                         "tk-vulkan: device_native needs a struct with "
+                         "struct_size set");
+  return Entries::call([&](std::string &error) {
+    return tk::vulkan::queryNative(device, out, error);
+  });
+}
+
 const tk_backend_interface kInterface = {
     /*struct_size=*/sizeof(tk_backend_interface),
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
@@ -275,9 +302,10 @@ const tk_backend_interface kInterface = {
     Entries::eventRecord,
     Entries::eventSynchronize,
     Entries::eventElapsedMs,
-    /*stream_wrap=*/nullptr,
-    /*stream_unwrap=*/nullptr,
+    vulkanStreamWrap,
+    vulkanStreamUnwrap,
     vulkanCompileTarget,
+    vulkanDeviceNative,
 };
 
 } // namespace

@@ -248,6 +248,7 @@ const tk_backend_interface kInterface = {
     xeStreamWrap,
     xeStreamUnwrap,
     xeCompileTarget,
+    /*device_native=*/nullptr,
 };
 
 } // namespace

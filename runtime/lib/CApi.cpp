@@ -103,6 +103,19 @@ tk_status tk_device_query(tk_device device, tk_device_props *out) {
   });
 }
 
+tk_status tk_device_get_native(tk_device device, tk_device_native *out) {
+  return guard([&] {
+    Device *object = nullptr;
+    TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
+    TK_RETURN_IF_ERROR(requireOut(out, "out"));
+    if (out->struct_size < sizeof(size_t))
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "out->struct_size is " + std::to_string(out->struct_size) +
+                        "; set it to sizeof(tk_device_native)");
+    return object->getPlugin().queryNative(object->getIndex(), *out);
+  });
+}
+
 tk_status tk_device_capabilities(tk_device device, tk_capabilities *out) {
   return guard([&] {
     Device *object = nullptr;

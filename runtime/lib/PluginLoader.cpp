@@ -102,6 +102,26 @@ Status Plugin::queryCompileTarget(int32_t device, llvm::StringRef fallback,
   return Status::success();
 }
 
+Status Plugin::queryNative(int32_t device, tk_device_native &out) const {
+  size_t end = offsetof(tk_backend_interface, device_native) +
+               sizeof(api->device_native);
+  if (api->struct_size < end || !api->device_native)
+    return Status(TK_ERROR_UNSUPPORTED,
+                  "tk_device_get_native: the " + getName() +
+                      " backend does not export its native device");
+  // The plugin fills what it knows of the newest struct; the caller gets
+  // the fields its own struct_size holds.
+  tk_device_native full;
+  std::memset(&full, 0, sizeof(full));
+  full.struct_size = sizeof(full);
+  if (tk_status code = api->device_native(device, &full))
+    return makeError(code, "device_native(" + std::to_string(device) + ")");
+  size_t callerSize = std::min(out.struct_size, sizeof(full));
+  full.struct_size = callerSize;
+  std::memcpy(&out, &full, callerSize);
+  return Status::success();
+}
+
 Status Plugin::queryCapabilities(int32_t device, tk_capabilities &out) const {
   size_t callerSize = out.struct_size;
   std::memset(&out, 0, std::min(callerSize, sizeof(tk_capabilities)));

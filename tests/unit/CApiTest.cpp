@@ -399,6 +399,24 @@ TEST_F(CApiCpuTest, StreamWrapIsUnsupportedOnTheCpu) {
             TK_ERROR_INVALID_ARGUMENT); // a NULL device, as elsewhere
 }
 
+TEST_F(CApiCpuTest, NativeDeviceIsUnsupportedOnTheCpu) {
+  // The cpu backend exports no vendor objects: a refusal naming it, and the
+  // caller's struct left alone.
+  tk_device_native native;
+  std::memset(&native, 0x5a, sizeof(native));
+  native.struct_size = sizeof(native);
+  EXPECT_EQ(tk_device_get_native(device, &native), TK_ERROR_UNSUPPORTED);
+  EXPECT_THAT(tk_last_error(),
+              HasSubstr("the cpu backend does not export its native device"));
+  EXPECT_EQ(native.api[0], 0x5a);
+  EXPECT_EQ(tk_device_get_native(device, nullptr), TK_ERROR_INVALID_ARGUMENT);
+  native.struct_size = 0;
+  EXPECT_EQ(tk_device_get_native(device, &native), TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(tk_last_error(), HasSubstr("sizeof(tk_device_native)"));
+  native.struct_size = sizeof(native);
+  EXPECT_EQ(tk_device_get_native(nullptr, &native), TK_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_F(CApiCpuTest, MalformedIR) {
   std::string bad = "tk.func @bad(%x: i32) {\n  %y = tk.bogus %x\n}\n";
   tk_kernel_source src = {TK_SOURCE_TEXT, bad.data(), bad.size(), nullptr};

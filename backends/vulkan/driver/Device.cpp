@@ -27,6 +27,10 @@ using namespace detail;
 
 namespace {
 
+/// The most queues of its family a device is created with: tk's own and
+/// some for callers to wrap (NVIDIA's compute family has 8).
+constexpr uint32_t kMaxQueues = 16;
+
 //===--- Helpers ----------------------------------------------------------===//
 
 std::string versionString(uint32_t version) {
@@ -62,6 +66,7 @@ struct Candidate {
   DeviceInfo info;
   VkPhysicalDeviceMemoryProperties memory = {};
   uint32_t queueFamily = 0;
+  uint32_t queueCount = 0;
   /// Subgroup size control through VkPhysicalDeviceVulkan13Features (1.3
   /// device and instance), else through VK_EXT_subgroup_size_control.
   bool core13 = false;
@@ -315,6 +320,7 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
     if (score > bestScore) {
       bestScore = score;
       out.queueFamily = i;
+      out.queueCount = std::min(family.queueCount, kMaxQueues);
       info.timestampValidBits = family.timestampValidBits;
     }
   }
@@ -395,12 +401,14 @@ tk_status createDevice(const Candidate &candidate, int32_t index,
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
   }
 
-  float priority = 1.0f;
+  // Every queue of the family (up to kMaxQueues): tk uses the first, and a
+  // program that also drives the device through Vulkan wraps the others.
+  std::vector<float> priorities(candidate.queueCount, 1.0f);
   VkDeviceQueueCreateInfo queueInfo = {};
   queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
   queueInfo.queueFamilyIndex = candidate.queueFamily;
-  queueInfo.queueCount = 1;
-  queueInfo.pQueuePriorities = &priority;
+  queueInfo.queueCount = candidate.queueCount;
+  queueInfo.pQueuePriorities = priorities.data();
   VkDeviceCreateInfo deviceInfo = {};
   deviceInfo.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   deviceInfo.pNext = &features;
@@ -414,8 +422,11 @@ tk_status createDevice(const Candidate &candidate, int32_t index,
   // From here on, a failure destroys what was made, in reverse.
   tk_status status = loadDeviceApi(state.device, state.api, error);
   if (status == TK_SUCCESS) {
-    state.api.vkGetDeviceQueue(state.device, candidate.queueFamily, 0,
-                               &state.queue);
+    for (uint32_t i = 0; i < candidate.queueCount; ++i) {
+      state.queues.push_back(std::make_unique<Queue>());
+      state.api.vkGetDeviceQueue(state.device, candidate.queueFamily, i,
+                                 &state.queues.back()->handle);
+    }
     VkPipelineCacheCreateInfo cacheInfo = {};
     cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
     state.pipelineCachePath = pipelineCachePath(candidate.info);
@@ -624,6 +635,24 @@ tk_status queryDeviceProps(int32_t device, tk_device_props *out,
   size_t callerSize = out->struct_size;
   props.struct_size = std::min(callerSize, sizeof(props));
   std::memcpy(out, &props, props.struct_size);
+  return TK_SUCCESS;
+}
+
+tk_status queryNative(int32_t device, tk_device_native *out,
+                      std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  const DeviceState &state = stateOf(device);
+  tk_device_native native;
+  std::memset(&native, 0, sizeof(native));
+  copyString(native.api, "vulkan");
+  native.instance = devices().instance;
+  native.physical_device = state.physical;
+  native.device = state.device;
+  native.queue_family = state.queueFamily;
+  native.queue_count = static_cast<uint32_t>(state.queues.size());
+  native.struct_size = std::min(out->struct_size, sizeof(native));
+  std::memcpy(out, &native, native.struct_size);
   return TK_SUCCESS;
 }
 

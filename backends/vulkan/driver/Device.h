@@ -1,12 +1,13 @@
 //===- Device.h - Vulkan devices, memory, streams and events ----*- C++ -*-===//
 //
-// The Vulkan devices tk can run on: each a VkDevice with one compute queue,
-// created once per process and kept for its life. Memory is VkBuffers with
-// buffer device addresses: the pointer the plugin hands out is the address
-// kernels load and store through (SPIR-V PhysicalStorageBuffer64), and the
-// plugin keeps a map from it back to the buffer for copies. Streams are
-// command pools whose submissions all go to the device's one queue, in
-// order; events are timestamp queries.
+// The Vulkan devices tk can run on: each a VkDevice with the queues of one
+// compute queue family, created once per process and kept for its life. Memory
+// is VkBuffers with buffer device addresses: the pointer the plugin hands out
+// is the address kernels load and store through (SPIR-V
+// PhysicalStorageBuffer64), and the plugin keeps a map from it back to the
+// buffer for copies. Streams are command pools whose submissions go to the
+// device's own queue (its first), in order, or for a stream wrapping a caller's
+// queue of the device, to that queue; events are timestamp queries.
 //
 // Vulkan orders nothing by itself, so every submission begins with a
 // barrier after all earlier shader and transfer writes (consecutive
@@ -151,14 +152,27 @@ enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 tk_status copyMemory(int32_t device, CopyKind kind, void *dst, const void *src,
                      size_t bytes, std::string &error);
 
-/// Streams: `stream` NULL is the device's default stream. All streams of a
-/// device submit to its one queue, in submission order.
+/// Streams: `stream` NULL is the device's default stream. All streams
+/// createStream makes submit to the device's own queue, in submission order.
 tk_status createStream(int32_t device, void **out, std::string &error);
-/// Waits for the stream's work, then destroys it.
+/// A stream whose submissions go to `queue`, one of the device's queues
+/// (tk_device_get_native), which the caller keeps using too: each
+/// submission begins with a barrier after all earlier work on the queue.
+/// TK_ERROR_INVALID_ARGUMENT for any other VkQueue.
+tk_status wrapStream(int32_t device, void *queue, void **out,
+                     std::string &error);
+/// Waits for the stream's work (tk's submissions), then destroys it; a
+/// wrapped stream's queue stays the caller's.
 tk_status destroyStream(int32_t device, void *stream, std::string &error);
 tk_status synchronizeStream(int32_t device, void *stream, std::string &error);
-/// Waits until the device's queue is idle.
+/// Waits until the device's own queue is idle and tk's submissions to
+/// wrapped queues have finished.
 tk_status synchronizeDevice(int32_t device, std::string &error);
+
+/// The instance, physical device, device and queue family behind `device`
+/// (tk_device_get_native); fills the fields that fit in out->struct_size.
+tk_status queryNative(int32_t device, tk_device_native *out,
+                      std::string &error);
 
 /// Records a command buffer with `record` on `stream` and submits it with a
 /// fence, between the barriers described above; returns without waiting.

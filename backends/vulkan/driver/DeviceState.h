@@ -8,9 +8,9 @@
 // them; nothing outside driver/ includes this header.
 //
 // Locks, always taken in this order: the device's staging mutex (held for
-// a whole staged copy, which submits on the default stream), then an
-// event's or a stream's mutex, then the queue mutex. The allocation mutex
-// is never held while another is taken.
+// a whole staged copy, which submits on the default stream), then the
+// wrapped-stream list's mutex, then an event's or a stream's mutex, then a
+// queue's mutex. The allocation mutex is never held while another is taken.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,8 +45,20 @@ struct Submission {
   VkFence fence = VK_NULL_HANDLE;
 };
 
+/// A queue of the device's queue family and the mutex its submissions
+/// take (vkQueueSubmit and vkQueueWaitIdle need a queue externally
+/// synchronized).
+struct Queue {
+  VkQueue handle = VK_NULL_HANDLE;
+  std::mutex mutex;
+};
+
 struct Stream {
   int32_t device = 0;
+  /// Where its submissions go: the device's own queue, or for a wrapped
+  /// stream the caller's queue of the device.
+  Queue *queue = nullptr;
+  bool wrapped = false;
   VkCommandPool pool = VK_NULL_HANDLE;
   /// In submission order. Both lists have room for kMaxInFlight entries
   /// from the start, so moving submissions between them never allocates.
@@ -65,10 +77,14 @@ struct DeviceState {
   VkDevice device = VK_NULL_HANDLE;
   DeviceApi api;
   uint32_t queueFamily = 0;
-  VkQueue queue = VK_NULL_HANDLE;
-  /// vkQueueSubmit and vkQueueWaitIdle need the queue externally
-  /// synchronized; every stream and event of the device shares it.
-  std::mutex queueMutex;
+  /// Every queue of the family the device was created with. tk's own
+  /// streams and events submit to the first; the others are for callers,
+  /// who wrap them as streams (tk_device_get_native, tk_stream_wrap).
+  std::vector<std::unique_ptr<Queue>> queues;
+  /// Wrapped streams, whose work tk waits for before freeing memory,
+  /// copying, or synchronizing the device.
+  std::mutex wrappedMutex;
+  std::vector<Stream *> wrappedStreams;
   VkPipelineCache pipelineCache = VK_NULL_HANDLE;
   /// Where savePipelineCache writes it (empty: no cache folder).
   std::string pipelineCachePath;
@@ -110,8 +126,13 @@ inline DeviceState &stateOf(int32_t device) {
 tk_status initStream(DeviceState &state, int32_t device, Stream &stream,
                      std::string &error);
 
-/// Waits until the device's queue is idle.
-tk_status waitQueueIdle(DeviceState &state, std::string &error);
+/// Waits for tk's submissions to the caller's queues (wrapped streams) to
+/// finish; the caller's own work on those queues is not waited for.
+tk_status drainWrappedStreams(DeviceState &state, std::string &error);
+
+/// drainWrappedStreams, then waits until tk's own queue is idle: all the
+/// work tk submitted on the device has finished.
+tk_status waitForDeviceWork(DeviceState &state, std::string &error);
 
 /// submit() on a stream whose mutex the caller holds; with `wait`, returns
 /// once the submission finished.

@@ -314,7 +314,7 @@ tk_status freeMemory(int32_t device, void *pointer, std::string &error) {
   // A buffer may only be destroyed once no submitted work uses it; which
   // launches use it is not known, so wait for all of them, as cuMemFree
   // does.
-  tk_status status = waitQueueIdle(state, error);
+  tk_status status = waitForDeviceWork(state, error);
   releaseAllocation(state, allocation);
   return status;
 }
@@ -330,6 +330,10 @@ tk_status copyMemory(int32_t device, CopyKind kind, void *dst, const void *src,
     return TK_ERROR_INVALID_ARGUMENT;
   }
   DeviceState &state = stateOf(device);
+  // Copies go to tk's own queue, which orders them after tk's earlier work
+  // there but not after launches on the caller's queues.
+  if (tk_status status = drainWrappedStreams(state, error))
+    return status;
   Allocation srcAllocation, dstAllocation;
   VkDeviceSize srcOffset = 0, dstOffset = 0;
   switch (kind) {
@@ -351,7 +355,7 @@ tk_status copyMemory(int32_t device, CopyKind kind, void *dst, const void *src,
     // Mapped: the host touches the memory directly, so earlier launches
     // (which may read or write it) must have finished; their closing
     // barriers made their writes visible to the host.
-    if (tk_status status = waitQueueIdle(state, error))
+    if (tk_status status = waitForDeviceWork(state, error))
       return status;
     auto *mapped = static_cast<uint8_t *>(allocation.mapped) + offset;
     if (toDevice)

@@ -1,14 +1,17 @@
 //===- Queue.cpp - Vulkan streams and events --------------------*- C++ -*-===//
 //
-// All the work that goes to a device's one queue: submissions between the
-// barriers Device.h describes, streams whose command buffers and fences are
-// recycled (a stream of launches allocates nothing once warm), and events,
+// All the work tk submits: submissions between the barriers Device.h
+// describes, streams whose command buffers and fences are recycled (a stream
+// of launches allocates nothing once warm) and which go to the device's own
+// queue or, wrapped, to a caller's queue of the device, and events,
 // timestamp queries with a fence of their own. Locks: see DeviceState.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "driver/DeviceState.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -45,14 +48,16 @@ tk_status waitFence(DeviceState &state, VkFence fence, std::string &error) {
   return checkVk(result, "vkWaitForFences", error);
 }
 
-tk_status submitToQueue(DeviceState &state, VkCommandBuffer commandBuffer,
-                        VkFence fence, std::string &error) {
+tk_status submitToQueue(DeviceState &state, Queue &queue,
+                        VkCommandBuffer commandBuffer, VkFence fence,
+                        std::string &error) {
   VkSubmitInfo info = {};
   info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   info.commandBufferCount = 1;
   info.pCommandBuffers = &commandBuffer;
-  std::lock_guard<std::mutex> lock(state.queueMutex);
-  TK_VK_RETURN_IF_ERROR(state.api, vkQueueSubmit, state.queue, 1, &info, fence);
+  std::lock_guard<std::mutex> lock(queue.mutex);
+  TK_VK_RETURN_IF_ERROR(state.api, vkQueueSubmit, queue.handle, 1, &info,
+                        fence);
   return TK_SUCCESS;
 }
 
@@ -69,7 +74,8 @@ void recordBarrier(const DeviceApi &api, VkCommandBuffer commandBuffer,
 
 /// Begins `commandBuffer` (reset beforehand) with the barrier after all
 /// earlier submissions' work: a pipeline barrier's first scope is every
-/// command earlier in submission order on the queue, not only this buffer's.
+/// command earlier in submission order on the queue, not only this buffer's
+/// (on a wrapped queue, the caller's too).
 tk_status beginWork(DeviceState &state, VkCommandBuffer commandBuffer,
                     std::string &error) {
   VkCommandBufferBeginInfo begin = {};
@@ -191,6 +197,14 @@ tk_status resolveStream(DeviceState &state, int32_t device, void *handle,
   return TK_SUCCESS;
 }
 
+/// Waits until the device's own queue is idle.
+tk_status waitOwnQueueIdle(DeviceState &state, std::string &error) {
+  Queue &queue = *state.queues.front();
+  std::lock_guard<std::mutex> lock(queue.mutex);
+  TK_VK_RETURN_IF_ERROR(state.api, vkQueueWaitIdle, queue.handle);
+  return TK_SUCCESS;
+}
+
 } // namespace
 
 //===--- Shared with Device.cpp and Memory.cpp ----------------------------===//
@@ -205,15 +219,26 @@ tk_status detail::initStream(DeviceState &state, int32_t device, Stream &stream,
   TK_VK_RETURN_IF_ERROR(state.api, vkCreateCommandPool, state.device, &info,
                         nullptr, &stream.pool);
   stream.device = device;
+  stream.queue = state.queues.front().get();
   stream.inFlight.reserve(kMaxInFlight);
   stream.idle.reserve(kMaxInFlight);
   return TK_SUCCESS;
 }
 
-tk_status detail::waitQueueIdle(DeviceState &state, std::string &error) {
-  std::lock_guard<std::mutex> lock(state.queueMutex);
-  TK_VK_RETURN_IF_ERROR(state.api, vkQueueWaitIdle, state.queue);
+tk_status detail::drainWrappedStreams(DeviceState &state, std::string &error) {
+  std::lock_guard<std::mutex> lock(state.wrappedMutex);
+  for (Stream *stream : state.wrappedStreams) {
+    std::lock_guard<std::mutex> streamLock(stream->mutex);
+    if (tk_status status = drain(state, *stream, error))
+      return status;
+  }
   return TK_SUCCESS;
+}
+
+tk_status detail::waitForDeviceWork(DeviceState &state, std::string &error) {
+  if (tk_status status = drainWrappedStreams(state, error))
+    return status;
+  return waitOwnQueueIdle(state, error);
 }
 
 tk_status
@@ -238,8 +263,8 @@ detail::submitLocked(DeviceState &state, Stream &stream,
     status = endWork(state, submission.commandBuffer, error);
   }
   if (status == TK_SUCCESS)
-    status =
-        submitToQueue(state, submission.commandBuffer, submission.fence, error);
+    status = submitToQueue(state, *stream.queue, submission.commandBuffer,
+                           submission.fence, error);
   if (status != TK_SUCCESS) {
     // Never submitted: reusable once reset, which acquire does.
     stream.idle.push_back(submission);
@@ -276,6 +301,12 @@ tk_status destroyStream(int32_t device, void *handle, std::string &error) {
   if (tk_status status = resolveStream(state, device, handle, stream, error))
     return status;
   std::unique_ptr<Stream> owned(stream);
+  if (stream->wrapped) {
+    std::lock_guard<std::mutex> lock(state.wrappedMutex);
+    auto &wrapped = state.wrappedStreams;
+    wrapped.erase(std::remove(wrapped.begin(), wrapped.end(), stream),
+                  wrapped.end());
+  }
   tk_status status;
   {
     std::lock_guard<std::mutex> lock(stream->mutex);
@@ -298,10 +329,44 @@ tk_status synchronizeStream(int32_t device, void *handle, std::string &error) {
   return drain(state, *stream, error);
 }
 
+tk_status wrapStream(int32_t device, void *handle, void **out,
+                     std::string &error) {
+  if (tk_status status = checkDevice(device, error))
+    return status;
+  DeviceState &state = stateOf(device);
+  auto queue = std::find_if(
+      state.queues.begin(), state.queues.end(), [&](const auto &candidate) {
+        return candidate->handle == static_cast<VkQueue>(handle);
+      });
+  if (queue == state.queues.end()) {
+    // A queue of another VkDevice cannot run tk's pipelines or reach its
+    // buffers; Vulkan cannot tell a queue's device, but tk knows its own.
+    char text[32];
+    std::snprintf(text, sizeof(text), "%p", handle);
+    error = std::string("tk-vulkan: stream_wrap: ") + text +
+            " is not a queue of tk's VkDevice for " + state.info.name +
+            " (its " + std::to_string(state.queues.size()) +
+            " queue(s) of family " + std::to_string(state.queueFamily) +
+            ": vkGetDeviceQueue on the device tk_device_get_native gives)";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  auto stream = std::make_unique<Stream>();
+  if (tk_status status = initStream(state, device, *stream, error))
+    return status;
+  stream->queue = queue->get();
+  stream->wrapped = true;
+  {
+    std::lock_guard<std::mutex> lock(state.wrappedMutex);
+    state.wrappedStreams.push_back(stream.get());
+  }
+  *out = stream.release();
+  return TK_SUCCESS;
+}
+
 tk_status synchronizeDevice(int32_t device, std::string &error) {
   if (tk_status status = checkDevice(device, error))
     return status;
-  return waitQueueIdle(stateOf(device), error);
+  return waitForDeviceWork(stateOf(device), error);
 }
 
 tk_status submit(int32_t device, void *handle,
@@ -456,8 +521,8 @@ tk_status recordEvent(int32_t device, void *handle, void *streamHandle,
   Event *event = nullptr;
   if (tk_status status = resolveEvent(device, handle, event, error))
     return status;
-  // The stream only has to be the device's: all its streams share the one
-  // queue, where the event's submission follows everything submitted so far.
+  // The event's submission goes to the stream's queue, where it follows
+  // everything submitted so far: all of tk's own streams share one queue.
   Stream *stream = nullptr;
   if (tk_status status =
           resolveStream(state, device, streamHandle, stream, error))
@@ -487,8 +552,8 @@ tk_status recordEvent(int32_t device, void *handle, void *streamHandle,
   }
   if (tk_status status = endWork(state, event->commandBuffer, error))
     return status;
-  if (tk_status status =
-          submitToQueue(state, event->commandBuffer, event->fence, error))
+  if (tk_status status = submitToQueue(
+          state, *stream->queue, event->commandBuffer, event->fence, error))
     return status;
   event->recorded = true;
   return TK_SUCCESS;

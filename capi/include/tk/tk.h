@@ -93,6 +93,27 @@ tk_status tk_device_get(int index, tk_device *out_device);
 /** Fills `out` (whose struct_size the caller sets). */
 tk_status tk_device_query(tk_device device, tk_device_props *out);
 
+/** The vendor objects behind a device, for a program that also uses the
+ *  vendor's API on it (to get a queue tk_stream_wrap takes, to share
+ *  memory). tk keeps owning them: the caller must not destroy them. The
+ *  caller sets struct_size. Filled by the vulkan backend; the others are
+ *  TK_ERROR_UNSUPPORTED (on cuda, a CUstream of the device's primary context
+ *  is what tk_stream_wrap takes). */
+typedef struct tk_device_native {
+  size_t struct_size;    /* set by the caller: sizeof(tk_device_native) */
+  char api[16];          /* "vulkan" */
+  void *instance;        /* VkInstance */
+  void *physical_device; /* VkPhysicalDevice */
+  void *device;          /* VkDevice */
+  /** Vulkan: tk's device has `queue_count` queues of family `queue_family`
+   *  (vkGetDeviceQueue(device, queue_family, i)). tk's own streams submit
+   *  to queue 0; the others are there for the caller. */
+  uint32_t queue_family;
+  uint32_t queue_count;
+} tk_device_native;
+
+tk_status tk_device_get_native(tk_device device, tk_device_native *out);
+
 /** The name of the selected backend ("cpu"); valid for the process lifetime. */
 tk_status tk_backend_name(const char **out_name);
 
@@ -195,14 +216,21 @@ typedef struct tk_stream_t *tk_stream;
 
 tk_status tk_stream_create(tk_device device, tk_stream *out_stream);
 /** Wraps a stream the caller made with the backend's own API (`CUstream` on
- *  cuda) so that tk launches, event records and copies join the caller's
- *  ordering: what a program that already uses CUDA (or PyTorch) needs. tk
- *  does not own it: tk_stream_release forgets the handle and leaves the
- *  stream alive, and the caller keeps it alive until then. The stream must
- *  belong to `device` (its CUDA context is the device's primary context).
- *  tk_buffer_read/write/copy run on the device's default stream: after
- *  launches on a wrapped stream created non-blocking (as PyTorch's are),
- *  synchronize it (tk_stream_synchronize) before reading their results.
+ *  cuda, `hipStream_t` on rocm, an immediate `ze_command_list_handle_t` on
+ *  xe, a `VkQueue` on vulkan) so that tk launches, event records and copies
+ *  join the caller's ordering: what a program that already uses CUDA (or
+ *  PyTorch) needs. tk does not own it: tk_stream_release forgets the handle
+ *  and leaves the stream alive, and the caller keeps it alive until then.
+ *  The stream must belong to `device` (its CUDA context is the device's
+ *  primary context; a VkQueue must be one of tk's VkDevice, see
+ *  tk_device_get_native). tk_buffer_read/write/copy run on the device's
+ *  default stream: after launches on a wrapped stream created non-blocking
+ *  (as PyTorch's are), synchronize it (tk_stream_synchronize) before
+ *  reading their results. On vulkan each of tk's submissions to the queue
+ *  begins with a barrier after all earlier work on it, the caller's
+ *  included; the caller's own work after tk's needs its own barrier, and the
+ *  caller must not submit to the queue while a tk call on the stream runs
+ *  (Vulkan's external synchronisation of a queue).
  *  TK_ERROR_UNSUPPORTED on backends without native streams (cpu); NULL
  *  `native_stream` is TK_ERROR_INVALID_ARGUMENT. */
 tk_status tk_stream_wrap(tk_device device, void *native_stream,

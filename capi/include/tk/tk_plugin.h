@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TK_PLUGIN_ABI_MAJOR 1u
-#define TK_PLUGIN_ABI_MINOR 5u
+#define TK_PLUGIN_ABI_MINOR 6u
 
 /** One kernel argument as the compiled code sees it. */
 typedef enum tk_plugin_arg_type {
@@ -175,6 +175,14 @@ typedef struct tk_backend_interface {
    *  longer name is TK_ERROR_INVALID_ARGUMENT. A table that ends before this
    *  field, or has it NULL, is keyed on device_props's arch. */
   tk_status (*compile_target)(int32_t device, char *out, size_t capacity);
+
+  /*--- ABI 1.6 -----------------------------------------------------------*/
+
+  /** Fills the fields of `out` (zeroed, struct_size set by the runtime) that
+   *  fit in its struct_size with the vendor objects behind `device`
+   *  (tk_device_get_native). A table that ends before this field, or has it
+   *  NULL, exports nothing. */
+  tk_status (*device_native)(int32_t device, tk_device_native *out);
 } tk_backend_interface;
 
 typedef const tk_backend_interface *(*tk_backend_get_interface_fn)(

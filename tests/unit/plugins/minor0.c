@@ -119,8 +119,10 @@ static const tk_backend_interface kInterface = {
     NULL,
     launch,
     trap,
-    /* ABI 1.2's events, ABI 1.4's stream wrapping and ABI 1.5's
-     * compile_target: past struct_size as well. */
+    /* ABI 1.2's events, ABI 1.4's stream wrapping, ABI 1.5's
+     * compile_target and ABI 1.6's device_native: past struct_size as
+     * well. */
+    NULL,
     NULL,
     NULL,
     NULL,

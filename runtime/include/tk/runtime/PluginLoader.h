@@ -76,6 +76,11 @@ public:
   Status queryCompileTarget(int32_t device, llvm::StringRef fallback,
                             std::string &out) const;
 
+  /// The vendor objects behind `device` (ABI 1.6 device_native), the
+  /// fields that fit in out.struct_size, which the caller set. A plugin of
+  /// an older minor, or one leaving the entry NULL, is TK_ERROR_UNSUPPORTED.
+  Status queryNative(int32_t device, tk_device_native &out) const;
+
   /// A failure of plugin call `what`, with the plugin's last_error() text:
   /// "cpu: compile: <plugin message>".
   Status makeError(tk_status code, llvm::StringRef what) const;
