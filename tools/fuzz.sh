@@ -18,7 +18,7 @@
 # tests/fuzz/regressions/<target>/. A summary line per target (runs,
 # coverage, corpus) goes to FUZZ_DIR/fuzz/summary.txt.
 set -euo pipefail
-all=(tk-fuzz-ir-text tk-fuzz-ir-bytecode tk-fuzz-ir-ttir tk-fuzz-kernel-cache tk-fuzz-package tk-fuzz-launch)
+all=(tk-fuzz-ir-text tk-fuzz-ir-bytecode tk-fuzz-ir-ttir tk-fuzz-kernel-cache tk-fuzz-package tk-fuzz-tkpkg tk-fuzz-launch)
 if [ "${1:-}" = --list ]; then
   printf '%s\n' "${all[@]}"
   exit 0

@@ -10,6 +10,7 @@
 
 #include "tk/runtime/Autotune.h"
 #include "tk/runtime/Buffer.h"
+#include "tk/runtime/CEnum.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Event.h"
 #include "tk/runtime/Kernel.h"
@@ -355,8 +356,13 @@ tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
     if (options &&
         options->struct_size >= offsetof(tk_compile_options, autotune) +
                                     sizeof(options->autotune) &&
-        options->autotune)
+        options->autotune) {
+      if (rawEnumValue(source->kind) == TK_SOURCE_PACKAGE)
+        return Status(TK_ERROR_INVALID_ARGUMENT,
+                      "options->autotune with a package: its kernels were "
+                      "compiled when it was built; autotune their source");
       return createAutotuned(device, *source, *options->autotune, out_kernel);
+    }
     Runtime *runtime = nullptr;
     TK_RETURN_IF_ERROR(Runtime::get(&runtime));
     Kernel *kernel = nullptr;

@@ -9,6 +9,7 @@
 #include "tk/runtime/CEnum.h"
 
 #include "tk/core/BoundsChecks.h"
+#include "tk/package/Package.h"
 #include "tk/runtime/Buffer.h"
 #include "tk/runtime/Logging.h"
 #include "tk/runtime/Runtime.h"
@@ -92,35 +93,34 @@ static Status readOptions(const tk_compile_options *options, Options &out) {
   return Status::success();
 }
 
-/// Compiles `prepared` with the device's plugin into `out`.
-static Status compileWithPlugin(Device &device, const PreparedKernel &prepared,
-                                const Options &options,
-                                const std::string &dumpDir,
-                                CompiledBinary &out) {
-  const tk_backend_interface &api = device.getApi();
+Status tk::runtime::compileWithPlugin(Plugin &plugin, int32_t device,
+                                      const PreparedKernel &prepared,
+                                      const CompileSettings &settings,
+                                      CompiledBinary &out) {
+  const tk_backend_interface &api = plugin.getApi();
   tk_plugin_compile_request request;
   std::memset(&request, 0, sizeof(request));
   request.struct_size = sizeof(request);
   request.module_bytecode = prepared.bytecode.data();
   request.module_size = prepared.bytecode.size();
   request.entry = prepared.entry.c_str();
-  request.num_warps = options.numWarps;
-  request.num_stages = options.numStages;
-  request.device = device.getIndex();
-  request.dump_dir = dumpDir.empty() ? nullptr : dumpDir.c_str();
-  request.min_programs_per_cu = options.minProgramsPerCu;
+  request.num_warps = settings.numWarps;
+  request.num_stages = settings.numStages;
+  request.device = device;
+  request.dump_dir =
+      settings.dumpDir.empty() ? nullptr : settings.dumpDir.c_str();
+  request.min_programs_per_cu = settings.minProgramsPerCu;
 
   tk_plugin_binary binary;
   std::memset(&binary, 0, sizeof(binary));
   binary.struct_size = sizeof(binary);
   tk_status code = api.compile(&request, &binary);
   if (code != TK_SUCCESS)
-    return device.getPlugin().makeError(code,
-                                        "compile of '" + prepared.entry + "'");
+    return plugin.makeError(code, "compile of '" + prepared.entry + "'");
   if (!binary.data || binary.size == 0) {
     api.binary_free(&binary);
-    return Status(TK_ERROR_COMPILATION, device.getPlugin().getName() +
-                                            ": compile of '" + prepared.entry +
+    return Status(TK_ERROR_COMPILATION, plugin.getName() + ": compile of '" +
+                                            prepared.entry +
                                             "' returned an empty binary");
   }
   const auto *bytes = static_cast<const uint8_t *>(binary.data);
@@ -148,11 +148,130 @@ static Status loadExecutable(Device &device, const PreparedKernel &prepared,
   return Status::success();
 }
 
+/// The kernel `source` (TK_SOURCE_PACKAGE) names, and its binary for the
+/// device: the one built for the plugin and the target its compile_target
+/// names, the same the kernel cache keys on.
+static Status selectPackageBinary(Device &device,
+                                  const tk_kernel_source &source,
+                                  const Options &options,
+                                  PreparedKernel &prepared,
+                                  std::shared_ptr<const CompiledBinary> &out) {
+  if (!source.data || source.size == 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "source->data is NULL or source->size is 0: a package is "
+                  "the bytes of a .tkpkg file");
+  tk::package::Package package;
+  std::string error;
+  if (!tk::package::read(source.data, source.size, package, error))
+    return Status(TK_ERROR_INVALID_ARGUMENT, "package: " + error);
+  std::string names;
+  for (const tk::package::Kernel &kernel : package.kernels)
+    names += (names.empty() ? "" : ", ") + kernel.entry;
+  const tk::package::Kernel *kernel = nullptr;
+  if (source.entry)
+    kernel = package.find(source.entry);
+  else if (package.kernels.size() == 1)
+    kernel = &package.kernels.front();
+  if (!kernel)
+    return Status(
+        TK_ERROR_NOT_FOUND,
+        (source.entry
+             ? "package: no kernel '" + std::string(source.entry) + "'"
+             : std::string("package: source->entry is NULL "
+                           "and the package has ") +
+                   std::to_string(package.kernels.size()) + " kernels") +
+            " (it has: " + (names.empty() ? "none" : names) + ")");
+
+  // What was decided when the package was built cannot change now.
+  const std::string what = "package kernel '" + kernel->entry + "'";
+  if (!options.constexprs.empty())
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  what + " was specialised when the package was built: "
+                         "options->constexprs cannot change it");
+  if (options.checkBounds)
+    return Status(TK_ERROR_UNSUPPORTED,
+                  what + " has no bounds checks: the bounds-checked mode "
+                         "(check_bounds, TK_CHECK_BOUNDS) compiles them into "
+                         "the kernel, so create it from its source");
+  if ((options.numWarps && options.numWarps != kernel->numWarps) ||
+      (options.numStages && options.numStages != kernel->numStages))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  what + " was compiled with num_warps " +
+                      std::to_string(kernel->numWarps) + " and num_stages " +
+                      std::to_string(kernel->numStages) + "; options ask for " +
+                      std::to_string(options.numWarps) + " and " +
+                      std::to_string(options.numStages));
+
+  std::string target;
+  TK_RETURN_IF_ERROR(device.getPlugin().queryCompileTarget(
+      device.getIndex(), device.getProps().arch, target));
+  const std::string &backend = device.getPlugin().getName();
+  const tk::package::Binary *binary = nullptr;
+  std::string targets;
+  for (const tk::package::Binary &candidate : kernel->binaries) {
+    targets += (targets.empty() ? "" : ", ") + candidate.backend + " '" +
+               candidate.target + "'";
+    if (candidate.backend == backend && candidate.target == target)
+      binary = &candidate;
+  }
+  if (!binary)
+    return Status(TK_ERROR_UNSUPPORTED,
+                  what + " has no binary for this device (" + backend + " '" +
+                      target + "'); the package has " +
+                      (targets.empty() ? std::string("none") : targets));
+
+  if (kernel->arguments.size() > kMaxKernelArguments)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  what + " has " + std::to_string(kernel->arguments.size()) +
+                      " arguments; a launch passes at most " +
+                      std::to_string(kMaxKernelArguments));
+  prepared.entry = kernel->entry;
+  for (const tk::package::Argument &argument : kernel->arguments) {
+    if (argument.kind > TK_PLUGIN_ARG_F64 || argument.divisibility < 1 ||
+        argument.alignment < 1 || argument.elementBytes < 0)
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    what + ": argument '" + argument.name + "' has kind " +
+                        std::to_string(argument.kind) + ", divisibility " +
+                        std::to_string(argument.divisibility) +
+                        " and alignment " + std::to_string(argument.alignment) +
+                        ", which no tk kernel has");
+    KernelArgument converted;
+    converted.name = argument.name;
+    converted.typeName = argument.typeName;
+    converted.type = static_cast<tk_plugin_arg_type>(argument.kind);
+    converted.divisibility = argument.divisibility;
+    converted.alignment = argument.alignment;
+    converted.elementBytes = argument.elementBytes;
+    prepared.arguments.push_back(std::move(converted));
+  }
+  auto compiled = std::make_shared<CompiledBinary>();
+  compiled->data.assign(binary->bytes.begin(), binary->bytes.end());
+  compiled->numWarps = binary->numWarps;
+  compiled->sharedMemoryBytes = binary->sharedMemoryBytes;
+  compiled->registersPerThread = binary->registersPerThread;
+  out = std::move(compiled);
+  return Status::success();
+}
+
 Status Kernel::create(Device &device, KernelCache &cache,
                       const tk_kernel_source &source,
                       const tk_compile_options *options, Kernel **out) {
   Options resolved;
   TK_RETURN_IF_ERROR(readOptions(options, resolved));
+  if (rawEnumValue(source.kind) == TK_SOURCE_PACKAGE) {
+    // Built ahead of time: no compiler, no cache.
+    PreparedKernel prepared;
+    std::shared_ptr<const CompiledBinary> binary;
+    TK_RETURN_IF_ERROR(
+        selectPackageBinary(device, source, resolved, prepared, binary));
+    void *executable = nullptr;
+    Status loaded = loadExecutable(device, prepared, *binary, &executable);
+    if (!loaded.isOk())
+      return Status(loaded.code(), loaded.message() + " (from a package)");
+    *out = new Kernel(device, std::move(prepared), std::move(binary),
+                      executable, KernelCache::Origin::Package);
+    return Status::success();
+  }
   PreparedKernel prepared;
   TK_RETURN_IF_ERROR(prepareKernel(source, resolved.constexprs, prepared,
                                    resolved.sourceName, resolved.checkBounds));
@@ -200,8 +319,11 @@ Status Kernel::create(Device &device, KernelCache &cache,
                         "' is not a folder tk can create: " + error.message());
     dumpDir = std::string(path);
   }
+  CompileSettings settings{resolved.numWarps, resolved.numStages,
+                           resolved.minProgramsPerCu, dumpDir};
   auto compile = [&](CompiledBinary &binary) {
-    return compileWithPlugin(device, prepared, resolved, dumpDir, binary);
+    return compileWithPlugin(device.getPlugin(), device.getIndex(), prepared,
+                             settings, binary);
   };
 
   std::shared_ptr<const CompiledBinary> binary;

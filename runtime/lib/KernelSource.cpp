@@ -246,6 +246,11 @@ static Status readSource(const tk_kernel_source &source,
       return invalidIR("the builder module is not a module", diagnostics);
     return Status::success();
   }
+  case TK_SOURCE_PACKAGE:
+    // Kernel::create loads a package's binaries; nothing compiles them.
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "a package holds compiled kernels, not a source to compile "
+                  "or autotune");
   }
   return Status(TK_ERROR_INTERNAL, "readSource: an unchecked source->kind");
 }
@@ -416,7 +421,8 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
   // Checked as the integer it is before it is read as the enum.
   long long kind = rawEnumValue(source.kind);
   if (kind != TK_SOURCE_TEXT && kind != TK_SOURCE_BYTECODE &&
-      kind != TK_SOURCE_MODULE && kind != TK_SOURCE_TTIR)
+      kind != TK_SOURCE_MODULE && kind != TK_SOURCE_TTIR &&
+      kind != TK_SOURCE_PACKAGE)
     return Status(TK_ERROR_INVALID_ARGUMENT, "source->kind " +
                                                  std::to_string(kind) +
                                                  " is not a tk_source_kind");

@@ -12,13 +12,16 @@
 #                        (sm_90a), rocm (gfx942), vulkan (sg16) and xe (pvc),
 #                        and the cpu object of hello's vector_add, each
 #                        behind its selector byte (PackageFuzzer.cpp)
+#   tk-fuzz-tkpkg        a package of the example kernels for cuda, rocm,
+#                        vulkan and xe (tk-compile --package), and one of
+#                        vector_add for the cpu alone
 #   tk-fuzz-kernel-cache hello's cache entry, behind each repair byte
 #   tk-fuzz-launch       none: its input is a stream of choices
 set -euo pipefail
 build=$1 out=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$build/bin
-for target in ir-text ir-bytecode ir-ttir package kernel-cache launch; do
+for target in ir-text ir-bytecode ir-ttir package tkpkg kernel-cache launch; do
   rm -rf "$out/tk-fuzz-$target"
   mkdir -p "$out/tk-fuzz-$target"
 done
@@ -61,6 +64,29 @@ for kernel in "$src"/examples/kernels/*.tk; do
     { selector $((index - 1)); cat "$scratch/package"; } > "$out/tk-fuzz-package/$backend-$name"
   done
 done
+
+# Packages: vector_add and softmax for the GPU backends this build has, and
+# vector_add for the cpu; each as a file (selector 0) and as its payload
+# behind the header the fuzzer makes (1).
+pkg_targets=()
+for target in cuda:sm_90a rocm:gfx942 vulkan:sg16 xe:pvc; do
+  grep -q "^  ${target%%:*}:" <<< "$backends" && pkg_targets+=(--target "$target")
+done
+export TK_BACKEND_PATH="$build/lib" TK_CACHE_DIR="$scratch/cache"
+package() { # name, tk-compile's arguments
+  local name=$1
+  shift
+  "$bin/tk-compile" --package "$scratch/$name.tkpkg" "$@" 2> "$scratch/log" ||
+    { echo "make-seeds: tk-compile --package failed:" >&2; cat "$scratch/log" >&2; exit 1; }
+  { selector 0; cat "$scratch/$name.tkpkg"; } > "$out/tk-fuzz-tkpkg/$name"
+  { selector 1; tail -c +33 "$scratch/$name.tkpkg"; } > "$out/tk-fuzz-tkpkg/$name-payload"
+}
+if [ ${#pkg_targets[@]} -gt 0 ]; then
+  package gpu "${pkg_targets[@]}" "$src/examples/kernels/vector_add.tk" \
+    "$src/examples/kernels/softmax.tk:softmax"
+fi
+TK_BACKEND=cpu package cpu --target cpu "$src/examples/kernels/vector_add.tk"
+unset TK_BACKEND_PATH TK_CACHE_DIR
 
 # hello's vector_add through the cpu backend, into an empty cache: the
 # entry, and the object inside it (after the 64-byte header and 16 bytes of

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PackageMode.h"
 #include "common/CompileTool.h"
 
 #include "tk/core/Specialize.h"
@@ -84,6 +85,8 @@ std::string usage() {
       "                  [--from tk|ttir] [--triton-metadata FILE.json]\n"
       "                  [--constexpr NAME=VALUE]...\n"
       "--entry defaults to the file's kernel when it holds one.\n"
+      "tk-compile --package OUT.tkpkg --target B[:ARCH]... FILE[:ENTRY]... "
+      "builds a package\n(tk-compile --package --help).\n"
       "backends and their targets (--arch; the default first):\n";
   for (const tk::tool::BackendCompileTool &backend : kBackends)
     text += std::string("  ") + backend.name + ": " + backend.defaultArch +
@@ -289,6 +292,10 @@ int importTtir(tk::tool::CompileRequest &request, const std::string &input) {
 } // namespace
 
 int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string &arg : args)
+    if (arg == "--package" || arg == "--package-info")
+      return tk::tool::runPackageMode(args);
   tk::tool::CompileRequest request;
   std::string input, backendName, emit = "binary", output, text;
   std::string from = "tk", metadataPath;

@@ -272,13 +272,24 @@ typedef enum tk_source_kind {
    *  cannot import is TK_ERROR_UNSUPPORTED naming it and its Python line.
    *  Triton's num_warps and num_stages are not in TTIR: pass them in
    *  tk_compile_options (tk_ttir_read_metadata reads Triton's JSON). */
-  TK_SOURCE_TTIR = 3
+  TK_SOURCE_TTIR = 3,
+  /** A package (`.tkpkg`, written by `tk-compile --package`): kernels
+   *  compiled ahead of time for several targets. `entry` picks the kernel
+   *  (NULL: the only one); the binary is the one built for the device's
+   *  backend and compile target, loaded without compiling. A package with
+   *  none is TK_ERROR_UNSUPPORTED naming the device's target and the
+   *  package's; a damaged or truncated one is TK_ERROR_INVALID_ARGUMENT
+   *  naming the byte. Its kernels were specialised when it was built:
+   *  constexprs and the bounds-checked mode do not apply, and num_warps or
+   *  num_stages other than the package's are TK_ERROR_INVALID_ARGUMENT. */
+  TK_SOURCE_PACKAGE = 4
 } tk_source_kind;
 
 typedef struct tk_kernel_source {
   tk_source_kind kind;
-  const void *data;  /* text, bytecode, or an mlir::ModuleOp* (borrowed) */
-  size_t size;       /* bytes of text or bytecode; 0 for a module */
+  const void *data;  /* text, bytecode, a package, or an mlir::ModuleOp*
+                        (borrowed) */
+  size_t size;       /* bytes of text, bytecode or package; 0 for a module */
   const char *entry; /* the tk.func to launch; NULL: the only one */
 } tk_kernel_source;
 

@@ -26,6 +26,22 @@ namespace tk::runtime {
 
 class Buffer;
 
+/// The compile options a plugin's compile takes (0: its default).
+struct CompileSettings {
+  int32_t numWarps = 0;
+  int32_t numStages = 0;
+  int32_t minProgramsPerCu = 0;
+  /// Non-empty: the plugin dumps each stage there (TK_DUMP_IR).
+  std::string dumpDir;
+};
+
+/// Compiles `prepared` with `plugin` for its device `device` (the target
+/// its compile_target names; a plugin without hardware compiles for its
+/// stated default) into `out`.
+Status compileWithPlugin(Plugin &plugin, int32_t device,
+                         const PreparedKernel &prepared,
+                         const CompileSettings &settings, CompiledBinary &out);
+
 class Kernel : public HandleObject {
 public:
   static constexpr uint32_t kMagic = 0x746b4b4e; // "tkKN"

@@ -66,8 +66,9 @@ public:
   /// Bumped whenever the file layout changes; older entries are recompiled.
   static constexpr uint32_t kFormatVersion = 1;
 
-  /// Where a lookup found its binary.
-  enum class Origin { Memory, Disk, Compiler };
+  /// Where a lookup found its binary (Package: not the cache's; the
+  /// kernel's source was a package).
+  enum class Origin { Memory, Disk, Compiler, Package };
 
   /// Produces the binary on a miss.
   using CompileFn = llvm::function_ref<Status(CompiledBinary &)>;

@@ -1,0 +1,159 @@
+//===- PackageBuilder.cpp - kernels compiled ahead of time ----------------===//
+
+#include "tk/runtime/PackageBuilder.h"
+
+#include "tk/runtime/Kernel.h"
+#include "tk/runtime/KernelSource.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+using namespace tk::runtime;
+
+namespace {
+
+/// The variable that picks a plugin's target without its hardware.
+const char *getArchVariable(const std::string &backend) {
+  if (backend == "cuda")
+    return "TK_CUDA_ARCH";
+  if (backend == "rocm")
+    return "TK_ROCM_ARCH";
+  if (backend == "xe")
+    return "TK_XE_ARCH";
+  if (backend == "vulkan")
+    return "TK_VULKAN_SUBGROUP_SIZE";
+  return nullptr;
+}
+
+/// Sets an environment variable for its life, then puts back what was
+/// there: the plugins read their overrides at each compile.
+class ScopedVariable {
+public:
+  ScopedVariable(const char *name, const std::string &value) : name(name) {
+    if (!name || value.empty())
+      return;
+    if (const char *old = std::getenv(name))
+      previous = old;
+    setenv(name, value.c_str(), 1);
+    set = true;
+  }
+  ~ScopedVariable() {
+    if (!set)
+      return;
+    if (previous)
+      setenv(name, previous->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+
+private:
+  const char *name;
+  std::optional<std::string> previous;
+  bool set = false;
+};
+
+} // namespace
+
+Status PackageTarget::parse(const std::string &spec, PackageTarget &out) {
+  size_t colon = spec.find(':');
+  out.backend = spec.substr(0, colon);
+  out.arch = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (out.backend.empty() || (colon != std::string::npos && out.arch.empty()))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "target '" + spec + "': expected BACKEND or BACKEND:ARCH");
+  if (!out.arch.empty() && !getArchVariable(out.backend))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "target '" + spec + "': the " + out.backend +
+                      " backend compiles for its host only; give '" +
+                      out.backend + "' without an arch");
+  if (out.backend == "vulkan" && !out.arch.empty()) {
+    // The subgroup size, as tk-compile's --arch writes it too.
+    std::string lanes = out.arch;
+    if (lanes.rfind("vk-sg", 0) == 0)
+      lanes = lanes.substr(5);
+    else if (lanes.rfind("sg", 0) == 0)
+      lanes = lanes.substr(2);
+    if (lanes.empty() ||
+        lanes.find_first_not_of("0123456789") != std::string::npos)
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "target '" + spec +
+                        "': a Vulkan target is a subgroup size (sg8, 16)");
+    out.arch = lanes;
+  }
+  return Status::success();
+}
+
+Status PackageBuilder::add(const PackageTarget &target,
+                           const tk_kernel_source &source,
+                           const tk_compile_options *options,
+                           std::string *compiledFor) {
+  Plugin *plugin = nullptr;
+  TK_RETURN_IF_ERROR(loader.open(target.backend, &plugin));
+  // Without hardware a plugin still compiles (NO_DEVICE): that is how one
+  // machine builds for all.
+  Status initialized = plugin->initialize();
+  if (!initialized.isOk() && initialized.code() != TK_ERROR_NO_DEVICE)
+    return initialized;
+
+  tk_compile_options resolved = {};
+  resolved.struct_size = sizeof(resolved);
+  if (options)
+    std::memcpy(&resolved, options,
+                std::min(options->struct_size, sizeof(resolved)));
+  resolved.struct_size = sizeof(resolved);
+  PreparedKernel prepared;
+  TK_RETURN_IF_ERROR(prepareKernel(
+      source,
+      llvm::ArrayRef(resolved.constexprs,
+                     resolved.constexprs ? resolved.num_constexprs : 0),
+      prepared,
+      resolved.source_name ? llvm::StringRef(resolved.source_name)
+                           : llvm::StringRef(kDefaultSourceName)));
+
+  ScopedVariable arch(getArchVariable(target.backend), target.arch);
+  std::string compileTarget;
+  TK_RETURN_IF_ERROR(plugin->queryCompileTarget(0, target.arch, compileTarget));
+  CompiledBinary compiled;
+  CompileSettings settings{resolved.num_warps, resolved.num_stages,
+                           resolved.min_programs_per_cu, ""};
+  TK_RETURN_IF_ERROR(
+      compileWithPlugin(*plugin, 0, prepared, settings, compiled));
+
+  tk::package::Kernel *kernel = nullptr;
+  for (tk::package::Kernel &existing : package.kernels)
+    if (existing.entry == prepared.entry)
+      kernel = &existing;
+  if (!kernel) {
+    package.kernels.emplace_back();
+    kernel = &package.kernels.back();
+    kernel->entry = prepared.entry;
+    kernel->numWarps = resolved.num_warps;
+    kernel->numStages = resolved.num_stages;
+    for (const KernelArgument &argument : prepared.arguments)
+      kernel->arguments.push_back({argument.name, argument.typeName,
+                                   static_cast<uint32_t>(argument.type),
+                                   argument.divisibility, argument.alignment,
+                                   argument.elementBytes});
+  }
+  for (const tk::package::Binary &binary : kernel->binaries)
+    if (binary.backend == target.backend && binary.target == compileTarget)
+      return Status(TK_ERROR_INVALID_ARGUMENT,
+                    "kernel '" + kernel->entry + "' is already built for " +
+                        target.backend + " '" + compileTarget +
+                        "' (two targets give one compile target)");
+  const tk_backend_interface &api = plugin->getApi();
+  tk::package::Binary binary;
+  binary.backend = target.backend;
+  binary.target = compileTarget;
+  binary.compiler = api.compiler_version ? api.compiler_version : "";
+  binary.numWarps = compiled.numWarps;
+  binary.sharedMemoryBytes = compiled.sharedMemoryBytes;
+  binary.registersPerThread = compiled.registersPerThread;
+  binary.bytes.assign(compiled.data.begin(), compiled.data.end());
+  kernel->binaries.push_back(std::move(binary));
+  if (compiledFor)
+    *compiledFor = compileTarget;
+  return Status::success();
+}

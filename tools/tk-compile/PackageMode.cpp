@@ -1,0 +1,252 @@
+//===- PackageMode.cpp - tk-compile --package and --package-info ----------===//
+//
+//   tk-compile --package OUT.tkpkg --target B[:ARCH]... [--num-warps N]
+//              [--num-stages S] [--constexpr NAME=VALUE]... FILE[:ENTRY]...
+//   tk-compile --package-info FILE.tkpkg
+//
+// The first compiles every kernel (FILE:ENTRY, or FILE's only kernel) for
+// every target through the plugins, as tk_kernel_create would on a device
+// of that target, and writes one package (tk/package/Package.h); `.ttir`
+// files are Triton's IR, with the num_warps and num_stages of the JSON
+// Triton wrote beside them unless the command line gives its own. The
+// second lists what a package holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PackageMode.h"
+
+#include "tk/package/Package.h"
+#include "tk/runtime/PackageBuilder.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+constexpr const char *kUsage =
+    "usage: tk-compile --package OUT.tkpkg --target BACKEND[:ARCH]...\n"
+    "                  [--num-warps N] [--num-stages S] "
+    "[--constexpr NAME=VALUE]...\n"
+    "                  FILE[:ENTRY]...\n"
+    "       tk-compile --package-info FILE.tkpkg\n"
+    "A target is a plugin, compiling for its device 0 (or its default "
+    "without one),\nor a plugin and an arch: cuda:sm_80, rocm:gfx942, "
+    "xe:pvc, vulkan:sg16.\n";
+
+int usageError(const std::string &message) {
+  std::cerr << "tk-compile: " << message << "\n" << kUsage;
+  return 2;
+}
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return false;
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  out = buffer.str();
+  return true;
+}
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Written beside `path` and renamed into place: never a partial file.
+bool writeAtomically(const std::string &path, const std::string &bytes) {
+  std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary);
+    out << bytes;
+    out.close();
+    if (!out.good()) {
+      std::remove(partial.c_str());
+      return false;
+    }
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::remove(partial.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool parseCount(const std::string &text, int32_t &out) {
+  char *end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || value < 1 || value > 1024)
+    return false;
+  out = static_cast<int32_t>(value);
+  return true;
+}
+
+int showPackage(const std::string &path) {
+  std::string bytes, error;
+  if (!readFile(path, bytes)) {
+    std::cerr << "tk-compile: cannot read '" << path << "'\n";
+    return 1;
+  }
+  tk::package::Package package;
+  if (!tk::package::read(bytes.data(), bytes.size(), package, error)) {
+    std::cerr << "tk-compile: " << path << ": " << error << "\n";
+    return 1;
+  }
+  for (const tk::package::Kernel &kernel : package.kernels) {
+    std::cout << kernel.entry << "(";
+    for (size_t i = 0; i < kernel.arguments.size(); ++i)
+      std::cout << (i ? ", " : "") << kernel.arguments[i].name << ": "
+                << kernel.arguments[i].typeName;
+    std::cout << ") num_warps " << kernel.numWarps << ", num_stages "
+              << kernel.numStages << "\n";
+    for (const tk::package::Binary &binary : kernel.binaries)
+      std::cout << "  " << binary.backend << " '" << binary.target
+                << "': " << binary.bytes.size() << " bytes, " << binary.numWarps
+                << " warps, " << binary.sharedMemoryBytes << " B shared, "
+                << binary.registersPerThread << " registers ("
+                << binary.compiler << ")\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+int tk::tool::runPackageMode(const std::vector<std::string> &args) {
+  std::string output, info;
+  std::vector<tk::runtime::PackageTarget> targets;
+  std::vector<std::string> kernels;
+  std::vector<std::string> constexprNames;
+  std::vector<tk_constexpr_value> constexprs;
+  int32_t numWarps = 0, numStages = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    auto value = [&](std::string &out) {
+      if (i + 1 >= args.size())
+        return false;
+      out = args[++i];
+      return true;
+    };
+    std::string text;
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (arg == "--package") {
+      if (!value(output))
+        return usageError("--package needs the file to write");
+    } else if (arg == "--package-info") {
+      if (!value(info))
+        return usageError("--package-info needs a package");
+    } else if (arg == "--target") {
+      tk::runtime::PackageTarget target;
+      if (!value(text))
+        return usageError("--target needs BACKEND or BACKEND:ARCH");
+      tk::runtime::Status status =
+          tk::runtime::PackageTarget::parse(text, target);
+      if (!status.isOk())
+        return usageError(status.message());
+      targets.push_back(target);
+    } else if (arg == "--num-warps") {
+      if (!value(text) || !parseCount(text, numWarps))
+        return usageError("--num-warps needs a number from 1 to 1024");
+    } else if (arg == "--num-stages") {
+      if (!value(text) || !parseCount(text, numStages))
+        return usageError("--num-stages needs a number from 1 to 1024");
+    } else if (arg == "--constexpr") {
+      size_t equals = 0;
+      if (!value(text) || (equals = text.find('=')) == std::string::npos ||
+          equals == 0)
+        return usageError("--constexpr needs NAME=VALUE");
+      char *end = nullptr;
+      long long number = std::strtoll(text.c_str() + equals + 1, &end, 10);
+      if (*end != '\0' || equals + 1 == text.size())
+        return usageError("--constexpr " + text +
+                          ": VALUE must be a whole number");
+      constexprNames.push_back(text.substr(0, equals));
+      constexprs.push_back({nullptr, number});
+    } else if (!arg.empty() && arg[0] == '-') {
+      return usageError("unknown option '" + arg + "' with --package");
+    } else {
+      kernels.push_back(arg);
+    }
+  }
+  if (!info.empty()) {
+    if (!output.empty() || !kernels.empty() || !targets.empty())
+      return usageError("--package-info takes a package and nothing else");
+    return showPackage(info);
+  }
+  if (targets.empty())
+    return usageError("--package needs at least one --target");
+  if (kernels.empty())
+    return usageError("--package needs at least one FILE[:ENTRY]");
+  for (size_t i = 0; i < constexprs.size(); ++i)
+    constexprs[i].name = constexprNames[i].c_str();
+
+  tk::runtime::PackageBuilder builder;
+  size_t step = 0, steps = kernels.size() * targets.size();
+  for (const std::string &kernel : kernels) {
+    // FILE:ENTRY, the colon after the last slash (paths may hold colons).
+    size_t slash = kernel.rfind('/');
+    size_t colon = kernel.find(':', slash == std::string::npos ? 0 : slash);
+    std::string path = kernel.substr(0, colon);
+    std::string entry =
+        colon == std::string::npos ? "" : kernel.substr(colon + 1);
+    std::string text;
+    if (!readFile(path, text)) {
+      std::cerr << "tk-compile: cannot read '" << path << "'\n";
+      return 1;
+    }
+    bool ttir = endsWith(path, ".ttir");
+    tk_compile_options options = {};
+    options.struct_size = sizeof(options);
+    if (ttir) {
+      // Triton's own choices, where it wrote them beside the TTIR.
+      std::string json;
+      if (readFile(path.substr(0, path.size() - 5) + ".json", json) &&
+          tk_ttir_read_metadata(json.data(), json.size(), &options) !=
+              TK_SUCCESS) {
+        std::cerr << "tk-compile: " << path << ": " << tk_last_error() << "\n";
+        return 1;
+      }
+    }
+    if (numWarps)
+      options.num_warps = numWarps;
+    if (numStages)
+      options.num_stages = numStages;
+    options.constexprs = constexprs.data();
+    options.num_constexprs = constexprs.size();
+    options.source_name = path.c_str();
+    tk_kernel_source source = {};
+    source.kind = ttir ? TK_SOURCE_TTIR : TK_SOURCE_TEXT;
+    source.data = text.data();
+    source.size = text.size();
+    source.entry = entry.empty() ? nullptr : entry.c_str();
+    for (const tk::runtime::PackageTarget &target : targets) {
+      std::string compiledFor;
+      tk::runtime::Status status =
+          builder.add(target, source, &options, &compiledFor);
+      if (!status.isOk()) {
+        std::cerr << "tk-compile: " << kernel << " for " << target.str() << ": "
+                  << status.message() << "\n";
+        return status.code() == TK_ERROR_UNSUPPORTED ? 3 : 1;
+      }
+      std::cerr << "tk-compile: [" << ++step << "/" << steps << "] " << kernel
+                << " for " << target.backend << " '" << compiledFor << "'\n";
+    }
+  }
+  std::string bytes, error;
+  if (!tk::package::write(builder.getPackage(), bytes, error)) {
+    std::cerr << "tk-compile: " << error << "\n";
+    return 1;
+  }
+  if (!writeAtomically(output, bytes)) {
+    std::cerr << "tk-compile: cannot write '" << output << "'\n";
+    return 1;
+  }
+  std::cerr << "tk-compile: wrote " << output << " (" << bytes.size()
+            << " bytes, " << builder.getPackage().kernels.size()
+            << " kernels)\n";
+  return 0;
+}
