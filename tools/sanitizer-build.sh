@@ -66,7 +66,7 @@ if [ "$mode" != --test-only ] &&
 fi
 [ "$mode" = --configure-only ] && exit 0
 
-tests=(RuntimeTest CApiTest AutotuneTest BadInputsTest)
+tests=(RuntimeTest CApiTest AutotuneTest BadInputsTest PackageFormatTest)
 if [ "$mode" != --test-only ]; then
   cmake --build "$build" --target "${tests[@]}" tk-conformance hello
 fi
