@@ -10,7 +10,8 @@
 #   include/tk/ir/*.h, *.h.inc, <libdir>/libTkIR.a
 #                                                the C++ builder (tk::builder)
 #   <libdir>/cmake/tk/tkConfig.cmake             find_package(tk CONFIG): tk::tk,
-#                                                COMPONENTS builder: tk::builder
+#                                                COMPONENTS builder: tk::builder,
+#                                                tk_add_kernels (TkKernels.cmake)
 #   <libdir>/pkgconfig/tk.pc                     pkg-config --cflags --libs tk
 #   share/tk/kernels/*.tk, share/tk/examples/    the example kernels and hello.c
 #
@@ -80,11 +81,12 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tkConfig.cmake.in
   ${PROJECT_BINARY_DIR}/tkConfig.cmake
   INSTALL_DESTINATION ${TK_INSTALL_CMAKE_DIR}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR TK_INSTALL_PLUGIN_DIR
-            CMAKE_INSTALL_DATADIR)
+            CMAKE_INSTALL_DATADIR CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/tkConfig.cmake
               ${PROJECT_BINARY_DIR}/tkConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/TkKernels.cmake
         DESTINATION ${TK_INSTALL_CMAKE_DIR})
 
 # pkg-config: the prefix is found from the .pc file's own folder, so the

@@ -5,7 +5,9 @@
 #   2. hello.c built by cc with pkg-config's flags and run;
 #   3. the installed tk-info loads libtk.so and the cpu plugin from the prefix;
 #   4. a C++ program that builds its kernel with the installed builder
-#      (find_package(tk COMPONENTS builder)) built and run.
+#      (find_package(tk COMPONENTS builder)) built and run;
+#   5. a C program whose kernels tk_add_kernels compiled into a package for
+#      five backends at build time, launched through its typed launchers.
 #
 #   install-test.sh BUILD_DIR SCRATCH_DIR
 set -euo pipefail
@@ -66,4 +68,20 @@ cmake --build "$scratch/builder-build" > "$scratch/builder-build.log" ||
 out=$("$scratch/builder-build/builder_vector_add")
 echo "builder: $out"
 grep -q "correct" <<<"$out" || { echo "install-test: builder_vector_add said: $out"; exit 1; }
+# 5. Kernels compiled ahead of time, typed launchers.
+cmake -S "$source_dir/packaged-consumer" -B "$scratch/packaged-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" > "$scratch/packaged-configure.log" ||
+  { cat "$scratch/packaged-configure.log"; exit 1; }
+cmake --build "$scratch/packaged-build" > "$scratch/packaged-build.log" 2>&1 ||
+  { cat "$scratch/packaged-build.log"; exit 1; }
+"$prefix/bin/tk-compile" --package-info \
+  "$scratch/packaged-build/example_kernels/example_kernels.tkpkg" > "$scratch/package-info.txt"
+for target in "cpu '" "cuda 'sm_90a'" "rocm 'gfx942" "xe 'pvc" "vulkan 'subgroup16"; do
+  [ "$(grep -c "^  $target" "$scratch/package-info.txt")" = 2 ] ||
+    { echo "install-test: the package lacks $target:"; cat "$scratch/package-info.txt"; exit 1; }
+done
+out=$("$scratch/packaged-build/packaged")
+echo "packaged: $out"
+grep -q "^correct (0 wrong); a released buffer: " <<<"$out" ||
+  { echo "install-test: packaged said: $out"; exit 1; }
 echo "install-test: ok ($prefix)"
