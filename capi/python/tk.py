@@ -32,7 +32,7 @@ _STATUS = [
     "TK_ERROR_DEVICE", "TK_ERROR_IO", "TK_ERROR_INTERNAL",
     "TK_ERROR_OUT_OF_BOUNDS"]
 
-SOURCE_TEXT, SOURCE_BYTECODE, SOURCE_TTIR = 0, 1, 3
+SOURCE_TEXT, SOURCE_BYTECODE, SOURCE_TTIR, SOURCE_PACKAGE = 0, 1, 3, 4
 _ARG_BUFFER, _ARG_I32, _ARG_I64, _ARG_F32, _ARG_F64 = range(5)
 
 
@@ -250,11 +250,13 @@ def _options(num_warps=0, num_stages=0, constexprs=None, min_programs_per_cu=0,
     return options, (table, name)
 
 
-def _source(code, entry, ttir=False):
+def _source(code, entry, ttir=False, package=False):
     data = code.encode() if isinstance(code, str) else bytes(code)
     kind = SOURCE_TEXT if isinstance(code, str) else SOURCE_BYTECODE
     if ttir:
         kind = SOURCE_TTIR
+    if package:
+        kind = SOURCE_PACKAGE
     keep = ctypes.create_string_buffer(data, len(data))
     source = _KernelSource(kind, ctypes.cast(keep, ctypes.c_void_p), len(data),
                            entry.encode() if entry else None)
@@ -435,13 +437,15 @@ class Device:
 
     def kernel(self, code, entry=None, num_warps=0, num_stages=0,
                constexprs=None, min_programs_per_cu=0, ttir=False,
-               source_name=None, check_bounds=False):
+               source_name=None, check_bounds=False, package=False):
         """Compiles `code` (.tk text as str, MLIR bytecode as bytes; with
-        ttir=True, the text of Triton's TTIR). `source_name` (a file name)
-        is what the diagnostics call the source; None: <source>.
-        `check_bounds`: launches check every access against its buffer and
-        raise TK_ERROR_OUT_OF_BOUNDS (as TK_CHECK_BOUNDS=1 does)."""
-        source, _keep = _source(code, entry, ttir)
+        ttir=True, the text of Triton's TTIR; with package=True, the bytes
+        of a .tkpkg, whose binary for this device is loaded without a
+        compile). `source_name` (a file name) is what the diagnostics call
+        the source; None: <source>. `check_bounds`: launches check every
+        access against its buffer and raise TK_ERROR_OUT_OF_BOUNDS (as
+        TK_CHECK_BOUNDS=1 does)."""
+        source, _keep = _source(code, entry, ttir, package)
         options, _table = _options(num_warps, num_stages, constexprs,
                                    min_programs_per_cu, source_name,
                                    check_bounds)

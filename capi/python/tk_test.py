@@ -78,6 +78,23 @@ class CApiFromPython(unittest.TestCase):
                                ttir=True)
         self.assertIn("UNSUPPORTED", str(refused.exception))
 
+    def test_a_kernel_from_a_package(self):
+        # The package ctest's package-build wrote (cpu among its targets).
+        path = os.environ.get("TK_TEST_PACKAGE")
+        if not path:
+            self.skipTest("TK_TEST_PACKAGE is not set")
+        with open(path, "rb") as f:
+            package = f.read()
+        kernel = self.device.kernel(package, entry="vector_add", package=True)
+        self.assertEqual(kernel.num_args, 4)
+        x, y, out = self.buffers()
+        kernel.launch(((self.n + 1023) // 1024,), [x, y, out, tk.i32(self.n)],
+                      wait=True)
+        self.check_sum(out)
+        with self.assertRaises(tk.TkError) as refused:
+            self.device.kernel(package[:-1], entry="vector_add", package=True)
+        self.assertIn("INVALID_ARGUMENT", str(refused.exception))
+
     def test_wrapped_memory(self):
         kernel = self.device.kernel(vector_add_text())
         x, y, out = self.buffers()
