@@ -1,7 +1,8 @@
 //===- PackageTest.cpp - kernels from a package, through tk.h -------------===//
 //
-// A package tk-compile built (ctest's fixture package-build: vector_add and
-// softmax for cpu, vulkan, cuda sm_90a, rocm gfx942 and xe pvc) loads on
+// A package tk-compile built (ctest's fixture package-build: vector_add,
+// softmax and Triton's gelu_clamp for cpu, vulkan, cuda sm_90a, rocm gfx942
+// and xe pvc) loads on
 // the device TK_BACKEND selects without compiling, and its kernels give
 // what the host computes; a package without this device's target, a
 // damaged or truncated one, an unknown kernel, and options a package cannot
@@ -133,6 +134,21 @@ TEST_F(PackageTest, KernelsRunWithoutACompile) {
     CHECK_TK(tk_buffer_release(buffer));
 }
 
+/// Triton's kernel, from its TTIR, with Triton's num_warps (its JSON).
+TEST_F(PackageTest, ATritonKernelLoads) {
+  tk::package::Package package;
+  std::string error;
+  ASSERT_TRUE(tk::package::read(bytes.data(), bytes.size(), package, error));
+  const tk::package::Kernel *gelu = package.find("gelu_clamp");
+  ASSERT_NE(gelu, nullptr);
+  EXPECT_EQ(gelu->numWarps, 4);
+  EXPECT_EQ(gelu->numStages, 3);
+  CHECK_TK(create(bytes, "gelu_clamp"));
+  int count = 0;
+  CHECK_TK(tk_kernel_num_args(kernel, &count));
+  EXPECT_EQ(count, static_cast<int>(gelu->arguments.size()));
+}
+
 TEST_F(PackageTest, ADeviceThePackageLacksIsNamed) {
   tk::package::Package package;
   std::string error;
@@ -174,9 +190,10 @@ TEST_F(PackageTest, DamageIsNamed) {
 
 TEST_F(PackageTest, WhatThePackageFixedCannotChange) {
   EXPECT_EQ(create(bytes, "matmul"), TK_ERROR_NOT_FOUND);
-  EXPECT_THAT(tk_last_error(), HasSubstr("(it has: vector_add, softmax)"));
+  EXPECT_THAT(tk_last_error(),
+              HasSubstr("(it has: vector_add, softmax, gelu_clamp)"));
   EXPECT_EQ(create(bytes, nullptr), TK_ERROR_NOT_FOUND);
-  EXPECT_THAT(tk_last_error(), HasSubstr("the package has 2 kernels"));
+  EXPECT_THAT(tk_last_error(), HasSubstr("the package has 3 kernels"));
 
   tk_constexpr_value block = {"BLOCK", 256};
   tk_compile_options options = {};
