@@ -314,6 +314,7 @@ const tk_backend_interface kInterface = {
     /*stream_unwrap=*/nullptr,
     cpuCompileTarget,
     /*device_native=*/nullptr,
+    /*target_rank=*/nullptr,
 };
 
 } // namespace

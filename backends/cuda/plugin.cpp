@@ -72,22 +72,55 @@ tk_status selectTarget(int32_t device, tk::cuda::Target &target,
   return TK_SUCCESS;
 }
 
+/// The arch, and the lowering of dots where it is not the default.
+std::string getTargetName(const tk::cuda::Target &target) {
+  std::string name = target.name();
+  if (!tk::cuda::registerDotsRequested())
+    name += "+simt-dots";
+  return name;
+}
+
 tk_status cudaCompileTarget(int32_t device, char *out, size_t capacity) {
   return Entries::call([&](std::string &error) {
     tk::cuda::Target target;
     if (tk_status status = selectTarget(device, target, error))
       return status;
-    std::string name = target.name();
-    if (!tk::cuda::registerDotsRequested())
-      name += "+simt-dots";
-    return tk::plugin::copyTargetName(name, out, capacity, "tk-cuda", error);
+    return tk::plugin::copyTargetName(getTargetName(target), out, capacity,
+                                      "tk-cuda", error);
+  });
+}
+
+/// 2 for the device's own target, 1 for code its GPU runs (a cubin of its
+/// family, or PTX the driver JIT-compiles for a later GPU), 0 otherwise.
+tk_status cudaTargetRank(int32_t device, const char *name, int32_t *out) {
+  if (!name || !out)
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
+                         "tk-cuda: target_rank needs a target and an output");
+  return Entries::call([&](std::string &error) {
+    *out = 0;
+    tk::cuda::Target target;
+    if (tk_status status = selectTarget(device, target, error))
+      return status;
+    if (getTargetName(target) == name) {
+      *out = 2;
+      return TK_SUCCESS;
+    }
+    std::string ignored;
+    int computeCapability = 0;
+    if (tk::cuda::initializeDevices(ignored) != TK_SUCCESS || device < 0 ||
+        device >= tk::cuda::deviceCount() ||
+        tk::cuda::deviceComputeCapability(device, computeCapability, ignored) !=
+            TK_SUCCESS)
+      return TK_SUCCESS; // no GPU: only its own target
+    *out = tk::cuda::runsOnComputeCapability(name, computeCapability) ? 1 : 0;
+    return TK_SUCCESS;
   });
 }
 
 tk_status cudaStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
     return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cuda: stream_wrap needs a stream and an output");
+                         "tk-cuda: stream_wrap needs a stream and an output");
   return Entries::call([&](std::string &error) {
     return tk::cuda::wrapStream(device, stream, out, error);
   });
@@ -100,9 +133,10 @@ tk_status cudaCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
       request->module_size == 0)
-    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cuda: compile needs a request with a module and an "
-                "output");
+    return Entries::fail(
+        TK_ERROR_INVALID_ARGUMENT,
+        "tk-cuda: compile needs a request with a module and an "
+        "output");
   tk::cuda::CompileInput input;
   input.module = request->module_bytecode;
   input.size = request->module_size;
@@ -172,9 +206,10 @@ tk_status cudaLaunch(void *executable, const int32_t grid[3], void *const *args,
 
 tk_status cudaGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   if (!out || out->struct_size < sizeof(size_t))
-    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-cuda: get_capabilities needs a struct with struct_size "
-                "set");
+    return Entries::fail(
+        TK_ERROR_INVALID_ARGUMENT,
+        "tk-cuda: get_capabilities needs a struct with struct_size "
+        "set");
   // Without a device, device 0 describes the compile target (sm_90a).
   if (tk::cuda::deviceCount() > 0) {
     std::string error;
@@ -244,6 +279,7 @@ const tk_backend_interface kInterface = {
     cudaStreamUnwrap,
     cudaCompileTarget,
     /*device_native=*/nullptr,
+    cudaTargetRank,
 };
 
 } // namespace

@@ -259,6 +259,7 @@ const tk_backend_interface kInterface = {
     rocmStreamUnwrap,
     rocmCompileTarget,
     /*device_native=*/nullptr,
+    /*target_rank=*/nullptr,
 };
 
 } // namespace

@@ -19,6 +19,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <set>
+#include <sstream>
 #include <string>
 
 #define TK_VULKAN_EXPORT extern "C" __attribute__((visibility("default")))
@@ -90,26 +92,83 @@ tk_status selectTarget(int32_t device, tk::vulkan::DeviceTarget &target,
 
 /// The subgroup size, limits and optional features the SPIR-V is made for:
 /// two lavapipe configurations share a device name but not their code.
+std::string getTargetName(const tk::vulkan::DeviceTarget &target) {
+  const tk::vulkan::DeviceFeatures &features = target.features;
+  std::string name = "subgroup" + std::to_string(features.subgroupSize) +
+                     " shared" + std::to_string(target.sharedMemoryBytes) +
+                     " threads" + std::to_string(target.maxThreadsPerBlock);
+  auto add = [&](bool present, const char *feature) {
+    if (present)
+      name += std::string(" ") + feature;
+  };
+  add(features.float16, "f16");
+  add(features.int16, "i16");
+  add(features.int8, "i8");
+  add(features.float64, "f64");
+  add(features.int64Atomics, "atomic-i64");
+  add(features.float32AtomicAdd, "atomic-add-f32");
+  return name;
+}
+
 tk_status vulkanCompileTarget(int32_t device, char *out, size_t capacity) {
   return Entries::call([&](std::string &error) {
     tk::vulkan::DeviceTarget target;
     if (tk_status status = selectTarget(device, target, error))
       return status;
-    const tk::vulkan::DeviceFeatures &features = target.features;
-    std::string name = "subgroup" + std::to_string(features.subgroupSize) +
-                       " shared" + std::to_string(target.sharedMemoryBytes) +
-                       " threads" + std::to_string(target.maxThreadsPerBlock);
-    auto add = [&](bool present, const char *feature) {
-      if (present)
-        name += std::string(" ") + feature;
-    };
-    add(features.float16, "f16");
-    add(features.int16, "i16");
-    add(features.int8, "i8");
-    add(features.float64, "f64");
-    add(features.int64Atomics, "atomic-i64");
-    add(features.float32AtomicAdd, "atomic-add-f32");
-    return tk::plugin::copyTargetName(name, out, capacity, "tk-vulkan", error);
+    return tk::plugin::copyTargetName(getTargetName(target), out, capacity,
+                                      "tk-vulkan", error);
+  });
+}
+
+/// SPIR-V made for another target runs on `device` when the device runs
+/// its subgroup size (its own, or one subgroup size control offers compute
+/// pipelines) and has every optional feature it uses. Its workgroup memory
+/// and size are the kernel's, which executable_load checks against the
+/// device.
+tk_status vulkanTargetRank(int32_t device, const char *name, int32_t *out) {
+  if (!name || !out)
+    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
+                         "tk-vulkan: target_rank needs a target and an "
+                         "output");
+  return Entries::call([&](std::string &error) {
+    *out = 0;
+    tk::vulkan::DeviceTarget target;
+    if (tk_status status = selectTarget(device, target, error))
+      return status;
+    std::string own = getTargetName(target);
+    if (own == name) {
+      *out = 2;
+      return TK_SUCCESS;
+    }
+    std::string ignored;
+    if (tk::vulkan::initializeDevices(ignored) != TK_SUCCESS ||
+        tk::vulkan::checkDevice(device, ignored) != TK_SUCCESS)
+      return TK_SUCCESS; // no device: only its own target
+    const tk::vulkan::DeviceInfo &info = tk::vulkan::deviceInfo(device);
+    std::istringstream words(name);
+    std::string word;
+    std::set<std::string> ownWords;
+    std::istringstream ownStream(own);
+    while (ownStream >> word)
+      ownWords.insert(word);
+    bool runs = true, sawSubgroup = false;
+    while (words >> word) {
+      if (word.rfind("subgroup", 0) == 0) {
+        char *end = nullptr;
+        unsigned long lanes = std::strtoul(word.c_str() + 8, &end, 10);
+        bool controlled =
+            info.subgroupSizeControl &&
+            (info.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+            lanes >= info.minSubgroupSize && lanes <= info.maxSubgroupSize;
+        runs &= *end == '\0' && (lanes == info.subgroupSize || controlled);
+        sawSubgroup = true;
+      } else if (word.rfind("shared", 0) != 0 &&
+                 word.rfind("threads", 0) != 0) {
+        runs &= ownWords.count(word) != 0;
+      }
+    }
+    *out = runs && sawSubgroup ? 1 : 0;
+    return TK_SUCCESS;
   });
 }
 
@@ -117,9 +176,10 @@ tk_status vulkanCompile(const tk_plugin_compile_request *request,
                         tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
       request->module_size == 0)
-    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-vulkan: compile needs a request with a module and an "
-                "output");
+    return Entries::fail(
+        TK_ERROR_INVALID_ARGUMENT,
+        "tk-vulkan: compile needs a request with a module and an "
+        "output");
   tk::vulkan::CompileInput input;
   input.module = request->module_bytecode;
   input.size = request->module_size;
@@ -206,9 +266,10 @@ tk_status vulkanLaunch(void *executable, const int32_t grid[3],
 
 tk_status vulkanGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   if (!out || out->struct_size < sizeof(size_t))
-    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-vulkan: get_capabilities needs a struct with struct_size "
-                "set");
+    return Entries::fail(
+        TK_ERROR_INVALID_ARGUMENT,
+        "tk-vulkan: get_capabilities needs a struct with struct_size "
+        "set");
   tk::vulkan::DeviceTarget target;
   std::string error;
   if (tk_status status = selectTarget(device, target, error))
@@ -306,6 +367,7 @@ const tk_backend_interface kInterface = {
     vulkanStreamUnwrap,
     vulkanCompileTarget,
     vulkanDeviceNative,
+    vulkanTargetRank,
 };
 
 } // namespace

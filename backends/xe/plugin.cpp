@@ -249,6 +249,7 @@ const tk_backend_interface kInterface = {
     xeStreamUnwrap,
     xeCompileTarget,
     /*device_native=*/nullptr,
+    /*target_rank=*/nullptr,
 };
 
 } // namespace

@@ -148,19 +148,27 @@ static Status loadExecutable(Device &device, const PreparedKernel &prepared,
   return Status::success();
 }
 
-/// The kernel `source` (TK_SOURCE_PACKAGE) names, and its binary for the
-/// device: the one built for the plugin and the target its compile_target
-/// names, the same the kernel cache keys on.
-static Status selectPackageBinary(Device &device,
-                                  const tk_kernel_source &source,
-                                  const Options &options,
-                                  PreparedKernel &prepared,
-                                  std::shared_ptr<const CompiledBinary> &out) {
+/// A package's binary a device can run, and how well (Plugin::rankTarget).
+struct PackageCandidate {
+  const tk::package::Binary *binary;
+  int32_t rank;
+};
+
+/// The kernel `source` (TK_SOURCE_PACKAGE) names, and the binaries of it the
+/// device runs, best first: the one built for the compile target its plugin
+/// names (the target the kernel cache keys on), then those the plugin says
+/// run there in a portable form (PTX for a later GPU, SPIR-V of a subgroup
+/// size and features the device has), in the package's order.
+static Status selectPackageBinaries(Device &device,
+                                    const tk_kernel_source &source,
+                                    const Options &options,
+                                    tk::package::Package &package,
+                                    PreparedKernel &prepared,
+                                    std::vector<PackageCandidate> &candidates) {
   if (!source.data || source.size == 0)
     return Status(TK_ERROR_INVALID_ARGUMENT,
                   "source->data is NULL or source->size is 0: a package is "
                   "the bytes of a .tkpkg file");
-  tk::package::Package package;
   std::string error;
   if (!tk::package::read(source.data, source.size, package, error))
     return Status(TK_ERROR_INVALID_ARGUMENT, "package: " + error);
@@ -203,21 +211,30 @@ static Status selectPackageBinary(Device &device,
                       std::to_string(options.numStages));
 
   std::string target;
-  TK_RETURN_IF_ERROR(device.getPlugin().queryCompileTarget(
-      device.getIndex(), device.getProps().arch, target));
-  const std::string &backend = device.getPlugin().getName();
-  const tk::package::Binary *binary = nullptr;
+  Plugin &plugin = device.getPlugin();
+  TK_RETURN_IF_ERROR(plugin.queryCompileTarget(device.getIndex(),
+                                               device.getProps().arch, target));
   std::string targets;
-  for (const tk::package::Binary &candidate : kernel->binaries) {
-    targets += (targets.empty() ? "" : ", ") + candidate.backend + " '" +
-               candidate.target + "'";
-    if (candidate.backend == backend && candidate.target == target)
-      binary = &candidate;
+  for (const tk::package::Binary &binary : kernel->binaries) {
+    targets += (targets.empty() ? "" : ", ") + binary.backend + " '" +
+               binary.target + "'";
+    if (binary.backend != plugin.getName())
+      continue;
+    int32_t rank = 0;
+    TK_RETURN_IF_ERROR(
+        plugin.rankTarget(device.getIndex(), target, binary.target, rank));
+    if (rank > 0)
+      candidates.push_back({&binary, rank});
   }
-  if (!binary)
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const PackageCandidate &a, const PackageCandidate &b) {
+                     return a.rank > b.rank;
+                   });
+  if (candidates.empty())
     return Status(TK_ERROR_UNSUPPORTED,
-                  what + " has no binary for this device (" + backend + " '" +
-                      target + "'); the package has " +
+                  what + " has no binary for this device (" + plugin.getName() +
+                      " '" + target +
+                      "'), nor one that runs there; the package has " +
                       (targets.empty() ? std::string("none") : targets));
 
   if (kernel->arguments.size() > kMaxKernelArguments)
@@ -244,13 +261,17 @@ static Status selectPackageBinary(Device &device,
     converted.elementBytes = argument.elementBytes;
     prepared.arguments.push_back(std::move(converted));
   }
-  auto compiled = std::make_shared<CompiledBinary>();
-  compiled->data.assign(binary->bytes.begin(), binary->bytes.end());
-  compiled->numWarps = binary->numWarps;
-  compiled->sharedMemoryBytes = binary->sharedMemoryBytes;
-  compiled->registersPerThread = binary->registersPerThread;
-  out = std::move(compiled);
   return Status::success();
+}
+
+static std::shared_ptr<const CompiledBinary>
+toCompiledBinary(const tk::package::Binary &binary) {
+  auto compiled = std::make_shared<CompiledBinary>();
+  compiled->data.assign(binary.bytes.begin(), binary.bytes.end());
+  compiled->numWarps = binary.numWarps;
+  compiled->sharedMemoryBytes = binary.sharedMemoryBytes;
+  compiled->registersPerThread = binary.registersPerThread;
+  return compiled;
 }
 
 Status Kernel::create(Device &device, KernelCache &cache,
@@ -259,18 +280,36 @@ Status Kernel::create(Device &device, KernelCache &cache,
   Options resolved;
   TK_RETURN_IF_ERROR(readOptions(options, resolved));
   if (rawEnumValue(source.kind) == TK_SOURCE_PACKAGE) {
-    // Built ahead of time: no compiler, no cache.
+    // Built ahead of time: no compiler, no cache. The best binary that
+    // loads; the refusals of all where none does.
+    tk::package::Package package;
     PreparedKernel prepared;
-    std::shared_ptr<const CompiledBinary> binary;
-    TK_RETURN_IF_ERROR(
-        selectPackageBinary(device, source, resolved, prepared, binary));
-    void *executable = nullptr;
-    Status loaded = loadExecutable(device, prepared, *binary, &executable);
-    if (!loaded.isOk())
-      return Status(loaded.code(), loaded.message() + " (from a package)");
-    *out = new Kernel(device, std::move(prepared), std::move(binary),
-                      executable, KernelCache::Origin::Package);
-    return Status::success();
+    std::vector<PackageCandidate> candidates;
+    TK_RETURN_IF_ERROR(selectPackageBinaries(device, source, resolved, package,
+                                             prepared, candidates));
+    Status refused;
+    std::string refusals;
+    for (const PackageCandidate &candidate : candidates) {
+      std::shared_ptr<const CompiledBinary> binary =
+          toCompiledBinary(*candidate.binary);
+      void *executable = nullptr;
+      Status loaded = loadExecutable(device, prepared, *binary, &executable);
+      if (loaded.isOk()) {
+        if (candidate.rank < 2)
+          getLogger().info("package kernel '{}': no binary for this "
+                           "device's own target; loaded the one for '{}'",
+                           prepared.entry, candidate.binary->target);
+        *out = new Kernel(device, std::move(prepared), std::move(binary),
+                          executable, KernelCache::Origin::Package);
+        return Status::success();
+      }
+      refused = loaded;
+      refusals += (refusals.empty() ? "" : "; ") + std::string("'") +
+                  candidate.binary->target + "': " + loaded.message();
+    }
+    return Status(refused.code(), "package kernel '" + prepared.entry +
+                                      "': no binary of it loads (" + refusals +
+                                      ")");
   }
   PreparedKernel prepared;
   TK_RETURN_IF_ERROR(prepareKernel(source, resolved.constexprs, prepared,

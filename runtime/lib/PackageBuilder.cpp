@@ -57,6 +57,7 @@ private:
 } // namespace
 
 Status PackageTarget::parse(const std::string &spec, PackageTarget &out) {
+  out.spec = spec;
   size_t colon = spec.find(':');
   out.backend = spec.substr(0, colon);
   out.arch = colon == std::string::npos ? "" : spec.substr(colon + 1);
@@ -115,6 +116,17 @@ Status PackageBuilder::add(const PackageTarget &target,
   ScopedVariable arch(getArchVariable(target.backend), target.arch);
   std::string compileTarget;
   TK_RETURN_IF_ERROR(plugin->queryCompileTarget(0, target.arch, compileTarget));
+  // A plugin that takes its device's own target over the variable (Vulkan,
+  // where the device is seen) would build something else than asked.
+  std::string asked =
+      target.backend == "vulkan" ? "subgroup" + target.arch + " " : target.arch;
+  if (!target.arch.empty() && compileTarget.rfind(asked, 0) != 0)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "target '" + target.str() + "': the " + target.backend +
+                      " plugin compiles for '" + compileTarget +
+                      "' (its device's own target) here; build for '" +
+                      target.backend +
+                      "' alone, or where the plugin sees no device");
   CompiledBinary compiled;
   CompileSettings settings{resolved.num_warps, resolved.num_stages,
                            resolved.min_programs_per_cu, ""};

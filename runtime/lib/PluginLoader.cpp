@@ -102,6 +102,23 @@ Status Plugin::queryCompileTarget(int32_t device, llvm::StringRef fallback,
   return Status::success();
 }
 
+Status Plugin::rankTarget(int32_t device, const std::string &own,
+                          const std::string &candidate, int32_t &out) const {
+  size_t end =
+      offsetof(tk_backend_interface, target_rank) + sizeof(api->target_rank);
+  if (api->struct_size < end || !api->target_rank) {
+    out = candidate == own ? 2 : 0;
+    return Status::success();
+  }
+  if (tk_status code = api->target_rank(device, candidate.c_str(), &out))
+    return makeError(code, "target_rank('" + candidate + "')");
+  if (out < 0 || out > 2)
+    return Status(TK_ERROR_INTERNAL, getName() + ": target_rank gave " +
+                                         std::to_string(out) +
+                                         ", not 0, 1 or 2");
+  return Status::success();
+}
+
 Status Plugin::queryNative(int32_t device, tk_device_native &out) const {
   size_t end = offsetof(tk_backend_interface, device_native) +
                sizeof(api->device_native);

@@ -169,6 +169,40 @@ TEST_F(PackageTest, ADeviceThePackageLacksIsNamed) {
   EXPECT_EQ(kernel, nullptr);
 }
 
+/// Where the package lacks the device's own target, code that runs there
+/// in a portable form loads: SPIR-V for the generic Vulkan target at the
+/// device's subgroup size. The cpu has none.
+TEST_F(PackageTest, PortableCodeLoadsWhereTheOwnTargetIsMissing) {
+  const char *path = std::getenv("TK_TEST_PORTABLE_PACKAGE");
+  ASSERT_NE(path, nullptr);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream read;
+  read << in.rdbuf();
+  std::string portable = read.str();
+  ASSERT_FALSE(portable.empty());
+  if (std::string(backend) != "vulkan") {
+    EXPECT_EQ(create(portable, "vector_add"), TK_ERROR_UNSUPPORTED);
+    EXPECT_THAT(tk_last_error(), HasSubstr("nor one that runs there"));
+    return;
+  }
+  CHECK_TK(create(portable, "vector_add"));
+  constexpr int32_t n = 3000;
+  std::vector<float> x(n, 1.5f), out(n, 0.0f);
+  tk_buffer bx, bout;
+  CHECK_TK(tk_buffer_create(device, n * 4, &bx));
+  CHECK_TK(tk_buffer_create(device, n * 4, &bout));
+  CHECK_TK(tk_buffer_write(bx, 0, x.data(), n * 4));
+  tk_arg args[] = {tk_arg_buffer(bx), tk_arg_buffer(bx), tk_arg_buffer(bout),
+                   tk_arg_i32(n)};
+  tk_args list = {args, 4};
+  CHECK_TK(tk_launch(kernel, tk_grid{(n + 1023) / 1024, 1, 1}, &list));
+  CHECK_TK(tk_buffer_read(bout, 0, out.data(), n * 4));
+  for (int32_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], 3.0f) << i;
+  CHECK_TK(tk_buffer_release(bx));
+  CHECK_TK(tk_buffer_release(bout));
+}
+
 TEST_F(PackageTest, DamageIsNamed) {
   std::string damaged = bytes;
   damaged[damaged.size() / 2] ^= 0x10;

@@ -274,6 +274,19 @@ tk_status parseTargetName(const std::string &name, Target &out,
   return TK_ERROR_INVALID_ARGUMENT;
 }
 
+bool runsOnComputeCapability(const std::string &name, int computeCapability) {
+  // The lowering a target name records beside the arch does not change
+  // where the code runs.
+  std::string arch = name.substr(0, name.find('+'));
+  Target target;
+  std::string ignored;
+  if (parseTargetName(arch, target, ignored) != TK_SUCCESS)
+    return false;
+  if (target.archSpecific)
+    return target.computeCapability == computeCapability;
+  return target.computeCapability <= computeCapability;
+}
+
 tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
                         CompiledKernel &out, std::string &error) {
   initializeNVPTXTarget();

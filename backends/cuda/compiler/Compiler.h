@@ -65,6 +65,13 @@ tk_status targetForComputeCapability(int computeCapability, Target &out,
 tk_status parseTargetName(const std::string &name, Target &out,
                           std::string &error);
 
+/// Whether code compiled for `name` (a compile target: "sm_80",
+/// "sm_90a", with "+simt-dots" where the dots took multiply-adds) runs on a
+/// GPU of compute capability `computeCapability`: its cubin or, on a later
+/// GPU, its PTX through the driver's JIT. Code for an "a" target runs only
+/// on that exact GPU.
+bool runsOnComputeCapability(const std::string &name, int computeCapability);
+
 /// The CUDA toolkit used: $CUDA_HOME when set; otherwise the toolkit of the
 /// ptxas on PATH when its folder holds libdevice too; otherwise
 /// /usr/local/cuda.

@@ -187,6 +187,39 @@ TEST(CudaPlugin, CompileTargetFollowsTkCudaArch) {
       << api().last_error();
 }
 
+TEST(CudaPlugin, PackagedCodeRunsWhereItsArchAllows) {
+  // What target_rank answers for a GPU: a cubin of the family, PTX for a
+  // later GPU, an "a" target only on its own chip.
+  using tk::cuda::runsOnComputeCapability;
+  EXPECT_TRUE(runsOnComputeCapability("sm_80", 80));
+  EXPECT_TRUE(runsOnComputeCapability("sm_80", 86));
+  EXPECT_TRUE(runsOnComputeCapability("sm_80", 90));
+  EXPECT_TRUE(runsOnComputeCapability("sm_80+simt-dots", 120));
+  EXPECT_TRUE(runsOnComputeCapability("sm_90", 100));
+  EXPECT_FALSE(runsOnComputeCapability("sm_90", 89));
+  EXPECT_FALSE(runsOnComputeCapability("sm_86", 80));
+  EXPECT_TRUE(runsOnComputeCapability("sm_90a", 90));
+  EXPECT_FALSE(runsOnComputeCapability("sm_90a", 100));
+  EXPECT_FALSE(runsOnComputeCapability("gfx942 cov5", 90));
+  EXPECT_FALSE(runsOnComputeCapability("", 90));
+
+  // Without a GPU only the plugin's own target ranks.
+  ASSERT_NE(plugin(), nullptr);
+  ScopedEnv arch("TK_CUDA_ARCH", "sm_80");
+  int32_t rank = -1;
+  ASSERT_EQ(api().target_rank(0, "sm_80", &rank), TK_SUCCESS)
+      << api().last_error();
+  EXPECT_EQ(rank, 2);
+  ASSERT_EQ(api().target_rank(0, "sm_90a", &rank), TK_SUCCESS);
+  int32_t devices = 0;
+  bool gpu = api().initialize() == TK_SUCCESS &&
+             api().device_count(&devices) == TK_SUCCESS && devices > 0;
+  if (!gpu) {
+    EXPECT_EQ(rank, 0);
+  }
+  EXPECT_EQ(api().target_rank(0, nullptr, &rank), TK_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(CudaPlugin, ValidateRejectsWhatIsNotAPackage) {
   ASSERT_NE(plugin(), nullptr);
   const char junk[] = "\x7f"

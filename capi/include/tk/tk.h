@@ -276,12 +276,14 @@ typedef enum tk_source_kind {
   /** A package (`.tkpkg`, written by `tk-compile --package`): kernels
    *  compiled ahead of time for several targets. `entry` picks the kernel
    *  (NULL: the only one); the binary is the one built for the device's
-   *  backend and compile target, loaded without compiling. A package with
-   *  none is TK_ERROR_UNSUPPORTED naming the device's target and the
-   *  package's; a damaged or truncated one is TK_ERROR_INVALID_ARGUMENT
-   *  naming the byte. Its kernels were specialised when it was built:
-   *  constexprs and the bounds-checked mode do not apply, and num_warps or
-   *  num_stages other than the package's are TK_ERROR_INVALID_ARGUMENT. */
+   *  backend and compile target, else one the backend says runs there in a
+   *  portable form (PTX for a later GPU, SPIR-V of the device's subgroup
+   *  size and features), loaded without compiling. A package with none is
+   *  TK_ERROR_UNSUPPORTED naming the device's target and the package's; a
+   * damaged or truncated one is TK_ERROR_INVALID_ARGUMENT naming the byte. Its
+   * kernels were specialised when it was built: constexprs and the
+   * bounds-checked mode do not apply, and num_warps or num_stages other than
+   * the package's are TK_ERROR_INVALID_ARGUMENT. */
   TK_SOURCE_PACKAGE = 4
 } tk_source_kind;
 

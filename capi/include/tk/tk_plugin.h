@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TK_PLUGIN_ABI_MAJOR 1u
-#define TK_PLUGIN_ABI_MINOR 6u
+#define TK_PLUGIN_ABI_MINOR 7u
 
 /** One kernel argument as the compiled code sees it. */
 typedef enum tk_plugin_arg_type {
@@ -183,6 +183,17 @@ typedef struct tk_backend_interface {
    *  (tk_device_get_native). A table that ends before this field, or has it
    *  NULL, exports nothing. */
   tk_status (*device_native)(int32_t device, tk_device_native *out);
+
+  /*--- ABI 1.7 -----------------------------------------------------------*/
+
+  /** How well code compiled for `target` (a compile_target name, as a
+   *  package records it) suits `device`: 2 it is the device's own target, 1
+   *  it runs there in a portable form (PTX for a later GPU, SPIR-V whose
+   *  subgroup size and features the device has), 0 it does not. A package
+   *  loads the best. A table that ends before this field, or has it NULL,
+   *  ranks 2 the name equal to compile_target's and 0 the others. */
+  tk_status (*target_rank)(int32_t device, const char *target,
+                           int32_t *out_rank);
 } tk_backend_interface;
 
 typedef const tk_backend_interface *(*tk_backend_get_interface_fn)(

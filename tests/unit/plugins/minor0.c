@@ -120,8 +120,9 @@ static const tk_backend_interface kInterface = {
     launch,
     trap,
     /* ABI 1.2's events, ABI 1.4's stream wrapping, ABI 1.5's
-     * compile_target and ABI 1.6's device_native: past struct_size as
-     * well. */
+     * compile_target, ABI 1.6's device_native and ABI 1.7's target_rank:
+     * past struct_size as well. */
+    NULL,
     NULL,
     NULL,
     NULL,

@@ -27,7 +27,10 @@ namespace tk::runtime {
 /// `backend` or `backend:arch`, as tk-compile's --target takes it.
 struct PackageTarget {
   std::string backend;
+  /// As the plugin's override variable takes it (Vulkan: the lanes alone).
   std::string arch;
+  /// As given.
+  std::string spec;
 
   /// Parses `spec`; TK_ERROR_INVALID_ARGUMENT for an empty backend or arch,
   /// or an arch for a backend without an override (cpu).

@@ -81,6 +81,13 @@ public:
   /// an older minor, or one leaving the entry NULL, is TK_ERROR_UNSUPPORTED.
   Status queryNative(int32_t device, tk_device_native &out) const;
 
+  /// How well code compiled for `candidate` suits `device`, whose own
+  /// compile target is `own` (ABI 1.7 target_rank): 2 its own target, 1 it
+  /// runs there in a portable form, 0 it does not. A plugin of an older
+  /// minor, or one leaving the entry NULL, gives 2 for `own` and 0 else.
+  Status rankTarget(int32_t device, const std::string &own,
+                    const std::string &candidate, int32_t &out) const;
+
   /// A failure of plugin call `what`, with the plugin's last_error() text:
   /// "cpu: compile: <plugin message>".
   Status makeError(tk_status code, llvm::StringRef what) const;
