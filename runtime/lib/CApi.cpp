@@ -48,6 +48,16 @@ Status requireOut(const void *out, const char *name) {
     return Status(TK_ERROR_INVALID_ARGUMENT, std::string(name) + " is NULL");
   return Status::success();
 }
+
+/// A struct the caller sizes (`size`, its struct_size) must hold at least
+/// the struct_size field.
+Status requireStructSize(size_t size, const char *type) {
+  if (size < sizeof(size_t))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "out->struct_size is " + std::to_string(size) +
+                      "; set it to sizeof(" + type + ")");
+  return Status::success();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -92,10 +102,7 @@ tk_status tk_device_query(tk_device device, tk_device_props *out) {
     TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
     TK_RETURN_IF_ERROR(requireOut(out, "out"));
     size_t size = out->struct_size;
-    if (size < sizeof(size_t))
-      return Status(TK_ERROR_INVALID_ARGUMENT,
-                    "out->struct_size is " + std::to_string(size) +
-                        "; set it to sizeof(tk_device_props)");
+    TK_RETURN_IF_ERROR(requireStructSize(size, "tk_device_props"));
     // An older caller's smaller struct gets the fields it knows about.
     std::memcpy(out, &object->getProps(),
                 std::min(size, sizeof(tk_device_props)));
@@ -109,10 +116,7 @@ tk_status tk_device_get_native(tk_device device, tk_device_native *out) {
     Device *object = nullptr;
     TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
     TK_RETURN_IF_ERROR(requireOut(out, "out"));
-    if (out->struct_size < sizeof(size_t))
-      return Status(TK_ERROR_INVALID_ARGUMENT,
-                    "out->struct_size is " + std::to_string(out->struct_size) +
-                        "; set it to sizeof(tk_device_native)");
+    TK_RETURN_IF_ERROR(requireStructSize(out->struct_size, "tk_device_native"));
     return object->getPlugin().queryNative(object->getIndex(), *out);
   });
 }
@@ -122,10 +126,7 @@ tk_status tk_device_capabilities(tk_device device, tk_capabilities *out) {
     Device *object = nullptr;
     TK_RETURN_IF_ERROR(Device::fromHandle(device, &object));
     TK_RETURN_IF_ERROR(requireOut(out, "out"));
-    if (out->struct_size < sizeof(size_t))
-      return Status(TK_ERROR_INVALID_ARGUMENT,
-                    "out->struct_size is " + std::to_string(out->struct_size) +
-                        "; set it to sizeof(tk_capabilities)");
+    TK_RETURN_IF_ERROR(requireStructSize(out->struct_size, "tk_capabilities"));
     return object->getPlugin().queryCapabilities(object->getIndex(), *out);
   });
 }

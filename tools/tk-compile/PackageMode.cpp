@@ -15,6 +15,8 @@
 
 #include "PackageMode.h"
 
+#include "Files.h"
+
 #include "tk/package/Package.h"
 #include "tk/runtime/PackageBuilder.h"
 #include "tk/tk_plugin.h"
@@ -47,38 +49,9 @@ int usageError(const std::string &message) {
   return 2;
 }
 
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return false;
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  out = buffer.str();
-  return true;
-}
-
 bool endsWith(const std::string &text, const std::string &suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-/// Written beside `path` and renamed into place: never a partial file.
-bool writeAtomically(const std::string &path, const std::string &bytes) {
-  std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    out << bytes;
-    out.close();
-    if (!out.good()) {
-      std::remove(partial.c_str());
-      return false;
-    }
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    std::remove(partial.c_str());
-    return false;
-  }
-  return true;
 }
 
 bool parseCount(const std::string &text, int32_t &out) {
@@ -217,7 +190,7 @@ std::string makeHeader(const tk::package::Package &package,
 
 int showPackage(const std::string &path) {
   std::string bytes, error;
-  if (!readFile(path, bytes)) {
+  if (!tk::tool::readFile(path, bytes)) {
     std::cerr << "tk-compile: cannot read '" << path << "'\n";
     return 1;
   }
@@ -340,7 +313,7 @@ int tk::tool::runPackageMode(const std::vector<std::string> &args) {
     std::string entry =
         colon == std::string::npos ? "" : kernel.substr(colon + 1);
     std::string text;
-    if (!readFile(path, text)) {
+    if (!tk::tool::readFile(path, text)) {
       std::cerr << "tk-compile: cannot read '" << path << "'\n";
       return 1;
     }
@@ -350,7 +323,7 @@ int tk::tool::runPackageMode(const std::vector<std::string> &args) {
     if (ttir) {
       // Triton's own choices, where it wrote them beside the TTIR.
       std::string json;
-      if (readFile(path.substr(0, path.size() - 5) + ".json", json) &&
+      if (tk::tool::readFile(path.substr(0, path.size() - 5) + ".json", json) &&
           tk_ttir_read_metadata(json.data(), json.size(), &options) !=
               TK_SUCCESS) {
         std::cerr << "tk-compile: " << path << ": " << tk_last_error() << "\n";
@@ -394,12 +367,13 @@ int tk::tool::runPackageMode(const std::vector<std::string> &args) {
                   << argument.name << "' has no C type\n";
         return 1;
       }
-  if (!writeAtomically(output, bytes)) {
+  if (!tk::tool::writeFileAtomically(output, bytes)) {
     std::cerr << "tk-compile: cannot write '" << output << "'\n";
     return 1;
   }
   if (!header.empty() &&
-      !writeAtomically(header, makeHeader(builder.getPackage(), bytes, name))) {
+      !tk::tool::writeFileAtomically(
+          header, makeHeader(builder.getPackage(), bytes, name))) {
     std::remove(output.c_str());
     std::cerr << "tk-compile: cannot write '" << header << "'\n";
     return 1;

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Files.h"
 #include "PackageMode.h"
 #include "common/CompileTool.h"
 
@@ -106,14 +107,6 @@ bool parseCount(const std::string &text, int &out) {
     return false;
   out = static_cast<int>(value);
   return true;
-}
-
-std::string readFile(const std::string &path, bool &ok) {
-  std::ifstream file(path, std::ios::binary);
-  ok = static_cast<bool>(file);
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  return buffer.str();
 }
 
 /// A `--constexpr` value: the argument's name and its whole-number value.
@@ -444,8 +437,8 @@ int main(int argc, char **argv) {
     if (path.empty() && input != "-" &&
         llvm::StringRef(input).ends_with(".ttir"))
       path = input.substr(0, input.size() - 5) + ".json";
-    bool found = false;
-    std::string json = path.empty() ? "" : readFile(path, found);
+    std::string json;
+    bool found = !path.empty() && tk::tool::readFile(path, json);
     if (!metadataPath.empty() && !found) {
       std::cerr << "tk-compile: cannot read '" << metadataPath << "'\n";
       return 1;
@@ -483,20 +476,7 @@ int main(int argc, char **argv) {
     std::cout << result.bytes;
     return std::cout.good() ? 0 : 1;
   }
-  // Written beside the target, then renamed: never a partial file.
-  std::string partial = output + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    out << result.bytes;
-    out.close();
-    if (!out.good()) {
-      std::remove(partial.c_str());
-      std::cerr << "tk-compile: cannot write '" << output << "'\n";
-      return 1;
-    }
-  }
-  if (std::rename(partial.c_str(), output.c_str()) != 0) {
-    std::remove(partial.c_str());
+  if (!tk::tool::writeFileAtomically(output, result.bytes)) {
     std::cerr << "tk-compile: cannot write '" << output << "'\n";
     return 1;
   }
