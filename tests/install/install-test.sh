@@ -77,6 +77,7 @@ cmake --build "$scratch/packaged-build" > "$scratch/packaged-build.log" 2>&1 ||
 "$prefix/bin/tk-compile" --package-info \
   "$scratch/packaged-build/example_kernels/example_kernels.tkpkg" > "$scratch/package-info.txt"
 for target in "cpu '" "cuda 'sm_90a'" "rocm 'gfx942" "xe 'pvc" "vulkan 'subgroup16"; do
+  [ -f "$libdir/tk/libtk_backend_${target%% *}.so" ] || continue
   [ "$(grep -c "^  $target" "$scratch/package-info.txt")" = 2 ] ||
     { echo "install-test: the package lacks $target:"; cat "$scratch/package-info.txt"; exit 1; }
 done
