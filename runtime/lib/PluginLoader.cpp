@@ -11,26 +11,65 @@
 
 #include "tk/runtime/Logging.h"
 
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 
 using namespace tk::runtime;
-using llvm::StringRef;
+namespace fs = std::filesystem;
 
-static constexpr StringRef kPrefix = "libtk_backend_";
-static constexpr StringRef kSuffix = ".so";
+static constexpr std::string_view kPrefix = "libtk_backend_";
+static constexpr std::string_view kSuffix = ".so";
+
+/// `text` without the blanks around it.
+static std::string_view trim(std::string_view text) {
+  size_t first = text.find_first_not_of(" \t\n\v\f\r");
+  if (first == std::string_view::npos)
+    return {};
+  size_t last = text.find_last_not_of(" \t\n\v\f\r");
+  return text.substr(first, last - first + 1);
+}
+
+/// The non-empty pieces of `text` between `separator`s, trimmed.
+static std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  while (!text.empty()) {
+    size_t end = text.find(separator);
+    std::string_view part = trim(text.substr(0, end));
+    if (!part.empty())
+      parts.emplace_back(part);
+    if (end == std::string_view::npos)
+      break;
+    text.remove_prefix(end + 1);
+  }
+  return parts;
+}
+
+static std::string join(const std::vector<std::string> &parts,
+                        const char *separator) {
+  std::string joined;
+  for (const std::string &part : parts)
+    joined += (joined.empty() ? "" : separator) + part;
+  return joined;
+}
+
+/// The file `path` names with links and `..` resolved, or `path` itself
+/// where that fails.
+static std::string canonicalOr(const std::string &path) {
+  std::error_code error;
+  fs::path real = fs::canonical(path, error);
+  return error ? path : real.string();
+}
+
+static std::string fileName(std::string_view name) {
+  return std::string(kPrefix) + std::string(name) + std::string(kSuffix);
+}
 static constexpr const char *kEntryPoint = "tk_backend_get_interface";
 static constexpr const char *kVersionPoint = "tk_backend_abi_version";
 
@@ -38,9 +77,9 @@ static constexpr const char *kVersionPoint = "tk_backend_abi_version";
 // Plugin
 //===----------------------------------------------------------------------===//
 
-Status Plugin::makeError(tk_status code, StringRef what) const {
+Status Plugin::makeError(tk_status code, std::string_view what) const {
   const char *detail = api->last_error ? api->last_error() : nullptr;
-  std::string message = name + ": " + what.str();
+  std::string message = name + ": " + std::string(what);
   if (detail && *detail)
     message += ": " + std::string(detail);
   else
@@ -51,14 +90,15 @@ Status Plugin::makeError(tk_status code, StringRef what) const {
 Plugin::Plugin(std::string name, std::string path, void *library,
                const tk_backend_interface *api)
     : name(std::move(name)), path(std::move(path)), library(library), api(api) {
-  llvm::sys::fs::file_status status;
-  if (llvm::sys::fs::status(this->path, status)) {
+  std::error_code sizeError, timeError;
+  uintmax_t size = fs::file_size(this->path, sizeError);
+  fs::file_time_type modified = fs::last_write_time(this->path, timeError);
+  if (sizeError || timeError) {
     buildStamp = "unknown build";
     return;
   }
-  buildStamp = std::to_string(status.getSize()) + "@" +
-               std::to_string(
-                   status.getLastModificationTime().time_since_epoch().count());
+  buildStamp = std::to_string(size) + "@" +
+               std::to_string(modified.time_since_epoch().count());
 }
 
 bool Plugin::declaresCapabilities() const {
@@ -82,12 +122,12 @@ bool Plugin::hasStreamWrap() const {
   return api->struct_size >= end && api->stream_wrap && api->stream_unwrap;
 }
 
-Status Plugin::queryCompileTarget(int32_t device, llvm::StringRef fallback,
+Status Plugin::queryCompileTarget(int32_t device, std::string_view fallback,
                                   std::string &out) const {
   size_t end = offsetof(tk_backend_interface, compile_target) +
                sizeof(api->compile_target);
   if (api->struct_size < end || !api->compile_target) {
-    out = fallback.str();
+    out = std::string(fallback);
     return Status::success();
   }
   // Targets are short ("sm_90a", "gfx942 cov5"); a name filling the buffer
@@ -217,33 +257,27 @@ std::string PluginLoader::getLibraryDirectory() {
               &info) ||
       !info.dli_fname)
     return {};
-  llvm::SmallString<256> path(info.dli_fname);
-  if (llvm::sys::fs::make_absolute(path))
+  std::error_code error;
+  fs::path path = fs::absolute(info.dli_fname, error);
+  if (error)
     return {};
-  llvm::sys::path::remove_filename(path);
-  return std::string(path);
+  return path.parent_path().string();
 }
 
 std::vector<std::string> PluginLoader::getDefaultSearchPath() {
   std::vector<std::string> candidates;
-  if (const char *env = std::getenv("TK_BACKEND_PATH")) {
-    llvm::SmallVector<StringRef> parts;
-    StringRef(env).split(parts, ':', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-    for (StringRef part : parts)
-      candidates.push_back(part.trim().str());
-  }
+  if (const char *env = std::getenv("TK_BACKEND_PATH"))
+    candidates = split(env, ':');
   std::string libraryDir = getLibraryDirectory();
   if (!libraryDir.empty()) {
     candidates.push_back(libraryDir);
     // An installed tk keeps its plugins in <libdir>/tk (cmake --install,
     // the Debian package); a build tree has them next to libtk.so.
-    llvm::SmallString<256> installed(libraryDir);
-    llvm::sys::path::append(installed, "tk");
-    if (llvm::sys::fs::is_directory(installed))
-      candidates.push_back(std::string(installed));
-    llvm::SmallString<256> sibling(libraryDir);
-    llvm::sys::path::append(sibling, "..", "lib");
-    candidates.push_back(std::string(sibling));
+    std::error_code error;
+    fs::path installed = fs::path(libraryDir) / "tk";
+    if (fs::is_directory(installed, error))
+      candidates.push_back(installed.string());
+    candidates.push_back((fs::path(libraryDir) / ".." / "lib").string());
   }
 
   // Drop repeats (the build tree has plugins next to libtk.so, and dir/../lib
@@ -253,10 +287,8 @@ std::vector<std::string> PluginLoader::getDefaultSearchPath() {
   for (const std::string &dir : candidates) {
     if (dir.empty())
       continue;
-    llvm::SmallString<256> real;
-    std::string key =
-        llvm::sys::fs::real_path(dir, real) ? dir : std::string(real);
-    if (llvm::is_contained(seen, key))
+    std::string key = canonicalOr(dir);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
       continue;
     seen.push_back(key);
     path.push_back(key);
@@ -269,9 +301,10 @@ PluginLoader::PluginLoader(std::vector<std::string> searchPath)
 
 /// Plugin names are identifiers; anything else ("../x", "a b") cannot name a
 /// plugin file and is reported as not found.
-static bool isValidName(StringRef name) {
-  return !name.empty() && llvm::all_of(name, [](char c) {
-    return llvm::isAlnum(c) || c == '_' || c == '-';
+static bool isValidName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
 }
 
@@ -280,23 +313,28 @@ std::vector<PluginFile> PluginLoader::findPlugins() const {
   for (const std::string &dir : searchPath) {
     std::error_code error;
     std::vector<PluginFile> inDir;
-    for (llvm::sys::fs::directory_iterator it(dir, error), end;
-         !error && it != end; it.increment(error)) {
-      StringRef file = llvm::sys::path::filename(it->path());
-      if (!file.starts_with(kPrefix) || !file.ends_with(kSuffix))
+    for (fs::directory_iterator it(dir, error), end; !error && it != end;
+         it.increment(error)) {
+      std::string file = it->path().filename().string();
+      if (file.size() <= kPrefix.size() + kSuffix.size() ||
+          file.compare(0, kPrefix.size(), kPrefix) != 0 ||
+          file.compare(file.size() - kSuffix.size(), kSuffix.size(), kSuffix) !=
+              0)
         continue;
-      StringRef name =
-          file.drop_front(kPrefix.size()).drop_back(kSuffix.size());
+      std::string name = file.substr(
+          kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size());
       if (!isValidName(name))
         continue;
-      bool shadowed = llvm::any_of(
-          found, [&](const PluginFile &plugin) { return plugin.name == name; });
+      bool shadowed =
+          std::any_of(found.begin(), found.end(),
+                      [&](const PluginFile &p) { return p.name == name; });
       if (!shadowed)
-        inDir.push_back({name.str(), it->path()});
+        inDir.push_back({name, it->path().string()});
     }
-    llvm::sort(inDir, [](const PluginFile &a, const PluginFile &b) {
-      return a.name < b.name;
-    });
+    std::sort(inDir.begin(), inDir.end(),
+              [](const PluginFile &a, const PluginFile &b) {
+                return a.name < b.name;
+              });
     found.insert(found.end(), inDir.begin(), inDir.end());
   }
   return found;
@@ -364,9 +402,7 @@ static const char *findMissingFunction(const tk_backend_interface &api) {
 
 Status PluginLoader::openFile(const std::string &path, const std::string &name,
                               Plugin **out) {
-  llvm::SmallString<256> real;
-  std::string key =
-      llvm::sys::fs::real_path(path, real) ? path : std::string(real);
+  std::string key = canonicalOr(path);
 
   PluginRegistry &registry = getRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);
@@ -447,35 +483,34 @@ Status PluginLoader::openFile(const std::string &path, const std::string &name,
   return Status::success();
 }
 
-std::optional<std::string> PluginLoader::findFile(StringRef name) const {
+std::optional<std::string> PluginLoader::findFile(std::string_view name) const {
   if (!isValidName(name))
     return std::nullopt;
-  std::string file = (kPrefix + name + kSuffix).str();
   for (const std::string &dir : searchPath) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, file);
-    if (llvm::sys::fs::exists(path))
-      return std::string(path);
+    fs::path path = fs::path(dir) / fileName(name);
+    std::error_code error;
+    if (fs::exists(path, error))
+      return path.string();
   }
   return std::nullopt;
 }
 
-Status PluginLoader::open(StringRef name, Plugin **out) const {
+Status PluginLoader::open(std::string_view name, Plugin **out) const {
   if (std::optional<std::string> path = findFile(name))
-    return openFile(*path, name.str(), out);
-  std::string path =
-      searchPath.empty() ? "(empty)" : llvm::join(searchPath, ":");
+    return openFile(*path, std::string(name), out);
+  std::string path = searchPath.empty() ? "(empty)" : join(searchPath, ":");
   return Status(TK_ERROR_NOT_FOUND,
-                "no backend plugin named '" + name.str() + "' (" +
-                    (kPrefix + name + kSuffix).str() + ") on the search path " +
-                    path + "; plugins found: " + describePlugins());
+                "no backend plugin named '" + std::string(name) + "' (" +
+                    fileName(name) + ") on the search path " + path +
+                    "; plugins found: " + describePlugins());
 }
 
 //===----------------------------------------------------------------------===//
 // Selection
 //===----------------------------------------------------------------------===//
 
-Status PluginLoader::openAndInitialize(StringRef name, Plugin **out) const {
+Status PluginLoader::openAndInitialize(std::string_view name,
+                                       Plugin **out) const {
   Plugin *plugin = nullptr;
   TK_RETURN_IF_ERROR(open(name, &plugin));
   TK_RETURN_IF_ERROR(plugin->initialize());
@@ -484,17 +519,13 @@ Status PluginLoader::openAndInitialize(StringRef name, Plugin **out) const {
 }
 
 Status PluginLoader::select(const char *spec, Plugin **out) const {
-  StringRef text = spec ? StringRef(spec).trim() : StringRef();
+  std::string_view text = spec ? trim(spec) : std::string_view();
   bool automatic = text.empty();
   std::vector<std::string> names;
   if (automatic) {
     names = getDefaultOrder();
   } else {
-    llvm::SmallVector<StringRef> parts;
-    text.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-    for (StringRef part : parts)
-      if (!part.trim().empty())
-        names.push_back(part.trim().str());
+    names = split(text, ',');
     // Only commas and spaces: a mistake, not a request for the default.
     if (names.empty())
       return Status(TK_ERROR_INVALID_ARGUMENT,
@@ -538,7 +569,7 @@ Status PluginLoader::select(const char *spec, Plugin **out) const {
   }
 
   if (automatic) {
-    std::string path = llvm::join(searchPath, ":");
+    std::string path = join(searchPath, ":");
     return Status(anyFound ? TK_ERROR_NO_DEVICE : TK_ERROR_NOT_FOUND,
                   "TK_BACKEND is unset and no backend of cuda, rocm, xe, "
                   "vulkan, cpu has a device (" +
@@ -548,8 +579,8 @@ Status PluginLoader::select(const char *spec, Plugin **out) const {
   }
   if (names.size() == 1)
     return Status(last.code(),
-                  "TK_BACKEND=" + text.str() + ": " + last.message());
-  return Status(last.code(), "TK_BACKEND=" + text.str() +
+                  "TK_BACKEND=" + std::string(text) + ": " + last.message());
+  return Status(last.code(), "TK_BACKEND=" + std::string(text) +
                                  ": no listed backend is usable (" + attempts +
                                  ")");
 }

@@ -13,12 +13,11 @@
 #include "tk/runtime/Status.h"
 #include "tk/tk_plugin.h"
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tk::runtime {
@@ -73,7 +72,7 @@ public:
   /// compile_target), which the kernel cache keys on. A plugin of an older
   /// minor, or one leaving the entry NULL, gives `fallback` (the device's
   /// arch); a plugin whose compile_target fails gives its error.
-  Status queryCompileTarget(int32_t device, llvm::StringRef fallback,
+  Status queryCompileTarget(int32_t device, std::string_view fallback,
                             std::string &out) const;
 
   /// The vendor objects behind `device` (ABI 1.6 device_native), the
@@ -90,7 +89,7 @@ public:
 
   /// A failure of plugin call `what`, with the plugin's last_error() text:
   /// "cpu: compile: <plugin message>".
-  Status makeError(tk_status code, llvm::StringRef what) const;
+  Status makeError(tk_status code, std::string_view what) const;
 
 private:
   std::string name;
@@ -136,9 +135,9 @@ public:
 
   /// Opens the plugin `name` from the search path. TK_ERROR_NOT_FOUND lists
   /// the plugins that exist; see openFile for the other errors.
-  Status open(llvm::StringRef name, Plugin **out) const;
+  Status open(std::string_view name, Plugin **out) const;
   /// The path of plugin `name` on the search path, if it is there.
-  std::optional<std::string> findFile(llvm::StringRef name) const;
+  std::optional<std::string> findFile(std::string_view name) const;
 
   /// Opens one plugin file: TK_ERROR_PLUGIN when it does not load or lacks
   /// the entry point or a required function, TK_ERROR_ABI_MISMATCH when it
@@ -155,7 +154,7 @@ public:
   std::string describePlugins() const;
 
 private:
-  Status openAndInitialize(llvm::StringRef name, Plugin **out) const;
+  Status openAndInitialize(std::string_view name, Plugin **out) const;
 
   std::vector<std::string> searchPath;
 };
