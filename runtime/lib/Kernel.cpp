@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/runtime/Kernel.h"
+#include "tk/runtime/KernelCache.h"
+#include "tk/runtime/KernelSource.h"
 #include "tk/runtime/CEnum.h"
 
 #include "tk/core/BoundsChecks.h"
@@ -300,7 +302,7 @@ Status Kernel::create(Device &device, KernelCache &cache,
                            "device's own target; loaded the one for '{}'",
                            prepared.entry, candidate.binary->target);
         *out = new Kernel(device, std::move(prepared), std::move(binary),
-                          executable, KernelCache::Origin::Package);
+                          executable, BinaryOrigin::Package);
         return Status::success();
       }
       refused = loaded;

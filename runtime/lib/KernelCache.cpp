@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tk/runtime/KernelCache.h"
+#include "tk/runtime/Runtime.h"
 
 #include "tk/runtime/Logging.h"
 
@@ -333,4 +334,10 @@ KernelCache::Statistics KernelCache::getStatistics() const {
   statistics.compiles = compiles.load();
   statistics.corruptEntries = corruptEntries.load();
   return statistics;
+}
+
+KernelCache &Runtime::getKernelCache() {
+  std::call_once(kernelCacheOnce,
+                 [this] { kernelCache = std::make_shared<KernelCache>(); });
+  return *kernelCache;
 }

@@ -12,6 +12,7 @@
 #include "RuntimeTestSupport.h"
 
 #include "tk/runtime/Kernel.h"
+#include "tk/runtime/KernelCache.h"
 #include "tk/runtime/Runtime.h"
 
 #include <gmock/gmock.h>

@@ -75,7 +75,7 @@ TEST_F(PackageTest, KernelsRunWithoutACompile) {
   CHECK_TK(create(bytes, "vector_add"));
   auto *object = reinterpret_cast<tk::runtime::Kernel *>(
       reinterpret_cast<tk::runtime::HandleObject *>(kernel));
-  EXPECT_EQ(object->getOrigin(), tk::runtime::KernelCache::Origin::Package);
+  EXPECT_EQ(object->getOrigin(), tk::runtime::BinaryOrigin::Package);
   int count = 0;
   CHECK_TK(tk_kernel_num_args(kernel, &count));
   EXPECT_EQ(count, 4);

@@ -12,8 +12,8 @@
 #define TK_RUNTIME_KERNEL_H_
 
 #include "tk/runtime/Device.h"
-#include "tk/runtime/KernelCache.h"
-#include "tk/runtime/KernelSource.h"
+#include "tk/runtime/CompiledBinary.h"
+#include "tk/runtime/KernelSignature.h"
 #include "tk/runtime/Stream.h"
 
 #include <memory>
@@ -25,6 +25,8 @@
 namespace tk::runtime {
 
 class Buffer;
+class KernelCache;
+class Plugin;
 
 /// The compile options a plugin's compile takes (0: its default).
 struct CompileSettings {
@@ -88,7 +90,7 @@ public:
   bool isBoundsChecked() const { return boundsChecks.has_value(); }
   const CompiledBinary &getBinary() const { return *binary; }
   /// Where creation found the binary (memory, disk, or a fresh compile).
-  KernelCache::Origin getOrigin() const { return origin; }
+  BinaryOrigin getOrigin() const { return origin; }
 
   tk_kernel toHandle() {
     return reinterpret_cast<tk_kernel>(static_cast<HandleObject *>(this));
@@ -100,7 +102,7 @@ public:
 private:
   Kernel(Device &device, PreparedKernel &&prepared,
          std::shared_ptr<const CompiledBinary> binary, void *executable,
-         KernelCache::Origin origin)
+         BinaryOrigin origin)
       : HandleObject(kMagic), device(device), api(device.getApi()),
         entry(std::move(prepared.entry)),
         arguments(std::move(prepared.arguments)),
@@ -128,7 +130,7 @@ private:
   std::mutex boundsMutex;
   std::shared_ptr<const CompiledBinary> binary;
   void *executable;
-  KernelCache::Origin origin;
+  BinaryOrigin origin;
 };
 
 } // namespace tk::runtime

@@ -21,6 +21,7 @@
 #ifndef TK_RUNTIME_KERNELCACHE_H_
 #define TK_RUNTIME_KERNELCACHE_H_
 
+#include "tk/runtime/CompiledBinary.h"
 #include "tk/runtime/Status.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -41,14 +42,6 @@ namespace tk::runtime {
 
 using CacheKey = std::array<uint8_t, 32>;
 
-/// A packaged kernel and what the launch and occupancy need to know of it.
-struct CompiledBinary {
-  std::vector<uint8_t> data;
-  int32_t numWarps = 0;
-  int32_t sharedMemoryBytes = 0;
-  int32_t registersPerThread = 0;
-};
-
 /// Hashes the parts of a cache key. Each part is length-prefixed, so that
 /// ("ab", "c") and ("a", "bc") give different keys.
 class CacheKeyBuilder {
@@ -66,9 +59,9 @@ public:
   /// Bumped whenever the file layout changes; older entries are recompiled.
   static constexpr uint32_t kFormatVersion = 1;
 
-  /// Where a lookup found its binary (Package: not the cache's; the
-  /// kernel's source was a package).
-  enum class Origin { Memory, Disk, Compiler, Package };
+  /// Where a lookup found its binary (BinaryOrigin::Package is never the
+  /// cache's answer).
+  using Origin = BinaryOrigin;
 
   /// Produces the binary on a miss.
   using CompileFn = llvm::function_ref<Status(CompiledBinary &)>;

@@ -9,10 +9,10 @@
 #define TK_RUNTIME_RUNTIME_H_
 
 #include "tk/runtime/Device.h"
-#include "tk/runtime/KernelCache.h"
 #include "tk/runtime/PluginLoader.h"
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 /// The tk release, part of every kernel cache key, is project(tk VERSION)
@@ -22,6 +22,8 @@
 #endif
 
 namespace tk::runtime {
+
+class KernelCache;
 
 class Runtime {
 public:
@@ -35,14 +37,19 @@ public:
   int getDeviceCount() const { return static_cast<int>(devices.size()); }
   /// Device `index`; TK_ERROR_NOT_FOUND naming the count when out of range.
   Status getDevice(int index, Device **out) const;
-  KernelCache &getKernelCache() { return kernelCache; }
+  /// The kernel cache of compiled sources, made at the first call
+  /// (KernelCache.cpp: a runtime that only loads packages has none).
+  KernelCache &getKernelCache();
 
 private:
   explicit Runtime(Plugin &plugin) : plugin(plugin) {}
 
   Plugin &plugin;
   std::vector<std::unique_ptr<Device>> devices;
-  KernelCache kernelCache;
+  std::once_flag kernelCacheOnce;
+  /// A shared_ptr, whose deleter is made with the cache: this header does
+  /// not need the cache's type.
+  std::shared_ptr<KernelCache> kernelCache;
 };
 
 } // namespace tk::runtime
