@@ -7,7 +7,9 @@
 // override variable selects (TK_CUDA_ARCH, TK_ROCM_ARCH, TK_XE_ARCH,
 // TK_VULKAN_SUBGROUP_SIZE), so that one machine builds for devices it does
 // not have; without an arch the plugin compiles for its device 0, or for its
-// stated default where it has none.
+// stated default where it has none. Setting those variables makes a builder
+// unsafe to use while other threads of the process compile or read the
+// environment: it is for tools such as tk-compile.
 //
 //===----------------------------------------------------------------------===//
 
