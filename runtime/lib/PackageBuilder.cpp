@@ -86,20 +86,11 @@ Status PackageTarget::parse(const std::string &spec, PackageTarget &out) {
   return Status::success();
 }
 
-Status PackageBuilder::add(const PackageTarget &target,
+Status PackageBuilder::add(const std::vector<PackageTarget> &targets,
                            const tk_kernel_source &source,
                            const tk_compile_options *options,
-                           std::string *compiledFor) {
-  Plugin *plugin = nullptr;
-  TK_RETURN_IF_ERROR(loader.open(target.backend, &plugin));
-  // Without hardware a plugin still compiles (NO_DEVICE): that is how one
-  // machine builds for all.
-  Status initialized = plugin->initialize();
-  if (!initialized.isOk() && initialized.code() != TK_ERROR_NO_DEVICE)
-    return initialized;
-
+                           const Progress &progress) {
   tk_compile_options resolved = {};
-  resolved.struct_size = sizeof(resolved);
   if (options)
     std::memcpy(&resolved, options,
                 std::min(options->struct_size, sizeof(resolved)));
@@ -112,26 +103,6 @@ Status PackageBuilder::add(const PackageTarget &target,
       prepared,
       resolved.source_name ? llvm::StringRef(resolved.source_name)
                            : llvm::StringRef(kDefaultSourceName)));
-
-  ScopedVariable arch(getArchVariable(target.backend), target.arch);
-  std::string compileTarget;
-  TK_RETURN_IF_ERROR(plugin->queryCompileTarget(0, target.arch, compileTarget));
-  // A plugin that takes its device's own target over the variable (Vulkan,
-  // where the device is seen) would build something else than asked.
-  std::string asked =
-      target.backend == "vulkan" ? "subgroup" + target.arch + " " : target.arch;
-  if (!target.arch.empty() && compileTarget.rfind(asked, 0) != 0)
-    return Status(TK_ERROR_INVALID_ARGUMENT,
-                  "target '" + target.str() + "': the " + target.backend +
-                      " plugin compiles for '" + compileTarget +
-                      "' (its device's own target) here; build for '" +
-                      target.backend +
-                      "' alone, or where the plugin sees no device");
-  CompiledBinary compiled;
-  CompileSettings settings{resolved.num_warps, resolved.num_stages,
-                           resolved.min_programs_per_cu, ""};
-  TK_RETURN_IF_ERROR(
-      compileWithPlugin(*plugin, 0, prepared, settings, compiled));
 
   tk::package::Kernel *kernel = nullptr;
   for (tk::package::Kernel &existing : package.kernels)
@@ -149,12 +120,56 @@ Status PackageBuilder::add(const PackageTarget &target,
                                    argument.divisibility, argument.alignment,
                                    argument.elementBytes});
   }
-  for (const tk::package::Binary &binary : kernel->binaries)
+  for (const PackageTarget &target : targets) {
+    std::string compileTarget;
+    Status compiled =
+        compile(target, prepared, resolved, *kernel, compileTarget);
+    if (!compiled.isOk())
+      return Status(compiled.code(),
+                    "target '" + target.str() + "': " + compiled.message());
+    if (progress)
+      progress(target, compileTarget);
+  }
+  return Status::success();
+}
+
+Status PackageBuilder::compile(const PackageTarget &target,
+                               const PreparedKernel &prepared,
+                               const tk_compile_options &options,
+                               tk::package::Kernel &kernel,
+                               std::string &compileTarget) {
+  Plugin *plugin = nullptr;
+  TK_RETURN_IF_ERROR(loader.open(target.backend, &plugin));
+  // Without hardware a plugin still compiles (NO_DEVICE): that is how one
+  // machine builds for all.
+  Status initialized = plugin->initialize();
+  if (!initialized.isOk() && initialized.code() != TK_ERROR_NO_DEVICE)
+    return initialized;
+
+  ScopedVariable arch(getArchVariable(target.backend), target.arch);
+  TK_RETURN_IF_ERROR(plugin->queryCompileTarget(0, target.arch, compileTarget));
+  // A plugin that takes its device's own target over the variable (Vulkan,
+  // where the device is seen) would build something else than asked.
+  std::string asked =
+      target.backend == "vulkan" ? "subgroup" + target.arch + " " : target.arch;
+  if (!target.arch.empty() && compileTarget.rfind(asked, 0) != 0)
+    return Status(
+        TK_ERROR_INVALID_ARGUMENT,
+        "the " + target.backend + " plugin compiles for '" + compileTarget +
+            "' (its device's own target) here; build for '" + target.backend +
+            "' alone, or where the plugin sees no device");
+  for (const tk::package::Binary &binary : kernel.binaries)
     if (binary.backend == target.backend && binary.target == compileTarget)
       return Status(TK_ERROR_INVALID_ARGUMENT,
-                    "kernel '" + kernel->entry + "' is already built for " +
+                    "kernel '" + kernel.entry + "' is already built for " +
                         target.backend + " '" + compileTarget +
                         "' (two targets give one compile target)");
+  CompiledBinary compiled;
+  CompileSettings settings{options.num_warps, options.num_stages,
+                           options.min_programs_per_cu, ""};
+  TK_RETURN_IF_ERROR(
+      compileWithPlugin(*plugin, 0, prepared, settings, compiled));
+
   const tk_backend_interface &api = plugin->getApi();
   tk::package::Binary binary;
   binary.backend = target.backend;
@@ -164,8 +179,6 @@ Status PackageBuilder::add(const PackageTarget &target,
   binary.sharedMemoryBytes = compiled.sharedMemoryBytes;
   binary.registersPerThread = compiled.registersPerThread;
   binary.bytes.assign(compiled.data.begin(), compiled.data.end());
-  kernel->binaries.push_back(std::move(binary));
-  if (compiledFor)
-    *compiledFor = compileTarget;
+  kernel.binaries.push_back(std::move(binary));
   return Status::success();
 }

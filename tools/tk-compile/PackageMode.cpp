@@ -342,17 +342,17 @@ int tk::tool::runPackageMode(const std::vector<std::string> &args) {
     source.data = text.data();
     source.size = text.size();
     source.entry = entry.empty() ? nullptr : entry.c_str();
-    for (const tk::runtime::PackageTarget &target : targets) {
-      std::string compiledFor;
-      tk::runtime::Status status =
-          builder.add(target, source, &options, &compiledFor);
-      if (!status.isOk()) {
-        std::cerr << "tk-compile: " << kernel << " for " << target.str() << ": "
-                  << status.message() << "\n";
-        return status.code() == TK_ERROR_UNSUPPORTED ? 3 : 1;
-      }
-      std::cerr << "tk-compile: [" << ++step << "/" << steps << "] " << kernel
-                << " for " << target.backend << " '" << compiledFor << "'\n";
+    tk::runtime::Status status =
+        builder.add(targets, source, &options,
+                    [&](const tk::runtime::PackageTarget &target,
+                        const std::string &compiledFor) {
+                      std::cerr << "tk-compile: [" << ++step << "/" << steps
+                                << "] " << kernel << " for " << target.backend
+                                << " '" << compiledFor << "'\n";
+                    });
+    if (!status.isOk()) {
+      std::cerr << "tk-compile: " << kernel << ": " << status.message() << "\n";
+      return status.code() == TK_ERROR_UNSUPPORTED ? 3 : 1;
     }
   }
   std::string bytes, error;

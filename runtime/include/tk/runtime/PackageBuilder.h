@@ -17,10 +17,12 @@
 #define TK_RUNTIME_PACKAGEBUILDER_H_
 
 #include "tk/package/Package.h"
+#include "tk/runtime/KernelSignature.h"
 #include "tk/runtime/PluginLoader.h"
 #include "tk/runtime/Status.h"
 #include "tk/tk.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,9 +39,7 @@ struct PackageTarget {
   /// Parses `spec`; TK_ERROR_INVALID_ARGUMENT for an empty backend or arch,
   /// or an arch for a backend without an override (cpu).
   static Status parse(const std::string &spec, PackageTarget &out);
-  std::string str() const {
-    return arch.empty() ? backend : backend + ":" + arch;
-  }
+  const std::string &str() const { return spec; }
 };
 
 class PackageBuilder {
@@ -47,17 +47,28 @@ public:
   explicit PackageBuilder(PluginLoader loader = PluginLoader())
       : loader(std::move(loader)) {}
 
-  /// Compiles kernel `source.entry` of `source` (text, bytecode or TTIR)
-  /// with `options` (num_warps, num_stages, constexprs) for `target` and
-  /// adds the binary to the package, with the kernel's signature the first
-  /// time. Errors: the plugin's, or TK_ERROR_INVALID_ARGUMENT when two
-  /// targets give one compile target.
-  Status add(const PackageTarget &target, const tk_kernel_source &source,
-             const tk_compile_options *options, std::string *compiledFor);
+  /// Called after each target's compile with the compile target it gave.
+  using Progress = std::function<void(const PackageTarget &target,
+                                      const std::string &compileTarget)>;
+
+  /// Reads kernel `source.entry` of `source` (text, bytecode or TTIR) once,
+  /// with `options` (num_warps, num_stages, constexprs), compiles it for
+  /// each of `targets` and adds the binaries to the package, with the
+  /// kernel's signature. Errors: the source's, the plugin's (prefixed with
+  /// the target), or TK_ERROR_INVALID_ARGUMENT when two targets give one
+  /// compile target.
+  Status add(const std::vector<PackageTarget> &targets,
+             const tk_kernel_source &source, const tk_compile_options *options,
+             const Progress &progress = nullptr);
 
   const tk::package::Package &getPackage() const { return package; }
 
 private:
+  /// Compiles `prepared` for `target` into `kernel`.
+  Status compile(const PackageTarget &target, const PreparedKernel &prepared,
+                 const tk_compile_options &options, tk::package::Kernel &kernel,
+                 std::string &compileTarget);
+
   PluginLoader loader;
   tk::package::Package package;
 };
