@@ -70,6 +70,11 @@ timeout 300 "$bin/tk-vulkan-backend-test" >"$out/backend-test.log" 2>&1
 record tk-vulkan-backend-test $?
 tail -3 "$out/backend-test.log" >>"$summary"
 
+step "tk_stream_wrap with a VkQueue of tk's device"
+timeout 120 "$bin/tk-vulkan-queue-wrap-test" >"$out/queue-wrap-test.log" 2>&1
+record tk-vulkan-queue-wrap-test $?
+tail -1 "$out/queue-wrap-test.log" >>"$summary"
+
 step "examples on vulkan"
 timeout 120 "$bin/tk-examples" softmax matmul >>"$summary" 2>&1
 record tk-examples $?
