@@ -167,7 +167,7 @@ TEST_F(PackageTest, ADeviceThePackageLacksIsNamed) {
                                          std::string(backend) + " '"));
   // The package's other targets are listed.
   EXPECT_THAT(tk_last_error(), HasSubstr(std::string(backend) == "cuda"
-                                             ? "rocm 'gfx942'"
+                                             ? "rocm 'gfx942"
                                              : "cuda 'sm_90a'"));
   EXPECT_EQ(kernel, nullptr);
 }
