@@ -91,3 +91,19 @@ function(tk_conformance_shard_args out column index)
     set(${out} "" PARENT_SCOPE)
   endif()
 endfunction()
+
+# tk_add_driver_plugin(<backend> LINK <driver libraries>...): the backend's
+# plugin.cpp built again as libtk_driver_<backend>.so, with
+# TK_PLUGIN_DRIVER_ONLY: the same ABI table without compile and validate
+# (PluginSupport.h's TK_IF_COMPILER), linking the driver and no compiler.
+# libtk_runtime.so, which loads packages, opens these.
+function(tk_add_driver_plugin backend)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  add_library(tk_driver_${backend} SHARED plugin.cpp)
+  target_compile_definitions(tk_driver_${backend} PRIVATE TK_PLUGIN_DRIVER_ONLY)
+  target_include_directories(tk_driver_${backend} PRIVATE
+    ${PROJECT_SOURCE_DIR}/backends ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(tk_driver_${backend} PRIVATE ${ARG_LINK} TkCAPIHeaders)
+  tk_link_no_undefined(tk_driver_${backend})
+  tk_set_warnings(tk_driver_${backend})
+endfunction()

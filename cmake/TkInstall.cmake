@@ -4,6 +4,9 @@
 #   bin/tk-info, tk-compile, tk-opt, tk-conformance
 #   include/tk/tk.h, tk_plugin.h                 the C API and the plugin ABI
 #   <libdir>/libtk.so                            the runtime
+#   <libdir>/libtk_runtime.so                    the runtime without a compiler:
+#                                                packages only, no LLVM/MLIR
+#   <libdir>/tk/libtk_driver_<name>.so           the plugins it opens
 #   <libdir>/tk/libtk_backend_<name>.so          the plugins, found from
 #                                                libtk.so's folder
 #   <libdir>/tk/tk-bytecode-check                reads callers' bytecode apart
@@ -49,14 +52,22 @@ install(TARGETS tk LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/capi/include/tk
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 
+# The runtime without a compiler (tk::runtime, tk-runtime.pc) and the
+# driver-only plugins it opens, beside the full ones.
+set_target_properties(tk_runtime PROPERTIES
+  INSTALL_RPATH "$ORIGIN" INSTALL_RPATH_USE_LINK_PATH ON)
+install(TARGETS tk_runtime LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
 foreach(backend cpu cuda rocm vulkan xe)
-  if(TARGET tk_backend_${backend})
-    set_target_properties(tk_backend_${backend} PROPERTIES
-      INSTALL_RPATH "$ORIGIN/${tk_plugin_to_lib}"
-      INSTALL_RPATH_USE_LINK_PATH ON)
-    install(TARGETS tk_backend_${backend}
-            LIBRARY DESTINATION ${TK_INSTALL_PLUGIN_DIR})
-  endif()
+  foreach(kind backend driver)
+    if(TARGET tk_${kind}_${backend})
+      set_target_properties(tk_${kind}_${backend} PROPERTIES
+        INSTALL_RPATH "$ORIGIN/${tk_plugin_to_lib}"
+        INSTALL_RPATH_USE_LINK_PATH ON)
+      install(TARGETS tk_${kind}_${backend}
+              LIBRARY DESTINATION ${TK_INSTALL_PLUGIN_DIR})
+    endif()
+  endforeach()
 endforeach()
 
 # With the plugins: libtk finds it in <libdir>/tk (BytecodeCheck.cpp).
@@ -95,7 +106,9 @@ file(RELATIVE_PATH tk_pc_to_prefix "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" tk_pc_to_prefix "${tk_pc_to_prefix}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/tk.pc.in
                ${PROJECT_BINARY_DIR}/tk.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/tk.pc
+configure_file(${PROJECT_SOURCE_DIR}/cmake/tk-runtime.pc.in
+               ${PROJECT_BINARY_DIR}/tk-runtime.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/tk.pc ${PROJECT_BINARY_DIR}/tk-runtime.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # cpack -G DEB: the same install under /usr. dpkg-shlibdeps declares the

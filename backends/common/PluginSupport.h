@@ -8,16 +8,30 @@
 #ifndef TK_BACKENDS_COMMON_PLUGINSUPPORT_H_
 #define TK_BACKENDS_COMMON_PLUGINSUPPORT_H_
 
-#include "tk/core/CompileSupport.h"
 #include "tk/tk_plugin.h"
+#ifndef TK_PLUGIN_DRIVER_ONLY
+#include "tk/core/CompileSupport.h"
+#endif
 
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 
+/// A plugin's source builds twice: libtk_backend_<name>.so with its compiler,
+/// and libtk_driver_<name>.so (TK_PLUGIN_DRIVER_ONLY; tk_add_driver_plugin)
+/// without one, for the runtime that loads packages (libtk_runtime.so). An
+/// ABI table entry that needs the compiler is TK_IF_COMPILER(entry): null in
+/// the driver-only build.
+#ifdef TK_PLUGIN_DRIVER_ONLY
+#define TK_IF_COMPILER(entry) nullptr
+#else
+#define TK_IF_COMPILER(entry) entry
+#endif
+
 namespace tk::plugin {
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
 /// The status a plugin's compile returns for readKernelModule's answer.
 inline tk_status statusOf(tk::KernelModuleError error) {
   switch (error) {
@@ -30,6 +44,7 @@ inline tk_status statusOf(tk::KernelModuleError error) {
   }
   return TK_ERROR_INVALID_IR;
 }
+#endif
 
 /// Copies the fields of `full` that fit in the caller's `out->struct_size`
 /// (ABI structs only grow at the end), and records the size copied.

@@ -1,6 +1,7 @@
 //===- plugin.cpp - the Vulkan backend's plugin interface -------*- C++ -*-===//
 //
-// Exports tk_backend_get_interface for libtk_backend_vulkan.so: any Vulkan
+// Exports tk_backend_get_interface for libtk_backend_vulkan.so (and, without
+// compile and validate, libtk_driver_vulkan.so): any Vulkan
 // 1.2 device with buffer device addresses, through the loader opened at run
 // time (the plugin loads anywhere and reports "no device" without one),
 // kernels compiled to SPIR-V at the device's subgroup size.
@@ -9,13 +10,20 @@
 
 #include "common/DriverEntries.h"
 #include "common/PluginSupport.h"
-#include "compiler/Compiler.h"
+#include "compiler/DeviceTarget.h"
 #include "compiler/Package.h"
 #include "driver/Device.h"
 #include "driver/Executable.h"
 #include "tk/tk_plugin.h"
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
+#include "compiler/Compiler.h"
+
 #include "llvm/Config/llvm-config.h"
+#define TK_VULKAN_COMPILER "tk-vulkan 2 llvm " LLVM_VERSION_STRING
+#else
+#define TK_VULKAN_COMPILER "tk-vulkan 2 (driver only)"
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -172,6 +180,7 @@ tk_status vulkanTargetRank(int32_t device, const char *name, int32_t *out) {
   });
 }
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
 tk_status vulkanCompile(const tk_plugin_compile_request *request,
                         tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
@@ -210,6 +219,8 @@ tk_status vulkanValidate(const void *binary, size_t size) {
     return status == TK_ERROR_NOT_FOUND ? TK_SUCCESS : status;
   });
 }
+
+#endif // TK_PLUGIN_DRIVER_ONLY
 
 tk_status vulkanExecutableLoad(int32_t device, const void *binary, size_t size,
                                const char *entry,
@@ -336,7 +347,7 @@ const tk_backend_interface kInterface = {
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"vulkan",
-    /*compiler_version=*/"tk-vulkan 2 llvm " LLVM_VERSION_STRING,
+    /*compiler_version=*/TK_VULKAN_COMPILER,
     Entries::lastError,
     Entries::initialize,
     Entries::deviceCount,
@@ -350,9 +361,9 @@ const tk_backend_interface kInterface = {
     Entries::streamDestroy,
     Entries::streamSynchronize,
     Entries::deviceSynchronize,
-    vulkanCompile,
+    TK_IF_COMPILER(vulkanCompile),
     tk::plugin::freeBinary,
-    vulkanValidate,
+    TK_IF_COMPILER(vulkanValidate),
     vulkanExecutableLoad,
     tk::plugin::unloadExecutable<tk::vulkan::Executable>,
     vulkanExecutableOccupancy,

@@ -8,16 +8,15 @@
 
 #include "tk/tk.h"
 
-#include "tk/runtime/Autotune.h"
 #include "tk/runtime/Buffer.h"
 #include "tk/runtime/CEnum.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Event.h"
 #include "tk/runtime/Kernel.h"
+#include "tk/runtime/KernelCompiler.h"
 #include "tk/runtime/Runtime.h"
 #include "tk/runtime/Status.h"
 #include "tk/runtime/Stream.h"
-#include "tk/ttir/Import.h"
 
 #include <algorithm>
 #include <cstring>
@@ -362,13 +361,14 @@ tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
         return Status(TK_ERROR_INVALID_ARGUMENT,
                       "options->autotune with a package: its kernels were "
                       "compiled when it was built; autotune their source");
-      return createAutotuned(device, *source, *options->autotune, out_kernel);
+      KernelCompiler *compiler = getKernelCompiler();
+      if (!compiler)
+        return compilerMissing("options->autotune");
+      return compiler->createAutotuned(device, *source, *options->autotune,
+                                       out_kernel);
     }
-    Runtime *runtime = nullptr;
-    TK_RETURN_IF_ERROR(Runtime::get(&runtime));
     Kernel *kernel = nullptr;
-    TK_RETURN_IF_ERROR(Kernel::create(*object, runtime->getKernelCache(),
-                                      *source, options, &kernel));
+    TK_RETURN_IF_ERROR(Kernel::create(*object, *source, options, &kernel));
     *out_kernel = kernel->toHandle();
     return Status::success();
   });
@@ -395,17 +395,12 @@ tk_status tk_ttir_read_metadata(const char *json, size_t size,
                         std::to_string(options->struct_size) +
                         ", too small to hold num_warps and num_stages; set it "
                         "to sizeof(tk_compile_options)");
-    std::string error;
-    mlir::FailureOr<tk::ttir::TritonMetadata> metadata =
-        tk::ttir::parseTritonMetadata(
-            llvm::StringRef(json, size ? size : std::strlen(json)), error);
-    if (mlir::failed(metadata))
-      return Status(TK_ERROR_INVALID_ARGUMENT, error);
-    if (metadata->numWarps)
-      options->num_warps = *metadata->numWarps;
-    if (metadata->numStages)
-      options->num_stages = *metadata->numStages;
-    return Status::success();
+    KernelCompiler *compiler = getKernelCompiler();
+    if (!compiler)
+      return compilerMissing("tk_ttir_read_metadata (Triton's JSON reader)");
+    return compiler->readTritonMetadata(
+        std::string_view(json, size ? size : std::strlen(json)),
+        options->num_warps, options->num_stages);
   });
 }
 

@@ -1,28 +1,24 @@
 //===- Kernel.cpp - a compiled, loaded kernel and its launch --------------===//
 //
-// Kernel creation (prepare, key, cache or compile, load), the checked
-// allocation-free launch, and the occupancy estimate.
+// Kernels loaded from packages (a source to compile goes to the library's
+// KernelCompiler, KernelCompile.cpp in libtk.so), the checked
+// allocation-free launch, and the occupancy estimate. No LLVM: this is part
+// of libtk_runtime.so.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tk/runtime/Kernel.h"
-#include "tk/runtime/KernelCache.h"
-#include "tk/runtime/KernelSource.h"
 #include "tk/runtime/CEnum.h"
 
-#include "tk/core/BoundsChecks.h"
+#include "tk/core/BoundsRecord.h"
 #include "tk/package/Package.h"
 #include "tk/runtime/Buffer.h"
+#include "tk/runtime/KernelCompiler.h"
 #include "tk/runtime/Logging.h"
-#include "tk/runtime/Runtime.h"
-
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -33,22 +29,13 @@ using namespace tk::runtime;
 // Creation
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// The compile options with defaults filled in, whatever the caller's
-/// struct_size (fields are only ever appended).
-struct Options {
-  int32_t numWarps = 0;
-  int32_t numStages = 0;
-  llvm::ArrayRef<tk_constexpr_value> constexprs;
-  int32_t minProgramsPerCu = 0;
-  /// What diagnostics call a text or TTIR source.
-  llvm::StringRef sourceName = kDefaultSourceName;
-  /// The bounds-checked mode: options->check_bounds or TK_CHECK_BOUNDS.
-  bool checkBounds = false;
-};
-} // namespace
+bool tk::runtime::isBoundsCheckingRequested() {
+  const char *value = std::getenv("TK_CHECK_BOUNDS");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
 
-static Status readOptions(const tk_compile_options *options, Options &out) {
+Status tk::runtime::readKernelOptions(const tk_compile_options *options,
+                                      KernelOptions &out) {
   out.checkBounds = isBoundsCheckingRequested();
   if (!options)
     return Status::success();
@@ -69,8 +56,8 @@ static Status readOptions(const tk_compile_options *options, Options &out) {
       return Status(TK_ERROR_INVALID_ARGUMENT,
                     "options->constexprs is NULL but num_constexprs is " +
                         std::to_string(options->num_constexprs));
-    out.constexprs =
-        llvm::ArrayRef(options->constexprs, options->num_constexprs);
+    out.constexprs.assign(options->constexprs,
+                          options->constexprs + options->num_constexprs);
   }
   if (has(offsetof(tk_compile_options, min_programs_per_cu), sizeof(int32_t)))
     out.minProgramsPerCu = options->min_programs_per_cu;
@@ -95,48 +82,10 @@ static Status readOptions(const tk_compile_options *options, Options &out) {
   return Status::success();
 }
 
-Status tk::runtime::compileWithPlugin(Plugin &plugin, int32_t device,
-                                      const PreparedKernel &prepared,
-                                      const CompileSettings &settings,
-                                      CompiledBinary &out) {
-  const tk_backend_interface &api = plugin.getApi();
-  tk_plugin_compile_request request;
-  std::memset(&request, 0, sizeof(request));
-  request.struct_size = sizeof(request);
-  request.module_bytecode = prepared.bytecode.data();
-  request.module_size = prepared.bytecode.size();
-  request.entry = prepared.entry.c_str();
-  request.num_warps = settings.numWarps;
-  request.num_stages = settings.numStages;
-  request.device = device;
-  request.dump_dir =
-      settings.dumpDir.empty() ? nullptr : settings.dumpDir.c_str();
-  request.min_programs_per_cu = settings.minProgramsPerCu;
-
-  tk_plugin_binary binary;
-  std::memset(&binary, 0, sizeof(binary));
-  binary.struct_size = sizeof(binary);
-  tk_status code = api.compile(&request, &binary);
-  if (code != TK_SUCCESS)
-    return plugin.makeError(code, "compile of '" + prepared.entry + "'");
-  if (!binary.data || binary.size == 0) {
-    api.binary_free(&binary);
-    return Status(TK_ERROR_COMPILATION, plugin.getName() + ": compile of '" +
-                                            prepared.entry +
-                                            "' returned an empty binary");
-  }
-  const auto *bytes = static_cast<const uint8_t *>(binary.data);
-  out.data.assign(bytes, bytes + binary.size);
-  out.numWarps = binary.num_warps;
-  out.sharedMemoryBytes = binary.shared_memory_bytes;
-  out.registersPerThread = binary.registers_per_thread;
-  api.binary_free(&binary);
-  return Status::success();
-}
-
-/// Loads `binary` on the device with the signature of `prepared`.
-static Status loadExecutable(Device &device, const PreparedKernel &prepared,
-                             const CompiledBinary &binary, void **out) {
+Status tk::runtime::loadKernelExecutable(Device &device,
+                                         const PreparedKernel &prepared,
+                                         const CompiledBinary &binary,
+                                         void **out) {
   tk_plugin_arg_type types[kMaxKernelArguments];
   for (size_t i = 0; i < prepared.arguments.size(); ++i)
     types[i] = prepared.arguments[i].type;
@@ -148,6 +97,14 @@ static Status loadExecutable(Device &device, const PreparedKernel &prepared,
     return device.getPlugin().makeError(code, "executable_load of '" +
                                                   prepared.entry + "'");
   return Status::success();
+}
+
+/// "0x7f00dead0000".
+static std::string formatAddress(uintptr_t address) {
+  char text[2 + 2 * sizeof(uintptr_t) + 1];
+  std::snprintf(text, sizeof(text), "0x%llx",
+                static_cast<unsigned long long>(address));
+  return text;
 }
 
 /// A package's binary a device can run, and how well (Plugin::rankTarget).
@@ -163,7 +120,7 @@ struct PackageCandidate {
 /// size and features the device has), in the package's order.
 static Status selectPackageBinaries(Device &device,
                                     const tk_kernel_source &source,
-                                    const Options &options,
+                                    const KernelOptions &options,
                                     tk::package::Package &package,
                                     PreparedKernel &prepared,
                                     std::vector<PackageCandidate> &candidates) {
@@ -276,127 +233,57 @@ toCompiledBinary(const tk::package::Binary &binary) {
   return compiled;
 }
 
-Status Kernel::create(Device &device, KernelCache &cache,
-                      const tk_kernel_source &source,
+Kernel *Kernel::adopt(Device &device, PreparedKernel &&prepared,
+                      std::shared_ptr<const CompiledBinary> binary,
+                      void *executable, BinaryOrigin origin,
+                      Buffer *boundsRecord) {
+  Kernel *kernel = new Kernel(device, std::move(prepared), std::move(binary),
+                              executable, origin);
+  kernel->boundsRecord = boundsRecord;
+  return kernel;
+}
+
+Status Kernel::create(Device &device, const tk_kernel_source &source,
                       const tk_compile_options *options, Kernel **out) {
-  Options resolved;
-  TK_RETURN_IF_ERROR(readOptions(options, resolved));
-  if (rawEnumValue(source.kind) == TK_SOURCE_PACKAGE) {
-    // Built ahead of time: no compiler, no cache. The best binary that
-    // loads; the refusals of all where none does.
-    tk::package::Package package;
-    PreparedKernel prepared;
-    std::vector<PackageCandidate> candidates;
-    TK_RETURN_IF_ERROR(selectPackageBinaries(device, source, resolved, package,
-                                             prepared, candidates));
-    Status refused;
-    std::string refusals;
-    for (const PackageCandidate &candidate : candidates) {
-      std::shared_ptr<const CompiledBinary> binary =
-          toCompiledBinary(*candidate.binary);
-      void *executable = nullptr;
-      Status loaded = loadExecutable(device, prepared, *binary, &executable);
-      if (loaded.isOk()) {
-        if (candidate.rank < 2)
-          getLogger().info("package kernel '{}': no binary for this "
-                           "device's own target; loaded the one for '{}'",
-                           prepared.entry, candidate.binary->target);
-        *out = new Kernel(device, std::move(prepared), std::move(binary),
-                          executable, BinaryOrigin::Package);
-        return Status::success();
-      }
-      refused = loaded;
-      refusals += (refusals.empty() ? "" : "; ") + std::string("'") +
-                  candidate.binary->target + "': " + loaded.message();
-    }
-    return Status(refused.code(), "package kernel '" + prepared.entry +
-                                      "': no binary of it loads (" + refusals +
-                                      ")");
+  KernelOptions resolved;
+  TK_RETURN_IF_ERROR(readKernelOptions(options, resolved));
+  if (rawEnumValue(source.kind) != TK_SOURCE_PACKAGE) {
+    KernelCompiler *compiler = getKernelCompiler();
+    if (!compiler)
+      return compilerMissing("a kernel source other than a package");
+    return compiler->createKernel(device, source, resolved, out);
   }
+  // Built ahead of time: no compiler, no cache. The best binary that
+  // loads; the refusals of all where none does.
+  tk::package::Package package;
   PreparedKernel prepared;
-  TK_RETURN_IF_ERROR(prepareKernel(source, resolved.constexprs, prepared,
-                                   resolved.sourceName, resolved.checkBounds));
-
-  // Everything that decides the generated code, and nothing else: the launch
-  // never hashes, and two processes compiling the same kernel for the same
-  // target with the same compiler share one disk entry. The target is the
-  // plugin's (TK_CUDA_ARCH=sm_80 on an sm_90 device compiles for sm_80),
-  // not the device's arch.
-  const tk_backend_interface &api = device.getApi();
-  std::string target;
-  TK_RETURN_IF_ERROR(device.getPlugin().queryCompileTarget(
-      device.getIndex(), device.getProps().arch, target));
-  CacheKey key = CacheKeyBuilder()
-                     .add("tk kernel")
-                     .add(prepared.bytecode)
-                     .add(prepared.entry)
-                     .add(int64_t(resolved.numWarps))
-                     .add(int64_t(resolved.numStages))
-                     .add(int64_t(resolved.minProgramsPerCu))
-                     .add(device.getPlugin().getName())
-                     .add(target)
-                     .add(api.compiler_version ? api.compiler_version : "")
-                     .add(device.getPlugin().getBuildStamp())
-                     .add(TK_VERSION_STRING)
-                     .finish();
-
-  std::string dumpDir;
-  if (const char *dir = std::getenv("TK_DUMP_IR"); dir && *dir) {
-    // One folder a compile, named by its entry and its cache key: another
-    // kernel, or the same one for another target or with other options,
-    // does not overwrite these stages.
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, prepared.entry + "-" +
-                                      KernelCache::toHex(key).substr(0, 12));
-    // Asked for dumps and not getting them is worth an error, not a line in
-    // a log nobody reads.
-    // create_directories succeeds on an existing file of that name.
-    std::error_code error = llvm::sys::fs::create_directories(path);
-    if (!error && !llvm::sys::fs::is_directory(path))
-      error = std::make_error_code(std::errc::not_a_directory);
-    if (error)
-      return Status(TK_ERROR_INVALID_ARGUMENT,
-                    "TK_DUMP_IR='" + std::string(dir) +
-                        "' is not a folder tk can create: " + error.message());
-    dumpDir = std::string(path);
-  }
-  CompileSettings settings{resolved.numWarps, resolved.numStages,
-                           resolved.minProgramsPerCu, dumpDir};
-  auto compile = [&](CompiledBinary &binary) {
-    return compileWithPlugin(device.getPlugin(), device.getIndex(), prepared,
-                             settings, binary);
-  };
-
-  std::shared_ptr<const CompiledBinary> binary;
-  KernelCache::Origin origin = KernelCache::Origin::Compiler;
-  TK_RETURN_IF_ERROR(cache.getOrCompile(key, compile, binary, &origin,
-                                        /*forceCompile=*/!dumpDir.empty()));
-  void *executable = nullptr;
-  Status loaded = loadExecutable(device, prepared, *binary, &executable);
-  if (!loaded.isOk() && origin != KernelCache::Origin::Compiler) {
-    // A cached binary the plugin refuses (a plugin updated without changing
-    // its compiler_version, say) is worth one fresh compile.
-    getLogger().warn("cached binary for '{}' does not load ({}); recompiling",
-                     prepared.entry, loaded.message());
-    TK_RETURN_IF_ERROR(cache.getOrCompile(key, compile, binary, &origin,
-                                          /*forceCompile=*/true));
-    loaded = loadExecutable(device, prepared, *binary, &executable);
-  }
-  TK_RETURN_IF_ERROR(loaded);
-
-  Buffer *record = nullptr;
-  if (prepared.boundsChecks) {
-    size_t slots = std::max<size_t>(prepared.boundsChecks->sites.size(), 1);
-    Status allocated = Buffer::create(device, slots * sizeof(int64_t), &record);
-    if (!allocated.isOk()) {
-      api.executable_unload(executable);
-      return allocated;
+  std::vector<PackageCandidate> candidates;
+  TK_RETURN_IF_ERROR(selectPackageBinaries(device, source, resolved, package,
+                                           prepared, candidates));
+  Status refused;
+  std::string refusals;
+  for (const PackageCandidate &candidate : candidates) {
+    std::shared_ptr<const CompiledBinary> binary =
+        toCompiledBinary(*candidate.binary);
+    void *executable = nullptr;
+    Status loaded =
+        loadKernelExecutable(device, prepared, *binary, &executable);
+    if (loaded.isOk()) {
+      if (candidate.rank < 2)
+        getLogger().info("package kernel '{}': no binary for this "
+                         "device's own target; loaded the one for '{}'",
+                         prepared.entry, candidate.binary->target);
+      *out = adopt(device, std::move(prepared), std::move(binary), executable,
+                   BinaryOrigin::Package, /*boundsRecord=*/nullptr);
+      return Status::success();
     }
+    refused = loaded;
+    refusals += (refusals.empty() ? "" : "; ") + std::string("'") +
+                candidate.binary->target + "': " + loaded.message();
   }
-  *out = new Kernel(device, std::move(prepared), std::move(binary), executable,
-                    origin);
-  (*out)->boundsRecord = record;
-  return Status::success();
+  return Status(refused.code(), "package kernel '" + prepared.entry +
+                                    "': no binary of it loads (" + refusals +
+                                    ")");
 }
 
 Status Kernel::release(Kernel *kernel) {
@@ -566,14 +453,13 @@ Status Kernel::launch(const tk_grid &grid, const tk_args *args,
                 " (" + std::to_string(expected.elementBytes) + " bytes)");
       auto address = reinterpret_cast<uintptr_t>(buffer->getDevicePointer());
       if (address % uint64_t(expected.alignment) != 0)
-        return argumentError(TK_ERROR_ARGUMENT_MISMATCH, i,
-                             "the buffer's device address 0x" +
-                                 llvm::utohexstr(address, /*LowerCase=*/true) +
-                                 " is not a multiple of " +
-                                 std::to_string(expected.alignment) +
-                                 " bytes, which the kernel was specialised for "
-                                 "(tk.divisibility = " +
-                                 std::to_string(expected.divisibility) + ")");
+        return argumentError(
+            TK_ERROR_ARGUMENT_MISMATCH, i,
+            "the buffer's device address " + formatAddress(address) +
+                " is not a multiple of " + std::to_string(expected.alignment) +
+                " bytes, which the kernel was specialised for "
+                "(tk.divisibility = " +
+                std::to_string(expected.divisibility) + ")");
       values[i].pointer = buffer->getDevicePointer();
       bufferBytes[i] = buffer->getSize();
       break;
@@ -667,16 +553,16 @@ Status Kernel::launchChecked(const int32_t dims[3], void **pointers,
   const KernelArgument &argument = arguments[site.argument];
   bool writes = site.op != "load";
   // "f32" of "!tk.ptr<f32>".
-  llvm::StringRef elementType(argument.typeName);
-  if (elementType.consume_front("!tk.ptr<"))
-    elementType.consume_back(">");
+  std::string_view elementType(argument.typeName);
+  if (elementType.substr(0, 8) == "!tk.ptr<" && elementType.back() == '>')
+    elementType = elementType.substr(8, elementType.size() - 9);
   std::string message =
       "launch of '" + entry + "': out of bounds: the " + site.op + " at " +
       site.location + " " + (writes ? "accessed" : "read") + " element " +
       std::to_string(record[*first]) + " of argument " +
       std::to_string(site.argument) + " ('" + argument.name +
       "'), a buffer of " + std::to_string(extentOf(site.argument)) +
-      " elements of " + elementType.str() + " (" +
+      " elements of " + std::string(elementType) + " (" +
       std::to_string(bufferBytes[site.argument]) +
       " bytes); the access was masked off there, so nothing outside the "
       "buffer was touched";

@@ -359,11 +359,6 @@ static Status makeBoundsChecked(ModuleOp module, tk::FuncOp entry,
   return Status::success();
 }
 
-bool tk::runtime::isBoundsCheckingRequested() {
-  const char *value = std::getenv("TK_CHECK_BOUNDS");
-  return value && *value && std::strcmp(value, "0") != 0;
-}
-
 /// The launch signature of `func`: what a launch passes for each argument.
 static Status getSignature(tk::FuncOp func,
                            std::vector<KernelArgument> &arguments) {

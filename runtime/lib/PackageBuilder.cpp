@@ -2,7 +2,7 @@
 
 #include "tk/runtime/PackageBuilder.h"
 
-#include "tk/runtime/Kernel.h"
+#include "tk/runtime/KernelCompile.h"
 #include "tk/runtime/KernelSource.h"
 
 #include <algorithm>

@@ -9,6 +9,7 @@
 
 #include "common/DeviceProbe.h"
 
+#include "tk/runtime/KernelCompiler.h"
 #include "tk/runtime/Logging.h"
 
 #include <dlfcn.h>
@@ -24,7 +25,12 @@
 using namespace tk::runtime;
 namespace fs = std::filesystem;
 
-static constexpr std::string_view kPrefix = "libtk_backend_";
+/// libtk.so opens the full plugins, which compile; the runtime without a
+/// compiler (libtk_runtime.so) opens their driver-only builds, which load
+/// packages and link no compiler (KernelCompiler.h).
+static std::string_view getPluginPrefix() {
+  return getKernelCompiler() ? "libtk_backend_" : "libtk_driver_";
+}
 static constexpr std::string_view kSuffix = ".so";
 
 /// `text` without the blanks around it.
@@ -68,7 +74,8 @@ static std::string canonicalOr(const std::string &path) {
 }
 
 static std::string fileName(std::string_view name) {
-  return std::string(kPrefix) + std::string(name) + std::string(kSuffix);
+  return std::string(getPluginPrefix()) + std::string(name) +
+         std::string(kSuffix);
 }
 static constexpr const char *kEntryPoint = "tk_backend_get_interface";
 static constexpr const char *kVersionPoint = "tk_backend_abi_version";
@@ -310,19 +317,20 @@ static bool isValidName(std::string_view name) {
 
 std::vector<PluginFile> PluginLoader::findPlugins() const {
   std::vector<PluginFile> found;
+  const std::string_view prefix = getPluginPrefix();
   for (const std::string &dir : searchPath) {
     std::error_code error;
     std::vector<PluginFile> inDir;
     for (fs::directory_iterator it(dir, error), end; !error && it != end;
          it.increment(error)) {
       std::string file = it->path().filename().string();
-      if (file.size() <= kPrefix.size() + kSuffix.size() ||
-          file.compare(0, kPrefix.size(), kPrefix) != 0 ||
+      if (file.size() <= prefix.size() + kSuffix.size() ||
+          file.compare(0, prefix.size(), prefix) != 0 ||
           file.compare(file.size() - kSuffix.size(), kSuffix.size(), kSuffix) !=
               0)
         continue;
       std::string name = file.substr(
-          kPrefix.size(), file.size() - kPrefix.size() - kSuffix.size());
+          prefix.size(), file.size() - prefix.size() - kSuffix.size());
       if (!isValidName(name))
         continue;
       bool shadowed =
@@ -390,13 +398,14 @@ static const char *findMissingFunction(const tk_backend_interface &api) {
   TK_REQUIRE(stream_destroy)
   TK_REQUIRE(stream_synchronize)
   TK_REQUIRE(device_synchronize)
-  TK_REQUIRE(compile)
   TK_REQUIRE(binary_free)
   TK_REQUIRE(executable_load)
   TK_REQUIRE(executable_unload)
   TK_REQUIRE(launch)
 #undef TK_REQUIRE
-  // validate and executable_occupancy are optional: the runtime does without.
+  // compile, validate and executable_occupancy are optional: a driver-only
+  // plugin (libtk_driver_<name>.so) compiles nothing, and the runtime does
+  // without the others.
   return nullptr;
 }
 

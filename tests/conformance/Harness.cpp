@@ -15,6 +15,7 @@
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/KernelCache.h"
+#include "tk/runtime/KernelCompile.h"
 #include "tk/runtime/KernelSource.h"
 #include "tk/runtime/PluginLoader.h"
 
@@ -356,8 +357,11 @@ public:
       options.min_programs_per_cu = settings.minProgramsPerCu;
       options.constexprs = constexprs.data();
       options.num_constexprs = constexprs.size();
-      rt::Status status =
-          rt::Kernel::create(*device, cache, source, &options, &out.kernel);
+      rt::KernelOptions resolved;
+      rt::Status status = rt::readKernelOptions(&options, resolved);
+      if (status.isOk())
+        status = rt::createKernelFromSource(*device, cache, source, resolved,
+                                            &out.kernel);
       if (!status.isOk()) {
         out.kernel = nullptr;
         out.code = status.code();

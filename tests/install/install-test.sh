@@ -7,7 +7,9 @@
 #   4. a C++ program that builds its kernel with the installed builder
 #      (find_package(tk COMPONENTS builder)) built and run;
 #   5. a C program whose kernels tk_add_kernels compiled into a package for
-#      five backends at build time, launched through its typed launchers.
+#      five backends at build time, launched through its typed launchers;
+#   6. a C program of libtk_runtime.so alone (pkg-config tk-runtime) running
+#      a package on lavapipe through the driver-only Vulkan plugin.
 #
 #   install-test.sh BUILD_DIR SCRATCH_DIR
 set -euo pipefail
@@ -85,4 +87,25 @@ out=$("$scratch/packaged-build/packaged")
 echo "packaged: $out"
 grep -q "^correct (0 wrong); a released buffer: " <<<"$out" ||
   { echo "install-test: packaged said: $out"; exit 1; }
+
+# 6. The runtime without a compiler: runtime_only.c built with tk-runtime's
+# pkg-config flags (libtk_runtime.so alone) runs a package made by the
+# installed tk-compile on lavapipe through the installed driver-only plugin.
+if [ -f "$libdir/tk/libtk_driver_vulkan.so" ]; then
+  for file in "$libdir/libtk_runtime.so" "$libdir/pkgconfig/tk-runtime.pc"; do
+    [ -f "$file" ] || { echo "install-test: $file was not installed"; exit 1; }
+  done
+  # shellcheck disable=SC2046 # the flags are words
+  cc -std=c99 -Wall -o "$scratch/runtime-only" "$source_dir/../runtime/runtime_only.c" \
+    $(pkg-config --cflags --libs tk-runtime) -lm -Wl,-rpath,"$pc_libdir"
+  ldd "$scratch/runtime-only" | grep -q "libtk\.so" &&
+    { echo "install-test: runtime-only links libtk.so"; exit 1; }
+  TK_BACKEND=vulkan "$prefix/bin/tk-compile" --package "$scratch/runtime.tkpkg" \
+    --target vulkan "$kernels/vector_add.tk" "$kernels/softmax.tk:softmax" \
+    2> "$scratch/runtime-package.log" ||
+    { cat "$scratch/runtime-package.log"; exit 1; }
+  out=$(TK_BACKEND=vulkan "$scratch/runtime-only" "$scratch/runtime.tkpkg" 2>&1) ||
+    { echo "install-test: runtime-only said: $out"; exit 1; }
+  echo "runtime only: $(tail -1 <<<"$out")"
+fi
 echo "install-test: ok ($prefix)"

@@ -15,6 +15,7 @@
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/KernelCache.h"
+#include "tk/runtime/KernelCompile.h"
 #include "tk/runtime/KernelSource.h"
 #include "tk/runtime/PluginLoader.h"
 #include "tk/runtime/Status.h"
@@ -678,7 +679,8 @@ TEST(KernelCache, KeyedOnThePluginsCompileTargetNotTheDeviceArch) {
     EXPECT_TRUE(plugin->queryCompileTarget(0, "", seen).isOk());
     EXPECT_EQ(seen, target);
     Kernel *kernel = nullptr;
-    Status created = Kernel::create(*device, cache, source, nullptr, &kernel);
+    Status created = createKernelFromSource(*device, cache, source,
+                                            KernelOptions(), &kernel);
     EXPECT_TRUE(created.isOk()) << created.message();
     KernelCache::Origin origin =
         kernel ? kernel->getOrigin() : KernelCache::Origin::Memory;

@@ -19,13 +19,6 @@
 
 namespace tk::vulkan {
 
-/// The device code is compiled for.
-struct DeviceTarget {
-  DeviceFeatures features;
-  int64_t sharedMemoryBytes = 32 * 1024;
-  int64_t maxThreadsPerBlock = 1024;
-};
-
 struct CompileInput {
   const void *module = nullptr;
   size_t size = 0;

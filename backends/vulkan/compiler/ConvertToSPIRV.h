@@ -12,6 +12,8 @@
 #ifndef TK_BACKENDS_VULKAN_COMPILER_CONVERTTOSPIRV_H_
 #define TK_BACKENDS_VULKAN_COMPILER_CONVERTTOSPIRV_H_
 
+#include "compiler/DeviceTarget.h"
+
 #include "mlir/Pass/Pass.h"
 
 #include <cstdint>
@@ -20,18 +22,6 @@
 #include <vector>
 
 namespace tk::vulkan {
-
-/// What the device can run, from its features; the conversion refuses a
-/// kernel that needs more, naming the feature.
-struct DeviceFeatures {
-  int64_t subgroupSize = 32;
-  bool float16 = true;
-  bool float64 = true;
-  bool int8 = true;
-  bool int16 = true;
-  bool int64Atomics = true;
-  bool float32AtomicAdd = true;
-};
 
 /// How the kernel takes its arguments, for the loader and launches: a
 /// push-constant block of `pushConstantBytes` holding argument i at

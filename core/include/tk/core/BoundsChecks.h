@@ -11,6 +11,7 @@
 #ifndef TK_CORE_BOUNDSCHECKS_H_
 #define TK_CORE_BOUNDSCHECKS_H_
 
+#include "tk/core/BoundsRecord.h"
 #include "tk/ir/Dialect.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -34,16 +35,12 @@ struct BoundsCheckSite {
 /// What addBoundsChecks appended to the kernel's signature, after the
 /// `numUserArguments` the caller passes: one i64 extent, in elements, per
 /// pointer argument (in argument order), then the record (`!tk.ptr<i64>`,
-/// one slot per site). The caller fills every slot with
-/// kBoundsRecordUnset before a launch; a slot that differs afterwards holds
-/// the element offset of an access of its site that was out of bounds.
+/// one slot per site; BoundsRecord.h).
 struct BoundsChecks {
   unsigned numUserArguments = 0;
   llvm::SmallVector<unsigned> extentArguments; // user argument of each extent
   llvm::SmallVector<BoundsCheckSite> sites;
 };
-
-constexpr int64_t kBoundsRecordUnset = INT64_MIN;
 
 /// Rewrites `func` in place (see the file comment). An access whose
 /// pointers cannot be traced to one argument through tk.splat, tk.addptr,

@@ -2,9 +2,10 @@
 //
 // The object behind tk_kernel: an executable loaded on one device with the
 // signature its launches are checked against. Creation does the expensive
-// work (prepare, hash, cache or compile, load) so that a launch only checks
-// the arguments against the precomputed signature, packs them on the stack
-// and calls the plugin: no allocation, no hashing, no lock.
+// work (a package's binary chosen and loaded here; a source prepared, hashed,
+// cached or compiled and loaded by KernelCompile.h) so that a launch only
+// checks the arguments against the precomputed signature, packs them on the
+// stack and calls the plugin: no allocation, no hashing, no lock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,37 +26,49 @@
 namespace tk::runtime {
 
 class Buffer;
-class KernelCache;
-class Plugin;
 
-/// The compile options a plugin's compile takes (0: its default).
-struct CompileSettings {
+/// The options of tk_kernel_create, defaults filled in, whatever the
+/// caller's struct_size (fields are only ever appended).
+struct KernelOptions {
   int32_t numWarps = 0;
   int32_t numStages = 0;
+  std::vector<tk_constexpr_value> constexprs;
   int32_t minProgramsPerCu = 0;
-  /// Non-empty: the plugin dumps each stage there (TK_DUMP_IR).
-  std::string dumpDir;
+  /// What diagnostics call a text or TTIR source.
+  std::string sourceName = kDefaultSourceName;
+  /// The bounds-checked mode: options->check_bounds or TK_CHECK_BOUNDS.
+  bool checkBounds = false;
 };
 
-/// Compiles `prepared` with `plugin` for its device `device` (the target
-/// its compile_target names; a plugin without hardware compiles for its
-/// stated default) into `out`.
-Status compileWithPlugin(Plugin &plugin, int32_t device,
-                         const PreparedKernel &prepared,
-                         const CompileSettings &settings, CompiledBinary &out);
+/// Whether TK_CHECK_BOUNDS asks for the bounds-checked mode (set, and
+/// neither "" nor "0").
+bool isBoundsCheckingRequested();
+
+/// Reads and checks `options` (may be null) into `out`.
+Status readKernelOptions(const tk_compile_options *options, KernelOptions &out);
+
+/// Loads `binary` on `device` with the signature of `prepared`.
+Status loadKernelExecutable(Device &device, const PreparedKernel &prepared,
+                            const CompiledBinary &binary, void **out);
 
 class Kernel : public HandleObject {
 public:
   static constexpr uint32_t kMagic = 0x746b4b4e; // "tkKN"
   static constexpr const char *kHandleName = "kernel";
 
-  /// Prepares `source` (KernelSource.h), finds its binary in `cache` or
-  /// compiles it with the device's plugin, and loads it. `options` may be
-  /// null. TK_DUMP_IR=<dir> makes the plugin dump each stage there (and
-  /// skips the cache lookups, so that a compile happens).
-  static Status create(Device &device, KernelCache &cache,
-                       const tk_kernel_source &source,
+  /// Loads the binary of a package (TK_SOURCE_PACKAGE) the device runs
+  /// best; hands any other source to the library's compiler
+  /// (KernelCompiler.h), which libtk_runtime.so has not. `options` may be
+  /// null.
+  static Status create(Device &device, const tk_kernel_source &source,
                        const tk_compile_options *options, Kernel **out);
+  /// The kernel of an `executable` loaded from `binary` on `device`
+  /// (loadKernelExecutable); it owns the executable and `boundsRecord` (the
+  /// bounds-checked mode's record, or null).
+  static Kernel *adopt(Device &device, PreparedKernel &&prepared,
+                       std::shared_ptr<const CompiledBinary> binary,
+                       void *executable, BinaryOrigin origin,
+                       Buffer *boundsRecord);
   /// Unloads the executable and retires the handle (see Handle.h).
   static Status release(Kernel *kernel);
 

@@ -19,6 +19,9 @@
 
 namespace tk::runtime {
 
+/// What diagnostics call a text or TTIR source without a name.
+inline constexpr const char *kDefaultSourceName = "<source>";
+
 /// The most arguments a kernel may take: the launch packs them into a
 /// fixed-size array on the stack, so that it never allocates.
 constexpr size_t kMaxKernelArguments = 64;

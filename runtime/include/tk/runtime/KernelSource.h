@@ -24,13 +24,6 @@
 
 namespace tk::runtime {
 
-/// The name of a source that was given none.
-inline constexpr llvm::StringLiteral kDefaultSourceName = "<source>";
-
-/// Whether TK_CHECK_BOUNDS asks for the bounds-checked mode (set, and
-/// neither "" nor "0").
-bool isBoundsCheckingRequested();
-
 /// Parses (text), reads (bytecode) or copies (builder module) the source into
 /// a private MLIR context, verifies it, picks the entry, folds `constexprs`
 /// into it (tk::specializeArguments) and serialises it. Errors:
