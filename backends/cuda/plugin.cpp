@@ -1,6 +1,7 @@
 //===- plugin.cpp - the CUDA backend's plugin interface ---------*- C++ -*-===//
 //
-// Exports tk_backend_get_interface for libtk_backend_cuda.so: NVIDIA GPUs
+// Exports tk_backend_get_interface for libtk_backend_cuda.so (and, without
+// compile and validate, libtk_driver_cuda.so): NVIDIA GPUs
 // through the driver API (opened at run time, so the plugin loads anywhere
 // and reports "no device" without one), kernels compiled to PTX and cubins.
 //
@@ -8,12 +9,20 @@
 
 #include "common/DriverEntries.h"
 #include "common/PluginSupport.h"
-#include "compiler/Compiler.h"
+#include "compiler/DeviceTarget.h"
+#include "compiler/Package.h"
 #include "driver/Device.h"
 #include "driver/Executable.h"
 #include "tk/tk_plugin.h"
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
+#include "compiler/Compiler.h"
+
 #include "llvm/Config/llvm-config.h"
+#define TK_CUDA_COMPILER "tk-cuda 1 llvm " LLVM_VERSION_STRING
+#else
+#define TK_CUDA_COMPILER "tk-cuda 1 (driver only)"
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -129,6 +138,7 @@ tk_status cudaStreamWrap(int32_t device, void *stream, void **out) {
 /// A wrapped stream belongs to the caller: nothing to release.
 tk_status cudaStreamUnwrap(int32_t, void *) { return TK_SUCCESS; }
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
 tk_status cudaCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
@@ -166,6 +176,8 @@ tk_status cudaValidate(const void *binary, size_t size) {
     return tk::cuda::validatePackage(binary, size, error);
   });
 }
+
+#endif // TK_PLUGIN_DRIVER_ONLY
 
 tk_status cudaExecutableLoad(int32_t device, const void *binary, size_t size,
                              const char *entry,
@@ -247,8 +259,7 @@ const tk_backend_interface kInterface = {
     // The CUDA version of the headers the plugin was built with; the ptxas
     // found at run time is expected to be that toolkit's.
     /*compiler_version=*/
-    "tk-cuda 1 llvm " LLVM_VERSION_STRING
-    " cuda " TK_CUDA_STRINGIFY(CUDA_VERSION),
+    TK_CUDA_COMPILER " cuda " TK_CUDA_STRINGIFY(CUDA_VERSION),
     Entries::lastError,
     Entries::initialize,
     Entries::deviceCount,
@@ -262,9 +273,9 @@ const tk_backend_interface kInterface = {
     Entries::streamDestroy,
     Entries::streamSynchronize,
     Entries::deviceSynchronize,
-    cudaCompile,
+    TK_IF_COMPILER(cudaCompile),
     tk::plugin::freeBinary,
-    cudaValidate,
+    TK_IF_COMPILER(cudaValidate),
     cudaExecutableLoad,
     tk::plugin::unloadExecutable<tk::cuda::Executable>,
     cudaExecutableOccupancy,

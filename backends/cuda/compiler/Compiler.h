@@ -55,23 +55,6 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
 tk_status compileToPackage(const CompileInput &input, Package &out,
                            std::string &error);
 
-/// The target for a GPU of compute capability `computeCapability` (major*10
-/// + minor): sm_90a for 9.0, sm_8x for 8.x, sm_90 (run through the PTX JIT)
-/// for newer GPUs. TK_ERROR_UNSUPPORTED below sm_80.
-tk_status targetForComputeCapability(int computeCapability, Target &out,
-                                     std::string &error);
-
-/// Parses "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a".
-tk_status parseTargetName(const std::string &name, Target &out,
-                          std::string &error);
-
-/// Whether code compiled for `name` (a compile target: "sm_80",
-/// "sm_90a", with "+simt-dots" where the dots took multiply-adds) runs on a
-/// GPU of compute capability `computeCapability`: its cubin or, on a later
-/// GPU, its PTX through the driver's JIT. Code for an "a" target runs only
-/// on that exact GPU.
-bool runsOnComputeCapability(const std::string &name, int computeCapability);
-
 /// The CUDA toolkit used: $CUDA_HOME when set; otherwise the toolkit of the
 /// ptxas on PATH when its folder holds libdevice too; otherwise
 /// /usr/local/cuda.

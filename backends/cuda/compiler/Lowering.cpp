@@ -86,11 +86,6 @@ void registerLoweringDialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
-bool registerDotsRequested() {
-  const char *value = std::getenv("TK_CUDA_REGISTER_DOTS");
-  return !value || llvm::StringRef(value) != "0";
-}
-
 tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
                              const LoweringOptions &options,
                              LoweredKernel &result, std::string &error,

@@ -11,6 +11,7 @@
 #ifndef TK_BACKENDS_CUDA_COMPILER_LOWERING_H_
 #define TK_BACKENDS_CUDA_COMPILER_LOWERING_H_
 
+#include "compiler/DeviceTarget.h"
 #include "tk/tk.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -21,25 +22,6 @@
 #include <string>
 
 namespace tk::cuda {
-
-/// The GPU a kernel is compiled for.
-struct Target {
-  /// Compute capability as major*10+minor: 80, 86, 89, 90.
-  int computeCapability = 90;
-  /// "sm_90a": architecture-specific features (wgmma) allowed.
-  bool archSpecific = true;
-
-  /// Threads one SM holds at once: 1536 on sm_86 and sm_89, else 2048.
-  int maxThreadsPerSM() const {
-    return computeCapability == 86 || computeCapability == 89 ? 1536 : 2048;
-  }
-
-  /// "sm_80", "sm_90a".
-  std::string name() const {
-    return "sm_" + std::to_string(computeCapability) +
-           (archSpecific ? "a" : "");
-  }
-};
 
 struct LoweringOptions {
   Target target;
@@ -59,12 +41,6 @@ struct LoweredKernel {
   /// Threads per CTA (numWarps * 32).
   int threadsPerBlock = 0;
 };
-
-/// Whether dots take the register pipeline (unless TK_CUDA_REGISTER_DOTS is
-/// 0) rather than tk-convert-to-simt: a choice beyond the request that
-/// changes the code, so the plugin's compile_target names the other one and
-/// the kernel cache keeps the two apart.
-bool registerDotsRequested();
 
 /// Called after each stage with a file name ("3-thread-layouts.mlir") and the
 /// module; Compiler.cpp writes it when TK_DUMP_IR is set.
