@@ -1,6 +1,7 @@
 //===- plugin.cpp - the ROCm backend's plugin interface ---------*- C++ -*-===//
 //
-// Exports tk_backend_get_interface for libtk_backend_rocm.so: AMD GPUs
+// Exports tk_backend_get_interface for libtk_backend_rocm.so (and, without
+// compile and validate, libtk_driver_rocm.so): AMD GPUs
 // through the HIP runtime's module API (opened at run time, so the plugin
 // loads anywhere and reports "no device" without one), kernels compiled to
 // AMDGPU code objects.
@@ -9,14 +10,22 @@
 
 #include "common/DriverEntries.h"
 #include "common/PluginSupport.h"
-#include "compiler/CodeObjectCheck.h"
-#include "compiler/Compiler.h"
+#include "compiler/DeviceTarget.h"
+#include "compiler/Package.h"
 #include "driver/Device.h"
 #include "driver/Driver.h"
 #include "driver/Executable.h"
 #include "tk/tk_plugin.h"
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
+#include "compiler/CodeObjectCheck.h"
+#include "compiler/Compiler.h"
+
 #include "llvm/Config/llvm-config.h"
+#define TK_ROCM_COMPILER "tk-rocm 1 llvm " LLVM_VERSION_STRING
+#else
+#define TK_ROCM_COMPILER "tk-rocm 1 (driver only)"
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -125,6 +134,7 @@ tk_status rocmStreamWrap(int32_t device, void *stream, void **out) {
 /// A wrapped stream belongs to the caller: nothing to release.
 tk_status rocmStreamUnwrap(int32_t, void *) { return TK_SUCCESS; }
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
 tk_status rocmCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
@@ -159,6 +169,8 @@ tk_status rocmValidate(const void *binary, size_t size) {
     return tk::rocm::validatePackage(binary, size, error);
   });
 }
+
+#endif // TK_PLUGIN_DRIVER_ONLY
 
 tk_status rocmExecutableLoad(int32_t device, const void *binary, size_t size,
                              const char *entry,
@@ -228,7 +240,7 @@ const tk_backend_interface kInterface = {
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"rocm",
-    /*compiler_version=*/"tk-rocm 1 llvm " LLVM_VERSION_STRING,
+    /*compiler_version=*/TK_ROCM_COMPILER,
     Entries::lastError,
     Entries::initialize,
     Entries::deviceCount,
@@ -242,9 +254,9 @@ const tk_backend_interface kInterface = {
     Entries::streamDestroy,
     Entries::streamSynchronize,
     Entries::deviceSynchronize,
-    rocmCompile,
+    TK_IF_COMPILER(rocmCompile),
     tk::plugin::freeBinary,
-    rocmValidate,
+    TK_IF_COMPILER(rocmValidate),
     rocmExecutableLoad,
     tk::plugin::unloadExecutable<tk::rocm::Executable>,
     rocmExecutableOccupancy,

@@ -1,6 +1,7 @@
 //===- plugin.cpp - the Xe backend's plugin interface -----------*- C++ -*-===//
 //
-// Exports tk_backend_get_interface for libtk_backend_xe.so: Intel GPUs
+// Exports tk_backend_get_interface for libtk_backend_xe.so (and, without
+// compile and validate, libtk_driver_xe.so): Intel GPUs
 // through Level Zero (opened at run time, so the plugin loads anywhere and
 // reports "no device" without one), kernels compiled to SPIR-V and, where
 // ocloc is installed, Intel's native code.
@@ -9,13 +10,21 @@
 
 #include "common/DriverEntries.h"
 #include "common/PluginSupport.h"
-#include "compiler/Compiler.h"
+#include "compiler/DeviceTarget.h"
+#include "compiler/Package.h"
 #include "driver/Device.h"
 #include "driver/Driver.h"
 #include "driver/Executable.h"
 #include "tk/tk_plugin.h"
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
+#include "compiler/Compiler.h"
+
 #include "llvm/Config/llvm-config.h"
+#define TK_XE_COMPILER "tk-xe 1 llvm " LLVM_VERSION_STRING
+#else
+#define TK_XE_COMPILER "tk-xe 1 (driver only)"
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -112,6 +121,7 @@ tk_status xeStreamUnwrap(int32_t device, void *stream) {
   });
 }
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
 tk_status xeCompile(const tk_plugin_compile_request *request,
                     tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
@@ -147,6 +157,8 @@ tk_status xeValidate(const void *binary, size_t size) {
     return tk::xe::validatePackage(binary, size, report, error);
   });
 }
+
+#endif // TK_PLUGIN_DRIVER_ONLY
 
 tk_status xeExecutableLoad(int32_t device, const void *binary, size_t size,
                            const char *entry,
@@ -218,7 +230,7 @@ const tk_backend_interface kInterface = {
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"xe",
-    /*compiler_version=*/"tk-xe 1 llvm " LLVM_VERSION_STRING,
+    /*compiler_version=*/TK_XE_COMPILER,
     Entries::lastError,
     Entries::initialize,
     Entries::deviceCount,
@@ -232,9 +244,9 @@ const tk_backend_interface kInterface = {
     Entries::streamDestroy,
     Entries::streamSynchronize,
     Entries::deviceSynchronize,
-    xeCompile,
+    TK_IF_COMPILER(xeCompile),
     tk::plugin::freeBinary,
-    xeValidate,
+    TK_IF_COMPILER(xeValidate),
     xeExecutableLoad,
     tk::plugin::unloadExecutable<tk::xe::Executable>,
     xeExecutableOccupancy,

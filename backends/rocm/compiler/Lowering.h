@@ -11,6 +11,7 @@
 #ifndef TK_BACKENDS_ROCM_COMPILER_LOWERING_H_
 #define TK_BACKENDS_ROCM_COMPILER_LOWERING_H_
 
+#include "compiler/DeviceTarget.h"
 #include "tk/tk.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -23,19 +24,6 @@
 namespace tk::rocm {
 
 /// The AMD GPU a kernel is compiled for.
-struct Target {
-  /// The gfx name LLVM and the HIP runtime use: "gfx942".
-  std::string arch;
-  /// The TargetInfo preset of its family (compiler/TargetInfo.cpp).
-  std::string preset;
-  /// Lanes of a wave: 64 on CDNA, 32 on RDNA.
-  int waveSize = 64;
-};
-
-/// The targets tk compiles for: gfx942 (CDNA3), gfx90a (CDNA2), gfx1100
-/// (RDNA3). TK_ERROR_UNSUPPORTED names them for any other name.
-tk_status parseTarget(llvm::StringRef arch, Target &out, std::string &error);
-
 struct LoweringOptions {
   Target target;
   int numWarps = 4;
