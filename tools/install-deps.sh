@@ -11,8 +11,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev              # tests and benchmarks
   libvulkan-dev mesa-vulkan-drivers spirv-tools           # the Vulkan backend,
   vulkan-validationlayers                                 # run on Mesa's lavapipe
-  lld-22 rocm-device-libs libamdhip64-5                   # the ROCm backend: ld.lld,
-                                                          # ocml/ockl, HIP runtime
+  lld-22                                                  # ld.lld: cpu and ROCm binaries
+  rocm-device-libs libamdhip64-5                          # the ROCm backend: ocml/ockl,
+                                                          # HIP runtime
   libze-dev libze1 intel-opencl-icd libigc-tools          # the Xe backend: Level Zero,
                                                           # ocloc (IGC), iga64
   clang-22 libclang-rt-22-dev                             # make fuzz: libFuzzer,

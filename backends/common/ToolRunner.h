@@ -11,6 +11,7 @@
 #define TK_BACKENDS_COMMON_TOOLRUNNER_H_
 
 #include "common/LLVMCodegen.h"
+#include "tk/core/CompileSupport.h"
 #include "tk/tk.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -138,6 +139,52 @@ inline ToolRun runTool(const std::string &program,
   if (auto buffer = llvm::MemoryBuffer::getFile(log.path))
     run.output = (*buffer)->getBuffer().str();
   return run;
+}
+
+/// `ld.lld -shared [flags] object`: the relocatable `object` linked into the
+/// shared object `out` (ROCm's code objects, the CPU's kernels). `who` and
+/// `envVar` ("tk-rocm", "TK_ROCM_LLD") name the caller in errors and the
+/// variable that may name another ld.lld.
+inline tk_status linkSharedObject(const char *who, const char *envVar,
+                                  llvm::StringRef object,
+                                  llvm::ArrayRef<std::string> flags,
+                                  std::string &out, std::string &error) {
+  std::string lld;
+  if (tk_status status = findLLVMTool("ld.lld", envVar, lld, error)) {
+    error = std::string(who) + ": " + error;
+    return status;
+  }
+  TemporaryFile input, output;
+  for (auto [file, suffix] : {std::pair{&input, "o"}, std::pair{&output, "so"}})
+    if (std::error_code ec = file->create(who, suffix)) {
+      error = std::string(who) +
+              ": cannot create a temporary file for "
+              "ld.lld: " +
+              ec.message();
+      return TK_ERROR_IO;
+    }
+  if (std::error_code ec = tk::writeWholeFile(input.path, object)) {
+    error = std::string(who) + ": cannot write " + std::string(input.path) +
+            ": " + ec.message();
+    return TK_ERROR_IO;
+  }
+  std::vector<std::string> args = {lld, "-flavor", "gnu", "-shared"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(),
+              {"-o", std::string(output.path), std::string(input.path)});
+  ToolRun run = runTool(lld, args);
+  if (!run.succeeded()) {
+    error = std::string(who) + ": " + run.describe(lld);
+    return TK_ERROR_COMPILATION;
+  }
+  auto linked = llvm::MemoryBuffer::getFile(output.path);
+  if (!linked) {
+    error = std::string(who) +
+            ": ld.lld wrote no shared object: " + linked.getError().message();
+    return TK_ERROR_COMPILATION;
+  }
+  out = (*linked)->getBuffer().str();
+  return TK_SUCCESS;
 }
 
 } // namespace tk::plugin

@@ -1,19 +1,29 @@
 //===- plugin.cpp - the CPU backend's plugin interface ----------*- C++ -*-===//
 //
-// Exports tk_backend_get_interface for libtk_backend_cpu.so: one device (the
-// host), host memory as device memory, synchronous streams, kernels compiled
-// to host objects and run on a thread pool.
+// Exports tk_backend_get_interface for libtk_backend_cpu.so (and, without
+// compile and validate, libtk_driver_cpu.so): one device (the host), host
+// memory as device memory, synchronous streams, kernels compiled to shared
+// objects and run on a thread pool.
 //
 //===----------------------------------------------------------------------===//
 
 #include "common/PluginSupport.h"
-#include "compiler/Compiler.h"
+#include "compiler/DeviceTarget.h"
 #include "driver/Device.h"
 #include "driver/Executable.h"
 #include "driver/ThreadPool.h"
 #include "tk/tk_plugin.h"
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
+#include "compiler/Compiler.h"
+
 #include "llvm/Config/llvm-config.h"
+// Part of the disk cache key: bump the number whenever the generated code
+// changes, or binaries of the older compiler keep being loaded.
+#define TK_CPU_COMPILER "tk-cpu 4 llvm " LLVM_VERSION_STRING
+#else
+#define TK_CPU_COMPILER "tk-cpu 4 (driver only)"
+#endif
 
 #include <chrono>
 #include <cstdlib>
@@ -60,13 +70,24 @@ tk_status cpuDeviceCount(int32_t *out) {
   return TK_SUCCESS;
 }
 
+/// The CPU's arch as device_props reports it: LLVM's name of it, or
+/// without a compiler its x86-64 level.
+std::string getArchName() {
+#ifndef TK_PLUGIN_DRIVER_ONLY
+  return tk::cpu::hostCpuName();
+#else
+  std::string level = tk::cpu::hostLevel();
+  return level.empty() ? "host" : level;
+#endif
+}
+
 tk_status cpuDeviceProps(int32_t device, tk_device_props *out) {
   if (tk_status status = checkDevice(device))
     return status;
   if (!out || out->struct_size == 0)
     return fail(TK_ERROR_INVALID_ARGUMENT,
                 "tk-cpu: device_props needs a struct with struct_size set");
-  tk::cpu::queryDevice(out);
+  tk::cpu::queryDevice(out, getArchName());
   return TK_SUCCESS;
 }
 
@@ -182,6 +203,7 @@ tk_status cpuEventElapsedMs(int32_t device, void *start, void *end,
   return TK_SUCCESS;
 }
 
+#ifndef TK_PLUGIN_DRIVER_ONLY
 tk_status cpuCompile(const tk_plugin_compile_request *request,
                      tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
@@ -194,7 +216,7 @@ tk_status cpuCompile(const tk_plugin_compile_request *request,
   input.entry = request->entry ? request->entry : "";
   input.dumpDir = request->dump_dir ? request->dump_dir : "";
   std::string object, error;
-  tk_status status = tk::cpu::compileToObject(input, object, error);
+  tk_status status = tk::cpu::compileToSharedObject(input, object, error);
   if (status != TK_SUCCESS)
     return fail(status, error);
   return tk::plugin::fillBinary(
@@ -209,6 +231,8 @@ tk_status cpuValidate(const void *binary, size_t size) {
     return fail(status, error);
   return TK_SUCCESS;
 }
+
+#endif // TK_PLUGIN_DRIVER_ONLY
 
 tk_status cpuExecutableLoad(int32_t device, const void *binary, size_t size,
                             const char *entry,
@@ -265,13 +289,52 @@ tk_status cpuGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   return TK_SUCCESS;
 }
 
+/// What compile makes code for: the host as LLVM describes it, or the
+/// x86-64 level TK_CPU_ARCH names. Without a compiler to describe the host,
+/// the highest level this CPU runs.
+tk_status selectTarget(std::string &name, std::string &error) {
+#ifndef TK_PLUGIN_DRIVER_ONLY
+  return tk::cpu::compileTargetName(name, error);
+#else
+  std::string level;
+  if (tk_status status = tk::cpu::requestedLevel(level, error))
+    return status;
+  if (level.empty())
+    level = tk::cpu::hostLevel();
+  if (level.empty()) {
+    error = "tk-cpu: the driver-only plugin runs x86-64 code only";
+    return TK_ERROR_UNSUPPORTED;
+  }
+  name = tk::cpu::levelTargetName(level);
+  return TK_SUCCESS;
+#endif
+}
+
 tk_status cpuCompileTarget(int32_t device, char *out, size_t capacity) {
   if (tk_status status = checkDevice(device))
     return status;
-  std::string error;
-  if (tk_status status = tk::plugin::copyTargetName(
-          tk::cpu::hostTargetName(), out, capacity, "tk-cpu", error))
+  std::string name, error;
+  if (tk_status status = selectTarget(name, error))
     return fail(status, error);
+  if (tk_status status =
+          tk::plugin::copyTargetName(name, out, capacity, "tk-cpu", error))
+    return fail(status, error);
+  return TK_SUCCESS;
+}
+
+/// 2 for this CPU's own target, 1 for an x86-64 level it runs, 0 for
+/// anything else (code for another CPU's features, which only a compiler
+/// could compare).
+tk_status cpuTargetRank(int32_t device, const char *name, int32_t *out) {
+  if (tk_status status = checkDevice(device))
+    return status;
+  if (!name || !out)
+    return fail(TK_ERROR_INVALID_ARGUMENT,
+                "tk-cpu: target_rank needs a target and an output");
+  std::string own, error;
+  if (tk_status status = selectTarget(own, error))
+    return fail(status, error);
+  *out = own == name ? 2 : tk::cpu::levelRunsOnHost(name) ? 1 : 0;
   return TK_SUCCESS;
 }
 
@@ -280,9 +343,7 @@ const tk_backend_interface kInterface = {
     /*abi_major=*/TK_PLUGIN_ABI_MAJOR,
     /*abi_minor=*/TK_PLUGIN_ABI_MINOR,
     /*name=*/"cpu",
-    // Part of the disk cache key: bump the number whenever the generated
-    // code changes, or binaries of the older compiler keep being loaded.
-    /*compiler_version=*/"tk-cpu 3 llvm " LLVM_VERSION_STRING,
+    /*compiler_version=*/TK_CPU_COMPILER,
     cpuLastError,
     cpuInitialize,
     cpuDeviceCount,
@@ -296,9 +357,9 @@ const tk_backend_interface kInterface = {
     cpuStreamDestroy,
     cpuStreamSynchronize,
     cpuDeviceSynchronize,
-    cpuCompile,
+    TK_IF_COMPILER(cpuCompile),
     tk::plugin::freeBinary,
-    cpuValidate,
+    TK_IF_COMPILER(cpuValidate),
     cpuExecutableLoad,
     tk::plugin::unloadExecutable<tk::cpu::Executable>,
     cpuExecutableOccupancy,
@@ -314,7 +375,7 @@ const tk_backend_interface kInterface = {
     /*stream_unwrap=*/nullptr,
     cpuCompileTarget,
     /*device_native=*/nullptr,
-    /*target_rank=*/nullptr,
+    cpuTargetRank,
 };
 
 } // namespace

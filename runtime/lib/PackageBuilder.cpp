@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <sstream>
 
 using namespace tk::runtime;
 
@@ -16,6 +17,8 @@ namespace {
 
 /// The variable that picks a plugin's target without its hardware.
 const char *getArchVariable(const std::string &backend) {
+  if (backend == "cpu")
+    return "TK_CPU_ARCH";
   if (backend == "cuda")
     return "TK_CUDA_ARCH";
   if (backend == "rocm")
@@ -150,9 +153,16 @@ Status PackageBuilder::compile(const PackageTarget &target,
   TK_RETURN_IF_ERROR(plugin->queryCompileTarget(0, target.arch, compileTarget));
   // A plugin that takes its device's own target over the variable (Vulkan,
   // where the device is seen) would build something else than asked.
+  // The arch is a word of the target's name: "sm_90a", "gfx942 cov4",
+  // "subgroup16 shared49152 ...", "x86_64-pc-linux-gnu x86-64-v2".
   std::string asked =
-      target.backend == "vulkan" ? "subgroup" + target.arch + " " : target.arch;
-  if (!target.arch.empty() && compileTarget.rfind(asked, 0) != 0)
+      target.backend == "vulkan" ? "subgroup" + target.arch : target.arch;
+  std::istringstream words(compileTarget);
+  std::string word;
+  bool named = false;
+  while (words >> word)
+    named |= word == asked;
+  if (!target.arch.empty() && !named)
     return Status(
         TK_ERROR_INVALID_ARGUMENT,
         "the " + target.backend + " plugin compiles for '" + compileTarget +

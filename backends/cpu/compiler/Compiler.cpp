@@ -10,6 +10,8 @@
 
 #include "compiler/Compiler.h"
 #include "common/PluginSupport.h"
+#include "common/ToolRunner.h"
+#include "compiler/DeviceTarget.h"
 #include "compiler/Passes.h"
 #include "compiler/ProgramStack.h"
 #include "compiler/TargetInfo.h"
@@ -71,6 +73,14 @@ void initializeNativeTarget() {
 
 std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
 
+tk_status compileTargetName(std::string &name, std::string &error) {
+  std::string level;
+  if (tk_status status = requestedLevel(level, error))
+    return status;
+  name = level.empty() ? hostTargetName() : levelTargetName(level);
+  return TK_SUCCESS;
+}
+
 std::string hostTargetName() {
   // The host does not change under a process: described once, as detectHost
   // describes it to compileToObject's target machine (every kernel creation
@@ -121,7 +131,7 @@ tk_status recordTileStack(llvm::Module &module, const std::string &entry,
   llvm::Type *i64 = llvm::Type::getInt64Ty(module.getContext());
   new llvm::GlobalVariable(
       module, i64, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantInt::get(i64, bytes), entry + kStackBytesSuffix.str());
+      llvm::ConstantInt::get(i64, bytes), entry + kStackBytesSymbolSuffix);
   return TK_SUCCESS;
 }
 
@@ -277,12 +287,28 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   tk::dumpStage(input.dumpDir, "5-llvm-dialect.mlir",
                 [&](llvm::raw_ostream &os) { module->print(os); });
 
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  // The host as LLVM detects it, or an x86-64 level (TK_CPU_ARCH), whose
+  // features come from its name alone.
+  std::string level;
+  if (tk_status status = requestedLevel(level, error))
+    return status;
+  if (!level.empty() && llvm::sys::getProcessTriple() != levelTriple()) {
+    error = "tk-cpu: x86-64 levels are made for " + std::string(levelTriple()) +
+            "; this host is " + llvm::sys::getProcessTriple();
+    return TK_ERROR_UNSUPPORTED;
+  }
+  auto builder = level.empty()
+                     ? llvm::orc::JITTargetMachineBuilder::detectHost()
+                     : llvm::Expected<llvm::orc::JITTargetMachineBuilder>(
+                           llvm::orc::JITTargetMachineBuilder(
+                               llvm::Triple(llvm::sys::getProcessTriple())));
   if (!builder) {
     error = "tk-cpu: cannot describe the host CPU: " +
             llvm::toString(builder.takeError());
     return TK_ERROR_COMPILATION;
   }
+  if (!level.empty())
+    builder->setCPU(level);
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   builder->setRelocationModel(llvm::Reloc::PIC_);
   auto machine = builder->createTargetMachine();
@@ -370,6 +396,17 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   }
   object.assign(buffer.data(), buffer.size());
   return TK_SUCCESS;
+}
+
+tk_status compileToSharedObject(const CompileInput &input,
+                                std::string &sharedObject, std::string &error) {
+  std::string object;
+  if (tk_status status = compileToObject(input, object, error))
+    return status;
+  // -Bsymbolic: the kernel's calls to its own functions stay its own, whatever
+  // else the process has loaded under those names.
+  return tk::plugin::linkSharedObject("tk-cpu", "TK_CPU_LLD", object,
+                                      {"-Bsymbolic"}, sharedObject, error);
 }
 
 tk_status validateObject(const void *data, size_t size, std::string &error) {

@@ -24,13 +24,20 @@ struct CompileInput {
   std::string dumpDir;
 };
 
-/// Compiles `input` to an ELF relocatable object for the host CPU. On failure
+/// Compiles `input` to an ELF relocatable object for the host CPU (or the
+/// x86-64 level TK_CPU_ARCH names). On failure
 /// returns the status and fills `error` with the diagnostics (and the stage
 /// or pass that failed).
 tk_status compileToObject(const CompileInput &input, std::string &object,
                           std::string &error);
 
-/// Checks that `object` is a relocatable object with a launch entry point.
+/// compileToObject, then linked by ld.lld into the shared object the
+/// driver loads (and packages carry).
+tk_status compileToSharedObject(const CompileInput &input,
+                                std::string &sharedObject, std::string &error);
+
+/// Checks that `object` is an object file (relocatable or shared) with a
+/// launch entry point.
 tk_status validateObject(const void *object, size_t size, std::string &error);
 
 /// The host CPU's name as LLVM knows it ("znver5", "skylake-avx512").
@@ -40,6 +47,10 @@ std::string hostCpuName();
 /// features LLVM detects ("x86_64-unknown-linux-gnu znver4 3f2a..."). Hosts
 /// of one CPU name with features turned off (a VM) differ here.
 std::string hostTargetName();
+
+/// What compile makes code for now: the host (hostTargetName), or the
+/// x86-64 level TK_CPU_ARCH names (DeviceTarget.h).
+tk_status compileTargetName(std::string &name, std::string &error);
 
 /// Initialises LLVM's native target once per process.
 void initializeNativeTarget();

@@ -7,6 +7,7 @@
 #ifndef TK_BACKENDS_CPU_COMPILER_PASSES_H_
 #define TK_BACKENDS_CPU_COMPILER_PASSES_H_
 
+#include "compiler/DeviceTarget.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,7 +18,7 @@
 namespace tk::cpu {
 
 /// Suffix of the launch entry point the driver looks up.
-inline constexpr llvm::StringLiteral kLaunchSuffix = "_tk_launch";
+inline constexpr llvm::StringLiteral kLaunchSuffix = kLaunchSymbolSuffix;
 
 #define GEN_PASS_DECL
 #include "compiler/Passes.h.inc"

@@ -10,15 +10,9 @@
 #ifndef TK_BACKENDS_CPU_COMPILER_PROGRAMSTACK_H_
 #define TK_BACKENDS_CPU_COMPILER_PROGRAMSTACK_H_
 
-#include "llvm/ADT/StringRef.h"
-
 #include <cstdint>
 
 namespace tk::cpu {
-
-/// `<kernel>_tk_stack_bytes`: an i64 constant of the object, the bytes of
-/// the kernel's static allocas (its tiles) in one program.
-inline constexpr llvm::StringLiteral kStackBytesSuffix = "_tk_stack_bytes";
 
 /// The stack of each worker thread, and the part of it tiles may take (the
 /// rest is for frames, spills and libm).

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/Device.h"
-#include "compiler/Compiler.h"
 
 #include <cstdio>
 #include <cstring>
@@ -43,7 +42,7 @@ void copyString(char *dst, size_t capacity, const std::string &src) {
 
 } // namespace
 
-void queryDevice(tk_device_props *out) {
+void queryDevice(tk_device_props *out, const std::string &arch) {
   // Fill a full struct, then copy what the caller's version has room for.
   tk_device_props props;
   std::memset(&props, 0, sizeof(props));
@@ -51,7 +50,7 @@ void queryDevice(tk_device_props *out) {
   std::string name = cpuinfoField("model name");
   copyString(props.name, sizeof(props.name), name.empty() ? "host CPU" : name);
   copyString(props.vendor, sizeof(props.vendor), "CPU");
-  copyString(props.arch, sizeof(props.arch), hostCpuName());
+  copyString(props.arch, sizeof(props.arch), arch);
   copyString(props.backend, sizeof(props.backend), "cpu");
   unsigned threads = std::thread::hardware_concurrency();
   props.compute_units = threads ? static_cast<int32_t>(threads) : 1;

@@ -9,10 +9,13 @@
 
 #include "tk/tk.h"
 
+#include <string>
+
 namespace tk::cpu {
 
-/// Fills the fields of `out` that fit in its struct_size.
-void queryDevice(tk_device_props *out);
+/// Fills the fields of `out` that fit in its struct_size, with `arch` as
+/// the plugin names the CPU (LLVM's name of it, or its x86-64 level).
+void queryDevice(tk_device_props *out, const std::string &arch);
 
 } // namespace tk::cpu
 

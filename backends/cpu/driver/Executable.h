@@ -1,6 +1,6 @@
 //===- Executable.h - a loaded CPU kernel -----------------------*- C++ -*-===//
 //
-// An object file linked into its own ORC LLJIT instance, and the address of
+// A kernel's shared object, opened by the dynamic loader, and the address of
 // its launch entry point.
 //
 //===----------------------------------------------------------------------===//
@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
-namespace llvm::orc {
-class LLJIT;
-} // namespace llvm::orc
-
 namespace tk::cpu {
 
 struct Executable {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
+  /// dlopen's handle, closed with the executable.
+  void *library = nullptr;
+  /// The descriptor number of its /proc/self/fd name, held for the
+  /// library's life (Executable.cpp), or -1.
+  int nameNumber = -1;
   LaunchFn launch = nullptr;
   /// Stack bytes one program's tiles take (`<entry>_tk_stack_bytes`).
   uint64_t tileStackBytes = 0;
@@ -31,8 +31,8 @@ struct Executable {
   ~Executable();
 };
 
-/// Links `object` into a fresh JIT (libm and the process's symbols
-/// resolvable) and finds `<entry>_tk_launch`.
+/// Opens the shared object `object` (Compiler.h's compileToSharedObject)
+/// and finds `<entry>_tk_launch` and `<entry>_tk_stack_bytes`.
 tk_status loadExecutable(const void *object, size_t size,
                          const std::string &entry,
                          std::unique_ptr<Executable> &out, std::string &error);

@@ -365,6 +365,44 @@ TEST(CpuBackend, InterfaceAndDevice) {
   EXPECT_EQ(api->stream_destroy(0, stream), TK_SUCCESS);
 }
 
+// Code for an x86-64 level (TK_CPU_ARCH, a package's cpu:x86-64-v2) ranks
+// as code that runs here where this CPU has the level; code made for another
+// CPU's features, which only a compiler could compare, does not.
+TEST(CpuBackend, TargetRanks) {
+  const tk_backend_interface *api = plugin();
+  ASSERT_NE(api, nullptr);
+  ASSERT_NE(api->target_rank, nullptr);
+  char own[256] = {};
+  ASSERT_EQ(api->compile_target(0, own, sizeof(own)), TK_SUCCESS);
+  int32_t rank = -1;
+  ASSERT_EQ(api->target_rank(0, own, &rank), TK_SUCCESS);
+  EXPECT_EQ(rank, 2);
+  ASSERT_EQ(api->target_rank(0, "x86_64-pc-linux-gnu x86-64", &rank),
+            TK_SUCCESS);
+  EXPECT_EQ(rank, 1) << "every x86-64 CPU runs the baseline";
+  ASSERT_EQ(api->target_rank(0, "x86_64-pc-linux-gnu znver99 0123", &rank),
+            TK_SUCCESS);
+  EXPECT_EQ(rank, 0);
+  ASSERT_EQ(api->target_rank(0, "aarch64-unknown-linux-gnu x86-64", &rank),
+            TK_SUCCESS);
+  EXPECT_EQ(rank, 0);
+  ASSERT_EQ(api->target_rank(0, "x86_64-pc-linux-gnu x86-64-v9", &rank),
+            TK_SUCCESS);
+  EXPECT_EQ(rank, 0);
+
+  // A level asked for is the compile target; anything else is refused.
+  setenv("TK_CPU_ARCH", "x86-64-v2", 1);
+  char level[256] = {};
+  EXPECT_EQ(api->compile_target(0, level, sizeof(level)), TK_SUCCESS);
+  EXPECT_STREQ(level, "x86_64-pc-linux-gnu x86-64-v2");
+  setenv("TK_CPU_ARCH", "pentium", 1);
+  EXPECT_EQ(api->compile_target(0, level, sizeof(level)),
+            TK_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(api->last_error()).find("x86-64-v3"), std::string::npos)
+      << api->last_error();
+  unsetenv("TK_CPU_ARCH");
+}
+
 // A pool size the plugin cannot honour is refused at initialize, naming the
 // value, not read as 0 threads (atoi) and ignored.
 TEST(CpuBackend, BadThreadCountIsRefusedAtInitialize) {

@@ -193,56 +193,6 @@ tk_status linkDeviceLibs(llvm::Module &module, const CompileInput &input,
   return TK_SUCCESS;
 }
 
-/// ld.lld -shared: the relocatable object to the code object the runtime
-/// loads.
-tk_status linkCodeObject(llvm::ArrayRef<char> object, std::string &hsaco,
-                         std::string &error) {
-  std::string lld;
-  if (tk_status status = findLLVMTool("ld.lld", "TK_ROCM_LLD", lld, error))
-    return status;
-  tk::plugin::TemporaryFile input, output, log;
-  for (auto [file, suffix] : {std::pair{&input, "o"}, std::pair{&output, "hsaco"},
-                              std::pair{&log, "log"}})
-    if (std::error_code ec = file->create("tk-rocm", suffix)) {
-      error = "tk-rocm: cannot create a temporary file for ld.lld: " +
-              ec.message();
-      return TK_ERROR_IO;
-    }
-  if (std::error_code ec = tk::writeWholeFile(
-          input.path, llvm::StringRef(object.data(), object.size()))) {
-    error = "tk-rocm: cannot write " + std::string(input.path) + ": " +
-            ec.message();
-    return TK_ERROR_IO;
-  }
-  llvm::StringRef args[] = {lld, "-flavor", "gnu", "-shared", "-o",
-                            output.path, input.path};
-  std::optional<llvm::StringRef> redirects[] = {
-      std::nullopt, llvm::StringRef(log.path), llvm::StringRef(log.path)};
-  std::string launchError;
-  bool launchFailed = false;
-  int exitCode = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, redirects,
-                                           /*SecondsToWait=*/120, 0,
-                                           &launchError, &launchFailed);
-  if (launchFailed || exitCode != 0) {
-    std::string text;
-    if (auto buffer = llvm::MemoryBuffer::getFile(log.path))
-      text = (*buffer)->getBuffer().str();
-    error = "tk-rocm: " + lld + " failed (" +
-            (launchFailed ? launchError
-                          : "exit code " + std::to_string(exitCode)) +
-            "): " + text;
-    return TK_ERROR_COMPILATION;
-  }
-  auto linked = llvm::MemoryBuffer::getFile(output.path);
-  if (!linked) {
-    error = "tk-rocm: ld.lld wrote no code object: " +
-            linked.getError().message();
-    return TK_ERROR_COMPILATION;
-  }
-  hsaco = (*linked)->getBuffer().str();
-  return TK_SUCCESS;
-}
-
 } // namespace
 
 tk_status findLLVMTool(const std::string &name, const char *envVar,
@@ -569,7 +519,9 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   }
   if (!codegenErrors.empty())
     return codegenFailed();
-  if (tk_status status = linkCodeObject(object, out.hsaco, error))
+  if (tk_status status = tk::plugin::linkSharedObject(
+          "tk-rocm", "TK_ROCM_LLD",
+          llvm::StringRef(object.data(), object.size()), {}, out.hsaco, error))
     return status;
   return readCodeObjectMetadata(out.hsaco, input.entry, out.metadata, error);
 }
