@@ -9,7 +9,7 @@
 #   5. a C program whose kernels tk_add_kernels compiled into a package for
 #      five backends at build time, launched through its typed launchers;
 #   6. a C program of libtk_runtime.so alone (pkg-config tk-runtime) running
-#      a package on lavapipe through the driver-only Vulkan plugin.
+#      a package on the cpu and on lavapipe through the driver-only plugins.
 #
 #   install-test.sh BUILD_DIR SCRATCH_DIR
 set -euo pipefail
@@ -90,7 +90,8 @@ grep -q "^correct (0 wrong); a released buffer: " <<<"$out" ||
 
 # 6. The runtime without a compiler: runtime_only.c built with tk-runtime's
 # pkg-config flags (libtk_runtime.so alone) runs a package made by the
-# installed tk-compile on lavapipe through the installed driver-only plugin.
+# installed tk-compile on the cpu (its x86-64-v2 binaries) and on lavapipe
+# through the installed driver-only plugins.
 if [ -f "$libdir/tk/libtk_driver_vulkan.so" ]; then
   for file in "$libdir/libtk_runtime.so" "$libdir/pkgconfig/tk-runtime.pc"; do
     [ -f "$file" ] || { echo "install-test: $file was not installed"; exit 1; }
@@ -101,11 +102,14 @@ if [ -f "$libdir/tk/libtk_driver_vulkan.so" ]; then
   ldd "$scratch/runtime-only" | grep -q "libtk\.so" &&
     { echo "install-test: runtime-only links libtk.so"; exit 1; }
   TK_BACKEND=vulkan "$prefix/bin/tk-compile" --package "$scratch/runtime.tkpkg" \
-    --target vulkan "$kernels/vector_add.tk" "$kernels/softmax.tk:softmax" \
+    --target vulkan --target cpu:x86-64-v2 \
+    "$kernels/vector_add.tk" "$kernels/softmax.tk:softmax" \
     2> "$scratch/runtime-package.log" ||
     { cat "$scratch/runtime-package.log"; exit 1; }
-  out=$(TK_BACKEND=vulkan "$scratch/runtime-only" "$scratch/runtime.tkpkg" 2>&1) ||
-    { echo "install-test: runtime-only said: $out"; exit 1; }
-  echo "runtime only: $(tail -1 <<<"$out")"
+  for backend in cpu vulkan; do
+    out=$(TK_BACKEND=$backend "$scratch/runtime-only" "$scratch/runtime.tkpkg" 2>&1) ||
+      { echo "install-test: runtime-only on $backend said: $out"; exit 1; }
+    echo "runtime only, $backend: $(tail -1 <<<"$out")"
+  done
 fi
 echo "install-test: ok ($prefix)"
