@@ -172,6 +172,45 @@ TEST_F(PackageTest, ADeviceThePackageLacksIsNamed) {
   EXPECT_EQ(kernel, nullptr);
 }
 
+/// A package built for another arch of the device's backend (another CPU's
+/// ISA, a subgroup size the device does not run, a later GPU's
+/// arch-specific code) is refused, naming both.
+TEST_F(PackageTest, APackageForAnotherArchIsRefused) {
+  tk::package::Package package;
+  std::string error;
+  ASSERT_TRUE(tk::package::read(bytes.data(), bytes.size(), package, error));
+  const std::string own = backend;
+  std::string foreign = own == "cpu" ? "aarch64-unknown-linux-gnu generic"
+                        : own == "vulkan"
+                            ? "subgroup128 shared32768 threads1024"
+                        : own == "cuda" ? "sm_120a"
+                                        : "an arch of no device";
+  for (tk::package::Kernel &kernel : package.kernels)
+    for (tk::package::Binary &binary : kernel.binaries)
+      if (binary.backend == own)
+        binary.target = foreign;
+  // Two binaries of one target are refused by the writer: keep the first.
+  for (tk::package::Kernel &kernel : package.kernels) {
+    bool seen = false;
+    kernel.binaries.erase(
+        std::remove_if(kernel.binaries.begin(), kernel.binaries.end(),
+                       [&](const tk::package::Binary &binary) {
+                         if (binary.backend != own)
+                           return false;
+                         bool drop = seen;
+                         seen = true;
+                         return drop;
+                       }),
+        kernel.binaries.end());
+  }
+  std::string other;
+  ASSERT_TRUE(tk::package::write(package, other, error)) << error;
+  EXPECT_EQ(create(other, "vector_add"), TK_ERROR_UNSUPPORTED);
+  EXPECT_THAT(tk_last_error(), HasSubstr("nor one that runs there"));
+  EXPECT_THAT(tk_last_error(), HasSubstr(own + " '" + foreign + "'"));
+  EXPECT_EQ(kernel, nullptr);
+}
+
 /// Where the package lacks the device's own target, code that runs there
 /// in a portable form loads: SPIR-V for the generic Vulkan target at the
 /// device's subgroup size, or sm_80 code with its PTX on a later NVIDIA GPU.

@@ -3,6 +3,7 @@
 //   tk-compile --package OUT.tkpkg --target B[:ARCH]... [--num-warps N]
 //              [--num-stages S] [--constexpr NAME=VALUE]... FILE[:ENTRY]...
 //   tk-compile --package-info FILE.tkpkg
+//   tk-compile --package-check FILE.tkpkg
 //
 // The first compiles every kernel (FILE:ENTRY, or FILE's only kernel) for
 // every target through the plugins, as tk_kernel_create would on a device
@@ -19,6 +20,7 @@
 
 #include "tk/package/Package.h"
 #include "tk/runtime/PackageBuilder.h"
+#include "tk/runtime/PluginLoader.h"
 #include "tk/tk_plugin.h"
 
 #include <cctype>
@@ -36,9 +38,11 @@ constexpr const char *kUsage =
     "[--constexpr NAME=VALUE]...\n"
     "                  [--header OUT.h [--name NAME]] FILE[:ENTRY]...\n"
     "       tk-compile --package-info FILE.tkpkg\n"
+    "       tk-compile --package-check FILE.tkpkg\n"
     "A target is a plugin, compiling for its device 0 (or its default "
     "without one),\nor a plugin and an arch: cuda:sm_80, rocm:gfx942, "
     "xe:pvc, vulkan:sg16.\n"
+    "--package-check holds every binary against its backend's validate.\n"
     "--header also writes a C header that embeds the package, with a typed\n"
     "<entry>_create(device, &kernel) and <entry>_launch(kernel, stream, "
     "grid, args...)\nfor each kernel; NAME (default: OUT's stem) names the "
@@ -216,10 +220,58 @@ int showPackage(const std::string &path) {
   return 0;
 }
 
+/// Every binary of the package held against its backend's own checks
+/// (the plugin's validate: ptxas-made cubins parse, spirv-val, llvm-objdump,
+/// ocloc and iga64 where the backends' validation variables ask for them).
+int checkPackage(const std::string &path) {
+  std::string bytes, error;
+  if (!tk::tool::readFile(path, bytes)) {
+    std::cerr << "tk-compile: cannot read '" << path << "'\n";
+    return 1;
+  }
+  tk::package::Package package;
+  if (!tk::package::read(bytes.data(), bytes.size(), package, error)) {
+    std::cerr << "tk-compile: " << path << ": " << error << "\n";
+    return 1;
+  }
+  tk::runtime::PluginLoader loader;
+  int failures = 0;
+  for (const tk::package::Kernel &kernel : package.kernels)
+    for (const tk::package::Binary &binary : kernel.binaries) {
+      std::cout << kernel.entry << " for " << binary.backend << " '"
+                << binary.target << "': ";
+      tk::runtime::Plugin *plugin = nullptr;
+      tk::runtime::Status opened = loader.open(binary.backend, &plugin);
+      if (!opened.isOk()) {
+        std::cout << "FAILED: " << opened.message() << "\n";
+        ++failures;
+        continue;
+      }
+      const tk_backend_interface &api = plugin->getApi();
+      if (!api.validate) {
+        std::cout << "FAILED: the " << binary.backend
+                  << " plugin has no validate\n";
+        ++failures;
+        continue;
+      }
+      tk_status status = api.validate(binary.bytes.data(), binary.bytes.size());
+      if (status != TK_SUCCESS) {
+        std::cout << "FAILED: " << api.last_error() << "\n";
+        ++failures;
+        continue;
+      }
+      std::cout << "valid\n";
+    }
+  if (failures)
+    std::cerr << "tk-compile: " << path << ": " << failures
+              << " binaries failed their backend's checks\n";
+  return failures ? 1 : 0;
+}
+
 } // namespace
 
 int tk::tool::runPackageMode(const std::vector<std::string> &args) {
-  std::string output, info, header, name;
+  std::string output, info, check, header, name;
   std::vector<tk::runtime::PackageTarget> targets;
   std::vector<std::string> kernels;
   std::vector<std::string> constexprNames;
@@ -249,6 +301,9 @@ int tk::tool::runPackageMode(const std::vector<std::string> &args) {
     } else if (arg == "--package-info") {
       if (!value(info))
         return usageError("--package-info needs a package");
+    } else if (arg == "--package-check") {
+      if (!value(check))
+        return usageError("--package-check needs a package");
     } else if (arg == "--target") {
       tk::runtime::PackageTarget target;
       if (!value(text))
@@ -282,11 +337,13 @@ int tk::tool::runPackageMode(const std::vector<std::string> &args) {
       kernels.push_back(arg);
     }
   }
-  if (!info.empty()) {
+  if (!info.empty() || !check.empty()) {
     if (!output.empty() || !kernels.empty() || !targets.empty() ||
-        !header.empty())
-      return usageError("--package-info takes a package and nothing else");
-    return showPackage(info);
+        !header.empty() || (!info.empty() && !check.empty()))
+      return usageError(
+          std::string(info.empty() ? "--package-check" : "--package-info") +
+          " takes a package and nothing else");
+    return info.empty() ? checkPackage(check) : showPackage(info);
   }
   if (targets.empty())
     return usageError("--package needs at least one --target");

@@ -287,7 +287,8 @@ int importTtir(tk::tool::CompileRequest &request, const std::string &input) {
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const std::string &arg : args)
-    if (arg == "--package" || arg == "--package-info")
+    if (arg == "--package" || arg == "--package-info" ||
+        arg == "--package-check")
       return tk::tool::runPackageMode(args);
   tk::tool::CompileRequest request;
   std::string input, backendName, emit = "binary", output, text;
