@@ -861,17 +861,3 @@ Status tk::runtime::createAutotuned(tk_device device,
   }
   return Status::success();
 }
-
-tk_status tk_autotune(tk_device device, const tk_autotune_request *request,
-                      tk_kernel *out_kernel, tk_autotune_result *out_result) {
-  try {
-    return tk::runtime::autotune(device, request, out_kernel, out_result)
-        .report();
-  } catch (const std::bad_alloc &) {
-    setLastError("out of host memory");
-    return TK_ERROR_OUT_OF_MEMORY;
-  } catch (const std::exception &error) {
-    setLastError(std::string("internal error: ") + error.what());
-    return TK_ERROR_INTERNAL;
-  }
-}

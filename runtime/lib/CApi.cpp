@@ -374,6 +374,18 @@ tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
   });
 }
 
+tk_status tk_autotune(tk_device device, const tk_autotune_request *request,
+                      tk_kernel *out_kernel, tk_autotune_result *out_result) {
+  return guard([&] {
+    KernelCompiler *compiler = getKernelCompiler();
+    if (compiler)
+      return compiler->autotune(device, request, out_kernel, out_result);
+    if (out_kernel)
+      *out_kernel = nullptr;
+    return compilerMissing("tk_autotune");
+  });
+}
+
 tk_status tk_kernel_release(tk_kernel kernel) {
   return guard([&] {
     Kernel *object = nullptr;

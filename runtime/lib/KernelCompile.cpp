@@ -181,6 +181,11 @@ public:
     return tk::runtime::createAutotuned(device, source, options, out);
   }
 
+  Status autotune(tk_device device, const tk_autotune_request *request,
+                  tk_kernel *out, tk_autotune_result *result) override {
+    return tk::runtime::autotune(device, request, out, result);
+  }
+
   Status readTritonMetadata(std::string_view json, int32_t &numWarps,
                             int32_t &numStages) override {
     std::string error;

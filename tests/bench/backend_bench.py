@@ -62,14 +62,20 @@ def close(got, want, rtol, atol, what):
 
 
 class Worker:
-    def __init__(self, reps):
+    def __init__(self, reps, package=None):
         import tk  # after TK_BACKEND is set
         self.tk = tk
         self.device = tk.Device(0)
         self.stream = self.device.stream()
         self.reps = reps
+        self.package = None
+        if package:
+            with open(package, "rb") as f:
+                self.package = f.read()
 
     def kernel(self, name):
+        if self.package is not None:
+            return self.device.kernel(self.package, entry=name, package=True)
         with open(os.path.join(KERNELS, name + ".tk")) as f:
             return self.device.kernel(f.read(), entry=name)
 
@@ -177,7 +183,7 @@ KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose"]
 
 
 def work(args):
-    worker = Worker(args.reps)
+    worker = Worker(args.reps, args.package)
     result = {"backend": worker.device.backend,
               "device": worker.device.properties()["name"], "kernels": {}}
     for name in KERNEL_NAMES:
@@ -197,6 +203,12 @@ def main():
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
+    parser.add_argument("--package", default="",
+                        help="load the kernels from this .tkpkg (tk-compile "
+                        "--package of examples/kernels' vector_add, softmax, "
+                        "layernorm and matrix_transpose) instead of "
+                        "compiling them: with TK_LIBRARY naming "
+                        "libtk_runtime.so, no compiler in the process")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -215,7 +227,10 @@ def main():
             env = dict(os.environ, TK_BACKEND=backend)
             run = subprocess.run(
                 [sys.executable, __file__, "--worker", "--reps",
-                 str(args.reps)], env=env, capture_output=True, text=True)
+                 str(args.reps)] +
+                (["--package", os.path.abspath(args.package)]
+                 if args.package else []),
+                env=env, capture_output=True, text=True)
             if run.returncode != 0:
                 sys.exit(f"backend_bench: the {backend} worker failed "
                          f"(exit {run.returncode}):\n{run.stderr}")
@@ -256,6 +271,7 @@ def main():
 
     result = {"date": datetime.date.today().isoformat(),
               "commit": args.commit, "backends": backends,
+              "package": os.path.basename(args.package) if args.package else None,
               "rounds": args.rounds, "reps": args.reps, "figures": figures}
     path = os.path.join(args.out, "backend-bench.json")
     with open(path, "w") as f:

@@ -2,7 +2,8 @@
 # The runtime without a compiler, as built: libtk_runtime.so and the
 # driver-only plugins (libtk_driver_<name>.so) need no LLVM, MLIR or other
 # compiler library (their ELF NEEDED entries, recursively as ldd resolves
-# them), and libtk_runtime.so is under 2 MB stripped.
+# them), libtk_runtime.so exports the whole C API libtk.so does, and it is
+# under 2 MB stripped.
 #
 #   check-runtime.sh LIBDIR
 set -euo pipefail
@@ -21,6 +22,18 @@ for library in "${libraries[@]}"; do
     echo "$(basename "$library"): $(ldd "$library" | awk '{print $1}' | grep -v vdso | tr '\n' ' ')"
   fi
 done
+# The same C API as libtk.so: every tk_ function it exports.
+if [ -f "$libdir/libtk.so" ]; then
+  missing=$(comm -23 \
+    <(nm -D --defined-only "$libdir/libtk.so" | awk '$3 ~ /^tk_/ {print $3}' | sort) \
+    <(nm -D --defined-only "$libdir/libtk_runtime.so" | awk '$3 ~ /^tk_/ {print $3}' | sort))
+  if [ -n "$missing" ]; then
+    echo "FAILED: libtk_runtime.so lacks what libtk.so exports:" $missing
+    failures=$((failures + 1))
+  else
+    echo "libtk_runtime.so exports every tk_ function libtk.so does"
+  fi
+fi
 stripped=$(mktemp)
 trap 'rm -f "$stripped"' EXIT
 strip --strip-unneeded -o "$stripped" "$libdir/libtk_runtime.so"

@@ -149,6 +149,13 @@ static void checkRefusals(tk_device device) {
   expect(tk_ttir_read_metadata("{\"num_warps\": 4}", 0, &options) ==
              TK_ERROR_UNSUPPORTED,
          "tk_ttir_read_metadata is TK_ERROR_UNSUPPORTED");
+  tk_autotune_request request;
+  memset(&request, 0, sizeof(request));
+  request.struct_size = sizeof(request);
+  kernel = NULL;
+  expect(tk_autotune(device, &request, &kernel, NULL) == TK_ERROR_UNSUPPORTED,
+         "tk_autotune is TK_ERROR_UNSUPPORTED");
+  expect(kernel == NULL, "tk_autotune makes no kernel");
 }
 
 int main(int argc, char **argv) {

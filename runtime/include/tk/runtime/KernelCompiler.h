@@ -37,6 +37,9 @@ public:
                                  const tk_kernel_source &source,
                                  const tk_autotune_options &options,
                                  tk_kernel *out) = 0;
+  /// tk_autotune: each candidate compiled and timed, the fastest kept.
+  virtual Status autotune(tk_device device, const tk_autotune_request *request,
+                          tk_kernel *out, tk_autotune_result *result) = 0;
   /// tk_ttir_read_metadata: num_warps and num_stages of Triton's JSON, each
   /// left as it is where the JSON has none.
   virtual Status readTritonMetadata(std::string_view json, int32_t &numWarps,
