@@ -192,17 +192,24 @@ std::string makeHeader(const tk::package::Package &package,
   return out.str();
 }
 
-int showPackage(const std::string &path) {
+/// Reads the package at `path` into `package`, or says why not on stderr.
+bool readPackage(const std::string &path, tk::package::Package &package) {
   std::string bytes, error;
   if (!tk::tool::readFile(path, bytes)) {
     std::cerr << "tk-compile: cannot read '" << path << "'\n";
-    return 1;
+    return false;
   }
-  tk::package::Package package;
   if (!tk::package::read(bytes.data(), bytes.size(), package, error)) {
     std::cerr << "tk-compile: " << path << ": " << error << "\n";
-    return 1;
+    return false;
   }
+  return true;
+}
+
+int showPackage(const std::string &path) {
+  tk::package::Package package;
+  if (!readPackage(path, package))
+    return 1;
   for (const tk::package::Kernel &kernel : package.kernels) {
     std::cout << kernel.entry << "(";
     for (size_t i = 0; i < kernel.arguments.size(); ++i)
@@ -224,16 +231,9 @@ int showPackage(const std::string &path) {
 /// (the plugin's validate: ptxas-made cubins parse, spirv-val, llvm-objdump,
 /// ocloc and iga64 where the backends' validation variables ask for them).
 int checkPackage(const std::string &path) {
-  std::string bytes, error;
-  if (!tk::tool::readFile(path, bytes)) {
-    std::cerr << "tk-compile: cannot read '" << path << "'\n";
-    return 1;
-  }
   tk::package::Package package;
-  if (!tk::package::read(bytes.data(), bytes.size(), package, error)) {
-    std::cerr << "tk-compile: " << path << ": " << error << "\n";
+  if (!readPackage(path, package))
     return 1;
-  }
   tk::runtime::PluginLoader loader;
   int failures = 0;
   for (const tk::package::Kernel &kernel : package.kernels)
