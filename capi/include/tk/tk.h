@@ -338,7 +338,11 @@ typedef struct tk_compile_options {
 } tk_compile_options;
 
 /** Parses, verifies, specialises and compiles (or fetches from the cache).
- *  `options` may be NULL. */
+ *  `options` may be NULL. In libtk_runtime.so, the runtime without a
+ *  compiler (pkg-config tk-runtime, CMake tk::runtime), only
+ *  TK_SOURCE_PACKAGE loads; any other source, options->autotune,
+ *  tk_autotune and tk_ttir_read_metadata are TK_ERROR_UNSUPPORTED saying
+ *  so. */
 tk_status tk_kernel_create(tk_device device, const tk_kernel_source *source,
                            const tk_compile_options *options,
                            tk_kernel *out_kernel);
