@@ -1,5 +1,5 @@
 # tk_add_kernels(<name> SOURCES <file>[:<entry>]... TARGETS <backend>[:<arch>]...
-#                [NUM_WARPS <n>] [NUM_STAGES <s>])
+#                [NUM_WARPS <n>] [NUM_STAGES <s>] [RUNTIME <library>])
 #
 # Compiles kernels ahead of time, at build time: tk-compile --package builds
 # one package of every SOURCES kernel (a .tk or Triton .ttir file, and the
@@ -18,9 +18,10 @@
 #
 # Uses TK_COMPILE_COMMAND (tk-compile) and TK_KERNELS_RUNTIME (the library
 # the launchers call, tk::tk), which tkConfig.cmake sets, as tk's own build
-# does.
+# does. RUNTIME names another: tk::runtime (libtk_runtime.so, no compiler in
+# the program; its cpu binaries must be an x86-64 level, cpu:x86-64-v2).
 function(tk_add_kernels name)
-  cmake_parse_arguments(ARG "" "NUM_WARPS;NUM_STAGES" "SOURCES;TARGETS"
+  cmake_parse_arguments(ARG "" "NUM_WARPS;NUM_STAGES;RUNTIME" "SOURCES;TARGETS"
                         ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tk_add_kernels(${name}): unknown arguments "
@@ -77,6 +78,10 @@ function(tk_add_kernels name)
   add_custom_target(${name}_package DEPENDS ${package} ${header})
   add_library(${name} INTERFACE)
   target_include_directories(${name} INTERFACE ${dir})
-  target_link_libraries(${name} INTERFACE ${TK_KERNELS_RUNTIME})
+  if(ARG_RUNTIME)
+    target_link_libraries(${name} INTERFACE ${ARG_RUNTIME})
+  else()
+    target_link_libraries(${name} INTERFACE ${TK_KERNELS_RUNTIME})
+  endif()
   add_dependencies(${name} ${name}_package)
 endfunction()

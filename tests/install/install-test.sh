@@ -87,6 +87,13 @@ out=$("$scratch/packaged-build/packaged")
 echo "packaged: $out"
 grep -q "^correct (0 wrong); a released buffer: " <<<"$out" ||
   { echo "install-test: packaged said: $out"; exit 1; }
+# The same launchers over libtk_runtime.so alone (tk_add_kernels RUNTIME).
+ldd "$scratch/packaged-build/packaged_runtime" | grep -q "libtk\.so" &&
+  { echo "install-test: packaged_runtime links libtk.so"; exit 1; }
+out=$("$scratch/packaged-build/packaged_runtime")
+echo "packaged, runtime only: $out"
+grep -q "^correct (0 wrong); a released buffer: " <<<"$out" ||
+  { echo "install-test: packaged_runtime said: $out"; exit 1; }
 
 # 6. The runtime without a compiler: runtime_only.c built with tk-runtime's
 # pkg-config flags (libtk_runtime.so alone) runs a package made by the

@@ -1,7 +1,11 @@
 /* vector_add through the typed launcher tk_add_kernels generated, from the
  * package it embeds: no kernel source and no compile at run time. A launch
  * with a wrong argument returns its status. */
+#ifdef TK_KERNELS_HEADER
+#include TK_KERNELS_HEADER
+#else
 #include "example_kernels.h"
+#endif
 
 #include <stdio.h>
 
