@@ -85,6 +85,7 @@ class Worker:
         return buffer
 
     def time(self, kernel, grid, args):
+        self.occupancy = kernel.occupancy
         """The median of `reps` launches, each between two events, after
         three unmeasured ones."""
         for _ in range(3):
@@ -186,11 +187,14 @@ def work(args):
     worker = Worker(args.reps, args.package)
     result = {"backend": worker.device.backend,
               "device": worker.device.properties()["name"], "kernels": {}}
-    for name in KERNEL_NAMES:
+    for name in args.kernels.split(","):
         try:
             ms, nbytes, shape = getattr(worker, name)()
+            # Programs of the kernel one compute unit holds at once
+            # (tk_kernel_occupancy).
             result["kernels"][name] = {"ms": ms, "bytes": nbytes,
-                                       "shape": shape}
+                                       "shape": shape,
+                                       "occupancy": worker.occupancy}
         except (WrongResult, worker.tk.TkError) as error:
             result["kernels"][name] = {"error": str(error)}
     print(json.dumps(result))
@@ -209,8 +213,14 @@ def main():
                         "layernorm and matrix_transpose) instead of "
                         "compiling them: with TK_LIBRARY naming "
                         "libtk_runtime.so, no compiler in the process")
+    parser.add_argument("--kernels", default=",".join(KERNEL_NAMES),
+                        help="the kernels to time, of " +
+                        ", ".join(KERNEL_NAMES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    unknown = set(args.kernels.split(",")) - set(KERNEL_NAMES)
+    if unknown:
+        parser.error("--kernels: no kernel " + ", ".join(sorted(unknown)))
     if args.worker:
         return work(args)
     backends = [b for b in args.backends.split(",") if b]
@@ -227,7 +237,7 @@ def main():
             env = dict(os.environ, TK_BACKEND=backend)
             run = subprocess.run(
                 [sys.executable, __file__, "--worker", "--reps",
-                 str(args.reps)] +
+                 str(args.reps), "--kernels", args.kernels] +
                 (["--package", os.path.abspath(args.package)]
                  if args.package else []),
                 env=env, capture_output=True, text=True)
@@ -240,7 +250,7 @@ def main():
 
     figures, failed = [], False
     first = backends[0]
-    for name in KERNEL_NAMES:
+    for name in args.kernels.split(","):
         figure = {"name": name, "backends": {}}
         for backend in backends:
             runs = [r["kernels"][name] for r in rounds[backend]]
@@ -255,6 +265,7 @@ def main():
             figure["backends"][backend] = {
                 "ms": ms, "GB/s": runs[0]["bytes"] / ms / 1e6,
                 "round_medians_ms": medians,
+                "occupancy": runs[0].get("occupancy"),
                 "device": rounds[backend][0]["device"]}
         base = figure["backends"].get(first, {})
         for backend in backends[1:]:
