@@ -134,9 +134,10 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 # libLLVM is linked through /usr/lib/llvm-22/lib, a link llvm-22-dev owns,
 # so dpkg-shlibdeps cannot name the package of the library itself.
-# The cpu backend links each kernel into a shared object with ld.lld.
+# The cpu backend links each kernel into a shared object with ld.lld and
+# compiler-rt's builtins.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libllvm22 (>= 1:${LLVM_PACKAGE_VERSION}), lld-22")
+    "libllvm22 (>= 1:${LLVM_PACKAGE_VERSION}), lld-22, libclang-rt-22-dev")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS
     "libvulkan1, mesa-vulkan-drivers, libze1, ocloc, spirv-tools")
 set(CPACK_GENERATOR DEB)

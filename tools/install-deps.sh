@@ -17,7 +17,8 @@ packages=(
   libze-dev libze1 intel-opencl-icd libigc-tools          # the Xe backend: Level Zero,
                                                           # ocloc (IGC), iga64
   clang-22 libclang-rt-22-dev                             # make fuzz: libFuzzer,
-                                                          # ASan, UBSan
+                                                          # ASan, UBSan; the cpu
+                                                          # backend: builtins
 )
 
 missing=()

@@ -141,14 +141,16 @@ inline ToolRun runTool(const std::string &program,
   return run;
 }
 
-/// `ld.lld -shared [flags] object`: the relocatable `object` linked into the
-/// shared object `out` (ROCm's code objects, the CPU's kernels). `who` and
+/// `ld.lld -shared [flags] object [libraries]`: the relocatable `object`
+/// linked into the shared object `out` (ROCm's code objects, the CPU's
+/// kernels), with what it needs of the archives `libraries`. `who` and
 /// `envVar` ("tk-rocm", "TK_ROCM_LLD") name the caller in errors and the
 /// variable that may name another ld.lld.
 inline tk_status linkSharedObject(const char *who, const char *envVar,
                                   llvm::StringRef object,
                                   llvm::ArrayRef<std::string> flags,
-                                  std::string &out, std::string &error) {
+                                  std::string &out, std::string &error,
+                                  llvm::ArrayRef<std::string> libraries = {}) {
   std::string lld;
   if (tk_status status = findLLVMTool("ld.lld", envVar, lld, error)) {
     error = std::string(who) + ": " + error;
@@ -172,6 +174,7 @@ inline tk_status linkSharedObject(const char *who, const char *envVar,
   args.insert(args.end(), flags.begin(), flags.end());
   args.insert(args.end(),
               {"-o", std::string(output.path), std::string(input.path)});
+  args.insert(args.end(), libraries.begin(), libraries.end());
   ToolRun run = runTool(lld, args);
   if (!run.succeeded()) {
     error = std::string(who) + ": " + run.describe(lld);

@@ -398,15 +398,42 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   return TK_SUCCESS;
 }
 
+/// compiler-rt's builtins archive (TK_CPU_BUILTINS, else LLVM's own), linked
+/// into every kernel: the helpers LLVM's code calls for what the CPU has no
+/// instruction for (__truncsfbf2 for bf16, ...) become part of the kernel,
+/// which then loads into any process. A process of libtk_runtime.so has no
+/// compiler library that defines them, and Debian 12's libgcc has no bf16
+/// helpers.
+static tk_status findBuiltins(std::string &path, std::string &error) {
+  if (const char *set = std::getenv("TK_CPU_BUILTINS"); set && *set) {
+    path = set;
+  } else {
+    std::string major = std::to_string(LLVM_VERSION_MAJOR);
+    path = "/usr/lib/llvm-" + major + "/lib/clang/" + major +
+           "/lib/linux/libclang_rt.builtins-x86_64.a";
+  }
+  if (llvm::sys::fs::is_regular_file(path))
+    return TK_SUCCESS;
+  error = "tk-cpu: compiler-rt's builtins archive " + path +
+          " is missing: install libclang-rt-" +
+          std::to_string(LLVM_VERSION_MAJOR) +
+          "-dev, or set TK_CPU_BUILTINS to the archive";
+  return TK_ERROR_NOT_FOUND;
+}
+
 tk_status compileToSharedObject(const CompileInput &input,
                                 std::string &sharedObject, std::string &error) {
   std::string object;
   if (tk_status status = compileToObject(input, object, error))
     return status;
+  std::string builtins;
+  if (tk_status status = findBuiltins(builtins, error))
+    return status;
   // -Bsymbolic: the kernel's calls to its own functions stay its own, whatever
   // else the process has loaded under those names.
   return tk::plugin::linkSharedObject("tk-cpu", "TK_CPU_LLD", object,
-                                      {"-Bsymbolic"}, sharedObject, error);
+                                      {"-Bsymbolic"}, sharedObject, error,
+                                      {builtins});
 }
 
 tk_status validateObject(const void *data, size_t size, std::string &error) {
