@@ -19,10 +19,6 @@ using namespace mlir;
 using namespace tk;
 using namespace tk::seeds;
 
-int64_t tk::seeds::nextPowerOf2(int64_t n) {
-  return n <= 1 ? 1 : static_cast<int64_t>(llvm::PowerOf2Ceil(n));
-}
-
 /// Finishes `k`, copying the builder's error into `error` on failure.
 static KernelModule finish(KernelBuilder &k, std::string *error) {
   KernelModule module = k.finish();

@@ -19,9 +19,21 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstdint>
 #include <string>
+
+/// A kernel's builder (or TTIR) at the place a case or a benchmark figure
+/// names it. Built only where the compiler is: tk-conformance-run
+/// (TK_CONFORMANCE_RUN_ONLY) takes every kernel from a package and makes
+/// none, so that nothing of it links the compiler. Helpers only builders
+/// use sit in `#ifndef TK_CONFORMANCE_RUN_ONLY`.
+#ifdef TK_CONFORMANCE_RUN_ONLY
+#define TK_KERNEL_BUILDER(...) nullptr
+#else
+#define TK_KERNEL_BUILDER(...) __VA_ARGS__
+#endif
 
 namespace tk {
 namespace seeds {
@@ -32,7 +44,9 @@ using KernelModule = mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>;
 
 /// The smallest power of two >= n (Triton's `next_power_of_2`), for BLOCK
 /// sizes that cover a whole row.
-int64_t nextPowerOf2(int64_t n);
+inline int64_t nextPowerOf2(int64_t n) {
+  return n <= 1 ? 1 : static_cast<int64_t>(llvm::PowerOf2Ceil(n));
+}
 
 /// `out[i] = x[i] + y[i]` for `i < n`, `block` elements per program
 /// (seed 002). Grid: `cdiv(n, block)`.

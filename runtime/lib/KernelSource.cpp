@@ -523,3 +523,43 @@ Status tk::runtime::prepareKernel(const tk_kernel_source &source,
                                          diagnostics.take());
   return Status::success();
 }
+
+Status tk::runtime::renameEntry(PreparedKernel &prepared, StringRef name) {
+  auto isIdentifier = [](StringRef text) {
+    return !text.empty() && (llvm::isAlpha(text[0]) || text[0] == '_') &&
+           llvm::all_of(text,
+                        [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  };
+  if (!isIdentifier(name))
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "'" + name.str() +
+                      "' cannot name a kernel: an entry name is an "
+                      "identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  MLIRContext context(getDialectRegistry(TK_SOURCE_BYTECODE),
+                      MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  DiagnosticCollector diagnostics(context, nullptr);
+  ParserConfig config(&context, /*verifyAfterParse=*/true);
+  Block block;
+  llvm::MemoryBufferRef buffer(prepared.bytecode, prepared.entry);
+  OwningOpRef<ModuleOp> module;
+  if (succeeded(readBytecodeFile(buffer, &block, config)))
+    module = takeModule(block, context, prepared.entry);
+  if (!module)
+    return Status(TK_ERROR_INTERNAL, "the prepared kernel '" + prepared.entry +
+                                         "' does not read back:\n" +
+                                         diagnostics.take());
+  for (tk::FuncOp func : module->getOps<tk::FuncOp>())
+    if (func.getSymName() == prepared.entry)
+      func.setSymName(name);
+  std::string bytecode;
+  llvm::raw_string_ostream stream(bytecode);
+  if (failed(verify(*module)) ||
+      failed(writeBytecodeToFile(module->getOperation(), stream)))
+    return Status(TK_ERROR_INTERNAL, "cannot rename kernel '" + prepared.entry +
+                                         "' to '" + name.str() + "':\n" +
+                                         diagnostics.take());
+  prepared.entry = name.str();
+  prepared.bytecode = std::move(bytecode);
+  return Status::success();
+}

@@ -92,7 +92,8 @@ Status PackageTarget::parse(const std::string &spec, PackageTarget &out) {
 Status PackageBuilder::add(const std::vector<PackageTarget> &targets,
                            const tk_kernel_source &source,
                            const tk_compile_options *options,
-                           const Progress &progress) {
+                           const Progress &progress,
+                           const std::string &packageEntry) {
   tk_compile_options resolved = {};
   if (options)
     std::memcpy(&resolved, options,
@@ -106,6 +107,8 @@ Status PackageBuilder::add(const std::vector<PackageTarget> &targets,
       prepared,
       resolved.source_name ? llvm::StringRef(resolved.source_name)
                            : llvm::StringRef(kDefaultSourceName)));
+  if (!packageEntry.empty())
+    TK_RETURN_IF_ERROR(renameEntry(prepared, packageEntry));
 
   tk::package::Kernel *kernel = nullptr;
   for (tk::package::Kernel &existing : package.kernels)

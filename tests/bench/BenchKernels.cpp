@@ -31,6 +31,7 @@ const char *tk::bench::kindName(BenchKind kind) {
 
 namespace {
 
+#ifndef TK_CONFORMANCE_RUN_ONLY
 mlir::Type typeOf(mlir::MLIRContext *ctx, const std::string &dtype) {
   if (dtype == "f16")
     return mlir::Float16Type::get(ctx);
@@ -38,6 +39,7 @@ mlir::Type typeOf(mlir::MLIRContext *ctx, const std::string &dtype) {
     return mlir::BFloat16Type::get(ctx);
   return mlir::Float32Type::get(ctx);
 }
+#endif
 
 std::string dims(const std::vector<int64_t> &shape) {
   std::string text;
@@ -56,9 +58,9 @@ BenchFigure vectorAdd() {
   c.label = "BLOCK 1024 w4";
   c.numWarps = 4;
   c.blockN = 1024;
-  c.build = [](mlir::MLIRContext *ctx) {
+  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx) {
     return seeds::buildVectorAdd(ctx, mlir::Float32Type::get(ctx), 1024);
-  };
+  });
   figure.candidates.push_back(std::move(c));
   return figure;
 }
@@ -100,10 +102,10 @@ BenchFigure softmax(int64_t rows, int64_t cols) {
       c.blockN = block;
       // Row strides declared multiples of 16 elements, as Triton's launcher
       // specialises them: the rows load as 128-bit vectors.
-      c.build = [block](mlir::MLIRContext *ctx) {
+      c.build = TK_KERNEL_BUILDER([block](mlir::MLIRContext *ctx) {
         return seeds::buildSoftmax(ctx, mlir::Float32Type::get(ctx), block,
                                    nullptr, /*rowStrideDivisibility=*/16);
-      };
+      });
       figure.candidates.push_back(std::move(c));
     }
   }
@@ -136,7 +138,7 @@ BenchFigure matmul(const std::string &dtype, int64_t m, int64_t n, int64_t k,
     c.constexprs = {{"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
     c.blockM = t.bm;
     c.blockN = t.bn;
-    c.build = [t, dtype](mlir::MLIRContext *ctx) {
+    c.build = TK_KERNEL_BUILDER([t, dtype](mlir::MLIRContext *ctx) {
       seeds::MatmulConfig config;
       config.blockM = t.bm;
       config.blockN = t.bn;
@@ -144,7 +146,7 @@ BenchFigure matmul(const std::string &dtype, int64_t m, int64_t n, int64_t k,
       config.rowStrideDivisibility = 16;
       mlir::Type type = typeOf(ctx, dtype);
       return seeds::buildMatmul(ctx, type, type, config);
-    };
+    });
     figure.candidates.push_back(std::move(c));
   }
   return figure;
@@ -190,14 +192,14 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d) {
     c.minProgramsPerCu = b.minPrograms;
     c.blockM = b.bm;
     c.blockN = b.bn;
-    c.build = [b, d](mlir::MLIRContext *ctx) {
+    c.build = TK_KERNEL_BUILDER([b, d](mlir::MLIRContext *ctx) {
       seeds::AttentionConfig config;
       config.blockM = b.bm;
       config.blockN = b.bn;
       config.blockD = d;
       config.headDimDivisibility = 16;
       return seeds::buildAttention(ctx, mlir::Float16Type::get(ctx), config);
-    };
+    });
     figure.candidates.push_back(std::move(c));
   }
   return figure;

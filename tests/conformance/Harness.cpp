@@ -10,23 +10,16 @@
 
 #include "Harness.h"
 
-#include "tk/ir/Dialect.h"
 #include "tk/runtime/Buffer.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Kernel.h"
-#include "tk/runtime/KernelCache.h"
-#include "tk/runtime/KernelCompile.h"
-#include "tk/runtime/KernelSource.h"
 #include "tk/runtime/PluginLoader.h"
 
-#include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -112,35 +105,6 @@ size_t tk::conformance::dtypeBytes(DType dtype) { return info(dtype).bytes; }
 uint32_t tk::conformance::dtypeBit(DType dtype) { return info(dtype).bit; }
 
 bool tk::conformance::isFloat(DType dtype) { return dtype >= DType::F16; }
-
-mlir::Type tk::conformance::toMLIR(mlir::MLIRContext *ctx, DType dtype) {
-  mlir::Builder b(ctx);
-  switch (dtype) {
-  case DType::I1:
-    return b.getI1Type();
-  case DType::I8:
-    return b.getI8Type();
-  case DType::I16:
-    return b.getI16Type();
-  case DType::I32:
-    return b.getI32Type();
-  case DType::I64:
-    return b.getI64Type();
-  case DType::F16:
-    return b.getF16Type();
-  case DType::BF16:
-    return b.getBF16Type();
-  case DType::F32:
-    return b.getF32Type();
-  case DType::F64:
-    return b.getF64Type();
-  case DType::F8E4M3:
-    return b.getType<mlir::Float8E4M3FNType>();
-  case DType::F8E5M2:
-    return b.getType<mlir::Float8E5M2Type>();
-  }
-  return {};
-}
 
 double tk::conformance::roundTo(DType dtype, double value) {
   switch (dtype) {
@@ -250,15 +214,11 @@ const char *tk::conformance::statusName(CellStatus status) {
 namespace tk::conformance {
 
 /// One backend of the matrix: its plugin, device 0 when it has one, the
-/// capabilities it declares, and its compiled kernels.
+/// capabilities it declares, and the kernels its supplier made.
 class Target {
 public:
-  explicit Target(std::string name) : name(std::move(name)) {
-    context.appendDialectRegistry(makeRegistry());
-    context.loadAllAvailableDialects();
-    // Kernels are built and compiled one at a time; MLIR's thread pool only
-    // costs start-up time on a shared machine.
-    context.disableMultithreading();
+  Target(std::string name, KernelSupplier supplier)
+      : name(std::move(name)), supplier(std::move(supplier)) {
     open();
   }
 
@@ -273,23 +233,11 @@ public:
   bool guardPages = false;
   /// RunOptions::numStages.
   int32_t numStages = 0;
-  mlir::MLIRContext context;
   /// Why the backend cannot be used at all (plugin missing or broken).
   rt::Status openStatus;
   rt::Plugin *plugin = nullptr;
   std::unique_ptr<rt::Device> device;
   tk_capabilities caps = {};
-  rt::KernelCache cache;
-
-  struct Compiled {
-    rt::Kernel *kernel = nullptr;
-    /// Compile-only (NO_DEVICE): the binary passed `validate`.
-    bool validated = false;
-    std::string error;
-    /// Why compiling (or loading) failed; TK_ERROR_UNSUPPORTED is the
-    /// backend saying the device cannot hold the kernel.
-    tk_status code = TK_SUCCESS;
-  };
 
   bool hasDevice() const { return device != nullptr; }
 
@@ -314,83 +262,29 @@ public:
     return "";
   }
 
-  /// The kernel of `key`, compiled (and loaded, or validated) on first use.
-  Compiled &compile(const std::string &key, const ConformanceCase &kase,
-                    DType dtype, const Shape &shape) {
+  /// The kernel of the cell, made by the supplier on first use.
+  SuppliedKernel &getKernel(const ConformanceCase &kase, DType dtype,
+                            const Shape &shape) {
+    std::string key = kernelKey(kase, dtype, shape);
     auto it = kernels.find(key);
     if (it != kernels.end())
       return it->second;
-    Compiled &out = kernels[key];
-    std::string error;
-    // The source lives until the kernel is created: a builder module, or
-    // TTIR text.
-    KernelModule module = mlir::failure();
-    mlir::FailureOr<std::string> ttirText = mlir::failure();
-    mlir::ModuleOp op;
-    tk_kernel_source source;
-    if (kase.ttir) {
-      ttirText = kase.ttir(&error);
-      if (mlir::failed(ttirText)) {
-        out.error = "the TTIR cannot be read: " + error;
-        return out;
-      }
-      source = {TK_SOURCE_TTIR, ttirText->data(), ttirText->size(), nullptr};
-    } else {
-      module = kase.build(&context, dtype, shape, &error);
-      if (mlir::failed(module)) {
-        out.error = "the builder refused the kernel: " + error;
-        return out;
-      }
-      op = module->get();
-      source = {TK_SOURCE_MODULE, &op, 0, nullptr};
-    }
     CompileSettings settings =
         kase.settings ? kase.settings(dtype, shape) : CompileSettings();
     if (settings.numStages == 0)
       settings.numStages = numStages;
-    if (hasDevice()) {
-      std::vector<tk_constexpr_value> constexprs = constexprValues(settings);
-      tk_compile_options options = {};
-      options.struct_size = sizeof(options);
-      options.num_warps = settings.numWarps;
-      options.num_stages = settings.numStages;
-      options.min_programs_per_cu = settings.minProgramsPerCu;
-      options.constexprs = constexprs.data();
-      options.num_constexprs = constexprs.size();
-      rt::KernelOptions resolved;
-      rt::Status status = rt::readKernelOptions(&options, resolved);
-      if (status.isOk())
-        status = rt::createKernelFromSource(*device, cache, source, resolved,
-                                            &out.kernel);
-      if (!status.isOk()) {
-        out.kernel = nullptr;
-        out.code = status.code();
-        out.error = std::string(rt::getStatusName(status.code())) + ": " +
-                    status.message();
-      }
+    SuppliedKernel &out = kernels[key];
+    if (!supplier) {
+      out.error = "the harness was given no kernel supplier";
+      out.code = TK_ERROR_INTERNAL;
       return out;
     }
-    out.error = compileAndValidate(source, settings, out.code);
-    out.validated = out.error.empty();
+    out = supplier(KernelRequest{kase, dtype, shape, key, settings, name,
+                                 *plugin, device.get()});
     return out;
   }
 
 private:
-  /// The settings' constexprs as the C API takes them (borrowing the names).
-  static std::vector<tk_constexpr_value>
-  constexprValues(const CompileSettings &settings) {
-    std::vector<tk_constexpr_value> values;
-    for (const auto &[name, value] : settings.constexprs)
-      values.push_back({name.c_str(), value});
-    return values;
-  }
-
-  static mlir::DialectRegistry makeRegistry() {
-    mlir::DialectRegistry registry;
-    tk::registerTkDialects(registry);
-    return registry;
-  }
-
   void open() {
     rt::PluginLoader loader;
     openStatus = loader.open(name, &plugin);
@@ -414,69 +308,8 @@ private:
     }
   }
 
-  /// The NO_DEVICE path: the plugin must still compile the kernel, and its
-  /// binary must pass the plugin's own `validate`.
-  std::string compileAndValidate(const tk_kernel_source &source,
-                                 const CompileSettings &settings,
-                                 tk_status &code) {
-    std::vector<tk_constexpr_value> constexprs = constexprValues(settings);
-    rt::PreparedKernel prepared;
-    // The bounds-checked mode compiles here as tk_kernel_create would.
-    rt::Status status =
-        rt::prepareKernel(source, constexprs, prepared, rt::kDefaultSourceName,
-                          rt::isBoundsCheckingRequested());
-    if (!status.isOk()) {
-      code = status.code();
-      return status.message();
-    }
-    const tk_backend_interface &api = plugin->getApi();
-    tk_plugin_compile_request request;
-    std::memset(&request, 0, sizeof(request));
-    request.struct_size = sizeof(request);
-    request.module_bytecode = prepared.bytecode.data();
-    request.module_size = prepared.bytecode.size();
-    request.entry = prepared.entry.c_str();
-    request.num_warps = settings.numWarps;
-    request.num_stages = settings.numStages;
-    request.min_programs_per_cu = settings.minProgramsPerCu;
-    // As tk_kernel_create does on a device: TK_DUMP_IR names where the
-    // plugin writes each stage, a folder per compile, named by the entry
-    // and the hash of what was compiled.
-    std::string dumpDir;
-    if (const char *root = std::getenv("TK_DUMP_IR"); root && *root) {
-      llvm::SmallString<256> path(root);
-      rt::CacheKey key = rt::CacheKeyBuilder()
-                             .add(prepared.bytecode)
-                             .add(int64_t(settings.numWarps))
-                             .add(int64_t(settings.numStages))
-                             .finish();
-      llvm::sys::path::append(path,
-                              prepared.entry + "-" +
-                                  rt::KernelCache::toHex(key).substr(0, 12));
-      if (std::error_code error = llvm::sys::fs::create_directories(path)) {
-        code = TK_ERROR_INVALID_ARGUMENT;
-        return "TK_DUMP_IR='" + std::string(root) +
-               "' is not a folder tk can create: " + error.message();
-      }
-      dumpDir = std::string(path);
-    }
-    request.dump_dir = dumpDir.empty() ? nullptr : dumpDir.c_str();
-    tk_plugin_binary binary;
-    std::memset(&binary, 0, sizeof(binary));
-    binary.struct_size = sizeof(binary);
-    code = api.compile(&request, &binary);
-    if (code != TK_SUCCESS)
-      return plugin->makeError(code, "compile").message();
-    std::string error;
-    if (!api.validate)
-      error = name + " has no validate entry point: the binary is unchecked";
-    else if (tk_status checked = api.validate(binary.data, binary.size))
-      error = plugin->makeError(checked, "validate").message();
-    api.binary_free(&binary);
-    return error;
-  }
-
-  std::map<std::string, Compiled> kernels;
+  KernelSupplier supplier;
+  std::map<std::string, SuppliedKernel> kernels;
 };
 
 } // namespace tk::conformance
@@ -827,6 +660,46 @@ static const ExpectedFailure *findExpectedFailure(const CellResult &cell) {
   return nullptr;
 }
 
+std::string tk::conformance::kernelKey(const ConformanceCase &kase, DType dtype,
+                                       const Shape &shape) {
+  return kase.name + "/" + dtypeName(dtype).str() + "/" +
+         (kase.configKey ? kase.configKey(dtype, shape) : "");
+}
+
+std::string tk::conformance::packageEntry(const std::string &kernelKey) {
+  std::string entry = kernelKey;
+  for (char &c : entry)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      c = '_';
+  while (!entry.empty() && entry.back() == '_')
+    entry.pop_back();
+  return entry;
+}
+
+std::vector<PlannedCell>
+tk::conformance::planCells(const std::vector<ConformanceCase> &cases,
+                           const RunOptions &options) {
+  std::vector<PlannedCell> plan;
+  for (const ConformanceCase &kase : cases) {
+    if (!selected(options.kernels, kase.name))
+      continue;
+    for (DType dtype : kase.dtypes) {
+      if (!selected(options.dtypes, dtypeName(dtype)))
+        continue;
+      for (const Shape &shape : kase.shapes)
+        plan.push_back({&kase, dtype, &shape});
+    }
+  }
+  if (options.shardCount > 1) {
+    std::vector<PlannedCell> shard;
+    for (size_t i = options.shardIndex; i < plan.size();
+         i += options.shardCount)
+      shard.push_back(plan[i]);
+    plan = std::move(shard);
+  }
+  return plan;
+}
+
 /// Runs one cell of `kase` on `target`.
 static CellResult runCell(Target &target, const ConformanceCase &kase,
                           DType dtype, const Shape &shape) {
@@ -846,9 +719,7 @@ static CellResult runCell(Target &target, const ConformanceCase &kase,
     result.message = unsupported;
     return result;
   }
-  std::string key = kase.name + "/" + dtypeName(dtype).str() + "/" +
-                    (kase.configKey ? kase.configKey(dtype, shape) : "");
-  Target::Compiled &compiled = target.compile(key, kase, dtype, shape);
+  SuppliedKernel &compiled = target.getKernel(kase, dtype, shape);
   if (!compiled.error.empty()) {
     // A backend that refuses the kernel as unsupported names what its
     // device lacks (workgroup memory, an instruction for a type); any
@@ -878,37 +749,15 @@ std::vector<CellResult> tk::conformance::runSuite(const RunOptions &options) {
     backends = findBackends();
   std::vector<ConformanceCase> cases = getCases(options.includeFixtures);
 
-  struct Planned {
-    const ConformanceCase *kase;
-    DType dtype;
-    const Shape *shape;
-  };
-  std::vector<Planned> plan;
-  for (const ConformanceCase &kase : cases) {
-    if (!selected(options.kernels, kase.name))
-      continue;
-    for (DType dtype : kase.dtypes) {
-      if (!selected(options.dtypes, dtypeName(dtype)))
-        continue;
-      for (const Shape &shape : kase.shapes)
-        plan.push_back({&kase, dtype, &shape});
-    }
-  }
-  if (options.shardCount > 1) {
-    std::vector<Planned> shard;
-    for (size_t i = options.shardIndex; i < plan.size();
-         i += options.shardCount)
-      shard.push_back(plan[i]);
-    plan = std::move(shard);
-  }
+  std::vector<PlannedCell> plan = planCells(cases, options);
 
   std::vector<CellResult> results;
   size_t total = plan.size() * backends.size(), index = 0;
   for (const std::string &backend : backends) {
-    Target target(backend);
+    Target target(backend, options.supplier);
     target.guardPages = options.guardPages;
     target.numStages = options.numStages;
-    for (const Planned &cell : plan) {
+    for (const PlannedCell &cell : plan) {
       auto start = std::chrono::steady_clock::now();
       CellResult result = runCell(target, *cell.kase, cell.dtype, *cell.shape);
       result.seconds = std::chrono::duration<double>(

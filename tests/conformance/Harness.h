@@ -7,9 +7,16 @@
 // run function that launches it on device buffers, and a host reference in
 // double compared with per-dtype tolerances. The harness owns everything
 // else: backends opened through the runtime's plugin loader, the declared
-// capabilities that make a cell UNSUPPORTED, compile-and-validate for
-// backends without hardware (NO_DEVICE), the XFAIL list, and a compiled-kernel
-// cache keyed by (case, dtype, block configuration).
+// capabilities that make a cell UNSUPPORTED, the XFAIL list, and one kernel
+// per (case, dtype, block configuration).
+//
+// Where the kernels come from is a KernelSupplier. tk-conformance compiles
+// them (HarnessCompile.cpp: builder or TTIR, through the plugin; compile and
+// validate for backends without hardware, NO_DEVICE) and can write them all
+// into one package. tk-conformance-run, the same suite built without the
+// compiler (TK_CONFORMANCE_RUN_ONLY: no builder code, linked against
+// libtk_runtime.so), loads them from that package (PackageSupply.cpp): the
+// column of a GPU machine that carries no LLVM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +41,9 @@
 
 namespace tk::runtime {
 class Buffer;
+class Device;
+class Kernel;
+class Plugin;
 } // namespace tk::runtime
 
 namespace tk::conformance {
@@ -51,7 +61,6 @@ size_t dtypeBytes(DType dtype);
 /// The dtype's bit of tk_capabilities.dtypes.
 uint32_t dtypeBit(DType dtype);
 bool isFloat(DType dtype);
-mlir::Type toMLIR(mlir::MLIRContext *ctx, DType dtype);
 /// `value` as `dtype` holds it: floats rounded to nearest even, integers
 /// truncated toward zero and wrapped to the width (two's complement).
 double roundTo(DType dtype, double value);
@@ -155,6 +164,15 @@ struct ConformanceCase {
 
 /// Every case of the suite, fixtures last (see Registry.cpp).
 std::vector<ConformanceCase> getCases(bool includeFixtures);
+
+/// The kernel of a cell: cells of one case and dtype whose configKeys are
+/// equal share it ("matmul/f16/64x64").
+std::string kernelKey(const ConformanceCase &kase, DType dtype,
+                      const Shape &shape);
+/// The name of that kernel in a package of the suite's kernels: the key
+/// with every character other than a letter, a digit or '_' made '_'
+/// ("matmul_f16_64x64"), an identifier every backend takes as an entry.
+std::string packageEntry(const std::string &kernelKey);
 
 /// A known failure: cells matching (backend, kernel, dtype; "*" matches
 /// everything) that fail are XFAIL with `reason`. The list lives in
@@ -278,6 +296,47 @@ private:
 // Running the suite
 //===----------------------------------------------------------------------===//
 
+/// What a backend is asked for: the kernel of one cell, compiled with
+/// `settings` (the case's, with RunOptions::numStages applied).
+struct KernelRequest {
+  const ConformanceCase &kase;
+  DType dtype;
+  const Shape &shape;
+  std::string key;
+  CompileSettings settings;
+  std::string backend;
+  runtime::Plugin &plugin;
+  /// Null for a backend without a device: the kernel is compiled and
+  /// validated only (NO_DEVICE).
+  runtime::Device *device;
+};
+
+/// The kernel a supplier made for a request: loaded on the device (the
+/// harness releases it), or, without a device, `validated`; otherwise the
+/// error, where TK_ERROR_UNSUPPORTED is the backend saying the device cannot
+/// hold the kernel (the cell is UNSUPPORTED, not FAIL).
+struct SuppliedKernel {
+  runtime::Kernel *kernel = nullptr;
+  bool validated = false;
+  std::string error;
+  tk_status code = TK_SUCCESS;
+};
+
+using KernelSupplier = std::function<SuppliedKernel(const KernelRequest &)>;
+
+/// Kernels from a package tk-conformance --write-package wrote (its
+/// refusals beside it, `<path>.refused`), created through TK_SOURCE_PACKAGE
+/// as libtk_runtime.so does. False with the reason when the file cannot be
+/// read or is not a package.
+bool makePackageSupplier(const std::string &path, KernelSupplier &out,
+                         std::string &error);
+
+#ifndef TK_CONFORMANCE_RUN_ONLY
+/// Kernels built by their cases and compiled by the backend's plugin
+/// (HarnessCompile.cpp).
+KernelSupplier makeCompilingSupplier();
+#endif
+
 struct RunOptions {
   /// Backend names; empty or "all": every plugin on the search path.
   std::vector<std::string> backends;
@@ -300,7 +359,21 @@ struct RunOptions {
   int32_t numStages = 0;
   /// Called after each cell with its 1-based number and the total.
   std::function<void(size_t index, size_t total, const CellResult &)> progress;
+  /// Where the kernels come from (required).
+  KernelSupplier supplier;
 };
+
+/// One cell of a selection: a case, a dtype, a shape.
+struct PlannedCell {
+  const ConformanceCase *kase;
+  DType dtype;
+  const Shape *shape;
+};
+
+/// The cells of `cases` that `options` selects (kernels, dtypes, shard), in
+/// the suite's fixed order.
+std::vector<PlannedCell> planCells(const std::vector<ConformanceCase> &cases,
+                                   const RunOptions &options);
 
 /// Names of the backend plugins found on the search path (TK_BACKEND_PATH,
 /// then the folder of libtk).
@@ -309,6 +382,21 @@ std::vector<std::string> findBackends();
 /// Runs the selected cells. Never aborts on a failing kernel: compile
 /// errors, launch errors and mismatches are FAIL cells with their message.
 std::vector<CellResult> runSuite(const RunOptions &options);
+
+#ifndef TK_CONFORMANCE_RUN_ONLY
+/// Compiles the kernel of every cell `options` selects, once per kernel key,
+/// for each of `targets` ("cuda:sm_90a", "cpu", as tk-compile --target
+/// takes them) into one package at `path`, each kernel under its
+/// packageEntry. A kernel a target refuses is left out and its refusal
+/// written to `<path>.refused`, so the runner reports its cells as the
+/// compiling column would (UNSUPPORTED where the device cannot hold it).
+/// Both files are written whole or not at all. Prints a line per kernel on
+/// stderr. Returns the kernels refused other than TK_ERROR_UNSUPPORTED, or
+/// -1 with `error` when nothing could be written.
+int writeCellPackage(const RunOptions &options,
+                     const std::vector<std::string> &targets,
+                     const std::string &path, std::string &error);
+#endif
 
 //===----------------------------------------------------------------------===//
 // Reports (Report.cpp)

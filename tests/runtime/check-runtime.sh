@@ -2,15 +2,17 @@
 # The runtime without a compiler, as built: libtk_runtime.so and the
 # driver-only plugins (libtk_driver_<name>.so) need no LLVM, MLIR or other
 # compiler library (their ELF NEEDED entries, recursively as ldd resolves
-# them), libtk_runtime.so exports the whole C API libtk.so does, and it is
-# under 2 MB stripped.
+# them), nor do the programs given after LIBDIR (tk-runtime-only,
+# tk-conformance-run), libtk_runtime.so exports the whole C API libtk.so
+# does, and it is under 2 MB stripped.
 #
-#   check-runtime.sh LIBDIR
+#   check-runtime.sh LIBDIR [PROGRAM...]
 set -euo pipefail
-libdir=${1:?usage: check-runtime.sh LIBDIR}
+libdir=${1:?usage: check-runtime.sh LIBDIR [PROGRAM...]}
+shift
 failures=0
 shopt -s nullglob
-libraries=("$libdir"/libtk_runtime.so "$libdir"/libtk_driver_*.so)
+libraries=("$libdir"/libtk_runtime.so "$libdir"/libtk_driver_*.so "$@")
 [ -f "$libdir/libtk_runtime.so" ] || { echo "no $libdir/libtk_runtime.so"; exit 1; }
 [ ${#libraries[@]} -ge 2 ] || { echo "no driver-only plugin in $libdir"; exit 1; }
 for library in "${libraries[@]}"; do

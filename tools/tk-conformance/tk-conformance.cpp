@@ -6,6 +6,12 @@
 // 1 when any cell FAILs (or, with --expect, when a column misses what it
 // expects), 2 on a usage error.
 //
+// `--write-package FILE --target T...` compiles the selection's kernels into
+// one package instead; `--package FILE` runs the cells with the kernels of
+// such a package. Built as tk-conformance-run (TK_CONFORMANCE_RUN_ONLY), the
+// tool has no compiler and links libtk_runtime.so: it runs from a package
+// only, on a machine that carries no LLVM.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
@@ -24,13 +30,29 @@
 
 using namespace tk::conformance;
 
+#ifdef TK_CONFORMANCE_RUN_ONLY
+static const char *const kTool = "tk-conformance-run";
+#else
+static const char *const kTool = "tk-conformance";
+#endif
+
 static void usage(std::FILE *out) {
   std::fprintf(
       out,
-      "usage: tk-conformance [--backend NAMES|all] [--kernel NAMES] "
-      "[--dtype NAMES]\n"
-      "                      [--out DIR] [--include-fixtures] [--list]\n"
-      "                      [--guard-pages] [--shard I/N] [--num-stages N]\n"
+      "usage: %s [--backend NAMES|all] [--kernel NAMES] [--dtype NAMES]\n"
+      "         [--out DIR] [--include-fixtures] [--list] [--guard-pages]\n"
+      "         [--shard I/N] [--num-stages N] [--package FILE]\n"
+#ifndef TK_CONFORMANCE_RUN_ONLY
+      "         [--write-package FILE --target T[,T...]]\n"
+#endif
+      "  --package  take every kernel from FILE, as --write-package wrote\n"
+      "             it%s\n"
+#ifndef TK_CONFORMANCE_RUN_ONLY
+      "  --write-package  compile the selected kernels into one package\n"
+      "             (FILE, and its refusals in FILE.refused) and run none\n"
+      "  --target   the package's targets, as tk-compile takes them\n"
+      "             (cuda:sm_90a, vulkan:32, cpu:x86-64-v2, ...)\n"
+#endif
       "  --backend  comma list of backend plugins, or 'all' (default: all)\n"
       "  --kernel   comma list of kernels to run (default: every kernel)\n"
       "  --dtype    comma list of dtypes (f32,f16,bf16,i8,i32,...)\n"
@@ -48,7 +70,14 @@ static void usage(std::FILE *out) {
       "             them), 'checked' (PASS, or NO_DEVICE: compiled and\n"
       "             validated), 'fail' (a corrupting fixture backend)\n"
       "Exit status: 0 when no cell FAILs (with --expect: when every column\n"
-      "meets it), 1 otherwise, 2 on a usage error.\n");
+      "meets it), 1 otherwise, 2 on a usage error.\n",
+      kTool,
+#ifdef TK_CONFORMANCE_RUN_ONLY
+      " (required: this build has no compiler)"
+#else
+      ""
+#endif
+  );
 }
 
 static std::vector<std::string> splitList(llvm::StringRef text) {
@@ -111,7 +140,7 @@ static bool writeFile(const std::string &dir, const char *name,
   std::error_code error;
   llvm::raw_fd_ostream out(path, error);
   if (error) {
-    std::fprintf(stderr, "tk-conformance: cannot write %s: %s\n", path.c_str(),
+    std::fprintf(stderr, "%s: cannot write %s: %s\n", kTool, path.c_str(),
                  error.message().c_str());
     return false;
   }
@@ -124,6 +153,8 @@ int main(int argc, char **argv) {
   std::string outDir = ".";
   bool list = false;
   Expectation expect = Expectation::None;
+  std::string package, writePackage;
+  std::vector<std::string> targets;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
     auto value = [&](const char *flag) -> const char * {
@@ -141,6 +172,15 @@ int main(int argc, char **argv) {
       options.dtypes = splitList(v);
     else if (const char *v = value("--out"))
       outDir = v;
+    else if (const char *v = value("--package"))
+      package = v;
+#ifndef TK_CONFORMANCE_RUN_ONLY
+    else if (const char *v = value("--write-package"))
+      writePackage = v;
+    else if (const char *v = value("--target"))
+      for (std::string &target : splitList(v))
+        targets.push_back(std::move(target));
+#endif
     else if (const char *v = value("--expect")) {
       llvm::StringRef name = v;
       expect = name == "pass"      ? Expectation::Pass
@@ -149,9 +189,9 @@ int main(int argc, char **argv) {
                                    : Expectation::None;
       if (expect == Expectation::None) {
         std::fprintf(stderr,
-                     "tk-conformance: --expect takes pass, checked or fail, "
+                     "%s: --expect takes pass, checked or fail, "
                      "not '%s'\n",
-                     v);
+                     kTool, v);
         return 2;
       }
     } else if (const char *v = value("--shard")) {
@@ -160,18 +200,18 @@ int main(int argc, char **argv) {
           count.getAsInteger(10, options.shardCount) ||
           options.shardCount == 0 || options.shardIndex >= options.shardCount) {
         std::fprintf(stderr,
-                     "tk-conformance: --shard takes I/N with 0 <= I < N, "
+                     "%s: --shard takes I/N with 0 <= I < N, "
                      "not '%s'\n",
-                     v);
+                     kTool, v);
         return 2;
       }
     } else if (const char *v = value("--num-stages")) {
       if (llvm::StringRef(v).getAsInteger(10, options.numStages) ||
           options.numStages < 1) {
         std::fprintf(stderr,
-                     "tk-conformance: --num-stages takes a positive "
+                     "%s: --num-stages takes a positive "
                      "integer, not '%s'\n",
-                     v);
+                     kTool, v);
         return 2;
       }
     } else if (arg == "--include-fixtures")
@@ -184,7 +224,7 @@ int main(int argc, char **argv) {
       usage(stdout);
       return 0;
     } else {
-      std::fprintf(stderr, "tk-conformance: unknown argument '%s'\n", argv[i]);
+      std::fprintf(stderr, "%s: unknown argument '%s'\n", kTool, argv[i]);
       usage(stderr);
       return 2;
     }
@@ -193,8 +233,10 @@ int main(int argc, char **argv) {
   // Guard pages wrap host memory, which only a host-memory backend runs on.
   if (options.guardPages &&
       (options.backends.size() != 1 || options.backends[0] != "cpu")) {
-    std::fprintf(stderr, "tk-conformance: --guard-pages needs --backend cpu "
-                         "(the buffers are host memory)\n");
+    std::fprintf(stderr,
+                 "%s: --guard-pages needs --backend cpu "
+                 "(the buffers are host memory)\n",
+                 kTool);
     return 2;
   }
   std::vector<ConformanceCase> cases = getCases(options.includeFixtures);
@@ -214,24 +256,66 @@ int main(int argc, char **argv) {
       known |= c.name == name;
     if (!known) {
       std::fprintf(stderr,
-                   "tk-conformance: no kernel named '%s' (--list shows them;"
+                   "%s: no kernel named '%s' (--list shows them;"
                    " fixtures need --include-fixtures)\n",
-                   name.c_str());
+                   kTool, name.c_str());
       return 2;
     }
   }
   for (const std::string &name : options.dtypes)
     if (!parseDType(name)) {
-      std::fprintf(stderr, "tk-conformance: unknown dtype '%s'\n",
-                   name.c_str());
+      std::fprintf(stderr, "%s: unknown dtype '%s'\n", kTool, name.c_str());
       return 2;
     }
+#ifndef TK_CONFORMANCE_RUN_ONLY
+  if (!writePackage.empty()) {
+    if (!package.empty()) {
+      std::fprintf(stderr,
+                   "%s: --write-package and --package exclude each "
+                   "other\n",
+                   kTool);
+      return 2;
+    }
+    std::string error;
+    int refused = writeCellPackage(options, targets, writePackage, error);
+    if (refused < 0) {
+      std::fprintf(stderr, "%s: %s\n", kTool, error.c_str());
+      return 1;
+    }
+    // Kernels the targets refuse as unsupported are cells the runner
+    // reports UNSUPPORTED; any other refusal is a FAIL there, and here.
+    return refused ? 1 : 0;
+  }
+  if (!targets.empty()) {
+    std::fprintf(stderr, "%s: --target goes with --write-package\n", kTool);
+    return 2;
+  }
+#endif
+  if (!package.empty()) {
+    std::string error;
+    if (!makePackageSupplier(package, options.supplier, error)) {
+      std::fprintf(stderr, "%s: %s\n", kTool, error.c_str());
+      return 2;
+    }
+  } else {
+#ifdef TK_CONFORMANCE_RUN_ONLY
+    std::fprintf(stderr,
+                 "%s: --package is required: this build has no compiler "
+                 "(tk-conformance --write-package makes one)\n",
+                 kTool);
+    return 2;
+#else
+    options.supplier = makeCompilingSupplier();
+#endif
+  }
   if (options.backends.empty() ||
       options.backends == std::vector<std::string>{"all"}) {
     options.backends = findBackends();
     if (options.backends.empty()) {
-      std::fprintf(stderr, "tk-conformance: no backend plugin found "
-                           "(set TK_BACKEND_PATH)\n");
+      std::fprintf(stderr,
+                   "%s: no backend plugin found "
+                   "(set TK_BACKEND_PATH)\n",
+                   kTool);
       return 2;
     }
   }
@@ -272,8 +356,8 @@ int main(int argc, char **argv) {
                 tightest->backend.c_str());
 
   if (std::error_code error = llvm::sys::fs::create_directories(outDir)) {
-    std::fprintf(stderr, "tk-conformance: cannot create %s: %s\n",
-                 outDir.c_str(), error.message().c_str());
+    std::fprintf(stderr, "%s: cannot create %s: %s\n", kTool, outDir.c_str(),
+                 error.message().c_str());
     return 1;
   }
   bool written = writeFile(outDir, "conformance.json", formatJson(results)) &&

@@ -35,8 +35,8 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.needs.atomics = TK_ATOMIC_BIT_ADD;
     c.dtypes = {DType::I32, DType::I64};
     c.shapes = kSizes;
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "atomic_histogram");
       mlir::Type type = toMLIR(ctx, dtype);
       Tile x = k.argPtr("x", k.i32(), 16);
@@ -48,7 +48,7 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       Tile bins = k.load(x + offs, mask, 0);
       k.atomicAdd(hist + bins, 1, mask);
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t n = r.dim(0), bins = r.dim(1);
       std::vector<double> x = r.random(n, 0, double(bins), DType::I32, 81);
@@ -70,8 +70,8 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.needs.atomics = TK_ATOMIC_BIT_MAX;
     c.dtypes = {DType::I32, DType::I64, DType::F32};
     c.shapes = kSizes;
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "atomic_max");
       mlir::Type type = toMLIR(ctx, dtype);
       Tile x = k.argPtr("x", type, 16);
@@ -86,7 +86,7 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       Tile previous = k.atomicRMW(AtomicRMWKind::Max, out + bucket, v, mask);
       k.store(old + offs, previous, mask);
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t n = r.dim(0), buckets = r.dim(1);
       DType t = r.dtype();
@@ -141,8 +141,8 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.needs.atomics = TK_ATOMIC_BIT_CAS;
     c.dtypes = {DType::I32, DType::I64};
     c.shapes = kSizes;
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "atomic_cas");
       mlir::Type type = toMLIR(ctx, dtype);
       Tile slots = k.argPtr("slots", type, 16);
@@ -160,7 +160,7 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       Tile previous = k.atomicCAS(slots + slot, -1, id);
       k.store(old + offs, previous, mask);
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t n = r.dim(0), count = r.dim(1);
       DType t = r.dtype();
@@ -202,21 +202,21 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.needs.atomics = TK_ATOMIC_BIT_ADD;
     c.dtypes = {DType::I32};
     c.shapes = {shape({1}), shape({7}), shape({100})};
-    c.build = [](mlir::MLIRContext *ctx, DType, const Shape &,
-                 std::string *error) {
-      KernelBuilder k(ctx, "atomic_old_values");
-      Tile counter = k.argPtr("counter", k.i32(), 16);
-      Tile bins = k.argPtr("bins", k.i32(), 16);
-      Tile olds = k.argPtr("olds", k.i32(), 16);
-      Tile tickets = k.argPtr("tickets", k.i32(), 16);
-      Tile r = k.arange(0, 64);
-      Tile offs = k.programId(0) * 64 + r;
-      Tile ticket = k.atomicAdd(counter, 1);
-      k.store(tickets + offs, k.splat(ticket, {64}));
-      Tile old = k.atomicAdd(bins + (r & 15), 1);
-      k.store(olds + offs, old);
-      return finishKernel(k, error);
-    };
+    c.build = TK_KERNEL_BUILDER(
+        [](mlir::MLIRContext *ctx, DType, const Shape &, std::string *error) {
+          KernelBuilder k(ctx, "atomic_old_values");
+          Tile counter = k.argPtr("counter", k.i32(), 16);
+          Tile bins = k.argPtr("bins", k.i32(), 16);
+          Tile olds = k.argPtr("olds", k.i32(), 16);
+          Tile tickets = k.argPtr("tickets", k.i32(), 16);
+          Tile r = k.arange(0, 64);
+          Tile offs = k.programId(0) * 64 + r;
+          Tile ticket = k.atomicAdd(counter, 1);
+          k.store(tickets + offs, k.splat(ticket, {64}));
+          Tile old = k.atomicAdd(bins + (r & 15), 1);
+          k.store(olds + offs, old);
+          return finishKernel(k, error);
+        });
     c.run = [](CellRun &r) {
       int64_t programs = r.dim(0);
       tk_arg counter = r.output(DType::I32, 1, 0);

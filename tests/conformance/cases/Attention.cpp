@@ -88,14 +88,14 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
   c.dtypes = {DType::F16, DType::BF16, DType::F32};
   c.shapes = {shape({1, 1, 1}), shape({2, 77, 32}), shape({3, 128, 16}),
               shape({1, 200, 20})};
-  c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-               std::string *error) {
+  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                 const Shape &, std::string *error) {
     seeds::AttentionConfig config;
     config.blockM = kBlockM;
     config.blockN = kBlockN;
     config.blockD = kBlockD;
     return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
-  };
+  });
   c.run = [](CellRun &r) { runAttention(r, kBlockM); };
   cases.push_back(c);
 
@@ -106,15 +106,15 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
   c.dtypes = {DType::F16, DType::BF16};
   c.shapes = {shape({1, 1, 8}), shape({2, 300, 64}), shape({1, 256, 48}),
               shape({3, 130, 40})};
-  c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-               std::string *error) {
+  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                 const Shape &, std::string *error) {
     seeds::AttentionConfig config;
     config.blockM = kGroupedBlockM;
     config.blockN = kGroupedBlockN;
     config.blockD = kGroupedBlockD;
     config.rowGroups = kRowGroups;
     return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
-  };
+  });
   c.run = [](CellRun &r) { runAttention(r, kGroupedBlockM); };
   cases.push_back(std::move(c));
 }

@@ -94,8 +94,9 @@ benchCase(bench::BenchKind kind, std::string name, std::string summary,
                   candidate->minProgramsPerCu, candidate->constexprs};
     return settings;
   };
-  c.build = [find](mlir::MLIRContext *ctx, DType dtype, const Shape &s,
-                   std::string *error) -> KernelModule {
+  c.build = TK_KERNEL_BUILDER([find](mlir::MLIRContext *ctx, DType dtype,
+                                     const Shape &s,
+                                     std::string *error) -> KernelModule {
     const bench::BenchCandidate *candidate = find(dtype, s);
     if (!candidate) {
       *error = "the bench has no " + dtypeName(dtype).str() + " candidate " +
@@ -106,7 +107,7 @@ benchCase(bench::BenchKind kind, std::string name, std::string summary,
     if (mlir::failed(module))
       *error = "the seed builder refused " + s.variantName;
     return module;
-  };
+  });
   c.run = [find, run](CellRun &r) {
     if (const bench::BenchCandidate *candidate = find(r.dtype(), r.shape()))
       run(r, *candidate);

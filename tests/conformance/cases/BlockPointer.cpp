@@ -21,8 +21,8 @@ void tk::conformance::addBlockPointerCases(
   c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I32};
   c.shapes = {shape({1, 1}), shape({45, 70}), shape({64, 64}),
               shape({100, 33})};
-  c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-               std::string *error) {
+  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                 const Shape &, std::string *error) {
     KernelBuilder k(ctx, "block_ptr");
     mlir::Type type = toMLIR(ctx, dtype);
     Tile x = k.argPtr("x", type, 16), y = k.argPtr("y", type, 16);
@@ -44,7 +44,7 @@ void tk::conformance::addBlockPointerCases(
                 return {k.advance(p[0], {0, B}), k.advance(p[1], {0, B})};
               });
     return finishKernel(k, error);
-  };
+  });
   c.run = [](CellRun &r) {
     int64_t R = r.dim(0), C = r.dim(1);
     int64_t xStride = C + 5, yStride = C + 2;

@@ -9,6 +9,7 @@
 #define TK_TESTS_CONFORMANCE_CASES_CASES_H_
 
 #include "Harness.h"
+#include "SeedKernels.h"
 
 #include "tk/ir/Builder.h"
 
@@ -17,6 +18,9 @@
 #include <vector>
 
 namespace tk::conformance {
+
+/// The MLIR type of a dtype (HarnessCompile.cpp).
+mlir::Type toMLIR(mlir::MLIRContext *ctx, DType dtype);
 
 /// Each file of cases/ appends its cases.
 void addSeedCases(std::vector<ConformanceCase> &cases);

@@ -23,6 +23,7 @@ const std::vector<Shape> kSizes = {shape({1}), shape({1000}), shape({4099})};
 const std::vector<DType> kFloats = {DType::F32, DType::F16, DType::BF16,
                                     DType::F64};
 
+#ifndef TK_CONFORMANCE_RUN_ONLY
 /// The usual 1-D prologue: offsets of this program and their mask.
 struct Lanes {
   Tile offs, mask;
@@ -33,6 +34,7 @@ Lanes lanes(KernelBuilder &k, const Tile &n) {
   Tile mask = offs < n;
   return {offs, mask};
 }
+#endif
 
 using MathFn = Tile (KernelBuilder::*)(const Tile &);
 
@@ -54,8 +56,8 @@ ConformanceCase unaryCase(const char *name, MathFn fn, double lo, double hi,
   c.dtypes = kFloats;
   c.shapes = kSizes;
   std::string kernel = name;
-  c.build = [kernel, fn](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                         std::string *error) {
+  c.build = TK_KERNEL_BUILDER([kernel, fn](mlir::MLIRContext *ctx, DType dtype,
+                                           const Shape &, std::string *error) {
     KernelBuilder k(ctx, kernel);
     mlir::Type type = toMLIR(ctx, dtype);
     Tile x = k.argPtr("x", type, 16), out = k.argPtr("out", type, 16);
@@ -64,7 +66,7 @@ ConformanceCase unaryCase(const char *name, MathFn fn, double lo, double hi,
     Tile v = k.load(x + l.offs, l.mask);
     k.store(out + l.offs, (k.*fn)(v), l.mask);
     return finishKernel(k, error);
-  };
+  });
   c.run = [lo, hi, reference, f32Rtol, hasZeros](CellRun &r) {
     int64_t n = r.dim(0);
     std::vector<double> x = r.random(n, lo, hi, r.dtype(), 41);
@@ -104,8 +106,8 @@ ConformanceCase intCase(const char *name, const char *summary,
   c.dtypes = {DType::I32, DType::I8, DType::I16, DType::I64};
   c.shapes = kSizes;
   std::string kernel = name;
-  c.build = [kernel, ops](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                          std::string *error) {
+  c.build = TK_KERNEL_BUILDER([kernel, ops](mlir::MLIRContext *ctx, DType dtype,
+                                            const Shape &, std::string *error) {
     KernelBuilder k(ctx, kernel);
     mlir::Type type = toMLIR(ctx, dtype);
     Tile x = k.argPtr("x", type, 16), y = k.argPtr("y", type, 16);
@@ -119,7 +121,7 @@ ConformanceCase intCase(const char *name, const char *summary,
     for (size_t i = 0; i < ops.size(); ++i)
       k.store(outs[i] + l.offs, ops[i].build(k, xv, yv), l.mask);
     return finishKernel(k, error);
-  };
+  });
   c.run = [ops, yLo, yHi, shiftAmounts](CellRun &r) {
     int64_t n = r.dim(0);
     DType dtype = r.dtype();
@@ -154,23 +156,23 @@ ConformanceCase intCase(const char *name, const char *summary,
 
 void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
   cases.push_back(unaryCase(
-      "exp", &KernelBuilder::exp, -10, 10, [](double v) { return std::exp(v); },
-      4e-6, /*hasZeros=*/false));
+      "exp", TK_KERNEL_BUILDER(&KernelBuilder::exp), -10, 10,
+      [](double v) { return std::exp(v); }, 4e-6, /*hasZeros=*/false));
   cases.push_back(unaryCase(
-      "log", &KernelBuilder::log, 0.001, 1000,
+      "log", TK_KERNEL_BUILDER(&KernelBuilder::log), 0.001, 1000,
       [](double v) { return std::log(v); }, 4e-6, /*hasZeros=*/true));
   cases.push_back(unaryCase(
-      "sqrt", &KernelBuilder::sqrt, 0, 1000,
+      "sqrt", TK_KERNEL_BUILDER(&KernelBuilder::sqrt), 0, 1000,
       [](double v) { return std::sqrt(v); }, 1e-6, /*hasZeros=*/false));
   cases.push_back(unaryCase(
-      "rsqrt", &KernelBuilder::rsqrt, 0.001, 1000,
+      "rsqrt", TK_KERNEL_BUILDER(&KernelBuilder::rsqrt), 0.001, 1000,
       [](double v) { return 1 / std::sqrt(v); }, 1e-6, /*hasZeros=*/false));
   cases.push_back(unaryCase(
-      "sin", &KernelBuilder::sin, -10, 10, [](double v) { return std::sin(v); },
-      1e-6, /*hasZeros=*/true));
+      "sin", TK_KERNEL_BUILDER(&KernelBuilder::sin), -10, 10,
+      [](double v) { return std::sin(v); }, 1e-6, /*hasZeros=*/true));
   cases.push_back(unaryCase(
-      "cos", &KernelBuilder::cos, -10, 10, [](double v) { return std::cos(v); },
-      1e-6, /*hasZeros=*/true));
+      "cos", TK_KERNEL_BUILDER(&KernelBuilder::cos), -10, 10,
+      [](double v) { return std::cos(v); }, 1e-6, /*hasZeros=*/true));
 
   {
     ConformanceCase c;
@@ -178,8 +180,8 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
     c.summary = "out = math.fma(a, b, c)";
     c.dtypes = kFloats;
     c.shapes = kSizes;
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "fma");
       mlir::Type type = toMLIR(ctx, dtype);
       Tile a = k.argPtr("a", type, 16), b = k.argPtr("b", type, 16);
@@ -191,7 +193,7 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
       Tile fused = k.fma(av, bv, cv);
       k.store(out + l.offs, fused, l.mask);
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t n = r.dim(0);
       DType t = r.dtype();
@@ -221,8 +223,8 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
     c.summary = "out = where(x > y, x, y * 2) (cmpf/cmpi + select)";
     c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I8};
     c.shapes = kSizes;
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "where");
       mlir::Type type = toMLIR(ctx, dtype);
       Tile x = k.argPtr("x", type, 16), y = k.argPtr("y", type, 16);
@@ -234,7 +236,7 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
       Tile twice = yv * 2;
       k.store(out + l.offs, k.where(cond, xv, twice), l.mask);
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t n = r.dim(0);
       DType t = r.dtype();
@@ -252,30 +254,48 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
 
   cases.push_back(intCase(
       "int_arith", "integer add, mul (wrapping), div and rem (signed, C)",
-      {{"add", [](KernelBuilder &, Tile a, Tile b) { return a + b; },
+      {{"add", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+          return a + b;
+        }),
         [](int64_t a, int64_t b) { return double(a + b); }},
-       {"mul", [](KernelBuilder &, Tile a, Tile b) { return a * b; },
+       {"mul", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+          return a * b;
+        }),
         [](int64_t a, int64_t b) { return double(a * b); }},
-       {"div", [](KernelBuilder &, Tile a, Tile b) { return a / b; },
+       {"div", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+          return a / b;
+        }),
         [](int64_t a, int64_t b) { return double(a / b); }},
-       {"rem", [](KernelBuilder &, Tile a, Tile b) { return a % b; },
+       {"rem", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+          return a % b;
+        }),
         [](int64_t a, int64_t b) { return double(a % b); }}},
       -0.2, 0.2, /*shiftAmounts=*/false));
   cases.push_back(
       intCase("int_bitwise", "and, or, xor, shl, arithmetic shr",
-              {{"and", [](KernelBuilder &, Tile a, Tile b) { return a & b; },
+              {{"and", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+                  return a & b;
+                }),
                 [](int64_t a, int64_t b) { return double(a & b); }},
-               {"or", [](KernelBuilder &, Tile a, Tile b) { return a | b; },
+               {"or", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+                  return a | b;
+                }),
                 [](int64_t a, int64_t b) { return double(a | b); }},
-               {"xor", [](KernelBuilder &, Tile a, Tile b) { return a ^ b; },
+               {"xor", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+                  return a ^ b;
+                }),
                 [](int64_t a, int64_t b) { return double(a ^ b); }},
-               {"shl", [](KernelBuilder &, Tile a, Tile b) { return a << b; },
+               {"shl", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+                  return a << b;
+                }),
                 [](int64_t a, int64_t b) {
                   // Shift the two's-complement bits; roundTo wraps to the
                   // width.
                   return double(int64_t(uint64_t(a) << b));
                 }},
-               {"shr", [](KernelBuilder &, Tile a, Tile b) { return a >> b; },
+               {"shr", TK_KERNEL_BUILDER([](KernelBuilder &, Tile a, Tile b) {
+                  return a >> b;
+                }),
                 [](int64_t a, int64_t b) { return double(a >> b); }}},
               0, 0, /*shiftAmounts=*/true));
 }

@@ -39,8 +39,9 @@ ConformanceCase fp8Case(const char *name, bool e4m3) {
   c.dtypes = {DType::F32};
   c.shapes = {shape({1}), shape({1000}), shape({4099})};
   std::string kernel = name;
-  c.build = [kernel, e4m3](mlir::MLIRContext *ctx, DType, const Shape &,
-                           std::string *error) {
+  c.build = TK_KERNEL_BUILDER([kernel, e4m3](mlir::MLIRContext *ctx, DType,
+                                             const Shape &,
+                                             std::string *error) {
     KernelBuilder k(ctx, kernel);
     Tile x = k.argPtr("x", k.f32(), 16), out = k.argPtr("out", k.f32(), 16);
     Tile n = k.argI32("n");
@@ -50,7 +51,7 @@ ConformanceCase fp8Case(const char *name, bool e4m3) {
                            e4m3 ? k.f8e4m3() : k.f8e5m2(), RoundingMode::RTNE);
     k.store(out + offs, k.fpToFp(narrow, k.f32()), mask);
     return finishKernel(k, error);
-  };
+  });
   c.run = [e4m3](CellRun &r) {
     int64_t n = r.dim(0);
     // Within both formats' normal range, where rounding, not saturation, is

@@ -167,14 +167,14 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.shapes = withVariants({shape({1, 1, 1}), shape({33, 17, 45}),
                              shape({130, 70, 100}), shape({64, 64, 64})},
                             {"nn", "tn", "nt"});
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       // Float results in the input dtype (as the seed), i8 into i32.
       DType out = dtype == DType::I8 ? DType::I32 : dtype;
       seeds::MatmulConfig config; // input_precision ieee: tf32 off
       return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
                                 config, error);
-    };
+    });
     c.run = [](CellRun &r) { runMatmul(r, 64, 64); };
     cases.push_back(std::move(c));
   }
@@ -191,15 +191,15 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.shapes = withVariants(
         {shape({1, 1, 1}), shape({130, 70, 100}), shape({256, 256, 192})},
         {"nn", "tn", "nt"});
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       seeds::MatmulConfig config;
       config.blockM = 128;
       config.blockN = 128;
       config.blockK = 64;
       return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, dtype),
                                 config, error);
-    };
+    });
     c.run = [](CellRun &r) { runMatmul(r, 128, 128); };
     cases.push_back(std::move(c));
   }
@@ -214,14 +214,14 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.dtypes = kDotTypes;
     c.shapes = {shape({1, 1, 1}), shape({33, 17, 45}), shape({130, 70, 100}),
                 shape({70, 130, 9})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       DType out = dtype == DType::I8 ? DType::I32 : dtype;
       seeds::MatmulConfig config;
       config.rowStrideDivisibility = 16;
       return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
                                 config, error);
-    };
+    });
     c.settings = [](DType, const Shape &) {
       CompileSettings settings;
       settings.constexprs = {
@@ -241,13 +241,13 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.dtypes = {DType::F32};
     c.shapes = {shape({1, 1, 1}), shape({33, 17, 45}), shape({130, 70, 100}),
                 shape({64, 64, 64})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       seeds::MatmulConfig config;
       config.inputPrecision = InputPrecision::TF32;
       return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, dtype),
                                 config, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
       std::vector<double> a = operand(r, M * K, 13), b = operand(r, K * N, 14);
@@ -281,13 +281,13 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.needs.dtypes = TK_DTYPE_BIT_F32;
     c.dtypes = {DType::F16, DType::BF16, DType::F32};
     c.shapes = {shape({1, 1, 1}), shape({16, 70, 200}), shape({33, 64, 128})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       seeds::MatmulConfig config;
       config.splitK = true;
       return seeds::buildMatmul(ctx, toMLIR(ctx, dtype),
                                 toMLIR(ctx, DType::F32), config, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
       const int64_t kPerSplit = 64; // a multiple of BLOCK_K (32) and 16
@@ -327,8 +327,8 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
     c.dtypes = kDotTypes;
     c.shapes = {shape({1, 1, 1}), shape({45, 33, 40}), shape({64, 96, 32})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "dot_trans");
       mlir::Type in = toMLIR(ctx, dtype);
       mlir::Type acc = toMLIR(ctx, accumulatorOf(dtype));
@@ -384,7 +384,7 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
       Tile cMask = cMMask & cNMask;
       k.store(cPtr + cIdx, result[0], cMask);
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
       std::vector<double> a = operand(r, M * K, 13), b = operand(r, K * N, 14);
@@ -410,8 +410,8 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.needs.dtypes = TK_DTYPE_BIT_F32;
     c.dtypes = {DType::F16, DType::BF16, DType::F32};
     c.shapes = {shape({1, 1, 1}), shape({45, 64, 40}), shape({128, 64, 96})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "matmul_row_sums");
       mlir::Type in = toMLIR(ctx, dtype);
       mlir::Type acc = toMLIR(ctx, DType::F32);
@@ -444,7 +444,7 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
         return finishKernel(k, error);
       k.store(outPtr + offsM, k.sum(result[0], 1), offsM < M);
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t M = r.dim(0), N = 64, K = r.dim(2);
       std::vector<double> a = operand(r, M * K, 17), b = operand(r, K * N, 18);
@@ -484,8 +484,8 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     // f16 only: a dot does not accumulate into bf16 (nor does Triton's).
     c.dtypes = {DType::F16};
     c.shapes = {shape({1, 1}), shape({45, 40}), shape({130, 64})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       KernelBuilder k(ctx, "dot_16bit_col_sums");
       mlir::Type in = toMLIR(ctx, dtype);
       mlir::Type f32 = toMLIR(ctx, DType::F32);
@@ -507,7 +507,7 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
       Tile product = k.dot(a, b, k.zeros({BM, BN}, in));
       k.store(outPtr + (pid * BN + offsN), k.sum(product.to(f32), 0));
       return finishKernel(k, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t M = r.dim(0), N = 64, K = r.dim(1);
       DType dtype = r.dtype();

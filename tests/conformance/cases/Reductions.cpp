@@ -22,6 +22,7 @@ enum class Reduction { Sum, Max, Min, ArgMax };
 constexpr int64_t kRows = 64, kCols = 128;
 
 /// The identity of `op` for masked lanes.
+#ifndef TK_CONFORMANCE_RUN_ONLY
 Operand identity(Reduction op, DType dtype) {
   if (op == Reduction::Sum)
     return Operand(0);
@@ -86,6 +87,7 @@ KernelModule buildReduction(mlir::MLIRContext *ctx, Reduction op, DType dtype,
   k.store(colDst + cols, perCol.to(arg ? k.i32() : type), colsValid);
   return finishKernel(k, error);
 }
+#endif
 
 /// The reference of one line of values (`stride` apart).
 void reduceLine(Reduction op, const double *line, int64_t count, int64_t stride,
@@ -173,10 +175,10 @@ ConformanceCase reductionCase(Reduction op, const char *name,
       op == Reduction::ArgMax ? shape({1, 2, 3}) : shape({1, 1, 1});
   c.shapes = {smallest, shape({3, 37, 100}), shape({2, 64, 128}),
               shape({1, 1, 128})};
-  c.build = [op](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+  c.build = TK_KERNEL_BUILDER([op](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
     return buildReduction(ctx, op, dtype, error);
-  };
+  });
   c.run = [op](CellRun &r) { runReduction(r, op); };
   return c;
 }
@@ -185,6 +187,7 @@ ConformanceCase reductionCase(Reduction op, const char *name,
 /// loop that carries the running sum as a tile of the dtype: rounded to it
 /// after every trip, and on a GPU kept in workgroup memory, written by the
 /// runs the loop's #tkw.shared records (16 bytes: 8 elements of 16 bits).
+#ifndef TK_CONFORMANCE_RUN_ONLY
 KernelModule buildRunningSum(mlir::MLIRContext *ctx, DType dtype,
                              std::string *error) {
   KernelBuilder k(ctx, "running_sum");
@@ -205,6 +208,7 @@ KernelModule buildRunningSum(mlir::MLIRContext *ctx, DType dtype,
   k.store(out + cols, sum[0], mask);
   return finishKernel(k, error);
 }
+#endif
 
 /// Each trip adds two values of the dtype and rounds once (in f32 for 16
 /// bits, which holds the exact sum's correct rounding): the reference does
@@ -235,10 +239,9 @@ void tk::conformance::addReductionCases(std::vector<ConformanceCase> &cases) {
                 "the loop carries, rounded to the dtype each trip";
     c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I8};
     c.shapes = {shape({1, 1}), shape({7, 1000}), shape({33, 2048})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
-      return buildRunningSum(ctx, dtype, error);
-    };
+    c.build = TK_KERNEL_BUILDER(
+        [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
+           std::string *error) { return buildRunningSum(ctx, dtype, error); });
     c.run = runRunningSum;
     cases.push_back(std::move(c));
   }

@@ -21,8 +21,8 @@ void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
   c.dtypes = {DType::F32, DType::F16, DType::I32};
   c.shapes = {shape({1, 1, 1}), shape({3, 37, 100}), shape({2, 64, 128}),
               shape({1, 64, 1})};
-  c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-               std::string *error) {
+  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                 const Shape &, std::string *error) {
     KernelBuilder k(ctx, "cumsum");
     mlir::Type type = toMLIR(ctx, dtype);
     Tile x = k.argPtr("x", type, 16);
@@ -48,7 +48,7 @@ void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
     Tile colDst = colScan + base;
     k.store(colDst + offs, along0, mask);
     return finishKernel(k, error);
-  };
+  });
   c.run = [](CellRun &r) {
     int64_t B = r.dim(0), R = r.dim(1), C = r.dim(2);
     DType dtype = r.dtype();
@@ -97,8 +97,8 @@ void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
               "not commute)";
   r.dtypes = {DType::F32, DType::I32};
   r.shapes = {shape({1, 1, 1}), shape({3, 37, 100}), shape({2, 64, 128})};
-  r.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-               std::string *error) {
+  r.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                 const Shape &, std::string *error) {
     KernelBuilder k(ctx, "scan_reverse");
     mlir::Type type = toMLIR(ctx, dtype);
     Tile x = k.argPtr("x", type, 16);
@@ -123,7 +123,7 @@ void tk::conformance::addScanCases(std::vector<ConformanceCase> &cases) {
     Tile colDst = colScan + base;
     k.store(colDst + offs, nearest, mask);
     return finishKernel(k, error);
-  };
+  });
   r.run = [](CellRun &run) {
     int64_t B = run.dim(0), R = run.dim(1), C = run.dim(2);
     DType dtype = run.dtype();

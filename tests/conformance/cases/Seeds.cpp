@@ -72,10 +72,10 @@ void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
     c.summary = "seed: out = x + y, BLOCK 1024";
     c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I32};
     c.shapes = {shape({1}), shape({1000}), shape({4097})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       return seeds::buildVectorAdd(ctx, toMLIR(ctx, dtype), 1024, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t n = r.dim(0);
       std::vector<double> x = r.random(n, -100, 100, r.dtype(), 1);
@@ -97,10 +97,10 @@ void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
     c.summary = "seed: strided 2-D copy in 64x64 tiles; row stride cols+3";
     c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I8};
     c.shapes = {shape({1, 1}), shape({65, 33}), shape({130, 200})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       return seeds::buildMatrixCopy(ctx, toMLIR(ctx, dtype), 64, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t rows = r.dim(0), cols = r.dim(1), stride = cols + 3;
       std::vector<double> src =
@@ -126,10 +126,10 @@ void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
     c.summary = "seed: out = in^T in 32x32 tiles (tk.trans)";
     c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I16};
     c.shapes = {shape({1, 1}), shape({45, 70}), shape({128, 33})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       return seeds::buildMatrixTranspose(ctx, toMLIR(ctx, dtype), 32, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t rows = r.dim(0), cols = r.dim(1);
       std::vector<double> in = r.random(rows * cols, -100, 100, r.dtype(), 4);
@@ -155,10 +155,10 @@ void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
     c.dtypes = floats;
     c.shapes = {shape({1, 1}), shape({17, 100}), shape({64, 781}),
                 shape({3, 1024})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       return seeds::buildSoftmax(ctx, toMLIR(ctx, dtype), kSoftmaxBlock, error);
-    };
+    });
     c.run = runSoftmax;
     cases.push_back(std::move(c));
   }
@@ -169,11 +169,11 @@ void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
     c.summary = "seed: softmax on a grid of occupancy x compute units";
     c.dtypes = floats;
     c.shapes = {shape({1, 1}), shape({100, 300}), shape({257, 1000})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       return seeds::buildPersistentSoftmax(ctx, toMLIR(ctx, dtype),
                                            kSoftmaxBlock, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t rows = r.dim(0), cols = r.dim(1);
       std::vector<double> x = r.random(rows * cols, -4, 4, r.dtype(), 6);
@@ -196,10 +196,10 @@ void tk::conformance::addSeedCases(std::vector<ConformanceCase> &cases) {
     c.summary = "seed: (x - mean) * rsqrt(var + eps) * w + b, f32 statistics";
     c.dtypes = floats;
     c.shapes = {shape({1, 1}), shape({7, 100}), shape({33, 1000})};
-    c.build = [](mlir::MLIRContext *ctx, DType dtype, const Shape &,
-                 std::string *error) {
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
       return seeds::buildLayerNorm(ctx, toMLIR(ctx, dtype), 1024, error);
-    };
+    });
     c.run = [](CellRun &r) {
       int64_t rows = r.dim(0), cols = r.dim(1);
       const double eps = 1e-5;

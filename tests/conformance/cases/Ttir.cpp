@@ -12,7 +12,7 @@
 
 #include "cases/Cases.h"
 
-#include "tk/ttir/Import.h"
+#include "tk/ttir/TritonMetadata.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -319,10 +319,11 @@ void tk::conformance::addTtirCases(std::vector<ConformanceCase> &cases) {
     kase.summary = "the TTIR corpus, which is missing";
     kase.dtypes = {DType::F32};
     kase.shapes = {shape({1})};
-    kase.ttir = [root](std::string *error) -> mlir::FailureOr<std::string> {
-      *error = "no TTIR corpus in '" + root + "' (TK_TTIR_CORPUS)";
-      return mlir::failure();
-    };
+    kase.ttir = TK_KERNEL_BUILDER(
+        [root](std::string *error) -> mlir::FailureOr<std::string> {
+          *error = "no TTIR corpus in '" + root + "' (TK_TTIR_CORPUS)";
+          return mlir::failure();
+        });
     kase.run = [](CellRun &) {};
     cases.push_back(std::move(kase));
     return;
@@ -337,10 +338,11 @@ void tk::conformance::addTtirCases(std::vector<ConformanceCase> &cases) {
       kase.summary = "a TTIR corpus kernel whose metadata is unreadable";
       kase.dtypes = {DType::F32};
       kase.shapes = {shape({1})};
-      kase.ttir = [why](std::string *error) -> mlir::FailureOr<std::string> {
-        *error = why;
-        return mlir::failure();
-      };
+      kase.ttir = TK_KERNEL_BUILDER(
+          [why](std::string *error) -> mlir::FailureOr<std::string> {
+            *error = why;
+            return mlir::failure();
+          });
       kase.run = [](CellRun &) {};
       cases.push_back(std::move(kase));
       continue;
@@ -355,9 +357,10 @@ void tk::conformance::addTtirCases(std::vector<ConformanceCase> &cases) {
         kase.needs.dtypes |= dtypeBit(arg.dtype);
     kase.dtypes = {kernel->dtype};
     kase.shapes = {shape(kernel->shape)};
-    kase.ttir = [kernel](std::string *) -> mlir::FailureOr<std::string> {
-      return kernel->ttir;
-    };
+    kase.ttir = TK_KERNEL_BUILDER(
+        [kernel](std::string *) -> mlir::FailureOr<std::string> {
+          return kernel->ttir;
+        });
     kase.settings = [kernel](DType, const Shape &) {
       CompileSettings settings;
       settings.numWarps = kernel->numWarps;

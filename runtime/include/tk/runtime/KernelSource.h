@@ -44,6 +44,14 @@ Status prepareKernel(const tk_kernel_source &source,
                      llvm::StringRef sourceName = kDefaultSourceName,
                      bool checkBounds = false);
 
+/// Renames the entry of `prepared` to `name`, in its bytecode and its
+/// `entry`: one source's specialisations (dtypes, constexprs, num_warps)
+/// become kernels of one package, each under a name of its own, which is
+/// also the symbol of its binaries. TK_ERROR_INVALID_ARGUMENT for a name
+/// that is not an identifier ([A-Za-z_][A-Za-z0-9_]*, as PTX, SPIR-V and
+/// ELF entry points all accept).
+Status renameEntry(PreparedKernel &prepared, llvm::StringRef name);
+
 } // namespace tk::runtime
 
 #endif // TK_RUNTIME_KERNELSOURCE_H_

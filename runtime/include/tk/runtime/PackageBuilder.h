@@ -54,12 +54,15 @@ public:
   /// Reads kernel `source.entry` of `source` (text, bytecode or TTIR) once,
   /// with `options` (num_warps, num_stages, constexprs), compiles it for
   /// each of `targets` and adds the binaries to the package, with the
-  /// kernel's signature. Errors: the source's, the plugin's (prefixed with
+  /// kernel's signature. `packageEntry`, when given, is the name the kernel
+  /// has in the package (renameEntry): several specialisations of one
+  /// source side by side. Errors: the source's, the plugin's (prefixed with
   /// the target), or TK_ERROR_INVALID_ARGUMENT when two targets give one
   /// compile target.
   Status add(const std::vector<PackageTarget> &targets,
              const tk_kernel_source &source, const tk_compile_options *options,
-             const Progress &progress = nullptr);
+             const Progress &progress = nullptr,
+             const std::string &packageEntry = "");
 
   const tk::package::Package &getPackage() const { return package; }
 

@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
+#include "tk/ttir/TritonMetadata.h"
 
 #include <optional>
 #include <string>
@@ -46,20 +47,6 @@ mlir::LogicalResult convertTtToTk(mlir::ModuleOp module);
 mlir::OwningOpRef<mlir::ModuleOp> importTtir(llvm::SourceMgr &sourceMgr,
                                              mlir::MLIRContext &context,
                                              ImportFailure &failure);
-
-/// The compile options Triton used, read from the JSON it writes beside a
-/// kernel (its cache's `<name>.json`; the corpus' `meta.json`): `num_warps`
-/// and `num_stages`, each absent when the file does not say.
-struct TritonMetadata {
-  std::optional<int> numWarps;
-  std::optional<int> numStages;
-};
-
-/// Reads `num_warps` and `num_stages` from Triton's metadata JSON. An error
-/// names what is wrong (not JSON, not an object, a count that is not a
-/// positive integer).
-mlir::FailureOr<TritonMetadata> parseTritonMetadata(llvm::StringRef json,
-                                                    std::string &error);
 
 } // namespace tk::ttir
 
