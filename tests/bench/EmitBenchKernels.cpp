@@ -5,13 +5,18 @@
 // file, its entry and compile options, so that
 // backends/cuda/test/bench/cuda_bench.py (which drives tk through
 // capi/python/tk.py) times exactly the kernels the conformance suite checks.
-// `--list` prints the figures and candidates.
+// Each candidate's `package_entry` is its name in the package
+// `--package FILE --target T[,T...]` writes (tk-compile's targets): every
+// candidate compiled ahead of time, which cuda_bench.py --package times
+// through libtk_runtime.so on a machine without the compiler. `--list`
+// prints the figures and candidates.
 //
 //===----------------------------------------------------------------------===//
 
 #include "BenchKernels.h"
 
 #include "tk/ir/Dialect.h"
+#include "tk/runtime/PackageBuilder.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -56,6 +61,74 @@ bool writeFile(const std::string &path, const std::string &text) {
   return true;
 }
 
+/// The candidate's kernel in a package of the bench's kernels.
+std::string packageEntry(size_t figure, size_t candidate) {
+  return "figure" + std::to_string(figure) + "_candidate" +
+         std::to_string(candidate);
+}
+
+/// Every candidate compiled for `targets` into the package `path`.
+int writePackage(const std::string &path, const std::string &targetList) {
+  std::vector<tk::runtime::PackageTarget> targets;
+  llvm::SmallVector<llvm::StringRef> specs;
+  llvm::StringRef(targetList).split(specs, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef spec : specs) {
+    tk::runtime::PackageTarget target;
+    tk::runtime::Status status =
+        tk::runtime::PackageTarget::parse(spec.str(), target);
+    if (!status.isOk()) {
+      std::fprintf(stderr, "tk-bench-kernels: --target '%s': %s\n",
+                   spec.str().c_str(), status.message().c_str());
+      return 2;
+    }
+    targets.push_back(target);
+  }
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  tk::runtime::PackageBuilder builder;
+  std::vector<BenchFigure> all = getBenchFigures();
+  for (size_t f = 0; f < all.size(); ++f) {
+    const BenchFigure &figure = all[f];
+    for (size_t c = 0; c < figure.candidates.size(); ++c) {
+      const BenchCandidate &candidate = figure.candidates[c];
+      std::fprintf(stderr, "%s [%s] ...", figure.name.c_str(),
+                   candidate.label.c_str());
+      tk::seeds::KernelModule module = candidate.build(&ctx);
+      if (mlir::failed(module)) {
+        std::fprintf(stderr, " the builder refused it\n");
+        return 1;
+      }
+      mlir::ModuleOp op = module->get();
+      tk_kernel_source source = {TK_SOURCE_MODULE, &op, 0, nullptr};
+      std::vector<tk_constexpr_value> constexprs;
+      for (const auto &[name, value] : candidate.constexprs)
+        constexprs.push_back({name.c_str(), value});
+      tk_compile_options options = {};
+      options.struct_size = sizeof(options);
+      options.num_warps = candidate.numWarps;
+      options.num_stages = candidate.numStages;
+      options.min_programs_per_cu = candidate.minProgramsPerCu;
+      options.constexprs = constexprs.data();
+      options.num_constexprs = constexprs.size();
+      tk::runtime::Status added =
+          builder.add(targets, source, &options, nullptr, packageEntry(f, c));
+      if (!added.isOk()) {
+        std::fprintf(stderr, " %s\n", added.message().c_str());
+        return 1;
+      }
+      std::fprintf(stderr, " ok\n");
+    }
+  }
+  std::string bytes, error;
+  if (!tk::package::write(builder.getPackage(), bytes, error)) {
+    std::fprintf(stderr, "tk-bench-kernels: %s\n", error.c_str());
+    return 1;
+  }
+  return writeFile(path, bytes) ? 0 : 1;
+}
+
 int emit(const std::string &dir) {
   if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
     std::fprintf(stderr, "tk-bench-kernels: cannot create %s: %s\n",
@@ -95,6 +168,7 @@ int emit(const std::string &dir) {
           {"label", candidate.label},
           {"file", file},
           {"entry", entry},
+          {"package_entry", packageEntry(f, c)},
           {"num_warps", candidate.numWarps},
           {"num_stages", candidate.numStages},
           {"min_programs_per_cu", candidate.minProgramsPerCu},
@@ -124,6 +198,8 @@ int main(int argc, char **argv) {
   std::string arg = argc > 1 ? argv[1] : "";
   if (arg == "--emit" && argc == 3)
     return emit(argv[2]);
+  if (arg == "--package" && argc == 5 && llvm::StringRef(argv[3]) == "--target")
+    return writePackage(argv[2], argv[4]);
   if (arg == "--list" && argc == 2) {
     for (const BenchFigure &figure : getBenchFigures()) {
       std::printf("%s (%s):", figure.name.c_str(), kindName(figure.kind));
@@ -134,6 +210,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::fprintf(arg == "-h" || arg == "--help" ? stdout : stderr,
-               "usage: tk-bench-kernels --emit DIR | --list\n");
+               "usage: tk-bench-kernels --emit DIR | --list |\n"
+               "                        --package FILE --target T[,T...]\n");
   return arg == "-h" || arg == "--help" ? 0 : 2;
 }

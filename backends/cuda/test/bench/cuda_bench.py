@@ -18,6 +18,13 @@ pick was the fastest.
 
     bash .device/run.sh python3 backends/cuda/test/bench/cuda_bench.py --out $OUT
 
+With --package FILE --manifest DIR (`tk-bench-kernels --package FILE
+--target cuda:sm_90a` and `--emit DIR`, made where the compiler is), tk's
+side loads every candidate from the package, as a program linked against
+libtk_runtime.so does (TK_LIBRARY naming it): no compiler in the process.
+tk_autotune needs one, so the pick is then the candidate fastest in this
+run's own interleaved timing of them all.
+
 Writes bench.json (the run: date, commit, GPU and its clocks, every
 figure's readings) into --out.
 """
@@ -248,6 +255,10 @@ class Bench:
         self.timer = Timer()
         self.cublas = Cublas()
         self.keep = []
+        self.package = None
+        if args.package:
+            with open(args.package, "rb") as f:
+                self.package = f.read()
 
     def wrap(self, tensor):
         buffer = self.device.wrap_buffer(tensor.data_ptr(),
@@ -267,8 +278,26 @@ class Bench:
                  "min_programs_per_cu": c["min_programs_per_cu"]}
                 for c in figure["candidates"]]
 
+    def tk_from_package(self, figure, grid_of, args):
+        """Every candidate from the package; the pick is the fastest of them
+        in interleaved rounds (tk_autotune compiles, the runtime cannot)."""
+        tk_args = args()
+        every = {}
+        for c in figure["candidates"]:
+            k = self.device.kernel(self.package, entry=c["package_entry"],
+                                   package=True)
+            self.keep.append(k)
+            every[c["label"]] = (lambda k=k, g=grid_of(c): k.launch(
+                g, tk_args, stream=self.stream))
+        times = self.timer.interleaved(every, 3, 10)
+        medians = {label: statistics.median(t) for label, t in times.items()}
+        pick = min(medians, key=medians.get)
+        return every[pick], pick, ({} if self.args.quick else every), False
+
     def tk_tuned(self, figure, grid_of, args):
         """tk_autotune's pick, and every candidate compiled for re-timing."""
+        if self.package is not None:
+            return self.tk_from_package(figure, grid_of, args)
         candidates = self.tk_candidates(figure, grid_of)
         tk_args = args()
         kernel, best, _, cached = self.device.autotune(
@@ -535,18 +564,32 @@ def main():
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
     parser.add_argument("--launch", help="tk-bench-cuda's JSON (the launch "
                         "overhead figure) to include in the run")
+    parser.add_argument("--package", help="tk's candidates from this "
+                        "package (tk-bench-kernels --package), not compiled")
+    parser.add_argument("--manifest", help="the folder tk-bench-kernels "
+                        "--emit wrote (with --package: made beside it)")
     args = parser.parse_args()
     if args.rounds < 3:
         parser.error("--rounds: at least 3, so that a spread means something")
     os.makedirs(args.out, exist_ok=True)
-    manifest_dir = tempfile.mkdtemp(prefix="tk-bench-kernels-")
-    subprocess.run([os.path.join(ROOT, "build", "bin", "tk-bench-kernels"),
-                    "--emit", manifest_dir], check=True)
+    if args.package and not args.manifest:
+        parser.error("--package needs --manifest: the figures and candidates "
+                     "the package was written with")
+    manifest_dir = args.manifest
+    if not manifest_dir:
+        manifest_dir = tempfile.mkdtemp(prefix="tk-bench-kernels-")
+        subprocess.run([os.path.join(ROOT, "build", "bin", "tk-bench-kernels"),
+                        "--emit", manifest_dir], check=True)
     bench = Bench(args, manifest_dir)
     run = {"date": datetime.date.today().isoformat(), "commit": args.commit,
            "device": torch.cuda.get_device_name(), "clocks_before": gpu_clocks(),
            "triton": triton.__version__, "torch": torch.__version__,
-           "rounds": args.rounds, "figures": [], "errors": []}
+           "rounds": args.rounds, "figures": [], "errors": [],
+           "tk_kernels": (f"package {os.path.basename(args.package)} "
+                          "(libtk_runtime.so where TK_LIBRARY names it); "
+                          "pick: fastest in this run" if args.package
+                          else "compiled; pick: tk_autotune"),
+           "tk_library": os.environ.get("TK_LIBRARY", "")}
     for figure in bench.manifest["figures"]:
         if args.only and figure["kind"] not in args.only:
             continue
