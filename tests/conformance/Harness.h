@@ -389,11 +389,12 @@ std::vector<CellResult> runSuite(const RunOptions &options);
 /// takes them) into one package at `path`, each kernel under its
 /// packageEntry. A kernel a target refuses is left out and its refusal
 /// written to `<path>.refused`, so the runner reports its cells as the
-/// compiling column would (UNSUPPORTED where the device cannot hold it).
-/// Both files are written whole or not at all. Prints a line per kernel on
-/// stderr. Returns the kernels refused other than TK_ERROR_UNSUPPORTED, or
-/// -1 with `error` when nothing could be written.
-int writeCellPackage(const RunOptions &options,
+/// compiling column would (UNSUPPORTED where the device cannot hold it,
+/// or where the backend declares no support; FAIL otherwise): whether a
+/// refusal is a failure is the column's to say, on the device. Both files
+/// are written whole or not at all. Prints a line per kernel on stderr.
+/// Returns false with `error` when nothing could be written.
+bool writeCellPackage(const RunOptions &options,
                      const std::vector<std::string> &targets,
                      const std::string &path, std::string &error);
 #endif

@@ -264,7 +264,7 @@ KernelSupplier tk::conformance::makeCompilingSupplier() {
   };
 }
 
-int tk::conformance::writeCellPackage(const RunOptions &options,
+bool tk::conformance::writeCellPackage(const RunOptions &options,
                                       const std::vector<std::string> &targets,
                                       const std::string &path,
                                       std::string &error) {
@@ -274,13 +274,13 @@ int tk::conformance::writeCellPackage(const RunOptions &options,
     rt::Status status = rt::PackageTarget::parse(spec, target);
     if (!status.isOk()) {
       error = "--target '" + spec + "': " + status.message();
-      return -1;
+      return false;
     }
     parsed.push_back(target);
   }
   if (parsed.empty()) {
     error = "a package needs at least one --target";
-    return -1;
+    return false;
   }
 
   std::vector<ConformanceCase> cases = getCases(options.includeFixtures);
@@ -299,8 +299,7 @@ int tk::conformance::writeCellPackage(const RunOptions &options,
   // a kernel the package lacks.
   std::string refused;
   std::map<std::string, std::string> entries; // entry -> key
-  int failures = 0;
-  size_t index = 0, refusals = 0;
+  size_t index = 0, refusals = 0, unsupported = 0;
   for (const PlannedCell &cell : kernels) {
     const ConformanceCase &kase = *cell.kase;
     std::string key = kernelKey(kase, cell.dtype, *cell.shape);
@@ -312,7 +311,7 @@ int tk::conformance::writeCellPackage(const RunOptions &options,
       error = "the kernels '" + clash->second + "' and '" + key +
               "' would both be '" + entry + "' in the package";
       std::fprintf(stderr, "\n");
-      return -1;
+      return false;
     }
     CompileSettings settings = kase.settings
                                    ? kase.settings(cell.dtype, *cell.shape)
@@ -337,7 +336,7 @@ int tk::conformance::writeCellPackage(const RunOptions &options,
     }
     std::fprintf(stderr, " %s\n    %s\n", rt::getStatusName(code),
                  message.c_str());
-    failures += code != TK_ERROR_UNSUPPORTED;
+    unsupported += code == TK_ERROR_UNSUPPORTED;
     ++refusals;
     for (char &c : message)
       if (c == '\n' || c == '\t')
@@ -347,16 +346,15 @@ int tk::conformance::writeCellPackage(const RunOptions &options,
 
   std::string bytes;
   if (!tk::package::write(builder.getPackage(), bytes, error))
-    return -1;
+    return false;
   if (!writeWhole(path + ".refused", refused, error) ||
       !writeWhole(path, bytes, error))
-    return -1;
+    return false;
   std::fprintf(stderr,
                "wrote %s: %zu kernels for %zu targets (%zu bytes); %zu "
-               "refused (%s.refused)\n",
+               "refused by a target, %zu of them as unsupported "
+               "(%s.refused)\n",
                path.c_str(), builder.getPackage().kernels.size(), parsed.size(),
-               bytes.size(),
-               kernels.size() - builder.getPackage().kernels.size(),
-               path.c_str());
-  return failures;
+               bytes.size(), refusals, unsupported, path.c_str());
+  return true;
 }
