@@ -213,6 +213,48 @@ TEST(KernelSource, VectorAddSignatureWithSourceNames) {
   EXPECT_FALSE(prepared.bytecode.empty());
 }
 
+/// One source's specialisations side by side in a package: the entry takes
+/// a new name in the bytecode the plugins compile, which reads back with it,
+/// and the signature stays.
+TEST(KernelSource, RenamedEntryReadsBackUnderItsNewName) {
+  std::string text = tk::test::readKernel("vector_add.tk");
+  ASSERT_FALSE(text.empty());
+  PreparedKernel prepared;
+  ASSERT_TRUE(prepareKernel(textSource(text), {}, prepared).isOk());
+  std::vector<KernelArgument> arguments = prepared.arguments;
+  std::string before = prepared.bytecode;
+  Status renamed = renameEntry(prepared, "vector_add_f32_block1024");
+  ASSERT_TRUE(renamed.isOk()) << renamed.message();
+  EXPECT_EQ(prepared.entry, "vector_add_f32_block1024");
+  EXPECT_NE(prepared.bytecode, before);
+  ASSERT_EQ(prepared.arguments.size(), arguments.size());
+
+  tk_kernel_source bytecode = {TK_SOURCE_BYTECODE, prepared.bytecode.data(),
+                               prepared.bytecode.size(),
+                               "vector_add_f32_block1024"};
+  PreparedKernel again;
+  Status read = prepareKernel(bytecode, {}, again);
+  ASSERT_TRUE(read.isOk()) << read.message();
+  EXPECT_EQ(again.entry, "vector_add_f32_block1024");
+  for (size_t i = 0; i < arguments.size(); ++i)
+    EXPECT_EQ(again.arguments[i].name, arguments[i].name);
+  bytecode.entry = "vector_add";
+  EXPECT_EQ(prepareKernel(bytecode, {}, again).code(), TK_ERROR_NOT_FOUND);
+}
+
+/// An entry point is an identifier on every backend (PTX, SPIR-V, ELF).
+TEST(KernelSource, RenamingToANonIdentifierIsRefused) {
+  std::string text = tk::test::readKernel("vector_add.tk");
+  PreparedKernel prepared;
+  ASSERT_TRUE(prepareKernel(textSource(text), {}, prepared).isOk());
+  for (const char *name : {"", "3rd", "matmul/f16", "a b", "x-y"}) {
+    Status status = renameEntry(prepared, name);
+    EXPECT_EQ(status.code(), TK_ERROR_INVALID_ARGUMENT) << name;
+    EXPECT_THAT(status.message(), HasSubstr("cannot name a kernel")) << name;
+    EXPECT_EQ(prepared.entry, "vector_add");
+  }
+}
+
 TEST(KernelSource, MalformedIRGivesLocatedDiagnostic) {
   std::string text = "tk.func @bad(%x: i32) {\n"
                      "  %y = arith.addi %x, %nowhere : i32\n"
