@@ -73,6 +73,32 @@ Status tk::runtime::compileWithPlugin(Plugin &plugin, int32_t device,
   return Status::success();
 }
 
+Status tk::runtime::getDumpDir(const std::string &entry, const CacheKey &key,
+                               std::string &out) {
+  out.clear();
+  const char *dir = std::getenv("TK_DUMP_IR");
+  if (!dir || !*dir)
+    return Status::success();
+  // One folder a compile, named by its entry and its key: another kernel,
+  // or the same one for another target or with other options, does not
+  // overwrite these stages.
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path,
+                          entry + "-" + KernelCache::toHex(key).substr(0, 12));
+  // Asked for dumps and not getting them is worth an error, not a line in
+  // a log nobody reads. create_directories succeeds on an existing file of
+  // that name.
+  std::error_code error = llvm::sys::fs::create_directories(path);
+  if (!error && !llvm::sys::fs::is_directory(path))
+    error = std::make_error_code(std::errc::not_a_directory);
+  if (error)
+    return Status(TK_ERROR_INVALID_ARGUMENT,
+                  "TK_DUMP_IR='" + std::string(dir) +
+                      "' is not a folder tk can create: " + error.message());
+  out = std::string(path);
+  return Status::success();
+}
+
 Status tk::runtime::createKernelFromSource(Device &device, KernelCache &cache,
                                            const tk_kernel_source &source,
                                            const KernelOptions &options,
@@ -105,25 +131,7 @@ Status tk::runtime::createKernelFromSource(Device &device, KernelCache &cache,
                      .finish();
 
   std::string dumpDir;
-  if (const char *dir = std::getenv("TK_DUMP_IR"); dir && *dir) {
-    // One folder a compile, named by its entry and its cache key: another
-    // kernel, or the same one for another target or with other options,
-    // does not overwrite these stages.
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, prepared.entry + "-" +
-                                      KernelCache::toHex(key).substr(0, 12));
-    // Asked for dumps and not getting them is worth an error, not a line in
-    // a log nobody reads.
-    // create_directories succeeds on an existing file of that name.
-    std::error_code error = llvm::sys::fs::create_directories(path);
-    if (!error && !llvm::sys::fs::is_directory(path))
-      error = std::make_error_code(std::errc::not_a_directory);
-    if (error)
-      return Status(TK_ERROR_INVALID_ARGUMENT,
-                    "TK_DUMP_IR='" + std::string(dir) +
-                        "' is not a folder tk can create: " + error.message());
-    dumpDir = std::string(path);
-  }
+  TK_RETURN_IF_ERROR(getDumpDir(prepared.entry, key, dumpDir));
   CompileSettings settings{options.numWarps, options.numStages,
                            options.minProgramsPerCu, dumpDir};
   auto compile = [&](CompiledBinary &binary) {

@@ -22,9 +22,7 @@
 #include "tk/runtime/PluginLoader.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -175,52 +173,32 @@ private:
       code = status.code();
       return status.message();
     }
-    const tk_backend_interface &api = request.plugin.getApi();
-    tk_plugin_compile_request compile;
-    std::memset(&compile, 0, sizeof(compile));
-    compile.struct_size = sizeof(compile);
-    compile.module_bytecode = prepared.bytecode.data();
-    compile.module_size = prepared.bytecode.size();
-    compile.entry = prepared.entry.c_str();
-    compile.num_warps = settings.numWarps;
-    compile.num_stages = settings.numStages;
-    compile.min_programs_per_cu = settings.minProgramsPerCu;
+    rt::CompileSettings compile{settings.numWarps, settings.numStages,
+                                settings.minProgramsPerCu, ""};
     // As tk_kernel_create does on a device: TK_DUMP_IR names where the
-    // plugin writes each stage, a folder per compile, named by the entry
-    // and the hash of what was compiled.
-    std::string dumpDir;
-    if (const char *root = std::getenv("TK_DUMP_IR"); root && *root) {
-      llvm::SmallString<256> path(root);
-      rt::CacheKey key = rt::CacheKeyBuilder()
-                             .add(prepared.bytecode)
-                             .add(int64_t(settings.numWarps))
-                             .add(int64_t(settings.numStages))
-                             .finish();
-      llvm::sys::path::append(path,
-                              prepared.entry + "-" +
-                                  rt::KernelCache::toHex(key).substr(0, 12));
-      if (std::error_code error = llvm::sys::fs::create_directories(path)) {
-        code = TK_ERROR_INVALID_ARGUMENT;
-        return "TK_DUMP_IR='" + std::string(root) +
-               "' is not a folder tk can create: " + error.message();
-      }
-      dumpDir = std::string(path);
+    // plugin writes each stage, a folder per compile.
+    rt::CacheKey key = rt::CacheKeyBuilder()
+                           .add(prepared.bytecode)
+                           .add(int64_t(settings.numWarps))
+                           .add(int64_t(settings.numStages))
+                           .finish();
+    rt::CompiledBinary binary;
+    status = rt::getDumpDir(prepared.entry, key, compile.dumpDir);
+    if (status.isOk())
+      status =
+          rt::compileWithPlugin(request.plugin, 0, prepared, compile, binary);
+    if (!status.isOk()) {
+      code = status.code();
+      return status.message();
     }
-    compile.dump_dir = dumpDir.empty() ? nullptr : dumpDir.c_str();
-    tk_plugin_binary binary;
-    std::memset(&binary, 0, sizeof(binary));
-    binary.struct_size = sizeof(binary);
-    code = api.compile(&compile, &binary);
-    if (code != TK_SUCCESS)
-      return request.plugin.makeError(code, "compile").message();
-    std::string error;
+    const tk_backend_interface &api = request.plugin.getApi();
     if (!api.validate)
-      error = request.backend +
-              " has no validate entry point: the binary is unchecked";
-    else if (tk_status checked = api.validate(binary.data, binary.size))
-      error = request.plugin.makeError(checked, "validate").message();
-    api.binary_free(&binary);
-    return error;
+      return request.backend +
+             " has no validate entry point: the binary is unchecked";
+    if (tk_status checked =
+            api.validate(binary.data.data(), binary.data.size()))
+      return request.plugin.makeError(checked, "validate").message();
+    return "";
   }
 
   mlir::MLIRContext context;
@@ -265,9 +243,9 @@ KernelSupplier tk::conformance::makeCompilingSupplier() {
 }
 
 bool tk::conformance::writeCellPackage(const RunOptions &options,
-                                      const std::vector<std::string> &targets,
-                                      const std::string &path,
-                                      std::string &error) {
+                                       const std::vector<std::string> &targets,
+                                       const std::string &path,
+                                       std::string &error) {
   std::vector<rt::PackageTarget> parsed;
   for (const std::string &spec : targets) {
     rt::PackageTarget target;

@@ -10,6 +10,7 @@
 #define TK_RUNTIME_KERNELCOMPILE_H_
 
 #include "tk/runtime/Kernel.h"
+#include "tk/runtime/KernelCache.h"
 
 #include <string>
 
@@ -34,6 +35,13 @@ struct CompileSettings {
 Status compileWithPlugin(Plugin &plugin, int32_t device,
                          const PreparedKernel &prepared,
                          const CompileSettings &settings, CompiledBinary &out);
+
+/// The folder TK_DUMP_IR asks a compile of `entry` to dump its stages into,
+/// created, named by the entry and `key` (what decides its code); empty
+/// when TK_DUMP_IR is unset. TK_ERROR_INVALID_ARGUMENT when it cannot be
+/// made.
+Status getDumpDir(const std::string &entry, const CacheKey &key,
+                  std::string &out);
 
 /// Prepares `source` (KernelSource.h), finds its binary in `cache` or
 /// compiles it with the device's plugin, and loads it. TK_DUMP_IR=<dir>
