@@ -89,24 +89,24 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   SIMTLowering lowering;
   lowering.simt.target = target.preset;
   lowering.simt.numWarps = numWarps;
-  // The register pipeline (DESIGN §3) takes every kernel it can lower,
-  // dots on DPAS from the work-items' fragments included (as on rocm); the
-  // rest take tk-convert-to-simt.
+  // The register pipeline (DESIGN §3) takes every kernel, dots on DPAS
+  // from the work-items' fragments included (as on rocm and vulkan); one it
+  // refuses (SLM beyond the workgroup's) is unsupported. A tile of more
+  // elements a work-item than the register file holds spills to scratch,
+  // as Triton's Intel code does: pvc retries in its large-GRF mode
+  // (buildNativeLeastSpills). tk-convert-to-simt's SLM tiles instead
+  // refused the H100-sized bench tiles (163-311 KB of SLM) that now compile
+  // (docs/decisions.md, "Xe moves to the register pipeline").
   lowering.registerPipeline = true;
+  lowering.threadLayoutFallback = false;
   lowering.registerDots = true;
-  // A work-item has 128 GRF of 32 bits a lane in IGC's default mode; the
-  // register pipeline's code for a tile of n elements a work-item holds
-  // its addresses and masks too. Over 64 (pvc, which takes 256 GRFs when
-  // it spills: buildNativeLeastSpills) or 32 (dg2, which cannot) argmax,
-  // cumsum and row reductions spilled to scratch, so those keep
-  // tk-convert-to-simt.
-  lowering.maxRegistersPerTile = target.largeRegisterFile ? 64 : 32;
   lowering.matrixUnit = makeDpasUnit(*info);
   lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);
   result.slmLimit = info->sharedMemoryPerBlock;
-  if (failed(lowerToSIMT(module, lowering, dump, error)))
-    return TK_ERROR_COMPILATION;
+  bool refused = false;
+  if (failed(lowerToSIMT(module, lowering, dump, error, &refused)))
+    return refused ? TK_ERROR_UNSUPPORTED : TK_ERROR_COMPILATION;
   result.threadsPerBlock = static_cast<int>(numThreads);
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {

@@ -142,29 +142,6 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
     refusal = *problem;
     return failure();
   }
-  if (int64_t budget = lowering.maxRegistersPerTile) {
-    WalkResult walk = copy->walk([&](Operation *op) {
-      for (Type type : op->getResultTypes()) {
-        auto tile = dyn_cast<RankedTensorType>(type);
-        auto layout = tile ? dyn_cast_or_null<tk::warp::LinearLayoutAttr>(
-                                 tile.getEncoding())
-                           : nullptr;
-        if (!layout)
-          continue;
-        int64_t registers =
-            layout.getLinearLayout().getInDimSize(tk::kRegisterDim);
-        if (registers > budget) {
-          refusal = "a tile of " + std::to_string(registers) +
-                    " elements a thread, over the backend's " +
-                    std::to_string(budget);
-          return WalkResult::interrupt();
-        }
-      }
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-  }
   // Dumped only where the pipeline goes on to lower the module.
   OwningOpRef<ModuleOp> layouts;
   if (dump)

@@ -476,25 +476,18 @@ struct SIMTLowering {
   /// Try the register pipeline first (DESIGN.md §3: tk-rewrite-block-pointers
   /// to tk-convert-registers-to-simt, dumped as 3-registers.mlir).
   bool registerPipeline = false;
-  /// Where the register pipeline refuses a kernel (a tile over
-  /// maxRegistersPerTile, more workgroup memory than the target has, an op
-  /// it has no pattern for): take tk-convert-to-simt, the module recording
-  /// why in `tkw.register_pipeline`. Without it the compile fails with the
-  /// refusal as its message, the kernel unsupported (lowerToSIMT's
-  /// `refused`). Only Xe (tiles over its register budget) and CUDA under
-  /// TK_CUDA_REGISTER_DOTS=0 still fall back.
-  bool threadLayoutFallback = true;
+  /// Where the register pipeline refuses a kernel (more workgroup memory
+  /// than the target has, an op it has no pattern for): take
+  /// tk-convert-to-simt, the module recording why in
+  /// `tkw.register_pipeline`. Without it the compile fails with the refusal
+  /// as its message, the kernel unsupported (lowerToSIMT's `refused`). Only
+  /// CUDA under TK_CUDA_REGISTER_DOTS=0 still falls back.
+  bool threadLayoutFallback = false;
   /// Let the register pipeline take kernels with dots: multiply-adds in
   /// registers, or the intrinsics the matrix unit emits from fragments
   /// (MatrixUnit::emitFragmentProduct). Without it such kernels take
   /// tk-convert-to-simt.
   bool registerDots = false;
-  /// The most elements a thread may hold of one tile in the register
-  /// pipeline (0: no limit). The pipeline unrolls what a thread holds, and
-  /// a compiler that builds code for a whole subgroup at once (lavapipe's
-  /// LLVM JIT at 16 lanes) takes minutes over the code of hundreds; a
-  /// kernel with a larger tile takes tk-convert-to-simt, which loops.
-  int64_t maxRegistersPerTile = 0;
   /// The most 32-bit registers a thread may hold for a dot without a
   /// matrix intrinsic: its accumulator and its operands as they arrive
   /// (tk::kFmaDotRegisters decides whether those are whole rows and columns
