@@ -269,10 +269,7 @@ public:
     auto it = kernels.find(key);
     if (it != kernels.end())
       return it->second;
-    CompileSettings settings =
-        kase.settings ? kase.settings(dtype, shape) : CompileSettings();
-    if (settings.numStages == 0)
-      settings.numStages = numStages;
+    CompileSettings settings = cellSettings(kase, dtype, shape, numStages);
     SuppliedKernel &out = kernels[key];
     if (!supplier) {
       out.error = "the harness was given no kernel supplier";
@@ -664,6 +661,16 @@ std::string tk::conformance::kernelKey(const ConformanceCase &kase, DType dtype,
                                        const Shape &shape) {
   return kase.name + "/" + dtypeName(dtype).str() + "/" +
          (kase.configKey ? kase.configKey(dtype, shape) : "");
+}
+
+CompileSettings tk::conformance::cellSettings(const ConformanceCase &kase,
+                                              DType dtype, const Shape &shape,
+                                              int32_t numStages) {
+  CompileSettings settings =
+      kase.settings ? kase.settings(dtype, shape) : CompileSettings();
+  if (settings.numStages == 0)
+    settings.numStages = numStages;
+  return settings;
 }
 
 std::string tk::conformance::packageEntry(const std::string &kernelKey) {

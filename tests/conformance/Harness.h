@@ -296,6 +296,11 @@ private:
 // Running the suite
 //===----------------------------------------------------------------------===//
 
+/// The compile settings of a cell's kernel: the case's, with `numStages`
+/// (RunOptions::numStages) where the case sets none.
+CompileSettings cellSettings(const ConformanceCase &kase, DType dtype,
+                             const Shape &shape, int32_t numStages);
+
 /// What a backend is asked for: the kernel of one cell, compiled with
 /// `settings` (the case's, with RunOptions::numStages applied).
 struct KernelRequest {
@@ -395,8 +400,8 @@ std::vector<CellResult> runSuite(const RunOptions &options);
 /// are written whole or not at all. Prints a line per kernel on stderr.
 /// Returns false with `error` when nothing could be written.
 bool writeCellPackage(const RunOptions &options,
-                     const std::vector<std::string> &targets,
-                     const std::string &path, std::string &error);
+                      const std::vector<std::string> &targets,
+                      const std::string &path, std::string &error);
 #endif
 
 //===----------------------------------------------------------------------===//

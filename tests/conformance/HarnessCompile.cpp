@@ -291,11 +291,8 @@ bool tk::conformance::writeCellPackage(const RunOptions &options,
       std::fprintf(stderr, "\n");
       return false;
     }
-    CompileSettings settings = kase.settings
-                                   ? kase.settings(cell.dtype, *cell.shape)
-                                   : CompileSettings();
-    if (settings.numStages == 0)
-      settings.numStages = options.numStages;
+    CompileSettings settings =
+        cellSettings(kase, cell.dtype, *cell.shape, options.numStages);
     std::vector<tk_constexpr_value> constexprs;
     tk_compile_options compileOptions = toOptions(settings, constexprs);
     CellSource source;

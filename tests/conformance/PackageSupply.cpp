@@ -40,7 +40,6 @@ struct PackageSupply {
   SuppliedKernel supply(const KernelRequest &request) const {
     SuppliedKernel out;
     std::string entry = packageEntry(request.key);
-    auto refusal = refusals.find(entry);
     if (!request.device) {
       out.code = TK_ERROR_NO_DEVICE;
       out.error = request.backend +
@@ -49,14 +48,33 @@ struct PackageSupply {
                   "device)";
       return out;
     }
-    tk_kernel_source source = {TK_SOURCE_PACKAGE, bytes.data(), bytes.size(),
+    // The kernel alone, as a package of its own: tk_kernel_create reads
+    // (and checksums) the whole package it is given, and the suite's is
+    // tens of MB for hundreds of kernels; makePackageSupplier read the file
+    // once with the same reader. A kernel the package lacks gets the whole
+    // package, so that the runtime's refusal names what it holds.
+    std::string single;
+    const std::string *given = &bytes;
+    if (const tk::package::Kernel *kernel = package.find(entry)) {
+      tk::package::Package alone;
+      alone.kernels.push_back(*kernel);
+      std::string error;
+      if (!tk::package::write(alone, single, error)) {
+        out.code = TK_ERROR_INTERNAL;
+        out.error = "kernel '" + entry + "' of " + path +
+                    " does not write back as a package: " + error;
+        return out;
+      }
+      given = &single;
+    }
+    tk_kernel_source source = {TK_SOURCE_PACKAGE, given->data(), given->size(),
                                entry.c_str()};
     rt::Status status =
         rt::Kernel::create(*request.device, source, nullptr, &out.kernel);
     if (status.isOk())
       return out;
     out.kernel = nullptr;
-    if (refusal != refusals.end()) {
+    if (auto refusal = refusals.find(entry); refusal != refusals.end()) {
       out.code = refusal->second.code;
       out.error = std::string(rt::getStatusName(out.code)) + " (when " + path +
                   " was written): " + refusal->second.message;
