@@ -81,20 +81,13 @@ tk_status selectTarget(int32_t device, tk::cuda::Target &target,
   return TK_SUCCESS;
 }
 
-/// The arch, and the lowering of dots where it is not the default.
-std::string getTargetName(const tk::cuda::Target &target) {
-  std::string name = target.name();
-  if (!tk::cuda::registerDotsRequested())
-    name += "+simt-dots";
-  return name;
-}
 
 tk_status cudaCompileTarget(int32_t device, char *out, size_t capacity) {
   return Entries::call([&](std::string &error) {
     tk::cuda::Target target;
     if (tk_status status = selectTarget(device, target, error))
       return status;
-    return tk::plugin::copyTargetName(getTargetName(target), out, capacity,
+    return tk::plugin::copyTargetName(target.name(), out, capacity,
                                       "tk-cuda", error);
   });
 }
@@ -110,7 +103,7 @@ tk_status cudaTargetRank(int32_t device, const char *name, int32_t *out) {
     tk::cuda::Target target;
     if (tk_status status = selectTarget(device, target, error))
       return status;
-    if (getTargetName(target) == name) {
+    if (target.name() == name) {
       *out = 2;
       return TK_SUCCESS;
     }

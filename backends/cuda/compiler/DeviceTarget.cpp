@@ -3,15 +3,9 @@
 #include "compiler/DeviceTarget.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <regex>
 
 namespace tk::cuda {
-
-bool registerDotsRequested() {
-  const char *value = std::getenv("TK_CUDA_REGISTER_DOTS");
-  return !value || std::strcmp(value, "0") != 0;
-}
 
 tk_status targetForComputeCapability(int computeCapability, Target &out,
                                      std::string &error) {
@@ -56,8 +50,8 @@ tk_status parseTargetName(const std::string &name, Target &out,
 }
 
 bool runsOnComputeCapability(const std::string &name, int computeCapability) {
-  // The lowering a target name records beside the arch does not change
-  // where the code runs.
+  // A lowering recorded beside the arch (packages from before 2026-12-05
+  // name "sm_90a+simt-dots") does not change where the code runs.
   std::string arch = name.substr(0, name.find('+'));
   Target target;
   std::string ignored;

@@ -34,12 +34,6 @@ struct Target {
   }
 };
 
-/// Whether dots take the register pipeline (unless TK_CUDA_REGISTER_DOTS is
-/// 0) rather than tk-convert-to-simt: a choice beyond the request that
-/// changes the code, so the plugin's compile_target names the other one and
-/// the kernel cache keeps the two apart.
-bool registerDotsRequested();
-
 /// The target for a GPU of compute capability `computeCapability` (major*10
 /// + minor): sm_90a for 9.0, sm_8x for 8.x, sm_90 (run through the PTX JIT)
 /// for newer GPUs. TK_ERROR_UNSUPPORTED below sm_80.
@@ -51,7 +45,7 @@ tk_status parseTargetName(const std::string &name, Target &out,
                           std::string &error);
 
 /// Whether code compiled for `name` (a compile target: "sm_80",
-/// "sm_90a", with "+simt-dots" where the dots took multiply-adds) runs on a
+/// "sm_90a"; older packages may add a lowering: "sm_90a+simt-dots") runs on a
 /// GPU of compute capability `computeCapability`: its cubin or, on a later
 /// GPU, its PTX through the driver's JIT. Code for an "a" target runs only
 /// on that exact GPU.

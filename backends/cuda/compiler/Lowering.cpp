@@ -116,11 +116,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   lowering.simt.target = targetInfo;
   lowering.simt.numWarps = numWarps;
   lowering.registerPipeline = true;
-  // Dots on the register pipeline too, unless TK_CUDA_REGISTER_DOTS=0 keeps
-  // them on tk-convert-to-simt until that lowering is deleted.
-  lowering.registerDots = registerDotsRequested();
-  // Every kernel takes the register pipeline; only the old dots fall back.
-  lowering.threadLayoutFallback = !lowering.registerDots;
+  lowering.registerDots = true;
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;
   lowering.asyncCopy = units.asyncCopy;

@@ -175,11 +175,6 @@ TEST(CudaPlugin, CompileTargetFollowsTkCudaArch) {
         << api().last_error();
     EXPECT_STREQ(target, "sm_90a");
     EXPECT_EQ(api().compile_target(0, target, 3), TK_ERROR_INVALID_ARGUMENT);
-    // Dots kept on tk-convert-to-simt are other code for the same arch.
-    ScopedEnv dots("TK_CUDA_REGISTER_DOTS", "0");
-    ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
-        << api().last_error();
-    EXPECT_STREQ(target, "sm_90a+simt-dots");
   }
   ScopedEnv arch("TK_CUDA_ARCH", "sm_12");
   EXPECT_NE(api().compile_target(0, target, sizeof(target)), TK_SUCCESS);
