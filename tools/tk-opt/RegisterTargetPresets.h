@@ -37,8 +37,8 @@ inline void registerAllTargetPresets() {
 }
 
 /// Registers the matrix and async copy units of every backend built that has
-/// them (TargetUnits.def, from tk_add_target_units), for the passes'
-/// target-units=true (idempotent).
+/// them (TargetUnits.def, from tk_add_target_units), for
+/// tk-convert-registers-to-simt units=<preset> (idempotent).
 inline void registerAllTargetUnits() {
 #define TK_TARGET_UNITS(backend) tk::backend::registerTargetUnits();
 #include "TargetUnits.def"

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -142,22 +143,22 @@ int main(int argc, char **argv) {
   }
   // Every backend's TargetInfo presets, for the passes' target= options.
   tk::registerAllTargetPresets();
-  // And their matrix and async copy units, for target-units=true.
+  // And their matrix and async copy units, for tk-convert-registers-to-simt
+  // units=<preset>.
   tk::registerAllTargetUnits();
   mlir::DialectRegistry registry;
   tk::registerTkDialects(registry);
   // Upstream cleanups (canonicalize, cse, ...) so pipelines can mix them in.
   mlir::registerTransformsPasses();
   tk::registerWarpDialect(registry);
-  // Layouts, the warp and intrinsic levels, the register pipeline, the
-  // conversions out of tk and the dialects of their output, which passes
-  // after them (tk-share-workgroup-memory) read; TTIR into tk.
+  // The register pipeline, the conversions out of tk and the dialects of
+  // their output, which a stage dump holds (4-loops.mlir); TTIR into tk.
   registerTkPasses();
   tk::ttir::registerTtDialects(registry);
-  // NVVM: what the CUDA units emit (target-units=true), read back too.
+  // NVVM: what the CUDA units emit (units=<preset>), read back too.
   registry.insert<mlir::func::FuncDialect, mlir::memref::MemRefDialect,
                   mlir::gpu::GPUDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect>();
+                  mlir::NVVM::NVVMDialect, mlir::vector::VectorDialect>();
   if (!inputNestsWithinLimit(argc, argv))
     return EXIT_FAILURE;
   std::optional<std::vector<char *>> args = readFrom(argc, argv);

@@ -135,46 +135,12 @@ tk_status recordTileStack(llvm::Module &module, const std::string &entry,
   return TK_SUCCESS;
 }
 
-/// The stages of the layout framework (DESIGN.md §3), each dumped as
-/// `file`: 1a to 1c, since stage 3 is the thread layouts every backend
-/// dumps. The CPU is a target of one warp of one lane: every layout gives
-/// that warp whole tiles, and with no matrix intrinsic dots stay whole.
-struct Stage {
-  const char *file;
-  void (*fill)(OpPassManager &pm);
-};
-const Stage kLayoutStages[] = {
-    {"1a-layouts.mlir",
-     [](OpPassManager &pm) {
-       // Loop invariants out first, as on every backend.
-       pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-       tk::TkAssignLayoutsOptions layouts;
-       layouts.target = "cpu";
-       layouts.numWarps = 1;
-       pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLayouts(layouts));
-     }},
-    {"1b-warp.mlir",
-     [](OpPassManager &pm) {
-       pm.addNestedPass<tk::FuncOp>(tk::createTkDistributeToWarps());
-     }},
-    {"1c-intrinsic.mlir",
-     [](OpPassManager &pm) {
-       pm.addNestedPass<tk::FuncOp>(tk::createTkMatchTargetSize());
-     }},
-    // tk-drop-layouts leaves the framework (one warp holds every tile, so
-    // its layouts carry nothing the loops need); the thread layouts then
-    // say which tiles the loops keep on the stack.
-    {"3-thread-layouts.mlir",
-     [](OpPassManager &pm) {
-       pm.addNestedPass<tk::FuncOp>(tk::createTkDropLayouts());
-       tk::TkAssignThreadLayoutsOptions threadLayouts;
-       threadLayouts.target = "cpu";
-       pm.addPass(tk::createTkAssignThreadLayouts(threadLayouts));
-     }},
-};
-
-/// The loops, following the thread layouts.
+/// The loops: loop invariants out first, as on every backend; then each
+/// tile is recomputed by its readers or kept on the program's stack
+/// (tk-convert-to-loops decides which). One thread runs a program, so the
+/// GPU pipeline's layouts carry nothing the loops need.
 void addLoopsPasses(OpPassManager &pm) {
+  pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
   pm.addPass(tk::createTkConvertToLoops());
   pm.addPass(tk::createCanonicalizer());
   pm.addPass(createCSEPass());
@@ -258,16 +224,6 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
   }
 
   std::string failedPass;
-  for (const Stage &stage : kLayoutStages) {
-    if (failed(runPasses(*module, failedPass, stage.fill))) {
-      error = "tk-cpu: the layout framework failed in pass '" + failedPass +
-              "':\n" + diagnostics + error;
-      return TK_ERROR_COMPILATION;
-    }
-    tk::dumpStage(input.dumpDir, stage.file,
-                  [&](llvm::raw_ostream &os) { module->print(os); });
-  }
-
   if (failed(runPasses(*module, failedPass, addLoopsPasses))) {
     error = "tk-cpu: lowering to loops failed in pass '" + failedPass + "':\n" +
             diagnostics + error;

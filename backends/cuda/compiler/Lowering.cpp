@@ -109,22 +109,20 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
-  // Core's GPU lowering: num_warps warps of the preset's size, with
-  // mma.sync or wgmma holding accumulators and cp.async loading operands
-  // trips ahead. SharedMemory.cpp packs the buffers afterwards.
+  // Core's register pipeline (DESIGN §3): num_warps warps of the preset's
+  // size, dots on mma.sync or wgmma, cp.async loading operands trips
+  // ahead into rings. A kernel it refuses is unsupported.
   SIMTLowering lowering;
-  lowering.simt.target = targetInfo;
-  lowering.simt.numWarps = numWarps;
-  lowering.registerPipeline = true;
-  lowering.registerDots = true;
+  lowering.target = targetInfo;
+  lowering.numWarps = numWarps;
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;
   lowering.asyncCopy = units.asyncCopy;
   if (lowering.asyncCopy)
-    lowering.simt.numStages = std::max(1, options.numStages);
+    lowering.numStages = std::max(1, options.numStages);
   if (lowering.matrixUnit) {
-    // The unit creates NVVM ops inside tk-convert-to-simt, which does not
-    // know to load the dialect.
+    // The unit creates NVVM ops inside tk-convert-registers-to-simt, which
+    // does not know to load the dialect.
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
   bool refused = false;

@@ -79,19 +79,14 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   result.ldsBytesLimit = info->sharedMemoryPerBlock;
   std::string failedPass;
 
-  // Core's GPU lowering at wave64 or wave32 with the matrix cores (the
-  // warp-level framework dumped on a copy, as every GPU backend does); 64
-  // KiB of LDS a workgroup, which tiles whose lives do not overlap share.
+  // Core's register pipeline (DESIGN §3) at wave64 or wave32, dots on MFMA
+  // and WMMA from the lanes' fragments; 64 KiB of LDS a workgroup, which
+  // tiles whose lives do not overlap share (tk-allocate-shared-memory). A
+  // kernel it refuses is unsupported.
   SIMTLowering lowering;
-  lowering.simt.target = target.preset;
-  lowering.simt.numWarps = numWarps;
-  // The register pipeline (DESIGN §3) takes every kernel, dots on MFMA and
-  // WMMA from the lanes' fragments included; one it refuses is unsupported.
-  lowering.registerPipeline = true;
-  lowering.threadLayoutFallback = false;
-  lowering.registerDots = true;
+  lowering.target = target.preset;
+  lowering.numWarps = numWarps;
   lowering.matrixUnit = makeMatrixUnit(*info);
-  lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);
   bool refused = false;
   if (failed(lowerToSIMT(module, lowering, dump, error, &refused)))

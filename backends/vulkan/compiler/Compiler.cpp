@@ -105,19 +105,14 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
                   [&](llvm::raw_ostream &os) { op->print(os); });
   };
   dump("0-tk.mlir", *module);
-  // Core's GPU lowering at the device's subgroup size, without a matrix
-  // unit or async copies (the warp-level framework dumped on a copy, as
-  // every GPU backend does); lavapipe has 32 KB of workgroup memory, which
-  // tiles whose lives do not overlap share.
+  // Core's register pipeline (DESIGN §3) at the device's subgroup size,
+  // without a matrix unit or async copies; lavapipe has 32 KB of workgroup
+  // memory, which tiles whose lives do not overlap share
+  // (tk-allocate-shared-memory). A kernel it refuses (workgroup memory
+  // beyond the device's) is unsupported.
   SIMTLowering lowering;
-  lowering.simt.target = spec;
-  lowering.simt.numWarps = numWarps;
-  lowering.shareWorkgroupMemory = true;
-  // The register pipeline takes every kernel; one it refuses (workgroup
-  // memory beyond the device's) is unsupported.
-  lowering.registerPipeline = true;
-  lowering.threadLayoutFallback = false;
-  lowering.registerDots = true;
+  lowering.target = spec;
+  lowering.numWarps = numWarps;
   // No cap on the elements a thread holds: lavapipe's LLVM 15 JIT, which
   // builds a subgroup's code for 8 or 16 lanes at once, took over 5
   // minutes on an f16 min or max reduction of 128 elements a thread at 16
@@ -126,7 +121,7 @@ tk_status compileToPackage(const CompileInput &input, Package &out,
   // A dot without a matrix unit may hold up to 1,024 registers a thread
   // (the accumulator; its operands wait in workgroup memory): lavapipe's
   // registers are memory, and a GPU spills them rather than need
-  // tk-convert-to-simt's workgroup memory for whole tiles.
+  // workgroup memory for whole tiles.
   lowering.maxFmaDotRegisters = 1024;
   StageDumpFn dumpStage;
   if (!input.dumpDir.empty())

@@ -73,7 +73,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   // run 2 a warp, dg2's of 8 run 4, so that a work-item holds the share of
   // each tile the kernel was tuned for. At 1 subgroup a warp, tiles of 128
   // and 256 elements a work-item spilled 6-92 KB a thread (IGC, even in
-  // pvc's large-GRF mode) or took up to 280 KB of SLM on tk-convert-to-simt.
+  // pvc's large-GRF mode) or took up to 280 KB of SLM on the older
+  // lowering.
   int64_t numWarps = getSubgroupsForWarps(options.numWarps, info->warpSize,
                                           info->maxThreadsPerBlock);
   if (std::optional<std::string> problem = info->workgroupProblem(numWarps)) {
@@ -83,25 +84,18 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
 
-  // Core's GPU lowering at the preset's subgroup size with DPAS (the
-  // warp-level framework dumped on a copy, as every GPU backend does); the
-  // SLM of a workgroup, which tiles whose lives do not overlap share.
+  // Core's register pipeline (DESIGN §3) at the preset's subgroup size,
+  // dots on DPAS from the work-items' fragments (as on rocm and vulkan); a
+  // kernel it refuses (SLM beyond the workgroup's) is unsupported. A tile
+  // of more elements a work-item than the register file holds spills to
+  // scratch, as Triton's Intel code does: pvc retries in its large-GRF
+  // mode (buildNativeLeastSpills). The older lowering's SLM tiles instead
+  // refused the H100-sized bench tiles (163-311 KB of SLM) that compile
+  // here (docs/decisions.md, "Xe moves to the register pipeline").
   SIMTLowering lowering;
-  lowering.simt.target = target.preset;
-  lowering.simt.numWarps = numWarps;
-  // The register pipeline (DESIGN §3) takes every kernel, dots on DPAS
-  // from the work-items' fragments included (as on rocm and vulkan); one it
-  // refuses (SLM beyond the workgroup's) is unsupported. A tile of more
-  // elements a work-item than the register file holds spills to scratch,
-  // as Triton's Intel code does: pvc retries in its large-GRF mode
-  // (buildNativeLeastSpills). tk-convert-to-simt's SLM tiles instead
-  // refused the H100-sized bench tiles (163-311 KB of SLM) that now compile
-  // (docs/decisions.md, "Xe moves to the register pipeline").
-  lowering.registerPipeline = true;
-  lowering.threadLayoutFallback = false;
-  lowering.registerDots = true;
+  lowering.target = target.preset;
+  lowering.numWarps = numWarps;
   lowering.matrixUnit = makeDpasUnit(*info);
-  lowering.shareWorkgroupMemory = true;
   result.matrixDots = countMatrixDots(module, *info);
   result.slmLimit = info->sharedMemoryPerBlock;
   bool refused = false;

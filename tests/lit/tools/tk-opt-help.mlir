@@ -10,7 +10,7 @@
 // CHECK: --tk-allocate-shared-memory
 // CHECK: --tk-assign-linear-layouts
 // CHECK: --num-warps=
-// CHECK: --tk-convert-to-simt
+// CHECK: --tk-convert-registers-to-simt
 // CHECK: --tk-convert-tt-to-tk
 // CHECK: --tk-insert-barriers
 // CHECK: --tk-remove-layout-conversions

@@ -487,6 +487,24 @@ struct ConvertRegistersToSIMT
                          std::shared_ptr<const AsyncCopyUnit> asyncCopy)
       : matrixUnit(std::move(matrixUnit)), asyncCopy(std::move(asyncCopy)) {}
 
+  /// With `units`, the dialects the registered units emit, which the pass
+  /// cannot load while it runs.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    TkConvertRegistersToSIMTBase::getDependentDialects(registry);
+    if (std::optional<TargetUnits> registered = registeredUnits(units))
+      if (registered->dialects)
+        registered->dialects(registry);
+  }
+
+  /// The units registered for preset `preset` (no overrides), if any.
+  static std::optional<TargetUnits> registeredUnits(StringRef preset) {
+    if (preset.empty())
+      return std::nullopt;
+    std::string error;
+    std::optional<TargetInfo> info = TargetInfo::parse(preset, error);
+    return info ? lookupTargetUnits(*info) : std::nullopt;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -510,6 +528,28 @@ struct ConvertRegistersToSIMT
     if (!info) {
       first.emitError("tk-convert-registers-to-simt: ") << error;
       return signalPassFailure();
+    }
+    // The backend's units, or tk-opt's registered ones.
+    std::shared_ptr<const MatrixUnit> matrix = matrixUnit;
+    std::shared_ptr<const AsyncCopyUnit> copies = asyncCopy;
+    if (!units.empty()) {
+      if (info->preset != units) {
+        first.emitError("tk-convert-registers-to-simt: units=")
+            << units << " are not for the kernels' target preset '"
+            << info->preset << "'";
+        return signalPassFailure();
+      }
+      std::optional<TargetUnits> registered = lookupTargetUnits(*info);
+      if (!registered) {
+        first.emitError("tk-convert-registers-to-simt: units: no units are "
+                        "registered for preset '")
+            << units
+            << "' (its backend has none or was not built, or this program "
+               "registers none: tk-opt registers every built backend's)";
+        return signalPassFailure();
+      }
+      matrix = registered->matrixUnit;
+      copies = registered->asyncCopy;
     }
     SmallVector<memref::GlobalOp> scratchBuffers;
     for (tk::FuncOp kernel : kernels)
@@ -536,10 +576,10 @@ struct ConvertRegistersToSIMT
     populateDebugPatterns(converter, patterns);
     populateConvertLayoutPatterns(converter, patterns,
                                   info->workgroupVectorBytes);
-    populateDotPatterns(converter, patterns, matrixUnit,
+    populateDotPatterns(converter, patterns, matrix,
                         std::make_shared<const TargetInfo>(*info));
     AsyncCopyRuns runs = getAsyncCopyRuns(module);
-    populateRingPatterns(converter, patterns, asyncCopy, matrixUnit, runs);
+    populateRingPatterns(converter, patterns, copies, matrix, runs);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<tk::TkDialect, warp::TkwDialect>();

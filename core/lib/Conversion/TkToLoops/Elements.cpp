@@ -1,8 +1,8 @@
 //===- Elements.cpp - the element of a tile at an index ---------*- C++ -*-===//
 //
 // The sink-driven core: element(value, index) recomputes an element-wise
-// chain inside its consumer's loop nest, reads a buffer or a register, or
-// loads from memory; the scalar forms of arith and math ops.
+// chain inside its consumer's loop nest, reads a buffer, or loads from
+// memory; the scalar forms of arith and math ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,9 +42,6 @@ FailureOr<SmallVector<Value>> KernelLowering::elements(ValueRange values,
 FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (!isTile(value.getType()))
     return scalar(value);
-  FailureOr<Value> inRegisters = elementInRegisters(value, index);
-  if (failed(inRegisters) || *inRegisters)
-    return inRegisters;
   Type elementType = cast<RankedTensorType>(value.getType()).getElementType();
   auto buffer = buffers.find(value);
   if (buffer != buffers.end())
@@ -68,12 +65,6 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
   if (cached != elementCache.end())
     return cached->second;
 
-  if (isHeldResult(value))
-    return emitError(value.getLoc(),
-                     passName() +
-                         ": an accumulator held in registers "
-                         "is read where its registers do not reach (two held "
-                         "accumulators combined in one store?)");
   Operation *op = value.getDefiningOp();
   if (!op || !isElementwiseLike(op))
     return emitError(value.getLoc(),

@@ -1,19 +1,18 @@
 //===- HostNests.cpp - reductions, scans and dots on the CPU ----*- C++ -*-===//
 //
-// The CPU forms (tk-convert-to-loops) of the ops that are not element-wise:
-// serial loop nests that one host thread runs and LLVM vectorises, in loop
-// orders chosen so that it need not reassociate floats. Their GPU forms are
-// in Reductions.cpp and Threads.cpp.
+// The ops that are not element-wise (reductions, scans, dots): serial loop
+// nests that one host thread runs and LLVM vectorises, in loop orders
+// chosen so that it need not reassociate floats.
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostKernelLowering.h"
+#include "KernelLowering.h"
 
 using namespace mlir;
 
 namespace mlir::tk_to_loops {
 
-LogicalResult HostKernelLowering::lowerReduce(tk::ReduceOp reduce) {
+LogicalResult KernelLowering::lowerReduce(tk::ReduceOp reduce) {
   auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
   int64_t rank = srcType.getRank();
   int64_t axis = reduce.getAxis();
@@ -158,7 +157,7 @@ LogicalResult HostKernelLowering::lowerReduce(tk::ReduceOp reduce) {
   return success();
 }
 
-LogicalResult HostKernelLowering::lowerScan(tk::ScanOp scan) {
+LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
   auto srcType = cast<RankedTensorType>(scan.getSrcs()[0].getType());
   int64_t axis = scan.getAxis();
   int64_t size = srcType.getDimSize(axis);
@@ -223,7 +222,7 @@ LogicalResult HostKernelLowering::lowerScan(tk::ScanOp scan) {
   return success();
 }
 
-LogicalResult HostKernelLowering::lowerDot(tk::DotOp dot) {
+LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
   FailureOr<DotPlan> plan = planDot(dot, "the CPU");
   if (failed(plan))
     return failure();

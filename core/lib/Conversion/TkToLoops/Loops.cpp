@@ -1,15 +1,11 @@
 //===- Loops.cpp - loops and what they carry --------------------*- C++ -*-===//
 //
 // The lowering of scf.for and scf.if: loop-carried scalars, block pointers,
-// pointer walks carried as one offset and tiles in buffers here; what a form
-// carries in registers (the GPU's held accumulators and row tiles:
-// Registers.cpp) and its operand pipeline (the GPU's prefetch rings:
-// OperandRings.cpp) through its virtual methods.
+// pointer walks carried as one offset, and tiles in buffers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelLowering.h"
-#include "tk/core/Layout.h"
 
 using namespace mlir;
 
@@ -25,14 +21,12 @@ FailureOr<Value> KernelLowering::walkStepOf(const LoopCarry &loop, unsigned i) {
 LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   // Scalars and block-pointer components are loop-carried SSA values; tiles
   // live in one buffer per iteration argument, updated at the yield, except
-  // for pointer walks (one scalar offset) and what the form carries in
-  // registers (carryInRegisters).
+  // for pointer walks (one scalar offset).
   unsigned numArgs = loop.getNumRegionIterArgs();
   LoopCarry carry;
   carry.source = loop;
   carry.kinds.assign(numArgs, Carried::Scalar);
   carry.walkSteps.resize(numArgs);
-  carry.heldDots.resize(numArgs);
   carry.numValues.assign(numArgs, 1);
   SmallVector<Carried> &kinds = carry.kinds;
   SmallVector<Value> &walkSteps = carry.walkSteps;
@@ -57,22 +51,10 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
                           ? outer->second.offset
                           : constInt(b.getI64Type(), 0));
     } else {
-      FailureOr<std::optional<SmallVector<Value>>> registers =
-          carryInRegisters(carry, i, init);
-      if (failed(registers))
-        return failure();
-      if (*registers) {
-        numValues[i] = (*registers)->size();
-        llvm::append_range(inits, **registers);
-        continue;
-      }
-      // Tiles in buffers: written by the runs their #tkw.shared records
-      // (runOf on the CPU, where one thread writes them).
       kinds[i] = Carried::Tile;
       numValues[i] = 0;
       iterBuffers[i] = allocBuffer(cast<RankedTensorType>(type));
-      if (failed(storeTile(init, iterBuffers[i], nullptr,
-                           carriedWrites.lookup(loop.getRegionIterArgs()[i]))))
+      if (failed(storeTile(init, iterBuffers[i])))
         return failure();
     }
   }
@@ -90,42 +72,14 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
   carry.ub = *ub;
   carry.step = *step;
 
-  // Software pipelining over num_stages (#tkw.ring): the copies of the
-  // first trips go before the loop.
-  FailureOr<std::unique_ptr<OperandPipeline>> pipelined =
-      pipelineOperands(carry);
-  if (failed(pipelined))
-    return failure();
-  OperandPipeline *pipeline = pipelined->get();
-  if (pipeline && failed(pipeline->issuePrologue(inits)))
-    return failure();
-
-  // A pipeline may run the loop behind a check that it runs at all, and
-  // finish its products inside it (OperandPipeline::finishesInside).
-  bool finishInside = pipeline && pipeline->finishesInside();
-  scf::IfOp runsAtAll;
-  if (finishInside) {
-    runsAtAll = scf::IfOp::create(
-        b, loc, ValueRange(inits).getTypes(),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, *lb, *ub),
-        /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(runsAtAll.elseBlock());
-    scf::YieldOp::create(b, loc, inits);
-    b.setInsertionPointToStart(runsAtAll.thenBlock());
-  }
   OpBuilder::InsertionGuard afterLoop(b);
-  if (finishInside)
-    b.setInsertionPointToStart(runsAtAll.thenBlock());
   auto newLoop = scf::ForOp::create(b, loc, *lb, *ub, *step, inits);
   Block *body = newLoop.getBody();
   llvm::SaveAndRestore<scf::ForOp> savedSourceLoop(sourceLoop, loop);
-  llvm::SaveAndRestore<Operation *> savedLoweredLoop(
-      loweredLoop,
-      finishInside ? runsAtAll.getOperation() : newLoop.getOperation());
+  llvm::SaveAndRestore<Operation *> savedLoweredLoop(loweredLoop,
+                                                     newLoop.getOperation());
   scalars.map(loop.getInductionVar(), newLoop.getInductionVar());
-  auto bind = [&](Value value, unsigned i, ValueRange values,
-                  bool isResult) -> LogicalResult {
+  auto bind = [&](Value value, unsigned i, ValueRange values) {
     ValueRange own = values.drop_front(firstValue[i]).take_front(numValues[i]);
     switch (kinds[i]) {
     case Carried::Scalar:
@@ -145,42 +99,28 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
       pointerWalks[value] = PointerWalk{start, own[0]};
       break;
     }
-    case Carried::Held:
-    case Carried::Rows:
-      return bindCarriedRegisters(carry, i, value, own, isResult);
     }
-    return success();
   };
   for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-    if (failed(bind(arg, i, body->getArguments().drop_front(1),
-                    /*isResult=*/false)))
-      return failure();
+    bind(arg, i, body->getArguments().drop_front(1));
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(body);
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       b.setInsertionPoint(&body->back());
     Block &oldBody = *loop.getBody();
-    if (pipeline && failed(pipeline->beginTrip(newLoop)))
-      return failure();
     for (Operation &op : oldBody.without_terminator()) {
       loc = op.getLoc();
       if (failed(lowerOp(&op)))
         return failure();
     }
-    settleProducts();
-    if (pipeline && failed(pipeline->endTrip(newLoop)))
-      return failure();
     auto yield = cast<scf::YieldOp>(oldBody.getTerminator());
     loc = yield.getLoc();
     // Tiles first go to temporaries when the new value reads another
-    // iteration buffer (or its own at a moved index), then to the buffers;
-    // both by the runs the buffer records, so that each thread copies the
-    // elements it wrote.
+    // iteration buffer (or its own at a moved index), then to the buffers.
     SmallVector<Value> yielded;
     struct Copy {
       Value from, to;
-      int64_t run;
     };
     SmallVector<Copy> copies;
     for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
@@ -203,17 +143,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         yielded.push_back(arith::AddIOp::create(b, loc, offset, *stepBy));
         break;
       }
-      case Carried::Held:
-      case Carried::Rows: {
-        FailureOr<SmallVector<Value>> registers =
-            yieldCarriedRegisters(carry, i, value);
-        if (failed(registers))
-          return failure();
-        llvm::append_range(yielded, *registers);
-        break;
-      }
       case Carried::Tile: {
-        int64_t run = carriedWrites.lookup(loop.getRegionIterArgs()[i]);
         auto existing = buffers.find(value);
         if (existing != buffers.end() && existing->second == iterBuffers[i])
           continue;
@@ -221,52 +151,26 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp loop) {
         // copied from there: no copy below writes that buffer.
         if (existing != buffers.end() &&
             !llvm::is_contained(iterBuffers, existing->second)) {
-          copies.push_back({existing->second, iterBuffers[i], run});
+          copies.push_back({existing->second, iterBuffers[i]});
           continue;
         }
         Value temp = allocBuffer(cast<RankedTensorType>(value.getType()));
-        if (failed(storeTile(value, temp, nullptr, run)))
+        if (failed(storeTile(value, temp)))
           return failure();
-        copies.push_back({temp, iterBuffers[i], run});
+        copies.push_back({temp, iterBuffers[i]});
         break;
       }
       }
     }
-    // The copies overwrite the carried buffers: every thread must be done
-    // reading them (register nests end without a barrier), and one barrier
-    // publishes all the copies (no copy reads a buffer another writes).
-    if (!copies.empty())
-      barrier();
-    for (const Copy &copy : copies) {
-      auto type = cast<MemRefType>(copy.to.getType());
-      if (failed(copyBuffer(copy.from, copy.to, type.getShape(), Type(),
-                            copy.run, /*publish=*/false)))
-        return failure();
-    }
-    if (!copies.empty())
-      barrier();
+    for (const Copy &copy : copies)
+      memref::CopyOp::create(b, loc, copy.from, copy.to);
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       body->back().erase();
     b.setInsertionPointToEnd(body);
     scf::YieldOp::create(b, loc, yielded);
   }
-  // No copy outlives the loop (the trips past its end issued none), nor
-  // a product left running.
-  ValueRange results = newLoop.getResults();
-  if (finishInside) {
-    SmallVector<Value> finished(newLoop.getResults());
-    pipeline->finishProducts(finished);
-    scf::YieldOp::create(b, loc, finished);
-    b.setInsertionPointAfter(runsAtAll);
-    results = runsAtAll.getResults();
-  }
-  if (pipeline)
-    pipeline->finish();
-  // Results; held accumulators stay in their registers (a
-  // tkw.convert_layout after the loop moves one to workgroup memory).
   for (auto [i, result] : llvm::enumerate(loop.getResults()))
-    if (failed(bind(result, i, results, /*isResult=*/true)))
-      return failure();
+    bind(result, i, newLoop.getResults());
   return success();
 }
 
@@ -332,8 +236,7 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp branch) {
       for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
         Type type = value.getType();
         if (isTile(type)) {
-          if (failed(storeTile(value, resultBuffers[i], nullptr,
-                               carriedWrites.lookup(branch.getResult(i)))))
+          if (failed(storeTile(value, resultBuffers[i])))
             return failure();
         } else if (isBlockPtr(type)) {
           llvm::append_range(yielded, blockPtrs.lookup(value).flatten());

@@ -1,10 +1,8 @@
 //===- Ops.cpp - the walk over a kernel and its ops -------------*- C++ -*-===//
 //
 // KernelLowering::run and the dispatch over ops; stores (with all-on mask
-// versioning), what both forms of dots share, atomics, prints and asserts.
-// Reductions, scans and dots go to their CPU form (HostKernelLowering,
-// HostNests.cpp) or their GPU form (SIMTKernelLowering, Reductions.cpp and
-// Threads.cpp).
+// versioning), the plan of a dot, atomics, prints and asserts. Reductions,
+// scans and dots are the loop nests of HostNests.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,25 +19,8 @@ namespace mlir::tk_to_loops {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelLowering::run() {
-  // The held accumulators tk-hold-accumulators recorded, the row-resident
-  // tiles tk-hold-rows recorded, the thread layouts
-  // tk-assign-thread-layouts recorded around them, and the rings
-  // tk-pipeline-operands added; what the kernel lacks is decided here the
-  // same way.
-  if (!isPlaced()) {
-    if (!hasHeldAccumulators())
-      placeHeldAccumulators();
-    else if (failed(readHeldAccumulators()))
-      return failure();
-    if (failed(readRowResident()))
-      return failure();
-    if (rowLayout.empty())
-      placeRowResident();
-    place();
-    placeRings();
-  } else if (failed(read())) {
-    return failure();
-  }
+  // Which tiles get a buffer, before any op is lowered.
+  analyze();
   entryBlock = target.addEntryBlock();
   b.setInsertionPointToStart(entryBlock);
   Block &body = source.getBody().front();
@@ -80,19 +61,11 @@ LogicalResult KernelLowering::lowerBlock(Block &block) {
 }
 
 LogicalResult KernelLowering::lowerOp(Operation *op) {
-  // What a nested loop or branch reads is done before it (registers bound
-  // in there would not dominate the code after it).
-  if (isa<scf::ForOp, scf::IfOp>(op))
-    settleProducts();
   // Element-wise tiles: computed where they are consumed, unless the
   // analysis gave them a buffer.
   if (isElementwiseLike(op)) {
     if (!materialized.count(op))
       return success();
-    if (residentLayout.count(op))
-      return keepInRegisters(op->getResult(0));
-    if (rowLayout.count(op->getResult(0)))
-      return keepInRows(op->getResult(0));
     return failure(failed(getBuffer(op->getResult(0))));
   }
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -121,19 +94,14 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
         for (int64_t d = type.getRank() - 2; d >= 0; --d)
           strides[d] = strides[d + 1] * type.getDimSize(d + 1);
         auto values = llvm::to_vector(dense.getValues<Attribute>());
-        (void)onFirstThread([&] {
-          for (auto [linear, attr] : llvm::enumerate(values)) {
-            SmallVector<Value> index;
-            for (int64_t d = 0; d < type.getRank(); ++d)
-              index.push_back(
-                  constIndex((linear / strides[d]) % type.getDimSize(d)));
-            storeBuffer(
-                arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr)),
-                buffer, index);
-          }
-          return success();
-        });
-        barrier();
+        for (auto [linear, attr] : llvm::enumerate(values)) {
+          SmallVector<Value> index;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            index.push_back(
+                constIndex((linear / strides[d]) % type.getDimSize(d)));
+          storeBuffer(arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr)),
+                      buffer, index);
+        }
         buffers[constant.getResult()] = buffer;
         return success();
       })
@@ -169,7 +137,9 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
       .Case([&](tk::ScanOp scan) { return lowerScan(scan); })
       .Case([&](tk::DotOp dot) { return lowerDot(dot); })
       .Case([&](tk::warp::ConvertLayoutOp convert) {
-        return lowerConvertLayout(convert);
+        return convert.emitOpError(passName())
+               << ": the CPU form has no layouts to convert between (one "
+                  "thread holds every tile)";
       })
       .Case([&](tk::AtomicRMWOp rmw) { return lowerAtomicRMW(rmw); })
       .Case([&](tk::AtomicCASOp cas) { return lowerAtomicCAS(cas); })
@@ -293,85 +263,37 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     emitPending();
     return result;
   }
-  // The threads visit the tile as its thread layout says (placeStoreLayouts,
-  // checked against the registers it reads by read()).
-  FailureOr<std::optional<StoreLayout>> threadLayout =
-      threadLayoutOfAccess(store);
-  if (failed(threadLayout))
-    return failure();
-  std::optional<StoreLayout> layout = *threadLayout;
-  // A value computed from a held accumulator is stored by the threads that
-  // hold it, each at its registers' positions, without workgroup memory.
-  FailureOr<bool> fromHeld =
-      storeFromHeldRegisters(store, layout, storeOne, emitPending);
-  if (failed(fromHeld))
-    return failure();
-  if (*fromHeld)
-    return success();
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
-  // The layout's runs (read() checked that they spread the tile evenly, so
-  // forEachIndex takes exactly them).
-  int64_t run = layout ? layout->run : 4;
-  auto storeLanes = [&]() -> LogicalResult {
-    if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
-        !isCheap(mask))
-      return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending,
-                          run);
+  if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
+      !isCheap(mask))
+    return forEachIndex(shape, storeOne, emitPending);
 
-    // Version the store on its mask. A branch per lane keeps LLVM to masked
-    // vector loads and stores, which cost bandwidth on streaming kernels; most
-    // programs of a grid have every lane on, so those run a loop nest without
-    // the guard (and without the guards of loads fused into it that share the
-    // mask). The mask is cheap by construction (integer arithmetic on scalars,
-    // no memory), so evaluating it once more up front costs a few vector
-    // instructions per tile.
-    Value full = rangeMaskAllTrue(mask);
-    if (!full) {
-      if (!walksMasksToVersion())
-        return forEachIndex(shape, storeOne, /*contiguous=*/true, emitPending,
-                            run);
-      FailureOr<Value> reduced = allTrue(mask);
-      if (failed(reduced))
-        return failure();
-      full = *reduced;
-    }
-    return versionOnMask(full, [&](Value on) {
-      return forEachIndex(
-          shape,
-          [&](ArrayRef<Value> index) {
-            if (on)
-              assumeElement(mask, index, on);
-            return storeOne(index);
-          },
-          /*contiguous=*/true, emitPending, run);
-    });
-  };
-  // A value computed from register-resident tiles is stored by their
-  // owners; their nests leave the barrier to the caller.
-  const OwnedTile *owned = ownedRead(store.getValue());
-  if (!owned)
-    owned = ownedRead(ptr);
-  if (!owned && store.getMask())
-    owned = ownedRead(store.getMask());
-  if (layout && owned &&
-      (owned->fragment
-           ? !layout->product ||
-                 !sameLayout(*heldProduct(layout->product), *owned->fragment)
-           : layout->product || layout->run != owned->run))
-    return store.emitOpError(passName())
-           << ": thread layout " << storeLayoutAttr(*layout)
-           << " is not the layout of the registers it stores";
-  if (layout && !owned && layout->product)
-    return store.emitOpError(passName())
-           << ": thread layout " << storeLayoutAttr(*layout)
-           << " names registers this store does not read";
-  LogicalResult result = visitAsOwners(owned, storeLanes);
-  // The barrier that orders the store before later reads of other threads;
-  // a store that ends the kernel has none.
-  if (owned && !isa<tk::ReturnOp>(store->getNextNode()))
-    barrier();
-  return result;
+  // Version the store on its mask. A branch per lane keeps LLVM to masked
+  // vector loads and stores, which cost bandwidth on streaming kernels; most
+  // programs of a grid have every lane on, so those run a loop nest without
+  // the guard (and without the guards of loads fused into it that share the
+  // mask). The mask is cheap by construction (integer arithmetic on scalars,
+  // no memory), so evaluating it once more up front costs a few vector
+  // instructions per tile: in O(1) for a bounds range, else one loop nest
+  // that and-reduces it, which LLVM vectorises.
+  Value full = rangeMaskAllTrue(mask);
+  if (!full) {
+    FailureOr<Value> reduced = allTrue(mask);
+    if (failed(reduced))
+      return failure();
+    full = *reduced;
+  }
+  return versionOnMask(full, [&](Value on) {
+    return forEachIndex(
+        shape,
+        [&](ArrayRef<Value> index) {
+          if (on)
+            assumeElement(mask, index, on);
+          return storeOne(index);
+        },
+        emitPending);
+  });
 }
 
 LogicalResult
@@ -589,30 +511,21 @@ LogicalResult KernelLowering::lowerAtomicElements(
     function_ref<FailureOr<Value>(ArrayRef<Value>)> one) {
   Value result = atomic->getResult(0);
   if (!isTile(result.getType())) {
-    FailureOr<Value> old = once(valueType, [&] { return one({}); });
+    FailureOr<Value> old = one({});
     if (failed(old))
       return failure();
     scalars.map(result, *old);
     return success();
   }
-  // The threads visit the tile as its thread layout says
-  // (placeStoreLayouts): single elements, or runs of them.
-  FailureOr<std::optional<StoreLayout>> layout = threadLayoutOfAccess(atomic);
-  if (failed(layout))
-    return failure();
-  int64_t run = *layout ? (*layout)->run : 1;
   auto type = cast<RankedTensorType>(result.getType());
   Value buffer = allocBuffer(type);
-  if (failed(forEachIndex(
-          type.getShape(),
-          [&](ArrayRef<Value> index) {
-            FailureOr<Value> old = one(index);
-            if (failed(old))
-              return failure();
-            storeBuffer(*old, buffer, index);
-            return success();
-          },
-          /*contiguous=*/run > 1, /*afterRun=*/nullptr, /*maxRun=*/run)))
+  if (failed(forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
+        FailureOr<Value> old = one(index);
+        if (failed(old))
+          return failure();
+        storeBuffer(*old, buffer, index);
+        return success();
+      })))
     return failure();
   buffers[result] = buffer;
   return success();
@@ -633,11 +546,6 @@ LogicalResult KernelLowering::lowerAtomicCAS(tk::AtomicCASOp cas) {
 }
 
 LogicalResult KernelLowering::lowerPrint(tk::PrintOp print) {
-  // One program prints one line, not one per thread.
-  return onFirstThread([&] { return printLine(print); });
-}
-
-LogicalResult KernelLowering::printLine(tk::PrintOp print) {
   auto call = [&](StringRef format, ValueRange args) {
     emitPrintf(format, args);
   };
@@ -689,15 +597,8 @@ LogicalResult KernelLowering::lowerAssert(tk::AssertOp assertOp) {
   };
   if (!isTile(cond.getType()))
     return checkOne({});
-  // The threads check the tile as its thread layout says: single elements,
-  // or runs of them.
-  FailureOr<std::optional<StoreLayout>> layout = threadLayoutOfAccess(assertOp);
-  if (failed(layout))
-    return failure();
-  int64_t run = *layout ? (*layout)->run : 1;
   return forEachIndex(cast<RankedTensorType>(cond.getType()).getShape(),
-                      checkOne, /*contiguous=*/run > 1, /*afterRun=*/nullptr,
-                      /*maxRun=*/run);
+                      checkOne);
 }
 
 } // namespace mlir::tk_to_loops

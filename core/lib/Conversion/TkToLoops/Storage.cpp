@@ -1,11 +1,7 @@
 //===- Storage.cpp - buffers and loop nests over tiles ----------*- C++ -*-===//
 //
-// Where tile elements live and how loop nests visit them, in what the CPU and
-// GPU forms share: stores of tiles into buffers, the index arithmetic of a
-// nest and the serial nest. Tiles in registers are the GPU's
-// (Registers.cpp). The buffers and nests that differ (stack or workgroup
-// memory, serial or spread over the threads) are in TkToLoops.cpp and
-// TkToSIMT.cpp.
+// Where tile elements live and how loop nests visit them: stack buffers,
+// stores of tiles into them, and the serial nest over a tile's indices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,37 +59,9 @@ LogicalResult KernelLowering::combineInto(Region &combiner,
 }
 
 LogicalResult
-KernelLowering::forOneIndex(ArrayRef<int64_t> shape, int64_t total,
-                            Value linear,
-                            function_ref<LogicalResult(ArrayRef<Value>)> body) {
-  {
-    SmallVector<Value> index(shape.size());
-    int64_t stride = 1;
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      if (shape[d] == 1) {
-        index[d] = constIndex(0);
-        continue;
-      }
-      Value scaled = stride == 1 ? linear
-                                 : arith::DivUIOp::create(b, loc, linear,
-                                                          constIndex(stride));
-      index[d] =
-          stride * shape[d] == total
-              ? scaled
-              : arith::RemUIOp::create(b, loc, scaled, constIndex(shape[d]));
-      stride *= shape[d];
-    }
-    auto saved = std::move(elementCache);
-    elementCache.clear();
-    LogicalResult result = body(index);
-    elementCache = std::move(saved);
-    return result;
-  }
-}
-
-LogicalResult KernelLowering::forEachIndexSerial(
-    ArrayRef<int64_t> shape, function_ref<LogicalResult(ArrayRef<Value>)> body,
-    function_ref<void()> afterRun) {
+KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
+                             function_ref<LogicalResult(ArrayRef<Value>)> body,
+                             function_ref<void()> afterRun) {
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Value> index;
   for (int64_t size : shape) {
@@ -115,9 +83,16 @@ LogicalResult KernelLowering::forEachIndexSerial(
   return result;
 }
 
+Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type elementType) {
+  // Allocas live at function entry so that loops do not grow the stack.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entryBlock);
+  auto type = MemRefType::get(shape, storageType(elementType));
+  return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64));
+}
+
 LogicalResult KernelLowering::storeTile(Value value, Value buffer,
-                                        IndexOffsetFn offsetOf,
-                                        int64_t maxRun) {
+                                        IndexOffsetFn offsetOf) {
   // A masked load whose bounds mask is on for every lane of this program
   // (most programs of a grid) loads without the per-lane branches, which
   // keep LLVM from merging a run's loads into vector loads; the others keep
@@ -128,34 +103,22 @@ LogicalResult KernelLowering::storeTile(Value value, Value buffer,
                        !isBlockPtr(load.getPtr().getType()) && isCheap(mask)
                    ? rangeMaskAllTrue(mask)
                    : Value();
-  // A stored tile computed from register-resident ones is written by their
-  // owners (then published with a barrier, which owner nests leave out).
-  const OwnedTile *owned = ownedRead(value);
   auto store = [&](Value on) {
     auto type = cast<RankedTensorType>(value.getType());
-    return forEachIndex(
-        type.getShape(),
-        [&](ArrayRef<Value> index) {
-          if (on)
-            assumeElement(mask, index, on);
-          FailureOr<Value> elem = element(value, index);
-          if (failed(elem))
-            return failure();
-          if (offsetOf)
-            storeBuffer(*elem, buffer, {offsetOf(index)});
-          else
-            storeBuffer(*elem, buffer, index);
-          return success();
-        },
-        /*contiguous=*/true, nullptr,
-        maxRun > 0 ? maxRun : runOf(type.getElementType()));
+    return forEachIndex(type.getShape(), [&](ArrayRef<Value> index) {
+      if (on)
+        assumeElement(mask, index, on);
+      FailureOr<Value> elem = element(value, index);
+      if (failed(elem))
+        return failure();
+      if (offsetOf)
+        storeBuffer(*elem, buffer, {offsetOf(index)});
+      else
+        storeBuffer(*elem, buffer, index);
+      return success();
+    });
   };
-  LogicalResult result = visitAsOwners(owned, [&] {
-    return full ? versionOnMask(full, store) : store(Value());
-  });
-  if (owned)
-    barrier();
-  return result;
+  return full ? versionOnMask(full, store) : store(Value());
 }
 
 FailureOr<Value> KernelLowering::getBuffer(Value value) {
@@ -163,11 +126,7 @@ FailureOr<Value> KernelLowering::getBuffer(Value value) {
   if (it != buffers.end())
     return it->second;
   Value buffer = allocBuffer(cast<RankedTensorType>(value.getType()));
-  // The runs its #tkw.shared records (the owners of the registers it is
-  // computed from write it where they are, whatever the runs).
-  auto written = sharedWrites.find(value.getDefiningOp());
-  int64_t run = written != sharedWrites.end() ? written->second.run : 0;
-  if (failed(storeTile(value, buffer, nullptr, run)))
+  if (failed(storeTile(value, buffer)))
     return failure();
   buffers[value] = buffer;
   return buffer;

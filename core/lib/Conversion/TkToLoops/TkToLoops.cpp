@@ -1,9 +1,8 @@
 //===- TkToLoops.cpp - tile ops to scalar loop nests -----------*- C++ -*-===//
 //
 // The CPU pass, tk-convert-to-loops, and the program its lowering
-// (HostKernelLowering) writes for: program ids from arguments, buffers on the
-// stack, serial nests, printf from the C library. Also what both passes run:
-// the conversion of each kernel (convertKernels).
+// (KernelLowering) writes for: program ids from arguments, buffers on the
+// stack, serial nests, printf from the C library.
 //
 // Lowers each tk.func to a func.func whose tiles are computed element by
 // element in scf.for loop nests, with pointers as !llvm.ptr and memory
@@ -20,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostKernelLowering.h"
+#include "KernelLowering.h"
 #include "tk/core/Conversion/Passes.h"
 
 namespace tk {
@@ -29,23 +28,20 @@ namespace tk {
 } // namespace tk
 
 using namespace mlir;
-using mlir::tk_to_loops::HostKernelLowering;
 using mlir::tk_to_loops::KernelLowering;
 
-LogicalResult
-mlir::tk_to_loops::convertKernels(ModuleOp module,
-                                  const KernelLowering::Config &config,
-                                  KernelLoweringFactory make) {
+/// Replaces every tk.func of `module` by its lowered func.func.
+static LogicalResult convertKernels(ModuleOp module,
+                                    const KernelLowering::Config &config) {
   SmallVector<tk::FuncOp> kernels(module.getOps<tk::FuncOp>());
   for (tk::FuncOp kernel : kernels) {
     MLIRContext *ctx = module.getContext();
-    auto ptr = LLVM::LLVMPointerType::get(ctx, config.globalAddressSpace);
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
     SmallVector<Type> inputs;
     for (Type type : kernel.getArgumentTypes())
       inputs.push_back(isa<tk::PtrType>(type) ? Type(ptr) : type);
-    // A GPU program reads its grid position from the hardware.
-    if (config.numThreads == 0)
-      inputs.append(tk::kNumGridArgs, IntegerType::get(ctx, 32));
+    // The launcher appends the program's grid position.
+    inputs.append(tk::kNumGridArgs, IntegerType::get(ctx, 32));
     OpBuilder builder(kernel);
     auto func =
         func::FuncOp::create(builder, kernel.getLoc(), kernel.getSymName(),
@@ -59,7 +55,7 @@ mlir::tk_to_loops::convertKernels(ModuleOp module,
         if (isa<tk::PtrType>(kernel.getArgumentTypes()[i]))
           func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                           builder.getI64IntegerAttr(divisibility.getInt()));
-    if (failed(make(kernel, func)->run())) {
+    if (failed(KernelLowering(kernel, func, config).run())) {
       func.erase();
       return failure();
     }
@@ -74,68 +70,9 @@ mlir::tk_to_loops::convertKernels(ModuleOp module,
 
 namespace mlir::tk_to_loops {
 
-void HostKernelLowering::bindGridPosition(unsigned numArgs) {
+void KernelLowering::bindGridPosition(unsigned numArgs) {
   for (unsigned i = 0; i < tk::kNumGridArgs; ++i)
     grid[i] = entryBlock->getArgument(numArgs + i);
-}
-
-Value HostKernelLowering::newBuffer(ArrayRef<int64_t> shape, Type elementType,
-                                    int64_t) {
-  // Allocas live at function entry so that loops do not grow the stack.
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(entryBlock);
-  auto type = MemRefType::get(shape, storageType(elementType));
-  return memref::AllocaOp::create(b, loc, type, b.getI64IntegerAttr(64));
-}
-
-LogicalResult HostKernelLowering::visitIndices(
-    ArrayRef<int64_t> shape, function_ref<LogicalResult(ArrayRef<Value>)> body,
-    bool, function_ref<void()> afterRun, int64_t, bool) {
-  return forEachIndexSerial(shape, body, afterRun);
-}
-
-LogicalResult HostKernelLowering::copyBuffer(Value from, Value to,
-                                             ArrayRef<int64_t>, Type, int64_t,
-                                             bool) {
-  memref::CopyOp::create(b, loc, from, to);
-  return success();
-}
-
-LogicalResult
-HostKernelLowering::lowerConvertLayout(tk::warp::ConvertLayoutOp convert) {
-  return convert.emitOpError(passName())
-         << ": the CPU form has no layouts to convert between (one thread "
-            "holds every tile)";
-}
-
-// The CPU form places no tile in registers and carries none through a loop
-// there (carryInRegisters), so these are reached only from a lowering
-// broken elsewhere: an error naming the value, never a crash.
-static LogicalResult refuseRegisters(Value value, StringRef pass) {
-  return emitError(value.getLoc(), pass.str() +
-                                       ": the CPU form keeps no tile in "
-                                       "registers (one thread holds every "
-                                       "tile in a buffer)");
-}
-
-LogicalResult HostKernelLowering::keepInRegisters(Value value) {
-  return refuseRegisters(value, passName());
-}
-
-LogicalResult HostKernelLowering::keepInRows(Value value) {
-  return refuseRegisters(value, passName());
-}
-
-LogicalResult HostKernelLowering::bindCarriedRegisters(const LoopCarry &loop,
-                                                       unsigned i, Value value,
-                                                       ValueRange, bool) {
-  return refuseRegisters(value, passName());
-}
-
-FailureOr<SmallVector<Value>>
-HostKernelLowering::yieldCarriedRegisters(const LoopCarry &loop, unsigned i,
-                                          Value value) {
-  return refuseRegisters(value, passName());
 }
 
 /// Declares (once) `int printf(ptr, ...)` in the module of `op`.
@@ -172,7 +109,7 @@ static Value getStringPointer(OpBuilder &b, Location loc, Operation *op,
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 
-void HostKernelLowering::emitPrintf(StringRef format, ValueRange args) {
+void KernelLowering::emitPrintf(StringRef format, ValueRange args) {
   LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, target);
   SmallVector<Value> operands{getStringPointer(b, loc, target, format)};
   llvm::append_range(operands, args);
@@ -191,12 +128,7 @@ struct ConvertTkToLoops
   void runOnOperation() override {
     KernelLowering::Config config;
     config.fuseLoadsIntoStores = fuseLoadsIntoStores;
-    auto lower = [&](tk::FuncOp source, func::FuncOp target) {
-      return std::unique_ptr<KernelLowering>(
-          new HostKernelLowering(source, target, config));
-    };
-    if (failed(
-            mlir::tk_to_loops::convertKernels(getOperation(), config, lower)))
+    if (failed(convertKernels(getOperation(), config)))
       signalPassFailure();
   }
 };

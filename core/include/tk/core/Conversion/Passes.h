@@ -407,13 +407,6 @@ emittedLayoutMismatch(mlir::MLIRContext &context, const MatrixUnit &unit,
                       MatrixUnit::HeldProduct product,
                       const HeldLayout &layout);
 
-/// tk-convert-to-simt with a backend's matrix unit and async copy unit
-/// (either may be null).
-std::unique_ptr<mlir::Pass>
-createConvertToSIMTPass(const TkConvertToSIMTOptions &options,
-                        std::shared_ptr<const MatrixUnit> matrixUnit,
-                        std::shared_ptr<const AsyncCopyUnit> asyncCopy);
-
 /// tk-convert-registers-to-simt with a backend's matrix unit, which emits
 /// the intrinsics dots record (may be null: then only dots without one
 /// convert), and its async copy unit, which fills rings (may be null: then
@@ -422,89 +415,38 @@ std::unique_ptr<mlir::Pass> createConvertRegistersToSIMTPass(
     std::shared_ptr<const MatrixUnit> matrixUnit,
     std::shared_ptr<const AsyncCopyUnit> asyncCopy);
 
-/// tk-hold-accumulators with a backend's matrix unit (may be null: then no
-/// accumulator is held).
-std::unique_ptr<mlir::Pass>
-createHoldAccumulatorsPass(const TkHoldAccumulatorsOptions &options,
-                           std::shared_ptr<const MatrixUnit> matrixUnit);
-
-/// tk-hold-rows with a backend's matrix unit (may be null: then no row is
-/// kept in registers).
-std::unique_ptr<mlir::Pass>
-createHoldRowsPass(const TkHoldRowsOptions &options,
-                   std::shared_ptr<const MatrixUnit> matrixUnit);
-
-/// tk-assign-thread-layouts with a backend's matrix unit (may be null: then
-/// no product is held in registers).
-std::unique_ptr<mlir::Pass>
-createAssignThreadLayoutsPass(const TkAssignThreadLayoutsOptions &options,
-                              std::shared_ptr<const MatrixUnit> matrixUnit);
-
-/// tk-pipeline-operands with a backend's matrix unit and async copy unit
-/// (without either, it pipelines nothing).
-std::unique_ptr<mlir::Pass>
-createPipelineOperandsPass(const TkPipelineOperandsOptions &options,
-                           std::shared_ptr<const MatrixUnit> matrixUnit,
-                           std::shared_ptr<const AsyncCopyUnit> asyncCopy);
-
-/// Adds the thread-level decisions every GPU backend runs before
-/// tk-convert-to-simt with the same options and units, in order:
-/// tk-hoist-loop-invariants, tk-hold-accumulators, tk-hold-rows,
-/// tk-assign-thread-layouts
-/// and, with an async copy unit, tk-pipeline-operands (TK_DUMP_IR's
-/// 3-thread-layouts.mlir shows what they recorded).
-void addThreadLayoutPasses(mlir::OpPassManager &pm,
-                           const TkConvertToSIMTOptions &simt,
-                           std::shared_ptr<const MatrixUnit> matrixUnit,
-                           std::shared_ptr<const AsyncCopyUnit> asyncCopy);
-
 /// A backend's TK_DUMP_IR hook: writes `module` as the stage file `file`.
 using StageDumpFn =
     std::function<void(llvm::StringRef file, mlir::ModuleOp module)>;
 
 /// The GPU lowering every backend runs from a verified tk module to the code
-/// of one thread, before its own dialect: the options of tk-convert-to-simt
-/// (which the thread-level decisions share) and the backend's units.
+/// of one thread, before its own dialect: the register pipeline of
+/// DESIGN.md §3, for the backend's target and units.
 struct SIMTLowering {
-  TkConvertToSIMTOptions simt;
+  /// The TargetInfo preset (its warp size, workgroup memory, matrix
+  /// intrinsics), and the program's warps of that size.
+  std::string target;
+  int64_t numWarps = 4;
+  /// The most trips a loop's loads may run ahead (tk-pipeline-loads); more
+  /// than 1 only with an async copy unit.
+  int64_t numStages = 1;
   std::shared_ptr<const MatrixUnit> matrixUnit;
   std::shared_ptr<const AsyncCopyUnit> asyncCopy;
-  /// Let tile buffers whose lives do not overlap share workgroup memory
-  /// (tk-share-workgroup-memory): where it decides what fits (64 KiB of
-  /// LDS, Xe's SLM, lavapipe's 32 KiB). CUDA packs its buffers itself.
-  bool shareWorkgroupMemory = false;
-  /// Try the register pipeline first (DESIGN.md §3: tk-rewrite-block-pointers
-  /// to tk-convert-registers-to-simt, dumped as 3-registers.mlir).
-  bool registerPipeline = false;
-  /// Where the register pipeline refuses a kernel (more workgroup memory
-  /// than the target has, an op it has no pattern for): take
-  /// tk-convert-to-simt, the module recording why in
-  /// `tkw.register_pipeline`. Without it the compile fails with the refusal
-  /// as its message, the kernel unsupported (lowerToSIMT's `refused`). Only
-  /// CUDA under TK_CUDA_REGISTER_DOTS=0 still falls back.
-  bool threadLayoutFallback = false;
-  /// Let the register pipeline take kernels with dots: multiply-adds in
-  /// registers, or the intrinsics the matrix unit emits from fragments
-  /// (MatrixUnit::emitFragmentProduct). Without it such kernels take
-  /// tk-convert-to-simt.
-  bool registerDots = false;
   /// The most 32-bit registers a thread may hold for a dot without a
   /// matrix intrinsic: its accumulator and its operands as they arrive
   /// (tk::kFmaDotRegisters decides whether those are whole rows and columns
   /// or tiles the dot writes to its workgroup memory). A kernel with more
-  /// takes tk-convert-to-simt.
+  /// is refused.
   int64_t maxFmaDotRegisters = 256;
 };
 
-/// Runs `lowering` on `module`: with registerPipeline, the register
-/// pipeline where it lowers the whole module; otherwise the thread-level
-/// decisions (addThreadLayoutPasses, dumped as 3-thread-layouts.mlir) and
-/// tk-convert-to-simt, canonicalize and CSE (and tk-share-workgroup-memory
-/// where asked; dumped as 4-loops.mlir). On failure says in `error` which
-/// of the two stages failed and in which pass; `refused` (where given) is
-/// set when the register pipeline refused the kernel and no fallback was
-/// allowed: the kernel is unsupported on the target, not the compiler
-/// broken.
+/// Runs `lowering` on `module`: the register pipeline's layout passes
+/// (dumped as 3-registers.mlir), then tk-convert-registers-to-simt,
+/// canonicalize and CSE (dumped as 4-loops.mlir). On failure the module is
+/// as it was, `error` says why, and `refused` (where given) is set when the
+/// pipeline refused the kernel (more workgroup memory than the target has,
+/// an op it has no pattern for): the kernel is unsupported on the target,
+/// not the compiler broken.
 mlir::LogicalResult lowerToSIMT(mlir::ModuleOp module,
                                 const SIMTLowering &lowering,
                                 const StageDumpFn &dump, std::string &error,

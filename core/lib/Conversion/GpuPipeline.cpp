@@ -1,8 +1,9 @@
-//===- ThreadLayoutPipeline.cpp - the thread-level decisions ----*- C++ -*-===//
+//===- GpuPipeline.cpp - the register pipeline every GPU backend runs -----===//
 //
-// The passes every GPU backend runs, in this order, before
-// tk-convert-to-simt, and the stages every GPU backend dumps: one place, so
-// that the backends' pipelines and dumps cannot drift apart.
+// The passes every GPU backend runs, in this order, from a verified tk
+// module to the code of one thread (DESIGN.md §3), and the stages every GPU
+// backend dumps: one place, so that the backends' pipelines and dumps
+// cannot drift apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,39 +18,6 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
-
-void tk::addThreadLayoutPasses(mlir::OpPassManager &pm,
-                               const TkConvertToSIMTOptions &simt,
-                               std::shared_ptr<const MatrixUnit> matrixUnit,
-                               std::shared_ptr<const AsyncCopyUnit> asyncCopy) {
-  // Loop invariants out first: the layouts and the lowering's pointer walks
-  // are decided on the hoisted kernel.
-  pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-  // The held accumulators first: where every other tile lives depends on
-  // them.
-  TkHoldAccumulatorsOptions holding;
-  holding.target = simt.target;
-  holding.numWarps = simt.numWarps;
-  pm.addPass(createHoldAccumulatorsPass(holding, matrixUnit));
-  // Then the values per row of the products kept in registers.
-  TkHoldRowsOptions rows;
-  rows.target = simt.target;
-  rows.numWarps = simt.numWarps;
-  pm.addPass(createHoldRowsPass(rows, matrixUnit));
-  TkAssignThreadLayoutsOptions layouts;
-  layouts.target = simt.target;
-  layouts.numWarps = simt.numWarps;
-  layouts.fuseLoadsIntoStores = simt.fuseLoadsIntoStores;
-  pm.addPass(createAssignThreadLayoutsPass(layouts, matrixUnit));
-  if (!asyncCopy)
-    return;
-  TkPipelineOperandsOptions pipelining;
-  pipelining.target = simt.target;
-  pipelining.numWarps = simt.numWarps;
-  pipelining.numStages = simt.numStages;
-  pm.addPass(createPipelineOperandsPass(pipelining, std::move(matrixUnit),
-                                        std::move(asyncCopy)));
-}
 
 /// The 32-bit registers a thread holds of a tile of `type` in a #tkw.linear
 /// layout (0 for any other).
@@ -98,13 +66,6 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
                                         const tk::SIMTLowering &lowering,
                                         const tk::StageDumpFn &dump,
                                         std::string &refusal) {
-  const tk::TkConvertToSIMTOptions &simt = lowering.simt;
-  if (!lowering.registerDots &&
-      module.walk([](tk::DotOp) { return WalkResult::interrupt(); })
-          .wasInterrupted()) {
-    refusal = "the backend lowers dots with tk-convert-to-simt";
-    return failure();
-  }
   OwningOpRef<ModuleOp> copy = module.clone();
   // The attempt's diagnostics are the refusal, not the compile's errors.
   ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &d) {
@@ -117,18 +78,18 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
         pm.addNestedPass<tk::FuncOp>(tk::createTkRewriteBlockPointers());
         pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
         tk::TkAssignLinearLayoutsOptions assign;
-        assign.target = simt.target;
-        assign.numWarps = simt.numWarps;
+        assign.target = lowering.target;
+        assign.numWarps = lowering.numWarps;
         pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLinearLayouts(assign));
         pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
         pm.addNestedPass<tk::FuncOp>(tk::createTkDotOperandLayouts());
         // The operands' conversions may fold into their producers.
         pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
         tk::TkPipelineLoadsOptions pipelining;
-        pipelining.numStages = simt.numStages;
+        pipelining.numStages = lowering.numStages;
         pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
         tk::TkAllocateSharedMemoryOptions allocate;
-        allocate.target = simt.target;
+        allocate.target = lowering.target;
         pm.addNestedPass<tk::FuncOp>(
             tk::createTkAllocateSharedMemory(allocate));
         pm.addNestedPass<tk::FuncOp>(tk::createTkInsertBarriers());
@@ -165,46 +126,11 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
 LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
                               const StageDumpFn &dump, std::string &error,
                               bool *refused) {
-  const TkConvertToSIMTOptions &simt = lowering.simt;
-  std::string failedPass;
-  if (refused)
-    *refused = false;
-  if (lowering.registerPipeline) {
-    std::string refusal;
-    if (succeeded(lowerWithRegisters(module, lowering, dump, refusal))) {
-      if (dump)
-        dump("4-loops.mlir", module);
-      return success();
-    }
-    if (!lowering.threadLayoutFallback) {
-      error = "the register pipeline cannot lower the kernel: " + refusal;
-      if (refused)
-        *refused = true;
-      return failure();
-    }
-    module->setAttr(tk::warp::TkwDialect::kRegisterPipelineAttrName,
-                    StringAttr::get(module.getContext(), refusal));
-  }
-  // Which warp, lane and register holds each element of each tile
-  // (TK_DUMP_IR shows it); tk-convert-to-simt follows it.
-  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        addThreadLayoutPasses(pm, simt, lowering.matrixUnit,
-                              lowering.asyncCopy);
-      }))) {
-    error = "assigning thread layouts failed in pass '" + failedPass + "'";
-    return failure();
-  }
-  if (dump)
-    dump("3-thread-layouts.mlir", module);
-  if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
-        pm.addPass(createConvertToSIMTPass(simt, lowering.matrixUnit,
-                                           lowering.asyncCopy));
-        pm.addPass(tk::createCanonicalizer());
-        pm.addPass(createCSEPass());
-        if (lowering.shareWorkgroupMemory)
-          pm.addPass(createTkShareWorkgroupMemory());
-      }))) {
-    error = "lowering to loops failed in pass '" + failedPass + "'";
+  std::string refusal;
+  if (failed(lowerWithRegisters(module, lowering, dump, refusal))) {
+    error = "the register pipeline cannot lower the kernel: " + refusal;
+    if (refused)
+      *refused = true;
     return failure();
   }
   if (dump)
