@@ -1,7 +1,8 @@
 //===- MmaSync.h - tk.dot on NVIDIA mma.sync --------------------*- C++ -*-===//
 //
-// The CUDA backend's tk::MatrixUnit: warp-level mma.sync.m16n8k16 (fp16 and
-// bf16 into fp32), available from sm_80.
+// The CUDA backend's tk::MatrixUnit below sm_90a: warp-level mma.sync
+// (m16n8k16 for fp16 and bf16, m16n8k8 for tf32, into fp32) and ldmatrix,
+// available from sm_80.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,28 +15,6 @@ namespace tk::cuda {
 
 class MmaSyncUnit : public tk::MatrixUnit {
 public:
-  bool supports(mlir::Type a, mlir::Type b, mlir::Type accumulator, int64_t m,
-                int64_t n, int64_t k) const override;
-  mlir::LogicalResult emit(mlir::OpBuilder &builder, mlir::Location loc,
-                           const Product &product) const override;
-  /// m16n8 tiles dealt to the warps in turn.
-  std::optional<HeldLayout>
-  emittedLayout(const HeldProduct &product) const override;
-
-  std::optional<SharedLayout> operandLayout(const HeldProduct &product,
-                                            unsigned operand) const override;
-  std::optional<HeldLayout>
-  heldLayout(const HeldProduct &product) const override;
-  /// False: each row of the held accumulator lies in one quad of lanes
-  /// where the warps are stacked by rows, but shuffling rows over those
-  /// quads has not yet run on a GPU: sm_80 rows go through workgroup memory.
-  bool keepsRowsInRegisters(const HeldProduct &product) const override {
-    return false;
-  }
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  accumulate(mlir::OpBuilder &builder, mlir::Location loc,
-             const HeldProduct &product, mlir::Value a, mlir::Value b,
-             mlir::ValueRange registers) const override;
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitFragmentProduct(mlir::OpBuilder &builder, mlir::Location loc,
                       const MatrixIntrinsic &intrinsic, mlir::ValueRange a,

@@ -18,11 +18,8 @@ namespace tk::rocm {
 
 class MatrixCoreUnit : public tk::LayoutMatrixUnit {
 public:
-  /// At most 128 accumulator registers per lane for held products, so that
-  /// the rest of the kernel keeps room (a CDNA lane has 512 VGPRs and
-  /// AGPRs, an RDNA3 lane 256 in wave32).
   explicit MatrixCoreUnit(tk::TargetInfo info)
-      : LayoutMatrixUnit(std::move(info), /*maxHeldRegisters=*/128) {}
+      : LayoutMatrixUnit(std::move(info)) {}
 
   /// f16 as they are, bf16 as their 16 bits, i8 packed into one integer
   /// (MFMA) or into i32s (WMMA), one f64 as a scalar.

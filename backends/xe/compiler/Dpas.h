@@ -25,15 +25,7 @@ namespace tk::xe {
 
 class DpasUnit : public tk::LayoutMatrixUnit {
 public:
-  /// At most 32 accumulator elements a work-item for held products, a
-  /// quarter of a thread's 128 GRFs. Measured with IGC (static_quality.py,
-  /// docs/bench): at 64, the seed matmul and attention hold their
-  /// accumulators on pvc but spill 21 KB and 48 KB even with 256 GRFs;
-  /// at 32 they keep them in SLM and spill 10 KB and none, and over the
-  /// benchmark candidates the kernels that spill go from 10 to 3 (pvc) and
-  /// from 8 to 5 (dg2).
-  explicit DpasUnit(tk::TargetInfo info)
-      : LayoutMatrixUnit(std::move(info), /*maxHeldRegisters=*/32) {}
+  explicit DpasUnit(tk::TargetInfo info) : LayoutMatrixUnit(std::move(info)) {}
 
   /// a: rows of shorts at subgroup 16, of ints at subgroup 8; b: ints; tf32
   /// as floats.

@@ -134,36 +134,3 @@ struct ConvertTkToLoops
 };
 
 } // namespace
-
-//===----------------------------------------------------------------------===//
-// MatrixUnit: registers placed from the unit's held layout; the default
-// accumulate, of a unit that holds nothing and is never asked to.
-//===----------------------------------------------------------------------===//
-
-SmallVector<std::pair<Value, Value>>
-tk::MatrixUnit::registerPositions(OpBuilder &b, Location loc,
-                                  const HeldProduct &product) const {
-  std::optional<HeldLayout> layout = heldLayout(product);
-  if (!layout)
-    return {};
-  FailureOr<SmallVector<std::pair<Value, Value>>> positions = layout->positions(
-      b, loc, product.threadId, product.numThreads, product.m, product.n);
-  if (failed(positions))
-    return {};
-  return *positions;
-}
-
-std::optional<tk::RegisterRows>
-tk::MatrixUnit::registerRows(const HeldProduct &product) const {
-  std::optional<HeldLayout> layout = heldLayout(product);
-  if (!layout || !keepsRowsInRegisters(product))
-    return std::nullopt;
-  return layout->rowsOf(product.numThreads, product.m, product.n);
-}
-
-FailureOr<SmallVector<Value>>
-tk::MatrixUnit::accumulate(OpBuilder &, Location loc, const HeldProduct &,
-                           Value, Value, ValueRange) const {
-  return emitError(loc, "tk-convert-to-simt: this matrix unit holds no "
-                        "accumulators in registers");
-}
