@@ -1,7 +1,7 @@
 //===- ConvertToNVVM.cpp - loops to the LLVM dialect with NVVM ------------===//
 //
 // One dialect conversion, as MLIR's convert-gpu-to-nvvm does for gpu.module,
-// but on the kernels tk-convert-to-simt leaves at module level.
+// but on the kernels tk-convert-registers-to-simt leaves at module level.
 //
 //===----------------------------------------------------------------------===//
 

@@ -9,8 +9,8 @@
 
 namespace tk::cuda {
 
-/// Converts what tk-convert-to-simt leaves (scf already lowered to cf)
-/// to the LLVM dialect: gpu ids and barriers to NVVM, math to libdevice
+/// Converts what tk-convert-registers-to-simt leaves (scf already lowered to
+/// cf) to the LLVM dialect: gpu ids and barriers to NVVM, math to libdevice
 /// calls, workgroup memory to address space 3; marks the kernels
 /// (`tk_kernel` functions) as NVVM kernels of `threadsPerBlock` threads,
 /// asking ptxas to fit `minBlocksPerSM` of them on an SM when nonzero.

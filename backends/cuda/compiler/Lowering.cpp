@@ -1,8 +1,8 @@
 //===- Lowering.cpp - tk module to the LLVM dialect for NVPTX -------------===//
 //
-// Core's thread layouts with the CUDA TargetInfo, then core's loops in their
-// GPU form (wgmma through WgmmaUnit on sm_90a, mma.sync through MmaSyncUnit
-// from sm_80), then NVVM. Pipelines are built in C++ rather than parsed, so
+// Core's register pipeline with the CUDA TargetInfo (wgmma through WgmmaUnit
+// on sm_90a, mma.sync through MmaSyncUnit from sm_80, cp.async rings), then
+// NVVM. Pipelines are built in C++ rather than parsed, so
 // nothing lands in MLIR's global pass registry: two plugins linking core's
 // passes can live in one process.
 //

@@ -1,10 +1,10 @@
 //===- Lowering.h - tk module to the LLVM dialect for NVPTX -----*- C++ -*-===//
 //
-// The MLIR half of the CUDA compile pipeline: core's thread layouts for the
-// target's TargetInfo, core's tk-convert-to-simt (tiles
-// spread over the threads of a CTA, shared-memory tiles, mma.sync and wgmma
-// dots), then NVVM and the LLVM dialect. What follows (LLVM IR, libdevice,
-// NVPTX, ptxas, packaging) lives in Compiler.cpp.
+// The MLIR half of the CUDA compile pipeline: core's register pipeline
+// (tk::lowerToSIMT) for the target's TargetInfo (tiles in the registers of
+// a CTA's threads, shared memory by liveness, cp.async rings, mma.sync and
+// wgmma dots), then NVVM and the LLVM dialect. What follows (LLVM IR,
+// libdevice, NVPTX, ptxas, packaging) lives in Compiler.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,13 +42,14 @@ struct LoweredKernel {
   int threadsPerBlock = 0;
 };
 
-/// Called after each stage with a file name ("3-thread-layouts.mlir") and the
+/// Called after each stage with a file name ("3-registers.mlir") and the
 /// module; Compiler.cpp writes it when TK_DUMP_IR is set.
 using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
 
 /// Registers mma.sync and cp.async as cuda-sm80's units, wgmma and cp.async
 /// as cuda-sm90a's (tk::registerTargetUnits), for tk-opt's
-/// `target-units=true`; the lowering below hands them over itself.
+/// tk-convert-registers-to-simt `units=<preset>`; the lowering below hands
+/// them over itself.
 void registerTargetUnits();
 
 /// Registers every dialect and LLVM IR translation the lowering needs.

@@ -1,8 +1,8 @@
 //===- ConvertToROCDL.cpp - loops to the LLVM dialect with ROCDL ----------===//
 //
 // One dialect conversion, as MLIR's convert-gpu-to-rocdl does for
-// gpu.module, but on the kernels tk-convert-to-simt leaves at module level
-// (the CUDA backend's ConvertToNVVM.cpp is the same shape).
+// gpu.module, but on the kernels tk-convert-registers-to-simt leaves at module
+// level (the CUDA backend's ConvertToNVVM.cpp is the same shape).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,8 +98,8 @@ struct ConvertToROCDL
       return signalPassFailure();
 
     OpBuilder builder(ctx);
-    std::string flatSize = std::to_string(threadsPerBlock) + "," +
-                           std::to_string(threadsPerBlock);
+    std::string flatSize =
+        std::to_string(threadsPerBlock) + "," + std::to_string(threadsPerBlock);
     for (const std::string &name : kernels) {
       auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       if (!func) {

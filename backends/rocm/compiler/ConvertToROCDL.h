@@ -10,9 +10,9 @@
 
 namespace tk::rocm {
 
-/// tk-rocm-convert-to-rocdl: the kernels tk-convert-to-simt left (func, scf
-/// lowered to cf, arith, math, memref, gpu) to the LLVM dialect with ROCDL
-/// for `chip` ("gfx942"); each kernel becomes a `rocdl.kernel` of
+/// tk-rocm-convert-to-rocdl: the kernels tk-convert-registers-to-simt left
+/// (func, scf lowered to cf, arith, math, memref, gpu) to the LLVM dialect with
+/// ROCDL for `chip` ("gfx942"); each kernel becomes a `rocdl.kernel` of
 /// `threadsPerBlock` threads. Math functions LLVM's AMDGPU target has no
 /// instruction for become calls of ROCm's ocml, which Compiler.cpp links.
 std::unique_ptr<mlir::Pass> createConvertToROCDLPass(std::string chip,

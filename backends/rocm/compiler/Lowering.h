@@ -1,10 +1,11 @@
 //===- Lowering.h - tk module to the LLVM dialect for AMDGPU ----*- C++ -*-===//
 //
-// The MLIR half of the ROCm compile pipeline: core's tk-convert-to-simt at
-// the target's wave size (tiles spread over the lanes of a workgroup, LDS
-// tiles, MFMA/WMMA dots through MatrixCores.h), then ROCDL and the LLVM
-// dialect (ConvertToROCDL.cpp). What follows (LLVM IR, ocml, AMDGPU code
-// generation, ld.lld, packaging) lives in Compiler.cpp.
+// The MLIR half of the ROCm compile pipeline: core's register pipeline
+// (tk::lowerToSIMT) at the target's wave size (tiles in the registers of a
+// workgroup's lanes, LDS by liveness, MFMA/WMMA dots through
+// MatrixCores.h), then ROCDL and the LLVM dialect (ConvertToROCDL.cpp). What
+// follows (LLVM IR, ocml, AMDGPU code generation, ld.lld, packaging) lives in
+// Compiler.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +46,8 @@ using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
 
 /// Registers the matrix cores (MFMA at wave64, WMMA at wave32) as the units of
 /// amd-cdna3, amd-cdna2, amd-rdna3 (tk::registerTargetUnits), for tk-opt's
-/// `target-units=true`; the lowering below hands them over itself.
+/// tk-convert-registers-to-simt `units=<preset>`; the lowering below hands
+/// them over itself.
 void registerTargetUnits();
 
 /// Registers every dialect and LLVM IR translation the lowering needs.

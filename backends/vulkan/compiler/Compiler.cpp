@@ -1,9 +1,9 @@
 //===- Compiler.cpp - tk module to a Vulkan SPIR-V package ------*- C++ -*-===//
 //
-// The shared GPU lowering (tk-convert-to-simt) with the device's subgroup as
-// the warp, then SPIR-V (ConvertToSPIRV.cpp), MLIR's entry-point lowering
-// (LocalSize, builtins as interface variables) and spirv-update-vce (the
-// capabilities and extensions the kernel uses, no more), serialised.
+// The shared GPU lowering (core's register pipeline) with the device's
+// subgroup as the warp, then SPIR-V (ConvertToSPIRV.cpp), MLIR's entry-point
+// lowering (LocalSize, builtins as interface variables) and spirv-update-vce
+// (the capabilities and extensions the kernel uses, no more), serialised.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,8 @@
 //===- Compiler.h - tk module to a Vulkan SPIR-V package --------*- C++ -*-===//
 //
-// The Vulkan backend's compile pipeline: tk → tk-convert-to-simt at the
-// device's subgroup size → tk-vulkan-convert-to-spirv → entry-point ABI and
+// The Vulkan backend's compile pipeline: tk → core's register pipeline
+// (tk::lowerToSIMT) at the device's subgroup size →
+// tk-vulkan-convert-to-spirv → entry-point ABI and
 // capabilities (MLIR's spirv passes) → SPIR-V binary, packaged as Package.h
 // describes. Every stage can be dumped (TK_DUMP_IR).
 //

@@ -7,9 +7,9 @@
 // upstream patterns for arith, math, scf, gpu and memref, a serializer and
 // the passes that lower entry-point ABI and deduce capabilities.
 //
-// What tk-convert-to-simt leaves that upstream does not convert is written
-// here: llvm pointers become 64-bit integers (addresses) that each load,
-// store and atomic turns into a typed PhysicalStorageBuffer pointer with
+// What tk-convert-registers-to-simt leaves that upstream does not convert is
+// written here: llvm pointers become 64-bit integers (addresses) that each
+// load, store and atomic turns into a typed PhysicalStorageBuffer pointer with
 // OpConvertUToPtr and an Aligned access, as Vulkan requires; workgroup
 // memref.globals become Workgroup variables; the kernel's arguments are
 // read from one push-constant block, in the order and at the offsets the
@@ -134,8 +134,8 @@ spirv::MemorySemantics semanticsOf(LLVM::AtomicOrdering ordering) {
   }
 }
 
-/// The storage class of a memref's memory space: tk-convert-to-simt marks
-/// shared tiles with the gpu dialect's workgroup space, which upstream's
+/// The storage class of a memref's memory space: tk-convert-registers-to-simt
+/// marks shared tiles with the gpu dialect's workgroup space, which upstream's
 /// Vulkan map (numeric spaces) does not read.
 std::optional<spirv::StorageClass> storageClassOf(Attribute space) {
   if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space)) {

@@ -1,7 +1,7 @@
 //===- ConvertToSPIRV.h - the SIMT form to a Vulkan SPIR-V module -*- C++ -*-//
 //
-// tk-vulkan-convert-to-spirv: the kernel as tk-convert-to-simt leaves it
-// (func.func over gpu, arith, math, scf, memref and llvm pointer ops) to one
+// tk-vulkan-convert-to-spirv: the kernel as tk-convert-registers-to-simt leaves
+// it (func.func over gpu, arith, math, scf, memref and llvm pointer ops) to one
 // spirv.module for the Vulkan environment: physical-storage-buffer pointers
 // (tk kernels take raw device addresses), the arguments in a push-constant
 // block, workgroup memory for shared tiles, subgroup shuffles for warp

@@ -1,9 +1,9 @@
 //===- ConvertToLLVMSPV.cpp - loops to the LLVM dialect for SPIR-V --------===//
 //
 // One dialect conversion, as MLIR's convert-gpu-to-llvm-spv does for
-// gpu.module, but on the kernels tk-convert-to-simt leaves at module level
-// (the ROCm backend's ConvertToROCDL.cpp is the same shape). MLIR's patterns
-// turn gpu ops into calls of OpenCL builtins (get_local_id,
+// gpu.module, but on the kernels tk-convert-registers-to-simt leaves at module
+// level (the ROCm backend's ConvertToROCDL.cpp is the same shape). MLIR's
+// patterns turn gpu ops into calls of OpenCL builtins (get_local_id,
 // sub_group_shuffle_xor, barrier), which LLVM's SPIR-V backend then turns
 // into SPIR-V built-in variables and instructions.
 //

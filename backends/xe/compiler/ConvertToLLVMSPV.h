@@ -10,10 +10,10 @@
 
 namespace tk::xe {
 
-/// tk-xe-convert-to-llvm-spv: the kernels tk-convert-to-simt left (gpu ids,
-/// barriers and shuffles; arith, math, memref, cf) to the LLVM dialect as
-/// the SPIR-V backend takes them for OpenCL: OpenCL builtins for the gpu
-/// ops, OpenCL's math library for math LLVM has no intrinsic of, address
+/// tk-xe-convert-to-llvm-spv: the kernels tk-convert-registers-to-simt left
+/// (gpu ids, barriers and shuffles; arith, math, memref, cf) to the LLVM
+/// dialect as the SPIR-V backend takes them for OpenCL: OpenCL builtins for the
+/// gpu ops, OpenCL's math library for math LLVM has no intrinsic of, address
 /// spaces 1 (global) and 3 (SLM), and each kernel a spir_kernel of
 /// `subgroupSize` work-items a subgroup.
 std::unique_ptr<mlir::Pass> createConvertToLLVMSPVPass(int subgroupSize);

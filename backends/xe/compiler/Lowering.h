@@ -1,8 +1,9 @@
 //===- Lowering.h - tk module to the LLVM dialect for SPIR-V ----*- C++ -*-===//
 //
-// The MLIR half of the Xe compile pipeline: core's tk-convert-to-simt at the
-// target's subgroup size (tiles spread over the work-items of a workgroup,
-// SLM tiles, DPAS dots through Dpas.h), then the LLVM dialect with OpenCL's
+// The MLIR half of the Xe compile pipeline: core's register pipeline
+// (tk::lowerToSIMT) at the target's subgroup size (tiles in the registers of
+// a workgroup's work-items, SLM by liveness, DPAS dots through Dpas.h), then
+// the LLVM dialect with OpenCL's
 // builtins for work-item ids, barriers and subgroup shuffles
 // (ConvertToLLVMSPV.cpp). What follows (LLVM IR, the SPIR-V backend, ocloc)
 // lives in Compiler.cpp.
@@ -45,8 +46,8 @@ struct LoweredKernel {
 using DumpFn = std::function<void(llvm::StringRef file, mlir::ModuleOp)>;
 
 /// Registers DPAS as the units of intel-pvc, intel-dg2
-/// (tk::registerTargetUnits), for tk-opt's `target-units=true`; the lowering
-/// below hands them over itself.
+/// (tk::registerTargetUnits), for tk-opt's tk-convert-registers-to-simt
+/// `units=<preset>`; the lowering below hands them over itself.
 void registerTargetUnits();
 
 /// Registers every dialect and LLVM IR translation the lowering needs.

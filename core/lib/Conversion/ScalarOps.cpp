@@ -87,8 +87,6 @@ FailureOr<Value> emitScalarOp(OpBuilder &b, Location loc, Operation *op,
         operand = arith::ExtFOp::create(b, loc, f32, operand);
   Operation *clone = b.clone(*op);
   clone->setOperands(newOperands);
-  // The tile's thread layout says where the tile lives, not the scalar.
-  clone->removeAttr(warp::TkwDialect::kLayoutAttrName);
   for (OpResult result : clone->getResults()) {
     Type elem = scalarType(getElementTypeOrSelf(result.getType()));
     result.setType(promote && isNarrowFloat(elem) ? f32 : elem);

@@ -1,8 +1,8 @@
 //===- TargetUnits.cpp - the backends' units, for tools ---------*- C++ -*-===//
 //
 // The registry of the matrix and async copy units each backend gives its
-// presets, for the programs that run the thread-level passes outside a
-// backend's pipeline (tk-opt's `target-units=true`).
+// presets, for the programs that run tk-convert-registers-to-simt outside a
+// backend's pipeline (tk-opt's `units=<preset>`).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,13 +1,12 @@
 //===- LayoutPropagation.h - layouts along def-use chains -------*- C++ -*-===//
 //
-// The propagation both layout-assignment passes share: roots get a layout,
-// the other tiles follow along def-use chains (element-wise ops, loops,
+// The propagation of tk-assign-linear-layouts: roots get a layout, the
+// other tiles follow along def-use chains (element-wise ops, loops,
 // branches, reductions, expand_dims, broadcast, trans, join, reshape), and
-// where two layouts meet
-// the types get a `tkw.convert_layout` (or a cheap value is computed again).
-// What a layout becomes across a reduction, expand_dims, broadcast or dot is
-// the layout system's own rule (LayoutRules): tk-assign-layouts uses the
-// per-warp #tkw.blocked family, tk-assign-linear-layouts #tkw.linear.
+// where two layouts meet the types get a `tkw.convert_layout` (or a cheap
+// value is computed again). What a layout becomes across a reduction,
+// expand_dims, broadcast or dot is the layout system's rule (LayoutRules,
+// LinearLayoutRules.h), kept apart so that the walk reads in one pass.
 //
 //===----------------------------------------------------------------------===//
 

@@ -221,8 +221,7 @@ struct RemoveLayoutConversionsPass
         continue;
       Value source = convert.getSrc();
       // Between equal layouts there is nothing to move.
-      if (source.getType() == convert.getType() &&
-          !convert->hasAttr(TkwDialect::kLayoutAttrName)) {
+      if (source.getType() == convert.getType()) {
         convert.replaceAllUsesWith(source);
         erased.insert(convert);
         convert.erase();

@@ -1,8 +1,9 @@
-//===- DotTiling.cpp - how the warps of a program share a dot --------------===//
+//===- DotTiling.cpp - how the warps of a program share a dot
+//--------------===//
 //
-// One decision that tk-assign-layouts (the layout of a dot's result) and the
-// GPU lowering (how a matrix unit spreads a held product over warps) both
-// read, so that what the dumps show is what the code does.
+// How tk-assign-linear-layouts spreads a dot's result over the warps: rows
+// across warps where the result's rows are reduced or feed another dot (so
+// that attention's softmax stays in a warp), a square partition otherwise.
 //
 //===----------------------------------------------------------------------===//
 

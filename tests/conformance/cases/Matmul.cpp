@@ -472,10 +472,8 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
   }
   {
     // A 16-bit product read down its columns: a matrix unit accumulates it
-    // in f32, and its registers are not where a column reduction reads, so
-    // the product goes to workgroup memory, where the threads round the
-    // unit's f32 values into the 16-bit tile by the runs its #tkw.shared
-    // records.
+    // in f32, rounded into the 16-bit tile in its fragment's registers, and
+    // the column reduction combines them across lanes and warps.
     ConformanceCase c;
     c.name = "dot_16bit_col_sums";
     c.summary = "out[n] = sum_m c[m, n] over a 64-row block, c = a @ b "

@@ -185,8 +185,8 @@ ConformanceCase reductionCase(Reduction op, const char *name,
 
 /// out[c] = x[0, c] + x[1, c] + ... + x[R - 1, c], one row per trip of a
 /// loop that carries the running sum as a tile of the dtype: rounded to it
-/// after every trip, and on a GPU kept in workgroup memory, written by the
-/// runs the loop's #tkw.shared records (16 bytes: 8 elements of 16 bits).
+/// after every trip, and on a GPU carried in registers as 16-bit values
+/// (8 elements of 16 bits to a 16-byte run).
 #ifndef TK_CONFORMANCE_RUN_ONLY
 KernelModule buildRunningSum(mlir::MLIRContext *ctx, DType dtype,
                              std::string *error) {

@@ -11,9 +11,9 @@ tk.func @no_target() {
 
 // -----
 
-tk.func @blocked_tiles() attributes {tkw.target = "cuda-sm80"} {
-  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #tkw.blocked<sizePerWarp = [64], warpsPerCTA = [1], order = [0]>>
+tk.func @swizzled_tiles(%v: i32) attributes {tkw.target = "cuda-sm80"} {
+  %r = tk.splat %v : i32 -> tensor<8x8xi32, #tkw.swizzled<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   // expected-error @below {{tk-allocate-shared-memory: 'tkw.convert_layout' has a tile without a #tkw.linear layout}}
-  %s = tkw.convert_layout %r : tensor<64xi32, #tkw.blocked<sizePerWarp = [64], warpsPerCTA = [1], order = [0]>> -> tensor<64xi32, #tkw.blocked<sizePerWarp = [32], warpsPerCTA = [1], order = [0]>>
+  %s = tkw.convert_layout %r : tensor<8x8xi32, #tkw.swizzled<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>> -> tensor<8x8xi32, #tkw.swizzled<vec = 2, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   tk.return
 }

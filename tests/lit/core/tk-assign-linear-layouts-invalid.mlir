@@ -9,8 +9,8 @@
 // TARGET: tk-assign-linear-layouts: {{.*}}tpu-v9
 // WARPS: tk-assign-linear-layouts: {{.*}}3
 
-// expected-error @below {{tk-assign-linear-layouts: a tile already has the layout #tkw.blocked<sizePerWarp = [64], warpsPerCTA = [1], order = [0]>, which is not #tkw.linear}}
-tk.func @blocked_tile(%x: !tk.ptr<f32>) {
-  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #tkw.blocked<sizePerWarp = [64], warpsPerCTA = [1], order = [0]>>
+// expected-error @below {{tk-assign-linear-layouts: a tile already has the layout #tkw.swizzled<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>, which is not #tkw.linear}}
+tk.func @swizzled_tile(%x: !tk.ptr<f32>, %v: i32) {
+  %r = tk.splat %v : i32 -> tensor<8x8xi32, #tkw.swizzled<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   tk.return
 }

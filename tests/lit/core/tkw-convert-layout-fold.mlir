@@ -18,16 +18,3 @@ tk.func @identity(%out: !tk.ptr<f32>) {
   tk.store %p, %y : tensor<4x!tk.ptr<f32>>
   tk.return
 }
-
-// CHECK-LABEL: tk.func @thread_level
-// CHECK: %[[MOVED:.*]] = tkw.convert_layout %{{.*}} {tkw.layout = #tkw.shared}
-// CHECK: tk.store %{{.*}}, %[[MOVED]]
-tk.func @thread_level(%out: !tk.ptr<f32>) {
-  %r = tk.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
-  %x = arith.sitofp %r : tensor<4xi32> to tensor<4xf32>
-  %s = tk.splat %out : !tk.ptr<f32> -> tensor<4x!tk.ptr<f32>>
-  %p = tk.addptr %s, %r : tensor<4x!tk.ptr<f32>>, tensor<4xi32>
-  %y = tkw.convert_layout %x {tkw.layout = #tkw.shared} : tensor<4xf32> -> tensor<4xf32>
-  tk.store %p, %y : tensor<4x!tk.ptr<f32>>
-  tk.return
-}

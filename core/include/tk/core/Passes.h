@@ -1,8 +1,7 @@
 //===- Passes.h - tk's layout passes ----------------------------*- C++ -*-===//
 //
-// Declarations and registration of tk-hoist-loop-invariants,
-// tk-assign-layouts, tk-distribute-to-warps, tk-match-target-size and
-// tk-drop-layouts.
+// Declarations and registration of the tile-level passes and of the layout
+// passes of the GPU register pipeline (Passes.td).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,9 +1,10 @@
 //===- Passes.td - tk's layout passes -----------------------*- tablegen -*-===//
 //
-// The tile-level pass every pipeline starts with (loop invariants out);
-// the three passes of the multi-level pipeline (DESIGN.md §3): workgroup
-// level → layouts → warp level → intrinsic level; and, for one-warp
-// targets, the way back out of the framework to plain tk.
+// The tile-level passes every pipeline starts with (loop invariants out,
+// block pointers as tiles of pointers, bounds checks), and the layout
+// passes of the GPU register pipeline (DESIGN.md §3): assign linear
+// layouts, remove conversions, dot operands, pipeline loads, allocate
+// shared memory, insert barriers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,48 +88,14 @@ def TkCheckBounds : Pass<"tk-check-bounds", "::tk::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
-def TkAssignLayouts : Pass<"tk-assign-layouts", "::tk::FuncOp"> {
-  let summary = "give every tile a layout, workload-aware, from dot and reduce";
-  let description = [{
-    Chooses the layout of the root ops and propagates it along def-use
-    chains (ML-Triton's one-shot layout assignment):
-
-    - `tk.dot`: the `tiling` hint when present; otherwise rows across warps
-      (`horizontal`) when the result feeds a reduction or another dot (the
-      attention pattern), else a square partition of the warps over the
-      result. Operands `a` and `b` get `#tkw.dot_operand` layouts of the
-      result's layout.
-    - `tk.reduce` whose source has no layout yet: rows across warps, so that
-      each warp reduces whole rows.
-    - every other op takes the layout of its operands (or, backwards, of its
-      results): element-wise ops, loads, stores, block pointers, broadcast;
-      `expand_dims` and `reduce` go through `#tkw.slice`; `scf.for` ties init
-      values, iteration arguments, yields and results together.
-    - tiles still without a layout get rows across warps.
-
-    Where two layouts meet, a `tkw.convert_layout` is inserted. The function
-    records `tkw.num_warps`, `tkw.threads_per_warp` and `tkw.target`.
-  }];
-  let dependentDialects = ["::tk::warp::TkwDialect"];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "TargetInfo to choose layouts for: a preset a backend registered "
-           "(cpu, cuda-sm80, cuda-sm90a, amd-cdna3, amd-cdna2, amd-rdna3, "
-           "intel-pvc, intel-dg2 in tk-opt), optionally with overrides "
-           "(`intel-pvc:shared-memory=65536`)">,
-    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
-           "warps per workgroup (a power of two)">
-  ];
-}
 
 def TkAssignLinearLayouts
     : Pass<"tk-assign-linear-layouts", "::tk::FuncOp"> {
   let summary = "give every tile a #tkw.linear layout: which register of "
                 "which lane of which warp holds each element";
   let description = [{
-    Pass 2 of the register pipeline (DESIGN.md §3), beside the per-warp
-    pipeline (`tk-assign-layouts`); no backend runs it yet. Anchors, in
-    this order:
+    Pass 2 of the register pipeline (DESIGN.md §3), which every GPU backend
+    runs. Anchors, in this order:
 
     - `tk.dot`: the accumulator fragment of the target's first matrix
       intrinsic that takes its element types and divides its shape, tiled
@@ -321,58 +288,6 @@ def TkInsertBarriers : Pass<"tk-insert-barriers", "::tk::FuncOp"> {
     fixed point. An existing `gpu.barrier` clears what is pending.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
-}
-
-def TkDistributeToWarps : Pass<"tk-distribute-to-warps", "::tk::FuncOp"> {
-  let summary = "rewrite every op to the share of one warp";
-  let description = [{
-    Each tile becomes the block its layout gives one warp:
-    `dot 256x256 = 256x32 * 32x256` becomes `dot 32x64 = 32x32 * 32x64`.
-    `tk.make_range` and the offsets of `tk.make_block_ptr` become functions
-    of the program id and `tkw.warp_id`; splat constants shrink. The
-    function is marked `tkw.level = "warp"`.
-  }];
-  let dependentDialects = ["::tk::warp::TkwDialect"];
-}
-
-def TkMatchTargetSize : Pass<"tk-match-target-size", "::tk::FuncOp"> {
-  let summary = "split warp-level ops into the sizes of the target's intrinsics";
-  let description = [{
-    A warp-level `tk.dot` becomes a grid of dots of the first matrix
-    intrinsic of the TargetInfo that takes its element types and divides its
-    shape (`mma.sync m16n8k16`, `mfma 32x32x8`, `dpas 8x16x16`, ...), fed by
-    `tkw.extract` of sub-tiles and glued back with `tkw.glue`; each small
-    dot is tagged `tkw.intrinsic = "<name>"`. The pieces take the layouts
-    the TargetInfo states for the intrinsic's operands and accumulator
-    (`#tkw.fragment`: which lane holds which elements), so the extracts
-    and the glue are where a warp's tile enters and leaves the lanes'
-    fragments (a tile that is one piece whole goes through
-    `tkw.convert_layout`). The function is marked
-    `tkw.level = "intrinsic"`.
-  }];
-  let dependentDialects = ["::tk::warp::TkwDialect"];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"\"",
-           "TargetInfo spec; empty: the `tkw.target` of the function">
-  ];
-}
-
-def TkDropLayouts : Pass<"tk-drop-layouts", "::tk::FuncOp"> {
-  let summary = "leave the layout framework on a one-warp target";
-  let description = [{
-    After `tk-match-target-size` on a target that runs a workgroup as one
-    warp (the CPU: one thread per program), every layout gives that warp the
-    whole tile, so the layouts say nothing a lowering needs. This pass
-    erases the `#tkw.*` encodings of tiles and block pointers, forwards
-    `tkw.convert_layout` (an identity within one warp), replaces
-    `tkw.warp_id` by 0 and removes the `tkw.*` attributes, so that a
-    layout-free lowering (`tk-convert-to-loops`) sees plain `tk`. Kernels of
-    more than one warp, and intrinsic-level pieces (`tkw.extract`,
-    `tkw.glue`, which a target without matrix intrinsics never produces),
-    are rejected.
-  }];
-  let dependentDialects = ["::tk::warp::TkwDialect",
-                           "::mlir::arith::ArithDialect"];
 }
 
 #endif // TK_CORE_PASSES_TD

@@ -2,7 +2,7 @@
 //
 // The threads check and print the elements they hold, each element once, by
 // its first holder (as stores write them). A failed check prints its
-// message with the program id, as tk-convert-to-simt's does. A print gives
+// message with the program id, as the CPU's does. A print gives
 // each element of a tile a line of its own, with the program id and the
 // element's coordinates (Triton's device_print), and its scalars one line
 // from the program's first thread; a GPU's printf orders lines by thread,

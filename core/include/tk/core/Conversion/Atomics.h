@@ -1,8 +1,8 @@
 //===- Atomics.h - tk's atomics as LLVM's -----------------------*- C++ -*-===//
 //
 // The LLVM dialect's names for tk's atomic kinds and memory semantics, and
-// its compare-and-swap, which both GPU lowerings (tk-convert-to-simt,
-// tk-convert-registers-to-simt) and the CPU's emit.
+// its compare-and-swap, which the GPU lowering
+// (tk-convert-registers-to-simt) and the CPU's (tk-convert-to-loops) emit.
 //
 //===----------------------------------------------------------------------===//
 

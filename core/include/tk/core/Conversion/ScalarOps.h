@@ -1,8 +1,8 @@
 //===- ScalarOps.h - one element of a tile op, as every lowering computes it
 //-===//
 //
-// The arithmetic of one element, shared by the loop lowering
-// (tk-convert-to-loops, tk-convert-to-simt) and the register lowering
+// The arithmetic of one element, shared by the CPU's loop lowering
+// (tk-convert-to-loops) and the register lowering
 // (tk-convert-registers-to-simt), so that a kernel computes the same
 // values on every backend: narrow floats (f16, bf16) are computed in f32
 // and rounded once per op, and float conversions round as tk.fp_to_fp
