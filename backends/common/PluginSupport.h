@@ -146,12 +146,17 @@ inline tk_status checkOccupancy(const void *executable, const int32_t *out,
   return TK_ERROR_INVALID_ARGUMENT;
 }
 
-/// Each integer and float type of the dialect but fp8: what the CPU and
-/// CUDA backends load, store and compute.
+/// Each integer and float type of the dialect but fp8.
 constexpr uint32_t kDtypesButFp8 =
     TK_DTYPE_BIT_I1 | TK_DTYPE_BIT_I8 | TK_DTYPE_BIT_I16 | TK_DTYPE_BIT_I32 |
     TK_DTYPE_BIT_I64 | TK_DTYPE_BIT_F16 | TK_DTYPE_BIT_BF16 | TK_DTYPE_BIT_F32 |
     TK_DTYPE_BIT_F64;
+
+/// Each integer and float type of the dialect, fp8 (e4m3, e5m2) included:
+/// what the CPU and CUDA backends load, store and compute (fp8 in f32, its
+/// conversions by tk-expand-fp8).
+constexpr uint32_t kAllDtypes =
+    kDtypesButFp8 | TK_DTYPE_BIT_F8E4M3 | TK_DTYPE_BIT_F8E5M2;
 
 /// Every atomic_rmw kind and CAS.
 constexpr uint32_t kAllAtomics =

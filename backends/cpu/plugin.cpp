@@ -275,12 +275,12 @@ tk_status cpuGetCapabilities(int32_t device, tk_backend_capabilities *out) {
                 "tk-cpu: get_capabilities needs a struct with struct_size set");
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
-  // Every type but fp8: TkToLoops lowers them all (f16/bf16 computed in
-  // f32), and refuses fp8 dots and casts.
-  caps.dtypes = tk::plugin::kDtypesButFp8;
+  // Every type: TkToLoops lowers them all (f16, bf16 and fp8 computed in
+  // f32; fp8 moves as bytes and converts by tk-expand-fp8).
+  caps.dtypes = tk::plugin::kAllDtypes;
   // Each atomic_rmw kind is an llvm.atomicrmw, CAS an llvm.cmpxchg.
   caps.atomics = tk::plugin::kAllAtomics;
-  caps.fp8 = 0;
+  caps.fp8 = 1;
   // tk.dot is an i-k-j loop nest of fmas; no matrix unit.
   caps.mma_kinds = TK_MMA_NONE;
   // Tiles live in stack buffers of the program's thread; no fixed limit.

@@ -81,14 +81,13 @@ tk_status selectTarget(int32_t device, tk::cuda::Target &target,
   return TK_SUCCESS;
 }
 
-
 tk_status cudaCompileTarget(int32_t device, char *out, size_t capacity) {
   return Entries::call([&](std::string &error) {
     tk::cuda::Target target;
     if (tk_status status = selectTarget(device, target, error))
       return status;
-    return tk::plugin::copyTargetName(target.name(), out, capacity,
-                                      "tk-cuda", error);
+    return tk::plugin::copyTargetName(target.name(), out, capacity, "tk-cuda",
+                                      error);
   });
 }
 
@@ -227,12 +226,15 @@ tk_status cudaGetCapabilities(int32_t device, tk_backend_capabilities *out) {
     return Entries::fail(status, error);
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
-  // Every type but fp8 (sm_89+ converts fp8, tk does not lower it yet).
-  caps.dtypes = tk::plugin::kDtypesButFp8;
+  // Every type: fp8 is computed in f32 and converts by tk-expand-fp8's
+  // integer arithmetic, on every target. Its dots run as multiply-adds in
+  // f32; a dot the layouts give fp8 wgmma (sm_90a) is not lowered yet and
+  // is refused as unsupported.
+  caps.dtypes = tk::plugin::kAllDtypes;
   // Each atomic_rmw kind is a PTX atom.global.<op> (fadd on f32 and f64
   // from sm_60), CAS atom.cas.
   caps.atomics = tk::plugin::kAllAtomics;
-  caps.fp8 = 0;
+  caps.fp8 = 1;
   // mma.sync from sm_80; wgmma only on sm_90a.
   caps.mma_kinds = TK_MMA_BIT_MMA_SYNC;
   if (target.computeCapability == 90 && target.archSpecific)

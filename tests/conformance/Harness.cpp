@@ -15,6 +15,7 @@
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/PluginLoader.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -68,6 +69,30 @@ uint16_t toF16Bits(double value) {
 }
 
 double fromF16Bits(uint16_t bits) { return double(tk_f16_to_f32(bits)); }
+
+/// fp8 (DType::F8E4M3 or F8E5M2) in APFloat's semantics, which the
+/// backends' conversions follow: to nearest, ties to even; past the largest
+/// finite value, f8E5M2's infinity and f8E4M3FN's NaN.
+const llvm::fltSemantics &fp8Semantics(DType dtype) {
+  return dtype == DType::F8E4M3 ? llvm::APFloat::Float8E4M3FN()
+                                : llvm::APFloat::Float8E5M2();
+}
+
+uint8_t toFp8Bits(DType dtype, double value) {
+  llvm::APFloat f(value);
+  bool losesInfo = false;
+  f.convert(fp8Semantics(dtype), llvm::APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return uint8_t(f.bitcastToAPInt().getZExtValue());
+}
+
+double fromFp8Bits(DType dtype, uint8_t bits) {
+  llvm::APFloat f(fp8Semantics(dtype), llvm::APInt(8, bits));
+  bool losesInfo = false;
+  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return f.convertToDouble();
+}
 
 /// bf16 from a double: through f32 when f32 holds the value exactly is
 /// exact; otherwise f32 rounding first could round twice, so round the
@@ -128,9 +153,7 @@ double tk::conformance::roundTo(DType dtype, double value) {
     return value;
   case DType::F8E4M3:
   case DType::F8E5M2:
-    // No host fp8 conversion is needed while no backend runs fp8 cells;
-    // references round through f16, which holds every fp8 value.
-    return fromF16Bits(toF16Bits(value));
+    return fromFp8Bits(dtype, toFp8Bits(dtype, value));
   }
   return value;
 }
@@ -429,7 +452,7 @@ void encode(DType dtype, double value, uint8_t *out) {
     return;
   case DType::F8E4M3:
   case DType::F8E5M2:
-    *out = 0; // never uploaded: no backend runs fp8 cells yet
+    *out = toFp8Bits(dtype, value);
     return;
   }
 }
@@ -479,7 +502,7 @@ double decode(DType dtype, const uint8_t *in) {
   }
   case DType::F8E4M3:
   case DType::F8E5M2:
-    return 0;
+    return fromFp8Bits(dtype, *in);
   }
   return 0;
 }
@@ -603,8 +626,11 @@ void CellRun::check(llvm::StringRef what, const std::vector<double> &got,
     else if (std::isnan(want[i]) || got[i] == want[i])
       error = 0; // equal infinities, or NaN where NaN is expected
     maxError = std::max(maxError, error);
-    double allowed = tol.rtol * std::fabs(want[i]) + tol.floor * scale +
-                     tol.atol + (bound ? (*bound)[i] : 0.0);
+    // An infinity or NaN expected allows nothing but itself (rtol times it
+    // would be NaN, and no error passes that).
+    double magnitude = std::isfinite(want[i]) ? std::fabs(want[i]) : 0;
+    double allowed = tol.rtol * magnitude + tol.floor * scale + tol.atol +
+                     (bound ? (*bound)[i] : 0.0);
     if (first < 0 && !(error <= allowed))
       first = int64_t(i);
     if (error > 0)

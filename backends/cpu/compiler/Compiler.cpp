@@ -150,6 +150,9 @@ void addLLVMPasses(OpPassManager &pm) {
   pm.addPass(createTkCpuApproximateMath());
   pm.addPass(createTkCpuAddLaunchWrapper());
   pm.addPass(createSCFToControlFlowPass());
+  // fp8 is computed in f32 and moves as bytes; its conversions become
+  // integer arithmetic (LLVM has no fp8 type).
+  pm.addPass(tk::createTkExpandFp8());
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -158,31 +161,6 @@ void addLLVMPasses(OpPassManager &pm) {
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-}
-
-/// The first 8-bit float type `module` uses (as an element, or what a
-/// pointer points to), printed; nothing when there is none.
-std::optional<std::string> firstFp8Type(ModuleOp module) {
-  std::optional<std::string> found;
-  auto check = [&](Type type) {
-    Type element = getElementTypeOrSelf(type);
-    if (auto ptr = dyn_cast<tk::PtrType>(element))
-      element = getElementTypeOrSelf(ptr.getPointeeType());
-    auto floatType = dyn_cast<FloatType>(element);
-    if (found || !floatType || floatType.getWidth() != 8)
-      return;
-    found.emplace();
-    llvm::raw_string_ostream(*found) << element;
-  };
-  module.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      check(type);
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          check(arg.getType());
-  });
-  return found;
 }
 
 } // namespace
@@ -213,15 +191,6 @@ tk_status compileToObject(const CompileInput &input, std::string &object,
     return status;
   tk::dumpStage(input.dumpDir, "0-tk.mlir",
                 [&](llvm::raw_ostream &os) { module->print(os); });
-
-  // The CPU declares no fp8 (get_capabilities): a kernel that uses it is
-  // UNSUPPORTED, named here rather than by an LLVM dialect error on an f8
-  // load deep in the lowering.
-  if (std::optional<std::string> fp8 = firstFp8Type(*module)) {
-    error = "tk-cpu: the cpu backend does not support fp8 (" + *fp8 +
-            " in kernel module)";
-    return TK_ERROR_UNSUPPORTED;
-  }
 
   std::string failedPass;
   if (failed(runPasses(*module, failedPass, addLoopsPasses))) {

@@ -134,6 +134,10 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createSCFToControlFlowPass());
+        // fp8 is computed in f32 and moves as bytes; its conversions become
+        // integer arithmetic (NVPTX's cvt to fp8 saturates, as tk's
+        // conversions do not; and LLVM has no fp8 type).
+        pm.addPass(createTkExpandFp8());
         pm.addPass(
             createConvertToNVVMPass(numThreads, options.minProgramsPerSM));
         // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become

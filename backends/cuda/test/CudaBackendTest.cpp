@@ -147,9 +147,10 @@ TEST(CudaPlugin, CapabilitiesWithoutDevice) {
   EXPECT_EQ(caps.known, 1);
   EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_BF16);
   EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_F64);
-  EXPECT_FALSE(caps.dtypes & TK_DTYPE_BIT_F8E4M3);
+  EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_F8E4M3);
+  EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_F8E5M2);
   EXPECT_TRUE(caps.atomics & TK_ATOMIC_BIT_CAS);
-  EXPECT_EQ(caps.fp8, 0);
+  EXPECT_EQ(caps.fp8, 1);
   // Without a device the target is sm_90a: mma.sync and wgmma.
   EXPECT_EQ(caps.mma_kinds, TK_MMA_BIT_MMA_SYNC | TK_MMA_BIT_WGMMA);
 

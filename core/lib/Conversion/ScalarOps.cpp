@@ -14,6 +14,23 @@ using namespace mlir;
 
 namespace tk {
 
+Value loadScalar(OpBuilder &b, Location loc, Type type, Value address,
+                 unsigned alignment, bool isVolatile) {
+  Type moved = getMemoryType(type);
+  Value loaded =
+      LLVM::LoadOp::create(b, loc, moved, address, alignment, isVolatile);
+  return moved == type ? loaded
+                       : Value(arith::BitcastOp::create(b, loc, type, loaded));
+}
+
+void storeScalar(OpBuilder &b, Location loc, Value value, Value address,
+                 unsigned alignment) {
+  Type moved = getMemoryType(value.getType());
+  if (moved != value.getType())
+    value = arith::BitcastOp::create(b, loc, moved, value);
+  LLVM::StoreOp::create(b, loc, value, address, alignment);
+}
+
 Value convertFloat(OpBuilder &b, Location loc, Value value, FloatType to,
                    std::optional<RoundingMode> rounding) {
   auto from = cast<FloatType>(value.getType());
@@ -37,12 +54,27 @@ Value convertFloat(OpBuilder &b, Location loc, Value value, FloatType to,
     return nearest;
   // Toward zero: take round-to-nearest and step back one ulp towards zero
   // where it rounded away (larger magnitude than the source). This also turns
-  // an overflow to infinity into the largest finite value.
+  // an overflow to infinity into the largest finite value, and a finite
+  // value's overflow to NaN (f8E4M3FN has no infinity; its NaN is the code
+  // above its largest finite value) into that value; an infinity stays NaN.
   Value back = arith::ExtFOp::create(b, loc, from, nearest);
   Value absBack = math::AbsFOp::create(b, loc, back);
   Value absSrc = math::AbsFOp::create(b, loc, value);
   Value away =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absSrc);
+  if (!APFloat::semanticsHasInf(to.getFloatSemantics()))
+    away = arith::OrIOp::create(
+        b, loc, away,
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, back,
+                                  back),
+            arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OLT, absSrc,
+                arith::ConstantOp::create(
+                    b, loc, from,
+                    b.getFloatAttr(
+                        from, APFloat::getInf(from.getFloatSemantics()))))));
   Type bits = b.getIntegerType(to.getWidth());
   Value asInt = arith::BitcastOp::create(b, loc, bits, nearest);
   Value stepped = arith::SubIOp::create(

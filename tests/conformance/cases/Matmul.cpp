@@ -29,8 +29,16 @@ DType accumulatorOf(DType dtype) {
 
 /// Inputs: small non-zero integers for i8 (exact i32 sums; a product of
 /// 1x1x1 that is 0 would be the answer of a kernel that writes zeros),
-/// [-1, 1) otherwise.
+/// [-1, 1) otherwise; for fp8, magnitudes of at least 1/4, so that a
+/// product is not within fp8's coarse tolerance of zero either.
 std::vector<double> operand(CellRun &r, size_t count, uint32_t seed) {
+  bool fp8 = r.dtype() == DType::F8E4M3 || r.dtype() == DType::F8E5M2;
+  if (fp8) {
+    std::vector<double> values = r.random(count, -1, 1, DType::F32, seed);
+    for (double &v : values)
+      v = roundTo(r.dtype(), std::copysign(0.25 + 0.75 * std::fabs(v), v));
+    return values;
+  }
   if (r.dtype() != DType::I8)
     return r.random(count, -1, 1, r.dtype(), seed);
   std::vector<double> values = r.random(count, -8, 8, DType::I8, seed);
@@ -74,6 +82,10 @@ std::vector<double> transposed(const std::vector<double> &m, int64_t rows,
 
 const std::vector<DType> kDotTypes = {DType::F16, DType::BF16, DType::F32,
                                       DType::I8};
+/// The seed matmul's: fp8 too, where a backend declares it.
+const std::vector<DType> kSeedDotTypes = {DType::F16,    DType::BF16,
+                                          DType::F32,    DType::I8,
+                                          DType::F8E4M3, DType::F8E5M2};
 
 } // namespace
 
@@ -163,7 +175,7 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     c.name = "matmul";
     c.summary = "seed: grouped matmul 64x64x32; a^T / b^T through strides";
     c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
-    c.dtypes = kDotTypes;
+    c.dtypes = kSeedDotTypes;
     c.shapes = withVariants({shape({1, 1, 1}), shape({33, 17, 45}),
                              shape({130, 70, 100}), shape({64, 64, 64})},
                             {"nn", "tn", "nt"});

@@ -194,10 +194,7 @@ private:
   lowerWithFma(tk::DotOp op, const LinearLayout &a, const LinearLayout &b,
                const LinearLayout &acc, OneToNOpAdaptor adaptor,
                ConversionPatternRewriter &rewriter) const {
-    Type aElement = getElementTypeOrSelf(op.getA().getType());
     Type accElement = getElementTypeOrSelf(op.getType());
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(aElement))
-      return rewriter.notifyMatchFailure(op, "fp8 dot without an intrinsic");
     bool isFloat = isa<FloatType>(accElement);
     Type compute =
         isNarrowFloat(accElement) ? rewriter.getF32Type() : accElement;

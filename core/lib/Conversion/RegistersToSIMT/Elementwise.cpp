@@ -297,7 +297,7 @@ struct AddPtrLowering : OpConversionPattern<tk::AddPtrOp> {
     SmallVector<Value> results;
     for (int64_t reg = 0; reg < registers; ++reg)
       results.push_back(LLVM::GEPOp::create(
-          rewriter, op.getLoc(), llvmPointer, pointee,
+          rewriter, op.getLoc(), llvmPointer, getMemoryType(pointee),
           bases.size() == 1 ? bases[0] : bases[reg],
           ValueRange{offsets.size() == 1 ? offsets[0] : offsets[reg]}));
     rewriter.replaceOpWithMultiple(op, {results});

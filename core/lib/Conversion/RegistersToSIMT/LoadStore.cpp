@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RegisterLowering.h"
+#include "tk/core/Conversion/ScalarOps.h"
 
 #include "tk/core/Analysis/AxisFacts.h"
 #include "tk/core/Conversion/Atomics.h"
@@ -77,8 +78,8 @@ Value runAddress(OpBuilder &b, Location loc, ValueRange pointers, int64_t first,
                  int64_t reg, Type pointee) {
   if (reg == first)
     return pointers[first];
-  return LLVM::GEPOp::create(b, loc, pointers[first].getType(), pointee,
-                             pointers[first],
+  return LLVM::GEPOp::create(b, loc, pointers[first].getType(),
+                             getMemoryType(pointee), pointers[first],
                              ArrayRef<LLVM::GEPArg>{int32_t(reg - first)});
 }
 
@@ -140,11 +141,11 @@ struct RunChunks {
 
 /// The type a run of `element` moves as: bf16 as its bits (i16), whose
 /// vectors every backend has (SPIR-V has no bf16), so that a bf16 run is
-/// one vector access as an f16 run is.
+/// one vector access as an f16 run is; fp8 as its bits (getMemoryType).
 Type accessType(Type element) {
   if (element.isBF16())
     return IntegerType::get(element.getContext(), 16);
-  return element;
+  return getMemoryType(element);
 }
 
 /// Loads `count` `element`s from `address` (aligned to `alignment`).
@@ -237,10 +238,10 @@ loadEachUnderMask(OpBuilder &b, Location loc, Type element, ValueRange pointers,
         branch(
             b, loc, element, maskOf(mask, reg),
             [&](OpBuilder &t) {
-              return SmallVector<Value>{LLVM::LoadOp::create(
-                  t, loc, element,
-                  runAddress(t, loc, pointers, first, reg, element),
-                  elementBytes)};
+              return SmallVector<Value>{
+                  loadScalar(t, loc, element,
+                             runAddress(t, loc, pointers, first, reg, element),
+                             elementBytes)};
             },
             [&](OpBuilder &e) { return SmallVector<Value>{otherOf(e, reg)}; }));
   return run;
@@ -377,10 +378,9 @@ struct StoreLowering : OpConversionPattern<tk::StoreOp> {
         b.setInsertionPoint(whole.elseBlock()->getTerminator());
         for (int64_t reg = first; reg < first + count; ++reg)
           guarded(b, loc, maskOf(mask, reg), [&](OpBuilder &e) {
-            LLVM::StoreOp::create(
-                e, loc, stored[reg],
-                runAddress(e, loc, pointers, first, reg, element),
-                elementBytes);
+            storeScalar(e, loc, stored[reg],
+                        runAddress(e, loc, pointers, first, reg, element),
+                        elementBytes);
           });
       });
     }

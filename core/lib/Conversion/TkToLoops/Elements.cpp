@@ -53,7 +53,8 @@ FailureOr<Value> KernelLowering::element(Value value, ArrayRef<Value> index) {
     if (failed(start))
       return failure();
     Type pointee = cast<tk::PtrType>(elementType).getPointeeType();
-    return Value(LLVM::GEPOp::create(b, loc, ptrType, pointee, *start,
+    return Value(LLVM::GEPOp::create(b, loc, ptrType,
+                                     tk::getMemoryType(pointee), *start,
                                      ValueRange{at.offset}));
   }
 
@@ -185,7 +186,8 @@ FailureOr<Value> KernelLowering::computeElement(Operation *op,
         Type pointee =
             cast<tk::PtrType>(getElementTypeOrSelf(addptr.getPtr().getType()))
                 .getPointeeType();
-        return Value(LLVM::GEPOp::create(b, loc, ptrType, pointee, *base,
+        return Value(LLVM::GEPOp::create(b, loc, ptrType,
+                                         tk::getMemoryType(pointee), *base,
                                          ValueRange{*offset}));
       })
       .Case([&](tk::LoadOp load) { return loadElement(load, index); })
@@ -230,7 +232,8 @@ FailureOr<Value> KernelLowering::blockAddress(const BlockPtrValue &bp,
     inBounds =
         inBounds ? Value(arith::AndIOp::create(b, loc, inBounds, ok)) : ok;
   }
-  return Value(LLVM::GEPOp::create(b, loc, ptrType, elementType, bp.base,
+  return Value(LLVM::GEPOp::create(b, loc, ptrType,
+                                   tk::getMemoryType(elementType), bp.base,
                                    ValueRange{linear}));
 }
 
@@ -280,8 +283,7 @@ FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
   if (guard && matchPattern(guard, m_One()))
     guard = nullptr;
   if (!guard)
-    return Value(
-        LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile));
+    return tk::loadScalar(b, loc, valueType, address, align, isVolatile);
   if (!other)
     other = zeroOf(valueType);
   // The load sits in a branch on the mask: a masked-off lane never touches
@@ -290,8 +292,7 @@ FailureOr<Value> KernelLowering::loadElement(tk::LoadOp load,
                                   /*withElseRegion=*/true);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPointToEnd(branch.thenBlock());
-  Value loaded =
-      LLVM::LoadOp::create(b, loc, valueType, address, align, isVolatile);
+  Value loaded = tk::loadScalar(b, loc, valueType, address, align, isVolatile);
   scf::YieldOp::create(b, loc, loaded);
   b.setInsertionPointToEnd(branch.elseBlock());
   scf::YieldOp::create(b, loc, other);

@@ -223,7 +223,7 @@ LogicalResult KernelLowering::lowerScan(tk::ScanOp scan) {
 }
 
 LogicalResult KernelLowering::lowerDot(tk::DotOp dot) {
-  FailureOr<DotPlan> plan = planDot(dot, "the CPU");
+  FailureOr<DotPlan> plan = planDot(dot);
   if (failed(plan))
     return failure();
   int64_t m = plan->m, n = plan->n, k = plan->k;

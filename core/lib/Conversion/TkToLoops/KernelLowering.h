@@ -152,9 +152,9 @@ private:
     /// The operands, stored.
     Value a, b;
   };
-  /// Shapes, types and stored operands of `dot`; fails (naming `target`)
-  /// for fp8 operands.
-  FailureOr<DotPlan> planDot(tk::DotOp dot, StringRef target);
+  /// Shapes, types and stored operands of `dot` (narrow floats, fp8
+  /// included, are widened to f32: their products are exact there).
+  FailureOr<DotPlan> planDot(tk::DotOp dot);
   /// `v` (an operand or accumulator element) in the plan's compute type.
   Value widenForDot(const DotPlan &plan, Value v);
   LogicalResult lowerAtomicRMW(tk::AtomicRMWOp op);

@@ -158,8 +158,8 @@ LogicalResult KernelLowering::lowerScalarOp(Operation *op) {
       return failure();
     Type pointee = cast<tk::PtrType>(addptr.getType()).getPointeeType();
     scalars.map(addptr.getResult(),
-                LLVM::GEPOp::create(b, loc, ptrType, pointee, *base,
-                                    ValueRange{*offset}));
+                LLVM::GEPOp::create(b, loc, ptrType, tk::getMemoryType(pointee),
+                                    *base, ValueRange{*offset}));
     return success();
   }
   if (auto load = dyn_cast<tk::LoadOp>(op)) {
@@ -216,14 +216,14 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   auto emitPending = [&] {
     for (const PendingStore &p : pending) {
       if (!p.guard) {
-        LLVM::StoreOp::create(b, loc, p.value, p.address, align);
+        tk::storeScalar(b, loc, p.value, p.address, align);
         continue;
       }
       auto branch =
           scf::IfOp::create(b, loc, p.guard, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard insertion(b);
       b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      LLVM::StoreOp::create(b, loc, p.value, p.address, align);
+      tk::storeScalar(b, loc, p.value, p.address, align);
     }
     pending.clear();
   };
@@ -442,14 +442,10 @@ void KernelLowering::assumeElement(Value value, ArrayRef<Value> index,
   elementCache[key] = known;
 }
 
-FailureOr<KernelLowering::DotPlan> KernelLowering::planDot(tk::DotOp dot,
-                                                           StringRef target) {
+FailureOr<KernelLowering::DotPlan> KernelLowering::planDot(tk::DotOp dot) {
   auto aType = cast<RankedTensorType>(dot.getA().getType());
   auto bType = cast<RankedTensorType>(dot.getB().getType());
   Type accElem = cast<RankedTensorType>(dot.getType()).getElementType();
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(aType.getElementType()))
-    return dot.emitOpError(passName() + ": fp8 dot is not supported on ")
-           << target << " yet";
   bool isFloat = isa<FloatType>(accElem);
   Type computeElem =
       isFloat && isNarrowFloat(accElem) ? b.getF32Type() : accElem;

@@ -198,6 +198,10 @@ void registerTargetUnits(llvm::StringRef preset, TargetUnitsFn make);
 /// The units registered for `target`'s preset, or nothing.
 std::optional<TargetUnits> lookupTargetUnits(const TargetInfo &target);
 
+/// tk-expand-fp8's patterns: fp8 conversions and constants as integer
+/// arithmetic on their bits.
+void populateExpandFp8Patterns(mlir::RewritePatternSet &patterns);
+
 /// tk-convert-registers-to-simt with a backend's matrix unit, which emits
 /// the intrinsics dots record (may be null: then only dots without one
 /// convert), and its async copy unit, which fills rings (may be null: then

@@ -54,6 +54,25 @@ def TkConvertToLoops : Pass<"tk-convert-to-loops", "::mlir::ModuleOp"> {
   ];
 }
 
+def TkExpandFp8 : Pass<"tk-expand-fp8"> {
+  let summary = "write conversions to and from fp8 as integer arithmetic on "
+                "their bits";
+  let description = [{
+    No target computes on fp8 (f8E4M3FN, f8E5M2) and LLVM has no such type:
+    tiles of it move as bytes (tk::getMemoryType) and are computed in f32.
+    This pass, which every backend that declares fp8 runs after lowering
+    tiles to scalars and before its conversion to LLVM, rewrites what is
+    left: `arith.truncf` to fp8 (to nearest, ties to even; past the largest
+    finite value, infinity for f8E5M2 and NaN for f8E4M3FN, as APFloat
+    converts), `arith.extf` from fp8 (exactly), conversions between fp8 and
+    integers (through f32) and fp8 constants, as
+    integer arithmetic on the bits and `arith.bitcast`s that LLVM's type
+    converter makes i8. Scalars only: the lowerings convert fp8 element by
+    element.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TkConvertRegistersToSIMT
     : Pass<"tk-convert-registers-to-simt", "::mlir::ModuleOp"> {
   let summary = "lower tiles in #tkw.linear layouts to the registers of one "

@@ -4,8 +4,8 @@
 // The arithmetic of one element, shared by the CPU's loop lowering
 // (tk-convert-to-loops) and the register lowering
 // (tk-convert-registers-to-simt), so that a kernel computes the same
-// values on every backend: narrow floats (f16, bf16) are computed in f32
-// and rounded once per op, and float conversions round as tk.fp_to_fp
+// values on every backend: narrow floats (f16, bf16, fp8) are computed in
+// f32 and rounded once per op, and float conversions round as tk.fp_to_fp
 // says.
 //
 //===----------------------------------------------------------------------===//
@@ -22,10 +22,33 @@
 
 namespace tk {
 
-/// f16 and bf16: computed in f32.
-inline bool isNarrowFloat(mlir::Type type) {
-  return type.isF16() || type.isBF16();
+/// fp8 (f8E4M3FN, f8E5M2): no target computes on it, and LLVM has no such
+/// type; tk-expand-fp8 turns its conversions into integer arithmetic.
+inline bool isFp8(mlir::Type type) {
+  auto f = llvm::dyn_cast<mlir::FloatType>(type);
+  return f && f.getWidth() == 8;
 }
+
+/// f16, bf16 and fp8: computed in f32.
+inline bool isNarrowFloat(mlir::Type type) {
+  return type.isF16() || type.isBF16() || isFp8(type);
+}
+
+/// The type a scalar of `type` moves through memory as, in LLVM's loads and
+/// stores: fp8 as its 8 bits (LLVM has no fp8 type), anything else as
+/// itself.
+inline mlir::Type getMemoryType(mlir::Type type) {
+  return isFp8(type) ? mlir::IntegerType::get(type.getContext(), 8) : type;
+}
+
+/// llvm.load of a `type` at `address`, through getMemoryType.
+mlir::Value loadScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                       mlir::Value address, unsigned alignment,
+                       bool isVolatile = false);
+
+/// llvm.store of `value` at `address`, through getMemoryType.
+void storeScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                 mlir::Value address, unsigned alignment);
 
 /// `value` converted to `to`: widening exactly, narrowing to nearest (ties
 /// to even) or, with RTZ, toward zero; f16 <-> bf16 and f64 -> f16/bf16
