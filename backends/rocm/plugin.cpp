@@ -125,7 +125,7 @@ tk_status rocmCompileTarget(int32_t device, char *out, size_t capacity) {
 tk_status rocmStreamWrap(int32_t device, void *stream, void **out) {
   if (!stream || !out)
     return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-rocm: stream_wrap needs a stream and an output");
+                         "tk-rocm: stream_wrap needs a stream and an output");
   return Entries::call([&](std::string &error) {
     return tk::rocm::wrapStream(device, stream, out, error);
   });
@@ -139,9 +139,10 @@ tk_status rocmCompile(const tk_plugin_compile_request *request,
                       tk_plugin_binary *out) {
   if (!request || !out || !request->module_bytecode ||
       request->module_size == 0)
-    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-rocm: compile needs a request with a module and an "
-                "output");
+    return Entries::fail(
+        TK_ERROR_INVALID_ARGUMENT,
+        "tk-rocm: compile needs a request with a module and an "
+        "output");
   tk::rocm::CompileInput input;
   input.module = request->module_bytecode;
   input.size = request->module_size;
@@ -209,9 +210,10 @@ tk_status rocmLaunch(void *executable, const int32_t grid[3], void *const *args,
 
 tk_status rocmGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   if (!out || out->struct_size < sizeof(size_t))
-    return Entries::fail(TK_ERROR_INVALID_ARGUMENT,
-                "tk-rocm: get_capabilities needs a struct with struct_size "
-                "set");
+    return Entries::fail(
+        TK_ERROR_INVALID_ARGUMENT,
+        "tk-rocm: get_capabilities needs a struct with struct_size "
+        "set");
   // Without a device, device 0 describes the compile target (gfx942).
   std::string error;
   if (haveDevices())
@@ -222,12 +224,13 @@ tk_status rocmGetCapabilities(int32_t device, tk_backend_capabilities *out) {
     return Entries::fail(status, error);
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
-  // Every type but fp8 (gfx942's fp8 MFMA is not lowered yet).
-  caps.dtypes = tk::plugin::kDtypesButFp8;
+  // Every type: fp8 computed in f32 and converted by tk-expand-fp8's
+  // integer code (gfx942's fp8 conversions and MFMA are not used yet).
+  caps.dtypes = tk::plugin::kAllDtypes;
   // Each atomic_rmw kind is an AMDGPU global atomic (or LLVM's CAS loop
   // where the ISA has none, as for f32 fadd before gfx90a).
   caps.atomics = tk::plugin::kAllAtomics;
-  caps.fp8 = 0;
+  caps.fp8 = 1;
   caps.mma_kinds = target.waveSize == 32 ? TK_MMA_BIT_WMMA : TK_MMA_BIT_MFMA;
   // Tiles live in LDS; a kernel whose tiles do not fit fails to compile.
   caps.max_tile_elements = 0;

@@ -210,14 +210,15 @@ tk_status xeGetCapabilities(int32_t device, tk_backend_capabilities *out) {
     return Entries::fail(status, error);
   tk_backend_capabilities caps;
   std::memset(&caps, 0, sizeof(caps));
-  // Every type but fp8 (Xe-HPC has no fp8 DPAS); bf16 as its 16 bits
-  // around f32 arithmetic (compiler/BFloat16AsInt.h).
-  caps.dtypes = tk::plugin::kDtypesButFp8;
+  // Every type; bf16 as its 16 bits around f32 arithmetic
+  // (compiler/BFloat16AsInt.h), fp8 as its 8 bits, converted by
+  // tk-expand-fp8's integer code (Xe-HPC has no fp8 DPAS).
+  caps.dtypes = tk::plugin::kAllDtypes;
   if (!target.fp64)
     caps.dtypes &= ~uint32_t(TK_DTYPE_BIT_F64);
   // OpenCL's atomics, with the float ones of SPV_EXT_shader_atomic_float_*.
   caps.atomics = tk::plugin::kAllAtomics;
-  caps.fp8 = 0;
+  caps.fp8 = 1;
   caps.mma_kinds = TK_MMA_BIT_DPAS;
   // Tiles live in SLM; a kernel whose tiles do not fit fails to compile.
   caps.max_tile_elements = 0;

@@ -95,6 +95,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
         pm.addPass(createSCFToControlFlowPass());
+        // fp8 computes in f32 and converts with integer code, as on every
+        // backend (gfx942's fp8 conversions and MFMA are not used).
+        pm.addPass(createTkExpandFp8());
         pm.addPass(createConvertToROCDLPass(target.arch, numThreads));
         pm.addPass(createReconcileUnrealizedCastsPass());
       }))) {

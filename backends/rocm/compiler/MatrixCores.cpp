@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MatrixCores.h"
+#include "tk/core/Conversion/ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -27,7 +28,7 @@ Type MatrixCoreUnit::operandType(OpBuilder &b, const MatrixIntrinsic &intrinsic,
     return element;
   if (element.isBF16())
     return VectorType::get({count}, b.getI16Type());
-  if (element.isInteger(8))
+  if (element.isInteger(8) || isFp8(element))
     return isWmma(intrinsic)
                ? Type(VectorType::get({count / 4}, b.getI32Type()))
                : Type(b.getIntegerType(8 * count));

@@ -21,8 +21,8 @@ public:
   explicit MatrixCoreUnit(tk::TargetInfo info)
       : LayoutMatrixUnit(std::move(info)) {}
 
-  /// f16 as they are, bf16 as their 16 bits, i8 packed into one integer
-  /// (MFMA) or into i32s (WMMA), one f64 as a scalar.
+  /// f16 as they are, bf16 as their 16 bits, i8 and fp8 packed into one
+  /// integer (MFMA) or into i32s (WMMA), one f64 as a scalar.
   mlir::Type operandType(mlir::OpBuilder &builder,
                          const tk::MatrixIntrinsic &intrinsic, unsigned operand,
                          mlir::Type element, int64_t count) const override;

@@ -70,7 +70,9 @@ TargetInfo cdna3() {
   info.intrinsics.append({
       mfma(32, 16, ET::I8, ET::I32, "mfma.i32.32x32x16.i8", 8),
       mfma(16, 32, ET::I8, ET::I32, "mfma.i32.16x16x32.i8", 8),
-      mfma(16, 32, ET::F8E4M3, ET::F32, "mfma.f32.16x16x32.fp8.fp8", 8),
+      // No fp8 MFMA: CDNA3's fp8 is the FNUZ format (e4m3 with bias 8 and
+      // NaN at 0x80; Triton's fp8e4b8), not tk's f8E4M3FN, so an fp8 dot
+      // would read other values. fp8 dots are multiply-adds in f32 here.
       mfma(16, 4, ET::F64, ET::F64, "mfma.f64.16x16x4f64", 1),
   });
   return info;

@@ -104,6 +104,9 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   result.threadsPerBlock = static_cast<int>(numThreads);
 
   if (failed(runPasses(module, failedPass, [&](OpPassManager &pm) {
+        // fp8 computes in f32 and converts with integer code (tk-expand-fp8),
+        // as on every backend.
+        pm.addPass(createTkExpandFp8());
         // bf16 computes in f32 and converts with integer code, so that
         // bf16 values are only moved (BFloat16AsInt.h).
         arith::ArithEmulateUnsupportedFloatsOptions emulate;

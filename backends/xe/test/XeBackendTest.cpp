@@ -247,10 +247,10 @@ TEST(XePlugin, DeclaresDpasAndWhatItLowers) {
   caps.struct_size = sizeof(caps);
   ASSERT_EQ(api().get_capabilities(0, &caps), TK_SUCCESS) << api().last_error();
   EXPECT_EQ(caps.mma_kinds, uint32_t(TK_MMA_BIT_DPAS));
-  EXPECT_EQ(caps.fp8, 0);
+  EXPECT_EQ(caps.fp8, 1);
   EXPECT_NE(caps.dtypes & TK_DTYPE_BIT_BF16, 0u);
   EXPECT_NE(caps.dtypes & TK_DTYPE_BIT_F16, 0u);
-  EXPECT_EQ(caps.dtypes & TK_DTYPE_BIT_F8E4M3, 0u);
+  EXPECT_NE(caps.dtypes & TK_DTYPE_BIT_F8E4M3, 0u);
   // dg2 has no f64 unit.
   setenv("TK_XE_ARCH", "dg2", 1);
   ASSERT_EQ(api().get_capabilities(0, &caps), TK_SUCCESS) << api().last_error();

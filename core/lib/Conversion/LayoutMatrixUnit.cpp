@@ -9,6 +9,7 @@
 
 #include "tk/core/Conversion/LayoutMatrixUnit.h"
 
+#include "tk/core/Conversion/ScalarOps.h"
 #include "tk/ir/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,12 +27,13 @@ Value LayoutMatrixUnit::packElements(OpBuilder &b, Location loc,
   Type packed = operandType(b, intrinsic, operand, element, elements.size());
   if (elements.size() == 1 && packed == element)
     return elements.front();
-  // bf16 travels as its bits; the vector is then bitcast as a whole.
-  Type lane = element.isBF16() ? b.getI16Type() : element;
+  // bf16 and fp8 travel as their bits; the vector is then bitcast as a
+  // whole.
+  Type lane = element.isBF16() ? b.getI16Type() : getMemoryType(element);
   auto vectorType = VectorType::get({int64_t(elements.size())}, lane);
   Value vector = LLVM::UndefOp::create(b, loc, vectorType);
   for (auto [i, value] : llvm::enumerate(elements)) {
-    if (element.isBF16())
+    if (lane != element)
       value = arith::BitcastOp::create(b, loc, lane, value);
     vector = LLVM::InsertElementOp::create(
         b, loc, vector, value,
