@@ -217,11 +217,9 @@ private:
                             TypeRange elementTypes, ArrayRef<Value> from,
                             ValueRange next, ArrayRef<Value> to);
   /// Runs `body` at every index of `shape` inside a fresh serial loop nest,
-  /// innermost index fastest; `afterRun` (if any) after the body, at every
-  /// index.
+  /// innermost index fastest.
   LogicalResult forEachIndex(ArrayRef<int64_t> shape,
-                             function_ref<LogicalResult(ArrayRef<Value>)> body,
-                             function_ref<void()> afterRun = nullptr);
+                             function_ref<LogicalResult(ArrayRef<Value>)> body);
   /// The results of an atomic (tk.atomic_rmw or tk.atomic_cas), `one`
   /// emitting it at an index: a scalar atomic once, a tile's elements each,
   /// the old values into a buffer.

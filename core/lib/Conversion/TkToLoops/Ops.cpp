@@ -206,27 +206,8 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
   unsigned align = isa<LLVM::LLVMPointerType>(valueType)
                        ? 8
                        : std::max(1u, valueType.getIntOrFloatBitWidth() / 8);
-  // A run of lanes computes every value (and does every load fused into
-  // it) before any store: a store between them would keep LLVM from merging
-  // the run's loads, which it cannot prove do not alias the store.
-  struct PendingStore {
-    Value value, address, guard;
-  };
-  SmallVector<PendingStore, 4> pending;
-  auto emitPending = [&] {
-    for (const PendingStore &p : pending) {
-      if (!p.guard) {
-        tk::storeScalar(b, loc, p.value, p.address, align);
-        continue;
-      }
-      auto branch =
-          scf::IfOp::create(b, loc, p.guard, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard insertion(b);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
-      tk::storeScalar(b, loc, p.value, p.address, align);
-    }
-    pending.clear();
-  };
+  // One element: its value (and any load fused into it), then its store,
+  // under its mask where the mask is not known to be on.
   auto storeOne = [&](ArrayRef<Value> index) -> LogicalResult {
     Value address, guard;
     if (isBlockPtr(ptr.getType())) {
@@ -253,21 +234,23 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     FailureOr<Value> value = element(store.getValue(), index);
     if (failed(value))
       return failure();
-    if (guard && matchPattern(guard, m_One()))
-      guard = nullptr;
-    pending.push_back({*value, address, guard});
+    if (!guard || matchPattern(guard, m_One())) {
+      tk::storeScalar(b, loc, *value, address, align);
+      return success();
+    }
+    auto branch = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard insertion(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    tk::storeScalar(b, loc, *value, address, align);
     return success();
   };
-  if (!isTile(store.getValue().getType())) {
-    LogicalResult result = storeOne({});
-    emitPending();
-    return result;
-  }
+  if (!isTile(store.getValue().getType()))
+    return storeOne({});
   auto shape = cast<RankedTensorType>(store.getValue().getType()).getShape();
   Value mask = store.getMask();
   if (!mask || isBlockPtr(ptr.getType()) || !isTile(mask.getType()) ||
       !isCheap(mask))
-    return forEachIndex(shape, storeOne, emitPending);
+    return forEachIndex(shape, storeOne);
 
   // Version the store on its mask. A branch per lane keeps LLVM to masked
   // vector loads and stores, which cost bandwidth on streaming kernels; most
@@ -285,14 +268,11 @@ LogicalResult KernelLowering::lowerStore(tk::StoreOp store) {
     full = *reduced;
   }
   return versionOnMask(full, [&](Value on) {
-    return forEachIndex(
-        shape,
-        [&](ArrayRef<Value> index) {
-          if (on)
-            assumeElement(mask, index, on);
-          return storeOne(index);
-        },
-        emitPending);
+    return forEachIndex(shape, [&](ArrayRef<Value> index) {
+      if (on)
+        assumeElement(mask, index, on);
+      return storeOne(index);
+    });
   });
 }
 

@@ -58,10 +58,9 @@ LogicalResult KernelLowering::combineInto(Region &combiner,
   return success();
 }
 
-LogicalResult
-KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
-                             function_ref<LogicalResult(ArrayRef<Value>)> body,
-                             function_ref<void()> afterRun) {
+LogicalResult KernelLowering::forEachIndex(
+    ArrayRef<int64_t> shape,
+    function_ref<LogicalResult(ArrayRef<Value>)> body) {
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Value> index;
   for (int64_t size : shape) {
@@ -77,8 +76,6 @@ KernelLowering::forEachIndex(ArrayRef<int64_t> shape,
   auto saved = std::move(elementCache);
   elementCache.clear();
   LogicalResult result = body(index);
-  if (afterRun)
-    afterRun();
   elementCache = std::move(saved);
   return result;
 }
