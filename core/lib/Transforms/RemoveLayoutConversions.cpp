@@ -96,10 +96,16 @@ bool mayLoadIn(LoadOp load, const LinearLayout &layout) {
   return coalesced(layout) >= coalesced(current.getLinearLayout());
 }
 
+/// How deep a cheap expression may be. A mask such as `(rows[:, None] < M)
+/// & (cols[None, :] < N)` is seven ops from its ranges (and, broadcast,
+/// compare, expand, add, range); converting it instead costs a round trip
+/// through workgroup memory and a barrier.
+constexpr int kMaxCheapDepth = 8;
+
 /// Ranges, splats, dense constants, and element-wise work on them: cheap
 /// enough to compute twice.
 bool isCheap(Operation *op, int depth = 0) {
-  if (!op || depth > 4 || op->getNumRegions() != 0)
+  if (!op || depth > kMaxCheapDepth || op->getNumRegions() != 0)
     return false;
   if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op))
     return true;

@@ -129,12 +129,15 @@ class Bench:
 
     def save_ttir(self, name, compiled):
         """The TTIR Triton wrote for `name`, with its num_warps and
-        num_stages, for compiling it again with tk-compile elsewhere."""
+        num_stages, for compiling it again with tk-compile elsewhere, and
+        Triton's own PTX of it, to set tk's beside."""
         os.makedirs(self.args.save_ttir, exist_ok=True)
         stem = os.path.join(self.args.save_ttir,
                             "".join(c if c.isalnum() else "_" for c in name))
         with open(stem + ".ttir", "w") as f:
             f.write(compiled.asm["ttir"])
+        with open(stem + ".triton.ptx", "w") as f:
+            f.write(compiled.asm["ptx"])
         with open(stem + ".json", "w") as f:
             json.dump({"num_warps": compiled.metadata.num_warps,
                        "num_stages": compiled.metadata.num_stages}, f)
@@ -239,8 +242,9 @@ def main():
     parser.add_argument("--rows", type=int, default=16384)
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
     parser.add_argument("--save-ttir", default="",
-                        help="also write each kernel's TTIR and its "
-                        "num_warps/num_stages (JSON) into this folder")
+                        help="also write each kernel's TTIR, its "
+                        "num_warps/num_stages (JSON) and Triton's PTX into "
+                        "this folder")
     parser.add_argument("--only", default="",
                         help="run the cases whose names start with this "
                              "(vector_add, softmax, layernorm, transpose, "
