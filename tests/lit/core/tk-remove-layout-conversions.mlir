@@ -124,3 +124,59 @@ tk.func @histogram(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}, %hist: !tk.ptr
   %old = tk.atomic_rmw add, relaxed, %ph, %one : (tensor<256x!tk.ptr<i32>>, tensor<256xi32>) -> tensor<256xi32>
   tk.return
 }
+
+// -----
+
+// A transpose's mask, (rows < m) & (cols < n), feeds the load in the
+// load's layout and, turned, the store in the store's: it is computed
+// again there, seven ops from its ranges (add, expand, compare, broadcast,
+// and), rather than converted. Only the data tile converts.
+// CHECK-LABEL: tk.func @transpose_mask
+// CHECK-NOT: tkw.convert_layout
+// CHECK: tk.load
+// CHECK-NOT: tkw.convert_layout
+// CHECK: tkw.convert_layout {{.*}} : tensor<64x64xf32
+// CHECK-NOT: tkw.convert_layout
+// CHECK: tk.store
+tk.func @transpose_mask(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %out: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %m: i32 {tk.divisibility = 16 : i32}, %n: i32 {tk.divisibility = 16 : i32}) {
+  %c64 = arith.constant 64 : i32
+  %p0 = tk.program_id 0 : i32
+  %p1 = tk.program_id 1 : i32
+  %row0 = arith.muli %p0, %c64 : i32
+  %col0 = arith.muli %p1, %c64 : i32
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %row0s = tk.splat %row0 : i32 -> tensor<64xi32>
+  %col0s = tk.splat %col0 : i32 -> tensor<64xi32>
+  %rows = arith.addi %row0s, %r : tensor<64xi32>
+  %cols = arith.addi %col0s, %r : tensor<64xi32>
+  %rowc = tk.expand_dims %rows {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %colr = tk.expand_dims %cols {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %ms = tk.splat %m : i32 -> tensor<64x1xi32>
+  %ns = tk.splat %n : i32 -> tensor<1x64xi32>
+  %rowin = arith.cmpi slt, %rowc, %ms : tensor<64x1xi32>
+  %colin = arith.cmpi slt, %colr, %ns : tensor<1x64xi32>
+  %rowinb = tk.broadcast %rowin : tensor<64x1xi1> -> tensor<64x64xi1>
+  %colinb = tk.broadcast %colin : tensor<1x64xi1> -> tensor<64x64xi1>
+  %mask = arith.andi %rowinb, %colinb : tensor<64x64xi1>
+  %ns2 = tk.splat %n : i32 -> tensor<64x1xi32>
+  %inrow = arith.muli %rowc, %ns2 : tensor<64x1xi32>
+  %inrowb = tk.broadcast %inrow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %colb = tk.broadcast %colr : tensor<1x64xi32> -> tensor<64x64xi32>
+  %inoff = arith.addi %inrowb, %colb : tensor<64x64xi32>
+  %pin0 = tk.splat %in : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pin = tk.addptr %pin0, %inoff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  %tile = tk.load %pin, %mask : tensor<64x64x!tk.ptr<f32>>
+  %turned = tk.trans %tile {order = array<i32: 1, 0>} : tensor<64x64xf32> -> tensor<64x64xf32>
+  %tmask = tk.trans %mask {order = array<i32: 1, 0>} : tensor<64x64xi1> -> tensor<64x64xi1>
+  %colc = tk.expand_dims %cols {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %rowr = tk.expand_dims %rows {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %ms2 = tk.splat %m : i32 -> tensor<64x1xi32>
+  %outrow = arith.muli %colc, %ms2 : tensor<64x1xi32>
+  %outrowb = tk.broadcast %outrow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %rowb = tk.broadcast %rowr : tensor<1x64xi32> -> tensor<64x64xi32>
+  %outoff = arith.addi %outrowb, %rowb : tensor<64x64xi32>
+  %pout0 = tk.splat %out : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pout = tk.addptr %pout0, %outoff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  tk.store %pout, %turned, %tmask : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}
