@@ -9,7 +9,8 @@
 //   B (col-major): reg 0 = B[2t..2t+1][g],   reg 1 = B[2t+8..2t+9][g]
 //   C:             c0,c1 = C[g][2t..2t+1],   c2,c3 = C[g+8][2t..2t+1]
 // f32 operands of a dot with input_precision tf32 run m16n8k8 on their f32
-// bits (the unit reads them as tf32). Fragments in workgroup memory come
+// bits (the unit reads them as tf32); s8, e4m3 and e5m2 run m16n8k32, four
+// bytes to a register. Fragments in workgroup memory come
 // through ldmatrix (loadMatrices).
 //
 //===----------------------------------------------------------------------===//
@@ -79,12 +80,15 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
   bool half = intrinsic.aType == ET::F16 || intrinsic.aType == ET::BF16;
   bool tf32 = intrinsic.aType == ET::TF32;
   bool s8 = intrinsic.aType == ET::I8;
+  bool fp8 = intrinsic.aType == ET::F8E4M3 || intrinsic.aType == ET::F8E5M2;
+  bool bytes = s8 || fp8;
   bool shapeOk = half ? (intrinsic.m == 16 && intrinsic.n == 8 &&
                          intrinsic.k == 16 && a.size() == 8 && b.size() == 4)
                  : tf32
                      ? (intrinsic.m == 16 && intrinsic.n == 8 &&
                         intrinsic.k == 8 && a.size() == 4 && b.size() == 2)
-                     : (s8 && intrinsic.m == 16 && intrinsic.n == 8 &&
+                     : (bytes && intrinsic.bType == intrinsic.aType &&
+                        intrinsic.m == 16 && intrinsic.n == 8 &&
                         intrinsic.k == 32 && a.size() == 16 && b.size() == 8);
   // Core keeps narrow float accumulators in f32 (the f32 form of an
   // intrinsic); s8 products accumulate in i32.
@@ -110,10 +114,15 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
       return packed;
     return LLVM::BitcastOp::create(builder, loc, halfPair, packed);
   };
-  // Four bytes in the 32-bit register mma.sync reads, the first lowest.
-  auto packBytes = [&](ValueRange bytes) -> Value {
+  // Four bytes in the 32-bit register mma.sync reads, the first lowest;
+  // fp8 elements by their bits.
+  Type i8 = builder.getI8Type();
+  auto packBytes = [&](ValueRange elements) -> Value {
     Value packed;
-    for (auto [i, byte] : llvm::enumerate(bytes)) {
+    for (auto [i, element] : llvm::enumerate(elements)) {
+      Value byte = element.getType() == i8
+                       ? element
+                       : arith::BitcastOp::create(builder, loc, i8, element);
       Value widened = arith::ExtUIOp::create(builder, loc, i32, byte);
       if (i)
         widened = arith::ShLIOp::create(
@@ -127,7 +136,7 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
   };
   auto operands = [&](ValueRange elements) {
     SmallVector<Value> registers;
-    if (s8) {
+    if (bytes) {
       for (size_t i = 0; i + 3 < elements.size(); i += 4)
         registers.push_back(packBytes(elements.slice(i, 4)));
       return registers;
@@ -147,11 +156,30 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
   SmallVector<Value> accRegisters(accumulator.begin(), accumulator.end());
   auto resultType = LLVM::LLVMStructType::getLiteral(
       context, SmallVector<Type>(4, s8 ? i32 : builder.getF32Type()));
-  NVVM::MMATypes inputType = intrinsic.aType == ET::F16 ? NVVM::MMATypes::f16
-                             : intrinsic.aType == ET::BF16
-                                 ? NVVM::MMATypes::bf16
-                             : s8 ? NVVM::MMATypes::s8
-                                  : NVVM::MMATypes::tf32;
+  NVVM::MMATypes inputType =
+      intrinsic.aType == ET::F16      ? NVVM::MMATypes::f16
+      : intrinsic.aType == ET::BF16   ? NVVM::MMATypes::bf16
+      : s8                            ? NVVM::MMATypes::s8
+      : intrinsic.aType == ET::F8E4M3 ? NVVM::MMATypes::e4m3
+      : intrinsic.aType == ET::F8E5M2 ? NVVM::MMATypes::e5m2
+                                      : NVVM::MMATypes::tf32;
+  if (fp8) {
+    // NVVM's mma op does not verify e4m3 and e5m2 at m16n8k32 (MLIR 22);
+    // LLVM's NVPTX backend has the intrinsics.
+    std::string name = "llvm.nvvm.mma.m16n8k32.row.col.f32." +
+                       stringifyMMATypes(inputType).str() + "." +
+                       stringifyMMATypes(inputType).str() + ".f32";
+    SmallVector<Value> operands(aRegisters);
+    operands.append(bRegisters);
+    operands.append(accRegisters);
+    auto call = LLVM::CallIntrinsicOp::create(
+        builder, loc, resultType, builder.getStringAttr(name), operands);
+    SmallVector<Value> result;
+    for (int64_t i = 0; i < 4; ++i)
+      result.push_back(LLVM::ExtractValueOp::create(
+          builder, loc, call.getResult(0), ArrayRef<int64_t>{i}));
+    return result;
+  }
   // Integer sums wrap, as tk's multiply-add dots do (no .satfinite).
   std::optional<NVVM::MMAIntOverflow> overflow;
   if (s8)

@@ -85,6 +85,13 @@ TargetInfo sm90a() {
       wgmma(32, ET::I8, ET::I32, "wgmma.m64nNk32.s32.s8"),
   };
   info.intrinsics.insert(info.intrinsics.begin(), wgmmas.begin(), wgmmas.end());
+  // m16n8k32 e4m3 and e5m2 (sm_89 on): the fragments of s8, four bytes a
+  // lane, accumulating in f32.
+  FL a32 = FL::of({1, 4}, {8, 4}, {1, 0}), b32 = FL::of({4, 1}, {4, 8}, {0, 1});
+  info.intrinsics.push_back(
+      mma(16, 8, 32, ET::F8E4M3, ET::F32, "mma.m16n8k32.f32.e4m3", a32, b32));
+  info.intrinsics.push_back(
+      mma(16, 8, 32, ET::F8E5M2, ET::F32, "mma.m16n8k32.f32.e5m2", a32, b32));
   return info;
 }
 
