@@ -91,11 +91,14 @@ LogicalResult runPasses(ModuleOp module, std::string &failedPass,
                         llvm::function_ref<void(OpPassManager &)> fill) {
   PassManager pm(module->getContext());
   fill(pm);
+  failedPass.clear();
   pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failedPass));
   return pm.run(module);
 }
 
 void FailedPassRecorder::runAfterPassFailed(Pass *pass, Operation *) {
+  if (!name->empty())
+    return;
   *name = pass->getArgument().str();
   if (name->empty())
     *name = pass->getName().str();

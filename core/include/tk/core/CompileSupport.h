@@ -50,7 +50,8 @@ KernelModuleError readKernelModule(mlir::MLIRContext &context, const void *data,
                                    mlir::OwningOpRef<mlir::ModuleOp> &module,
                                    std::string &error);
 
-/// Records the argument (or name) of the pass that failed.
+/// Records the argument (or name) of the first pass that failed: a nested
+/// pass, not the adaptor over functions that fails after it.
 class FailedPassRecorder : public mlir::PassInstrumentation {
 public:
   explicit FailedPassRecorder(std::string *name) : name(name) {}

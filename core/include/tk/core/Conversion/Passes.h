@@ -239,9 +239,10 @@ struct SIMTLowering {
 /// (dumped as 3-registers.mlir), then tk-convert-registers-to-simt,
 /// canonicalize and CSE (dumped as 4-loops.mlir). On failure the module is
 /// as it was, `error` says why, and `refused` (where given) is set when the
-/// pipeline refused the kernel (more workgroup memory than the target has,
-/// an op it has no pattern for): the kernel is unsupported on the target,
-/// not the compiler broken.
+/// pipeline refused the kernel for the target's limits (more workgroup
+/// memory than it has, a dot of multiply-adds over a thread's registers):
+/// the kernel is unsupported on the target, not the compiler broken. Any
+/// other failure leaves `refused` false.
 mlir::LogicalResult lowerToSIMT(mlir::ModuleOp module,
                                 const SIMTLowering &lowering,
                                 const StageDumpFn &dump, std::string &error,
