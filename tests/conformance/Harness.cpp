@@ -9,13 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Harness.h"
+#include "Fp8Bits.h"
 
 #include "tk/runtime/Buffer.h"
 #include "tk/runtime/Device.h"
 #include "tk/runtime/Kernel.h"
 #include "tk/runtime/PluginLoader.h"
 
-#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -70,28 +70,13 @@ uint16_t toF16Bits(double value) {
 
 double fromF16Bits(uint16_t bits) { return double(tk_f16_to_f32(bits)); }
 
-/// fp8 (DType::F8E4M3 or F8E5M2) in APFloat's semantics, which the
-/// backends' conversions follow: to nearest, ties to even; past the largest
-/// finite value, f8E5M2's infinity and f8E4M3FN's NaN.
-const llvm::fltSemantics &fp8Semantics(DType dtype) {
-  return dtype == DType::F8E4M3 ? llvm::APFloat::Float8E4M3FN()
-                                : llvm::APFloat::Float8E5M2();
+/// fp8 (DType::F8E4M3 or F8E5M2) by its bits (Fp8Bits.h).
+uint8_t encodeFp8(DType dtype, double value) {
+  return toFp8Bits(dtype == DType::F8E4M3, value);
 }
 
-uint8_t toFp8Bits(DType dtype, double value) {
-  llvm::APFloat f(value);
-  bool losesInfo = false;
-  f.convert(fp8Semantics(dtype), llvm::APFloat::rmNearestTiesToEven,
-            &losesInfo);
-  return uint8_t(f.bitcastToAPInt().getZExtValue());
-}
-
-double fromFp8Bits(DType dtype, uint8_t bits) {
-  llvm::APFloat f(fp8Semantics(dtype), llvm::APInt(8, bits));
-  bool losesInfo = false;
-  f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-            &losesInfo);
-  return f.convertToDouble();
+double decodeFp8(DType dtype, uint8_t bits) {
+  return fromFp8Bits(dtype == DType::F8E4M3, bits);
 }
 
 /// bf16 from a double: through f32 when f32 holds the value exactly is
@@ -153,7 +138,7 @@ double tk::conformance::roundTo(DType dtype, double value) {
     return value;
   case DType::F8E4M3:
   case DType::F8E5M2:
-    return fromFp8Bits(dtype, toFp8Bits(dtype, value));
+    return decodeFp8(dtype, encodeFp8(dtype, value));
   }
   return value;
 }
@@ -452,7 +437,7 @@ void encode(DType dtype, double value, uint8_t *out) {
     return;
   case DType::F8E4M3:
   case DType::F8E5M2:
-    *out = toFp8Bits(dtype, value);
+    *out = encodeFp8(dtype, value);
     return;
   }
 }
@@ -502,7 +487,7 @@ double decode(DType dtype, const uint8_t *in) {
   }
   case DType::F8E4M3:
   case DType::F8E5M2:
-    return fromFp8Bits(dtype, *in);
+    return decodeFp8(dtype, *in);
   }
   return 0;
 }

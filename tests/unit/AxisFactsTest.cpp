@@ -5,7 +5,8 @@
 // are known is proven contiguous and 16-byte aligned in runs of 8 f16;
 // unknown strides, an odd offset or a strided column axis prove nothing. A
 // loop's pointer walk keeps what its start and its step both prove. A tile
-// loaded transposed has those facts along its first dimension.
+// loaded transposed has those facts along its first dimension. A loop
+// counter is divisible by what divides its lower bound and its step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -353,6 +354,63 @@ TEST_F(AxisFactsTest, WalkFactsAreNothingForOtherArguments) {
   module->walk([&](tk::FuncOp func) {
     EXPECT_FALSE(tk::getLoopWalkFacts(func.getArgument(0)).has_value());
   });
+}
+
+/// The facts of `a + off + arange(64)` loaded in a loop whose counter
+/// `off` runs from `lower` by `step` (the blocks of a row, as layernorm
+/// walks one).
+tk::AxisFacts counterFacts(MLIRContext &ctx, OwningOpRef<ModuleOp> &module,
+                           const std::string &lower, const std::string &step) {
+  std::string source =
+      "tk.func @k(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, "
+      "%n: i32, %any: i32) {\n"
+      "  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : "
+      "tensor<64xi32>\n"
+      "  %lower = arith.constant " +
+      lower +
+      " : i32\n"
+      "  %step = arith.constant " +
+      step +
+      " : i32\n"
+      "  scf.for %off = %lower to %n step %step : i32 {\n"
+      "    %s = tk.splat %off : i32 -> tensor<64xi32>\n"
+      "    %cols = arith.addi %s, %r : tensor<64xi32>\n"
+      "    %base = tk.splat %a : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>>\n"
+      "    %p = tk.addptr %base, %cols : tensor<64x!tk.ptr<f16>>, "
+      "tensor<64xi32>\n"
+      "    %x = tk.load %p : tensor<64x!tk.ptr<f16>>\n"
+      "  }\n"
+      "  tk.return\n}\n";
+  module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx));
+  EXPECT_TRUE(module) << source;
+  std::optional<tk::AxisFacts> facts;
+  if (module)
+    module->walk([&](tk::LoadOp load) {
+      facts = tk::getAxisFacts(load.getPtr(), tk::getLoopWalkFacts);
+    });
+  EXPECT_TRUE(facts.has_value());
+  return facts.value_or(tk::AxisFacts{});
+}
+
+TEST_F(AxisFactsTest, ACounterByBlocksKeepsTheRowsAlignment) {
+  tk::AxisFacts facts = counterFacts(ctx, module, "0", "64");
+  EXPECT_EQ(facts.contiguity, 64);
+  EXPECT_EQ(facts.divisibility, 16);
+  EXPECT_TRUE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, ACounterFromAnOddStartProvesNoAlignment) {
+  // 3 + 64 i elements: only an f16's two bytes divide each offset.
+  tk::AxisFacts facts = counterFacts(ctx, module, "3", "64");
+  EXPECT_EQ(facts.contiguity, 64);
+  EXPECT_EQ(facts.divisibility, 2);
+  EXPECT_FALSE(copiesIn16Bytes(facts));
+}
+
+TEST_F(AxisFactsTest, ACounterByAnOddStepProvesNoAlignment) {
+  tk::AxisFacts facts = counterFacts(ctx, module, "0", "6");
+  EXPECT_EQ(facts.divisibility, 4);
+  EXPECT_FALSE(copiesIn16Bytes(facts));
 }
 
 } // namespace

@@ -146,6 +146,15 @@ private:
     if (auto argument = dyn_cast<BlockArgument>(value)) {
       if (std::optional<AxisFacts> known = blockArgument(argument, axis))
         return *known;
+      // A loop's counter takes lower + i * step: what divides both divides
+      // each (a row walked in blocks, `for off in range(0, N, BLOCK)`).
+      auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
+      if (loop && argument.getOwner() == loop.getBody() &&
+          argument.getArgNumber() < loop.getNumInductionVars())
+        return constantFacts(
+            type, axis,
+            std::gcd(along(loop.getLowerBound(), 0).divisibility,
+                     along(loop.getStep(), 0).divisibility));
       auto function =
           dyn_cast<FunctionOpInterface>(argument.getOwner()->getParentOp());
       if (function && argument.getOwner()->isEntryBlock())
