@@ -293,6 +293,21 @@ TEST_F(AxisFactsTest, WalkStepsKeepOrBreakAlignment) {
       tk::getWalkFacts(start, tk::AxisFacts{1, 1, 4}, pointers)));
 }
 
+/// The facts of the pointer of the only tk.load in `source`, a loop's
+/// pointer walks taken as getLoopWalkFacts gives them.
+tk::AxisFacts loopLoadFacts(MLIRContext &ctx, OwningOpRef<ModuleOp> &module,
+                            const std::string &source) {
+  module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx));
+  EXPECT_TRUE(module) << source;
+  std::optional<tk::AxisFacts> facts;
+  if (module)
+    module->walk([&](tk::LoadOp load) {
+      facts = tk::getAxisFacts(load.getPtr(), tk::getLoopWalkFacts);
+    });
+  EXPECT_TRUE(facts.has_value());
+  return facts.value_or(tk::AxisFacts{});
+}
+
 /// The facts getLoopWalkFacts gives the pointer a loop walks from 16-byte
 /// aligned runs of 64 f16 by `step` elements a trip, as the loop's load
 /// sees it.
@@ -319,15 +334,7 @@ tk::AxisFacts walkFacts(MLIRContext &ctx, OwningOpRef<ModuleOp> &module,
       "    scf.yield %next : tensor<64x!tk.ptr<f16>>\n"
       "  }\n"
       "  tk.return\n}\n";
-  module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx));
-  EXPECT_TRUE(module) << source;
-  std::optional<tk::AxisFacts> facts;
-  if (module)
-    module->walk([&](tk::LoadOp load) {
-      facts = tk::getAxisFacts(load.getPtr(), tk::getLoopWalkFacts);
-    });
-  EXPECT_TRUE(facts.has_value());
-  return facts.value_or(tk::AxisFacts{});
+  return loopLoadFacts(ctx, module, source);
 }
 
 TEST_F(AxisFactsTest, WalkByAlignedStepsKeepsTheStartsFacts) {
@@ -381,15 +388,7 @@ tk::AxisFacts counterFacts(MLIRContext &ctx, OwningOpRef<ModuleOp> &module,
       "    %x = tk.load %p : tensor<64x!tk.ptr<f16>>\n"
       "  }\n"
       "  tk.return\n}\n";
-  module = parseSourceString<ModuleOp>(source, ParserConfig(&ctx));
-  EXPECT_TRUE(module) << source;
-  std::optional<tk::AxisFacts> facts;
-  if (module)
-    module->walk([&](tk::LoadOp load) {
-      facts = tk::getAxisFacts(load.getPtr(), tk::getLoopWalkFacts);
-    });
-  EXPECT_TRUE(facts.has_value());
-  return facts.value_or(tk::AxisFacts{});
+  return loopLoadFacts(ctx, module, source);
 }
 
 TEST_F(AxisFactsTest, ACounterByBlocksKeepsTheRowsAlignment) {
