@@ -166,9 +166,9 @@ emitMmaSyncFragments(OpBuilder &builder, Location loc,
   if (fp8) {
     // NVVM's mma op does not verify e4m3 and e5m2 at m16n8k32 (MLIR 22);
     // LLVM's NVPTX backend has the intrinsics.
-    std::string name = "llvm.nvvm.mma.m16n8k32.row.col.f32." +
-                       stringifyMMATypes(inputType).str() + "." +
-                       stringifyMMATypes(inputType).str() + ".f32";
+    std::string type = stringifyMMATypes(inputType).str();
+    std::string name =
+        "llvm.nvvm.mma.m16n8k32.row.col.f32." + type + "." + type + ".f32";
     SmallVector<Value> operands(aRegisters);
     operands.append(bRegisters);
     operands.append(accRegisters);

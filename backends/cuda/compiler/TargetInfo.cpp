@@ -44,8 +44,8 @@ TargetInfo sm80() {
   FL a16 = cuda::mmaHalfALayout(), b16 = cuda::mmaHalfBLayout();
   // m16n8k8 tf32 (mmaTf32ALayout, mmaTf32BLayout).
   FL a8 = cuda::mmaTf32ALayout(), b8 = cuda::mmaTf32BLayout();
-  // m16n8k32 s8: four bytes a lane where f16 has two.
-  FL a32 = FL::of({1, 4}, {8, 4}, {1, 0}), b32 = FL::of({4, 1}, {4, 8}, {0, 1});
+  // m16n8k32 s8 (mmaByteALayout, mmaByteBLayout).
+  FL a32 = cuda::mmaByteALayout(), b32 = cuda::mmaByteBLayout();
   info.intrinsics = {
       mma(16, 8, 16, ET::F16, ET::F32, "mma.m16n8k16.f32.f16", a16, b16),
       mma(16, 8, 16, ET::F16, ET::F16, "mma.m16n8k16.f16.f16", a16, b16),
@@ -85,9 +85,9 @@ TargetInfo sm90a() {
       wgmma(32, ET::I8, ET::I32, "wgmma.m64nNk32.s32.s8"),
   };
   info.intrinsics.insert(info.intrinsics.begin(), wgmmas.begin(), wgmmas.end());
-  // m16n8k32 e4m3 and e5m2 (sm_89 on): the fragments of s8, four bytes a
-  // lane, accumulating in f32.
-  FL a32 = FL::of({1, 4}, {8, 4}, {1, 0}), b32 = FL::of({4, 1}, {4, 8}, {0, 1});
+  // m16n8k32 e4m3 and e5m2 (sm_89 on): the fragments of s8, accumulating
+  // in f32.
+  FL a32 = cuda::mmaByteALayout(), b32 = cuda::mmaByteBLayout();
   info.intrinsics.push_back(
       mma(16, 8, 32, ET::F8E4M3, ET::F32, "mma.m16n8k32.f32.e4m3", a32, b32));
   info.intrinsics.push_back(
@@ -115,6 +115,14 @@ FragmentLayout tk::cuda::mmaTf32ALayout() {
 
 FragmentLayout tk::cuda::mmaTf32BLayout() {
   return FL::of({1, 1}, {4, 8}, {0, 1});
+}
+
+FragmentLayout tk::cuda::mmaByteALayout() {
+  return FL::of({1, 4}, {8, 4}, {1, 0});
+}
+
+FragmentLayout tk::cuda::mmaByteBLayout() {
+  return FL::of({4, 1}, {4, 8}, {0, 1});
 }
 
 FragmentLayout tk::cuda::wgmmaAccumulatorLayout() {

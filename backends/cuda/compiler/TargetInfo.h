@@ -23,6 +23,11 @@ FragmentLayout mmaHalfBLayout();
 FragmentLayout mmaTf32ALayout();
 FragmentLayout mmaTf32BLayout();
 
+/// mma.sync m16n8k32's 8-bit operand fragments (s8, e4m3, e5m2): four
+/// bytes a lane where f16 has two.
+FragmentLayout mmaByteALayout();
+FragmentLayout mmaByteBLayout();
+
 /// wgmma's accumulator fragment: warp w of the warpgroup holds rows 16w ..
 /// 16w + 15, as mma.sync holds its 16 x 8 blocks, for every 8 columns.
 FragmentLayout wgmmaAccumulatorLayout();
