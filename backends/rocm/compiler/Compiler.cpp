@@ -124,18 +124,26 @@ void addOclcControlConstants(llvm::Module &module, const Target &target,
   (void)digits.take_back(2).take_front(1).getAsInteger(16, minor);
   (void)digits.take_back(1).getAsInteger(16, stepping);
   auto define = [&](llvm::StringRef name, llvm::Type *type, uint64_t value) {
-    if (module.getNamedGlobal(name) &&
-        !module.getNamedGlobal(name)->isDeclaration())
+    llvm::GlobalVariable *global = module.getNamedGlobal(name);
+    if (global && !global->isDeclaration())
       return;
-    auto *global = new llvm::GlobalVariable(
-        module, type, /*isConstant=*/true,
-        llvm::GlobalValue::LinkOnceODRLinkage,
-        llvm::ConstantInt::get(type, value), name, nullptr,
-        llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/4);
+    // ocml declares the constants it reads: the definition is given to that
+    // declaration. A second global of the same name would be renamed
+    // (name.1) and left unread, and the declaration an unresolved symbol
+    // whose load ocml's code then branches on at run time.
+    if (!global)
+      global = new llvm::GlobalVariable(
+          module, type, /*isConstant=*/true,
+          llvm::GlobalValue::LinkOnceODRLinkage, nullptr, name, nullptr,
+          llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/4);
+    global->setConstant(true);
+    global->setLinkage(llvm::GlobalValue::LinkOnceODRLinkage);
+    global->setInitializer(llvm::ConstantInt::get(type, value));
     global->setVisibility(llvm::GlobalValue::ProtectedVisibility);
     global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Local);
   };
-  llvm::Type *i8 = llvm::Type::getInt8Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Type *i8 = llvm::Type::getInt8Ty(ctx),
+             *i32 = llvm::Type::getInt32Ty(ctx);
   define("__oclc_finite_only_opt", i8, 0);
   define("__oclc_unsafe_math_opt", i8, 0);
   define("__oclc_daz_opt", i8, 0);
@@ -151,8 +159,8 @@ void addOclcControlConstants(llvm::Module &module, const Target &target,
 tk_status linkDeviceLibs(llvm::Module &module, const CompileInput &input,
                          std::string &error) {
   std::vector<std::string> libraries;
-  for (auto [prefix, file] : {std::pair{"__ocml_", "ocml.bc"},
-                              std::pair{"__ockl_", "ockl.bc"}})
+  for (auto [prefix, file] :
+       {std::pair{"__ocml_", "ocml.bc"}, std::pair{"__ockl_", "ockl.bc"}})
     for (const llvm::Function &function : module)
       if (function.isDeclaration() && function.getName().starts_with(prefix)) {
         libraries.push_back(file);
@@ -164,8 +172,7 @@ tk_status linkDeviceLibs(llvm::Module &module, const CompileInput &input,
     if (folder.empty()) {
       error = "tk-rocm: the kernel calls ROCm's device libraries, whose "
               "bitcode was not found (looked in " +
-              looked +
-              "); install rocm-device-libs or set TK_ROCM_DEVICE_LIBS";
+              looked + "); install rocm-device-libs or set TK_ROCM_DEVICE_LIBS";
       return TK_ERROR_COMPILATION;
     }
     for (const std::string &file : libraries) {
@@ -396,7 +403,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   if (tk_status status =
           lowerToLLVMDialect(*module, input.options, out.lowered, loweringError,
                              input.dumpDir.empty() ? DumpFn() : dump)) {
-    error = "tk-rocm: lowering for " + target.arch + " failed: " + loweringError;
+    error =
+        "tk-rocm: lowering for " + target.arch + " failed: " + loweringError;
     if (!diagnostics.empty())
       error += "\n" + diagnostics;
     return status;
@@ -417,11 +425,11 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   // (waves per SIMD), scratch, as comments.
   targetOptions.MCOptions.AsmVerbose = true;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      triple, target.arch, features, targetOptions, std::nullopt,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, target.arch, features, targetOptions, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (!machine) {
-    error = "tk-rocm: cannot create the AMDGPU target machine for " +
-            target.arch;
+    error =
+        "tk-rocm: cannot create the AMDGPU target machine for " + target.arch;
     return TK_ERROR_COMPILATION;
   }
 
@@ -470,7 +478,8 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     llvmModule->print(os, nullptr);
     return TK_SUCCESS;
   }
-  // Any function left undefined would fail at load: say which now.
+  // Any function or variable left undefined would fail at load: say which
+  // now.
   for (const llvm::Function &function : *llvmModule)
     if (function.isDeclaration() && !function.isIntrinsic() &&
         !function.use_empty()) {
@@ -478,10 +487,16 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
               "', which neither LLVM nor ROCm's device libraries define";
       return TK_ERROR_COMPILATION;
     }
+  for (const llvm::GlobalVariable &global : llvmModule->globals())
+    if (global.isDeclaration() && !global.use_empty()) {
+      error = "tk-rocm: the kernel reads '" + global.getName().str() +
+              "', which neither tk nor ROCm's device libraries define";
+      return TK_ERROR_COMPILATION;
+    }
 
   auto codegenFailed = [&] {
-    error = "tk-rocm: code generation for " + target.arch + " failed: " +
-            codegenErrors.text;
+    error = "tk-rocm: code generation for " + target.arch +
+            " failed: " + codegenErrors.text;
     // Tiles over the LDS of a workgroup are a limit of the target.
     return codegenErrors.text.find("local memory") != std::string::npos
                ? TK_ERROR_UNSUPPORTED
