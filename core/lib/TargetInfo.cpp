@@ -114,9 +114,68 @@ TargetInfo::findIntrinsics(mlir::Type a, mlir::Type b, mlir::Type acc,
   return found;
 }
 
+const MatrixIntrinsic *TargetInfo::findIntrinsic(llvm::StringRef key) const {
+  for (const MatrixIntrinsic &intrinsic : intrinsics)
+    if (intrinsic.key() == key)
+      return &intrinsic;
+  return nullptr;
+}
+
 //===----------------------------------------------------------------------===//
 // Fragments
 //===----------------------------------------------------------------------===//
+
+FragmentLayout FragmentLayout::transposed() const {
+  auto swapped = [](std::array<int64_t, 2> pair) {
+    return std::array<int64_t, 2>{pair[1], pair[0]};
+  };
+  return FragmentLayout::of(swapped(sizePerLane), swapped(lanesPerWarp),
+                            {1 - order[0], 1 - order[1]},
+                            swapped(warpsPerFragment));
+}
+
+llvm::Expected<MatrixIntrinsic> MatrixIntrinsic::transposedForm() const {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError("%s has no transposed form: %s",
+                                   name.c_str(), why.str().c_str());
+  };
+  if (transposed)
+    return fail("it is one");
+  if (scope != MatrixScope::Warp || m != n || aType != bType || !aLayout ||
+      !bLayout)
+    return fail("only a square warp intrinsic whose lanes hold both "
+                "operands has one");
+  // Exchanging the operands leaves each lane's fragments where they are
+  // only where b's fragment is a's transposed.
+  llvm::Expected<LinearLayout> a = aLayout->toLinearLayout(m, k);
+  llvm::Expected<LinearLayout> b = bLayout->transposed().toLinearLayout(n, k);
+  llvm::Expected<LinearLayout> acc = accLayout.toLinearLayout(m, n);
+  llvm::Expected<LinearLayout> accT =
+      accLayout.transposed().toLinearLayout(n, m);
+  if (!a || !b || !acc || !accT) {
+    std::string why;
+    for (llvm::Expected<LinearLayout> *layout : {&a, &b, &acc, &accT})
+      if (!*layout)
+        why = llvm::toString(layout->takeError());
+    return fail(why);
+  }
+  if (*a != *b)
+    return fail("b's fragment is not a's transposed");
+  // The transposed accumulator holds (c, r) in the register, lane and warp
+  // that hold (r, c): each basis with its coordinates exchanged.
+  LinearLayout::BasesT expected = acc->getBases();
+  for (auto &[inDim, bases] : expected)
+    for (std::vector<int32_t> &basis : bases)
+      std::swap(basis[0], basis[1]);
+  if (accT->getBases() != expected)
+    return fail("the accumulator's repeats do not transpose");
+  MatrixIntrinsic form = *this;
+  form.transposed = true;
+  form.aLayout = bLayout->transposed();
+  form.bLayout = aLayout->transposed();
+  form.accLayout = accLayout.transposed();
+  return form;
+}
 
 llvm::SmallVector<std::array<int64_t, 2>>
 FragmentLayout::elementsOf(int64_t warp, int64_t lane, int64_t rows,

@@ -79,7 +79,7 @@ TEST(LinearLayoutFragmentsTest, PresetsPlaceElementsAsTheBackendsDo) {
     ASSERT_TRUE(target) << error;
     auto found = std::find_if(
         target->intrinsics.begin(), target->intrinsics.end(),
-        [&](const tk::MatrixIntrinsic &i) { return i.name == c.intrinsic; });
+        [&](const tk::MatrixIntrinsic &i) { return i.key() == c.intrinsic; });
     ASSERT_NE(found, target->intrinsics.end());
     const tk::FragmentLayout *fragment =
         c.operand == Operand::A   ? &*found->aLayout

@@ -32,12 +32,13 @@ protected:
     return info ? *info : tk::TargetInfo();
   }
 
-  /// The intrinsic `name` of `target` (which must outlive the reference).
+  /// The intrinsic whose key() is `name` (the manual's form where it has a
+  /// transposed one) of `target` (which must outlive the reference).
   static const tk::MatrixIntrinsic &intrinsic(const tk::TargetInfo &target,
                                               llvm::StringRef name) {
     auto found = std::find_if(
         target.intrinsics.begin(), target.intrinsics.end(),
-        [&](const tk::MatrixIntrinsic &i) { return i.name == name; });
+        [&](const tk::MatrixIntrinsic &i) { return i.key() == name; });
     static const tk::MatrixIntrinsic none;
     if (found == target.intrinsics.end()) {
       ADD_FAILURE() << target.name << " has no " << name.str();
@@ -161,6 +162,98 @@ TEST_F(TargetInfoTest, WmmaOperandsAreCopiedAcrossHalfWaves) {
   ASSERT_EQ(acc.size(), 8u);
   for (int64_t r = 0; r < 8; ++r)
     EXPECT_EQ(acc[r], (Position{2 * r + 1, 3}));
+}
+
+// The transposed form of an intrinsic, issued as LayoutMatrixUnit issues it
+// (b's fragment as the instruction's first operand, a's as its second),
+// computes a . b + acc where its own fragments place them: the instruction
+// is simulated as its manual's fragments say it reads and writes lanes, on
+// small integers (exact in every type).
+TEST_F(TargetInfoTest, TransposedFormsComputeTheSameProduct) {
+  using Matrix = std::vector<std::vector<int64_t>>;
+  for (const char *name : {"amd-cdna3", "amd-cdna2", "amd-rdna3"}) {
+    tk::TargetInfo target = preset(name);
+    int forms = 0;
+    for (const tk::MatrixIntrinsic &form : target.intrinsics) {
+      if (!form.transposed)
+        continue;
+      ++forms;
+      SCOPED_TRACE(std::string(name) + " " + form.key());
+      const tk::MatrixIntrinsic &manual = intrinsic(target, form.name);
+      ASSERT_FALSE(manual.transposed);
+      int64_t m = form.m, n = form.n, k = form.k;
+      auto filled = [](int64_t rows, int64_t cols, int64_t seed) {
+        Matrix matrix(rows, std::vector<int64_t>(cols));
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c)
+            matrix[r][c] = (seed * 7 + r * 13 + c * 5) % 11 - 5;
+        return matrix;
+      };
+      Matrix a = filled(m, k, 1), b = filled(k, n, 2), acc = filled(m, n, 3);
+      // Each lane's registers, as a fragment layout places a matrix's
+      // elements, and the matrix an instruction reads from them.
+      auto registers = [&](const tk::FragmentLayout &layout, const Matrix &of) {
+        std::vector<std::vector<int64_t>> held(target.warpSize);
+        for (int64_t lane = 0; lane < target.warpSize; ++lane)
+          for (Position at :
+               layout.elementsOf(0, lane, of.size(), of.front().size()))
+            held[lane].push_back(of[at[0]][at[1]]);
+        return held;
+      };
+      auto read = [&](const tk::FragmentLayout &layout, int64_t rows,
+                      int64_t cols,
+                      const std::vector<std::vector<int64_t>> &held) {
+        Matrix matrix(rows, std::vector<int64_t>(cols, 0));
+        for (int64_t lane = 0; lane < target.warpSize; ++lane) {
+          Positions at = layout.elementsOf(0, lane, rows, cols);
+          EXPECT_EQ(at.size(), held[lane].size());
+          for (size_t r = 0; r < at.size() && r < held[lane].size(); ++r)
+            matrix[at[r][0]][at[r][1]] = held[lane][r];
+        }
+        return matrix;
+      };
+      Matrix first = read(*manual.aLayout, m, k, registers(*form.bLayout, b));
+      Matrix second = read(*manual.bLayout, k, n, registers(*form.aLayout, a));
+      Matrix sum = read(manual.accLayout, m, n, registers(form.accLayout, acc));
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t c = 0; c < n; ++c)
+          for (int64_t i = 0; i < k; ++i)
+            sum[r][c] += first[r][i] * second[i][c];
+      // The instruction writes each lane's registers where the manual's
+      // accumulator fragment says; the form reads them where its own does.
+      for (int64_t lane = 0; lane < target.warpSize; ++lane) {
+        Positions written = manual.accLayout.elementsOf(0, lane, m, n);
+        Positions meant = form.accLayout.elementsOf(0, lane, m, n);
+        ASSERT_EQ(written.size(), meant.size());
+        for (size_t r = 0; r < written.size(); ++r) {
+          int64_t want = acc[meant[r][0]][meant[r][1]];
+          for (int64_t i = 0; i < k; ++i)
+            want += a[meant[r][0]][i] * b[i][meant[r][1]];
+          ASSERT_EQ(sum[written[r][0]][written[r][1]], want)
+              << "lane " << lane << " register " << r;
+        }
+      }
+    }
+    EXPECT_GT(forms, 0) << name << " lists no transposed form";
+  }
+}
+
+// An intrinsic that is not square, or whose b fragment is not a's
+// transposed, has no transposed form, and says why.
+TEST_F(TargetInfoTest, OnlySymmetricIntrinsicsHaveATransposedForm) {
+  tk::TargetInfo sm80 = preset("cuda-sm80");
+  llvm::Expected<tk::MatrixIntrinsic> mma =
+      intrinsic(sm80, "mma.m16n8k16.f32.f16").transposedForm();
+  ASSERT_FALSE(bool(mma));
+  EXPECT_NE(llvm::toString(mma.takeError()).find("square warp intrinsic"),
+            std::string::npos);
+  tk::MatrixIntrinsic skewed =
+      intrinsic(preset("amd-cdna3"), "mfma.f32.32x32x8f16");
+  skewed.bLayout = skewed.aLayout;
+  llvm::Expected<tk::MatrixIntrinsic> form = skewed.transposedForm();
+  ASSERT_FALSE(bool(form));
+  EXPECT_NE(llvm::toString(form.takeError()).find("not a's transposed"),
+            std::string::npos);
 }
 
 TEST_F(TargetInfoTest, DpasFragmentsFollowTheOpenClExtension) {

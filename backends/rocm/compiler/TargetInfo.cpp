@@ -64,6 +64,22 @@ llvm::SmallVector<MatrixIntrinsic, 8> halfMfmas() {
   };
 }
 
+/// Each MFMA in its transposed form (MatrixIntrinsic::transposed), the
+/// one tk chooses, then in the form the manual states.
+llvm::SmallVector<MatrixIntrinsic, 8>
+withTransposedForms(llvm::ArrayRef<MatrixIntrinsic> mfmas) {
+  llvm::SmallVector<MatrixIntrinsic, 8> all;
+  for (const MatrixIntrinsic &mfma : mfmas) {
+    llvm::Expected<MatrixIntrinsic> transposed = mfma.transposedForm();
+    if (transposed)
+      all.push_back(std::move(*transposed));
+    else
+      llvm::consumeError(transposed.takeError());
+  }
+  all.append(mfmas.begin(), mfmas.end());
+  return all;
+}
+
 TargetInfo cdna3() {
   TargetInfo info = cdna("amd-cdna3");
   info.intrinsics = halfMfmas();
@@ -75,6 +91,7 @@ TargetInfo cdna3() {
       // would read other values. fp8 dots are multiply-adds in f32 here.
       mfma(16, 4, ET::F64, ET::F64, "mfma.f64.16x16x4f64", 1),
   });
+  info.intrinsics = withTransposedForms(info.intrinsics);
   return info;
 }
 
@@ -87,6 +104,7 @@ TargetInfo cdna2() {
       mfma(16, 16, ET::I8, ET::I32, "mfma.i32.16x16x16i8", 4),
       mfma(16, 4, ET::F64, ET::F64, "mfma.f64.16x16x4f64", 1),
   });
+  info.intrinsics = withTransposedForms(info.intrinsics);
   return info;
 }
 
@@ -118,6 +136,7 @@ TargetInfo rdna3() {
       wmma(ET::BF16, ET::F32, "wmma.f32.16x16x16.bf16"),
       wmma(ET::I8, ET::I32, "wmma.i32.16x16x16.iu8"),
   };
+  info.intrinsics = withTransposedForms(info.intrinsics);
   return info;
 }
 

@@ -10,6 +10,13 @@ AMD GPU):
       --kernels DIR_OF_tk-bench-kernels--emit --out TK_DIR
   triton_compare.py triton --tk TK_DIR --out OUT_DIR
 
+Triton's code objects change only with Triton, so a new tk side may also be
+set beside the Triton side of an earlier report (same configurations), on
+a machine without Triton:
+
+  triton_compare.py join --tk TK_DIR --triton-report OLD/rocm-vs-triton.json \\
+      --out OUT_DIR
+
 For each kernel and configuration (CONFIGS: the seed kernels' benchmark
 shapes and the tuned matmul and attention configurations, with the same
 warps and blocks on both sides) and each target (gfx942 wave64, gfx1100
@@ -255,6 +262,38 @@ def triton_side(args):
     print(table(report))
 
 
+def join_side(args):
+    """tk's new side beside the Triton side of an earlier report."""
+    with open(os.path.join(args.tk, "tk.json")) as f:
+        tk_results = {(r["name"], r["arch"]): r for r in json.load(f)}
+    with open(args.triton_report) as f:
+        earlier = json.load(f)
+    rows = []
+    for old in earlier["rows"]:
+        key = (old["name"], old["arch"])
+        if key not in tk_results:
+            sys.exit(f"triton_compare.py: {args.tk}/tk.json has no row "
+                     f"{key[0]} on {key[1]}, which {args.triton_report} has")
+        row = dict(old)
+        row["tk"] = dict(tk_results[key])
+        row["tk"]["waves_per_simd"] = occupancy(row["tk"], old["arch"],
+                                                old["num_warps"])
+        rows.append(row)
+    missing = set(tk_results) - {(r["name"], r["arch"]) for r in rows}
+    if missing:
+        sys.exit(f"triton_compare.py: {args.triton_report} has no Triton "
+                 f"side for {sorted(missing)}; run the triton step")
+    report = {"triton_version": earlier["triton_version"],
+              "triton_side_from": os.path.abspath(args.triton_report),
+              "rows": rows}
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "rocm-vs-triton.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    with open(os.path.join(args.out, "rocm-vs-triton.md"), "w") as f:
+        f.write(table(report))
+    print(table(report))
+
+
 def summary(m):
     if "error" in m:
         return "error"
@@ -264,8 +303,12 @@ def summary(m):
 
 
 def table(report):
+    source = ""
+    if report.get("triton_side_from"):
+        source = (" Triton's side from "
+                  f"{os.path.relpath(report['triton_side_from'], ROOT)}.")
     out = [f"tk vs Triton {report['triton_version']}: code objects for the "
-           "same kernels and configurations (no AMD GPU ran them)\n",
+           f"same kernels and configurations (no AMD GPU ran them).{source}\n",
            "| kernel | target | VGPRs (+AGPRs) tk / Triton | SGPRs | LDS bytes "
            "| scratch bytes | waves/SIMD | matrix instr. per loop trip |",
            "|---|---|---|---|---|---|---|---|"]
@@ -302,8 +345,14 @@ def main():
     tr = sub.add_parser("triton", help="compile Triton's side and compare")
     tr.add_argument("--tk", required=True, help="the tk step's --out")
     tr.add_argument("--out", required=True)
+    join = sub.add_parser("join", help="the tk step's side beside an "
+                          "earlier report's Triton side (no Triton needed)")
+    join.add_argument("--tk", required=True, help="the tk step's --out")
+    join.add_argument("--triton-report", required=True,
+                      help="an earlier rocm-vs-triton.json")
+    join.add_argument("--out", required=True)
     args = parser.parse_args()
-    tk_side(args) if args.side == "tk" else triton_side(args)
+    {"tk": tk_side, "triton": triton_side, "join": join_side}[args.side](args)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,10 @@ FailureOr<SmallVector<Value>> LayoutMatrixUnit::emitFragmentProduct(
     ValueRange bElements, ValueRange accumulator) const {
   if (a.empty() || bElements.empty() || accumulator.empty())
     return failure();
+  // The transposed form computes acc^T += b^T a^T: b's fragment is the
+  // instruction's first operand (MatrixIntrinsic::transposed).
+  if (intrinsic.transposed)
+    std::swap(a, bElements);
   Value aOperand = packElements(b, loc, intrinsic, 0, a);
   Value bOperand = packElements(b, loc, intrinsic, 1, bElements);
   auto i32 = [&](int64_t v) -> Value {

@@ -404,7 +404,7 @@ struct AssignLinearLayoutsPass
       // The dot-operands pass takes the same intrinsic's operand fragments.
       if (intrinsic)
         dot->setAttr(TkwDialect::kIntrinsicAttrName,
-                     StringAttr::get(&getContext(), intrinsic->name));
+                     StringAttr::get(&getContext(), intrinsic->key()));
     });
     func.walk([&](LoadOp load) {
       // A scalar load has no layout; a block pointer's has no pointer tile.

@@ -55,10 +55,7 @@ struct DotOperandLayoutsPass
                                  : "the function records no tkw.target");
         return WalkResult::interrupt();
       }
-      const MatrixIntrinsic *intrinsic = nullptr;
-      for (const MatrixIntrinsic &candidate : info->intrinsics)
-        if (candidate.name == name.getValue())
-          intrinsic = &candidate;
+      const MatrixIntrinsic *intrinsic = info->findIntrinsic(name);
       if (!intrinsic) {
         dot.emitError() << kPassName << ": " << info->name
                         << " has no matrix intrinsic " << name;

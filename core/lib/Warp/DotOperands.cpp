@@ -415,9 +415,8 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
       return makeError(error);
     target = &*parsed;
   }
-  for (const MatrixIntrinsic &candidate : target->intrinsics)
-    if (candidate.name == name.getValue())
-      plan.intrinsic = candidate;
+  if (const MatrixIntrinsic *intrinsic = target->findIntrinsic(name))
+    plan.intrinsic = *intrinsic;
   if (!plan.intrinsic)
     return makeError(target->name + " has no matrix intrinsic " +
                      name.getValue());

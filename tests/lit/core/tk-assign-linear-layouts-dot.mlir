@@ -9,7 +9,8 @@
 //   [0, 1], [8, 0]; lanes [0, 2], [0, 4], [1, 0], [2, 0], [4, 0]), warps
 //   8 columns and 16 rows apart, then 4 fragments along a row and 2 along
 //   a column in further registers;
-// - CDNA3, mfma 32x32x8 (wave of 64): the 32x32 fragment, one a warp;
+// - CDNA3, mfma 32x32x8 (wave of 64) in its transposed form: the 32x32
+//   fragment, a lane's four registers along a row, one fragment a warp;
 // - PVC, dpas 8x16 (subgroup of 16): the 8x16 fragment, warps 16 columns
 //   and 8 rows apart, then 2 x 4 fragments in registers.
 // The bias row is converted to the accumulator's layout less its rows and
@@ -18,8 +19,8 @@
 // SM80-DAG: #[[ACC:linear[0-9]*]] = #tkw.linear<shape = [64, 64], register = {{\[\[}}0, 1], [8, 0], [0, 16], [0, 32], [32, 0]], lane = {{\[\[}}0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = {{\[\[}}0, 8], [16, 0]]>
 // SM80-DAG: #[[BIAS:linear[0-9]*]] = #tkw.linear<shape = [1, 64], register = {{\[\[}}0, 1], [0, 16], [0, 32]], lane = {{\[\[}}0, 2], [0, 4], [0, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 8], [0, 0]]>
 // SM80-DAG: #[[OUT:linear[0-9]*]] = #tkw.linear<shape = [64, 64], register = {{\[\[}}0, 1], [0, 2], [8, 0], [16, 0], [32, 0]], lane = {{\[\[}}0, 4], [0, 8], [0, 16], [0, 32], [1, 0]], warp = {{\[\[}}2, 0], [4, 0]]>
-// CDNA3-DAG: #[[ACC:linear[0-9]*]] = #tkw.linear<shape = [64, 64], register = {{\[\[}}1, 0], [2, 0], [8, 0], [16, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]], warp = {{\[\[}}0, 32], [32, 0]]>
-// CDNA3-DAG: #[[BIAS:linear[0-9]*]] = #tkw.linear<shape = [1, 64], register = [], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 0]], warp = {{\[\[}}0, 32], [0, 0]]>
+// CDNA3-DAG: #[[ACC:linear[0-9]*]] = #tkw.linear<shape = [64, 64], register = {{\[\[}}0, 1], [0, 2], [0, 8], [0, 16]], lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 4]], warp = {{\[\[}}0, 32], [32, 0]]>
+// CDNA3-DAG: #[[BIAS:linear[0-9]*]] = #tkw.linear<shape = [1, 64], register = {{\[\[}}0, 1], [0, 2], [0, 8], [0, 16]], lane = {{\[\[}}0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 4]], warp = {{\[\[}}0, 32], [0, 0]]>
 // CDNA3-DAG: #[[OUT:linear[0-9]*]] = #tkw.linear<shape = [64, 64], register = {{\[\[}}0, 1], [0, 2], [16, 0], [32, 0]], lane = {{\[\[}}0, 4], [0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], warp = {{\[\[}}4, 0], [8, 0]]>
 // PVC-DAG: #[[ACC:linear[0-9]*]] = #tkw.linear<shape = [64, 64], register = {{\[\[}}1, 0], [2, 0], [4, 0], [0, 32], [16, 0], [32, 0]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 16], [8, 0]]>
 // PVC-DAG: #[[BIAS:linear[0-9]*]] = #tkw.linear<shape = [1, 64], register = {{\[\[}}0, 32]], lane = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8]], warp = {{\[\[}}0, 16], [0, 0]]>

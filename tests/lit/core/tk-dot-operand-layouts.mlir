@@ -45,7 +45,7 @@
 // FMA: %[[BV:.+]] = tkw.convert_layout {{.*}} -> tensor<32x64xf16,
 // REG: scf.for
 // SM80-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mma.m16n8k16.f32.f16"}
-// CDNA3-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mfma.f32.32x32x8f16"}
+// CDNA3-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "mfma.f32.32x32x8f16.transposed"}
 // PVC-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} {tkw.intrinsic = "dpas.8x16x16.f32.f16"}
 // FMA-NEXT: tk.dot %[[AV]], %[[BV]], {{.*}} : tensor<64x32xf16,
 tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {

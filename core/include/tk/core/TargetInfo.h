@@ -85,6 +85,11 @@ struct FragmentLayout {
   /// where the placement is not linear over GF(2) (a size that is not a
   /// power of two).
   llvm::Expected<LinearLayout> toLinearLayout(int64_t rows, int64_t cols) const;
+  /// Rows and columns exchanged: a lane holds (c, r) in the register where
+  /// this layout has it hold (r, c). Exact where the lanes' tile repeats
+  /// along one dimension at most (repeats go rows first);
+  /// MatrixIntrinsic::transposedForm checks it.
+  FragmentLayout transposed() const;
 
   /// A fragment layout in one line, as presets write them.
   static FragmentLayout of(std::array<int64_t, 2> sizePerLane,
@@ -114,6 +119,19 @@ struct MatrixIntrinsic {
   /// instruction reads from shared memory itself (wgmma's b) has none.
   std::optional<FragmentLayout> aLayout, bLayout;
   FragmentLayout accLayout;
+  /// The instruction computes the transposed product, acc^T += b^T a^T:
+  /// the unit hands it b's fragment as its first operand and a's as its
+  /// second, and the layouts above are the instruction's own, transposed
+  /// (transposedForm). On AMD's MFMA a lane then holds four consecutive
+  /// columns of the accumulator instead of four rows: a row reduces in the
+  /// lane's registers, and the rounded accumulator is already the next
+  /// dot's operand a (attention's p), as in Triton's `isTransposed` MFMA
+  /// layout.
+  bool transposed = false;
+
+  /// What a dot records of its intrinsic (tkw.intrinsic): the name, and
+  /// ".transposed" for the transposed form.
+  std::string key() const { return transposed ? name + ".transposed" : name; }
 
   /// True when a dot of `a` and `b` elements into `acc` elements, with tf32
   /// allowed for f32 inputs when `allowTF32`, can use this intrinsic.
@@ -140,6 +158,12 @@ struct MatrixIntrinsic {
     intrinsic.accLayout = accLayout;
     return intrinsic;
   }
+
+  /// The transposed form (`transposed`) of a square warp intrinsic whose
+  /// b fragment is the transpose of its a fragment (AMD's MFMA and WMMA):
+  /// the operands' fragments are then unchanged, the accumulator's is
+  /// transposed. An error naming what does not hold otherwise.
+  llvm::Expected<MatrixIntrinsic> transposedForm() const;
 };
 
 /// What the layout passes know of a target device.
@@ -213,6 +237,9 @@ struct TargetInfo {
   llvm::SmallVector<const MatrixIntrinsic *>
   findIntrinsics(mlir::Type a, mlir::Type b, mlir::Type acc, bool allowTF32,
                  MatrixScope scope = MatrixScope::Warp) const;
+
+  /// The intrinsic whose key() a dot recorded (tkw.intrinsic), or null.
+  const MatrixIntrinsic *findIntrinsic(llvm::StringRef key) const;
 };
 
 /// Makes a TargetInfo preset.
