@@ -124,6 +124,23 @@ tk_status checkWithLLVMTools(const Package &package, ToolReport &report,
       return TK_ERROR_COMPILATION;
     }
   }
+  // A symbol the code object leaves undefined is one the loader cannot
+  // resolve (the HIP runtime links nothing into a code object).
+  std::string symbols;
+  if (tk_status status = runTool(
+          readelf, {"--syms", "--dyn-syms", std::string(path)}, symbols, error))
+    return status;
+  for (llvm::StringRef line : llvm::split(symbols, '\n')) {
+    llvm::SmallVector<llvm::StringRef, 8> fields;
+    line.split(fields, ' ', -1, /*KeepEmpty=*/false);
+    // Num: Value Size Type Bind Vis Ndx Name
+    if (fields.size() >= 8 && fields[6] == "UND") {
+      error = "tk-rocm: llvm-readelf finds '" + fields[7].str() +
+              "' undefined in the code object: the loader could not "
+              "resolve it";
+      return TK_ERROR_COMPILATION;
+    }
+  }
   report.scratchBytes = package.scratchBytes;
   if (tk_status status =
           runTool(objdump, {"-d", "--mcpu=" + package.arch, std::string(path)},
