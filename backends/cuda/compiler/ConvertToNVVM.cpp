@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/ConvertToNVVM.h"
+#include "common/ApproxExp2.h"
 
 #include "tk/core/Conversion/Passes.h"
 
@@ -30,29 +31,6 @@ using namespace mlir;
 
 namespace tk::cuda {
 namespace {
-
-/// `math.exp2` of f32 with `fastmath<afn>` as one `ex2.approx.ftz.f32`
-/// (MUFU.EX2). libdevice's `__nv_exp2f` without ftz is `ex2.approx.f32`, to
-/// which ptxas adds a range check and two multiplications per call that keep
-/// subnormal results; approximate
-/// exponentials (softmax's, attention's) are summed and scaled, where a
-/// subnormal counts as zero.
-struct ApproxExp2Lowering : ConvertOpToLLVMPattern<math::Exp2Op> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.getType().isF32() ||
-        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
-      return rewriter.notifyMatchFailure(op, "not an approximate f32 exp2");
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(),
-        rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
-        ValueRange{adaptor.getOperand()});
-    return success();
-  }
-};
 
 /// `gpu.subgroup_broadcast` of a 32-bit value from a given lane as
 /// `shfl.sync.idx` over the whole warp: ptxas treats its result, and what
@@ -112,7 +90,10 @@ struct ConvertToNVVM
     // that NVPTX cannot select.
     populateLibDeviceConversionPatterns(converter, patterns,
                                         /*benefit=*/10);
-    patterns.add<ApproxExp2Lowering>(converter, /*benefit=*/20);
+    // libdevice's __nv_exp2f is ex2.approx.f32, to which ptxas adds a range
+    // check and two multiplications that keep subnormal results.
+    patterns.add<tk::plugin::ApproxExp2Lowering>(
+        converter, "llvm.nvvm.ex2.approx.ftz.f32", /*benefit=*/20);
     patterns.add<SubgroupBroadcastLowering>(converter);
     populateGpuToNVVMConversionPatterns(converter, patterns);
     // Ceil and floor divisions have no LLVM instruction. The float

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/ConvertToROCDL.h"
+#include "common/ApproxExp2.h"
 
 #include "tk/core/Conversion/Passes.h"
 
@@ -82,6 +83,10 @@ struct ConvertToROCDL
     // for become ocml calls, ahead of LLVM intrinsics that would stay
     // unresolved library calls.
     populateMathToROCDLConversionPatterns(converter, patterns, *chipset);
+    // ocml's exp2 keeps subnormal results with a compare, two selects and a
+    // scaling around v_exp_f32.
+    patterns.add<tk::plugin::ApproxExp2Lowering>(
+        converter, "llvm.amdgcn.exp2.f32", /*benefit=*/20);
     populateGpuToROCDLConversionPatterns(converter, patterns,
                                          gpu::amd::Runtime::HIP, *chipset);
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);
