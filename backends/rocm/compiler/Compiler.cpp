@@ -125,7 +125,9 @@ void addOclcControlConstants(llvm::Module &module, const Target &target,
   (void)digits.take_back(1).getAsInteger(16, stepping);
   auto define = [&](llvm::StringRef name, llvm::Type *type, uint64_t value) {
     llvm::GlobalVariable *global = module.getNamedGlobal(name);
-    if (global && !global->isDeclaration())
+    // One of another type stays undefined, which the check for undefined
+    // variables after optimisation reports.
+    if (global && (!global->isDeclaration() || global->getValueType() != type))
       return;
     // ocml declares the constants it reads: the definition is given to that
     // declaration. A second global of the same name would be renamed
