@@ -3,9 +3,11 @@
 # package-kit.sh, carried as .dvR): the cuda column and the vulkan column
 # (NVIDIA's ICD) with --expect pass, compute-sanitizer memcheck and racecheck
 # over SAN_KERNELS (default: the kit's sankernels list, else every cell), and
-# cuda_bench.py unless SKIP_BENCH is set. Writes OUTDIR/steps.txt,
-# device.txt, sanitizers.txt, cuda/ and vulkan/conformance.json, bench.json
-# and the logs' tails; exits non-zero when a step fails.
+# cuda_bench.py unless SKIP_BENCH is set. Writes seven files to OUTDIR (the
+# run tool brings back eight at most): steps.txt, device.txt,
+# sanitizers.txt, cuda-conformance.json, vulkan-conformance.json,
+# bench.json and logs.txt (the tail of each step's log); exits non-zero when
+# a step fails.
 #
 #   bash backends/cuda/test/gpu/package-run.sh "$OUT"
 set -uo pipefail
@@ -33,15 +35,15 @@ kernels=${SAN_KERNELS:-$(cat .dvR/sankernels 2>/dev/null || true)}
 cat "$res/device.txt"
 t=$SECONDS
 TK_BACKEND=cuda timeout 240 "$run" --package "$pkg" --backend cuda --expect pass \
-  --out "$res/cuda" >"$work/cuda.log" 2>&1
+  --out "$work/cuda" >"$work/cuda.log" 2>&1
 record "cuda column ($((SECONDS - t)) s)" $?
-tail -c 100000 "$work/cuda.log" >"$res/cuda.log"
+cp "$work/cuda/conformance.json" "$res/cuda-conformance.json"
 t=$SECONDS
 VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json TK_BACKEND=vulkan \
   timeout 240 "$run" --package "$pkg" --backend vulkan --expect pass \
-  --out "$res/vulkan" >"$work/vulkan.log" 2>&1
+  --out "$work/vulkan" >"$work/vulkan.log" 2>&1
 record "vulkan column ($((SECONDS - t)) s)" $?
-tail -c 100000 "$work/vulkan.log" >"$res/vulkan.log"
+cp "$work/vulkan/conformance.json" "$res/vulkan-conformance.json"
 for tool in memcheck racecheck; do
   t=$SECONDS
   TK_BACKEND=cuda timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool $tool \
@@ -59,7 +61,11 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     --out "$res" --commit "$(cat .dvR/COMMIT 2>/dev/null)" --package "$work/bench.tkpkg" \
     --manifest .dvR/gpu/manifest --quick --rounds 3 >"$work/bench.log" 2>&1
   record "cuda_bench.py ($((SECONDS - t)) s)" $?
-  tail -c 100000 "$work/bench.log" >"$res/bench.log"
 fi
+for log in cuda vulkan memcheck racecheck bench; do
+  [ -f "$work/$log.log" ] || continue
+  echo "== $log"
+  tail -c 40000 "$work/$log.log"
+done >"$res/logs.txt"
 echo "failures: $failures" | tee -a "$res/steps.txt"
 [ "$failures" -eq 0 ]
