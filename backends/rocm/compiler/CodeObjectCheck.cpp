@@ -96,9 +96,11 @@ tk_status checkWithLLVMTools(const Package &package, ToolReport &report,
             ec.message();
     return TK_ERROR_IO;
   }
+  // The notes and the symbol tables in one run.
   std::string notes, disassembly;
-  if (tk_status status =
-          runTool(readelf, {"--notes", std::string(path)}, notes, error))
+  if (tk_status status = runTool(
+          readelf, {"--notes", "--syms", "--dyn-syms", std::string(path)},
+          notes, error))
     return status;
   // The metadata the loader reads, as llvm-readelf decodes it.
   if (!std::regex_search(notes,
@@ -126,11 +128,7 @@ tk_status checkWithLLVMTools(const Package &package, ToolReport &report,
   }
   // A symbol the code object leaves undefined is one the loader cannot
   // resolve (the HIP runtime links nothing into a code object).
-  std::string symbols;
-  if (tk_status status = runTool(
-          readelf, {"--syms", "--dyn-syms", std::string(path)}, symbols, error))
-    return status;
-  for (llvm::StringRef line : llvm::split(symbols, '\n')) {
+  for (llvm::StringRef line : llvm::split(notes, '\n')) {
     llvm::SmallVector<llvm::StringRef, 8> fields;
     line.split(fields, ' ', -1, /*KeepEmpty=*/false);
     // Num: Value Size Type Bind Vis Ndx Name
