@@ -107,6 +107,16 @@ bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to) {
   return true;
 }
 
+std::optional<WarpShufflePlan> getShufflePlan(warp::ConvertLayoutOp convert) {
+  auto from = dyn_cast_or_null<warp::LinearLayoutAttr>(
+      warp::getLayout(convert.getSrc().getType()));
+  auto to = dyn_cast_or_null<warp::LinearLayoutAttr>(
+      warp::getLayout(convert.getType()));
+  if (!from || !to || !convert.getType().getElementType().isIntOrFloat())
+    return std::nullopt;
+  return getWarpShufflePlan(from.getLinearLayout(), to.getLinearLayout());
+}
+
 namespace {
 
 /// The first `bits` register bases of `layout` step the flat output by 1,
@@ -267,9 +277,8 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op,
     llvm::Expected<ConversionKind> kind = classifyConversion(**from, **to);
     if (!kind)
       return kind.takeError();
-    // Conversions across lanes go through shared memory too until the
-    // lowering has a shuffle path.
-    if (*kind == ConversionKind::None || isRegisterPermutation(**from, **to))
+    if (*kind == ConversionKind::None || isRegisterPermutation(**from, **to) ||
+        getShufflePlan(convert))
       return 0;
     RankedTensorType type = convert.getType();
     int64_t bytes = elementBytes(type);

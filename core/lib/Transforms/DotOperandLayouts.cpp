@@ -13,6 +13,7 @@
 #include "tk/core/DotOperands.h"
 #include "tk/core/Layout.h"
 #include "tk/core/Layout/LayoutPresets.h"
+#include "tk/core/Layout/WarpShuffles.h"
 #include "tk/core/Passes.h"
 #include "tk/core/TargetInfo.h"
 
@@ -130,8 +131,9 @@ struct DotOperandLayoutsPass
 
   /// Whether operand `opIdx` of a dot with a matrix intrinsic takes its
   /// fragments (`layout`) in registers: where a loop around the dot does not
-  /// change it (converted once, before the loop) or where the conversion
-  /// keeps every element in its thread. Any other operand stays as it is,
+  /// change it (converted once, before the loop), where the conversion
+  /// keeps every element in its thread, or, for an operand the kernel
+  /// computes, in its warp (shuffles). Any other operand stays as it is,
   /// and the dot reads its fragments from workgroup memory one k step at a
   /// time (planDotOperands): a thread then never holds a whole operand in
   /// fragments.
@@ -145,7 +147,14 @@ struct DotOperandLayoutsPass
     auto loop = dot->getParentOfType<scf::ForOp>();
     if (loop && !loop->isAncestor(value.getParentBlock()->getParentOp()))
       return true;
-    return isRegisterPermutation(current.getLinearLayout(), layout);
+    if (isRegisterPermutation(current.getLinearLayout(), layout))
+      return true;
+    // A computed operand (attention's probabilities) whose fragments are in
+    // its warp already moves by shuffles; a loaded one is read from
+    // workgroup memory, where its copy lands.
+    Operation *producer = value.getDefiningOp();
+    return producer && !isa<LoadOp, LocalLoadOp>(producer) &&
+           getWarpShufflePlan(current.getLinearLayout(), layout);
   }
 
   /// Converts operand `opIdx` of `dot` to `layout` unless it is in it.

@@ -111,6 +111,115 @@ tk.func @permute(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.
 // -----
 
 #blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+#lanes_swapped = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[8], [4], [16]], warp = [[32]]>
+
+// Lanes 1 and 2 of each warp exchange their elements: within the warp, so
+// one shuffle a register from the lane with bits 0 and 1 swapped, no
+// memory, no barrier.
+// CHECK-LABEL: func.func @lanes_by_shuffles
+// CHECK-NOT: memref
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-4: gpu.shuffle  idx
+// CHECK-NOT: gpu.shuffle
+tk.func @lanes_by_shuffles(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %s = tkw.convert_layout %r : tensor<64xi32, #blocked> -> tensor<64xi32, #lanes_swapped>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<64x!tk.ptr<i32>, #lanes_swapped>
+  %r2 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #lanes_swapped>
+  %p = tk.addptr %xs, %r2 : tensor<64x!tk.ptr<i32>, #lanes_swapped>, tensor<64xi32, #lanes_swapped>
+  tk.store %p, %s : tensor<64x!tk.ptr<i32>, #lanes_swapped>
+  tk.return
+}
+
+// -----
+
+#accumulator = #tkw.linear<shape = [64], register = [[2], [4]], lane = [[8], [16], [1]], warp = [[32]]>
+#operand = #tkw.linear<shape = [64], register = [[1], [2], [4]], lane = [[8], [16], [0]], warp = [[32]]>
+
+// RDNA3's attention probabilities in small (a row is coordinate bits 3-4,
+// a column bits 0-2): a lane holds a row's even or odd columns (lane bit
+// 2), and the matrix operand wants the whole row in both half-waves.
+// Register r of the result reads lane (lane & 3) | (r & 1) << 2, which
+// offers its register r >> 1: eight shuffles by index, no select.
+// CHECK-LABEL: func.func @rows_to_both_half_waves
+// CHECK-NOT: memref
+// CHECK-NOT: arith.select
+// CHECK: %[[ROW:.*]] = arith.andi %{{.*}}, %c3_i32 : i32
+// CHECK: gpu.shuffle  idx %{{.*}}, %[[ROW]], %c8_i32 : i32
+// CHECK: %[[ODD:.*]] = arith.xori %[[ROW]], %c4_i32 : i32
+// CHECK: gpu.shuffle  idx %{{.*}}, %[[ODD]], %c8_i32 : i32
+// CHECK-COUNT-6: gpu.shuffle  idx
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.barrier
+tk.func @rows_to_both_half_waves(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #accumulator>
+  %s = tkw.convert_layout %r : tensor<64xi32, #accumulator> -> tensor<64xi32, #operand>
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<64x!tk.ptr<i32>, #operand>
+  %r2 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #operand>
+  %p = tk.addptr %xs, %r2 : tensor<64x!tk.ptr<i32>, #operand>, tensor<64xi32, #operand>
+  tk.store %p, %s : tensor<64x!tk.ptr<i32>, #operand>
+  tk.return
+}
+
+// -----
+
+#accumulator = #tkw.linear<shape = [64], register = [[2], [4]], lane = [[8], [16], [1]], warp = [[32]]>
+#operand = #tkw.linear<shape = [64], register = [[1], [2], [4]], lane = [[8], [16], [0]], warp = [[32]]>
+
+// The same of f16: registers r and r ^ 2 read the same lane, so they cross
+// as one 32-bit word, low half and high half: four shuffles, not eight.
+// CHECK-LABEL: func.func @f16_pairs_in_one_word
+// CHECK-NOT: memref
+// CHECK: %[[HIGH:.*]] = arith.extui %{{.*}} : i16 to i32
+// CHECK: %[[SHIFTED:.*]] = arith.shli %[[HIGH]], %c16_i32 : i32
+// CHECK: %[[LOW:.*]] = arith.extui %{{.*}} : i16 to i32
+// CHECK: %[[WORD:.*]] = arith.ori %[[LOW]], %[[SHIFTED]] : i32
+// CHECK: %[[GOT:.*]], %{{.*}} = gpu.shuffle  idx %[[WORD]], %{{.*}}, %c8_i32 : i32
+// CHECK: arith.trunci %[[GOT]] : i32 to i16
+// CHECK: arith.shrui %[[GOT]], %c16_i32 : i32
+// CHECK-COUNT-3: gpu.shuffle  idx %{{.*}} : i32
+// CHECK-NOT: gpu.shuffle
+tk.func @f16_pairs_in_one_word(%x: !tk.ptr<f16> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #accumulator>
+  %xs = tk.splat %x : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>, #accumulator>
+  %p = tk.addptr %xs, %r : tensor<64x!tk.ptr<f16>, #accumulator>, tensor<64xi32, #accumulator>
+  %l = tk.load %p : tensor<64x!tk.ptr<f16>, #accumulator>
+  %s = tkw.convert_layout %l : tensor<64xf16, #accumulator> -> tensor<64xf16, #operand>
+  %ys = tk.splat %x : !tk.ptr<f16> -> tensor<64x!tk.ptr<f16>, #operand>
+  %r2 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #operand>
+  %q = tk.addptr %ys, %r2 : tensor<64x!tk.ptr<f16>, #operand>, tensor<64xi32, #operand>
+  tk.store %q, %s : tensor<64x!tk.ptr<f16>, #operand>
+  tk.return
+}
+
+// -----
+
+#row = #tkw.linear<shape = [8], register = [[1], [2], [4]], lane = [[0], [0], [0]], warp = [[0]]>
+#by_lane = #tkw.linear<shape = [8], register = [], lane = [[1], [2], [4]], warp = [[0]]>
+
+// Every lane holds the whole row; each then keeps the element of its lane:
+// selects by its own lane bits, no shuffle.
+// CHECK-LABEL: func.func @select_by_lane
+// CHECK-NOT: gpu.shuffle
+// CHECK: arith.select
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: memref.get_global
+tk.func @select_by_lane(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<8x!tk.ptr<i32>, #row>
+  %r = tk.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #row>
+  %p = tk.addptr %xs, %r : tensor<8x!tk.ptr<i32>, #row>, tensor<8xi32, #row>
+  %l = tk.load %p : tensor<8x!tk.ptr<i32>, #row>
+  %s = tkw.convert_layout %l : tensor<8xi32, #row> -> tensor<8xi32, #by_lane>
+  %ys = tk.splat %x : !tk.ptr<i32> -> tensor<8x!tk.ptr<i32>, #by_lane>
+  %r2 = tk.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #by_lane>
+  %q = tk.addptr %ys, %r2 : tensor<8x!tk.ptr<i32>, #by_lane>, tensor<8xi32, #by_lane>
+  tk.store %q, %s : tensor<8x!tk.ptr<i32>, #by_lane>
+  tk.return
+}
+
+// -----
+
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
 #strided = #tkw.linear<shape = [64], register = [[32], [1]], lane = [[2], [4], [8]], warp = [[16]]>
 
 // Elements move between warps: through the scratch. Coordinate bit 0 is

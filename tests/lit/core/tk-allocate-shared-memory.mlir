@@ -8,12 +8,11 @@
 #lanes_swapped = #tkw.linear<shape = [8], register = [], lane = [[2], [1]], warp = [[4]]>
 #warps_swapped = #tkw.linear<shape = [8], register = [], lane = [[2], [4]], warp = [[1]]>
 
-// A permutation of the lanes of each warp could move by shuffles; until
-// tk-convert-registers-to-simt has that path it goes through shared
-// memory too: 8 x 4 bytes.
+// A permutation of the lanes of each warp moves by shuffles
+// (getWarpShufflePlan): no buffer.
 // CHECK-LABEL: tk.func @within_a_warp
-// CHECK-SAME: tkw.shared_memory = 32 : i64
-// CHECK: tkw.scratch = array<i64: 0, 32>
+// CHECK-SAME: tkw.shared_memory = 0 : i64
+// CHECK-NOT: tkw.scratch
 tk.func @within_a_warp() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_warp = 4 : i32} {
   %r = tk.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32, #lanes>
   %s = tkw.convert_layout %r : tensor<8xi32, #lanes> -> tensor<8xi32, #lanes_swapped>

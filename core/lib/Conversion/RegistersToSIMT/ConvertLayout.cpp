@@ -1,14 +1,16 @@
 //===- ConvertLayout.cpp - tkw.convert_layout from its two layouts --------===//
 //
 // A conversion whose every element stays in its thread is a permutation of
-// registers. Any other goes through the op's scratch as getConversionPlan
-// says (the allocation sized the scratch by it): each round, the first
-// holder of each element writes it at its flat coordinate in the plan's
-// order less the round's bits (XOR-swizzled against bank conflicts), a
-// barrier, and every thread reads the elements its new registers hold.
-// Consecutive registers at consecutive coordinates move as one vector of up
-// to the target's workgroup vector bytes each way; the swizzle flips no bit
-// inside a vector. A barrier
+// registers. One whose elements stay in their warp moves by shuffles as
+// getShufflePlan says: one a register of the result (two of 16 bits or less
+// in one 32-bit word), each lane offering the register its own lane bits
+// select. Any other goes through the op's scratch as getConversionPlan says
+// (the allocation sized the scratch by it): each round, the first holder of
+// each element writes it at its flat coordinate in the plan's order less the
+// round's bits (XOR-swizzled against bank conflicts), a barrier, and every
+// thread reads the elements its new registers hold. Consecutive registers at
+// consecutive coordinates move as one vector of up to the target's workgroup
+// vector bytes each way; the swizzle flips no bit inside a vector. A barrier
 // separates the rounds; the one after the last is tk-insert-barriers' to
 // place.
 //
@@ -24,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -149,7 +152,130 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
       rewriter.replaceOpWithMultiple(op, {results});
       return success();
     }
+    if (std::optional<WarpShufflePlan> plan = getShufflePlan(op))
+      return throughShuffles(op, rewriter, *plan, values);
     return throughScratch(op, rewriter, *from, *to, values);
+  }
+
+  LogicalResult throughShuffles(warp::ConvertLayoutOp op,
+                                ConversionPatternRewriter &rewriter,
+                                const WarpShufflePlan &plan,
+                                ValueRange values) const {
+    Location loc = op.getLoc();
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, value);
+    };
+    auto laneBitSet = [&](int32_t bit) -> Value {
+      Value masked = arith::AndIOp::create(rewriter, loc, thread.lane,
+                                           constant(int64_t(1) << bit));
+      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                   masked, constant(0));
+    };
+    // What a lane offers: the register its selecting lane bits flip to,
+    // one select a bit, shared by the registers of the result that offer
+    // the same.
+    SmallVector<std::pair<int32_t, Value>> selectors;
+    for (auto [bit, flip] : llvm::enumerate(plan.registerFlips))
+      if (flip != 0)
+        selectors.push_back({flip, laneBitSet(bit)});
+    std::map<std::pair<int32_t, size_t>, Value> offers;
+    std::function<Value(int32_t, size_t)> offer = [&](int32_t reg,
+                                                      size_t selector) {
+      if (selector == selectors.size())
+        return values[reg];
+      Value &value = offers[{reg, selector}];
+      if (!value) {
+        auto [flip, set] = selectors[selector];
+        value = arith::SelectOp::create(rewriter, loc, set,
+                                        offer(reg ^ flip, selector + 1),
+                                        offer(reg, selector + 1));
+      }
+      return value;
+    };
+    // The lane a thread reads, less the register's offset: its own lane,
+    // some of its bits, or any linear map of them.
+    bool ownLanes = true, maskOfOwnLanes = true;
+    int32_t mask = 0;
+    for (auto [bit, lane] : llvm::enumerate(plan.readLanes)) {
+      ownLanes &= lane == int32_t(1) << bit;
+      maskOfOwnLanes &= lane == 0 || lane == int32_t(1) << bit;
+      mask |= lane;
+    }
+    Value readLane;
+    if (ownLanes) {
+      readLane = thread.lane;
+    } else if (maskOfOwnLanes) {
+      readLane =
+          arith::AndIOp::create(rewriter, loc, thread.lane, constant(mask));
+    } else {
+      readLane = constant(0);
+      for (auto [bit, lane] : llvm::enumerate(plan.readLanes))
+        if (lane != 0)
+          readLane = arith::XOrIOp::create(
+              rewriter, loc, readLane,
+              arith::SelectOp::create(rewriter, loc, laneBitSet(bit),
+                                      constant(lane), constant(0)));
+    }
+    int64_t warpSize = converter->getWarpSize();
+    auto read = [&](Value value, int32_t offset) -> Value {
+      if (ownLanes && offset == 0)
+        return value;
+      if (ownLanes)
+        return shuffle(rewriter, loc, value, constant(offset), warpSize,
+                       gpu::ShuffleMode::XOR);
+      Value lane = offset ? arith::XOrIOp::create(rewriter, loc, readLane,
+                                                  constant(offset))
+                                .getResult()
+                          : readLane;
+      return shuffle(rewriter, loc, value, lane, warpSize,
+                     gpu::ShuffleMode::IDX);
+    };
+    int64_t registers = int64_t(plan.offeredRegisters.size());
+    SmallVector<Value> results(registers);
+    // Elements of 16 bits or less cross two to a 32-bit shuffle: registers
+    // r and r ^ pair of the result read the same lane (the lowest register
+    // bit whose lane offset is 0).
+    Type element = op.getType().getElementType();
+    unsigned bits = element.getIntOrFloatBitWidth();
+    int64_t pair = 0;
+    if (bits > 1 && bits <= 16 && !plan.readsOwnLane())
+      for (int64_t bit = 1; bit < registers && !pair; bit <<= 1)
+        if (plan.laneOffsets[bit] == 0)
+          pair = bit;
+    Type narrow = rewriter.getIntegerType(bits);
+    auto toWord = [&](Value value) -> Value {
+      if (isa<FloatType>(element))
+        value = arith::BitcastOp::create(rewriter, loc, narrow, value);
+      return arith::ExtUIOp::create(rewriter, loc, i32, value);
+    };
+    auto fromWord = [&](Value word) -> Value {
+      Value value = arith::TruncIOp::create(rewriter, loc, narrow, word);
+      return isa<FloatType>(element) ? Value(arith::BitcastOp::create(
+                                           rewriter, loc, element, value))
+                                     : value;
+    };
+    for (int64_t reg = 0; reg < registers; ++reg) {
+      if (results[reg])
+        continue;
+      Value value = offer(plan.offeredRegisters[reg], 0);
+      if (!pair) {
+        results[reg] = read(value, plan.laneOffsets[reg]);
+        continue;
+      }
+      Value high = offer(plan.offeredRegisters[reg ^ pair], 0);
+      Value word = arith::OrIOp::create(
+          rewriter, loc, toWord(value),
+          arith::ShLIOp::create(rewriter, loc, toWord(high), constant(bits)));
+      word = read(word, plan.laneOffsets[reg]);
+      results[reg] = fromWord(word);
+      results[reg ^ pair] =
+          fromWord(arith::ShRUIOp::create(rewriter, loc, word, constant(bits)));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
   }
 
   LogicalResult throughScratch(warp::ConvertLayoutOp op,

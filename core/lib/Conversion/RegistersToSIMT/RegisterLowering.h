@@ -17,6 +17,7 @@
 #include "tk/core/Layout/LinearLayout.h"
 #include "tk/core/WarpDialect.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -159,6 +160,11 @@ void guarded(mlir::OpBuilder &b, mlir::Location loc, mlir::Value condition,
 /// the lane `offset` away by XOR within `warpSize` lanes.
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value value, int64_t offset, int64_t warpSize);
+/// `value` as above, from the lane `lane` names in `mode` (an index or an
+/// XOR mask, i32).
+mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                    mlir::Value lane, int64_t warpSize,
+                    mlir::gpu::ShuffleMode mode);
 
 /// The element type a tile of `type` keeps in workgroup memory (i1 as i8).
 mlir::Type storageType(mlir::Type elementType);

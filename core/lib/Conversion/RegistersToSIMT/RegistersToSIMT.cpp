@@ -256,14 +256,19 @@ Value isFirstHolder(OpBuilder &b, Location loc, const LinearLayout &layout,
 
 Value shuffleXor(OpBuilder &b, Location loc, Value value, int64_t offset,
                  int64_t warpSize) {
+  return shuffle(b, loc, value,
+                 arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset),
+                 warpSize, gpu::ShuffleMode::XOR);
+}
+
+Value shuffle(OpBuilder &b, Location loc, Value value, Value lane,
+              int64_t warpSize, gpu::ShuffleMode mode) {
   Type type = value.getType();
   unsigned bits = type.getIntOrFloatBitWidth();
   Type i32 = b.getI32Type();
-  Value offsetValue = arith::ConstantIntOp::create(b, loc, i32, offset);
   Value width = arith::ConstantIntOp::create(b, loc, i32, warpSize);
   auto shuffle32 = [&](Value word) {
-    return gpu::ShuffleOp::create(b, loc, word, offsetValue, width,
-                                  gpu::ShuffleMode::XOR)
+    return gpu::ShuffleOp::create(b, loc, word, lane, width, mode)
         .getShuffleResult();
   };
   if (type == i32 || type.isF32())

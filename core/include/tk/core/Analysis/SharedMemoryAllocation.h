@@ -12,7 +12,9 @@
 #define TK_CORE_ANALYSIS_SHAREDMEMORYALLOCATION_H
 
 #include "tk/core/Layout/LinearLayout.h"
+#include "tk/core/Layout/WarpShuffles.h"
 #include "tk/core/TargetInfo.h"
+#include "tk/core/WarpDialect.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
@@ -89,11 +91,16 @@ ConversionPlan getConversionPlan(const LinearLayout &from,
 /// register a thread reads depends on its lane, as from a broadcast).
 bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to);
 
+/// How `convert` moves its tile by shuffles within warps
+/// (getWarpShufflePlan), where its tiles have #tkw.linear layouts and its
+/// elements are numbers; nullopt where it takes shared memory.
+std::optional<WarpShufflePlan> getShufflePlan(warp::ConvertLayoutOp convert);
+
 /// The scratch memory `op` needs while it runs, in bytes, from the
-/// #tkw.linear layouts of its tiles: a tkw.convert_layout that is not a
-/// register permutation (the lowering has no shuffle path yet) moves the
-/// tile through shared memory in the rounds of getConversionPlan (the
-/// scratch holds one round); a tk.reduce or tk.scan whose axis is spread
+/// #tkw.linear layouts of its tiles: a tkw.convert_layout that is neither a
+/// register permutation nor a conversion within warps (getShufflePlan)
+/// moves the tile through shared memory in the rounds of getConversionPlan
+/// (the scratch holds one round); a tk.reduce or tk.scan whose axis is spread
 /// over warps keeps one partial value per warp along the axis for
 /// every line; an atomic whose old values threads other than an element's
 /// updater read (a scalar's, or copies') passes them through one element
