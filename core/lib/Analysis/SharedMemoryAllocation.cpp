@@ -107,14 +107,41 @@ bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to) {
   return true;
 }
 
-std::optional<WarpShufflePlan> getShufflePlan(warp::ConvertLayoutOp convert) {
+std::optional<WarpShufflePlan> getShufflePlan(const LinearLayout &from,
+                                              const LinearLayout &to,
+                                              Type element,
+                                              int64_t vectorBytes) {
+  if (!element.isIntOrFloat())
+    return std::nullopt;
+  std::optional<WarpShufflePlan> plan = getWarpShufflePlan(from, to);
+  if (!plan)
+    return std::nullopt;
+  int64_t bytes = elementBytes(element);
+  ConversionPlan trip = getConversionPlan(from, to, bytes, vectorBytes);
+  int32_t copies = 0;
+  for (auto &[dim, mask] : trip.from.getFreeVariableMasks())
+    if (dim == kRegisterDim)
+      copies = mask;
+  int64_t written =
+      trip.from.getInDimSize(kRegisterDim) >> llvm::popcount(uint32_t(copies));
+  int64_t memory = written / trip.writeWidth +
+                   trip.to.getInDimSize(kRegisterDim) / trip.readWidth +
+                   2 * (int64_t(1) << trip.rounds.size());
+  if (plan->countShuffles(element.getIntOrFloatBitWidth()) > memory)
+    return std::nullopt;
+  return plan;
+}
+
+std::optional<WarpShufflePlan> getShufflePlan(warp::ConvertLayoutOp convert,
+                                              int64_t vectorBytes) {
   auto from = dyn_cast_or_null<warp::LinearLayoutAttr>(
       warp::getLayout(convert.getSrc().getType()));
   auto to = dyn_cast_or_null<warp::LinearLayoutAttr>(
       warp::getLayout(convert.getType()));
-  if (!from || !to || !convert.getType().getElementType().isIntOrFloat())
+  if (!from || !to)
     return std::nullopt;
-  return getWarpShufflePlan(from.getLinearLayout(), to.getLinearLayout());
+  return getShufflePlan(from.getLinearLayout(), to.getLinearLayout(),
+                        convert.getType().getElementType(), vectorBytes);
 }
 
 namespace {
@@ -278,7 +305,7 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op,
     if (!kind)
       return kind.takeError();
     if (*kind == ConversionKind::None || isRegisterPermutation(**from, **to) ||
-        getShufflePlan(convert))
+        getShufflePlan(convert, target.workgroupVectorBytes))
       return 0;
     RankedTensorType type = convert.getType();
     int64_t bytes = elementBytes(type);

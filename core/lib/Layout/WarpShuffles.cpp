@@ -109,6 +109,23 @@ int32_t WarpShufflePlan::selectingLaneBits() const {
   return mask;
 }
 
+int32_t WarpShufflePlan::pairedRegisters() const {
+  if (readsOwnLane())
+    return 0;
+  for (size_t bit = 1; bit < laneOffsets.size(); bit <<= 1)
+    if (laneOffsets[bit] == 0)
+      return int32_t(bit);
+  return 0;
+}
+
+int64_t WarpShufflePlan::countShuffles(unsigned bits) const {
+  if (readsOwnLane())
+    return 0;
+  int64_t registers = int64_t(laneOffsets.size());
+  return bits > 1 && bits <= 16 && pairedRegisters() ? registers / 2
+                                                     : registers;
+}
+
 std::optional<WarpShufflePlan> tk::getWarpShufflePlan(const LinearLayout &from,
                                                       const LinearLayout &to) {
   for (llvm::StringRef dim : {kRegisterDim, kLaneDim, kWarpDim})

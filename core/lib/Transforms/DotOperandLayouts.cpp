@@ -83,7 +83,7 @@ struct DotOperandLayoutsPass
                           << llvm::toString(layout.takeError());
           return WalkResult::interrupt();
         }
-        if (convertsInRegisters(dot, opIdx, *layout))
+        if (convertsInRegisters(dot, opIdx, *layout, *info))
           convertOperand(dot, opIdx, std::move(*layout));
       }
       return WalkResult::advance();
@@ -133,12 +133,13 @@ struct DotOperandLayoutsPass
   /// fragments (`layout`) in registers: where a loop around the dot does not
   /// change it (converted once, before the loop), where the conversion
   /// keeps every element in its thread, or, for an operand the kernel
-  /// computes, in its warp (shuffles). Any other operand stays as it is,
-  /// and the dot reads its fragments from workgroup memory one k step at a
-  /// time (planDotOperands): a thread then never holds a whole operand in
+  /// computes, in its warp (getShufflePlan). Any other operand stays as it
+  /// is, and the dot reads its fragments from workgroup memory one k step at
+  /// a time (planDotOperands): a thread then never holds a whole operand in
   /// fragments.
   static bool convertsInRegisters(DotOp dot, unsigned opIdx,
-                                  const LinearLayout &layout) {
+                                  const LinearLayout &layout,
+                                  const TargetInfo &target) {
     Value value = opIdx == 0 ? dot.getA() : dot.getB();
     auto current =
         dyn_cast_or_null<LinearLayoutAttr>(getLayout(value.getType()));
@@ -150,11 +151,14 @@ struct DotOperandLayoutsPass
     if (isRegisterPermutation(current.getLinearLayout(), layout))
       return true;
     // A computed operand (attention's probabilities) whose fragments are in
-    // its warp already moves by shuffles; a loaded one is read from
-    // workgroup memory, where its copy lands.
+    // its warp already moves by shuffles where they cost no more than the
+    // round trip; a loaded one is read from workgroup memory, where its
+    // copy lands.
     Operation *producer = value.getDefiningOp();
     return producer && !isa<LoadOp, LocalLoadOp>(producer) &&
-           getWarpShufflePlan(current.getLinearLayout(), layout);
+           getShufflePlan(current.getLinearLayout(), layout,
+                          getElementTypeOrSelf(value.getType()),
+                          target.workgroupVectorBytes);
   }
 
   /// Converts operand `opIdx` of `dot` to `layout` unless it is in it.

@@ -21,6 +21,23 @@ tk.func @within_a_warp() attributes {tkw.num_warps = 2 : i32, tkw.threads_per_wa
 
 // -----
 
+#pairs = #tkw.linear<shape = [32], register = [[1]], lane = [[2], [4]], warp = [[8], [16]]>
+#whole = #tkw.linear<shape = [32], register = [[1], [2], [4]], lane = [[0], [0]], warp = [[8], [16]]>
+
+// Every lane of a warp then holds the warp's eight elements: within the
+// warp too, but eight shuffles against one 8-byte write, two 16-byte reads
+// and the barriers: the round trip pays, 32 x 4 bytes.
+// CHECK-LABEL: tk.func @within_a_warp_broadcast
+// CHECK-SAME: tkw.shared_memory = 128 : i64
+// CHECK: tkw.scratch = array<i64: 0, 128>
+tk.func @within_a_warp_broadcast() attributes {tkw.num_warps = 4 : i32, tkw.threads_per_warp = 4 : i32} {
+  %r = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #pairs>
+  %s = tkw.convert_layout %r : tensor<32xi32, #pairs> -> tensor<32xi32, #whole>
+  tk.return
+}
+
+// -----
+
 #lanes = #tkw.linear<shape = [8], register = [], lane = [[1], [2]], warp = [[4]]>
 #warps_swapped = #tkw.linear<shape = [8], register = [], lane = [[2], [4]], warp = [[1]]>
 

@@ -152,7 +152,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
       rewriter.replaceOpWithMultiple(op, {results});
       return success();
     }
-    if (std::optional<WarpShufflePlan> plan = getShufflePlan(op))
+    if (std::optional<WarpShufflePlan> plan =
+            getShufflePlan(op, workgroupVectorBytes))
       return throughShuffles(op, rewriter, *plan, values);
     return throughScratch(op, rewriter, *from, *to, values);
   }
@@ -240,11 +241,7 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     // bit whose lane offset is 0).
     Type element = op.getType().getElementType();
     unsigned bits = element.getIntOrFloatBitWidth();
-    int64_t pair = 0;
-    if (bits > 1 && bits <= 16 && !plan.readsOwnLane())
-      for (int64_t bit = 1; bit < registers && !pair; bit <<= 1)
-        if (plan.laneOffsets[bit] == 0)
-          pair = bit;
+    int64_t pair = bits > 1 && bits <= 16 ? plan.pairedRegisters() : 0;
     Type narrow = rewriter.getIntegerType(bits);
     auto toWord = [&](Value value) -> Value {
       if (isa<FloatType>(element))

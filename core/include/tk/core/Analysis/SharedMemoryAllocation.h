@@ -91,10 +91,22 @@ ConversionPlan getConversionPlan(const LinearLayout &from,
 /// register a thread reads depends on its lane, as from a broadcast).
 bool isRegisterPermutation(const LinearLayout &from, const LinearLayout &to);
 
-/// How `convert` moves its tile by shuffles within warps
-/// (getWarpShufflePlan), where its tiles have #tkw.linear layouts and its
-/// elements are numbers; nullopt where it takes shared memory.
-std::optional<WarpShufflePlan> getShufflePlan(warp::ConvertLayoutOp convert);
+/// How a conversion of `element`s from `from` to `to` moves by shuffles
+/// within warps (getWarpShufflePlan), where that takes no more
+/// instructions than the round trip of getConversionPlan on a target that
+/// moves `vectorBytes` of workgroup memory at once: its shuffles against
+/// its writes, reads and two barriers a round. A lane that reads many
+/// elements another lane holds too (a broadcast operand) reads them as
+/// vectors from memory more cheaply than one shuffle each. nullopt where
+/// the conversion takes shared memory, and for elements that are not
+/// numbers.
+std::optional<WarpShufflePlan> getShufflePlan(const LinearLayout &from,
+                                              const LinearLayout &to,
+                                              mlir::Type element,
+                                              int64_t vectorBytes);
+/// The same for `convert`, whose tiles have #tkw.linear layouts.
+std::optional<WarpShufflePlan> getShufflePlan(warp::ConvertLayoutOp convert,
+                                              int64_t vectorBytes);
 
 /// The scratch memory `op` needs while it runs, in bytes, from the
 /// #tkw.linear layouts of its tiles: a tkw.convert_layout that is neither a

@@ -44,6 +44,13 @@ struct WarpShufflePlan {
   bool readsOwnLane() const;
   /// The lane bits whose flips are not 0, as a mask.
   int32_t selectingLaneBits() const;
+  /// The lowest register bit of the result whose registers read the lane
+  /// their partner reads (r and r ^ bit, the bit's lane offset 0), which
+  /// can cross as one word; 0 where there is none or no lane is read.
+  int32_t pairedRegisters() const;
+  /// The shuffles the plan takes for elements of `bits` bits: one a
+  /// register of the result, one a pair of them for 16 bits or less.
+  int64_t countShuffles(unsigned bits) const;
 };
 
 /// The plan of a conversion of a tile from `from` to `to` by shuffles within
