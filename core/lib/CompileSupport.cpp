@@ -88,11 +88,14 @@ std::unique_ptr<Pass> createCanonicalizer() {
 }
 
 LogicalResult runPasses(ModuleOp module, std::string &failedPass,
-                        llvm::function_ref<void(OpPassManager &)> fill) {
+                        llvm::function_ref<void(OpPassManager &)> fill,
+                        std::unique_ptr<PassInstrumentation> instrumentation) {
   PassManager pm(module->getContext());
   fill(pm);
   failedPass.clear();
   pm.addInstrumentation(std::make_unique<FailedPassRecorder>(&failedPass));
+  if (instrumentation)
+    pm.addInstrumentation(std::move(instrumentation));
   return pm.run(module);
 }
 

@@ -2,8 +2,10 @@
 //
 // The passes every GPU backend runs, in this order, from a verified tk
 // module to the code of one thread (DESIGN.md §3), and the stages every GPU
-// backend dumps: one place, so that the backends' pipelines and dumps
-// cannot drift apart.
+// backend dumps (TK_DUMP_IR: the module after each pass, 2-NN-<pass>.mlir,
+// the register pipeline's result, 3-registers.mlir, and the code of one
+// thread, 4-loops.mlir): one place, so that the backends' pipelines and
+// dumps cannot drift apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,9 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -59,6 +64,37 @@ static std::optional<std::string> findOversizedFmaDot(ModuleOp module,
   return problem;
 }
 
+namespace {
+
+/// TK_DUMP_IR's view of each pass of the register pipeline: the module after
+/// it, as 2-NN-<pass>.mlir (3-registers.mlir is the module after the last).
+/// A kernel module holds one function, so a pass nested on functions runs
+/// once.
+class PassDumper : public PassInstrumentation {
+public:
+  PassDumper(ModuleOp module, const tk::StageDumpFn &dump)
+      : module(module), dump(dump) {}
+
+  void runAfterPass(Pass *pass, Operation *) override {
+    // The pass managers' adaptors have no argument; tk's passes all do.
+    if (pass->getArgument().empty())
+      return;
+    std::string file;
+    llvm::raw_string_ostream os(file);
+    os << "2-" << llvm::format_decimal(++count, 2) << "-" << pass->getArgument()
+       << ".mlir";
+    std::replace(file.begin(), file.end(), ' ', '0');
+    dump(file, module);
+  }
+
+private:
+  ModuleOp module;
+  const tk::StageDumpFn &dump;
+  int count = 0;
+};
+
+} // namespace
+
 /// The register pipeline on a copy of `module`; the copy's body replaces
 /// the module's where every pass succeeds. Otherwise the module is as it
 /// was, `refusal` holds the first error the pipeline gave, and
@@ -79,26 +115,30 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
     return success();
   });
   std::string failedPass;
-  if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
-        pm.addNestedPass<tk::FuncOp>(tk::createTkRewriteBlockPointers());
-        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-        tk::TkAssignLinearLayoutsOptions assign;
-        assign.target = lowering.target;
-        assign.numWarps = lowering.numWarps;
-        pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLinearLayouts(assign));
-        pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
-        pm.addNestedPass<tk::FuncOp>(tk::createTkDotOperandLayouts());
-        // The operands' conversions may fold into their producers.
-        pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
-        tk::TkPipelineLoadsOptions pipelining;
-        pipelining.numStages = lowering.numStages;
-        pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
-        tk::TkAllocateSharedMemoryOptions allocate;
-        allocate.target = lowering.target;
-        pm.addNestedPass<tk::FuncOp>(
-            tk::createTkAllocateSharedMemory(allocate));
-        pm.addNestedPass<tk::FuncOp>(tk::createTkInsertBarriers());
-      }))) {
+  if (failed(tk::runPasses(
+          *copy, failedPass,
+          [&](OpPassManager &pm) {
+            pm.addNestedPass<tk::FuncOp>(tk::createTkRewriteBlockPointers());
+            pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
+            tk::TkAssignLinearLayoutsOptions assign;
+            assign.target = lowering.target;
+            assign.numWarps = lowering.numWarps;
+            pm.addNestedPass<tk::FuncOp>(
+                tk::createTkAssignLinearLayouts(assign));
+            pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
+            pm.addNestedPass<tk::FuncOp>(tk::createTkDotOperandLayouts());
+            // The operands' conversions may fold into their producers.
+            pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
+            tk::TkPipelineLoadsOptions pipelining;
+            pipelining.numStages = lowering.numStages;
+            pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
+            tk::TkAllocateSharedMemoryOptions allocate;
+            allocate.target = lowering.target;
+            pm.addNestedPass<tk::FuncOp>(
+                tk::createTkAllocateSharedMemory(allocate));
+            pm.addNestedPass<tk::FuncOp>(tk::createTkInsertBarriers());
+          },
+          dump ? std::make_unique<PassDumper>(*copy, dump) : nullptr))) {
     if (refusal.empty())
       refusal = "pass '" + failedPass + "' failed";
     deviceLimit = failedPass == "tk-allocate-shared-memory";

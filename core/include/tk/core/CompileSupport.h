@@ -63,10 +63,12 @@ private:
 
 /// Runs the passes `fill` adds to a fresh pass manager on `module`; on
 /// failure `failedPass` names the pass. Backends build their pipelines in
-/// C++ this way, so no pass needs MLIR's global registry.
+/// C++ this way, so no pass needs MLIR's global registry. `instrumentation`,
+/// where given, watches the run too (a dump after each pass).
 mlir::LogicalResult
 runPasses(mlir::ModuleOp module, std::string &failedPass,
-          llvm::function_ref<void(mlir::OpPassManager &)> fill);
+          llvm::function_ref<void(mlir::OpPassManager &)> fill,
+          std::unique_ptr<mlir::PassInstrumentation> instrumentation = nullptr);
 
 /// MLIR's canonicalizer without RemoveDuplicateSuccessorInputUses. That
 /// pattern compares the values every pair of a loop's iter_args receives,
