@@ -140,6 +140,21 @@ inline std::set<int64_t> imageOf(const Table &table) {
   return image;
 }
 
+/// A tile layout from its register, lane and warp bases, over output
+/// dimensions dim0, dim1, ... of `shape`.
+inline LinearLayout tile(std::vector<std::vector<int32_t>> registers,
+                         std::vector<std::vector<int32_t>> lanes,
+                         std::vector<std::vector<int32_t>> warps,
+                         std::vector<int32_t> shape) {
+  LinearLayout::DimSizes outs;
+  for (size_t dim = 0; dim < shape.size(); ++dim)
+    outs.push_back({"dim" + std::to_string(dim), shape[dim]});
+  return LinearLayout({{"register", std::move(registers)},
+                       {"lane", std::move(lanes)},
+                       {"warp", std::move(warps)}},
+                      outs);
+}
+
 } // namespace tk::test
 
 #endif // TK_TESTS_UNIT_LINEARLAYOUTTESTSUPPORT_H_

@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinearLayoutTestSupport.h"
+
 #include "tk/core/Analysis/SharedMemoryAllocation.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +27,7 @@ namespace {
 using tk::ConversionPlan;
 using tk::LinearLayout;
 using tk::SharedBuffer;
+using tk::test::tile;
 
 SharedBuffer buffer(int64_t start, int64_t end, int64_t bytes) {
   return SharedBuffer{nullptr, start, end, bytes, 0};
@@ -88,19 +91,6 @@ TEST(SharedMemoryAllocationTest, RandomLivesNeverOverlap) {
 } // namespace
 
 namespace {
-
-LinearLayout tile(std::vector<std::vector<int32_t>> registers,
-                  std::vector<std::vector<int32_t>> lanes,
-                  std::vector<std::vector<int32_t>> warps,
-                  std::vector<int32_t> shape) {
-  LinearLayout::DimSizes outs;
-  for (size_t dim = 0; dim < shape.size(); ++dim)
-    outs.push_back({"dim" + std::to_string(dim), shape[dim]});
-  return LinearLayout({{"register", std::move(registers)},
-                       {"lane", std::move(lanes)},
-                       {"warp", std::move(warps)}},
-                      outs);
-}
 
 /// The scratch address of flat coordinate `flat`: without the rounds'
 /// positions.

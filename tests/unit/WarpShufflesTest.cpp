@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinearLayoutTestSupport.h"
+
 #include "tk/core/Layout/WarpShuffles.h"
 
 #include "llvm/ADT/bit.h"
@@ -23,19 +25,7 @@ namespace {
 
 using tk::LinearLayout;
 using tk::WarpShufflePlan;
-
-LinearLayout tile(std::vector<std::vector<int32_t>> registers,
-                  std::vector<std::vector<int32_t>> lanes,
-                  std::vector<std::vector<int32_t>> warps,
-                  std::vector<int32_t> shape) {
-  LinearLayout::DimSizes outs;
-  for (size_t dim = 0; dim < shape.size(); ++dim)
-    outs.push_back({"dim" + std::to_string(dim), shape[dim]});
-  return LinearLayout({{"register", std::move(registers)},
-                       {"lane", std::move(lanes)},
-                       {"warp", std::move(warps)}},
-                      outs);
-}
+using tk::test::tile;
 
 int32_t xorOfSetBits(llvm::ArrayRef<int32_t> values, int32_t bits) {
   int32_t result = 0;

@@ -49,6 +49,17 @@ int32_t sizeLog2(const LinearLayout &layout, llvm::StringRef dim) {
   return layout.hasInDim(dim) ? layout.getInDimSizeLog2(dim) : 0;
 }
 
+/// The bits of `dim` whose bases are 0 (copies of the same elements), as a
+/// mask.
+int32_t zeroBases(const LinearLayout &layout, llvm::StringRef dim) {
+  int32_t mask = 0;
+  for (int32_t bit = 0; bit < sizeLog2(layout, dim); ++bit)
+    if (llvm::all_of(layout.getBasis(dim, bit),
+                     [](int32_t value) { return value == 0; }))
+      mask |= int32_t(1) << bit;
+  return mask;
+}
+
 /// Pairs (lane, register) in echelon form over the lane part: each row has a
 /// distinct highest lane bit, rows kept from the highest down, so reducing a
 /// lane in their span clears it and XORs the registers of the rows used.
@@ -140,13 +151,9 @@ std::optional<WarpShufflePlan> tk::getWarpShufflePlan(const LinearLayout &from,
     llvm::consumeError(c.takeError());
     return std::nullopt;
   }
-  // Warps of `from` that hold the same elements (their bases are 0): a
-  // source in another of them is also in the reader's own warp.
-  int32_t copiedWarps = 0;
-  for (int32_t bit = 0; bit < sizeLog2(from, kWarpDim); ++bit)
-    if (llvm::all_of(from.getBasis(kWarpDim, bit),
-                     [](int32_t value) { return value == 0; }))
-      copiedWarps |= int32_t(1) << bit;
+  // Warps of `from` that hold the same elements: a source in another of
+  // them is also in the reader's own warp.
+  int32_t copiedWarps = zeroBases(from, kWarpDim);
   // Every element in the reader's warp and block; lane and register
   // independent of them.
   for (llvm::StringRef dim : {kRegisterDim, kLaneDim, kWarpDim, kBlockDim})
@@ -160,14 +167,10 @@ std::optional<WarpShufflePlan> tk::getWarpShufflePlan(const LinearLayout &from,
       if ((ownWarp || ownBlock) && (source.reg != 0 || source.lane != 0))
         return std::nullopt;
     }
-  // Lanes of `from` that hold the same elements (their bases are 0): C
-  // reads the lowest of them; a reader reads its own instead, which keeps
-  // copies from needing a shuffle or a lane-dependent register.
-  int32_t copiedLanes = 0;
-  for (int32_t bit = 0; bit < sizeLog2(from, kLaneDim); ++bit)
-    if (llvm::all_of(from.getBasis(kLaneDim, bit),
-                     [](int32_t value) { return value == 0; }))
-      copiedLanes |= int32_t(1) << bit;
+  // Lanes of `from` that hold the same elements: C reads the lowest of
+  // them; a reader reads its own instead, which keeps copies from needing a
+  // shuffle or a lane-dependent register.
+  int32_t copiedLanes = zeroBases(from, kLaneDim);
   WarpShufflePlan plan;
   LaneToRegister g;
   for (int32_t bit = 0; bit < sizeLog2(to, kLaneDim); ++bit) {
