@@ -239,7 +239,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     // Elements of 16 bits or less cross two to a 32-bit shuffle: registers
     // r and r ^ pair of the result read the same lane (the lowest register
     // bit whose lane offset is 0).
-    Type element = op.getType().getElementType();
+    // The registers' type, as the type converter gave it.
+    Type element = values.front().getType();
     unsigned bits = element.getIntOrFloatBitWidth();
     int64_t pair = bits > 1 && bits <= 16 ? plan.pairedRegisters() : 0;
     Type narrow = rewriter.getIntegerType(bits);
