@@ -10,6 +10,7 @@
 
 #include "Cases.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace tk;
@@ -102,11 +103,13 @@ void reduceLine(Reduction op, const double *line, int64_t count, int64_t stride,
     case Reduction::Sum:
       value += v;
       break;
+    // maxnum and minnum: a NaN loses to any number (std::fmax, std::fmin),
+    // so a line is NaN only where all of it is.
     case Reduction::Max:
-      value = std::max(value, v);
+      value = std::fmax(value, v);
       break;
     case Reduction::Min:
-      value = std::min(value, v);
+      value = std::fmin(value, v);
       break;
     case Reduction::ArgMax:
       // Ties go to the lowest index, as tk's argmax promises.
@@ -121,7 +124,7 @@ void reduceLine(Reduction op, const double *line, int64_t count, int64_t stride,
   }
 }
 
-void runReduction(CellRun &r, Reduction op) {
+void runReduction(CellRun &r, Reduction op, bool withNaNs) {
   int64_t B = r.dim(0), R = r.dim(1), C = r.dim(2);
   DType dtype = r.dtype();
   // Integers in a range where sums stay exact; ties are likely in narrow
@@ -129,6 +132,13 @@ void runReduction(CellRun &r, Reduction op) {
   std::vector<double> x = isFloat(dtype)
                               ? r.random(B * R * C, -10, 10, dtype, 21)
                               : r.random(B * R * C, -100, 100, dtype, 21);
+  // NaNs at every seventh element, and all of the last row of each batch:
+  // lines with some NaN, lines of NaN alone (that row; every column of a
+  // one-row batch), and NaNs first, last and between the lanes' parts.
+  if (withNaNs)
+    for (int64_t i = 0; i < B * R * C; ++i)
+      if (i % 7 == 3 || (i % (R * C)) / C == R - 1)
+        x[i] = std::nan("");
   DType outType = op == Reduction::ArgMax ? DType::I32 : dtype;
   tk_arg dx = r.input(dtype, x);
   tk_arg rowOut = r.output(outType, B * R), colOut = r.output(outType, B * C);
@@ -144,6 +154,18 @@ void runReduction(CellRun &r, Reduction op) {
                  boundRows[b * R + i]);
     for (int64_t j = 0; j < C; ++j)
       reduceLine(op, m + j, R, C, wantCols[b * C + j], boundCols[b * C + j]);
+  }
+  // A line shorter than its block has the masked elements' identity (-inf
+  // for max, inf for min) in the reduction too: where the line is all NaN,
+  // that is the result.
+  if (withNaNs && op != Reduction::Sum) {
+    double identity = op == Reduction::Max ? -INFINITY : INFINITY;
+    for (double &want : wantRows)
+      if (std::isnan(want) && C < kCols)
+        want = identity;
+    for (double &want : wantCols)
+      if (std::isnan(want) && R < kRows)
+        want = identity;
   }
   // A sum accumulates in f32 (exact for integers) and rounds once to the
   // dtype; max, min and argmax are exact.
@@ -163,7 +185,8 @@ void runReduction(CellRun &r, Reduction op) {
 }
 
 ConformanceCase reductionCase(Reduction op, const char *name,
-                              const char *summary, std::vector<DType> dtypes) {
+                              const char *summary, std::vector<DType> dtypes,
+                              bool withNaNs = false) {
   ConformanceCase c;
   c.name = name;
   c.summary = summary;
@@ -179,7 +202,7 @@ ConformanceCase reductionCase(Reduction op, const char *name,
                                    const Shape &, std::string *error) {
     return buildReduction(ctx, op, dtype, error);
   });
-  c.run = [op](CellRun &r) { runReduction(r, op); };
+  c.run = [op, withNaNs](CellRun &r) { runReduction(r, op, withNaNs); };
   return c;
 }
 
@@ -254,6 +277,16 @@ void tk::conformance::addReductionCases(std::vector<ConformanceCase> &cases) {
   cases.push_back(reductionCase(
       Reduction::Min, "reduce_min", "tk.reduce min along axis 0 and axis 1",
       {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I8}));
+  cases.push_back(reductionCase(
+      Reduction::Max, "reduce_max_nan",
+      "tk.reduce max (maxnum: a NaN loses to any number) over lines with "
+      "NaNs and lines of NaNs alone, both axes",
+      {DType::F32, DType::F16, DType::BF16}, /*withNaNs=*/true));
+  cases.push_back(reductionCase(
+      Reduction::Min, "reduce_min_nan",
+      "tk.reduce min (minnum: a NaN loses to any number) over lines with "
+      "NaNs and lines of NaNs alone, both axes",
+      {DType::F32, DType::F16, DType::BF16}, /*withNaNs=*/true));
   cases.push_back(reductionCase(Reduction::ArgMax, "argmax",
                                 "two-operand tk.reduce (value, index), ties "
                                 "to the lowest index, both axes",
