@@ -60,6 +60,25 @@ struct VulkanDriver {
 };
 using Entries = tk::plugin::DriverEntries<VulkanDriver>;
 
+/// The keys of the cooperative-matrix products of `info` that the compiler
+/// lowers: f16 operands accumulated in f32 (the Vulkan preset
+/// `vulkan-cooperative-matrix` lists the shapes it knows).
+std::vector<std::string>
+cooperativeMatrixKeys(const tk::vulkan::DeviceInfo &info) {
+  std::vector<std::string> keys;
+  for (const tk::vulkan::CooperativeMatrixShape &shape :
+       info.cooperativeMatrixShapes) {
+    if (shape.a != VK_COMPONENT_TYPE_FLOAT16_KHR ||
+        shape.b != VK_COMPONENT_TYPE_FLOAT16_KHR ||
+        shape.c != VK_COMPONENT_TYPE_FLOAT32_KHR ||
+        shape.result != VK_COMPONENT_TYPE_FLOAT32_KHR ||
+        shape.saturatingAccumulation)
+      continue;
+    keys.push_back(tk::vulkan::cooperativeMatrixKey(shape.m, shape.n, shape.k));
+  }
+  return keys;
+}
+
 /// The device code for `device` is compiled for: the device's own subgroup
 /// size, workgroup memory and features; without a device, the generic
 /// `vulkan` preset (subgroups of 32, TK_VULKAN_SUBGROUP_SIZE to change).
@@ -78,6 +97,8 @@ tk_status selectTarget(int32_t device, tk::vulkan::DeviceTarget &target,
     features.float64 = info.shaderFloat64;
     features.int64Atomics = info.shaderBufferInt64Atomics;
     features.float32AtomicAdd = info.shaderBufferFloat32AtomicAdd;
+    if (info.cooperativeMatrix && features.float16)
+      features.cooperativeMatrix = cooperativeMatrixKeys(info);
     target.sharedMemoryBytes = info.maxComputeSharedMemorySize;
     target.maxThreadsPerBlock = info.maxComputeWorkGroupInvocations;
     return TK_SUCCESS;
@@ -88,12 +109,21 @@ tk_status selectTarget(int32_t device, tk::vulkan::DeviceTarget &target,
       size && *size) {
     char *end = nullptr;
     long value = std::strtol(size, &end, 10);
-    if (*end != '\0' || value < 1 || value > 128 || (value & (value - 1))) {
+    // "32-coopmat": cooperative matrices as NVIDIA's driver lists them.
+    bool coopmat = std::strcmp(end, "-coopmat") == 0;
+    if ((*end != '\0' && !coopmat) || value < 1 || value > 128 ||
+        (value & (value - 1))) {
       error = std::string("tk-vulkan: TK_VULKAN_SUBGROUP_SIZE='") + size +
-              "' is not a power of two in 1..128";
+              "' is not a power of two in 1..128, with -coopmat for "
+              "cooperative matrices";
       return TK_ERROR_INVALID_ARGUMENT;
     }
     target.features.subgroupSize = value;
+    if (coopmat)
+      target.features.cooperativeMatrix = {
+          tk::vulkan::cooperativeMatrixKey(16, 16, 16),
+          tk::vulkan::cooperativeMatrixKey(16, 8, 16),
+          tk::vulkan::cooperativeMatrixKey(16, 8, 8)};
   }
   return TK_SUCCESS;
 }
@@ -115,6 +145,8 @@ std::string getTargetName(const tk::vulkan::DeviceTarget &target) {
   add(features.float64, "f64");
   add(features.int64Atomics, "atomic-i64");
   add(features.float32AtomicAdd, "atomic-add-f32");
+  for (const std::string &key : features.cooperativeMatrix)
+    add(true, key.c_str());
   return name;
 }
 
@@ -308,8 +340,11 @@ tk_status vulkanGetCapabilities(int32_t device, tk_backend_capabilities *out) {
   if (features.float32AtomicAdd)
     caps.atomics |= TK_ATOMIC_BIT_FADD;
   caps.fp8 = 0;
-  // Dots are subgroup FMA code: VK_KHR_cooperative_matrix is not lowered.
-  caps.mma_kinds = TK_MMA_NONE;
+  // Dots whose shapes and types the device's cooperative matrices take
+  // run on them; the others are subgroup FMA code.
+  caps.mma_kinds = features.cooperativeMatrix.empty()
+                       ? TK_MMA_NONE
+                       : TK_MMA_BIT_COOPERATIVE_MATRIX;
   caps.max_tile_elements = 0;
   tk::plugin::copyVersioned(caps, out);
   return TK_SUCCESS;

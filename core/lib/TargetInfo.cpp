@@ -378,6 +378,40 @@ std::vector<std::string> tk::registeredTargetPresets() {
 // Parsing
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Keeps of `info`'s intrinsics those `keys` names (comma-separated, or
+/// `none`); the problem where a key names none of them.
+std::optional<std::string> keepIntrinsics(TargetInfo &info,
+                                          llvm::StringRef keys) {
+  llvm::SmallVector<llvm::StringRef> named;
+  if (keys != "none")
+    keys.split(named, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef key : named)
+    if (!info.findIntrinsic(key)) {
+      llvm::SmallVector<std::string> known;
+      for (const MatrixIntrinsic &intrinsic : info.intrinsics)
+        known.push_back(intrinsic.key());
+      return "target override 'intrinsics' names '" + key.str() +
+             "', which the preset does not have; it has: " +
+             (known.empty() ? std::string("none") : llvm::join(known, ", "));
+    }
+  llvm::erase_if(info.intrinsics, [&](const MatrixIntrinsic &intrinsic) {
+    return !llvm::is_contained(named, intrinsic.key());
+  });
+  return std::nullopt;
+}
+
+} // namespace
+
+FragmentLayout tk::getOpaquePlacement(int64_t m, int64_t n, int64_t warpSize) {
+  int64_t run = std::max<int64_t>(1, m * n / warpSize);
+  int64_t lanesAlongRow = std::max<int64_t>(1, n / run);
+  run = std::min(run, n);
+  return FragmentLayout::of({1, run}, {warpSize / lanesAlongRow, lanesAlongRow},
+                            {1, 0});
+}
+
 std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
                                             std::string &error) {
   auto [presetName, rest] = spec.trim().split(':');
@@ -403,6 +437,11 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
     llvm::StringRef item;
     std::tie(item, rest) = rest.split(':');
     auto [key, valueText] = item.split('=');
+    if (key == "intrinsics") {
+      if (std::optional<std::string> problem = keepIntrinsics(*info, valueText))
+        return error = *problem, std::nullopt;
+      continue;
+    }
     int64_t value = 0;
     if (valueText.getAsInteger(10, value) || value <= 0) {
       error =
@@ -422,11 +461,18 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
     if (!field) {
       error = "unknown target override '" + key.str() +
               "'; known: warp-size, max-threads, registers, shared-memory, "
-              "shared-memory-banks, vector-bytes, workgroup-vector-bytes";
+              "shared-memory-banks, vector-bytes, workgroup-vector-bytes, "
+              "intrinsics";
       return std::nullopt;
     }
     *field = value;
   }
+  // Where an opaque intrinsic's accumulator lies once read back is tk's
+  // choice, so it follows the warp size.
+  for (MatrixIntrinsic &intrinsic : info->intrinsics)
+    if (intrinsic.opaque)
+      intrinsic.accLayout =
+          getOpaquePlacement(intrinsic.m, intrinsic.n, info->warpSize);
   // An intrinsic's fragments are fixed by the hardware's warp: an override
   // of the warp size leaves only those that still fit it (none, usually).
   llvm::erase_if(info->intrinsics, [&](const MatrixIntrinsic &intrinsic) {

@@ -73,18 +73,28 @@ Status PackageTarget::parse(const std::string &spec, PackageTarget &out) {
                       " backend compiles for its host only; give '" +
                       out.backend + "' without an arch");
   if (out.backend == "vulkan" && !out.arch.empty()) {
-    // The subgroup size, as tk-compile's --arch writes it too.
+    // The subgroup size, as tk-compile's --arch writes it too, and
+    // "-coopmat" for a device with cooperative matrices.
     std::string lanes = out.arch;
     if (lanes.rfind("vk-sg", 0) == 0)
       lanes = lanes.substr(5);
     else if (lanes.rfind("sg", 0) == 0)
       lanes = lanes.substr(2);
+    const std::string coopmat = "-coopmat";
+    std::string suffix;
+    if (lanes.size() > coopmat.size() &&
+        lanes.compare(lanes.size() - coopmat.size(), coopmat.size(), coopmat) ==
+            0) {
+      suffix = coopmat;
+      lanes.resize(lanes.size() - coopmat.size());
+    }
     if (lanes.empty() ||
         lanes.find_first_not_of("0123456789") != std::string::npos)
       return Status(TK_ERROR_INVALID_ARGUMENT,
                     "target '" + spec +
-                        "': a Vulkan target is a subgroup size (sg8, 16)");
-    out.arch = lanes;
+                        "': a Vulkan target is a subgroup size (sg8, 16), "
+                        "with -coopmat for cooperative matrices (32-coopmat)");
+    out.arch = lanes + suffix;
   }
   return Status::success();
 }
@@ -158,13 +168,23 @@ Status PackageBuilder::compile(const PackageTarget &target,
   // where the device is seen) would build something else than asked.
   // The arch is a word of the target's name: "sm_90a", "gfx942 cov4",
   // "subgroup16 shared49152 ...", "x86_64-pc-linux-gnu x86-64-v2".
-  std::string asked =
-      target.backend == "vulkan" ? "subgroup" + target.arch : target.arch;
+  // A Vulkan arch "32-coopmat" names "subgroup32" and cooperative
+  // matrices ("coopmat.16x16x16.f16.f32" ...).
+  std::string asked = target.arch;
+  bool cooperativeMatrix = false;
+  if (target.backend == "vulkan") {
+    size_t suffix = asked.find("-coopmat");
+    cooperativeMatrix = suffix != std::string::npos;
+    asked = "subgroup" + asked.substr(0, suffix);
+  }
   std::istringstream words(compileTarget);
   std::string word;
-  bool named = false;
-  while (words >> word)
+  bool named = false, hasCooperativeMatrix = false;
+  while (words >> word) {
     named |= word == asked;
+    hasCooperativeMatrix |= word.rfind("coopmat.", 0) == 0;
+  }
+  named &= hasCooperativeMatrix == cooperativeMatrix;
   if (!target.arch.empty() && !named)
     return Status(
         TK_ERROR_INVALID_ARGUMENT,

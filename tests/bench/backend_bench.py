@@ -61,6 +61,18 @@ def close(got, want, rtol, atol, what):
         raise WrongResult(f"{what}: got {got!r}, want {want!r}")
 
 
+def kernel_source(name):
+    """The .tk text of kernel `name`: examples/kernels/NAME.tk, or for
+    matmul_128 the seed matmul with 128x128 blocks (every 64 in matmul.tk
+    is BLOCK_M or BLOCK_N)."""
+    if name == "matmul_128":
+        with open(os.path.join(KERNELS, "matmul.tk")) as f:
+            return f.read().replace("64", "128").replace("@matmul(",
+                                                         "@matmul_128(")
+    with open(os.path.join(KERNELS, name + ".tk")) as f:
+        return f.read()
+
+
 class Worker:
     def __init__(self, reps, package=None):
         import tk  # after TK_BACKEND is set
@@ -76,8 +88,7 @@ class Worker:
     def kernel(self, name):
         if self.package is not None:
             return self.device.kernel(self.package, entry=name, package=True)
-        with open(os.path.join(KERNELS, name + ".tk")) as f:
-            return self.device.kernel(f.read(), entry=name)
+        return self.device.kernel(kernel_source(name), entry=name)
 
     def buffer(self, data):
         buffer = self.device.buffer(len(data))
@@ -180,7 +191,45 @@ class Worker:
         return self.time(kernel, grid, args), 8 * n * n, f"f32 {n}x{n}"
 
 
-KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose"]
+    def matmul(self, name="matmul", block=64):
+        # The seed matmul (examples/kernels/matmul.tk: 64x64x32 blocks), f16
+        # in and out, f32 sums: on Vulkan, cooperative matrices where the
+        # device has them.
+        tk, n = self.tk, 4096
+        period_a, period_b = 4093, 4091
+        av = [((i * 37) % period_a) / period_a - 0.5 for i in range(period_a)]
+        bv = [((i * 53) % period_b) / period_b - 0.5 for i in range(period_b)]
+        ab = struct.pack(f"<{period_a}e", *av)
+        bb = struct.pack(f"<{period_b}e", *bv)
+        a_rounded = struct.unpack(f"<{period_a}e", ab)
+        b_rounded = struct.unpack(f"<{period_b}e", bb)
+        count = n * n
+        a_data = ab * (count // period_a) + ab[:2 * (count % period_a)]
+        b_data = bb * (count // period_b) + bb[:2 * (count % period_b)]
+        a, b = self.buffer(a_data), self.buffer(b_data)
+        c = self.device.buffer(2 * count)
+        kernel = self.kernel(name)
+        args = [a, b, c, tk.i32(n), tk.i32(n), tk.i32(n), tk.i32(n),
+                tk.i32(1), tk.i32(n), tk.i32(1), tk.i32(n), tk.i32(1)]
+        grid = ((n // block) * (n // block),)
+        kernel.launch(grid, args, stream=self.stream, wait=True)
+        got = c.read()
+        for row, col in [(0, 0), (1, 4095), (777, 1234), (2048, 63),
+                         (4095, 4095), (3000, 17)]:
+            want = sum(a_rounded[(row * n + k) % period_a] *
+                       b_rounded[(k * n + col) % period_b] for k in range(n))
+            value = struct.unpack_from("<e", got, 2 * (row * n + col))[0]
+            close(value, want, 1e-2, 5e-2, f"c[{row}][{col}]")
+        return self.time(kernel, grid, args), 2 * n * n * n, \
+            f"f16 {n}^3 (flops)"
+
+    def matmul_128(self):
+        # The same with 128x128 blocks.
+        return self.matmul("matmul_128", 128)
+
+
+KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose",
+                "matmul", "matmul_128"]
 
 
 def work(args):
@@ -213,7 +262,7 @@ def main():
                         "layernorm and matrix_transpose) instead of "
                         "compiling them: with TK_LIBRARY naming "
                         "libtk_runtime.so, no compiler in the process")
-    parser.add_argument("--kernels", default=",".join(KERNEL_NAMES),
+    parser.add_argument("--kernels", default=",".join(KERNEL_NAMES[:4]),
                         help="the kernels to time, of " +
                         ", ".join(KERNEL_NAMES))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -252,6 +301,8 @@ def main():
     first = backends[0]
     for name in args.kernels.split(","):
         figure = {"name": name, "backends": {}}
+        # matmul's "bytes" are its flops.
+        unit = "GFLOP/s" if name.startswith("matmul") else "GB/s"
         for backend in backends:
             runs = [r["kernels"][name] for r in rounds[backend]]
             errors = [r["error"] for r in runs if "error" in r]
@@ -263,7 +314,7 @@ def main():
             ms = statistics.median(medians)
             figure["shape"] = runs[0]["shape"]
             figure["backends"][backend] = {
-                "ms": ms, "GB/s": runs[0]["bytes"] / ms / 1e6,
+                "ms": ms, unit: runs[0]["bytes"] / ms / 1e6,
                 "round_medians_ms": medians,
                 "occupancy": runs[0].get("occupancy"),
                 "device": rounds[backend][0]["device"]}
@@ -274,7 +325,7 @@ def main():
                 figure[f"{backend}/{first}"] = base["ms"] / other["ms"]
         figures.append(figure)
         line = "  ".join(
-            f"{b} {v['GB/s']:8.1f} GB/s" if "ms" in v else f"{b} ERROR"
+            f"{b} {v[unit]:8.1f} {unit}" if "ms" in v else f"{b} ERROR"
             for b, v in figure["backends"].items())
         ratios = "  ".join(f"{k} {v:.3f}" for k, v in figure.items()
                            if "/" in k)

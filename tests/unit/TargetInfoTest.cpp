@@ -303,6 +303,55 @@ TEST_F(TargetInfoTest, OverridingTheWarpSizeDropsTheIntrinsics) {
   EXPECT_TRUE(wide.intrinsics.empty());
 }
 
+TEST_F(TargetInfoTest, ADeviceKeepsTheCooperativeMatricesItLists) {
+  tk::TargetInfo device =
+      preset("vulkan-cooperative-matrix:warp-size=32:intrinsics="
+             "coopmat.16x8x16.f16.f32,coopmat.16x16x16.f16.f32");
+  // The preset's order (the larger product first), not the list's.
+  ASSERT_EQ(device.intrinsics.size(), 2u);
+  EXPECT_EQ(device.intrinsics[0].key(), "coopmat.16x16x16.f16.f32");
+  EXPECT_EQ(device.intrinsics[1].key(), "coopmat.16x8x16.f16.f32");
+  for (const tk::MatrixIntrinsic &intrinsic : device.intrinsics) {
+    EXPECT_TRUE(intrinsic.opaque);
+    EXPECT_FALSE(intrinsic.aLayout || intrinsic.bLayout);
+  }
+  EXPECT_TRUE(
+      preset("vulkan-cooperative-matrix:intrinsics=none").intrinsics.empty());
+  std::string error;
+  EXPECT_FALSE(tk::TargetInfo::parse(
+      "vulkan-cooperative-matrix:intrinsics=coopmat.3x3x3.f16.f32", error));
+  EXPECT_NE(error.find("names 'coopmat.3x3x3.f16.f32', which the preset does "
+                       "not have"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(TargetInfoTest, AnOpaqueAccumulatorLeavesInRowRunsForAnyWarp) {
+  // Where the elements lie once a matrix has left through memory: each lane
+  // a run along one row, every element once, for subgroups of 16, 32, 64.
+  for (int64_t warpSize : {16, 32, 64}) {
+    tk::TargetInfo device = preset(
+        "vulkan-cooperative-matrix:warp-size=" + std::to_string(warpSize) +
+        ":intrinsics=coopmat.16x16x16.f16.f32");
+    ASSERT_EQ(device.intrinsics.size(), 1u) << warpSize;
+    const tk::FragmentLayout &placement = device.intrinsics[0].accLayout;
+    EXPECT_EQ(placement.numLanes(), warpSize);
+    std::vector<int> held(16 * 16, 0);
+    for (int64_t lane = 0; lane < warpSize; ++lane) {
+      Positions elements = placement.elementsOf(0, lane, 16, 16);
+      ASSERT_EQ(int64_t(elements.size()), 256 / warpSize);
+      for (size_t i = 0; i < elements.size(); ++i) {
+        ++held[elements[i][0] * 16 + elements[i][1]];
+        EXPECT_EQ(elements[i][0], elements[0][0]);
+        EXPECT_EQ(elements[i][1], elements[0][1] + int64_t(i));
+      }
+    }
+    EXPECT_TRUE(std::all_of(held.begin(), held.end(), [](int count) {
+      return count == 1;
+    })) << warpSize;
+  }
+}
+
 TEST_F(TargetInfoTest, UnknownPresetsAndOverridesAreNamed) {
   std::string error;
   EXPECT_FALSE(tk::TargetInfo::parse("nosuch-gpu", error));

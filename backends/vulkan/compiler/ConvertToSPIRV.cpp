@@ -58,8 +58,9 @@ namespace {
 constexpr const char *kArgumentsVariable = "__tk_arguments";
 
 /// The SPIR-V environment of a Vulkan device with `features`: SPIR-V 1.5
-/// (Vulkan 1.2) at most, the capabilities tk's lowering may need where the
-/// device has them. spirv-update-vce keeps only those the kernel uses.
+/// (Vulkan 1.2) at most, 1.6 with cooperative matrices, the capabilities tk's
+/// lowering may need where the device has them. spirv-update-vce keeps only
+/// those the kernel uses.
 spirv::TargetEnvAttr targetEnvironment(MLIRContext *context,
                                        const DeviceFeatures &features,
                                        int64_t threadsPerBlock) {
@@ -96,8 +97,16 @@ spirv::TargetEnvAttr targetEnvironment(MLIRContext *context,
   };
   if (features.float32AtomicAdd)
     extensions.push_back(Extension::SPV_EXT_shader_atomic_float_add);
-  auto triple = spirv::VerCapExtAttr::get(spirv::Version::V_1_5, capabilities,
-                                          extensions, context);
+  // MLIR's SPIR-V dialect takes SPV_KHR_cooperative_matrix from SPIR-V 1.6
+  // (Vulkan 1.3) on.
+  spirv::Version version = spirv::Version::V_1_5;
+  if (!features.cooperativeMatrix.empty()) {
+    version = spirv::Version::V_1_6;
+    capabilities.push_back(Capability::CooperativeMatrixKHR);
+    extensions.push_back(Extension::SPV_KHR_cooperative_matrix);
+  }
+  auto triple =
+      spirv::VerCapExtAttr::get(version, capabilities, extensions, context);
   Builder b(context);
   auto limits = spirv::ResourceLimitsAttr::get(
       context, /*max_compute_shared_memory_size=*/0,
@@ -699,6 +708,9 @@ struct ConvertToSPIRVPass
       return converter.convertType(
           type.clone(IntegerType::get(type.getContext(), 16)));
     });
+    // Cooperative-matrix tiles' matrices (tk-convert-registers-to-simt's
+    // !gpu.mma_matrix) as KHR cooperative matrices.
+    populateMMAToSPIRVCoopMatrixTypeConversion(converter);
     converter.addConversion([](LLVM::LLVMPointerType type) -> Type {
       return IntegerType::get(type.getContext(), 64);
     });
@@ -721,6 +733,9 @@ struct ConvertToSPIRVPass
     populateMathToSPIRVPatterns(converter, patterns);
     populateSCFToSPIRVPatterns(converter, scfContext, patterns);
     populateGPUToSPIRVPatterns(converter, patterns);
+    if (!features.cooperativeMatrix.empty())
+      populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(converter,
+                                                            patterns);
     populateMemRefToSPIRVPatterns(converter, patterns);
     populateFuncToSPIRVPatterns(converter, patterns);
     populateBuiltinFuncToSPIRVPatterns(converter, patterns);

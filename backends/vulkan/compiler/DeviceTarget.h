@@ -11,8 +11,17 @@
 #define TK_BACKENDS_VULKAN_COMPILER_DEVICETARGET_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tk::vulkan {
+
+/// The key of the cooperative-matrix intrinsic of f16 operands and an f32
+/// accumulator of that shape ("coopmat.16x16x16.f16.f32").
+inline std::string cooperativeMatrixKey(int64_t m, int64_t n, int64_t k) {
+  return "coopmat." + std::to_string(m) + "x" + std::to_string(n) + "x" +
+         std::to_string(k) + ".f16.f32";
+}
 
 /// What the device can run, from its features; the conversion refuses a
 /// kernel that needs more, naming the feature.
@@ -24,6 +33,11 @@ struct DeviceFeatures {
   bool int16 = true;
   bool int64Atomics = true;
   bool float32AtomicAdd = true;
+  /// The cooperative-matrix products (VK_KHR_cooperative_matrix) the
+  /// device lists that tk lowers, as the intrinsics' keys
+  /// ("coopmat.16x16x16.f16.f32"), in the device's order; empty without
+  /// the extension.
+  std::vector<std::string> cooperativeMatrix;
 };
 
 /// The device code is compiled for.

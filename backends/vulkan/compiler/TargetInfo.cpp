@@ -1,15 +1,23 @@
 //===- TargetInfo.cpp - Vulkan devices as TargetInfo presets --------------===//
 //
-// Vulkan exposes no matrix unit to tk yet (VK_KHR_cooperative_matrix is
-// not lowered), so dots are subgroup FMA code and the presets list no
-// intrinsics. What differs between devices (subgroup size, workgroup memory)
-// is read from the device at compile time and given as overrides.
+// Vulkan's one matrix unit is VK_KHR_cooperative_matrix, which places a
+// matrix's elements among the lanes as the implementation likes: its
+// intrinsics are opaque (MatrixIntrinsic::opaque), listed by the
+// `vulkan-cooperative-matrix` preset for every shape a device may list, and
+// a device keeps those it has (`intrinsics=`). Without the extension dots
+// are subgroup FMA code. What differs between devices (subgroup size,
+// workgroup memory, shapes) is read from the device at compile time and
+// given as overrides.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/TargetInfo.h"
+#include "compiler/DeviceTarget.h"
 
 #include "tk/core/TargetInfo.h"
+
+#include <algorithm>
+#include <array>
 
 namespace {
 
@@ -36,17 +44,55 @@ tk::TargetInfo lavapipe() {
   return info;
 }
 
+/// A device with VK_KHR_cooperative_matrix: every f16 x f16 -> f32 shape
+/// of 8, 16 or 32 rows and columns and a k of 8, 16 or 32 (NVIDIA lists
+/// 16x16x16, 16x8x16 and 16x8x8; AMD 16x16x16; Intel 8x16x16), the largest
+/// products first so that a dot takes the fewest matrices.
+tk::TargetInfo cooperativeMatrixVulkan() {
+  tk::TargetInfo info = genericVulkan();
+  info.name = "vulkan-cooperative-matrix";
+  std::vector<std::array<int64_t, 3>> shapes;
+  for (int64_t m : {8, 16, 32})
+    for (int64_t n : {8, 16, 32})
+      for (int64_t k : {8, 16, 32})
+        shapes.push_back({m, n, k});
+  std::stable_sort(shapes.begin(), shapes.end(), [](auto x, auto y) {
+    return x[0] * x[1] * x[2] > y[0] * y[1] * y[2];
+  });
+  for (auto [m, n, k] : shapes) {
+    tk::MatrixIntrinsic intrinsic = tk::MatrixIntrinsic::of(
+        m, n, k, tk::MatrixElementType::F16, tk::MatrixElementType::F32,
+        tk::MatrixScope::Warp, tk::vulkan::cooperativeMatrixKey(m, n, k),
+        std::nullopt, std::nullopt,
+        tk::getOpaquePlacement(m, n, info.warpSize));
+    intrinsic.opaque = true;
+    info.intrinsics.push_back(intrinsic);
+  }
+  return info;
+}
+
 } // namespace
 
 void tk::vulkan::registerTargetPresets() {
   registerTargetPreset("vulkan", {}, genericVulkan);
   registerTargetPreset("vulkan-lavapipe", {"lavapipe"}, lavapipe);
+  registerTargetPreset("vulkan-cooperative-matrix", {},
+                       cooperativeMatrixVulkan);
 }
 
-std::string tk::vulkan::targetSpec(int64_t subgroupSize,
-                                   int64_t sharedMemoryBytes,
-                                   int64_t maxThreads) {
-  return "vulkan:warp-size=" + std::to_string(subgroupSize) +
-         ":shared-memory=" + std::to_string(sharedMemoryBytes) +
-         ":max-threads=" + std::to_string(maxThreads);
+std::string
+tk::vulkan::targetSpec(int64_t subgroupSize, int64_t sharedMemoryBytes,
+                       int64_t maxThreads,
+                       const std::vector<std::string> &cooperativeMatrix) {
+  std::string spec =
+      cooperativeMatrix.empty() ? "vulkan" : "vulkan-cooperative-matrix";
+  spec += ":warp-size=" + std::to_string(subgroupSize) +
+          ":shared-memory=" + std::to_string(sharedMemoryBytes) +
+          ":max-threads=" + std::to_string(maxThreads);
+  if (!cooperativeMatrix.empty()) {
+    spec += ":intrinsics=";
+    for (size_t i = 0; i < cooperativeMatrix.size(); ++i)
+      spec += (i ? "," : "") + cooperativeMatrix[i];
+  }
+  return spec;
 }

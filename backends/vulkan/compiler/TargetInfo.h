@@ -11,19 +11,24 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tk::vulkan {
 
 /// Registers `vulkan` (subgroups of 32, Vulkan's guaranteed minimum limits
-/// raised to what desktop GPUs have) and `vulkan-lavapipe` (Mesa's CPU
-/// driver: subgroups of 8, 32 KB of shared memory). Idempotent.
+/// raised to what desktop GPUs have), `vulkan-lavapipe` (Mesa's CPU
+/// driver: subgroups of 8, 32 KB of shared memory) and
+/// `vulkan-cooperative-matrix` (`vulkan` with every cooperative-matrix
+/// shape tk lowers). Idempotent.
 void registerTargetPresets();
 
 /// The TargetInfo spec of a device with subgroups of `subgroupSize`,
-/// `sharedMemoryBytes` of workgroup memory and workgroups of at most
-/// `maxThreads` invocations.
+/// `sharedMemoryBytes` of workgroup memory, workgroups of at most
+/// `maxThreads` invocations and the cooperative matrices whose keys
+/// `cooperativeMatrix` lists.
 std::string targetSpec(int64_t subgroupSize, int64_t sharedMemoryBytes,
-                       int64_t maxThreads);
+                       int64_t maxThreads,
+                       const std::vector<std::string> &cooperativeMatrix = {});
 
 } // namespace tk::vulkan
 

@@ -72,6 +72,7 @@ struct Candidate {
   bool core13 = false;
   bool subgroupSizeControlExtension = false;
   bool atomicFloatExtension = false;
+  bool cooperativeMatrixExtension = false;
   int rank = 0;
 };
 
@@ -112,6 +113,43 @@ bool hasExtension(const std::vector<VkExtensionProperties> &extensions,
     if (std::strcmp(extension.extensionName, name) == 0)
       return true;
   return false;
+}
+
+/// The shapes VK_KHR_cooperative_matrix lists for `physical` at subgroup
+/// scope (the only scope a tile's dot runs at).
+tk_status cooperativeMatrixShapes(VkPhysicalDevice physical,
+                                  std::vector<CooperativeMatrixShape> &out,
+                                  std::string &reason) {
+  uint32_t count = 0;
+  VkResult result = vk().vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(
+      physical, &count, nullptr);
+  std::vector<VkCooperativeMatrixPropertiesKHR> listed;
+  if (result == VK_SUCCESS && count > 0) {
+    VkCooperativeMatrixPropertiesKHR empty = {};
+    empty.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+    listed.assign(count, empty);
+    result = vk().vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(
+        physical, &count, listed.data());
+    listed.resize(count);
+  }
+  if (tk_status status = checkVk(
+          result, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR", reason))
+    return status;
+  for (const VkCooperativeMatrixPropertiesKHR &properties : listed) {
+    if (properties.scope != VK_SCOPE_SUBGROUP_KHR)
+      continue;
+    CooperativeMatrixShape shape;
+    shape.m = properties.MSize;
+    shape.n = properties.NSize;
+    shape.k = properties.KSize;
+    shape.a = properties.AType;
+    shape.b = properties.BType;
+    shape.c = properties.CType;
+    shape.result = properties.ResultType;
+    shape.saturatingAccumulation = properties.saturatingAccumulation;
+    out.push_back(shape);
+  }
+  return TK_SUCCESS;
 }
 
 /// Fills `out` for `physical`; any status but TK_SUCCESS means the device
@@ -155,6 +193,9 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
       hasExtension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   out.atomicFloatExtension =
       hasExtension(extensions, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  out.cooperativeMatrixExtension =
+      hasExtension(extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+      vk().vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR;
 
   // Features: Vulkan 1.1 and 1.2 core, then subgroup size control and
   // float atomics where the device has them.
@@ -170,6 +211,9 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat = {};
   atomicFloat.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix = {};
+  cooperativeMatrix.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
   VkPhysicalDeviceFeatures2 features = {};
   features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   features.pNext = &features11;
@@ -185,6 +229,10 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   if (out.atomicFloatExtension) {
     *next = &atomicFloat;
     next = &atomicFloat.pNext;
+  }
+  if (out.cooperativeMatrixExtension) {
+    *next = &cooperativeMatrix;
+    next = &cooperativeMatrix.pNext;
   }
   vk().vkGetPhysicalDeviceFeatures2(physical, &features);
 
@@ -222,6 +270,14 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
       (info.shaderBufferFloat32AtomicAdd || info.shaderBufferFloat32Atomics);
   out.subgroupSizeControlExtension =
       out.subgroupSizeControlExtension && info.subgroupSizeControl;
+  out.cooperativeMatrixExtension =
+      out.cooperativeMatrixExtension && cooperativeMatrix.cooperativeMatrix;
+  if (out.cooperativeMatrixExtension) {
+    if (tk_status status = cooperativeMatrixShapes(
+            physical, info.cooperativeMatrixShapes, reason))
+      return status;
+    info.cooperativeMatrix = true;
+  }
 
   // Properties: subgroups, their size control, the largest allocation, and
   // the compute units where a vendor's extension says how many.
@@ -399,6 +455,15 @@ tk_status createDevice(const Candidate &candidate, int32_t index,
     *next = &atomicFloat;
     next = &atomicFloat.pNext;
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  }
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix = {};
+  cooperativeMatrix.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+  cooperativeMatrix.cooperativeMatrix = info.cooperativeMatrix;
+  if (candidate.cooperativeMatrixExtension) {
+    *next = &cooperativeMatrix;
+    next = &cooperativeMatrix.pNext;
+    extensions.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
 
   // Every queue of the family (up to kMaxQueues): tk uses the first, and a

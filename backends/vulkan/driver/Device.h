@@ -25,8 +25,21 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tk::vulkan {
+
+/// One product shape a subgroup computes with VK_KHR_cooperative_matrix
+/// (VkCooperativeMatrixPropertiesKHR at subgroup scope): result (m x n) =
+/// a (m x k) * b (k x n) + c.
+struct CooperativeMatrixShape {
+  uint32_t m = 0, n = 0, k = 0;
+  VkComponentTypeKHR a = VK_COMPONENT_TYPE_FLOAT16_KHR;
+  VkComponentTypeKHR b = VK_COMPONENT_TYPE_FLOAT16_KHR;
+  VkComponentTypeKHR c = VK_COMPONENT_TYPE_FLOAT32_KHR;
+  VkComponentTypeKHR result = VK_COMPONENT_TYPE_FLOAT32_KHR;
+  bool saturatingAccumulation = false;
+};
 
 /// What a device is, its limits, and the optional features tk enabled on
 /// it (bufferDeviceAddress and shaderInt64 are always enabled: a device
@@ -91,6 +104,10 @@ struct DeviceInfo {
   bool vulkanMemoryModelDeviceScope = false;
   /// Subgroup operations on 8-, 16- and 64-bit types.
   bool shaderSubgroupExtendedTypes = false;
+  /// VK_KHR_cooperative_matrix, enabled where the device has it: the
+  /// subgroup-scope shapes it lists, in its order.
+  bool cooperativeMatrix = false;
+  std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;
 };
 
 /// Whether CPU implementations of Vulkan count as devices: only when

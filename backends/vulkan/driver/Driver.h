@@ -23,6 +23,8 @@
 #endif
 #include <vulkan/vulkan.h>
 
+#include "driver/CooperativeMatrixKHR.h"
+
 #include <cstdint>
 #include <string>
 

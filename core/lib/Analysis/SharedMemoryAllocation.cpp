@@ -293,6 +293,13 @@ llvm::Expected<int64_t> atomicExchangeBytes(Operation *op) {
 llvm::Expected<int64_t> getScratchBytes(Operation *op,
                                         const TargetInfo &target) {
   if (auto convert = dyn_cast<warp::ConvertLayoutOp>(op)) {
+    // A cooperative-matrix tile leaves (or enters) through its warp's
+    // workgroup memory, one matrix a warp at a time.
+    for (Value side : {convert.getSrc(), convert.getResult()})
+      if (auto opaque = dyn_cast_or_null<warp::CooperativeMatrixAttr>(
+              warp::getLayout(side.getType())))
+        return getCooperativeMatrixScratchBytes(
+            opaque, elementBytes(convert.getType()));
     llvm::Expected<const LinearLayout *> from =
         linearLayoutOf(op, convert.getSrc());
     if (!from)

@@ -132,6 +132,7 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
             tk::TkPipelineLoadsOptions pipelining;
             pipelining.numStages = lowering.numStages;
             pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
+            pm.addNestedPass<tk::FuncOp>(tk::createTkCooperativeAccumulators());
             tk::TkAllocateSharedMemoryOptions allocate;
             allocate.target = lowering.target;
             pm.addNestedPass<tk::FuncOp>(

@@ -148,6 +148,10 @@ public:
       if (rowsInOneWarp && !wholeRows)
         continue;
       for (const MatrixIntrinsic *intrinsic : intrinsics) {
+        // An opaque intrinsic's accumulator stays in its matrices across
+        // the dots, so it must be the tile's own type, not a wider one.
+        if (intrinsic->opaque && c.getElementType() != accumulator)
+          continue;
         if (rows % intrinsic->m != 0 || cols % intrinsic->n != 0 ||
             a.getDimSize(1) % intrinsic->k != 0 ||
             (rowsInOneWarp && rows % (intrinsic->m * numWarps) != 0))

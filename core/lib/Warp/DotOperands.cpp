@@ -343,7 +343,11 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
     auto attr = dyn_cast_or_null<warp::LinearLayoutAttr>(warp::getLayout(type));
     return attr ? &attr.getLinearLayout() : nullptr;
   };
+  // A cooperative-matrix accumulator's blocks are its placement's.
   const LinearLayout *acc = layoutOf(dot.getType());
+  if (auto opaque = dyn_cast_or_null<warp::CooperativeMatrixAttr>(
+          warp::getLayout(dot.getType())))
+    acc = &opaque.getPlacement().getLinearLayout();
   std::array<const LinearLayout *, 2> operands = {
       layoutOf(dot.getA().getType()), layoutOf(dot.getB().getType())};
   if (!acc || !operands[0] || !operands[1])
@@ -360,19 +364,22 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
   // An operand in a layout other than the one the product reads waits in
   // the dot's workgroup memory, laid out for its writers and readers.
   auto planShared = [&](unsigned opIdx, bool readersFirst) -> llvm::Error {
-    if (name && *operands[opIdx] == plan.fragments[opIdx])
+    // Multiply-adds and opaque intrinsics read a row of a and a column of
+    // b (a matrix of each) a k step at a time, at offsets computed: row-major,
+    // unswizzled.
+    bool rowMajor = !name || plan.intrinsic->opaque;
+    if (!rowMajor && *operands[opIdx] == plan.fragments[opIdx])
       return llvm::Error::success();
     auto type = cast<RankedTensorType>(opIdx == 0 ? dot.getA().getType()
                                                   : dot.getB().getType());
     int64_t bytes =
         std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
-    // Multiply-adds read a row of a and a column of b a k step at a time,
-    // at offsets a loop over k computes: row-major, unswizzled.
     SmallVector<int32_t> shape(type.getShape());
     llvm::Expected<LinearLayout> shared =
-        name ? getOperandSharedLayout(type.getShape(), bytes, *operands[opIdx],
-                                      plan.fragments[opIdx], readersFirst)
-             : swizzledSharedLayout(shape, 1, 1, 1, {1, 0});
+        !rowMajor
+            ? getOperandSharedLayout(type.getShape(), bytes, *operands[opIdx],
+                                     plan.fragments[opIdx], readersFirst)
+            : swizzledSharedLayout(shape, 1, 1, 1, {1, 0});
     if (!shared)
       return shared.takeError();
     plan.shared[opIdx] = std::move(*shared);
@@ -422,6 +429,16 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
                      name.getValue());
   if (plan.intrinsic->scope == MatrixScope::Warpgroup)
     return planDescriptorOperands(dot, *acc, operands, std::move(plan));
+  // An opaque intrinsic loads its operands' matrices from workgroup memory
+  // itself, at a row stride: both wait there row-major, unswizzled.
+  if (plan.intrinsic->opaque) {
+    for (unsigned opIdx : {0u, 1u}) {
+      plan.fragments[opIdx] = *operands[opIdx];
+      if (llvm::Error error = planShared(opIdx, /*readersFirst=*/false))
+        return error;
+    }
+    return plan;
+  }
   for (unsigned opIdx : {0u, 1u}) {
     llvm::Expected<LinearLayout> layout =
         getMatrixOperandLayout(*acc, *plan.intrinsic, opIdx, depth);

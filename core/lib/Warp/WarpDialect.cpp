@@ -211,6 +211,61 @@ LogicalResult LinearLayoutAttr::verifyEncoding(
 }
 
 //===----------------------------------------------------------------------===//
+// CooperativeMatrixAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+CooperativeMatrixAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t rows, int64_t cols,
+                              LinearLayoutAttr placement) {
+  if (!placement)
+    return emitError() << "expected a #tkw.linear placement";
+  if (rows <= 0 || cols <= 0 || !llvm::isPowerOf2_64(rows) ||
+      !llvm::isPowerOf2_64(cols))
+    return emitError() << "expected a matrix of powers of two, not " << rows
+                       << "x" << cols;
+  SmallVector<int64_t> shape = placement.getShape();
+  int64_t lanes = placement.getNumLanes();
+  if (shape.size() != 2 || shape[0] % rows || shape[1] % cols ||
+      (rows * cols) % lanes ||
+      rows * cols / lanes > placement.getNumRegisters())
+    return emitError() << "expected a two-dimensional placement of whole "
+                       << rows << "x" << cols << " matrices, each spread over "
+                       << lanes << " lanes";
+  // The lanes and the lowest registers stay in one matrix; the other bits
+  // move by whole matrices.
+  const tk::LinearLayout &layout = placement.getLinearLayout();
+  int32_t inside = llvm::Log2_64(rows * cols / lanes);
+  for (StringRef dim : kTileLayoutInDims)
+    for (int32_t bit = 0; bit < layout.getInDimSizeLog2(dim); ++bit) {
+      std::vector<int32_t> basis = layout.getBasis(dim, bit);
+      bool inMatrix =
+          dim == tk::kLaneDim || (dim == tk::kRegisterDim && bit < inside);
+      bool ok = inMatrix ? basis[0] < rows && basis[1] < cols
+                         : basis[0] % rows == 0 && basis[1] % cols == 0;
+      if (!ok)
+        return emitError() << dim << " bit " << bit << " of the placement "
+                           << (inMatrix ? "leaves its matrix"
+                                        : "moves within a matrix");
+    }
+  return success();
+}
+
+int64_t CooperativeMatrixAttr::getRegistersPerMatrix() const {
+  return getRows() * getCols() / getPlacement().getNumLanes();
+}
+
+int64_t CooperativeMatrixAttr::getNumMatrices() const {
+  return getPlacement().getNumRegisters() / getRegistersPerMatrix();
+}
+
+LogicalResult CooperativeMatrixAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return getPlacement().verifyEncoding(shape, elementType, emitError);
+}
+
+//===----------------------------------------------------------------------===//
 // ConvertLayoutOp
 //===----------------------------------------------------------------------===//
 
@@ -224,16 +279,28 @@ LogicalResult ConvertLayoutOp::verify() {
   if (src.getShape() != dst.getShape())
     return emitOpError() << "expected the shape to stay [" << src.getShape()
                          << "], not become [" << dst.getShape() << "]";
+  // An opaque tile reaches registers only in its placement.
+  for (auto [from, to] : {std::pair(src, dst), std::pair(dst, src)})
+    if (auto opaque =
+            dyn_cast_or_null<CooperativeMatrixAttr>(from.getEncoding()))
+      if (to.getEncoding() != opaque.getPlacement())
+        return emitOpError() << "expected a #tkw.cooperative_matrix tile to "
+                                "convert to or from its placement "
+                             << opaque.getPlacement() << " only";
   return success();
 }
 
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   if (getSrc().getType() == getType())
     return getSrc();
-  // convert(convert(x)) moves x once.
+  // convert(convert(x)) moves x once, except through an opaque layout,
+  // whose conversions reach its placement only.
   if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {
     if (inner.getSrc().getType() == getType())
       return inner.getSrc();
+    if (isa_and_nonnull<CooperativeMatrixAttr>(
+            inner.getSrc().getType().getEncoding()))
+      return {};
     getSrcMutable().assign(inner.getSrc());
     return getResult();
   }

@@ -66,6 +66,44 @@ def Tkw_LinearLayoutAttr
   }];
 }
 
+def Tkw_CooperativeMatrixAttr
+    : Tkw_Attr<"CooperativeMatrix", "cooperative_matrix",
+               [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "a tile held as matrices whose elements the implementation "
+                "places among a warp's lanes";
+  let description = [{
+    The one opaque layout (DESIGN.md §3): Vulkan's cooperative matrices
+    (VK_KHR_cooperative_matrix) leave which invocation holds which element
+    of a `rows` x `cols` matrix to the driver. A tile in this layout is a
+    set of such matrices, one per `rows` x `cols` block: `placement` says
+    which warp holds which block, and where each element lies once the
+    block has left through workgroup memory (its lanes and lowest
+    registers span one block; higher registers and warps move by whole
+    blocks). A thread holds one value per matrix, not per element, so the
+    tile converts only to and from `placement` (`tkw.convert_layout`),
+    through the warp's workgroup memory.
+    ```mlir
+    #acc = #tkw.cooperative_matrix<rows = 16, cols = 16, placement =
+        #tkw.linear<shape = [16, 16], register = [[0, 1], [0, 2], [0, 4]],
+                    lane = [[0, 8], [1, 0], [2, 0], [4, 0], [8, 0]],
+                    warp = []>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$rows, "int64_t":$cols,
+                        "LinearLayoutAttr":$placement);
+  let assemblyFormat = [{
+    `<` `rows` `=` $rows `,` `cols` `=` $cols `,` `placement` `=`
+    qualified($placement) `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The registers of `placement` one matrix spans (its lowest).
+    int64_t getRegistersPerMatrix() const;
+    /// The matrices each warp holds.
+    int64_t getNumMatrices() const;
+  }];
+}
+
 def Tkw_SwizzledSharedAttr : Tkw_Attr<"SwizzledShared", "swizzled"> {
   let summary = "how a tile lies in workgroup memory: rows of vectors, "
                 "XOR-swizzled by row";

@@ -189,6 +189,27 @@ def TkRemoveLayoutConversions
   let dependentDialects = ["::tk::warp::TkwDialect"];
 }
 
+def TkCooperativeAccumulators
+    : Pass<"tk-cooperative-accumulators", "::tk::FuncOp"> {
+  let summary = "keep the accumulators of cooperative-matrix dots opaque "
+                "across the loops that carry them";
+  let description = [{
+    After `tk-pipeline-loads`, on a function whose target has opaque
+    intrinsics (`MatrixIntrinsic::opaque`: Vulkan's cooperative matrix).
+    A `tk.dot` that records one computes into a `#tkw.cooperative_matrix`
+    tile whose placement is the layout `tk-assign-linear-layouts` gave it;
+    its other users read the placement through a `tkw.convert_layout`
+    (through the warp's workgroup memory). An `scf.for` iteration argument
+    whose trip yields such a conversion carries the opaque tile instead:
+    the body's other users, the loop's users and a non-constant initial
+    value convert, a splat constant is retyped. Conversions that undo each
+    other fold away, so a matmul's accumulator leaves its matrices once,
+    after the loop.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::tk::warp::TkwDialect"];
+}
+
 def TkPipelineLoads : Pass<"tk-pipeline-loads", "::tk::FuncOp"> {
   let summary = "load the operands of a loop's dots trips ahead: into rings "
                 "of workgroup memory by asynchronous copies, or into registers";

@@ -128,6 +128,13 @@ struct MatrixIntrinsic {
   /// dot's operand a (attention's p), as in Triton's `isTransposed` MFMA
   /// layout.
   bool transposed = false;
+  /// The implementation places the elements among the lanes, and tk does
+  /// not know where (Vulkan's cooperative matrix, DESIGN.md §3): a and b are
+  /// read from workgroup memory by the instruction (no aLayout, bLayout),
+  /// and the accumulator is a #tkw.cooperative_matrix tile that reaches
+  /// registers only through workgroup memory. `accLayout` is where its
+  /// elements are once they have: getOpaquePlacement for the target's warp.
+  bool opaque = false;
 
   /// What a dot records of its intrinsic (tkw.intrinsic): the name, and
   /// ".transposed" for the transposed form.
@@ -222,7 +229,9 @@ struct TargetInfo {
   /// Parses `name[:key=value]...`: a registered preset's name or alias
   /// (registerTargetPreset) and overrides of warp-size, max-threads,
   /// registers, shared-memory, shared-memory-banks, vector-bytes,
-  /// workgroup-vector-bytes. On failure
+  /// workgroup-vector-bytes, and `intrinsics=KEY[,KEY...]` (or `none`),
+  /// which keeps of the preset's intrinsics those named, in the preset's
+  /// order (a device lists the ones it has). On failure
   /// returns nothing and says why in `error` (naming the known presets).
   static std::optional<TargetInfo> parse(llvm::StringRef spec,
                                          std::string &error);
@@ -269,6 +278,12 @@ std::optional<std::string> verifyFragments(const TargetInfo &target);
 /// `maxThreadsPerBlock`. Subgroups of 32 lanes or more run `numWarps`.
 int64_t getSubgroupsForWarps(int64_t numWarps, int64_t subgroupSize,
                              int64_t maxThreadsPerBlock);
+
+/// Where an opaque intrinsic's m x n accumulator lies once it has left
+/// through workgroup memory (MatrixIntrinsic::opaque): each lane a run of
+/// consecutive elements of one row, lanes along the row and then down the
+/// rows, so that the run is one vector read.
+FragmentLayout getOpaquePlacement(int64_t m, int64_t n, int64_t warpSize);
 
 /// The name of an element type as intrinsics spell it ("f16", "tf32").
 llvm::StringRef stringifyMatrixElementType(MatrixElementType type);

@@ -67,34 +67,6 @@ static Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y,
                                arith::MulIOp::create(b, loc, x, y));
 }
 
-/// Where operand `operand` of `op` waits in the dot's scratch: the buffer
-/// of its element type and the element (i32) at `offset` bytes into the
-/// dot's part of it (tkw.scratch, from tk-allocate-shared-memory).
-struct OperandScratch {
-  Value buffer, base;
-};
-static FailureOr<OperandScratch> getOperandScratch(OpBuilder &b, Location loc,
-                                                   tk::DotOp op, Value operand,
-                                                   int64_t offset) {
-  auto scratch =
-      op->getAttrOfType<DenseI64ArrayAttr>(warp::TkwDialect::kScratchAttrName);
-  if (!scratch || scratch.size() != 2)
-    return op.emitOpError("tk-convert-registers-to-simt: a dot that reads "
-                          "an operand through workgroup memory without "
-                          "tkw.scratch (run tk-allocate-shared-memory first)");
-  Type element = getElementTypeOrSelf(operand.getType());
-  int64_t bytes =
-      std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
-  Value buffer = getScratchBuffer(b, loc, op, element);
-  if (!buffer || (scratch[0] + offset) % bytes)
-    return op.emitOpError("tk-convert-registers-to-simt: no aligned scratch "
-                          "buffer for ")
-           << element;
-  Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                            (scratch[0] + offset) / bytes);
-  return OperandScratch{buffer, base};
-}
-
 /// Where a dot finds the registers of an operand's fragment layout
 /// (DotOperandPlan::fragments): among the values the operand arrived in,
 /// or, for an operand the dot writes to its scratch, at the element of the
@@ -502,6 +474,31 @@ private:
 };
 
 } // namespace
+
+/// Where operand `operand` of `op` waits in the dot's scratch: the buffer
+/// of its element type and the element (i32) at `offset` bytes into the
+/// dot's part of it (tkw.scratch, from tk-allocate-shared-memory).
+FailureOr<OperandScratch> getOperandScratch(OpBuilder &b, Location loc,
+                                            tk::DotOp op, Value operand,
+                                            int64_t offset) {
+  auto scratch =
+      op->getAttrOfType<DenseI64ArrayAttr>(warp::TkwDialect::kScratchAttrName);
+  if (!scratch || scratch.size() != 2)
+    return op.emitOpError("tk-convert-registers-to-simt: a dot that reads "
+                          "an operand through workgroup memory without "
+                          "tkw.scratch (run tk-allocate-shared-memory first)");
+  Type element = getElementTypeOrSelf(operand.getType());
+  int64_t bytes =
+      std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
+  Value buffer = getScratchBuffer(b, loc, op, element);
+  if (!buffer || (scratch[0] + offset) % bytes)
+    return op.emitOpError("tk-convert-registers-to-simt: no aligned scratch "
+                          "buffer for ")
+           << element;
+  Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                            (scratch[0] + offset) / bytes);
+  return OperandScratch{buffer, base};
+}
 
 RegisterIndex::RegisterIndex(const LinearLayout &layout) {
   for (int32_t reg = layout.getInDimSize(kRegisterDim) - 1; reg >= 0; --reg)

@@ -397,6 +397,24 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> lowerWarpgroupDot(
     mlir::ConversionPatternRewriter &rewriter, const MatrixUnit &unit,
     const RegisterTypeConverter &converter);
 
+/// Where operand `operand` of `op` waits in the dot's scratch: the buffer
+/// of its element type and the element (i32) at `offset` bytes into the
+/// dot's part of it (tkw.scratch, from tk-allocate-shared-memory).
+struct OperandScratch {
+  mlir::Value buffer, base;
+};
+mlir::FailureOr<OperandScratch>
+getOperandScratch(mlir::OpBuilder &b, mlir::Location loc, tk::DotOp op,
+                  mlir::Value operand, int64_t offset);
+
+/// A tk.dot whose intrinsic is opaque (Vulkan's cooperative matrix), its
+/// accumulator a #tkw.cooperative_matrix tile, and the conversions of such
+/// tiles to and from their placement, and their splat constants
+/// (CooperativeMatrix.cpp).
+void populateCooperativeMatrixPatterns(
+    RegisterTypeConverter &converter, mlir::RewritePatternSet &patterns,
+    std::shared_ptr<const TargetInfo> target);
+
 /// True when every user of `load` is a warpgroup dot that reads its slot
 /// where it lies (DotOperandPlan::inPlace): the load then has no registers
 /// to fill.

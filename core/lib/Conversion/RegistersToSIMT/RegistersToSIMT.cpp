@@ -68,18 +68,25 @@ RegisterTypeConverter::RegisterTypeConverter(MLIRContext *context,
       return nullptr; // block pointers: not lowered here
     return LLVM::LLVMPointerType::get(context, globalAddressSpace);
   });
-  addConversion(
-      [this](RankedTensorType type,
-             SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
-        const LinearLayout *layout = getLinearLayout(type);
-        if (!layout)
-          return failure();
-        Type element = convertType(type.getElementType());
-        if (!element)
-          return failure();
-        results.append(layout->getInDimSize(kRegisterDim), element);
-        return success();
-      });
+  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    Type element = convertType(type.getElementType());
+    if (!element)
+      return failure();
+    // A cooperative-matrix tile is the warp's matrices, one value each.
+    if (auto opaque =
+            dyn_cast_or_null<warp::CooperativeMatrixAttr>(type.getEncoding())) {
+      results.append(opaque.getNumMatrices(),
+                     gpu::MMAMatrixType::get(
+                         {opaque.getRows(), opaque.getCols()}, element, "COp"));
+      return success();
+    }
+    const LinearLayout *layout = getLinearLayout(type);
+    if (!layout)
+      return failure();
+    results.append(layout->getInDimSize(kRegisterDim), element);
+    return success();
+  });
 }
 
 ThreadPosition ThreadPosition::get(OpBuilder &b, Location loc,
@@ -581,8 +588,9 @@ struct ConvertRegistersToSIMT
     populateDebugPatterns(converter, patterns);
     populateConvertLayoutPatterns(converter, patterns,
                                   info->workgroupVectorBytes);
-    populateDotPatterns(converter, patterns, matrix,
-                        std::make_shared<const TargetInfo>(*info));
+    auto shared = std::make_shared<const TargetInfo>(*info);
+    populateCooperativeMatrixPatterns(converter, patterns, shared);
+    populateDotPatterns(converter, patterns, matrix, shared);
     AsyncCopyRuns runs = getAsyncCopyRuns(module);
     populateRingPatterns(converter, patterns, copies, matrix, runs);
 

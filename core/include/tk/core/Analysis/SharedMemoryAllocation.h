@@ -37,6 +37,16 @@ struct SharedBuffer {
   int64_t alignment = 0;
 };
 
+/// The workgroup memory a conversion to or from a #tkw.cooperative_matrix
+/// tile of `elementBytes` elements moves through: one matrix for each warp
+/// (the warp's matrices pass one after another).
+inline int64_t
+getCooperativeMatrixScratchBytes(warp::CooperativeMatrixAttr opaque,
+                                 int64_t elementBytes) {
+  return opaque.getPlacement().getNumWarps() * opaque.getRows() *
+         opaque.getCols() * elementBytes;
+}
+
 /// Gives every buffer an offset, a multiple of `alignment` (a power of
 /// two) or of its own, where larger, such that two buffers live at one point
 /// never overlap; returns the bytes all of them need together. Buffers are

@@ -1,0 +1,299 @@
+//===- CooperativeMatrix.cpp - tiles the implementation places ------------===//
+//
+// A #tkw.cooperative_matrix tile is the matrices its warp holds, one
+// !gpu.mma_matrix value each, whose elements the implementation places
+// among the lanes (Vulkan's cooperative matrix, DESIGN.md §3). Nothing here
+// knows where an element is: a dot loads its operands' matrices from its
+// workgroup memory with the unit's own loads and multiplies; a conversion
+// to or from the placement passes each matrix through the warp's part of
+// its scratch, where the unit stores (loads) it whole and the lanes read
+// (write) the elements the placement gives them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RegisterLowering.h"
+
+#include "tk/core/Analysis/SharedMemoryAllocation.h"
+#include "tk/core/DotOperands.h"
+#include "tk/core/TargetInfo.h"
+#include "tk/core/WarpDialect.h"
+#include "tk/ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace tk::simt {
+
+namespace {
+
+warp::CooperativeMatrixAttr getOpaque(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile
+             ? dyn_cast_or_null<warp::CooperativeMatrixAttr>(tile.getEncoding())
+             : nullptr;
+}
+
+Value constantI32(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
+}
+
+/// Where each of a thread's matrices starts in the tile: (row, column),
+/// i32, the placement's coordinates of the matrix's first register
+/// aligned down to the matrix (the lanes move within it).
+SmallVector<std::pair<Value, Value>>
+getMatrixOrigins(OpBuilder &b, Location loc, warp::CooperativeMatrixAttr opaque,
+                 const ThreadPosition &thread) {
+  const LinearLayout &placement = opaque.getPlacement().getLinearLayout();
+  ThreadCoordinates coordinates(b, loc, placement, thread);
+  Value rowMask = constantI32(b, loc, ~(opaque.getRows() - 1));
+  Value colMask = constantI32(b, loc, ~(opaque.getCols() - 1));
+  SmallVector<std::pair<Value, Value>> origins;
+  for (int64_t matrix = 0; matrix < opaque.getNumMatrices(); ++matrix) {
+    int32_t reg = matrix * opaque.getRegistersPerMatrix();
+    origins.push_back({arith::AndIOp::create(
+                           b, loc, coordinates.get(b, loc, reg, 0), rowMask),
+                       arith::AndIOp::create(
+                           b, loc, coordinates.get(b, loc, reg, 1), colMask)});
+  }
+  return origins;
+}
+
+/// The element (index) `row` * `stride` + `col` after `base` (all i32).
+Value elementAt(OpBuilder &b, Location loc, Value base, Value row,
+                int64_t stride, Value col) {
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, constantI32(b, loc, stride)),
+      col);
+  return toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
+}
+
+/// A splat constant: one matrix of the value, for each matrix.
+struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    warp::CooperativeMatrixAttr opaque = getOpaque(op.getType());
+    if (!opaque)
+      return failure();
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "a constant that is not a splat");
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertType(op.getType(), types)))
+      return failure();
+    Value scalar = arith::ConstantOp::create(
+        rewriter, op.getLoc(),
+        cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+    Value matrix = gpu::SubgroupMmaConstantMatrixOp::create(
+        rewriter, op.getLoc(), types.front(), scalar);
+    rewriter.replaceOpWithMultiple(
+        op, {SmallVector<Value>(opaque.getNumMatrices(), matrix)});
+    return success();
+  }
+};
+
+/// A conversion between a cooperative-matrix tile and its placement,
+/// matrix by matrix through the warp's part of the scratch: the unit stores
+/// the matrix and each lane reads its registers of it, or the lanes write
+/// theirs and the unit loads it. A barrier orders each matrix's writes
+/// before its reads, and its reads before the next one's writes.
+struct ConversionLowering : OpConversionPattern<warp::ConvertLayoutOp> {
+  ConversionLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(warp::ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    warp::CooperativeMatrixAttr leaving = getOpaque(op.getSrc().getType());
+    warp::CooperativeMatrixAttr entering = getOpaque(op.getType());
+    warp::CooperativeMatrixAttr opaque = leaving ? leaving : entering;
+    if (!opaque)
+      return failure();
+    Location loc = op.getLoc();
+    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
+        warp::TkwDialect::kScratchAttrName);
+    Type element = op.getType().getElementType();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    Value buffer = getScratchBuffer(rewriter, loc, op, element);
+    if (!scratch || !buffer || scratch[0] % bytes ||
+        scratch[1] < getCooperativeMatrixScratchBytes(opaque, bytes))
+      return op.emitOpError("tk-convert-registers-to-simt: a conversion of a "
+                            "cooperative-matrix tile without its tkw.scratch "
+                            "(run tk-allocate-shared-memory first)");
+    const LinearLayout &placement = opaque.getPlacement().getLinearLayout();
+    int64_t rows = opaque.getRows(), cols = opaque.getCols();
+    int64_t perMatrix = opaque.getRegistersPerMatrix();
+    ThreadPosition thread = ThreadPosition::get(
+        rewriter, loc, *getTypeConverter<RegisterTypeConverter>());
+    ThreadCoordinates coordinates(rewriter, loc, placement, thread);
+    // The warp's matrix, row-major.
+    Value slot = arith::AddIOp::create(
+        rewriter, loc, constantI32(rewriter, loc, scratch[0] / bytes),
+        arith::MulIOp::create(rewriter, loc, thread.warp,
+                              constantI32(rewriter, loc, rows * cols)));
+    Value rowMask = constantI32(rewriter, loc, rows - 1);
+    Value colMask = constantI32(rewriter, loc, cols - 1);
+    auto elementOf = [&](int32_t reg) {
+      return elementAt(
+          rewriter, loc, slot,
+          arith::AndIOp::create(
+              rewriter, loc, coordinates.get(rewriter, loc, reg, 0), rowMask),
+          cols,
+          arith::AndIOp::create(
+              rewriter, loc, coordinates.get(rewriter, loc, reg, 1), colMask));
+    };
+    Value matrixStart = toIndex(rewriter, loc, slot);
+    IntegerAttr stride = rewriter.getIndexAttr(cols);
+    ValueRange values = adaptor.getSrc();
+    SmallVector<Value> results;
+    for (int64_t matrix = 0; matrix < opaque.getNumMatrices(); ++matrix) {
+      if (matrix > 0)
+        gpu::BarrierOp::create(rewriter, loc);
+      if (leaving) {
+        gpu::SubgroupMmaStoreMatrixOp::create(rewriter, loc, values[matrix],
+                                              buffer, matrixStart, stride,
+                                              /*transpose=*/nullptr);
+        gpu::BarrierOp::create(rewriter, loc);
+        for (int64_t i = 0; i < perMatrix; ++i)
+          results.push_back(memref::LoadOp::create(
+              rewriter, loc, buffer, elementOf(matrix * perMatrix + i)));
+      } else {
+        for (int64_t i = 0; i < perMatrix; ++i) {
+          int32_t reg = matrix * perMatrix + i;
+          memref::StoreOp::create(rewriter, loc, values[reg], buffer,
+                                  elementOf(reg));
+        }
+        gpu::BarrierOp::create(rewriter, loc);
+        SmallVector<Type> types;
+        if (failed(getTypeConverter()->convertType(op.getType(), types)))
+          return failure();
+        results.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            rewriter, loc, types.front(), buffer, matrixStart, stride,
+            /*transpose=*/nullptr));
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+/// A dot on cooperative matrices: both operands written to the dot's
+/// scratch row-major by the threads that hold them, and after a barrier,
+/// for each k step, each row's matrix of a and each column's of b loaded
+/// once and multiplied into each of the warp's accumulator matrices.
+struct DotLowering : OpConversionPattern<tk::DotOp> {
+  DotLowering(const TypeConverter &converter, MLIRContext *context,
+              std::shared_ptr<const TargetInfo> target)
+      : OpConversionPattern(converter, context, /*benefit=*/2),
+        target(std::move(target)) {}
+
+  LogicalResult
+  matchAndRewrite(tk::DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    warp::CooperativeMatrixAttr opaque = getOpaque(op.getType());
+    if (!opaque)
+      return failure();
+    llvm::Expected<DotOperandPlan> plan = planDotOperands(op, target.get());
+    if (!plan)
+      return op.emitOpError("tk-convert-registers-to-simt: ")
+             << llvm::toString(plan.takeError());
+    if (!plan->intrinsic || !plan->intrinsic->opaque || !plan->shared[0] ||
+        !plan->shared[1])
+      return op.emitOpError("tk-convert-registers-to-simt: a dot into a "
+                            "cooperative-matrix tile whose intrinsic is not "
+                            "opaque");
+    const MatrixIntrinsic &intrinsic = *plan->intrinsic;
+    Location loc = op.getLoc();
+    ThreadPosition thread = ThreadPosition::get(
+        rewriter, loc, *getTypeConverter<RegisterTypeConverter>());
+    std::array<OperandScratch, 2> scratch;
+    for (unsigned opIdx : {0u, 1u}) {
+      Value operand = opIdx == 0 ? op.getA() : op.getB();
+      FailureOr<OperandScratch> placed = getOperandScratch(
+          rewriter, loc, op, operand, plan->sharedOffset[opIdx]);
+      if (failed(placed))
+        return failure();
+      scratch[opIdx] = *placed;
+      const LinearLayout *source = getLinearLayout(operand.getType());
+      if (!source)
+        return op.emitOpError("tk-convert-registers-to-simt: an operand "
+                              "without a layout");
+      if (failed(writeTileToWorkgroup(
+              rewriter, loc, op, opIdx == 0 ? adaptor.getA() : adaptor.getB(),
+              *source, *plan->shared[opIdx], scratch[opIdx].buffer,
+              scratch[opIdx].base, thread, target->workgroupVectorBytes)))
+        return failure();
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    int64_t depth = aType.getDimSize(1), width = bType.getDimSize(1);
+    auto matrixType = [&](int64_t rows, int64_t cols, Type element,
+                          StringRef use) {
+      return gpu::MMAMatrixType::get({rows, cols}, element, use);
+    };
+    Type aMatrix =
+        matrixType(intrinsic.m, intrinsic.k, aType.getElementType(), "AOp");
+    Type bMatrix =
+        matrixType(intrinsic.k, intrinsic.n, bType.getElementType(), "BOp");
+    SmallVector<std::pair<Value, Value>> origins =
+        getMatrixOrigins(rewriter, loc, opaque, thread);
+    // Matrices of one row (column) share their operand matrices: their
+    // origins differ only in the register part, a constant.
+    const LinearLayout &placement = opaque.getPlacement().getLinearLayout();
+    SmallVector<std::pair<int32_t, int32_t>> keys;
+    for (int64_t matrix = 0; matrix < opaque.getNumMatrices(); ++matrix) {
+      SmallVector<int32_t> at = registerCoordinates(
+          placement, matrix * opaque.getRegistersPerMatrix());
+      keys.push_back({at[0] & ~int32_t(intrinsic.m - 1),
+                      at[1] & ~int32_t(intrinsic.n - 1)});
+    }
+    SmallVector<Value> results(adaptor.getAcc().begin(),
+                               adaptor.getAcc().end());
+    for (int64_t k = 0; k < depth; k += intrinsic.k) {
+      Value kStep = constantI32(rewriter, loc, k);
+      std::map<int32_t, Value> aStep, bStep;
+      for (auto [matrix, key] : llvm::enumerate(keys)) {
+        auto [row, col] = origins[matrix];
+        if (!aStep.count(key.first))
+          aStep[key.first] = gpu::SubgroupMmaLoadMatrixOp::create(
+              rewriter, loc, aMatrix, scratch[0].buffer,
+              elementAt(rewriter, loc, scratch[0].base, row, depth, kStep),
+              rewriter.getIndexAttr(depth), /*transpose=*/nullptr);
+        if (!bStep.count(key.second))
+          bStep[key.second] = gpu::SubgroupMmaLoadMatrixOp::create(
+              rewriter, loc, bMatrix, scratch[1].buffer,
+              elementAt(rewriter, loc, scratch[1].base, kStep, width, col),
+              rewriter.getIndexAttr(width), /*transpose=*/nullptr);
+        results[matrix] = gpu::SubgroupMmaComputeOp::create(
+            rewriter, loc, results[matrix].getType(), aStep[key.first],
+            bStep[key.second], results[matrix], /*a_transpose=*/nullptr,
+            /*b_transpose=*/nullptr);
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+
+  std::shared_ptr<const TargetInfo> target;
+};
+
+} // namespace
+
+void populateCooperativeMatrixPatterns(
+    RegisterTypeConverter &converter, RewritePatternSet &patterns,
+    std::shared_ptr<const TargetInfo> target) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ConstantLowering>(converter, context, /*benefit=*/2);
+  patterns.add<ConversionLowering>(converter, context);
+  patterns.add<DotLowering>(converter, context, std::move(target));
+}
+
+} // namespace tk::simt

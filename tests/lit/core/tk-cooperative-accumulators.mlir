@@ -1,0 +1,128 @@
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=vulkan-cooperative-matrix:intrinsics=coopmat.16x16x16.f16.f32 num-warps=4" --tk-dot-operand-layouts --tk-cooperative-accumulators | FileCheck %s
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=vulkan num-warps=4" --tk-dot-operand-layouts --tk-cooperative-accumulators | FileCheck %s --check-prefix=NONE
+//
+// tk-cooperative-accumulators: a dot on Vulkan's cooperative matrices (an
+// opaque intrinsic) computes into a #tkw.cooperative_matrix tile whose
+// placement is the layout tk-assign-linear-layouts gave it. Its operands
+// stay as loaded (the dot loads its matrices from workgroup memory). The
+// loop carries the opaque tile: its splat initial value is retyped, and the
+// tile converts to its placement once, after the loop, for the bias.
+// Without cooperative matrices the pass changes nothing.
+// CHECK-LABEL: tk.func @dot_bias
+// CHECK: %[[AV:.+]] = tk.load
+// CHECK-NOT: tkw.convert_layout
+// CHECK: %[[BV:.+]] = tk.load
+// CHECK-NOT: tkw.convert_layout
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC:linear[0-9]*]]>>
+// CHECK: %[[LOOP:.+]] = scf.for {{.*}} iter_args(%[[SUM:.+]] = %[[ZERO]]) -> (tensor<64x64xf32, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC]]>>)
+// CHECK-NEXT: %[[D:.+]] = tk.dot %[[AV]], %[[BV]], %[[SUM]] {tkw.intrinsic = "coopmat.16x16x16.f16.f32"} : {{.*}} -> tensor<64x64xf32, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC]]>>
+// CHECK-NEXT: scf.yield %[[D]]
+// CHECK: %[[PLACED:.+]] = tkw.convert_layout %[[LOOP]] : tensor<64x64xf32, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC]]>> -> tensor<64x64xf32, #[[ACC]]>
+// CHECK: arith.addf %[[PLACED]]
+// NONE-LABEL: tk.func @dot_bias
+// NONE-NOT: cooperative_matrix
+tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
+  %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %rows = tk.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %kcols = tk.expand_dims %r32 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %krows = tk.expand_dims %r32 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %c64k = arith.constant dense<64> : tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %c32 : tensor<64x1xi32>
+  %arb = tk.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %acb = tk.broadcast %kcols : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arb, %acb : tensor<64x32xi32>
+  %pa0 = tk.splat %a : !tk.ptr<f16> -> tensor<64x32x!tk.ptr<f16>>
+  %pa = tk.addptr %pa0, %aoff : tensor<64x32x!tk.ptr<f16>>, tensor<64x32xi32>
+  %av = tk.load %pa : tensor<64x32x!tk.ptr<f16>>
+  %br = arith.muli %krows, %c64k : tensor<32x1xi32>
+  %brb = tk.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bcb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %brb, %bcb : tensor<32x64xi32>
+  %pb0 = tk.splat %b : !tk.ptr<f16> -> tensor<32x64x!tk.ptr<f16>>
+  %pb = tk.addptr %pb0, %boff : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
+  %bv = tk.load %pb : tensor<32x64x!tk.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %acc = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %d = tk.dot %av, %bv, %s : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %pbias0 = tk.splat %bias : !tk.ptr<f32> -> tensor<1x64x!tk.ptr<f32>>
+  %pbias = tk.addptr %pbias0, %cols : tensor<1x64x!tk.ptr<f32>>, tensor<1x64xi32>
+  %biasv = tk.load %pbias : tensor<1x64x!tk.ptr<f32>>
+  %biasb = tk.broadcast %biasv : tensor<1x64xf32> -> tensor<64x64xf32>
+  %sum = arith.addf %acc, %biasb : tensor<64x64xf32>
+  %cr = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %crb = tk.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %pc0 = tk.splat %c : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pc = tk.addptr %pc0, %coff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  tk.store %pc, %sum : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}
+
+// Element-wise work on the accumulator inside the loop reads the
+// placement: the carried tile converts at the top of each trip, the
+// product converts back before the dot.
+// CHECK-LABEL: tk.func @scaled_in_loop
+// CHECK: scf.for {{.*}} iter_args(%[[SUM:.+]] = %{{.+}}) -> (tensor<64x64xf32, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC:linear[0-9]*]]>>)
+// CHECK-NEXT: %[[OUT:.+]] = tkw.convert_layout %[[SUM]] : {{.*}} -> tensor<64x64xf32, #[[ACC]]>
+// CHECK: %[[T:.+]] = arith.mulf %[[OUT]]
+// CHECK-NEXT: %[[IN:.+]] = tkw.convert_layout %[[T]] : tensor<64x64xf32, #[[ACC]]> -> tensor<64x64xf32, #tkw.cooperative_matrix
+// CHECK-NEXT: %[[D:.+]] = tk.dot {{.*}}, %[[IN]] {tkw.intrinsic = "coopmat.16x16x16.f16.f32"}
+// CHECK-NEXT: scf.yield %[[D]]
+tk.func @scaled_in_loop(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
+  %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %rows = tk.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %kcols = tk.expand_dims %r32 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %krows = tk.expand_dims %r32 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %c64k = arith.constant dense<64> : tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %c32 : tensor<64x1xi32>
+  %arb = tk.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %acb = tk.broadcast %kcols : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arb, %acb : tensor<64x32xi32>
+  %pa0 = tk.splat %a : !tk.ptr<f16> -> tensor<64x32x!tk.ptr<f16>>
+  %pa = tk.addptr %pa0, %aoff : tensor<64x32x!tk.ptr<f16>>, tensor<64x32xi32>
+  %av = tk.load %pa : tensor<64x32x!tk.ptr<f16>>
+  %br = arith.muli %krows, %c64k : tensor<32x1xi32>
+  %brb = tk.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bcb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %brb, %bcb : tensor<32x64xi32>
+  %pb0 = tk.splat %b : !tk.ptr<f16> -> tensor<32x64x!tk.ptr<f16>>
+  %pb = tk.addptr %pb0, %boff : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
+  %bv = tk.load %pb : tensor<32x64x!tk.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %acc = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %half = arith.constant dense<0.5> : tensor<64x64xf32>
+    %t = arith.mulf %s, %half : tensor<64x64xf32>
+    %d = tk.dot %av, %bv, %t : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %pbias0 = tk.splat %bias : !tk.ptr<f32> -> tensor<1x64x!tk.ptr<f32>>
+  %pbias = tk.addptr %pbias0, %cols : tensor<1x64x!tk.ptr<f32>>, tensor<1x64xi32>
+  %biasv = tk.load %pbias : tensor<1x64x!tk.ptr<f32>>
+  %biasb = tk.broadcast %biasv : tensor<1x64xf32> -> tensor<64x64xf32>
+  %sum = arith.addf %acc, %biasb : tensor<64x64xf32>
+  %cr = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %crb = tk.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %pc0 = tk.splat %c : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pc = tk.addptr %pc0, %coff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  tk.store %pc, %sum : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}
