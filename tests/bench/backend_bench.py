@@ -228,8 +228,57 @@ class Worker:
         return self.matmul("matmul_128", 128)
 
 
+    def attention(self):
+        # The bench's attention (tk-bench-kernels' attention_fwd, from the
+        # package: its entry attention_fwd), f16, 32 heads of 4096 x 64,
+        # softmax(q k^T / 8) v; rows sampled against Python's doubles.
+        if self.package is None:
+            raise WrongResult("attention: only from a --package holding "
+                              "tk-bench-kernels' attention_fwd")
+        tk, heads, n, d = self.tk, 32, 4096, 64
+        count = heads * n * d
+        data = {}
+        for name, period, mult in (("q", 4093, 37), ("k", 4091, 53),
+                                   ("v", 4079, 61)):
+            values = [((i * mult) % period) / period - 0.5
+                      for i in range(period)]
+            one = struct.pack(f"<{period}e", *values)
+            data[name] = (one * (count // period) +
+                          one[:2 * (count % period)],
+                          struct.unpack(f"<{period}e", one), period)
+        q, k, v = (self.buffer(data[x][0]) for x in "qkv")
+        o = self.device.buffer(2 * count)
+        scale = d ** -0.5
+        kernel = self.kernel("attention_fwd")
+        args = [q, k, v, o, tk.i32(n), tk.i32(d), tk.f32(scale)]
+        grid = ((n + 63) // 64, heads)
+        kernel.launch(grid, args, stream=self.stream, wait=True)
+        got = o.read()
+
+        def at(name, index):
+            _, rounded, period = data[name]
+            return rounded[index % period]
+
+        for head, row in ((0, 0), (7, 1000), (31, 4095)):
+            base = head * n * d
+            qrow = [at("q", base + row * d + c) for c in range(d)]
+            scores = [scale * sum(qrow[c] * at("k", base + j * d + c)
+                                  for c in range(d)) for j in range(n)]
+            top = max(scores)
+            weights = [math.exp(x - top) for x in scores]
+            total = sum(weights)
+            for c in range(0, d, 9):
+                want = sum(w * at("v", base + j * d + c)
+                           for j, w in enumerate(weights)) / total
+                value = struct.unpack_from(
+                    "<e", got, 2 * (base + row * d + c))[0]
+                close(value, want, 1e-2, 2e-3, f"o[{head}][{row}][{c}]")
+        return self.time(kernel, grid, args), 4 * heads * n * n * d, \
+            f"f16 {heads}x{n}x{d} (flops)"
+
+
 KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose",
-                "matmul", "matmul_128"]
+                "matmul", "matmul_128", "attention"]
 
 
 def work(args):
@@ -302,7 +351,8 @@ def main():
     for name in args.kernels.split(","):
         figure = {"name": name, "backends": {}}
         # matmul's "bytes" are its flops.
-        unit = "GFLOP/s" if name.startswith("matmul") else "GB/s"
+        unit = ("GFLOP/s" if name.startswith(("matmul", "attention"))
+                else "GB/s")
         for backend in backends:
             runs = [r["kernels"][name] for r in rounds[backend]]
             errors = [r["error"] for r in runs if "error" in r]
