@@ -26,6 +26,7 @@
 #endif
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -74,7 +75,17 @@ cooperativeMatrixKeys(const tk::vulkan::DeviceInfo &info) {
         shape.result != VK_COMPONENT_TYPE_FLOAT32_KHR ||
         shape.saturatingAccumulation)
       continue;
-    keys.push_back(tk::vulkan::cooperativeMatrixKey(shape.m, shape.n, shape.k));
+    // The shapes the vulkan-cooperative-matrix preset has (sides of 8, 16
+    // or 32), each once.
+    auto side = [](uint32_t size) {
+      return size == 8 || size == 16 || size == 32;
+    };
+    if (!side(shape.m) || !side(shape.n) || !side(shape.k))
+      continue;
+    std::string key =
+        tk::vulkan::cooperativeMatrixKey(shape.m, shape.n, shape.k);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      keys.push_back(key);
   }
   return keys;
 }
