@@ -25,8 +25,8 @@
 #define TK_VULKAN_COMPILER "tk-vulkan 2 (driver only)"
 #endif
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <sstream>

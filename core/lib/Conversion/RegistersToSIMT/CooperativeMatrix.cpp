@@ -212,25 +212,12 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
     Location loc = op.getLoc();
     ThreadPosition thread = ThreadPosition::get(
         rewriter, loc, *getTypeConverter<RegisterTypeConverter>());
-    std::array<OperandScratch, 2> scratch;
-    for (unsigned opIdx : {0u, 1u}) {
-      Value operand = opIdx == 0 ? op.getA() : op.getB();
-      FailureOr<OperandScratch> placed = getOperandScratch(
-          rewriter, loc, op, operand, plan->sharedOffset[opIdx]);
-      if (failed(placed))
-        return failure();
-      scratch[opIdx] = *placed;
-      const LinearLayout *source = getLinearLayout(operand.getType());
-      if (!source)
-        return op.emitOpError("tk-convert-registers-to-simt: an operand "
-                              "without a layout");
-      if (failed(writeTileToWorkgroup(
-              rewriter, loc, op, opIdx == 0 ? adaptor.getA() : adaptor.getB(),
-              *source, *plan->shared[opIdx], scratch[opIdx].buffer,
-              scratch[opIdx].base, thread, target->workgroupVectorBytes)))
-        return failure();
-    }
-    gpu::BarrierOp::create(rewriter, loc);
+    FailureOr<std::array<OperandScratch, 2>> written = writeOperandsToScratch(
+        rewriter, loc, op, *plan, {adaptor.getA(), adaptor.getB()}, thread,
+        target->workgroupVectorBytes);
+    if (failed(written))
+      return failure();
+    const std::array<OperandScratch, 2> &scratch = *written;
 
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());

@@ -243,26 +243,13 @@ private:
     };
     ThreadPosition thread = ThreadPosition::get(
         rewriter, loc, *getTypeConverter<RegisterTypeConverter>());
-    std::array<Value, 2> buffers, bases;
-    for (unsigned opIdx : {0u, 1u}) {
-      Value operand = opIdx == 0 ? op.getA() : op.getB();
-      FailureOr<OperandScratch> scratch = getOperandScratch(
-          rewriter, loc, op, operand, plan.sharedOffset[opIdx]);
-      if (failed(scratch))
-        return failure();
-      buffers[opIdx] = scratch->buffer;
-      bases[opIdx] = scratch->base;
-      const LinearLayout *source = getLinearLayout(operand.getType());
-      if (!source)
-        return op.emitOpError("tk-convert-registers-to-simt: an operand "
-                              "without a layout");
-      if (failed(writeTileToWorkgroup(
-              rewriter, loc, op, opIdx == 0 ? adaptor.getA() : adaptor.getB(),
-              *source, *plan.shared[opIdx], buffers[opIdx], bases[opIdx],
-              thread, vectorBytes())))
-        return failure();
-    }
-    gpu::BarrierOp::create(rewriter, loc);
+    FailureOr<std::array<OperandScratch, 2>> written = writeOperandsToScratch(
+        rewriter, loc, op, plan, {adaptor.getA(), adaptor.getB()}, thread,
+        vectorBytes());
+    if (failed(written))
+      return failure();
+    std::array<Value, 2> buffers = {(*written)[0].buffer, (*written)[1].buffer};
+    std::array<Value, 2> bases = {(*written)[0].base, (*written)[1].base};
 
     // Where the thread's rows of a and columns of b start, by their
     // register-only coordinate: a is depth elements a row, b n a row.
@@ -498,6 +485,33 @@ FailureOr<OperandScratch> getOperandScratch(OpBuilder &b, Location loc,
   Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                             (scratch[0] + offset) / bytes);
   return OperandScratch{buffer, base};
+}
+
+FailureOr<std::array<OperandScratch, 2>>
+writeOperandsToScratch(OpBuilder &b, Location loc, tk::DotOp op,
+                       const DotOperandPlan &plan,
+                       std::array<ValueRange, 2> values,
+                       const ThreadPosition &thread, int64_t vectorBytes) {
+  std::array<OperandScratch, 2> scratch;
+  for (unsigned opIdx : {0u, 1u}) {
+    Value operand = opIdx == 0 ? op.getA() : op.getB();
+    FailureOr<OperandScratch> placed =
+        getOperandScratch(b, loc, op, operand, plan.sharedOffset[opIdx]);
+    if (failed(placed))
+      return failure();
+    scratch[opIdx] = *placed;
+    const LinearLayout *source = getLinearLayout(operand.getType());
+    if (!source || !plan.shared[opIdx])
+      return op.emitOpError("tk-convert-registers-to-simt: an operand "
+                            "without a layout or a place in the dot's "
+                            "scratch");
+    if (failed(writeTileToWorkgroup(b, loc, op, values[opIdx], *source,
+                                    *plan.shared[opIdx], placed->buffer,
+                                    placed->base, thread, vectorBytes)))
+      return failure();
+  }
+  gpu::BarrierOp::create(b, loc);
+  return scratch;
 }
 
 RegisterIndex::RegisterIndex(const LinearLayout &layout) {

@@ -407,6 +407,15 @@ mlir::FailureOr<OperandScratch>
 getOperandScratch(mlir::OpBuilder &b, mlir::Location loc, tk::DotOp op,
                   mlir::Value operand, int64_t offset);
 
+/// Both operands of `op` (their registers `values`) written by their first
+/// holders to the dot's scratch where `plan` places them
+/// (DotOperandPlan::shared), then a barrier: where each one starts.
+mlir::FailureOr<std::array<OperandScratch, 2>>
+writeOperandsToScratch(mlir::OpBuilder &b, mlir::Location loc, tk::DotOp op,
+                       const DotOperandPlan &plan,
+                       std::array<mlir::ValueRange, 2> values,
+                       const ThreadPosition &thread, int64_t vectorBytes);
+
 /// A tk.dot whose intrinsic is opaque (Vulkan's cooperative matrix), its
 /// accumulator a #tkw.cooperative_matrix tile, and the conversions of such
 /// tiles to and from their placement, and their splat constants
