@@ -25,6 +25,7 @@ import datetime
 import json
 import math
 import os
+import re
 import statistics
 import struct
 import subprocess
@@ -191,7 +192,7 @@ class Worker:
         return self.time(kernel, grid, args), 8 * n * n, f"f32 {n}x{n}"
 
 
-    def matmul(self, name="matmul", block=64):
+    def matmul(self, name="matmul", block=64, block_n=None):
         # The seed matmul (examples/kernels/matmul.tk: 64x64x32 blocks), f16
         # in and out, f32 sums: on Vulkan, cooperative matrices where the
         # device has them.
@@ -211,7 +212,7 @@ class Worker:
         kernel = self.kernel(name)
         args = [a, b, c, tk.i32(n), tk.i32(n), tk.i32(n), tk.i32(n),
                 tk.i32(1), tk.i32(n), tk.i32(1), tk.i32(n), tk.i32(1)]
-        grid = ((n // block) * (n // block),)
+        grid = ((n // block) * (n // (block_n or block)),)
         kernel.launch(grid, args, stream=self.stream, wait=True)
         got = c.read()
         for row, col in [(0, 0), (1, 4095), (777, 1234), (2048, 63),
@@ -281,13 +282,25 @@ KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose",
                 "matmul", "matmul_128", "attention"]
 
 
+# tk-bench-kernels' matmul configurations, from a package whose entries are
+# named so (the seed matmul's signature and grouped order).
+TUNED_MATMUL = re.compile(r"matmul_(\d+)x(\d+)x(\d+)_w(\d+)(_s\d+)?$")
+
+
 def work(args):
     worker = Worker(args.reps, args.package)
     result = {"backend": worker.device.backend,
               "device": worker.device.properties()["name"], "kernels": {}}
     for name in args.kernels.split(","):
         try:
-            ms, nbytes, shape = getattr(worker, name)()
+            tuned = TUNED_MATMUL.match(name)
+            if tuned:
+                if worker.package is None:
+                    raise WrongResult(f"{name}: only from a --package")
+                ms, nbytes, shape = worker.matmul(name, int(tuned[1]),
+                                                  int(tuned[2]))
+            else:
+                ms, nbytes, shape = getattr(worker, name)()
             # Programs of the kernel one compute unit holds at once
             # (tk_kernel_occupancy).
             result["kernels"][name] = {"ms": ms, "bytes": nbytes,
@@ -313,10 +326,13 @@ def main():
                         "libtk_runtime.so, no compiler in the process")
     parser.add_argument("--kernels", default=",".join(KERNEL_NAMES[:4]),
                         help="the kernels to time, of " +
-                        ", ".join(KERNEL_NAMES))
+                        ", ".join(KERNEL_NAMES) + ", and from a package "
+                        "matmul_<BM>x<BN>x<BK>_w<W>[_s<S>] (tk-bench-kernels' "
+                        "matmul configurations renamed)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    unknown = set(args.kernels.split(",")) - set(KERNEL_NAMES)
+    unknown = {name for name in args.kernels.split(",")
+               if name not in KERNEL_NAMES and not TUNED_MATMUL.match(name)}
     if unknown:
         parser.error("--kernels: no kernel " + ", ".join(sorted(unknown)))
     if args.worker:

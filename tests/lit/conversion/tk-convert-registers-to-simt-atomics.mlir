@@ -61,9 +61,10 @@ tk.func @claim_once(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {t
 // reads the scalar atomic's. The updater (warp 0; thread 0 for the scalar)
 // writes each old value to the op's scratch at its element's place (the
 // tile at bytes 0-127, the scalar at 128: i32 32), a barrier, and every
-// thread reads the ones it holds.
+// thread reads the ones it holds. The buffer ends where that scratch does
+// (132 bytes), not at the kernel's 144.
 // CHECK-LABEL: func.func @old_values_of_copies
-// CHECK: %[[BUF:.*]] = memref.get_global @old_values_of_copies_scratch_i32 : memref<36xi32, #gpu.address_space<workgroup>>
+// CHECK: %[[BUF:.*]] = memref.get_global @old_values_of_copies_scratch_i32 : memref<33xi32, #gpu.address_space<workgroup>>
 // CHECK: %[[OLDS:.*]]:4 = scf.if %[[WARP0:.*]] -> (i32, i32, i32, i32) {
 // CHECK-COUNT-4: llvm.atomicrmw max
 // CHECK: scf.if %[[WARP0]] {

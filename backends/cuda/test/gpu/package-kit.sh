@@ -3,7 +3,7 @@
 # .git/info/exclude ignores): the runtime without a compiler
 # (libtk_runtime.so, the driver plugins, tk-conformance-run; under 1 MB as
 # rt.txz), the conformance cells as one package for cuda:sm_90a and
-# vulkan:32, the benchmark's kernels as a package for cuda:sm_90a with its
+# vulkan:32-coopmat (VULKAN_TARGET to change), the benchmark's kernels as a package for cuda:sm_90a with its
 # manifest, and the Debian packages the runtime and NVIDIA's Vulkan ICD need
 # there (libvulkan1, GLVND, spdlog, fmt). About 6 MB: no LLVM, so one call
 # runs both columns, the sanitizers and cuda_bench.py (issue 48, item 5).
@@ -32,8 +32,10 @@ strip --strip-unneeded "$stage"/build/bin/* "$stage"/build/lib/*.so* 2>/dev/null
 tar -C "$stage" -cJf "$kit/rt.txz" build
 rm -rf "$stage"
 echo "kit: the conformance cells (a few minutes)"
+# NVIDIA's Vulkan driver lists cooperative matrices (f16 into f32 at
+# 16x16x16, 16x8x16, 16x8x8): vulkan:32-coopmat is its own target.
 "$bin/tk-conformance" --write-package "$kit/gpu/cells.tkpkg" \
-  --target cuda:sm_90a,vulkan:32 | tail -1
+  --target "cuda:sm_90a,${VULKAN_TARGET:-vulkan:32-coopmat}" | tail -1
 xz -T2 -f "$kit/gpu/cells.tkpkg"
 echo "kit: the benchmark's kernels"
 "$bin/tk-bench-kernels" --package "$kit/gpu/bench.tkpkg" --target cuda:sm_90a >/dev/null

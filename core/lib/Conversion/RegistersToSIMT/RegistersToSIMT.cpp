@@ -439,9 +439,13 @@ struct GridQueryLowering : OpConversionPattern<GridOp> {
 };
 
 /// Declares each kernel's scratch buffers, one per element type its
-/// scratch ops move, each `tkw.shared_memory` bytes long: the offsets of
-/// tk-allocate-shared-memory index them, so the barriers
-/// tk-insert-barriers placed by those offsets order every reuse.
+/// scratch ops move, each as long as the furthest scratch of that type
+/// reaches (its ops' `tkw.scratch` offset plus size; at most
+/// `tkw.shared_memory`): the offsets of tk-allocate-shared-memory index
+/// them, so the barriers tk-insert-barriers placed by those offsets order
+/// every reuse. Where a backend keeps the buffers apart (SPIR-V's Workgroup
+/// variables do not alias), a type that only a small scratch moves costs
+/// only that much.
 LogicalResult
 declareScratchBuffers(tk::FuncOp kernel,
                       SmallVectorImpl<memref::GlobalOp> &buffers) {
@@ -449,27 +453,42 @@ declareScratchBuffers(tk::FuncOp kernel,
       warp::TkwDialect::kSharedMemoryAttrName);
   if (!bytes || bytes.getInt() == 0)
     return success();
-  llvm::SetVector<Type> types;
+  llvm::MapVector<Type, int64_t> extents;
   int64_t alignment = 16;
   WalkResult walk = kernel.walk([&](Operation *op) {
-    if (!op->hasAttr(warp::TkwDialect::kScratchAttrName))
+    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
+        warp::TkwDialect::kScratchAttrName);
+    if (!scratch)
       return WalkResult::advance();
     alignment = std::max(alignment, getSharedAlignment(op));
-    if (auto ring = dyn_cast<warp::LocalAllocOp>(op))
-      types.insert(storageType(ring.getType().getElementType()));
-    // An atomic passes its old values, never its pointers.
-    if (isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op)) {
-      types.insert(storageType(getElementTypeOrSelf(op->getResult(0))));
+    int64_t end =
+        scratch.size() == 2 ? scratch[0] + scratch[1] : bytes.getInt();
+    auto reach = [&](Type element) {
+      int64_t &extent = extents[storageType(element)];
+      extent = std::max(extent, end);
+    };
+    if (auto ring = dyn_cast<warp::LocalAllocOp>(op)) {
+      reach(ring.getType().getElementType());
       return WalkResult::advance();
     }
-    for (Value operand : op->getOperands())
+    // An atomic passes its old values, never its pointers.
+    if (isa<tk::AtomicRMWOp, tk::AtomicCASOp>(op)) {
+      reach(getElementTypeOrSelf(op->getResult(0)));
+      return WalkResult::advance();
+    }
+    // A dot's scratch holds its operands; its accumulator never crosses
+    // threads.
+    ValueRange moved = op->getOperands();
+    if (auto dot = dyn_cast<tk::DotOp>(op))
+      moved = op->getOperands().take_front(2);
+    for (Value operand : moved)
       if (auto tile = dyn_cast<RankedTensorType>(operand.getType())) {
         if (isa<tk::PtrType>(tile.getElementType())) {
           op->emitOpError("tk-convert-registers-to-simt: a tile of pointers "
                           "cannot cross threads");
           return WalkResult::interrupt();
         }
-        types.insert(storageType(tile.getElementType()));
+        reach(tile.getElementType());
       }
     return WalkResult::advance();
   });
@@ -478,12 +497,13 @@ declareScratchBuffers(tk::FuncOp kernel,
   OpBuilder b(kernel);
   auto workgroup = gpu::AddressSpaceAttr::get(kernel.getContext(),
                                               gpu::AddressSpace::Workgroup);
-  for (Type type : types) {
+  for (auto [type, extent] : extents) {
     int64_t elementBytes =
         std::max<int64_t>(type.getIntOrFloatBitWidth() / 8, 1);
-    auto memref = MemRefType::get(
-        {int64_t(llvm::divideCeil(bytes.getInt(), elementBytes))}, type,
-        MemRefLayoutAttrInterface{}, workgroup);
+    auto memref =
+        MemRefType::get({int64_t(llvm::divideCeil(
+                            std::min(extent, bytes.getInt()), elementBytes))},
+                        type, MemRefLayoutAttrInterface{}, workgroup);
     buffers.push_back(memref::GlobalOp::create(
         b, kernel.getLoc(), scratchName(kernel.getSymName(), type),
         b.getStringAttr("private"), memref, Attribute{},
@@ -615,10 +635,10 @@ struct ConvertRegistersToSIMT
     if (failed(applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     foldExactNarrowRoundTrips(module);
-    // declareScratchBuffers declares a buffer for every element type a
-    // scratch op takes, a dot's accumulator too, which never crosses
-    // threads. A buffer no code reads still counts against the device's
-    // workgroup memory (the SPIR-V module declares it), so it goes.
+    // A buffer no code reads (a type whose scratch ops all moved their
+    // tiles otherwise: by shuffles, in place) still counts against the
+    // device's workgroup memory (the SPIR-V module declares it), so it
+    // goes.
     for (memref::GlobalOp buffer : scratchBuffers)
       if (SymbolTable::symbolKnownUseEmpty(buffer, module))
         buffer.erase();
