@@ -192,7 +192,8 @@ class Worker:
         return self.time(kernel, grid, args), 8 * n * n, f"f32 {n}x{n}"
 
 
-    def matmul(self, name="matmul", block=64, block_n=None):
+    def matmul(self, name="matmul", block=64, block_n=None,
+               unit_strides=False):
         # The seed matmul (examples/kernels/matmul.tk: 64x64x32 blocks), f16
         # in and out, f32 sums: on Vulkan, cooperative matrices where the
         # device has them.
@@ -210,8 +211,11 @@ class Worker:
         a, b = self.buffer(a_data), self.buffer(b_data)
         c = self.device.buffer(2 * count)
         kernel = self.kernel(name)
-        args = [a, b, c, tk.i32(n), tk.i32(n), tk.i32(n), tk.i32(n),
-                tk.i32(1), tk.i32(n), tk.i32(1), tk.i32(n), tk.i32(1)]
+        # A tuned configuration is specialised as cuda_bench.py's are:
+        # stride_ak, stride_bn and stride_cn are constexprs of 1.
+        args = ([a, b, c] + [tk.i32(n)] * 6 if unit_strides else
+                [a, b, c, tk.i32(n), tk.i32(n), tk.i32(n), tk.i32(n),
+                 tk.i32(1), tk.i32(n), tk.i32(1), tk.i32(n), tk.i32(1)])
         grid = ((n // block) * (n // (block_n or block)),)
         kernel.launch(grid, args, stream=self.stream, wait=True)
         got = c.read()
@@ -297,8 +301,8 @@ def work(args):
             if tuned:
                 if worker.package is None:
                     raise WrongResult(f"{name}: only from a --package")
-                ms, nbytes, shape = worker.matmul(name, int(tuned[1]),
-                                                  int(tuned[2]))
+                ms, nbytes, shape = worker.matmul(
+                    name, int(tuned[1]), int(tuned[2]), unit_strides=True)
             else:
                 ms, nbytes, shape = getattr(worker, name)()
             # Programs of the kernel one compute unit holds at once
@@ -328,7 +332,8 @@ def main():
                         help="the kernels to time, of " +
                         ", ".join(KERNEL_NAMES) + ", and from a package "
                         "matmul_<BM>x<BN>x<BK>_w<W>[_s<S>] (tk-bench-kernels' "
-                        "matmul configurations renamed)")
+                        "matmul configurations renamed, compiled with "
+                        "--constexpr stride_ak=1 stride_bn=1 stride_cn=1)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     unknown = {name for name in args.kernels.split(",")
