@@ -126,3 +126,62 @@ tk.func @scaled_in_loop(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.p
   tk.store %pc, %sum : tensor<64x64x!tk.ptr<f32>>
   tk.return
 }
+
+// An accumulator two loops carry (split over an outer and an inner loop)
+// stays in matrices through both, and leaves after the outer one.
+// CHECK-LABEL: tk.func @nested_loops
+// CHECK: %[[OUTER:.+]] = scf.for {{.*}} iter_args(%[[S:.+]] = %{{.+}}) -> (tensor<64x64xf32, #tkw.cooperative_matrix
+// CHECK-NEXT: %[[INNER:.+]] = scf.for {{.*}} iter_args(%[[T:.+]] = %[[S]]) -> (tensor<64x64xf32, #tkw.cooperative_matrix
+// CHECK-NEXT: %[[D:.+]] = tk.dot {{.*}}, %[[T]] {tkw.intrinsic = "coopmat.16x16x16.f16.f32"}
+// CHECK-NEXT: scf.yield %[[D]]
+// CHECK: scf.yield %[[INNER]]
+// CHECK: tkw.convert_layout %[[OUTER]] : tensor<64x64xf32, #tkw.cooperative_matrix
+tk.func @nested_loops(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
+  %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %rows = tk.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %kcols = tk.expand_dims %r32 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %krows = tk.expand_dims %r32 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %c64k = arith.constant dense<64> : tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %c32 : tensor<64x1xi32>
+  %arb = tk.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %acb = tk.broadcast %kcols : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arb, %acb : tensor<64x32xi32>
+  %pa0 = tk.splat %a : !tk.ptr<f16> -> tensor<64x32x!tk.ptr<f16>>
+  %pa = tk.addptr %pa0, %aoff : tensor<64x32x!tk.ptr<f16>>, tensor<64x32xi32>
+  %av = tk.load %pa : tensor<64x32x!tk.ptr<f16>>
+  %br = arith.muli %krows, %c64k : tensor<32x1xi32>
+  %brb = tk.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bcb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %brb, %bcb : tensor<32x64xi32>
+  %pb0 = tk.splat %b : !tk.ptr<f16> -> tensor<32x64x!tk.ptr<f16>>
+  %pb = tk.addptr %pb0, %boff : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
+  %bv = tk.load %pb : tensor<32x64x!tk.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %acc = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %inner = scf.for %j = %c0 to %c4 step %c1 iter_args(%t = %s) -> (tensor<64x64xf32>) : i32 {
+      %d = tk.dot %av, %bv, %t : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+      scf.yield %d : tensor<64x64xf32>
+    }
+    scf.yield %inner : tensor<64x64xf32>
+  }
+  %pbias0 = tk.splat %bias : !tk.ptr<f32> -> tensor<1x64x!tk.ptr<f32>>
+  %pbias = tk.addptr %pbias0, %cols : tensor<1x64x!tk.ptr<f32>>, tensor<1x64xi32>
+  %biasv = tk.load %pbias : tensor<1x64x!tk.ptr<f32>>
+  %biasb = tk.broadcast %biasv : tensor<1x64xf32> -> tensor<64x64xf32>
+  %sum = arith.addf %acc, %biasb : tensor<64x64xf32>
+  %cr = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %crb = tk.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %pc0 = tk.splat %c : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
+  %pc = tk.addptr %pc0, %coff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
+  tk.store %pc, %sum : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}
