@@ -172,7 +172,16 @@ TEST(VulkanPlugin, DeclaresWhatSpirvLacks) {
   EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_BF16);
   EXPECT_TRUE(caps.dtypes & TK_DTYPE_BIT_F32);
   EXPECT_EQ(caps.fp8, 0);
-  EXPECT_EQ(caps.mma_kinds, uint32_t(TK_MMA_NONE));
+  // A matrix unit exactly where the code is made for cooperative matrices
+  // (a device with VK_KHR_cooperative_matrix; lavapipe has none).
+  char target[512] = {};
+  ASSERT_EQ(api().compile_target(0, target, sizeof(target)), TK_SUCCESS)
+      << api().last_error();
+  bool cooperative = std::string(target).find(" coopmat.") != std::string::npos;
+  EXPECT_EQ(caps.mma_kinds, cooperative
+                                ? uint32_t(TK_MMA_BIT_COOPERATIVE_MATRIX)
+                                : uint32_t(TK_MMA_NONE))
+      << target;
 }
 
 TEST(VulkanPlugin, CompileTargetNamesTheSubgroupSize) {
