@@ -151,6 +151,11 @@ struct ConversionLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     Value matrixStart = toIndex(rewriter, loc, slot);
     IntegerAttr stride = rewriter.getIndexAttr(cols);
     ValueRange values = adaptor.getSrc();
+    // The matrices a conversion into the opaque tile loads, one a block.
+    SmallVector<Type> matrixTypes;
+    if (entering &&
+        failed(getTypeConverter()->convertType(op.getType(), matrixTypes)))
+      return failure();
     SmallVector<Value> results;
     for (int64_t matrix = 0; matrix < opaque.getNumMatrices(); ++matrix) {
       if (matrix > 0)
@@ -170,11 +175,8 @@ struct ConversionLowering : OpConversionPattern<warp::ConvertLayoutOp> {
                                   elementOf(reg));
         }
         gpu::BarrierOp::create(rewriter, loc);
-        SmallVector<Type> types;
-        if (failed(getTypeConverter()->convertType(op.getType(), types)))
-          return failure();
         results.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-            rewriter, loc, types.front(), buffer, matrixStart, stride,
+            rewriter, loc, matrixTypes[matrix], buffer, matrixStart, stride,
             /*transpose=*/nullptr));
       }
     }
