@@ -339,6 +339,33 @@ TEST(LayoutPresetsTest, NvmmaSharedLayoutIsTheHardwareSwizzle) {
             std::string::npos);
 }
 
+// Each element of a column-blocked tile at the offset the formula gives,
+// enumerated, for the shapes of a cooperative matmul's operands.
+TEST(LayoutPresetsTest, ColumnBlockedSharedMatchesFormula) {
+  struct BlockedCase {
+    int32_t rows, cols, blockCols;
+  };
+  for (BlockedCase c : {BlockedCase{128, 32, 16}, BlockedCase{32, 256, 16},
+                        BlockedCase{16, 16, 16}, BlockedCase{64, 64, 8}}) {
+    LinearLayout layout =
+        take(tk::columnBlockedSharedLayout({c.rows, c.cols}, c.blockCols));
+    SCOPED_TRACE(layout.toString());
+    LinearLayout where = take(layout.invert());
+    for (int32_t row = 0; row < c.rows; ++row)
+      for (int32_t col = 0; col < c.cols; ++col)
+        EXPECT_EQ(where.apply({{"dim0", row}, {"dim1", col}})[0].second,
+                  (col / c.blockCols) * c.rows * c.blockCols +
+                      row * c.blockCols + col % c.blockCols)
+            << "row " << row << " col " << col;
+  }
+  EXPECT_NE(errorOf(tk::columnBlockedSharedLayout({16, 16}, 32))
+                .find("blocks of 32 columns"),
+            std::string::npos);
+  EXPECT_NE(errorOf(tk::columnBlockedSharedLayout({16, 16}, 12))
+                .find("blocks of 12 columns"),
+            std::string::npos);
+}
+
 TEST(LayoutPresetsTest, SliceOfKnownLayout) {
   LinearLayout parent =
       take(tk::blockedLayout({16, 16}, {1, 4}, {8, 4}, {2, 1}, {1, 0}));

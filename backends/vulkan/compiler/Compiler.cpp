@@ -127,13 +127,18 @@ tk_status compileOnce(const CompileInput &input, Package &out,
   };
   dump("0-tk.mlir", *module);
   // Core's register pipeline (DESIGN §3) at the device's subgroup size,
-  // without a matrix unit or async copies; lavapipe has 32 KB of workgroup
-  // memory, which tiles whose lives do not overlap share
-  // (tk-allocate-shared-memory). A kernel it refuses (workgroup memory
-  // beyond the device's) is unsupported.
+  // with cooperative matrices where the device has them and without async
+  // copies; lavapipe has 32 KB of workgroup memory, which tiles whose lives
+  // do not overlap share (tk-allocate-shared-memory). A kernel it refuses
+  // (workgroup memory beyond the device's) is unsupported.
   SIMTLowering lowering;
   lowering.target = spec;
   lowering.numWarps = numWarps;
+  // num_stages is not passed on: without asynchronous copies
+  // tk-pipeline-loads would carry the next trip's operands in registers,
+  // and on NVIDIA's Vulkan driver (H100) every cooperative matmul
+  // configuration ran 10-33% slower so (docs/bench/
+  // 2026-12-06-*-vulkan-blocked-h100); lavapipe's registers are memory.
   // No cap on the elements a thread holds: lavapipe's LLVM 15 JIT, which
   // builds a subgroup's code for 8 or 16 lanes at once, took over 5
   // minutes on an f16 min or max reduction of 128 elements a thread at 16

@@ -485,6 +485,30 @@ tk::swizzledSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t vec,
 }
 
 llvm::Expected<LinearLayout>
+tk::columnBlockedSharedLayout(llvm::ArrayRef<int32_t> shape,
+                              int32_t blockCols) {
+  if (shape.size() != 2)
+    return makeError(
+        "columnBlockedSharedLayout: expected a tile of two dimensions");
+  if (std::optional<std::string> problem = sizesProblem(shape, 2, "shape"))
+    return makeError("columnBlockedSharedLayout: " + *problem);
+  if (blockCols < 1 || !isPowerOf2(blockCols) || blockCols > shape[1])
+    return makeError("columnBlockedSharedLayout: blocks of " +
+                     llvm::Twine(blockCols) + " columns in a tile of " +
+                     llvm::Twine(shape[1]));
+  // One block's rows, unswizzled, then the blocks.
+  Bases bases = swizzledRowBases(2, /*rowDim=*/0, /*colDim=*/1, shape[0],
+                                 blockCols, 1, 1, 1);
+  for (int64_t col = blockCols; col < shape[1]; col *= 2)
+    bases.push_back({0, int32_t(col)});
+  LinearLayout::DimSizes outDims;
+  for (size_t dim = 0; dim < 2; ++dim)
+    outDims.emplace_back(standardOutDimName(int32_t(dim)), shape[dim]);
+  return LinearLayout({{kOffsetDim.str(), std::move(bases)}},
+                      std::move(outDims));
+}
+
+llvm::Expected<LinearLayout>
 tk::nvmmaSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t elementBytes,
                       int32_t swizzleBytes, llvm::ArrayRef<int32_t> order) {
   if (shape.size() != 2)

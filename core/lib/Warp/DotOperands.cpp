@@ -364,11 +364,14 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
   // An operand in a layout other than the one the product reads waits in
   // the dot's workgroup memory, laid out for its writers and readers.
   auto planShared = [&](unsigned opIdx, bool readersFirst) -> llvm::Error {
-    // Multiply-adds and opaque intrinsics read a row of a and a column of
-    // b (a matrix of each) a k step at a time, at offsets computed: row-major,
-    // unswizzled.
-    bool rowMajor = !name || plan.intrinsic->opaque;
-    if (!rowMajor && *operands[opIdx] == plan.fragments[opIdx])
+    // Multiply-adds read a row of a and a column of b a k step at a time,
+    // at offsets computed: row-major, unswizzled. Opaque intrinsics load a
+    // matrix at a row stride, which allows no swizzle: column blocks as
+    // wide as the matrix (getOpaqueOperandBlock), so that a matrix's rows
+    // are a block row apart, not a tile row (on NVIDIA's Vulkan driver
+    // b's 16 rows of 512 bytes fell in one bank).
+    bool computedOffsets = !name || plan.intrinsic->opaque;
+    if (!computedOffsets && *operands[opIdx] == plan.fragments[opIdx])
       return llvm::Error::success();
     auto type = cast<RankedTensorType>(opIdx == 0 ? dot.getA().getType()
                                                   : dot.getB().getType());
@@ -376,10 +379,13 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
         std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
     SmallVector<int32_t> shape(type.getShape());
     llvm::Expected<LinearLayout> shared =
-        !rowMajor
+        !computedOffsets
             ? getOperandSharedLayout(type.getShape(), bytes, *operands[opIdx],
                                      plan.fragments[opIdx], readersFirst)
-            : swizzledSharedLayout(shape, 1, 1, 1, {1, 0});
+        : !name ? swizzledSharedLayout(shape, 1, 1, 1, {1, 0})
+                : columnBlockedSharedLayout(
+                      shape,
+                      int32_t(getOpaqueOperandBlock(*plan.intrinsic, opIdx)));
     if (!shared)
       return shared.takeError();
     plan.shared[opIdx] = std::move(*shared);
@@ -430,7 +436,7 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
   if (plan.intrinsic->scope == MatrixScope::Warpgroup)
     return planDescriptorOperands(dot, *acc, operands, std::move(plan));
   // An opaque intrinsic loads its operands' matrices from workgroup memory
-  // itself, at a row stride: both wait there row-major, unswizzled.
+  // itself, at a row stride: both wait there in column blocks, unswizzled.
   if (plan.intrinsic->opaque) {
     for (unsigned opIdx : {0u, 1u}) {
       plan.fragments[opIdx] = *operands[opIdx];

@@ -3,18 +3,19 @@
 // tk-convert-registers-to-simt on cooperative matrices (64x32 by 32x64 f16
 // into f32, 4 warps, each 32x32 of the product: four 16x16 matrices). The
 // splat accumulator is one constant matrix; the loop carries the four
-// matrices. Each trip the threads write a and b to the dot's scratch
-// row-major, and after a barrier each k step (two of 16) loads a warp's two
-// rows of a and two columns of b, each once, at a's stride (32) and b's
-// (64), and multiplies each accumulator matrix once. After the loop each
+// matrices. Each trip the threads write a and b to the dot's scratch in
+// column blocks of 16 (a: k, b: n), and after a barrier each k step (two of
+// 16) loads a warp's two rows of a and two columns of b, each once, at the
+// blocks' row stride (16, not the tiles' 32 and 64), and multiplies each
+// accumulator matrix once. After the loop each
 // matrix is stored whole to the warp's 1 KB of scratch (16 per row) and
 // read back by its lanes, between barriers.
 // CHECK-LABEL: func.func @dot_bias
 // CHECK: %[[ZERO:.+]] = gpu.subgroup_mma_constant_matrix %{{.+}} : !gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: scf.for {{.*}} iter_args(%[[C0:.+]] = %[[ZERO]], %[[C1:.+]] = %[[ZERO]], %[[C2:.+]] = %[[ZERO]], %[[C3:.+]] = %[[ZERO]]) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
 // CHECK: gpu.barrier
-// CHECK: %[[A0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 32 : index} : memref<{{.*}}xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: %[[B0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 64 : index} : memref<{{.*}}xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: %[[A0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 16 : index} : memref<{{.*}}xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: %[[B0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 16 : index} : memref<{{.*}}xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: gpu.subgroup_mma_compute %[[A0]], %[[B0]], %[[C0]]
 // CHECK-COUNT-7: gpu.subgroup_mma_compute
 // CHECK-NOT: gpu.subgroup_mma_compute

@@ -51,6 +51,17 @@ inline constexpr int64_t kFmaDotRegisters = 256;
 /// elements in `layout`.
 int64_t getThreadRegisters(const LinearLayout &layout, int64_t elementBits);
 
+/// The columns of one block of operand `opIdx` (a: k, b: n) of an opaque
+/// intrinsic in the dot's workgroup memory (columnBlockedSharedLayout): a
+/// matrix of the operand lies in one block, its rows that many elements
+/// apart. Measured on NVIDIA's Vulkan driver (H100), against the tiles
+/// row-major: 12-30% faster in five of seven matmul configurations, 9 and
+/// 15% slower in two (docs/bench/2026-12-06-*-vulkan-blocked-h100).
+inline int64_t getOpaqueOperandBlock(const MatrixIntrinsic &intrinsic,
+                                     unsigned opIdx) {
+  return opIdx == 0 ? intrinsic.k : intrinsic.n;
+}
+
 /// Operand `opIdx` of a dot each thread computes on its own with fused
 /// multiply-adds: every index that holds an element of the product holds
 /// that element's row of a (column of b) whole along k.

@@ -223,7 +223,7 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
 
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());
-    int64_t depth = aType.getDimSize(1), width = bType.getDimSize(1);
+    int64_t depth = aType.getDimSize(1);
     auto matrixType = [&](int64_t rows, int64_t cols, Type element,
                           StringRef use) {
       return gpu::MMAMatrixType::get({rows, cols}, element, use);
@@ -246,21 +246,34 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
     }
     SmallVector<Value> results(adaptor.getAcc().begin(),
                                adaptor.getAcc().end());
+    // Both operands wait in column blocks (planDotOperands): a's matrix at
+    // (row, k) starts row rows into block k / blockA, b's at (k, col) k
+    // rows into block col / blockB, each block a rows (depth) high.
+    int64_t blockA = getOpaqueOperandBlock(intrinsic, 0);
+    int64_t blockB = getOpaqueOperandBlock(intrinsic, 1);
+    int64_t rowsA = aType.getDimSize(0);
     for (int64_t k = 0; k < depth; k += intrinsic.k) {
-      Value kStep = constantI32(rewriter, loc, k);
+      Value aBlock = constantI32(rewriter, loc,
+                                 (k / blockA) * rowsA * blockA + k % blockA);
+      Value kRow = constantI32(rewriter, loc, k);
       std::map<int32_t, Value> aStep, bStep;
       for (auto [matrix, key] : llvm::enumerate(keys)) {
         auto [row, col] = origins[matrix];
         if (!aStep.count(key.first))
           aStep[key.first] = gpu::SubgroupMmaLoadMatrixOp::create(
               rewriter, loc, aMatrix, scratch[0].buffer,
-              elementAt(rewriter, loc, scratch[0].base, row, depth, kStep),
-              rewriter.getIndexAttr(depth), /*transpose=*/nullptr);
-        if (!bStep.count(key.second))
+              elementAt(rewriter, loc, scratch[0].base, row, blockA, aBlock),
+              rewriter.getIndexAttr(blockA), /*transpose=*/nullptr);
+        if (!bStep.count(key.second)) {
+          // col is a multiple of blockB (n): its block starts (col / blockB)
+          // * depth * blockB = col * depth elements in.
+          Value bBlock = arith::MulIOp::create(
+              rewriter, loc, col, constantI32(rewriter, loc, depth));
           bStep[key.second] = gpu::SubgroupMmaLoadMatrixOp::create(
               rewriter, loc, bMatrix, scratch[1].buffer,
-              elementAt(rewriter, loc, scratch[1].base, kStep, width, col),
-              rewriter.getIndexAttr(width), /*transpose=*/nullptr);
+              elementAt(rewriter, loc, scratch[1].base, kRow, blockB, bBlock),
+              rewriter.getIndexAttr(blockB), /*transpose=*/nullptr);
+        }
         results[matrix] = gpu::SubgroupMmaComputeOp::create(
             rewriter, loc, results[matrix].getType(), aStep[key.first],
             bStep[key.second], results[matrix], /*a_transpose=*/nullptr,

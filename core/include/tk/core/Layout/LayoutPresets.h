@@ -179,6 +179,18 @@ swizzledSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t vec,
                      int32_t perPhase, int32_t maxPhase,
                      llvm::ArrayRef<int32_t> order);
 
+/// A two-dimensional [rows, cols] tile in shared memory cut into column
+/// blocks of `blockCols`, each stored whole and row-major (row stride
+/// `blockCols`), the blocks one after another: the element (r, c) is at
+/// (c / blockCols) * rows * blockCols + r * blockCols + c % blockCols.
+/// A reader that takes a matrix of `blockCols` columns at one row stride
+/// (Vulkan's cooperative-matrix loads, which allow no swizzle) then finds
+/// consecutive rows 2 * blockCols bytes apart instead of a whole tile row:
+/// fewer rows of one access share a bank. Input `offset` (elements); an
+/// error unless the sizes are powers of two and blockCols divides cols.
+llvm::Expected<LinearLayout>
+columnBlockedSharedLayout(llvm::ArrayRef<int32_t> shape, int32_t blockCols);
+
 /// A two-dimensional tile in shared memory as NVIDIA's matrix descriptors
 /// (wgmma, TMA) read it, Triton's NVMMAShared encoding: the contiguous
 /// dimension (order[0]) is cut into atoms of `swizzleBytes` (32, 64 or
