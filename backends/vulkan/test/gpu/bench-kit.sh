@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Makes the GPU machine's kit for bench-run.sh, here, in .dvV/ (which
+# .git/info/exclude ignores), after a build: the runtime without a compiler
+# (libtk_runtime.so and the driver plugins), the Debian packages it and
+# NVIDIA's Vulkan ICD need there, and packages for cuda:sm_90a and
+# vulkan:32-coopmat (VULKAN_TARGET to change) that
+# tests/bench/backend_bench.py times on both backends:
+#   - bench.tkpkg: the seed kernels (vector_add, softmax, layernorm,
+#     matrix_transpose, matmul, matmul_128) and tk-bench-kernels' attention
+#     (64x64 w4 s3, entry attention_fwd);
+#   - tuned-<entry>.tkpkg, one a configuration: tk-bench-kernels' f16 4096³
+#     matmul configurations, renamed matmul_<BM>x<BN>x<BK>_w<W>_s<S>, with
+#     the constants it lists (unit strides, as cuda_bench.py compiles them); STAGES="1 2" adds the
+#     same configurations at those num_stages (an _s<S> of their own).
+# With CELLS=1 also the conformance cells for the Vulkan target (a few
+# minutes), which bench-run.sh runs as the vulkan column.
+#
+#   bash backends/vulkan/test/gpu/bench-kit.sh
+#   # there, carrying .dvV:
+#   OUT=... bash backends/vulkan/test/gpu/bench-run.sh
+set -euo pipefail
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+kit=$root/.dvV
+bin=$root/build/bin
+vulkan=${VULKAN_TARGET:-vulkan:32-coopmat}
+grep -qx '/.dvV/' .git/info/exclude 2>/dev/null || echo '/.dvV/' >> .git/info/exclude
+rm -rf "$kit/gpu"
+mkdir -p "$kit/debs" "$kit/gpu"
+echo "kit: Debian packages"
+(cd "$kit/debs" && ls ./*.deb >/dev/null 2>&1 ||
+  apt-get download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 \
+    libgles2 libspdlog1.10 libfmt9)
+echo "kit: the runtime"
+stage=$(mktemp -d)
+mkdir -p "$stage/build/bin" "$stage/build/lib"
+cp "$bin/tk-conformance-run" "$stage/build/bin/"
+cp -a build/lib/libtk_runtime.so* build/lib/libtk_driver_*.so "$stage/build/lib/"
+strip --strip-unneeded "$stage"/build/bin/* "$stage"/build/lib/*.so* 2>/dev/null || true
+tar -C "$stage" -cJf "$kit/rt.txz" build
+rm -rf "$stage"
+
+sources=$(mktemp -d)
+trap 'rm -rf "$sources"' EXIT
+"$bin/tk-bench-kernels" --emit "$sources/emit" >/dev/null
+echo "kit: the seed kernels and attention"
+sed 's/64/128/g; s/@matmul(/@matmul_128(/' examples/kernels/matmul.tk > "$sources/matmul_128.tk"
+attention=$(python3 -c "
+import json, sys
+m = json.load(open('$sources/emit/manifest.json'))
+c = [c for f in m['figures'] if f['kind'] == 'attention' for c in f['candidates']][0]
+print(c['file'], c['num_warps'], c['num_stages'])")
+read -r file warps stages <<<"$attention"
+"$bin/tk-compile" --package "$sources/attention.tkpkg" --target cuda:sm_90a --target "$vulkan" \
+  --num-warps "$warps" --num-stages "$stages" "$sources/emit/$file:attention_fwd" >/dev/null
+"$bin/tk-compile" --package "$sources/seeds.tkpkg" --target cuda:sm_90a --target "$vulkan" \
+  examples/kernels/vector_add.tk examples/kernels/softmax.tk examples/kernels/layernorm.tk \
+  examples/kernels/matrix_transpose.tk examples/kernels/matmul.tk "$sources/matmul_128.tk" >/dev/null
+cp "$sources/seeds.tkpkg" "$kit/gpu/bench.tkpkg"
+cp "$sources/attention.tkpkg" "$kit/gpu/attention.tkpkg"
+
+echo "kit: the matmul configurations"
+python3 -c "
+import json
+m = json.load(open('$sources/emit/manifest.json'))
+f = [f for f in m['figures'] if f['name'] == 'matmul f16 4096x4096x4096'][0]
+for c in f['candidates']:
+    blocks = c['label'].split()[0]  # BMxBNxBK
+    constexprs = ' '.join(f'--constexpr {k}={v}' for k, v in c['constexprs'].items())
+    print(c['file'], blocks, c['num_warps'], c['num_stages'], constexprs)
+" | while read -r file blocks warps stages constexprs; do
+  for s in "$stages" ${STAGES:-}; do
+    entry=matmul_${blocks}_w${warps}_s${s}
+    sed "s/@matmul(/@$entry(/" "$sources/emit/$file" > "$sources/$entry.tk"
+    # shellcheck disable=SC2086 # the constexpr flags split on purpose
+    if "$bin/tk-compile" --package "$kit/gpu/tuned-$entry.tkpkg" --target cuda:sm_90a \
+        --target "$vulkan" --num-warps "$warps" --num-stages "$s" $constexprs \
+        "$sources/$entry.tk" >/dev/null; then
+      echo "  $entry"
+    else
+      echo "  $entry: not compiled"
+    fi
+  done
+done
+if [ -n "${CELLS:-}" ]; then
+  echo "kit: the conformance cells for $vulkan (a few minutes)"
+  "$bin/tk-conformance" --write-package "$kit/gpu/cells.tkpkg" --target "$vulkan" | tail -1
+fi
+for f in "$kit"/gpu/*.tkpkg; do xz -T2 -f "$f"; done
+git rev-parse --short HEAD > "$kit/COMMIT"
+du -sh "$kit"
