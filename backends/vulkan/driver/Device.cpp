@@ -73,6 +73,7 @@ struct Candidate {
   bool subgroupSizeControlExtension = false;
   bool atomicFloatExtension = false;
   bool cooperativeMatrixExtension = false;
+  bool executablePropertiesExtension = false;
   int rank = 0;
 };
 
@@ -196,6 +197,8 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   out.cooperativeMatrixExtension =
       hasExtension(extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
       vk().vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR;
+  out.executablePropertiesExtension = hasExtension(
+      extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
   // Features: Vulkan 1.1 and 1.2 core, then subgroup size control and
   // float atomics where the device has them.
@@ -214,6 +217,9 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix = {};
   cooperativeMatrix.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo = {};
+  executableInfo.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
   VkPhysicalDeviceFeatures2 features = {};
   features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   features.pNext = &features11;
@@ -233,6 +239,10 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   if (out.cooperativeMatrixExtension) {
     *next = &cooperativeMatrix;
     next = &cooperativeMatrix.pNext;
+  }
+  if (out.executablePropertiesExtension) {
+    *next = &executableInfo;
+    next = &executableInfo.pNext;
   }
   vk().vkGetPhysicalDeviceFeatures2(physical, &features);
 
@@ -278,6 +288,9 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
       return status;
     info.cooperativeMatrix = true;
   }
+  out.executablePropertiesExtension = out.executablePropertiesExtension &&
+                                      executableInfo.pipelineExecutableInfo;
+  info.pipelineExecutableInfo = out.executablePropertiesExtension;
 
   // Properties: subgroups, their size control, the largest allocation, and
   // the compute units where a vendor's extension says how many.
@@ -323,6 +336,8 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   vk().vkGetPhysicalDeviceProperties2(physical, &properties2);
   if (hasSMBuiltins && smBuiltins.shaderSMCount) {
     info.computeUnits = smBuiltins.shaderSMCount;
+    info.subgroupsPerComputeUnit = smBuiltins.shaderWarpsPerSM;
+    info.registersPerComputeUnit = 65536;
   } else if (hasAMDCores && amdCores.computeUnitsPerShaderArray) {
     info.computeUnits = amdCores.shaderEngineCount *
                         amdCores.shaderArraysPerEngineCount *
@@ -465,6 +480,15 @@ tk_status createDevice(const Candidate &candidate, int32_t index,
     next = &cooperativeMatrix.pNext;
     extensions.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo = {};
+  executableInfo.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  executableInfo.pipelineExecutableInfo = VK_TRUE;
+  if (candidate.executablePropertiesExtension) {
+    *next = &executableInfo;
+    next = &executableInfo.pNext;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
 
   // Every queue of the family (up to kMaxQueues): tk uses the first, and a
   // program that also drives the device through Vulkan wraps the others.
@@ -487,6 +511,10 @@ tk_status createDevice(const Candidate &candidate, int32_t index,
   // From here on, a failure destroys what was made, in reverse.
   tk_status status = loadDeviceApi(state.device, state.api, error);
   if (status == TK_SUCCESS) {
+    state.info.pipelineExecutableInfo =
+        state.info.pipelineExecutableInfo &&
+        state.api.vkGetPipelineExecutablePropertiesKHR &&
+        state.api.vkGetPipelineExecutableStatisticsKHR;
     for (uint32_t i = 0; i < candidate.queueCount; ++i) {
       state.queues.push_back(std::make_unique<Queue>());
       state.api.vkGetDeviceQueue(state.device, candidate.queueFamily, i,

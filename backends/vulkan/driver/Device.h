@@ -50,6 +50,13 @@ struct DeviceInfo {
   /// SMs (VK_NV_shader_sm_builtins), CUs (VK_AMD_shader_core_properties),
   /// shader cores (VK_ARM_shader_core_builtins).
   uint32_t computeUnits = 0;
+  /// Subgroups one compute unit holds at once, and its 32-bit registers,
+  /// where the driver says (0: unknown): NVIDIA's SMs through
+  /// VK_NV_shader_sm_builtins (shaderWarpsPerSM); their register file,
+  /// which no Vulkan query gives, is 65,536 on every GPU that has the
+  /// extension (Turing on, as CUDA's occupancy tables list).
+  uint32_t subgroupsPerComputeUnit = 0;
+  uint32_t registersPerComputeUnit = 0;
   uint32_t vendorID = 0;
   uint32_t deviceID = 0;
   VkPhysicalDeviceType deviceType = VK_PHYSICAL_DEVICE_TYPE_OTHER;
@@ -108,6 +115,9 @@ struct DeviceInfo {
   /// subgroup-scope shapes it lists, in its order.
   bool cooperativeMatrix = false;
   std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;
+  /// VK_KHR_pipeline_executable_properties' pipelineExecutableInfo: each
+  /// pipeline's statistics (registers a thread) can be read.
+  bool pipelineExecutableInfo = false;
 };
 
 /// Whether CPU implementations of Vulkan count as devices: only when

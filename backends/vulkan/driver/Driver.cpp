@@ -365,6 +365,9 @@ tk_status loadDeviceApi(VkDevice device, DeviceApi &api, std::string &error) {
       reinterpret_cast<PFN_##name>(vk().vkGetDeviceProcAddr(device, #name));   \
   if (!api.name)                                                               \
     missing += missing.empty() ? #name : ", " #name;
+#define TK_VK_DEVICE_OPTIONAL(name)                                            \
+  api.name =                                                                   \
+      reinterpret_cast<PFN_##name>(vk().vkGetDeviceProcAddr(device, #name));
 #include "driver/VulkanSymbols.def"
   if (!missing.empty()) {
     error = "tk-vulkan: the Vulkan driver gives no " + missing;

@@ -9,8 +9,10 @@
 #include "driver/Executable.h"
 #include "driver/Device.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace tk::vulkan {
@@ -235,6 +237,75 @@ Executable::~Executable() {
     api.vkDestroyShaderModule(handle, shaderModule, nullptr);
 }
 
+namespace {
+
+/// A statistic's value as text.
+std::string statisticValue(const VkPipelineExecutableStatisticKHR &statistic) {
+  switch (statistic.format) {
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+    return statistic.value.b32 ? "true" : "false";
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+    return std::to_string(statistic.value.i64);
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+    return std::to_string(statistic.value.u64);
+  case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+    return std::to_string(statistic.value.f64);
+  default:
+    return "?";
+  }
+}
+
+/// Reads the compute executable's statistics into `executable`: each as
+/// text, and the registers a thread from the one NVIDIA's driver calls
+/// "Register Count". Statistics are diagnostics: a driver that gives none
+/// leaves them empty, and TK_VULKAN_STATISTICS=1 prints them to stderr.
+void readStatistics(const DeviceApi &api, VkDevice device,
+                    Executable &executable) {
+  VkPipelineInfoKHR pipeline = {};
+  pipeline.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+  pipeline.pipeline = executable.pipeline;
+  uint32_t count = 0;
+  if (api.vkGetPipelineExecutablePropertiesKHR(device, &pipeline, &count,
+                                               nullptr) != VK_SUCCESS ||
+      count == 0)
+    return;
+  VkPipelineExecutableInfoKHR which = {};
+  which.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+  which.pipeline = executable.pipeline;
+  which.executableIndex = 0; // a compute pipeline's one stage
+  uint32_t statisticCount = 0;
+  if (api.vkGetPipelineExecutableStatisticsKHR(device, &which, &statisticCount,
+                                               nullptr) != VK_SUCCESS)
+    return;
+  std::vector<VkPipelineExecutableStatisticKHR> statistics(statisticCount);
+  for (VkPipelineExecutableStatisticKHR &statistic : statistics)
+    statistic.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+  VkResult result = api.vkGetPipelineExecutableStatisticsKHR(
+      device, &which, &statisticCount, statistics.data());
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE)
+    return;
+  statistics.resize(statisticCount);
+  for (const VkPipelineExecutableStatisticKHR &statistic : statistics) {
+    std::string name = statistic.name;
+    executable.statistics.push_back(name + ": " + statisticValue(statistic));
+    if (name == "Register Count" &&
+        (statistic.format ==
+             VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR ||
+         statistic.format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR))
+      executable.registersPerThread = static_cast<uint32_t>(
+          std::clamp<int64_t>(statistic.value.i64, 0, 1024));
+  }
+  if (const char *print = std::getenv("TK_VULKAN_STATISTICS");
+      print && std::string(print) == "1") {
+    std::string line = "tk-vulkan: " + executable.entry + ":";
+    for (const std::string &statistic : executable.statistics)
+      line += " " + statistic + ";";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
+} // namespace
+
 tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
                          const std::string &entry, uint32_t threadsPerBlock,
                          uint32_t sharedMemoryBytes, uint32_t subgroupSize,
@@ -337,6 +408,8 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
         entryPoint.localSize[0] % subgroupSize == 0)
       stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
   }
+  if (info.pipelineExecutableInfo)
+    pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkResult result = api.vkCreateComputePipelines(
       handle, devicePipelineCache(device), 1, &pipelineInfo, nullptr,
       &executable->pipeline);
@@ -349,13 +422,30 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
   // The pipeline holds what it needs of the module.
   api.vkDestroyShaderModule(handle, executable->shaderModule, nullptr);
   executable->shaderModule = VK_NULL_HANDLE;
+  if (info.pipelineExecutableInfo)
+    readStatistics(api, handle, *executable);
   savePipelineCache(device);
   out = std::move(executable);
   return TK_SUCCESS;
 }
 
-tk_status executableOccupancy(const Executable &, int32_t &out, std::string &) {
+tk_status executableOccupancy(const Executable &executable, int32_t &out,
+                              std::string &error) {
   out = 0;
+  if (tk_status status = checkDevice(executable.device, error))
+    return status;
+  const DeviceInfo &info = deviceInfo(executable.device);
+  uint32_t width =
+      executable.subgroupSize ? executable.subgroupSize : info.subgroupSize;
+  if (!info.subgroupsPerComputeUnit || !info.registersPerComputeUnit ||
+      !executable.registersPerThread || !width)
+    return TK_SUCCESS;
+  // Vulkan gives no unit's shared memory, only a workgroup's most (48 KB
+  // of the H100's 228): that bound errs low.
+  out = workgroupsPerComputeUnit(
+      info.subgroupsPerComputeUnit, info.registersPerComputeUnit,
+      info.maxComputeSharedMemorySize, width, executable.threadsPerBlock,
+      executable.registersPerThread, executable.sharedMemoryBytes);
   return TK_SUCCESS;
 }
 

@@ -15,6 +15,7 @@
 #include "driver/Driver.h"
 #include "tk/tk_plugin.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,12 @@ struct Executable {
   /// Filled by the plugin's executable_load after loadExecutable.
   std::vector<tk_plugin_arg_type> argTypes;
   std::string entry;
+  /// What the driver's compiler reports of the pipeline
+  /// (VK_KHR_pipeline_executable_properties), as "name: value", and the
+  /// 32-bit registers a thread takes where a statistic names them (0:
+  /// unknown).
+  std::vector<std::string> statistics;
+  uint32_t registersPerThread = 0;
 
   /// Waits for the device's queue to be idle (submitted launches may still
   /// use the pipeline), then destroys the pipeline, layout and module.
@@ -73,7 +80,31 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
                          uint32_t pushConstantBytes,
                          std::unique_ptr<Executable> &out, std::string &error);
 
-/// Vulkan cannot tell how many workgroups fit on a compute unit: `out` is 0.
+/// Workgroups of `threads` threads, each taking `registersPerThread`
+/// 32-bit registers and `sharedBytes` of workgroup memory, that a compute
+/// unit of `subgroups` subgroups of `width` lanes, `registers` registers
+/// (allocated a warp's 256 at a time, as NVIDIA's SMs do) and
+/// `sharedMemory` bytes holds at once; at least 1.
+inline int32_t workgroupsPerComputeUnit(int64_t subgroups, int64_t registers,
+                                        int64_t sharedMemory, int64_t width,
+                                        int64_t threads,
+                                        int64_t registersPerThread,
+                                        int64_t sharedBytes) {
+  int64_t perWorkgroup = (threads + width - 1) / width;
+  int64_t programs = subgroups / perWorkgroup;
+  int64_t subgroupRegisters = (registersPerThread * width + 255) / 256 * 256;
+  if (subgroupRegisters)
+    programs = std::min(programs, registers / subgroupRegisters / perWorkgroup);
+  if (sharedBytes)
+    programs = std::min(programs, sharedMemory / sharedBytes);
+  return static_cast<int32_t>(std::max<int64_t>(programs, 1));
+}
+
+/// Workgroups of the kernel one compute unit holds at once, where the
+/// device says how many subgroups and registers a unit has and the driver
+/// how many registers a thread takes (NVIDIA's); otherwise 0 (unknown, the
+/// runtime estimates). Vulkan gives no unit's shared memory, only a
+/// workgroup's most: that bound errs low.
 tk_status executableOccupancy(const Executable &executable, int32_t &out,
                               std::string &error);
 

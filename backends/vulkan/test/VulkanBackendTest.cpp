@@ -13,6 +13,7 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/Package.h"
+#include "driver/Executable.h"
 #include "tk/runtime/PluginLoader.h"
 #include "tk/tk_plugin.h"
 
@@ -280,6 +281,23 @@ TEST(VulkanPlugin, TooManyArgumentsAreUnsupported) {
 }
 
 /// A vector add through the ABI on device 0, where there is one.
+// Workgroups an SM holds by NVIDIA's limits, as CUDA's occupancy
+// calculator counts them for an H100 (64 warps, 65,536 registers), with
+// Vulkan's 48 KB standing in for the SM's shared memory.
+TEST(VulkanDriver, OccupancyTakesTheTightestLimit) {
+  auto h100 = [](int64_t threads, int64_t registers, int64_t shared) {
+    return tk::vulkan::workgroupsPerComputeUnit(64, 65536, 49152, 32, threads,
+                                                registers, shared);
+  };
+  EXPECT_EQ(h100(128, 32, 0), 16);    // warps: 64 / 4
+  EXPECT_EQ(h100(128, 40, 0), 12);    // registers: 65536 / 1280 / 4
+  EXPECT_EQ(h100(128, 33, 0), 12);    // 33 x 32 = 1056 rounds to 1280
+  EXPECT_EQ(h100(256, 168, 0), 1);    // 65536 / 5376 = 12 warps of 8
+  EXPECT_EQ(h100(128, 32, 40960), 1); // one workgroup's 40 KB
+  EXPECT_EQ(h100(1024, 255, 0), 1);   // none fits: still 1
+  EXPECT_EQ(h100(96, 16, 0), 21);     // three warps
+}
+
 TEST(VulkanPlugin, VectorAddRunsOnTheDevice) {
   tk_status init = api().initialize();
   if (init == TK_ERROR_NO_DEVICE)

@@ -2,8 +2,9 @@
 # On the GPU machine, from the kit of bench-kit.sh (carried as .dvV) and
 # without a compiler: tests/bench/backend_bench.py times the kit's packages
 # on cuda and on Vulkan (NVIDIA's ICD), one call each; with the kit's cells,
-# the vulkan column first (--expect pass). Writes to $OUT: device.txt,
-# steps.txt, and results.tar (each package's backend-bench.json and log;
+# the vulkan column first (--expect pass); then the driver's statistics of
+# each kernel (statistics.txt). Writes to $OUT: device.txt, steps.txt, and
+# results.tar (each package's backend-bench.json and log, statistics.txt;
 # the run tool brings back eight files at most). Exits non-zero when a step
 # fails.
 #
@@ -61,6 +62,30 @@ for pkg in "$work"/tuned-*.tkpkg; do
   name=$(basename "$pkg" .tkpkg)
   bench "$name" "$pkg" "${name#tuned-}"
 done
+# What NVIDIA's compiler made of each kernel (registers a thread, spills
+# as local memory, binary size): VK_KHR_pipeline_executable_properties,
+# printed at load by TK_VULKAN_STATISTICS=1.
+TK_BACKEND=vulkan TK_VULKAN_STATISTICS=1 TK_CACHE_DIR=$work/statistics-cache \
+  python3 - "$work" >"$results/statistics.txt" 2>&1 <<'PY'
+import glob
+import os
+import sys
+sys.path.insert(0, os.path.join(os.getcwd(), "capi", "python"))
+import tk
+device = tk.Device(0)
+seeds = ["vector_add", "softmax", "layernorm", "matrix_transpose", "matmul",
+         "matmul_128"]
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.tkpkg"))):
+    name = os.path.basename(path)[:-len(".tkpkg")]
+    entries = {"bench": seeds, "attention": ["attention_fwd"],
+               "cells": []}.get(name, [name[len("tuned-"):]])
+    with open(path, "rb") as f:
+        data = f.read()
+    for entry in entries:
+        device.kernel(data, entry=entry, package=True)
+PY
+record "statistics" $?
+cat "$results/statistics.txt"
 tar -C "$results" -cf "$OUT/results.tar" .
 echo "failures: $failures" | tee -a "$OUT/steps.txt"
 [ "$failures" -eq 0 ]
