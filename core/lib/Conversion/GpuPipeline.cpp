@@ -158,6 +158,7 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
   if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
         pm.addPass(tk::createConvertRegistersToSIMTPass(lowering.matrixUnit,
                                                         lowering.asyncCopy));
+        pm.addPass(tk::createTkRemoveDeadLoopValues());
         pm.addPass(tk::createCanonicalizer());
         pm.addPass(createCSEPass());
       }))) {

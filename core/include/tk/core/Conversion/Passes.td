@@ -73,6 +73,26 @@ def TkExpandFp8 : Pass<"tk-expand-fp8"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TkRemoveDeadLoopValues : Pass<"tk-remove-dead-loop-values"> {
+  let summary = "drop the values a loop carries that nothing reads: what an "
+                "iteration argument feeds only feeds its own next value";
+  let description = [{
+    After `tk-convert-registers-to-simt` a loop carries every register of its
+    tiles; a tile of pointers whose loads use only the first pointer of each
+    contiguous run still advances every pointer each trip, each an
+    iteration argument whose only reader is its own increment. LLVM's dead
+    code elimination removes such cycles of phis; SPIR-V consumers need not
+    (NVIDIA's Vulkan driver kept the 42 dead 64-bit pointers of a 256x128
+    matmul in registers). For each `scf.for` result that nothing uses, where
+    everything its iteration argument reaches in the body is free of memory
+    effects and regions and reaches the terminator only as that same
+    argument's next value, the argument is yielded unchanged and the ops
+    that computed its next value are erased; the canonicalizer then drops
+    the argument. Innermost loops first, until nothing changes.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def TkConvertRegistersToSIMT
     : Pass<"tk-convert-registers-to-simt", "::mlir::ModuleOp"> {
   let summary = "lower tiles in #tkw.linear layouts to the registers of one "
