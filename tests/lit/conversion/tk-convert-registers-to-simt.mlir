@@ -6,7 +6,8 @@
 #blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
 
 // A thread holds elements 4 * lane + 32 * warp + {0, 1, 2, 3}: one
-// coordinate from the thread id, the others one XOR each. The mask is not
+// coordinate from the thread id, the others one addition each (no lane or
+// warp sets their low bits, so XOR is addition there). The mask is not
 // proven uniform over the run (nothing is known of %n): one branch takes
 // the whole run as one 16-byte vector where all four are in, each element
 // its own branch otherwise. The sum: the registers in order, butterfly
@@ -16,7 +17,7 @@
 // CHECK-LABEL: func.func @load_reduce
 // CHECK-SAME: (%[[X:.*]]: !llvm.ptr {llvm.align = 16 : i64}, %[[N:.*]]: i32) attributes {tk_kernel}
 // CHECK: %[[TID:.*]] = gpu.thread_id x
-// CHECK: arith.xori %[[E0:.*]], %c1_i32
+// CHECK: arith.addi %[[E0:.*]], %c1_i32
 // CHECK: %[[M0:.*]] = arith.cmpi slt, %[[E0]], %[[N]]
 // CHECK: %[[P:.*]] = llvm.getelementptr %[[X]][%[[E0]]]
 // CHECK: arith.andi

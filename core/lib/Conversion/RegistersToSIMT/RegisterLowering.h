@@ -94,6 +94,10 @@ public:
 private:
   const LinearLayout &layout;
   llvm::SmallVector<mlir::Value> threadPart;
+  /// The bits of each output dimension that lanes and warps can set: a
+  /// register's constant outside them is added, not XORed, so that the
+  /// backend's compiler can fold it into an address's immediate offset.
+  llvm::SmallVector<int32_t> threadBits;
 };
 
 /// The register part of register `reg`'s coordinates, one per output

@@ -130,6 +130,7 @@ ThreadCoordinates::ThreadCoordinates(OpBuilder &b, Location loc,
   std::vector<std::string> outs = layout.getOutDimNames();
   for (const std::string &out : outs) {
     Value part = arith::ConstantIntOp::create(b, loc, i32, 0);
+    int32_t bits = 0;
     for (auto [dim, index] :
          {std::pair{kLaneDim, thread.lane}, {kWarpDim, thread.warp}}) {
       if (!layout.hasInDim(dim))
@@ -146,9 +147,11 @@ ThreadCoordinates::ThreadCoordinates(OpBuilder &b, Location loc,
         Value term = arith::MulIOp::create(
             b, loc, one, arith::ConstantIntOp::create(b, loc, i32, basis));
         part = arith::XOrIOp::create(b, loc, part, term);
+        bits |= basis;
       }
     }
     threadPart.push_back(part);
+    threadBits.push_back(bits);
   }
 }
 
@@ -157,9 +160,11 @@ Value ThreadCoordinates::get(OpBuilder &b, Location loc, int32_t reg,
   int32_t constant = registerCoordinates(layout, reg)[dim];
   if (constant == 0)
     return threadPart[dim];
-  return arith::XOrIOp::create(
-      b, loc, threadPart[dim],
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), constant));
+  Value value = arith::ConstantIntOp::create(b, loc, b.getI32Type(), constant);
+  // Where no lane or warp sets a bit of the constant, XOR is addition.
+  if ((constant & threadBits[dim]) == 0)
+    return arith::AddIOp::create(b, loc, threadPart[dim], value);
+  return arith::XOrIOp::create(b, loc, threadPart[dim], value);
 }
 
 Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc,
@@ -168,6 +173,32 @@ Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc,
   Value flat = arith::ConstantIntOp::create(b, loc, i32, 0);
   int32_t shift = 0;
   std::vector<std::string> outs = layout.getOutDimNames();
+  // Where no lane or warp sets a bit of the register's constants, the flat
+  // coordinate is the thread's (the same for every register, which CSE
+  // shares) plus one constant.
+  SmallVector<int32_t> constants = registerCoordinates(layout, reg);
+  bool disjoint = true;
+  int64_t constantFlat = 0;
+  for (unsigned dim = 0; dim < outs.size(); ++dim) {
+    disjoint &= (constants[dim] & threadBits[dim]) == 0;
+    constantFlat |= int64_t(constants[dim]) << shift;
+    shift += layout.getOutDimSizeLog2(outs[dim]);
+  }
+  shift = 0;
+  if (disjoint && constantFlat) {
+    for (unsigned dim = 0; dim < outs.size(); ++dim) {
+      Value coordinate = threadPart[dim];
+      if (shift)
+        coordinate = arith::ShLIOp::create(
+            b, loc, coordinate,
+            arith::ConstantIntOp::create(b, loc, i32, shift));
+      flat = arith::OrIOp::create(b, loc, flat, coordinate);
+      shift += layout.getOutDimSizeLog2(outs[dim]);
+    }
+    return arith::AddIOp::create(
+        b, loc, flat,
+        arith::ConstantIntOp::create(b, loc, i32, int32_t(constantFlat)));
+  }
   for (unsigned dim = 0; dim < outs.size(); ++dim) {
     Value coordinate = get(b, loc, reg, dim);
     if (shift)
