@@ -87,9 +87,10 @@ public:
   mlir::Value get(mlir::OpBuilder &b, mlir::Location loc, int32_t reg,
                   unsigned dim) const;
   /// The flat coordinate of register `reg` (the first output dimension in
-  /// the lowest bits, LinearLayout's convention), as i32.
-  mlir::Value getFlat(mlir::OpBuilder &b, mlir::Location loc,
-                      int32_t reg) const;
+  /// the lowest bits, LinearLayout's convention), XORed with `origin`, as
+  /// i32.
+  mlir::Value getFlat(mlir::OpBuilder &b, mlir::Location loc, int32_t reg,
+                      int32_t origin = 0) const;
 
 private:
   const LinearLayout &layout;
@@ -298,6 +299,8 @@ private:
   const MatrixUnit *unit = nullptr;
   /// Set where the unit's matrix loads read the fragments.
   mlir::Value laneRow;
+  /// The bits of laneRow that some lane or warp sets.
+  int32_t laneRowBits = 0;
   bool transpose = false;
   std::shared_ptr<LinearLayout> readOffsets;
   std::shared_ptr<ThreadCoordinates> readThread;

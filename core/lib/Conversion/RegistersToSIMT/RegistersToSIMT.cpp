@@ -167,8 +167,8 @@ Value ThreadCoordinates::get(OpBuilder &b, Location loc, int32_t reg,
   return arith::XOrIOp::create(b, loc, threadPart[dim], value);
 }
 
-Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc,
-                                 int32_t reg) const {
+Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc, int32_t reg,
+                                 int32_t origin) const {
   Type i32 = b.getI32Type();
   Value flat = arith::ConstantIntOp::create(b, loc, i32, 0);
   int32_t shift = 0;
@@ -177,15 +177,16 @@ Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc,
   // coordinate is the thread's (the same for every register, which CSE
   // shares) plus one constant.
   SmallVector<int32_t> constants = registerCoordinates(layout, reg);
-  bool disjoint = true;
-  int64_t constantFlat = 0;
+  int64_t threadFlatBits = 0, constantFlat = 0;
   for (unsigned dim = 0; dim < outs.size(); ++dim) {
-    disjoint &= (constants[dim] & threadBits[dim]) == 0;
+    threadFlatBits |= int64_t(threadBits[dim]) << shift;
     constantFlat |= int64_t(constants[dim]) << shift;
     shift += layout.getOutDimSizeLog2(outs[dim]);
   }
+  constantFlat ^= origin;
+  bool disjoint = (constantFlat & threadFlatBits) == 0;
   shift = 0;
-  if (disjoint && constantFlat) {
+  if (disjoint) {
     for (unsigned dim = 0; dim < outs.size(); ++dim) {
       Value coordinate = threadPart[dim];
       if (shift)
@@ -195,6 +196,8 @@ Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc,
       flat = arith::OrIOp::create(b, loc, flat, coordinate);
       shift += layout.getOutDimSizeLog2(outs[dim]);
     }
+    if (!constantFlat)
+      return flat;
     return arith::AddIOp::create(
         b, loc, flat,
         arith::ConstantIntOp::create(b, loc, i32, int32_t(constantFlat)));
@@ -207,7 +210,10 @@ Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc,
     flat = arith::OrIOp::create(b, loc, flat, coordinate);
     shift += layout.getOutDimSizeLog2(outs[dim]);
   }
-  return flat;
+  if (!origin)
+    return flat;
+  return arith::XOrIOp::create(
+      b, loc, flat, arith::ConstantIntOp::create(b, loc, i32, origin));
 }
 
 std::optional<SmallVector<int32_t>>

@@ -128,11 +128,7 @@ SmallVector<Value> SharedTileReader::read(OpBuilder &b, Location loc,
 }
 
 Value SharedTileReader::address(OpBuilder &b, Location loc, int32_t reg) const {
-  Value offset = readThread->getFlat(b, loc, reg);
-  if (originOffset)
-    offset = arith::XOrIOp::create(
-        b, loc, offset,
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), originOffset));
+  Value offset = readThread->getFlat(b, loc, reg, originOffset);
   return toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
 }
 
@@ -191,18 +187,26 @@ void SharedTileReader::planMatrixReads(OpBuilder &b, Location loc,
     return arith::MulIOp::create(b, loc, set, constant(offset));
   };
   Value row = constant(0);
-  for (auto [laneBit, input] : llvm::enumerate(rowBits))
-    row = arith::XOrIOp::create(
-        b, loc, row,
-        term(thread.lane, int32_t(laneBit), basis(input.first, input.second)));
-  for (int32_t bit = 1; bit < fragmentBits; ++bit)
+  int32_t bits = 0;
+  for (auto [laneBit, input] : llvm::enumerate(rowBits)) {
+    int32_t offset = basis(input.first, input.second);
+    row = arith::XOrIOp::create(b, loc, row,
+                                term(thread.lane, int32_t(laneBit), offset));
+    bits |= offset;
+  }
+  for (int32_t bit = 1; bit < fragmentBits; ++bit) {
     row = arith::XOrIOp::create(
         b, loc, row, term(thread.lane, 2 + bit, basis(kRegisterDim, bit)));
+    bits |= basis(kRegisterDim, bit);
+  }
   if (read.hasInDim(kWarpDim))
-    for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit)
+    for (int32_t bit = 0; bit < read.getInDimSizeLog2(kWarpDim); ++bit) {
       row = arith::XOrIOp::create(b, loc, row,
                                   term(thread.warp, bit, basis(kWarpDim, bit)));
+      bits |= basis(kWarpDim, bit);
+    }
   laneRow = row;
+  laneRowBits = bits;
 }
 
 /// A fragment's registers by the unit's matrix loads, where
@@ -224,8 +228,15 @@ SharedTileReader::readMatrices(OpBuilder &b, Location loc,
     if ((registers[0] >> bit) & 1)
       origin ^= readOffsets->getBasis(kRegisterDim, bit, kOffsetDim);
   Type i32 = b.getI32Type();
-  Value offset = arith::XOrIOp::create(
-      b, loc, laneRow, arith::ConstantIntOp::create(b, loc, i32, origin));
+  // Where no lane or warp sets the origin's bits, XOR is addition, which
+  // the backend's compiler folds into the load's offset.
+  Value offset = laneRow;
+  if (origin) {
+    Value constant = arith::ConstantIntOp::create(b, loc, i32, origin);
+    offset = (origin & laneRowBits) == 0
+                 ? Value(arith::AddIOp::create(b, loc, laneRow, constant))
+                 : Value(arith::XOrIOp::create(b, loc, laneRow, constant));
+  }
   Value start = toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
   FailureOr<SmallVector<Value>> elements = unit->loadMatrices(
       b, loc, buffer, start, fragmentRegisters / 2, transpose, element);
