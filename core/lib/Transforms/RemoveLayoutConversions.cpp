@@ -68,11 +68,21 @@ int64_t warpContiguity(const LinearLayout &memory, int64_t vector) {
   return covered;
 }
 
+/// The bytes of one warp's access that fill a line of memory whole: an
+/// access coalesced this far is as good as any wider one for memory, and
+/// issuing it again is cheaper than a round trip through workgroup memory.
+constexpr int64_t kCoalescedBytes = 128;
+
 /// Whether `load` (in its layout) may be issued in `layout` instead. As
 /// Triton judges (isExpensiveLoadOrStore): a tile of no more elements than
 /// the workgroup has threads is cheap, its copies hit the cache; a larger
 /// one only where `layout` coalesces it no worse, each along the dimension
-/// its registers run (AxisFacts along it).
+/// its registers run (AxisFacts along it), counting up to kCoalescedBytes
+/// a warp instruction. Past Triton: a layernorm whose rows are at a stride
+/// known only at run time loads x an element a lane, and its weights and
+/// bias, whose alignment is known, 16 bytes a lane; both fill 128-byte
+/// lines, so the weights load in x's layout instead of converting x there
+/// and back.
 bool mayLoadIn(LoadOp load, const LinearLayout &layout) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   auto current = dyn_cast_or_null<LinearLayoutAttr>(getLayout(type));
@@ -86,12 +96,14 @@ bool mayLoadIn(LoadOp load, const LinearLayout &layout) {
   auto coalesced = [&](const LinearLayout &candidate) {
     auto [dim, memory] = getMemoryRunOrder(candidate);
     if (dim < 0)
-      return int64_t(1);
+      return bytes;
     AxisFacts facts = getAxisFactsAlong(load.getPtr(), dim);
     int64_t vector = std::min<int64_t>(
         facts.contiguity, std::max<int64_t>(facts.divisibility / bytes, 1));
     // Lanes continue a run only as far as memory is contiguous.
-    return std::min(warpContiguity(memory, vector), facts.contiguity);
+    return std::min(std::min(warpContiguity(memory, vector), facts.contiguity) *
+                        bytes,
+                    kCoalescedBytes);
   };
   return coalesced(layout) >= coalesced(current.getLinearLayout());
 }

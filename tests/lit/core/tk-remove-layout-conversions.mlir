@@ -104,14 +104,15 @@ tk.func @two_stores(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %y: !tk.ptr<f
 
 // -----
 
-// A histogram: the bins are loaded in vectors, the atomic adds one element
-// a run. Its pointers, which no thread can hand another, are computed again
-// in the atomic's layout from the bins, and the bins (i32) convert instead.
+// A histogram: the atomic adds one element a run, and its pointers, which
+// no thread can hand another, come from the bins. The bins were assigned
+// 16-byte vectors; loaded an element a lane instead, in the atomic's layout,
+// a warp still reads whole 128-byte lines, so they are loaded there and
+// nothing converts.
 // CHECK-LABEL: tk.func @histogram
-// CHECK: %[[BINS:.+]] = tk.load
-// CHECK-NEXT: %[[MOVED:.+]] = tkw.convert_layout %[[BINS]] : tensor<256xi32, #{{.*}}> -> tensor<256xi32, #[[ATOMIC:linear[0-9]*]]>
-// CHECK: %[[PTRS:.+]] = tk.addptr %{{.*}}, %[[MOVED]] : tensor<256x!tk.ptr<i32>, #[[ATOMIC]]>
-// CHECK-NOT: tkw.convert_layout {{.*}}!tk.ptr
+// CHECK: %[[BINS:.+]] = tk.load %{{.*}} : tensor<256x!tk.ptr<i32>, #[[ATOMIC:linear[0-9]*]]>
+// CHECK: %[[PTRS:.+]] = tk.addptr %{{.*}}, %[[BINS]] : tensor<256x!tk.ptr<i32>, #[[ATOMIC]]>
+// CHECK-NOT: tkw.convert_layout
 // CHECK: tk.atomic_rmw add, relaxed, %[[PTRS]]
 tk.func @histogram(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}, %hist: !tk.ptr<i32> {tk.divisibility = 16 : i32}) {
   %r = tk.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
@@ -178,5 +179,32 @@ tk.func @transpose_mask(%in: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %out: !t
   %pout0 = tk.splat %out : !tk.ptr<f32> -> tensor<64x64x!tk.ptr<f32>>
   %pout = tk.addptr %pout0, %outoff : tensor<64x64x!tk.ptr<f32>>, tensor<64x64xi32>
   tk.store %pout, %turned, %tmask : tensor<64x64x!tk.ptr<f32>>
+  tk.return
+}
+
+// -----
+
+// A row at a stride known only at run time is loaded and stored an element
+// a lane; the weights, 16-byte aligned, were assigned 16-byte vectors. An
+// element a lane still fills a warp's 128-byte lines, so the weights load
+// in the row's layout and neither the product nor its store converts.
+// CHECK-LABEL: tk.func @scaled_row
+// CHECK: %[[ROW:.+]] = tk.load %{{.*}} : tensor<1024x!tk.ptr<f32>, #[[L:linear[0-9]*]]>
+// CHECK: %[[W:.+]] = tk.load %{{.*}} : tensor<1024x!tk.ptr<f32>, #[[L]]>
+// CHECK-NOT: tkw.convert_layout
+// CHECK: tk.store
+tk.func @scaled_row(%x: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %w: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %stride: i32) {
+  %row = tk.program_id 0 : i32
+  %offset = arith.muli %row, %stride : i32
+  %xrow = tk.addptr %x, %offset : !tk.ptr<f32>, i32
+  %r = tk.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %xs = tk.splat %xrow : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %px = tk.addptr %xs, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %xv = tk.load %px : tensor<1024x!tk.ptr<f32>>
+  %ws = tk.splat %w : !tk.ptr<f32> -> tensor<1024x!tk.ptr<f32>>
+  %pw = tk.addptr %ws, %r : tensor<1024x!tk.ptr<f32>>, tensor<1024xi32>
+  %wv = tk.load %pw : tensor<1024x!tk.ptr<f32>>
+  %y = arith.mulf %xv, %wv : tensor<1024xf32>
+  tk.store %px, %y : tensor<1024x!tk.ptr<f32>>
   tk.return
 }
