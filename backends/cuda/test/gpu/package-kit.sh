@@ -18,19 +18,13 @@ cd "$root"
 kit=$root/.dvR
 bin=$root/build/bin
 grep -qx '/.dvR/' .git/info/exclude 2>/dev/null || echo '/.dvR/' >> .git/info/exclude
-mkdir -p "$kit/debs" "$kit/gpu"
+mkdir -p "$kit/gpu"
+# shellcheck source=backends/common/gpu/kit.sh
+source backends/common/gpu/kit.sh
 echo "kit: Debian packages"
-(cd "$kit/debs" && ls ./*.deb >/dev/null 2>&1 ||
-  apt-get download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 \
-    libgles2 libspdlog1.10 libfmt9)
+gpu_kit_debs "$kit/debs"
 echo "kit: the runtime"
-stage=$(mktemp -d)
-mkdir -p "$stage/build/bin" "$stage/build/lib"
-cp "$bin/tk-conformance-run" "$stage/build/bin/"
-cp -a build/lib/libtk_runtime.so* build/lib/libtk_driver_*.so "$stage/build/lib/"
-strip --strip-unneeded "$stage"/build/bin/* "$stage"/build/lib/*.so* 2>/dev/null || true
-tar -C "$stage" -cJf "$kit/rt.txz" build
-rm -rf "$stage"
+gpu_kit_runtime build "$kit"
 echo "kit: the conformance cells (a few minutes)"
 # NVIDIA's Vulkan driver lists cooperative matrices (f16 into f32 at
 # 16x16x16, 16x8x16, 16x8x8): vulkan:32-coopmat is its own target.

@@ -16,15 +16,12 @@ root=$PWD
 work=$(mktemp -d)
 mkdir -p "$res"
 failures=0
-record() { # name, status
-  echo "step '$1': status $2" | tee -a "$res/steps.txt"
-  [ "$2" -eq 0 ] || failures=$((failures + 1))
-}
-for deb in .dvR/debs/*.deb; do dpkg -x "$deb" /; done
-ldconfig
-mkdir -p "$work/rt" && tar -C "$work/rt" -xJf .dvR/rt.txz
+# shellcheck source=backends/common/gpu/kit.sh
+source backends/common/gpu/kit.sh
+STEPS_FILE=$res/steps.txt
+record() { gpu_kit_record "$@"; }
+gpu_kit_unpack .dvR "$work"
 for f in .dvR/gpu/*.xz; do xz -dc "$f" > "$work/$(basename "${f%.xz}")"; done
-export LD_LIBRARY_PATH=$work/rt/build/lib TK_BACKEND_PATH=$work/rt/build/lib
 export TK_TTIR_CORPUS=$root/tests/ttir/corpus TK_CACHE_DIR=$work/cache
 run=$work/rt/build/bin/tk-conformance-run
 pkg=$work/cells.tkpkg

@@ -26,19 +26,13 @@ bin=$root/build/bin
 vulkan=${VULKAN_TARGET:-vulkan:32-coopmat}
 grep -qx '/.dvV/' .git/info/exclude 2>/dev/null || echo '/.dvV/' >> .git/info/exclude
 rm -rf "$kit/gpu"
-mkdir -p "$kit/debs" "$kit/gpu"
+mkdir -p "$kit/gpu"
+# shellcheck source=backends/common/gpu/kit.sh
+source backends/common/gpu/kit.sh
 echo "kit: Debian packages"
-(cd "$kit/debs" && ls ./*.deb >/dev/null 2>&1 ||
-  apt-get download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 \
-    libgles2 libspdlog1.10 libfmt9)
+gpu_kit_debs "$kit/debs"
 echo "kit: the runtime"
-stage=$(mktemp -d)
-mkdir -p "$stage/build/bin" "$stage/build/lib"
-cp "$bin/tk-conformance-run" "$stage/build/bin/"
-cp -a build/lib/libtk_runtime.so* build/lib/libtk_driver_*.so "$stage/build/lib/"
-strip --strip-unneeded "$stage"/build/bin/* "$stage"/build/lib/*.so* 2>/dev/null || true
-tar -C "$stage" -cJf "$kit/rt.txz" build
-rm -rf "$stage"
+gpu_kit_runtime build "$kit"
 
 sources=$(mktemp -d)
 trap 'rm -rf "$sources"' EXIT

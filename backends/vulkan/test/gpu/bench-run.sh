@@ -17,15 +17,12 @@ work=$(mktemp -d)
 results=$work/results
 mkdir -p "$OUT" "$results"
 failures=0
-record() { # name, status
-  echo "step '$1': status $2" | tee -a "$OUT/steps.txt"
-  [ "$2" -eq 0 ] || failures=$((failures + 1))
-}
-for deb in .dvV/debs/*.deb; do dpkg -x "$deb" /; done
-ldconfig
-mkdir -p "$work/rt" && tar -C "$work/rt" -xJf .dvV/rt.txz
+# shellcheck source=backends/common/gpu/kit.sh
+source backends/common/gpu/kit.sh
+STEPS_FILE=$OUT/steps.txt
+record() { gpu_kit_record "$@"; }
+gpu_kit_unpack .dvV "$work"
 for f in .dvV/gpu/*.xz; do xz -dc "$f" > "$work/$(basename "${f%.xz}")"; done
-export LD_LIBRARY_PATH=$work/rt/build/lib TK_BACKEND_PATH=$work/rt/build/lib
 export TK_CACHE_DIR=$work/cache TK_TTIR_CORPUS=$root/tests/ttir/corpus
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 export TK_LIBRARY=$work/rt/build/lib/libtk_runtime.so PYTHONUNBUFFERED=1
