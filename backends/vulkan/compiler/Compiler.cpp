@@ -138,7 +138,7 @@ tk_status compileOnce(const CompileInput &input, Package &out,
   // tk-pipeline-loads would carry the next trip's operands in registers,
   // and on NVIDIA's Vulkan driver (H100) every cooperative matmul
   // configuration ran 10-33% slower so (docs/bench/
-  // 2026-12-06-*-vulkan-blocked-h100); lavapipe's registers are memory.
+  // 2026-12-06-789eacc-vulkan-h100); lavapipe's registers are memory.
   // No cap on the elements a thread holds: lavapipe's LLVM 15 JIT, which
   // builds a subgroup's code for 8 or 16 lanes at once, took over 5
   // minutes on an f16 min or max reduction of 128 elements a thread at 16

@@ -56,7 +56,7 @@ int64_t getThreadRegisters(const LinearLayout &layout, int64_t elementBits);
 /// matrix of the operand lies in one block, its rows that many elements
 /// apart. Measured on NVIDIA's Vulkan driver (H100), against the tiles
 /// row-major: 12-30% faster in five of seven matmul configurations, 9 and
-/// 15% slower in two (docs/bench/2026-12-06-*-vulkan-blocked-h100).
+/// 15% slower in two (docs/bench/2026-12-06-789eacc-vulkan-h100).
 inline int64_t getOpaqueOperandBlock(const MatrixIntrinsic &intrinsic,
                                      unsigned opIdx) {
   return opIdx == 0 ? intrinsic.k : intrinsic.n;
