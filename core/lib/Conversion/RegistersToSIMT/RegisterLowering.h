@@ -101,6 +101,16 @@ private:
   llvm::SmallVector<int32_t> threadBits;
 };
 
+/// `thread` (a value whose set bits lie within `threadBits`) XOR
+/// `constant`, computed as (thread ^ (constant & threadBits)) +
+/// (constant & ~threadBits): the two agree, and the part outside the
+/// thread's bits is an addition the backend's compiler folds into an
+/// address's immediate offset. The registers then share one XORed base per
+/// value of the overlapping bits (a swizzle's phases), not one each.
+mlir::Value xorConstant(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value thread, int64_t threadBits,
+                        int64_t constant);
+
 /// The register part of register `reg`'s coordinates, one per output
 /// dimension.
 llvm::SmallVector<int32_t> registerCoordinates(const LinearLayout &layout,

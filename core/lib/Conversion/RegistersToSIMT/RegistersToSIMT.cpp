@@ -155,65 +155,46 @@ ThreadCoordinates::ThreadCoordinates(OpBuilder &b, Location loc,
   }
 }
 
+Value xorConstant(OpBuilder &b, Location loc, Value thread, int64_t threadBits,
+                  int64_t constant) {
+  Type type = thread.getType();
+  int64_t overlap = constant & threadBits, rest = constant & ~threadBits;
+  if (overlap)
+    thread = arith::XOrIOp::create(
+        b, loc, thread, arith::ConstantIntOp::create(b, loc, type, overlap));
+  if (rest)
+    thread = arith::AddIOp::create(
+        b, loc, thread, arith::ConstantIntOp::create(b, loc, type, rest));
+  return thread;
+}
+
 Value ThreadCoordinates::get(OpBuilder &b, Location loc, int32_t reg,
                              unsigned dim) const {
-  int32_t constant = registerCoordinates(layout, reg)[dim];
-  if (constant == 0)
-    return threadPart[dim];
-  Value value = arith::ConstantIntOp::create(b, loc, b.getI32Type(), constant);
-  // Where no lane or warp sets a bit of the constant, XOR is addition.
-  if ((constant & threadBits[dim]) == 0)
-    return arith::AddIOp::create(b, loc, threadPart[dim], value);
-  return arith::XOrIOp::create(b, loc, threadPart[dim], value);
+  return xorConstant(b, loc, threadPart[dim], threadBits[dim],
+                     registerCoordinates(layout, reg)[dim]);
 }
 
 Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc, int32_t reg,
                                  int32_t origin) const {
   Type i32 = b.getI32Type();
+  // The thread's flat coordinate (the same for every register, which CSE
+  // shares), joined with the register's constants and the origin.
   Value flat = arith::ConstantIntOp::create(b, loc, i32, 0);
+  SmallVector<int32_t> constants = registerCoordinates(layout, reg);
+  int64_t threadFlatBits = 0, constantFlat = origin;
   int32_t shift = 0;
   std::vector<std::string> outs = layout.getOutDimNames();
-  // Where no lane or warp sets a bit of the register's constants, the flat
-  // coordinate is the thread's (the same for every register, which CSE
-  // shares) plus one constant.
-  SmallVector<int32_t> constants = registerCoordinates(layout, reg);
-  int64_t threadFlatBits = 0, constantFlat = 0;
   for (unsigned dim = 0; dim < outs.size(); ++dim) {
-    threadFlatBits |= int64_t(threadBits[dim]) << shift;
-    constantFlat |= int64_t(constants[dim]) << shift;
-    shift += layout.getOutDimSizeLog2(outs[dim]);
-  }
-  constantFlat ^= origin;
-  bool disjoint = (constantFlat & threadFlatBits) == 0;
-  shift = 0;
-  if (disjoint) {
-    for (unsigned dim = 0; dim < outs.size(); ++dim) {
-      Value coordinate = threadPart[dim];
-      if (shift)
-        coordinate = arith::ShLIOp::create(
-            b, loc, coordinate,
-            arith::ConstantIntOp::create(b, loc, i32, shift));
-      flat = arith::OrIOp::create(b, loc, flat, coordinate);
-      shift += layout.getOutDimSizeLog2(outs[dim]);
-    }
-    if (!constantFlat)
-      return flat;
-    return arith::AddIOp::create(
-        b, loc, flat,
-        arith::ConstantIntOp::create(b, loc, i32, int32_t(constantFlat)));
-  }
-  for (unsigned dim = 0; dim < outs.size(); ++dim) {
-    Value coordinate = get(b, loc, reg, dim);
+    Value coordinate = threadPart[dim];
     if (shift)
       coordinate = arith::ShLIOp::create(
           b, loc, coordinate, arith::ConstantIntOp::create(b, loc, i32, shift));
     flat = arith::OrIOp::create(b, loc, flat, coordinate);
+    threadFlatBits |= int64_t(threadBits[dim]) << shift;
+    constantFlat ^= int64_t(constants[dim]) << shift;
     shift += layout.getOutDimSizeLog2(outs[dim]);
   }
-  if (!origin)
-    return flat;
-  return arith::XOrIOp::create(
-      b, loc, flat, arith::ConstantIntOp::create(b, loc, i32, origin));
+  return xorConstant(b, loc, flat, threadFlatBits, constantFlat);
 }
 
 std::optional<SmallVector<int32_t>>

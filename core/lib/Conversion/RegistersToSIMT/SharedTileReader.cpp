@@ -227,16 +227,9 @@ SharedTileReader::readMatrices(OpBuilder &b, Location loc,
        ++bit)
     if ((registers[0] >> bit) & 1)
       origin ^= readOffsets->getBasis(kRegisterDim, bit, kOffsetDim);
-  Type i32 = b.getI32Type();
   // Where no lane or warp sets the origin's bits, XOR is addition, which
   // the backend's compiler folds into the load's offset.
-  Value offset = laneRow;
-  if (origin) {
-    Value constant = arith::ConstantIntOp::create(b, loc, i32, origin);
-    offset = (origin & laneRowBits) == 0
-                 ? Value(arith::AddIOp::create(b, loc, laneRow, constant))
-                 : Value(arith::XOrIOp::create(b, loc, laneRow, constant));
-  }
+  Value offset = xorConstant(b, loc, laneRow, laneRowBits, origin);
   Value start = toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
   FailureOr<SmallVector<Value>> elements = unit->loadMatrices(
       b, loc, buffer, start, fragmentRegisters / 2, transpose, element);
