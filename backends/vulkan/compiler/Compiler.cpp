@@ -189,6 +189,9 @@ tk_status compileOnce(const CompileInput &input, Package &out,
         pm.addPass(createConvertToSPIRVPass(input.entry, threads,
                                             target.features, &interface));
         OpPassManager &spirvPasses = pm.nest<spirv::ModuleOp>();
+        // The conversion writes each address's sign extension and scaling
+        // again per access (GEPLowering): one of each.
+        spirvPasses.addPass(createCSEPass());
         spirvPasses.addPass(spirv::createSPIRVLowerABIAttributesPass());
         spirvPasses.addPass(spirv::createSPIRVUpdateVCEPass());
       }))) {

@@ -44,6 +44,7 @@
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -219,8 +220,35 @@ struct GEPLowering : OpConversionPattern<LLVM::GEPOp> {
           rewriter, loc, i64, rewriter.getI64IntegerAttr(constant.getInt()));
     } else {
       index = adaptor.getDynamicIndices()[0];
+      // An index x + c that does not wrap (nsw): p + x * size, shared by
+      // every c, then + c * size, which the driver's compiler folds into
+      // the access's immediate offset (LLVM proves the same from ranges on
+      // the other backends; a SPIR-V compiler may not see through the
+      // sign extension below).
+      int64_t constantPart = 0;
+      if (auto add = gep.getDynamicIndices()[0].getDefiningOp<arith::AddIOp>())
+        if (bitEnumContainsAll(add.getOverflowFlags(),
+                               arith::IntegerOverflowFlags::nsw))
+          if (std::optional<int64_t> c = getConstantIntValue(add.getRhs()))
+            if (Value x = rewriter.getRemappedValue(add.getLhs())) {
+              index = x;
+              constantPart = *c;
+            }
       if (index.getType() != i64)
         index = signExtend(rewriter, loc, index, rewriter.getI64Type());
+      Value size = spirv::ConstantOp::create(
+          rewriter, loc, i64, rewriter.getI64IntegerAttr(byteSize(element)));
+      Value address = spirv::IAddOp::create(
+          rewriter, loc, adaptor.getBase(),
+          spirv::IMulOp::create(rewriter, loc, index, size));
+      if (constantPart)
+        address = spirv::IAddOp::create(
+            rewriter, loc, address,
+            spirv::ConstantOp::create(
+                rewriter, loc, i64,
+                rewriter.getI64IntegerAttr(constantPart * byteSize(element))));
+      rewriter.replaceOp(gep, address);
+      return success();
     }
     Value size = spirv::ConstantOp::create(
         rewriter, loc, i64, rewriter.getI64IntegerAttr(byteSize(element)));

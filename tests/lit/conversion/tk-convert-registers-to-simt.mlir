@@ -484,12 +484,13 @@ tk.func @debug(%n: i32) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulka
 // Register 2's constant 34 shares bit 1 with the lanes: that bit is XORed
 // into the thread's coordinate, bit 5 added; register 3 (35) shares the
 // same XORed base and adds 33. A swizzle's registers so share one base
-// per phase, and the additions fold into addresses' immediate offsets.
+// per phase, and the additions (of disjoint bits: they wrap in no sense)
+// fold into addresses' immediate offsets.
 // CHECK-LABEL: func.func @split_constant
-// CHECK: arith.addi %[[T:.*]], %c1_i32 : i32
+// CHECK: arith.addi %[[T:.*]], %c1_i32 overflow<nsw, nuw> : i32
 // CHECK: %[[B:.*]] = arith.xori %[[T]], %c2_i32 : i32
-// CHECK: %[[R2:.*]] = arith.addi %[[B]], %c32_i32 : i32
-// CHECK: %[[R3:.*]] = arith.addi %[[B]], %c33_i32 : i32
+// CHECK: %[[R2:.*]] = arith.addi %[[B]], %c32_i32 overflow<nsw, nuw> : i32
+// CHECK: %[[R3:.*]] = arith.addi %[[B]], %c33_i32 overflow<nsw, nuw> : i32
 // CHECK: llvm.getelementptr %{{.*}}[%[[T]]]
 // CHECK: llvm.getelementptr %{{.*}}[%[[R2]]]
 tk.func @split_constant(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {

@@ -162,9 +162,12 @@ Value xorConstant(OpBuilder &b, Location loc, Value thread, int64_t threadBits,
   if (overlap)
     thread = arith::XOrIOp::create(
         b, loc, thread, arith::ConstantIntOp::create(b, loc, type, overlap));
+  // Disjoint non-negative bits: the sum wraps in neither sense, which a
+  // backend may use to split an address into a base and an offset.
   if (rest)
     thread = arith::AddIOp::create(
-        b, loc, thread, arith::ConstantIntOp::create(b, loc, type, rest));
+        b, loc, thread, arith::ConstantIntOp::create(b, loc, type, rest),
+        arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
   return thread;
 }
 
