@@ -258,12 +258,21 @@ tk.func @rounds(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.n
 // bit is fixed by both sides' registers outside the vectors: one round,
 // the whole tile. The swizzle against the readers' bank conflicts flips
 // coordinate bit 2 where bit 5 is set (a bank bit above both sides'
-// vectors), so every vector stays whole.
+// vectors), so every vector stays whole. The swizzle is linear: a
+// register's slot is the thread's slot joined with its constant's, added
+// where no lane or warp sets its bits (the writers' 16, 64, 80), XORed
+// where they do (the readers' 4, which a lane's bit 5 flips).
 // CHECK-LABEL: func.func @vectors
 // CHECK: %[[BUF:.*]] = memref.get_global @vectors_scratch_i32 : memref<128xi32, #gpu.address_space<workgroup>>
-// CHECK-COUNT-4: vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 8 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<2xi32>
+// CHECK: %[[W0:.*]] = arith.index_castui %[[WRITE:.*]] : i32 to index
+// CHECK: vector.store %{{.*}}, %[[BUF]][%[[W0]]] {alignment = 8 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<2xi32>
+// CHECK-NEXT: arith.addi %[[WRITE]], %c16_i32 overflow<nsw, nuw> : i32
+// CHECK-COUNT-3: vector.store %{{.*}}, %[[BUF]][%{{.*}}] {alignment = 8 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<2xi32>
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-2: vector.load %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK: %[[R0:.*]] = arith.index_castui %[[READ:.*]] : i32 to index
+// CHECK-NEXT: vector.load %[[BUF]][%[[R0]]] {alignment = 16 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK: arith.xori %[[READ]], %c4_i32 : i32
+// CHECK: vector.load %[[BUF]][%{{.*}}] {alignment = 16 : i64} : memref<128xi32, #gpu.address_space<workgroup>>, vector<4xi32>
 // CHECK-NOT: memref.load %[[BUF]]
 tk.func @vectors(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.shared_memory = 512 : i64, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256:workgroup-vector-bytes=16", tkw.threads_per_warp = 8 : i32} {
   %r = tk.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #pairs>

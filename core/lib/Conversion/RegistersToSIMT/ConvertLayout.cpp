@@ -324,7 +324,21 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     SmallVector<std::pair<int32_t, uint32_t>> swizzle =
         chooseSwizzle(from, to, positions, wordShift, bankBits,
                       std::max(vectorBits - wordShift, 0));
-    auto slot = [&](Value flat) {
+    // A flat coordinate's slot: the rounds' positions taken out, then the
+    // swizzle (each chosen bit above the bank bits flips bank bits). Both
+    // are linear over GF(2), so a register's slot is its thread's slot
+    // (computed once, shared by CSE) XOR the slot of its constant, which
+    // xorConstant joins by addition where the thread sets no bit of it.
+    auto slotOf = [&](int64_t flat) {
+      for (int32_t position : positions)
+        flat = ((flat >> (position + 1)) << position) |
+               (flat & ((int64_t(1) << position) - 1));
+      for (auto [bit, flip] : swizzle)
+        if ((flat >> bit) & 1)
+          flat ^= int64_t(flip) << wordShift;
+      return flat;
+    };
+    auto threadSlot = [&](Value flat) {
       for (int32_t position : positions) {
         Value high = arith::ShLIOp::create(
             rewriter, loc,
@@ -334,7 +348,6 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
                                           constant((1 << position) - 1));
         flat = arith::OrIOp::create(rewriter, loc, high, low);
       }
-      // The swizzle: each chosen bit above the bank bits flips bank bits.
       for (auto [bit, flip] : swizzle) {
         Value set = arith::AndIOp::create(
             rewriter, loc,
@@ -345,6 +358,15 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
             arith::MulIOp::create(rewriter, loc, set,
                                   constant(int64_t(flip) << wordShift)));
       }
+      return flat;
+    };
+    auto slot = [&](const ThreadCoordinates::FlatParts &parts) {
+      int64_t threadBits = 0;
+      for (int32_t bit = 0; bit < 63; ++bit)
+        if ((parts.threadBits >> bit) & 1)
+          threadBits |= slotOf(int64_t(1) << bit);
+      Value flat = xorConstant(rewriter, loc, threadSlot(parts.thread),
+                               threadBits, slotOf(parts.constant));
       return toIndex(rewriter, loc,
                      arith::AddIOp::create(rewriter, loc, base, flat));
     };
@@ -376,7 +398,7 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
           for (Value value : values.slice(reg, writeWidth))
             stored.push_back(toStorage(rewriter, loc, value));
           storeRun(rewriter, loc, stored, buffer,
-                   slot(fromCoordinates.getFlat(rewriter, loc, reg)));
+                   slot(fromCoordinates.getFlatParts(rewriter, loc, reg)));
         }
       };
       if (writer) {
@@ -392,9 +414,9 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
            reg += readWidth) {
         if (!inRound(reg, round, /*source=*/false))
           continue;
-        SmallVector<Value> loaded =
-            loadRun(rewriter, loc, buffer,
-                    slot(toCoordinates.getFlat(rewriter, loc, reg)), readWidth);
+        SmallVector<Value> loaded = loadRun(
+            rewriter, loc, buffer,
+            slot(toCoordinates.getFlatParts(rewriter, loc, reg)), readWidth);
         for (auto [j, value] : llvm::enumerate(loaded))
           results[reg + j] = fromStorage(rewriter, loc, value, element);
       }

@@ -177,14 +177,16 @@ Value ThreadCoordinates::get(OpBuilder &b, Location loc, int32_t reg,
                      registerCoordinates(layout, reg)[dim]);
 }
 
-Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc, int32_t reg,
-                                 int32_t origin) const {
+ThreadCoordinates::FlatParts
+ThreadCoordinates::getFlatParts(OpBuilder &b, Location loc, int32_t reg,
+                                int32_t origin) const {
   Type i32 = b.getI32Type();
   // The thread's flat coordinate (the same for every register, which CSE
-  // shares), joined with the register's constants and the origin.
-  Value flat = arith::ConstantIntOp::create(b, loc, i32, 0);
+  // shares), and the register's constants with the origin.
+  FlatParts parts;
+  parts.thread = arith::ConstantIntOp::create(b, loc, i32, 0);
+  parts.constant = origin;
   SmallVector<int32_t> constants = registerCoordinates(layout, reg);
-  int64_t threadFlatBits = 0, constantFlat = origin;
   int32_t shift = 0;
   std::vector<std::string> outs = layout.getOutDimNames();
   for (unsigned dim = 0; dim < outs.size(); ++dim) {
@@ -192,12 +194,18 @@ Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc, int32_t reg,
     if (shift)
       coordinate = arith::ShLIOp::create(
           b, loc, coordinate, arith::ConstantIntOp::create(b, loc, i32, shift));
-    flat = arith::OrIOp::create(b, loc, flat, coordinate);
-    threadFlatBits |= int64_t(threadBits[dim]) << shift;
-    constantFlat ^= int64_t(constants[dim]) << shift;
+    parts.thread = arith::OrIOp::create(b, loc, parts.thread, coordinate);
+    parts.threadBits |= int64_t(threadBits[dim]) << shift;
+    parts.constant ^= int64_t(constants[dim]) << shift;
     shift += layout.getOutDimSizeLog2(outs[dim]);
   }
-  return xorConstant(b, loc, flat, threadFlatBits, constantFlat);
+  return parts;
+}
+
+Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc, int32_t reg,
+                                 int32_t origin) const {
+  FlatParts parts = getFlatParts(b, loc, reg, origin);
+  return xorConstant(b, loc, parts.thread, parts.threadBits, parts.constant);
 }
 
 std::optional<SmallVector<int32_t>>
