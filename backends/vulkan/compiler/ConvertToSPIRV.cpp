@@ -213,47 +213,44 @@ struct GEPLowering : OpConversionPattern<LLVM::GEPOp> {
           gep, "only one index over a scalar or vector element");
     Location loc = gep.getLoc();
     Type i64 = rewriter.getI64Type();
+    // p + index * size + constant * size. An index x + c that does not wrap
+    // (nsw) gives x and c: p + x * size is then shared by every c, and
+    // + c * size folds into the access's immediate offset (LLVM proves the
+    // same from ranges on the other backends; a SPIR-V compiler may not see
+    // through the sign extension below).
     Value index;
-    auto indices = gep.getIndices();
-    if (auto constant = dyn_cast<IntegerAttr>(indices[0])) {
-      index = spirv::ConstantOp::create(
-          rewriter, loc, i64, rewriter.getI64IntegerAttr(constant.getInt()));
+    int64_t constant = 0;
+    if (auto attr = dyn_cast<IntegerAttr>(gep.getIndices()[0])) {
+      constant = attr.getInt();
     } else {
       index = adaptor.getDynamicIndices()[0];
-      // An index x + c that does not wrap (nsw): p + x * size, shared by
-      // every c, then + c * size, which the driver's compiler folds into
-      // the access's immediate offset (LLVM proves the same from ranges on
-      // the other backends; a SPIR-V compiler may not see through the
-      // sign extension below).
-      int64_t constantPart = 0;
       if (auto add = gep.getDynamicIndices()[0].getDefiningOp<arith::AddIOp>())
         if (bitEnumContainsAll(add.getOverflowFlags(),
                                arith::IntegerOverflowFlags::nsw))
           if (std::optional<int64_t> c = getConstantIntValue(add.getRhs()))
             if (Value x = rewriter.getRemappedValue(add.getLhs())) {
               index = x;
-              constantPart = *c;
+              constant = *c;
             }
+    }
+    int64_t size = byteSize(element);
+    Value address = adaptor.getBase();
+    if (index) {
       if (index.getType() != i64)
         index = signExtend(rewriter, loc, index, rewriter.getI64Type());
-      Value size = spirv::ConstantOp::create(
-          rewriter, loc, i64, rewriter.getI64IntegerAttr(byteSize(element)));
-      Value address = spirv::IAddOp::create(
-          rewriter, loc, adaptor.getBase(),
-          spirv::IMulOp::create(rewriter, loc, index, size));
-      if (constantPart)
-        address = spirv::IAddOp::create(
-            rewriter, loc, address,
-            spirv::ConstantOp::create(
-                rewriter, loc, i64,
-                rewriter.getI64IntegerAttr(constantPart * byteSize(element))));
-      rewriter.replaceOp(gep, address);
-      return success();
+      address = spirv::IAddOp::create(
+          rewriter, loc, address,
+          spirv::IMulOp::create(
+              rewriter, loc, index,
+              spirv::ConstantOp::create(rewriter, loc, i64,
+                                        rewriter.getI64IntegerAttr(size))));
     }
-    Value size = spirv::ConstantOp::create(
-        rewriter, loc, i64, rewriter.getI64IntegerAttr(byteSize(element)));
-    Value offset = spirv::IMulOp::create(rewriter, loc, index, size);
-    rewriter.replaceOpWithNewOp<spirv::IAddOp>(gep, adaptor.getBase(), offset);
+    if (constant)
+      address = spirv::IAddOp::create(
+          rewriter, loc, address,
+          spirv::ConstantOp::create(
+              rewriter, loc, i64, rewriter.getI64IntegerAttr(constant * size)));
+    rewriter.replaceOp(gep, address);
     return success();
   }
 };

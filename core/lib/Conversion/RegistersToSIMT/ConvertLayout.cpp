@@ -360,13 +360,22 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
       }
       return flat;
     };
-    auto slot = [&](const ThreadCoordinates::FlatParts &parts) {
-      int64_t threadBits = 0;
+    // A side's thread slot and the bits it can set, once per side.
+    struct ThreadSlot {
+      Value value;
+      int64_t bits = 0;
+    };
+    auto getThreadSlot = [&](const ThreadCoordinates &coordinates) {
+      auto [flat, flatBits] = coordinates.getThreadFlat(rewriter, loc);
+      ThreadSlot thread{threadSlot(flat)};
       for (int32_t bit = 0; bit < 63; ++bit)
-        if ((parts.threadBits >> bit) & 1)
-          threadBits |= slotOf(int64_t(1) << bit);
-      Value flat = xorConstant(rewriter, loc, threadSlot(parts.thread),
-                               threadBits, slotOf(parts.constant));
+        if ((flatBits >> bit) & 1)
+          thread.bits |= slotOf(int64_t(1) << bit);
+      return thread;
+    };
+    auto slot = [&](const ThreadSlot &thread, int64_t constantFlat) {
+      Value flat = xorConstant(rewriter, loc, thread.value, thread.bits,
+                               slotOf(constantFlat));
       return toIndex(rewriter, loc,
                      arith::AddIOp::create(rewriter, loc, base, flat));
     };
@@ -383,6 +392,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
     ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
     ThreadCoordinates fromCoordinates(rewriter, loc, from, thread);
     ThreadCoordinates toCoordinates(rewriter, loc, to, thread);
+    ThreadSlot fromSlot = getThreadSlot(fromCoordinates);
+    ThreadSlot toSlot = getThreadSlot(toCoordinates);
     Value writer = isFirstHolder(rewriter, loc, from, thread);
     int32_t copies = getFreeMask(from, kRegisterDim);
     SmallVector<Value> results(to.getInDimSize(kRegisterDim));
@@ -398,7 +409,7 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
           for (Value value : values.slice(reg, writeWidth))
             stored.push_back(toStorage(rewriter, loc, value));
           storeRun(rewriter, loc, stored, buffer,
-                   slot(fromCoordinates.getFlatParts(rewriter, loc, reg)));
+                   slot(fromSlot, fromCoordinates.getConstantFlat(reg)));
         }
       };
       if (writer) {
@@ -416,7 +427,7 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
           continue;
         SmallVector<Value> loaded = loadRun(
             rewriter, loc, buffer,
-            slot(toCoordinates.getFlatParts(rewriter, loc, reg)), readWidth);
+            slot(toSlot, toCoordinates.getConstantFlat(reg)), readWidth);
         for (auto [j, value] : llvm::enumerate(loaded))
           results[reg + j] = fromStorage(rewriter, loc, value, element);
       }

@@ -91,17 +91,14 @@ public:
   /// i32.
   mlir::Value getFlat(mlir::OpBuilder &b, mlir::Location loc, int32_t reg,
                       int32_t origin = 0) const;
-  /// getFlat's parts before xorConstant joins them: the thread's flat
-  /// coordinate, the bits it can set, and the register's constant XOR
-  /// `origin`. For a caller that maps the flat coordinate on by a linear
-  /// function (a swizzle), which it applies to each part.
-  struct FlatParts {
-    mlir::Value thread;
-    int64_t threadBits = 0;
-    int64_t constant = 0;
-  };
-  FlatParts getFlatParts(mlir::OpBuilder &b, mlir::Location loc, int32_t reg,
-                         int32_t origin = 0) const;
+  /// getFlat's two parts, which it joins by xorConstant: the thread's flat
+  /// coordinate (the same for every register) with the bits it can set,
+  /// and register `reg`'s constant flat coordinate XOR `origin`. For a
+  /// caller that maps flat coordinates on by a linear function (a
+  /// swizzle): it maps the thread's once and each constant at compile time.
+  std::pair<mlir::Value, int64_t> getThreadFlat(mlir::OpBuilder &b,
+                                                mlir::Location loc) const;
+  int64_t getConstantFlat(int32_t reg, int32_t origin = 0) const;
 
 private:
   const LinearLayout &layout;

@@ -177,16 +177,11 @@ Value ThreadCoordinates::get(OpBuilder &b, Location loc, int32_t reg,
                      registerCoordinates(layout, reg)[dim]);
 }
 
-ThreadCoordinates::FlatParts
-ThreadCoordinates::getFlatParts(OpBuilder &b, Location loc, int32_t reg,
-                                int32_t origin) const {
+std::pair<Value, int64_t> ThreadCoordinates::getThreadFlat(OpBuilder &b,
+                                                           Location loc) const {
   Type i32 = b.getI32Type();
-  // The thread's flat coordinate (the same for every register, which CSE
-  // shares), and the register's constants with the origin.
-  FlatParts parts;
-  parts.thread = arith::ConstantIntOp::create(b, loc, i32, 0);
-  parts.constant = origin;
-  SmallVector<int32_t> constants = registerCoordinates(layout, reg);
+  Value flat = arith::ConstantIntOp::create(b, loc, i32, 0);
+  int64_t bits = 0;
   int32_t shift = 0;
   std::vector<std::string> outs = layout.getOutDimNames();
   for (unsigned dim = 0; dim < outs.size(); ++dim) {
@@ -194,18 +189,30 @@ ThreadCoordinates::getFlatParts(OpBuilder &b, Location loc, int32_t reg,
     if (shift)
       coordinate = arith::ShLIOp::create(
           b, loc, coordinate, arith::ConstantIntOp::create(b, loc, i32, shift));
-    parts.thread = arith::OrIOp::create(b, loc, parts.thread, coordinate);
-    parts.threadBits |= int64_t(threadBits[dim]) << shift;
-    parts.constant ^= int64_t(constants[dim]) << shift;
+    flat = arith::OrIOp::create(b, loc, flat, coordinate);
+    bits |= int64_t(threadBits[dim]) << shift;
     shift += layout.getOutDimSizeLog2(outs[dim]);
   }
-  return parts;
+  return {flat, bits};
+}
+
+int64_t ThreadCoordinates::getConstantFlat(int32_t reg, int32_t origin) const {
+  SmallVector<int32_t> constants = registerCoordinates(layout, reg);
+  int64_t flat = origin;
+  int32_t shift = 0;
+  std::vector<std::string> outs = layout.getOutDimNames();
+  for (unsigned dim = 0; dim < outs.size(); ++dim) {
+    flat ^= int64_t(constants[dim]) << shift;
+    shift += layout.getOutDimSizeLog2(outs[dim]);
+  }
+  return flat;
 }
 
 Value ThreadCoordinates::getFlat(OpBuilder &b, Location loc, int32_t reg,
                                  int32_t origin) const {
-  FlatParts parts = getFlatParts(b, loc, reg, origin);
-  return xorConstant(b, loc, parts.thread, parts.threadBits, parts.constant);
+  // The thread's part is the same for every register (CSE shares it).
+  auto [thread, bits] = getThreadFlat(b, loc);
+  return xorConstant(b, loc, thread, bits, getConstantFlat(reg, origin));
 }
 
 std::optional<SmallVector<int32_t>>

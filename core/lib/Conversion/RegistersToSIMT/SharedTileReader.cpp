@@ -227,8 +227,8 @@ SharedTileReader::readMatrices(OpBuilder &b, Location loc,
        ++bit)
     if ((registers[0] >> bit) & 1)
       origin ^= readOffsets->getBasis(kRegisterDim, bit, kOffsetDim);
-  // Where no lane or warp sets the origin's bits, XOR is addition, which
-  // the backend's compiler folds into the load's offset.
+  // The origin's bits no lane or warp sets are added, which the backend's
+  // compiler folds into the load's offset.
   Value offset = xorConstant(b, loc, laneRow, laneRowBits, origin);
   Value start = toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
   FailureOr<SmallVector<Value>> elements = unit->loadMatrices(
