@@ -251,6 +251,127 @@ def interleave_split(pairs_ptr, a_ptr, b_ptr, sums_ptr, woven_ptr,
              woven)
 
 
+@triton.jit
+def leaky_relu(x):
+    return tl.where(x >= 0, x, 0.01 * x)
+
+
+@triton.jit
+def tutorial_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak,
+                    stride_bk, stride_bn, stride_cm, stride_cn,
+                    BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                    BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                    ACTIVATION: tl.constexpr):
+    # Triton 3.6's matmul tutorial (03) as it stands: tl.assume on the
+    # program ids and strides (llvm.intr.assume in the TTIR) and a fused
+    # activation called as a function.
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    tl.assume(stride_am > 0)
+    tl.assume(stride_ak > 0)
+    tl.assume(stride_bn > 0)
+    tl.assume(stride_bk > 0)
+    tl.assume(stride_cm > 0)
+    tl.assume(stride_cn > 0)
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    if ACTIVATION == "leaky_relu":
+        accumulator = leaky_relu(accumulator)
+    c = accumulator.to(tl.float16)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+@triton.jit
+def descriptor_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Tensor descriptors made in the kernel (tl.make_tensor_descriptor:
+    # tt.make_tensor_descriptor, tt.descriptor_load and _store), with edges
+    # that the descriptor's bounds pad with zeros and clip on the store.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1],
+                                       block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1],
+                                       block_shape=[BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_M, BLOCK_N])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
+
+
+@triton.jit
+def descriptor_attention(Q, K, V, O, sm_scale, Z_H, N_CTX,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr):
+    # The fused-attention tutorial's (06) forward in its descriptor form:
+    # heads stacked along rows, q, k, v and o read and written through
+    # tensor descriptors made in the kernel, k transposed after its load.
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    y_dim = Z_H * N_CTX
+    desc_q = tl.make_tensor_descriptor(Q, shape=[y_dim, HEAD_DIM],
+                                       strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    desc_k = tl.make_tensor_descriptor(K, shape=[y_dim, HEAD_DIM],
+                                       strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_N, HEAD_DIM])
+    desc_v = tl.make_tensor_descriptor(V, shape=[y_dim, HEAD_DIM],
+                                       strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_N, HEAD_DIM])
+    desc_o = tl.make_tensor_descriptor(O, shape=[y_dim, HEAD_DIM],
+                                       strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    offset_y = off_hz * N_CTX
+    qo_offset_y = offset_y + start_m * BLOCK_M
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    q = desc_q.load([qo_offset_y, 0])
+    for start_n in tl.range(0, N_CTX, BLOCK_N):
+        k = desc_k.load([offset_y + start_n, 0]).T
+        qk = tl.dot(q, k)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_ij = tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = desc_v.load([offset_y + start_n, 0])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        l_i = l_i * alpha + l_ij
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    desc_o.store([qo_offset_y, 0], acc.to(tl.float16))
+
+
 def buffer(name, tensor, output=False):
     return {"name": name, "tensor": tensor, "output": output}
 
@@ -495,6 +616,54 @@ def main():
                lambda: (torch.testing.assert_close(sums, pairs[:, 0] + 2 * pairs[:, 1]),
                         torch.testing.assert_close(
                             woven, torch.stack([wa, wb], 1).flatten())))
+
+    # Tensor descriptors made in the kernel take a global scratch allocator.
+    triton.set_allocator(lambda size, align, stream:
+                         torch.empty(size, dtype=torch.int8, device=DEV))
+
+    M, N, K = 192, 160, 224
+    A = torch.randn(M, K, device=DEV, dtype=torch.float16)
+    B = torch.randn(K, N, device=DEV, dtype=torch.float16)
+    C = torch.full((M, N), float("nan"), device=DEV, dtype=torch.float16)
+    args = matmul_args(A, B, C)
+    ref = torch.nn.functional.leaky_relu(A.float() @ B.float(), 0.01).half()
+    write_case("tutorial_matmul", tutorial_matmul,
+               (triton.cdiv(M, 64) * triton.cdiv(N, 64),), args,
+               {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32,
+                "GROUP_SIZE_M": 8, "ACTIVATION": "leaky_relu"},
+               {"num_warps": 4, "num_stages": 4},
+               lambda: torch.testing.assert_close(C.float(), ref.float(),
+                                                  atol=1e-2 * K ** 0.5, rtol=1e-2))
+
+    M, N, K = 100, 72, 80
+    A = torch.randn(M, K, device=DEV, dtype=torch.float16)
+    B = torch.randn(K, N, device=DEV, dtype=torch.float16)
+    C = torch.full((M, N), float("nan"), device=DEV, dtype=torch.float16)
+    args = prepared([buffer("a", A), buffer("b", B), buffer("c", C, True),
+                     scalar("M", M, "i32"), scalar("N", N, "i32"),
+                     scalar("K", K, "i32")])
+    ref = (A.float() @ B.float()).half()
+    write_case("descriptor_matmul", descriptor_matmul,
+               (triton.cdiv(M, 64), triton.cdiv(N, 64)), args,
+               {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32},
+               {"num_warps": 4, "num_stages": 3},
+               lambda: torch.testing.assert_close(C.float(), ref.float(),
+                                                  atol=1e-2 * K ** 0.5, rtol=1e-2))
+
+    Z_H, N_CTX, D = 4, 256, 64
+    q = torch.randn(Z_H, N_CTX, D, device=DEV, dtype=torch.float16)
+    k = torch.randn(Z_H, N_CTX, D, device=DEV, dtype=torch.float16)
+    v = torch.randn(Z_H, N_CTX, D, device=DEV, dtype=torch.float16)
+    o = torch.full_like(q, float("nan"))
+    scale = D ** -0.5
+    args = prepared([buffer("q", q), buffer("k", k), buffer("v", v),
+                     buffer("o", o, True), scalar("sm_scale", scale, "f32"),
+                     scalar("Z_H", Z_H, "i32"), scalar("N_CTX", N_CTX, "i32")])
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+    write_case("descriptor_attention", descriptor_attention, (N_CTX // 128, Z_H),
+               args, {"HEAD_DIM": D, "BLOCK_M": 128, "BLOCK_N": 64},
+               {"num_warps": 4, "num_stages": 3},
+               lambda: torch.testing.assert_close(o, ref, atol=2e-2, rtol=2e-2))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -36,6 +37,10 @@ Type convertType(Type type) {
   MLIRContext *context = type.getContext();
   if (auto ptr = dyn_cast<tt::PtrType>(type))
     return tk::PtrType::get(context, convertType(ptr.getPointeeType()));
+  // A tensor descriptor is a block pointer whose loads and stores check
+  // every bound.
+  if (auto descriptor = dyn_cast<tt::TensorDescType>(type))
+    return tk::PtrType::get(context, descriptor.getBlockType());
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.clone(convertType(tensor.getElementType()));
   if (auto function = dyn_cast<FunctionType>(type)) {
@@ -206,6 +211,10 @@ private:
   }
 
   IRRewriter rewriter;
+  /// The block pointers of tensor descriptors made with `padding = nan`,
+  /// and whether the module makes any.
+  llvm::DenseSet<Value> nanPadded;
+  bool anyNanPadded = false;
 };
 
 LogicalResult TtToTk::convert(ModuleOp module) {
@@ -224,6 +233,23 @@ LogicalResult TtToTk::convert(ModuleOp module) {
                           "kernels, which have one";
       failed = true;
     }
+  // A descriptor made on the host (Triton's TensorDescriptor) is a kernel
+  // argument whose launch ABI is the Triton launcher's (a CUtensorMap, or
+  // a base with shapes and strides, per backend); tk imports the ones made
+  // in the kernel.
+  for (auto func : module.getOps<tt::FuncOp>())
+    for (BlockArgument argument : func.getArguments())
+      if (isa<tt::TensorDescType>(argument.getType())) {
+        unsupported(func, "argument " + Twine(argument.getArgNumber()) +
+                              " is a tensor descriptor made on the host "
+                              "(TensorDescriptor); tk imports descriptors "
+                              "made in the kernel (tl.make_tensor_descriptor)");
+        failed = true;
+      }
+  // Whether a NaN-padded descriptor exists: its loads need to see it.
+  module.walk([&](tt::MakeTensorDescOp make) {
+    anyNanPadded |= make.getPadding() == tt::PaddingOption::NaN;
+  });
   if (failed || mlir::failed(convertTypes(module)))
     return failure();
 
@@ -347,9 +373,15 @@ LogicalResult TtToTk::convertOp(Operation *op) {
                                cast<TypedAttr>(rewriter.getZeroAttr(type))));
     return success();
   }
+  if (auto assume = dyn_cast<LLVM::AssumeOp>(op)) {
+    // tl.assume: a hint that only makes more programs undefined; tk's
+    // AxisFacts derives its own facts. The condition's ops stay, unused.
+    rewriter.eraseOp(assume);
+    return success();
+  }
   if (dialect != "tt")
-    return unsupported(op, "TTIR uses tt, arith, math, scf and cf ops, not "
-                           "this dialect's");
+    return unsupported(op, "TTIR uses tt, arith, math, scf and cf ops (and "
+                           "llvm.intr.assume), not this dialect's");
 
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
@@ -475,6 +507,60 @@ LogicalResult TtToTk::convertOp(Operation *op) {
                     make.getOperands(),
                     {attr("order", make.getOrderAttr()),
                      attr("operandSegmentSizes", segments)});
+        return success();
+      })
+      .Case([&](tt::MakeTensorDescOp make) {
+        // tk.make_block_ptr at offset zero: shapes widened to i64, the
+        // last dimension the contiguous one (descriptors are row-major).
+        int64_t rank = make.getShape().size();
+        SmallVector<Value> operands = {make.getBase()};
+        for (Value extent : make.getShape())
+          operands.push_back(arith::ExtSIOp::create(
+              rewriter, loc, rewriter.getI64Type(), extent));
+        llvm::append_range(operands, make.getStrides());
+        Value zero = arith::ConstantOp::create(rewriter, loc, i32(0));
+        operands.append(rank, zero);
+        SmallVector<int32_t> order;
+        for (int64_t dim = rank - 1; dim >= 0; --dim)
+          order.push_back(int32_t(dim));
+        auto segments = rewriter.getDenseI32ArrayAttr(
+            {1, int32_t(rank), int32_t(rank), int32_t(rank)});
+        Operation *block =
+            replaceWith(make, tk::MakeBlockPtrOp::getOperationName(), operands,
+                        {attr("order", rewriter.getDenseI32ArrayAttr(order)),
+                         attr("operandSegmentSizes", segments)});
+        if (make.getPadding() == tt::PaddingOption::NaN)
+          nanPadded.insert(block->getResult(0));
+        return success();
+      })
+      .Case([&](tt::DescriptorLoadOp load) -> LogicalResult {
+        Value block = load.getDesc();
+        if (!block.getDefiningOp<tk::MakeBlockPtrOp>() && anyNanPadded)
+          return unsupported(load, "a descriptor padded with NaN reaches "
+                                   "this load through a loop or branch; tk "
+                                   "pads only where it sees the descriptor");
+        auto moved = tk::AdvanceOp::create(rewriter, loc, block.getType(),
+                                           block, load.getIndices());
+        auto tkLoad = tk::LoadOp::create(rewriter, loc, moved.getResult(),
+                                         Value(), Value());
+        int64_t rank = load.getIndices().size();
+        tkLoad.setBoundaryCheck(
+            llvm::to_vector(llvm::seq<int32_t>(0, int32_t(rank))));
+        tkLoad.setPadding(nanPadded.contains(block) ? tk::PaddingOption::NaN
+                                                    : tk::PaddingOption::Zero);
+        rewriter.replaceOp(load, tkLoad.getResult());
+        return success();
+      })
+      .Case([&](tt::DescriptorStoreOp store) {
+        Value block = store.getDesc();
+        auto moved = tk::AdvanceOp::create(rewriter, loc, block.getType(),
+                                           block, store.getIndices());
+        int64_t rank = store.getIndices().size();
+        replaceWith(store, tk::StoreOp::getOperationName(),
+                    {moved.getResult(), store.getSrc()},
+                    {attr("boundary_check",
+                          rewriter.getDenseI32ArrayAttr(llvm::to_vector(
+                              llvm::seq<int32_t>(0, int32_t(rank)))))});
         return success();
       })
       .Case([&](tt::AdvanceOp advance) {

@@ -7,6 +7,7 @@
 
 #include "tk/ttir/Dialect.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -38,7 +39,45 @@ void TtDialect::initialize() {
 
 void tk::ttir::registerTtDialects(DialectRegistry &registry) {
   registry.insert<TtDialect, arith::ArithDialect, math::MathDialect,
-                  scf::SCFDialect, cf::ControlFlowDialect, ub::UBDialect>();
+                  scf::SCFDialect, cf::ControlFlowDialect, ub::UBDialect,
+                  LLVM::LLVMDialect>();
+}
+
+//===----------------------------------------------------------------------===//
+// !tt.tensordesc: `<tensor<64x64xf16>>` (Triton 3.6) or `<64x64xf16>`
+//===----------------------------------------------------------------------===//
+
+Type TensorDescType::parse(AsmParser &parser) {
+  if (parser.parseLess())
+    return {};
+  SMLoc at = parser.getCurrentLocation();
+  RankedTensorType block;
+  Type type;
+  OptionalParseResult parsed = parser.parseOptionalType(type);
+  if (parsed.has_value()) {
+    if (failed(*parsed))
+      return {};
+    block = dyn_cast<RankedTensorType>(type);
+  } else {
+    SmallVector<int64_t> shape;
+    Type element;
+    if (parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+        parser.parseType(element))
+      return {};
+    block = RankedTensorType::get(shape, element);
+  }
+  if (!block || block.getEncoding()) {
+    parser.emitError(at, "a tensor descriptor's block is a tensor type "
+                         "without an encoding (TTIR, not TTGIR)");
+    return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return TensorDescType::get(parser.getContext(), block);
+}
+
+void TensorDescType::print(AsmPrinter &printer) const {
+  printer << "<" << getBlockType() << ">";
 }
 
 Type tk::ttir::getPointeeType(Type ptrType) {

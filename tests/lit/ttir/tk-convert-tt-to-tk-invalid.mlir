@@ -97,3 +97,26 @@ tt.func public @while_loop(%n: i32) {
 
 // expected-error @+1 {{'tt.func' @declared is a declaration without a body; tk imports kernels, which have one}}
 tt.func public @declared(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32})
+
+// -----
+
+// expected-error @+1 {{'tt.func' cannot be imported into tk: argument 0 is a tensor descriptor made on the host (TensorDescriptor); tk imports descriptors made in the kernel (tl.make_tensor_descriptor)}}
+tt.func public @host_descriptor(%desc: !tt.tensordesc<tensor<16x32xf16>>, %i: i32) {
+  %t = tt.descriptor_load %desc[%i, %i] : !tt.tensordesc<tensor<16x32xf16>> -> tensor<16x32xf16>
+  tt.return
+}
+
+// -----
+
+tt.func public @nan_padding_through_a_loop(%p: !tt.ptr<f16>, %n: i32, %c1: i64) {
+  %c0 = arith.constant 0 : index
+  %c1i = arith.constant 1 : index
+  %z = arith.constant 0 : i32
+  %d = tt.make_tensor_descriptor %p, [%n, %n], [%c1, %c1] {padding = 2 : i32} : <f16>, <tensor<16x32xf16>>
+  scf.for %i = %c0 to %c1i step %c1i iter_args(%it = %d) -> (!tt.tensordesc<tensor<16x32xf16>>) {
+    // expected-error @+1 {{'tt.descriptor_load' cannot be imported into tk: a descriptor padded with NaN reaches this load through a loop or branch; tk pads only where it sees the descriptor}}
+    %t = tt.descriptor_load %it[%z, %z] : !tt.tensordesc<tensor<16x32xf16>> -> tensor<16x32xf16>
+    scf.yield %it : !tt.tensordesc<tensor<16x32xf16>>
+  }
+  tt.return
+}

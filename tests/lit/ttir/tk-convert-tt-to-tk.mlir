@@ -167,3 +167,59 @@ tt.func public @memory(%base: !tt.ptr<f16>, %m: i64, %k: i64, %o: i32, %out: !tt
   tt.assert %mask, "in range" : tensor<8xi1>
   tt.return
 }
+
+// -----
+
+// Tensor descriptors are block pointers at offset zero, row-major, whose
+// loads and stores check every bound; Triton 3.6 prints the block as a tensor
+// type, later Triton without one. tl.assume's hint is dropped.
+// CHECK-LABEL: tk.func @descriptors(
+// CHECK-NOT: llvm.intr.assume
+// CHECK: %[[M:.*]] = arith.extsi %arg1 : i32 to i64
+// CHECK-NEXT: %[[K:.*]] = arith.extsi %arg2 : i32 to i64
+// CHECK: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK: %[[D:.*]] = tk.make_block_ptr %{{.*}}, [%[[M]], %[[K]]], [%{{.*}}, %{{.*}}], [%[[Z]], %[[Z]]] {order = array<i32: 1, 0>} : !tk.ptr<f16> -> !tk.ptr<tensor<16x32xf16>>
+// CHECK: scf.for {{.*}} iter_args(%[[IT:.*]] = %[[D]], %{{.*}} = %{{.*}}) -> (!tk.ptr<tensor<16x32xf16>>, tensor<16x32xf16>)
+// CHECK: %[[AT:.*]] = tk.advance %[[IT]], [%{{.*}}, %{{.*}}] : !tk.ptr<tensor<16x32xf16>>
+// CHECK: tk.load %[[AT]] {boundary_check = array<i32: 0, 1>, padding = #tk.padding<zero>} : !tk.ptr<tensor<16x32xf16>>
+// CHECK: %[[OUT:.*]] = tk.make_block_ptr {{.*}} : !tk.ptr<f16> -> !tk.ptr<tensor<16x32xf16>>
+// CHECK: %[[STORE_AT:.*]] = tk.advance %[[OUT]], [%{{.*}}, %{{.*}}] : !tk.ptr<tensor<16x32xf16>>
+// CHECK: tk.store %[[STORE_AT]], %{{.*}} {boundary_check = array<i32: 0, 1>} : !tk.ptr<tensor<16x32xf16>>
+tt.func public @descriptors(%arg0: !tt.ptr<f16>, %arg1: i32, %arg2: i32, %out: !tt.ptr<f16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i64 = arith.constant 1 : i64
+  %c8_i32 = arith.constant 8 : i32
+  %positive = arith.cmpi sgt, %arg2, %c0_i32 : i32
+  llvm.intr.assume %positive : i1
+  %cst = arith.constant dense<0.000000e+00> : tensor<16x32xf16>
+  %0 = arith.extsi %arg2 : i32 to i64
+  %tdesc = tt.make_tensor_descriptor %arg0, [%arg1, %arg2], [%0, %c1_i64] : <f16>, <tensor<16x32xf16>>
+  %tdesc_out, %sum_out = scf.for %i = %c0 to %c10 step %c1 iter_args(%ptr_iter = %tdesc, %sum_iter = %cst) -> (!tt.tensordesc<tensor<16x32xf16>>, tensor<16x32xf16>) {
+    %cast_i = arith.index_cast %i : index to i32
+    %load = tt.descriptor_load %ptr_iter[%c8_i32, %cast_i] : !tt.tensordesc<tensor<16x32xf16>> -> tensor<16x32xf16>
+    %sum = arith.addf %sum_iter, %load : tensor<16x32xf16>
+    scf.yield %ptr_iter, %sum : !tt.tensordesc<tensor<16x32xf16>>, tensor<16x32xf16>
+  }
+  %odesc = tt.make_tensor_descriptor %out, [%arg1, %arg2], [%0, %c1_i64] : !tt.ptr<f16>, !tt.tensordesc<16x32xf16>
+  tt.descriptor_store %odesc[%c8_i32, %c0_i32], %sum_out : !tt.tensordesc<16x32xf16>, tensor<16x32xf16>
+  tt.return
+}
+
+// -----
+
+// A descriptor padded with NaN pads the loads that see it.
+// CHECK-LABEL: tk.func @nan_padding(
+// CHECK: %[[NAN:.*]] = tk.make_block_ptr {{.*}} : !tk.ptr<f16> -> !tk.ptr<tensor<16x32xf16>>
+// CHECK: %[[NAN_AT:.*]] = tk.advance %[[NAN]]
+// CHECK: tk.load %[[NAN_AT]] {boundary_check = array<i32: 0, 1>, padding = #tk.padding<nan>}
+tt.func public @nan_padding(%out: !tt.ptr<f16>, %n: i32, %s: i64) {
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i64 = arith.constant 1 : i64
+  %ndesc = tt.make_tensor_descriptor %out, [%n, %n], [%s, %c1_i64] {padding = 2 : i32} : <f16>, <16x32xf16>
+  %nan = tt.descriptor_load %ndesc[%c0_i32, %c0_i32] : !tt.tensordesc<16x32xf16> -> tensor<16x32xf16>
+  tt.descriptor_store %ndesc[%c0_i32, %c0_i32], %nan : !tt.tensordesc<16x32xf16>, tensor<16x32xf16>
+  tt.return
+}

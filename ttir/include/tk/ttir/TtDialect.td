@@ -45,6 +45,16 @@ def Tt_PtrType : TypeDef<Tt_Dialect, "Ptr"> {
   let assemblyFormat = "`<` $pointeeType (`,` $addressSpace^)? `>`";
 }
 
+def Tt_TensorDescType : TypeDef<Tt_Dialect, "TensorDesc"> {
+  let mnemonic = "tensordesc";
+  let summary = "a tensor descriptor: a global tensor and the block a load "
+                "or store of it moves";
+  // Triton 3.6 prints the block as `tensor<64x64xf16>`; later Triton as
+  // `64x64xf16`. Both parse.
+  let parameters = (ins "::mlir::RankedTensorType":$blockType);
+  let hasCustomAssemblyFormat = 1;
+}
+
 
 //===----------------------------------------------------------------------===//
 // Enums (Triton's cases and values)

@@ -5,8 +5,8 @@
 // (tk's verifiers say what they expected); here the definitions only carry
 // what the syntax needs to infer (a load's result from its pointer). Ops
 // Triton has and tk cannot run (gather, histogram, inline assembly, scaled
-// dots, tensor descriptors) are not defined: the reader names them as
-// unsupported when the parser meets them.
+// dots, descriptor gathers and scatters) are not defined: the reader names
+// them as unsupported when the parser meets them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,6 +195,43 @@ def Tt_MakeTensorPtrOp : Tt_Op<"make_tensor_ptr", [
   let assemblyFormat = [{
     $base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]`
     attr-dict `:` type($result)
+  }];
+}
+
+// Tensor descriptors (tl.make_tensor_descriptor, and its loads and stores):
+// a block pointer at offset zero whose loads and stores check every bound.
+def Tt_MakeTensorDescOp : Tt_Op<"make_tensor_descriptor", [
+    Pure, SameVariadicOperandSize]> {
+  let arguments = (ins Tt_PtrType:$base, Variadic<I32>:$shape,
+                       Variadic<I64>:$strides,
+                       OptionalAttr<Tt_PaddingOption>:$padding);
+  let results = (outs Tt_TensorDescType:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict `:` type($base)
+    `,` type($result)
+  }];
+}
+
+def Tt_DescriptorLoadOp : Tt_Op<"descriptor_load"> {
+  let arguments = (ins Tt_TensorDescType:$desc, Variadic<I32>:$indices,
+                       DefaultValuedAttr<Tt_CacheModifier,
+                                         "::tk::ttir::CacheModifier::None">:$cache,
+                       DefaultValuedAttr<Tt_EvictionPolicy,
+                                         "::tk::ttir::EvictionPolicy::Normal">:$evict);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $desc `[` $indices `]`
+    oilist(`cacheModifier` `=` $cache | `evictionPolicy` `=` $evict)
+    attr-dict `:` qualified(type($desc)) `->` type($result)
+  }];
+}
+
+def Tt_DescriptorStoreOp : Tt_Op<"descriptor_store"> {
+  let arguments = (ins Tt_TensorDescType:$desc, AnyRankedTensor:$src,
+                       Variadic<I32>:$indices);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,`
+    type($src)
   }];
 }
 
