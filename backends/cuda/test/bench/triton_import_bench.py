@@ -14,9 +14,10 @@ Triton's, the median of the rounds with their range.
 Covered: vector add; the fused softmax at 4, 8 and 16 warps (a row a
 program, BLOCK the next power of two of the row); layernorm's forward pass;
 a transpose by 64x64 blocks; the corpus' attention forward at head dims 64
-and 128; and the matmul configurations Triton's matmul
-tutorial autotunes over, in f16 and bf16 at 4096^3 (--only picks a
-family). Integer arguments equal to 1 are
+and 128, and the fused-attention tutorial's descriptor form at both; the
+matmul configurations Triton's matmul tutorial autotunes over, in f16 and
+bf16 at 4096^3, and the tutorial's own kernel (tl.assume, the fused
+activation) at three of them (--only picks a family). Integer arguments equal to 1 are
 specialised away by Triton and so are never passed here.
 
     bash .device/run.sh python3 backends/cuda/test/bench/triton_import_bench.py --out $OUT
@@ -213,6 +214,45 @@ class Bench:
             2.0 * M * N * K, "TFLOP/s")
 
 
+    def tutorial_matmul(self, bm, bn, bk, warps, stages):
+        """Triton's matmul tutorial kernel as it stands (tl.assume, the
+        fused leaky ReLU), f16 at 4096^3."""
+        M = N = K = 4096
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        want = torch.nn.functional.leaky_relu(a.float() @ b.float(), 0.01)
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+        return self.figure(
+            f"tutorial_matmul f16 {M}^3 {bm}x{bn}x{bk} w{warps} s{stages}",
+            make_corpus.tutorial_matmul, grid,
+            [a, b, None, M, N, K, K, 1, N, 1, N, 1], {2},
+            [want.half()], {"rtol": 2.0 ** -9, "floor": 2.0 ** -10},
+            {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk,
+             "GROUP_SIZE_M": 8, "ACTIVATION": "leaky_relu"},
+            {"num_warps": warps, "num_stages": stages},
+            2.0 * M * N * K, "TFLOP/s")
+
+    def descriptor_attention(self, heads, ctx, dim, block_m, block_n, warps,
+                             stages):
+        """The fused-attention tutorial's forward in its tensor-descriptor
+        form (tl.make_tensor_descriptor in the kernel): Triton loads through
+        TMA, tk through block pointers."""
+        q, k, v = (torch.randn(heads, ctx, dim, device="cuda",
+                               dtype=torch.float16) for _ in range(3))
+        scale = dim ** -0.5
+        scores = (q.double() @ k.double().transpose(1, 2)) * scale
+        want = (torch.softmax(scores, dim=-1) @ v.double()).to(torch.float16)
+        del scores
+        return self.figure(
+            f"descriptor_attention f16 {heads}x{ctx}x{dim} "
+            f"{block_m}x{block_n} w{warps} s{stages}",
+            make_corpus.descriptor_attention, (ctx // block_m, heads),
+            [q, k, v, None, scale, heads, ctx], {3},
+            [want], {"rtol": 2.0 ** -6, "floor": 2.0 ** -6},
+            {"HEAD_DIM": dim, "BLOCK_M": block_m, "BLOCK_N": block_n},
+            {"num_warps": warps, "num_stages": stages},
+            4.0 * heads * ctx * ctx * dim, "TFLOP/s")
+
     def attention(self, heads, ctx, dim, block_m, block_n, warps, stages):
         """The corpus' FlashAttention forward (online softmax, no mask), a
         (row block, head) per program, at the tile sizes Triton's
@@ -248,8 +288,12 @@ def main():
     parser.add_argument("--only", default="",
                         help="run the cases whose names start with this "
                              "(vector_add, softmax, layernorm, transpose, "
-                             "attention, matmul)")
+                             "attention, descriptor_attention, matmul, "
+                             "tutorial_matmul)")
     args = parser.parse_args()
+    # Tensor descriptors made in a kernel take a global scratch allocator.
+    triton.set_allocator(lambda size, align, stream:
+                         torch.empty(size, dtype=torch.int8, device="cuda"))
     bench = Bench(args)
     cases = [
         ("vector_add", bench.vector_add),
@@ -265,6 +309,13 @@ def main():
         ("attention", lambda: bench.attention(16, 4096, 64, 64, 64, 4, 2)),
         ("attention", lambda: bench.attention(16, 4096, 64, 128, 64, 4, 3)),
         ("attention", lambda: bench.attention(16, 4096, 128, 128, 64, 8, 3)),
+        ("descriptor_attention",
+         lambda: bench.descriptor_attention(16, 4096, 64, 128, 64, 4, 3)),
+        ("descriptor_attention",
+         lambda: bench.descriptor_attention(16, 4096, 128, 128, 64, 8, 3)),
+        ("tutorial_matmul", lambda: bench.tutorial_matmul(128, 256, 64, 8, 3)),
+        ("tutorial_matmul", lambda: bench.tutorial_matmul(128, 128, 32, 4, 4)),
+        ("tutorial_matmul", lambda: bench.tutorial_matmul(64, 64, 32, 4, 3)),
     ]
     # The f16 configurations Triton's matmul tutorial (03-matrix-
     # multiplication) autotunes over on CUDA: BLOCK_M, BLOCK_N, BLOCK_K,
