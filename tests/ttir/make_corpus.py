@@ -327,27 +327,37 @@ def descriptor_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
 
 
 @triton.jit
+def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):
+    if isinstance(desc_or_ptr, tl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides,
+                                         block_shape)
+
+
+@triton.jit
 def descriptor_attention(Q, K, V, O, sm_scale, Z_H, N_CTX,
                          HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
                          BLOCK_N: tl.constexpr):
     # The fused-attention tutorial's (06) forward in its descriptor form:
-    # heads stacked along rows, q, k, v and o read and written through
-    # tensor descriptors made in the kernel, k transposed after its load.
+    # heads stacked along rows; q, k, v and o are tensor descriptors, made
+    # here from pointers or on the host (TensorDescriptor, as the tutorial
+    # passes them on Hopper); k transposed after its load.
     start_m = tl.program_id(0)
     off_hz = tl.program_id(1)
     y_dim = Z_H * N_CTX
-    desc_q = tl.make_tensor_descriptor(Q, shape=[y_dim, HEAD_DIM],
-                                       strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_M, HEAD_DIM])
-    desc_k = tl.make_tensor_descriptor(K, shape=[y_dim, HEAD_DIM],
-                                       strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_N, HEAD_DIM])
-    desc_v = tl.make_tensor_descriptor(V, shape=[y_dim, HEAD_DIM],
-                                       strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_N, HEAD_DIM])
-    desc_o = tl.make_tensor_descriptor(O, shape=[y_dim, HEAD_DIM],
-                                       strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_M, HEAD_DIM])
+    desc_q = _maybe_make_tensor_desc(Q, shape=[y_dim, HEAD_DIM],
+                                     strides=[HEAD_DIM, 1],
+                                     block_shape=[BLOCK_M, HEAD_DIM])
+    desc_k = _maybe_make_tensor_desc(K, shape=[y_dim, HEAD_DIM],
+                                     strides=[HEAD_DIM, 1],
+                                     block_shape=[BLOCK_N, HEAD_DIM])
+    desc_v = _maybe_make_tensor_desc(V, shape=[y_dim, HEAD_DIM],
+                                     strides=[HEAD_DIM, 1],
+                                     block_shape=[BLOCK_N, HEAD_DIM])
+    desc_o = _maybe_make_tensor_desc(O, shape=[y_dim, HEAD_DIM],
+                                     strides=[HEAD_DIM, 1],
+                                     block_shape=[BLOCK_M, HEAD_DIM])
     offset_y = off_hz * N_CTX
     qo_offset_y = offset_y + start_m * BLOCK_M
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
@@ -376,6 +386,15 @@ def buffer(name, tensor, output=False):
     return {"name": name, "tensor": tensor, "output": output}
 
 
+def host_descriptor(name, tensor, block_shape, output=False):
+    """A TensorDescriptor over a 2-D row-major tensor, as a host passes it."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    return {"name": name, "tensor": tensor, "output": output,
+            "descriptor": TensorDescriptor(tensor, list(tensor.shape),
+                                           list(tensor.stride()),
+                                           block_shape)}
+
+
 def scalar(name, value, kind):
     return {"name": name, "value": value, "kind": kind}
 
@@ -384,7 +403,8 @@ def write_case(name, kernel, grid, args, constexprs, options, check,
                reference="torch"):
     if ONLY and name not in ONLY:
         return
-    launch_args = [a["tensor"] if "tensor" in a else a["value"] for a in args]
+    launch_args = [a.get("descriptor", a["tensor"]) if "tensor" in a
+                   else a["value"] for a in args]
     compiled = kernel[grid](*launch_args, **constexprs, **options)
     torch.cuda.synchronize()
     check()
@@ -423,6 +443,18 @@ def write_case(name, kernel, grid, args, constexprs, options, check,
                 t.cpu().contiguous().numpy().tofile(
                     os.path.join(folder, entry["expected"]))
             meta["args"].append(entry)
+            if "descriptor" in a:
+                # A host descriptor reaches tk as its base, shape (i32) and
+                # strides (i64), each passed even when 1.
+                d = a["descriptor"]
+                for i, extent in enumerate(d.shape):
+                    meta["args"].append({"name": f"{a['name']}_shape{i}",
+                                         "kind": "i32", "value": int(extent),
+                                         "descriptor": a["name"]})
+                for i, stride in enumerate(d.strides):
+                    meta["args"].append({"name": f"{a['name']}_stride{i}",
+                                         "kind": "i64", "value": int(stride),
+                                         "descriptor": a["name"]})
         else:
             meta["args"].append({"name": a["name"], "kind": a["kind"],
                                  "value": a["value"]})
@@ -664,6 +696,21 @@ def main():
                args, {"HEAD_DIM": D, "BLOCK_M": 128, "BLOCK_N": 64},
                {"num_warps": 4, "num_stages": 3},
                lambda: torch.testing.assert_close(o, ref, atol=2e-2, rtol=2e-2))
+
+    # The same kernel as the tutorial calls it on Hopper: host descriptors.
+    o2 = torch.full_like(q, float("nan"))
+    rows = lambda t: t.view(Z_H * N_CTX, D)  # noqa: E731
+    args = prepared([host_descriptor("desc_q", rows(q), [128, D]),
+                     host_descriptor("desc_k", rows(k), [64, D]),
+                     host_descriptor("desc_v", rows(v), [64, D]),
+                     host_descriptor("desc_o", rows(o2), [128, D], True),
+                     scalar("sm_scale", scale, "f32"),
+                     scalar("Z_H", Z_H, "i32"), scalar("N_CTX", N_CTX, "i32")])
+    write_case("host_descriptor_attention", descriptor_attention,
+               (N_CTX // 128, Z_H), args,
+               {"HEAD_DIM": D, "BLOCK_M": 128, "BLOCK_N": 64},
+               {"num_warps": 4, "num_stages": 3},
+               lambda: torch.testing.assert_close(o2, ref, atol=2e-2, rtol=2e-2))
 
 
 if __name__ == "__main__":

@@ -200,6 +200,7 @@ private:
   LogicalResult convertTypes(Operation *root);
   LogicalResult convertOp(Operation *op);
   LogicalResult convertFunc(tt::FuncOp func);
+  void expandHostDescriptors(tt::FuncOp func);
 
   /// Replaces `op` by a new op `name` with the same location and converted
   /// result types; regions move over.
@@ -233,19 +234,12 @@ LogicalResult TtToTk::convert(ModuleOp module) {
                           "kernels, which have one";
       failed = true;
     }
-  // A descriptor made on the host (Triton's TensorDescriptor) is a kernel
-  // argument whose launch ABI is the Triton launcher's (a CUtensorMap, or
-  // a base with shapes and strides, per backend); tk imports the ones made
-  // in the kernel.
+  // A descriptor made on the host (Triton's TensorDescriptor) is passed as
+  // its base, its shape (i32 each) and its strides (i64 each): Triton's
+  // launch arguments for it without the CUtensorMap.
   for (auto func : module.getOps<tt::FuncOp>())
-    for (BlockArgument argument : func.getArguments())
-      if (isa<tt::TensorDescType>(argument.getType())) {
-        unsupported(func, "argument " + Twine(argument.getArgNumber()) +
-                              " is a tensor descriptor made on the host "
-                              "(TensorDescriptor); tk imports descriptors "
-                              "made in the kernel (tl.make_tensor_descriptor)");
-        failed = true;
-      }
+    if (func.isPublic() && !func.getBody().empty())
+      expandHostDescriptors(func);
   // Whether a NaN-padded descriptor exists: its loads need to see it.
   module.walk([&](tt::MakeTensorDescOp make) {
     anyNanPadded |= make.getPadding() == tt::PaddingOption::NaN;
@@ -312,6 +306,48 @@ Operation *TtToTk::replaceWith(Operation *op, StringRef name,
     to.takeBody(from);
   rewriter.replaceOp(op, replacement->getResults());
   return replacement;
+}
+
+void TtToTk::expandHostDescriptors(tt::FuncOp func) {
+  Block &entry = func.getBody().front();
+  for (unsigned index = 0; index < func.getNumArguments(); ++index) {
+    BlockArgument descriptor = func.getArgument(index);
+    auto type = dyn_cast<tt::TensorDescType>(descriptor.getType());
+    if (!type)
+      continue;
+    // The new arguments are named after the descriptor's (tk.arg_names).
+    Location loc = descriptor.getLoc();
+    std::string name = "desc";
+    if (auto named = dyn_cast<NameLoc>(loc))
+      name = named.getName().str();
+    auto namedLoc = [&](const Twine &suffix) -> Location {
+      return NameLoc::get(rewriter.getStringAttr(name + suffix), loc);
+    };
+    RankedTensorType block = type.getBlockType();
+    int64_t rank = block.getRank();
+    SmallVector<Value> shape, strides;
+    unsigned at = index + 1;
+    func.insertArgument(
+        at, tt::PtrType::get(rewriter.getContext(), block.getElementType(), 1),
+        {}, namedLoc(""));
+    Value base = func.getArgument(at);
+    for (int64_t dim = 0; dim < rank; ++dim) {
+      func.insertArgument(++at, rewriter.getI32Type(), {},
+                          namedLoc("_shape" + Twine(dim)));
+      shape.push_back(func.getArgument(at));
+    }
+    for (int64_t dim = 0; dim < rank; ++dim) {
+      func.insertArgument(++at, rewriter.getI64Type(), {},
+                          namedLoc("_stride" + Twine(dim)));
+      strides.push_back(func.getArgument(at));
+    }
+    rewriter.setInsertionPointToStart(&entry);
+    auto made = tt::MakeTensorDescOp::create(rewriter, loc, type, base, shape,
+                                             strides, nullptr);
+    descriptor.replaceAllUsesWith(made.getResult());
+    (void)func.eraseArgument(index);
+    index = at - 1;
+  }
 }
 
 LogicalResult TtToTk::convertFunc(tt::FuncOp func) {

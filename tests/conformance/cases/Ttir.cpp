@@ -58,7 +58,8 @@ Tolerance toleranceFor(llvm::StringRef kernel, DType dtype) {
     return Tolerance{std::ldexp(1.0, -8), std::ldexp(1.0, -9), 0};
   // Softmax probabilities rounded to f16 before the second dot, as Triton
   // does; exp2 approximations.
-  if (kernel == "attention_forward" || kernel == "descriptor_attention")
+  if (kernel == "attention_forward" || kernel == "descriptor_attention" ||
+      kernel == "host_descriptor_attention")
     return epsTolerance(dtype, 4, 2);
   // erf and sigmoid's exp, each a few ulp on either side.
   if (kernel == "gelu_clamp")
@@ -88,6 +89,9 @@ struct CorpusArg {
   std::string file;     // the input, for an input buffer
   std::string expected; // the answer, for an output
   double value = 0;     // a scalar's
+  // A scalar of a host tensor descriptor (its shape or stride): passed even
+  // when 1, since Triton's TTIR has a parameter for the descriptor.
+  bool ofDescriptor = false;
 };
 
 struct CorpusKernel {
@@ -178,6 +182,7 @@ llvm::Expected<CorpusKernel> readKernel(const std::string &folder) {
       if (!value)
         return fail("scalar '" + arg.name + "' has no value");
       arg.value = *value;
+      arg.ofDescriptor = a->getString("descriptor").has_value();
     } else {
       return fail("argument '" + arg.name + "' has kind '" + arg.kind +
                   "'; the suite passes buffers, i32, i64 and f32");
@@ -278,7 +283,7 @@ void runCorpusKernel(CellRun &run, const CorpusKernel &kernel) {
     } else if (arg.kind == "buffer") {
       outputs.push_back({args.size(), &arg});
       args.push_back(run.output(arg.dtype, arg.count));
-    } else if (arg.kind != "f32" && arg.value == 1) {
+    } else if (arg.kind != "f32" && arg.value == 1 && !arg.ofDescriptor) {
       // Triton specialises integer arguments equal to 1 into the kernel:
       // its TTIR has no parameter for them.
       continue;

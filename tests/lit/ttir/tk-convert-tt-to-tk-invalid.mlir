@@ -100,14 +100,6 @@ tt.func public @declared(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32})
 
 // -----
 
-// expected-error @+1 {{'tt.func' cannot be imported into tk: argument 0 is a tensor descriptor made on the host (TensorDescriptor); tk imports descriptors made in the kernel (tl.make_tensor_descriptor)}}
-tt.func public @host_descriptor(%desc: !tt.tensordesc<tensor<16x32xf16>>, %i: i32) {
-  %t = tt.descriptor_load %desc[%i, %i] : !tt.tensordesc<tensor<16x32xf16>> -> tensor<16x32xf16>
-  tt.return
-}
-
-// -----
-
 tt.func public @nan_padding_through_a_loop(%p: !tt.ptr<f16>, %n: i32, %c1: i64) {
   %c0 = arith.constant 0 : index
   %c1i = arith.constant 1 : index

@@ -14,7 +14,8 @@ Triton's, the median of the rounds with their range.
 Covered: vector add; the fused softmax at 4, 8 and 16 warps (a row a
 program, BLOCK the next power of two of the row); layernorm's forward pass;
 a transpose by 64x64 blocks; the corpus' attention forward at head dims 64
-and 128, and the fused-attention tutorial's descriptor form at both; the
+and 128, and the fused-attention tutorial's descriptor form at both (made
+in the kernel, and passed from the host); the
 matmul configurations Triton's matmul tutorial autotunes over, in f16 and
 bf16 at 4096^3, and the tutorial's own kernel (tl.assume, the fused
 activation) at three of them (--only picks a family). Integer arguments equal to 1 are
@@ -50,6 +51,33 @@ def log(*args):
     print(*args, file=sys.stderr, flush=True)
 
 
+class HostDescriptor:
+    """A TensorDescriptor argument made on the host over a tensor seen as
+    `rows` x its last dimension: Triton takes the descriptor; tk takes its
+    base, shape (i32 each) and strides (i64 each). An output's has no
+    tensor until each contender's is given (`over`)."""
+
+    def __init__(self, tensor, block_shape, rows):
+        self.tensor, self.block_shape, self.rows = tensor, block_shape, rows
+
+    def over(self, tensor):
+        return HostDescriptor(tensor, self.block_shape, self.rows)
+
+    def view(self):
+        return self.tensor.view(self.rows, self.tensor.shape[-1])
+
+    def for_triton(self):
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        view = self.view()
+        return TensorDescriptor(view, list(view.shape), list(view.stride()),
+                                self.block_shape)
+
+    def for_tk(self):
+        view = self.view()
+        return ([view] + [tk.i32(n) for n in view.shape] +
+                [tk.i64(n) for n in view.stride()])
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -64,6 +92,8 @@ class Bench:
         self.keep = []
 
     def tk_arg(self, value):
+        if isinstance(value, tk._Scalar):
+            return value
         if isinstance(value, torch.Tensor):
             buffer = self.device.wrap_buffer(
                 value.data_ptr(), value.numel() * value.element_size())
@@ -84,10 +114,15 @@ class Bench:
         def arguments(label):
             result, taken = [], iter(outs[label])
             for i, value in enumerate(inputs):
-                result.append(next(taken) if i in outputs else value)
+                if i in outputs:
+                    out = next(taken)
+                    value = (value.over(out)
+                             if isinstance(value, HostDescriptor) else out)
+                result.append(value)
             return result
 
-        triton_args = arguments("triton")
+        triton_args = [v.for_triton() if isinstance(v, HostDescriptor) else v
+                       for v in arguments("triton")]
         compiled = kernel[grid](*triton_args, **constexprs, **options)
         torch.cuda.synchronize()
         imported = self.device.kernel(
@@ -98,8 +133,12 @@ class Bench:
         if self.args.save_ttir:
             self.save_ttir(name, compiled)
         launch_grid = tuple(grid)
-        tk_args = [self.tk_arg(v) for v in arguments("tk_ttir")
-                   if not (isinstance(v, int) and v == 1)]
+        tk_args = []
+        for v in arguments("tk_ttir"):
+            if isinstance(v, HostDescriptor):
+                tk_args += [self.tk_arg(part) for part in v.for_tk()]
+            elif not (isinstance(v, int) and v == 1):
+                tk_args.append(self.tk_arg(v))
         contenders = {
             "tk_ttir": lambda: imported.launch(launch_grid, tk_args,
                                                stream=self.stream),
@@ -233,21 +272,28 @@ class Bench:
             2.0 * M * N * K, "TFLOP/s")
 
     def descriptor_attention(self, heads, ctx, dim, block_m, block_n, warps,
-                             stages):
+                             stages, host=False):
         """The fused-attention tutorial's forward in its tensor-descriptor
-        form (tl.make_tensor_descriptor in the kernel): Triton loads through
-        TMA, tk through block pointers."""
+        form, made in the kernel or (`host`) passed from the host as the
+        tutorial passes them on Hopper: Triton loads through TMA, tk
+        through block pointers."""
         q, k, v = (torch.randn(heads, ctx, dim, device="cuda",
                                dtype=torch.float16) for _ in range(3))
         scale = dim ** -0.5
         scores = (q.double() @ k.double().transpose(1, 2)) * scale
         want = (torch.softmax(scores, dim=-1) @ v.double()).to(torch.float16)
         del scores
+        rows = heads * ctx
+        tensors = [q, k, v, None]
+        if host:
+            tensors = [HostDescriptor(t, [b, dim], rows)
+                       for t, b in zip(tensors, [block_m, block_n, block_n,
+                                                 block_m])]
         return self.figure(
-            f"descriptor_attention f16 {heads}x{ctx}x{dim} "
-            f"{block_m}x{block_n} w{warps} s{stages}",
+            f"{'host_' if host else ''}descriptor_attention f16 "
+            f"{heads}x{ctx}x{dim} {block_m}x{block_n} w{warps} s{stages}",
             make_corpus.descriptor_attention, (ctx // block_m, heads),
-            [q, k, v, None, scale, heads, ctx], {3},
+            tensors + [scale, heads, ctx], {3},
             [want], {"rtol": 2.0 ** -6, "floor": 2.0 ** -6},
             {"HEAD_DIM": dim, "BLOCK_M": block_m, "BLOCK_N": block_n},
             {"num_warps": warps, "num_stages": stages},
@@ -288,7 +334,8 @@ def main():
     parser.add_argument("--only", default="",
                         help="run the cases whose names start with this "
                              "(vector_add, softmax, layernorm, transpose, "
-                             "attention, descriptor_attention, matmul, "
+                             "attention, descriptor_attention, "
+                             "host_descriptor_attention, matmul, "
                              "tutorial_matmul)")
     args = parser.parse_args()
     # Tensor descriptors made in a kernel take a global scratch allocator.
@@ -313,6 +360,11 @@ def main():
          lambda: bench.descriptor_attention(16, 4096, 64, 128, 64, 4, 3)),
         ("descriptor_attention",
          lambda: bench.descriptor_attention(16, 4096, 128, 128, 64, 8, 3)),
+        ("host_descriptor_attention",
+         lambda: bench.descriptor_attention(16, 4096, 64, 128, 64, 4, 3, True)),
+        ("host_descriptor_attention",
+         lambda: bench.descriptor_attention(16, 4096, 128, 128, 64, 8, 3,
+                                            True)),
         ("tutorial_matmul", lambda: bench.tutorial_matmul(128, 256, 64, 8, 3)),
         ("tutorial_matmul", lambda: bench.tutorial_matmul(128, 128, 32, 4, 4)),
         ("tutorial_matmul", lambda: bench.tutorial_matmul(64, 64, 32, 4, 3)),
