@@ -332,7 +332,8 @@ def main():
                         "num_warps/num_stages (JSON) and Triton's PTX into "
                         "this folder")
     parser.add_argument("--only", default="",
-                        help="run the cases whose names start with this "
+                        help="run the cases whose names start with one of "
+                             "these (comma-separated) "
                              "(vector_add, softmax, layernorm, transpose, "
                              "attention, descriptor_attention, "
                              "host_descriptor_attention, matmul, "
@@ -383,7 +384,8 @@ def main():
                           bench.matmul(*c)))
     figures, failures = [], 0
     for name, case in cases:
-        if not name.startswith(args.only):
+        if args.only and not any(name.startswith(prefix)
+                                 for prefix in args.only.split(",")):
             continue
         try:
             figures.append(case())
