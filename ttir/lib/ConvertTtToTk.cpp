@@ -200,7 +200,7 @@ private:
   LogicalResult convertTypes(Operation *root);
   LogicalResult convertOp(Operation *op);
   LogicalResult convertFunc(tt::FuncOp func);
-  void expandHostDescriptors(tt::FuncOp func);
+  LogicalResult convertHostDescriptors(tt::FuncOp func);
 
   /// Replaces `op` by a new op `name` with the same location and converted
   /// result types; regions move over.
@@ -235,11 +235,10 @@ LogicalResult TtToTk::convert(ModuleOp module) {
       failed = true;
     }
   // A descriptor made on the host (Triton's TensorDescriptor) is passed as
-  // its base, its shape (i32 each) and its strides (i64 each): Triton's
-  // launch arguments for it without the CUtensorMap.
+  // Triton's launchers without TMA pass it: its base, shape and strides.
   for (auto func : module.getOps<tt::FuncOp>())
     if (func.isPublic() && !func.getBody().empty())
-      expandHostDescriptors(func);
+      failed |= mlir::failed(convertHostDescriptors(func));
   // Whether a NaN-padded descriptor exists: its loads need to see it.
   module.walk([&](tt::MakeTensorDescOp make) {
     anyNanPadded |= make.getPadding() == tt::PaddingOption::NaN;
@@ -308,14 +307,32 @@ Operation *TtToTk::replaceWith(Operation *op, StringRef name,
   return replacement;
 }
 
-void TtToTk::expandHostDescriptors(tt::FuncOp func) {
+LogicalResult TtToTk::convertHostDescriptors(tt::FuncOp func) {
   Block &entry = func.getBody().front();
   for (unsigned index = 0; index < func.getNumArguments(); ++index) {
     BlockArgument descriptor = func.getArgument(index);
     auto type = dyn_cast<tt::TensorDescType>(descriptor.getType());
     if (!type)
       continue;
-    // The new arguments are named after the descriptor's (tk.arg_names).
+    RankedTensorType block = type.getBlockType();
+    unsigned rank = block.getRank();
+    // Triton 3.6 follows the descriptor with its shape (an i32 each) and
+    // strides (an i64 each).
+    auto follows = [&](unsigned offset, Type expected) {
+      unsigned at = index + 1 + offset;
+      return at < func.getNumArguments() &&
+             func.getArgument(at).getType() == expected;
+    };
+    bool complete = true;
+    for (unsigned dim = 0; dim < rank; ++dim)
+      complete &= follows(dim, rewriter.getI32Type()) &&
+                  follows(rank + dim, rewriter.getI64Type());
+    if (!complete)
+      return unsupported(func, "argument " + Twine(index) +
+                                   " is a tensor descriptor made on the host "
+                                   "without the shape (i32) and strides "
+                                   "(i64) Triton 3.6 writes after it");
+    // Named after the descriptor (tk.arg_names): Triton names all five so.
     Location loc = descriptor.getLoc();
     std::string name = "desc";
     if (auto named = dyn_cast<NameLoc>(loc))
@@ -323,31 +340,30 @@ void TtToTk::expandHostDescriptors(tt::FuncOp func) {
     auto namedLoc = [&](const Twine &suffix) -> Location {
       return NameLoc::get(rewriter.getStringAttr(name + suffix), loc);
     };
-    RankedTensorType block = type.getBlockType();
-    int64_t rank = block.getRank();
     SmallVector<Value> shape, strides;
-    unsigned at = index + 1;
+    for (unsigned dim = 0; dim < rank; ++dim) {
+      BlockArgument extent = func.getArgument(index + 1 + dim);
+      extent.setLoc(namedLoc("_shape" + Twine(dim)));
+      shape.push_back(extent);
+      BlockArgument stride = func.getArgument(index + 1 + rank + dim);
+      stride.setLoc(namedLoc("_stride" + Twine(dim)));
+      strides.push_back(stride);
+    }
+    // The base takes the descriptor's place.
     func.insertArgument(
-        at, tt::PtrType::get(rewriter.getContext(), block.getElementType(), 1),
-        {}, namedLoc(""));
-    Value base = func.getArgument(at);
-    for (int64_t dim = 0; dim < rank; ++dim) {
-      func.insertArgument(++at, rewriter.getI32Type(), {},
-                          namedLoc("_shape" + Twine(dim)));
-      shape.push_back(func.getArgument(at));
-    }
-    for (int64_t dim = 0; dim < rank; ++dim) {
-      func.insertArgument(++at, rewriter.getI64Type(), {},
-                          namedLoc("_stride" + Twine(dim)));
-      strides.push_back(func.getArgument(at));
-    }
+        index + 1,
+        tt::PtrType::get(rewriter.getContext(), block.getElementType(), 1), {},
+        loc);
+    Value base = func.getArgument(index + 1);
     rewriter.setInsertionPointToStart(&entry);
     auto made = tt::MakeTensorDescOp::create(rewriter, loc, type, base, shape,
                                              strides, nullptr);
     descriptor.replaceAllUsesWith(made.getResult());
-    (void)func.eraseArgument(index);
-    index = at - 1;
+    if (failed(func.eraseArgument(index)))
+      return func.emitError("could not replace argument ") << index;
+    index += 2 * rank;
   }
+  return success();
 }
 
 LogicalResult TtToTk::convertFunc(tt::FuncOp func) {

@@ -112,3 +112,11 @@ tt.func public @nan_padding_through_a_loop(%p: !tt.ptr<f16>, %n: i32, %c1: i64) 
   }
   tt.return
 }
+
+// -----
+
+// expected-error @+1 {{'tt.func' cannot be imported into tk: argument 0 is a tensor descriptor made on the host without the shape (i32) and strides (i64) Triton 3.6 writes after it}}
+tt.func public @host_descriptor_alone(%desc: !tt.tensordesc<tensor<16x32xf16>>, %i: i32) {
+  %t = tt.descriptor_load %desc[%i, %i] : !tt.tensordesc<tensor<16x32xf16>> -> tensor<16x32xf16>
+  tt.return
+}

@@ -392,6 +392,11 @@ def main():
         except WrongResult as error:
             log(f"WRONG: {error}")
             failures += 1
+        except tk.TkError as error:
+            # A kernel tk refuses or cannot launch fails its case, not the
+            # others.
+            log(f"FAILED: {name}: {error}")
+            failures += 1
     record = {
         "date": datetime.date.today().isoformat(),
         "commit": args.commit,
