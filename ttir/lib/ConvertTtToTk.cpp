@@ -600,7 +600,11 @@ LogicalResult TtToTk::convertOp(Operation *op) {
             llvm::to_vector(llvm::seq<int32_t>(0, int32_t(rank))));
         tkLoad.setPadding(nanPadded.contains(block) ? tk::PaddingOption::NaN
                                                     : tk::PaddingOption::Zero);
-        rewriter.replaceOp(load, tkLoad.getResult());
+        // A result may leave out the block's leading dimensions of 1.
+        Value loaded = tkLoad.getResult();
+        if (loaded.getType() != load.getType())
+          loaded = tk::ReshapeOp::create(rewriter, loc, load.getType(), loaded);
+        rewriter.replaceOp(load, loaded);
         return success();
       })
       .Case([&](tt::DescriptorStoreOp store) {
@@ -608,8 +612,13 @@ LogicalResult TtToTk::convertOp(Operation *op) {
         auto moved = tk::AdvanceOp::create(rewriter, loc, block.getType(),
                                            block, store.getIndices());
         int64_t rank = store.getIndices().size();
+        // A source may leave out the block's leading dimensions of 1.
+        Value source = store.getSrc();
+        Type blockType = cast<tk::PtrType>(block.getType()).getPointeeType();
+        if (source.getType() != blockType)
+          source = tk::ReshapeOp::create(rewriter, loc, blockType, source);
         replaceWith(store, tk::StoreOp::getOperationName(),
-                    {moved.getResult(), store.getSrc()},
+                    {moved.getResult(), source},
                     {attr("boundary_check",
                           rewriter.getDenseI32ArrayAttr(llvm::to_vector(
                               llvm::seq<int32_t>(0, int32_t(rank)))))});

@@ -241,3 +241,19 @@ tt.func public @host_descriptor(%Q: !tt.tensordesc<tensor<16x32xf16>> loc("Q"), 
   tt.descriptor_store %Q[%i, %i], %t : !tt.tensordesc<tensor<16x32xf16>>, tensor<16x32xf16>
   tt.return
 }
+
+// -----
+
+// A load or store may leave out the block's leading dimensions of 1.
+// CHECK-LABEL: tk.func @rank_reducing(
+// CHECK: %[[T:.*]] = tk.load %{{.*}} : !tk.ptr<tensor<1x32xf16>>
+// CHECK: %[[R:.*]] = tk.reshape %[[T]] : tensor<1x32xf16> -> tensor<32xf16>
+// CHECK: %[[S:.*]] = tk.reshape %[[R]] : tensor<32xf16> -> tensor<1x32xf16>
+// CHECK: tk.store %{{.*}}, %[[S]] {boundary_check = array<i32: 0, 1>} : !tk.ptr<tensor<1x32xf16>>
+tt.func public @rank_reducing(%p: !tt.ptr<f16>, %n: i32, %s: i64, %i: i32) {
+  %c1_i64 = arith.constant 1 : i64
+  %d = tt.make_tensor_descriptor %p, [%n, %n], [%s, %c1_i64] : <f16>, <tensor<1x32xf16>>
+  %t = tt.descriptor_load %d[%i, %i] : !tt.tensordesc<tensor<1x32xf16>> -> tensor<32xf16>
+  tt.descriptor_store %d[%i, %i], %t : !tt.tensordesc<tensor<1x32xf16>>, tensor<32xf16>
+  tt.return
+}
