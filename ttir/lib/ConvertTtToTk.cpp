@@ -340,22 +340,42 @@ LogicalResult TtToTk::convertHostDescriptors(tt::FuncOp func) {
     auto namedLoc = [&](const Twine &suffix) -> Location {
       return NameLoc::get(rewriter.getStringAttr(name + suffix), loc);
     };
+    // What Triton's TensorDescriptor checks, and TMA needs, is what a launch
+    // of the imported kernel checks (tk.divisibility): a 16-byte aligned
+    // base and strides of 16-byte multiples. The innermost dimension is
+    // contiguous: a CUtensorMap has no stride for it, and Triton's
+    // TensorDescriptor asserts 1; the argument stays for the launch's
+    // sake and is not read.
+    int64_t elementBytes =
+        std::max<int64_t>(block.getElementTypeBitWidth() / 8, 1);
+    auto divisibility = [&](int64_t value) {
+      return rewriter.getDictionaryAttr(rewriter.getNamedAttr(
+          "tt.divisibility", rewriter.getI32IntegerAttr(int32_t(value))));
+    };
+    rewriter.setInsertionPointToStart(&entry);
     SmallVector<Value> shape, strides;
     for (unsigned dim = 0; dim < rank; ++dim) {
       BlockArgument extent = func.getArgument(index + 1 + dim);
       extent.setLoc(namedLoc("_shape" + Twine(dim)));
       shape.push_back(extent);
-      BlockArgument stride = func.getArgument(index + 1 + rank + dim);
+      unsigned at = index + 1 + rank + dim;
+      BlockArgument stride = func.getArgument(at);
       stride.setLoc(namedLoc("_stride" + Twine(dim)));
-      strides.push_back(stride);
+      if (dim + 1 == rank) {
+        strides.push_back(arith::ConstantOp::create(
+            rewriter, loc, rewriter.getI64IntegerAttr(1)));
+      } else {
+        if (16 / elementBytes > 1)
+          func.setArgAttrs(at, divisibility(16 / elementBytes));
+        strides.push_back(stride);
+      }
     }
     // The base takes the descriptor's place.
     func.insertArgument(
         index + 1,
-        tt::PtrType::get(rewriter.getContext(), block.getElementType(), 1), {},
-        loc);
+        tt::PtrType::get(rewriter.getContext(), block.getElementType(), 1),
+        divisibility(16), loc);
     Value base = func.getArgument(index + 1);
-    rewriter.setInsertionPointToStart(&entry);
     auto made = tt::MakeTensorDescOp::create(rewriter, loc, type, base, shape,
                                              strides, nullptr);
     descriptor.replaceAllUsesWith(made.getResult());
