@@ -230,9 +230,10 @@ tt.func public @nan_padding(%out: !tt.ptr<f16>, %n: i32, %s: i64) {
 // (i64) after it, and tk takes the base in its place, as Triton's launchers
 // without TMA pass it; the five arguments are named after the descriptor. A
 // launch checks TensorDescriptor's alignment (a 16-byte base, strides of 16
-// bytes); the innermost stride is 1, as TMA and TensorDescriptor have it.
+// bytes) and tk's innermost extent of 16 bytes; the innermost stride is 1, as
+// TMA and TensorDescriptor have it.
 // CHECK-LABEL: tk.func @host_descriptor(
-// CHECK-SAME: %[[BASE:[a-z0-9]+]]: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %[[ROWS:[a-z0-9]+]]: i32, %[[COLS:[a-z0-9]+]]: i32, %[[S0:[a-z0-9]+]]: i64 {tk.divisibility = 8 : i32}, %{{.*}}: i64, %{{.*}}: i32)
+// CHECK-SAME: %[[BASE:[a-z0-9]+]]: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %[[ROWS:[a-z0-9]+]]: i32, %[[COLS:[a-z0-9]+]]: i32 {tk.divisibility = 8 : i32}, %[[S0:[a-z0-9]+]]: i64 {tk.divisibility = 8 : i32}, %{{.*}}: i64, %{{.*}}: i32)
 // CHECK-SAME: tk.arg_names = ["Q", "Q_shape0", "Q_shape1", "Q_stride0", "Q_stride1", "i"]
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK: %[[R:.*]] = arith.extsi %[[ROWS]] : i32 to i64
