@@ -377,10 +377,11 @@ LogicalResult TtToTk::convertHostDescriptors(tt::FuncOp func) {
       }
     }
     // The base takes the descriptor's place.
-    func.insertArgument(
-        index + 1,
-        tt::PtrType::get(rewriter.getContext(), block.getElementType(), 1),
-        divisibility(16), loc);
+    if (failed(func.insertArgument(
+            index + 1,
+            tt::PtrType::get(rewriter.getContext(), block.getElementType(), 1),
+            divisibility(16), loc)))
+      return func.emitError("could not insert the base of argument ") << index;
     Value base = func.getArgument(index + 1);
     auto made = tt::MakeTensorDescOp::create(rewriter, loc, type, base, shape,
                                              strides, nullptr);
