@@ -78,6 +78,17 @@ class HostDescriptor:
                 [tk.i64(n) for n in view.stride()])
 
 
+def attention_inputs(heads, ctx, dim):
+    """q, k and v of an attention forward, its scale and its answer (in
+    f64, rounded to f16)."""
+    q, k, v = (torch.randn(heads, ctx, dim, device="cuda",
+                           dtype=torch.float16) for _ in range(3))
+    scale = dim ** -0.5
+    scores = (q.double() @ k.double().transpose(1, 2)) * scale
+    want = (torch.softmax(scores, dim=-1) @ v.double()).to(torch.float16)
+    return q, k, v, scale, want
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -277,12 +288,7 @@ class Bench:
         form, made in the kernel or (`host`) passed from the host as the
         tutorial passes them on Hopper: Triton loads through TMA, tk
         through block pointers."""
-        q, k, v = (torch.randn(heads, ctx, dim, device="cuda",
-                               dtype=torch.float16) for _ in range(3))
-        scale = dim ** -0.5
-        scores = (q.double() @ k.double().transpose(1, 2)) * scale
-        want = (torch.softmax(scores, dim=-1) @ v.double()).to(torch.float16)
-        del scores
+        q, k, v, scale, want = attention_inputs(heads, ctx, dim)
         rows = heads * ctx
         tensors = [q, k, v, None]
         if host:
@@ -303,12 +309,7 @@ class Bench:
         """The corpus' FlashAttention forward (online softmax, no mask), a
         (row block, head) per program, at the tile sizes Triton's
         fused-attention tutorial tunes over."""
-        q, k, v = (torch.randn(heads, ctx, dim, device="cuda",
-                               dtype=torch.float16) for _ in range(3))
-        scale = dim ** -0.5
-        scores = (q.double() @ k.double().transpose(1, 2)) * scale
-        want = (torch.softmax(scores, dim=-1) @ v.double()).to(torch.float16)
-        del scores
+        q, k, v, scale, want = attention_inputs(heads, ctx, dim)
         return self.figure(
             f"attention_forward f16 {heads}x{ctx}x{dim} {block_m}x{block_n} "
             f"w{warps} s{stages}",
