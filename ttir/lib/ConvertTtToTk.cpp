@@ -604,11 +604,13 @@ LogicalResult TtToTk::convertOp(Operation *op) {
           order.push_back(int32_t(dim));
         auto segments = rewriter.getDenseI32ArrayAttr(
             {1, int32_t(rank), int32_t(rank), int32_t(rank)});
+        // Read before the replacement erases `make`.
+        bool padsWithNaN = make.getPadding() == tt::PaddingOption::NaN;
         Operation *block =
             replaceWith(make, tk::MakeBlockPtrOp::getOperationName(), operands,
                         {attr("order", rewriter.getDenseI32ArrayAttr(order)),
                          attr("operandSegmentSizes", segments)});
-        if (make.getPadding() == tt::PaddingOption::NaN)
+        if (padsWithNaN)
           nanPadded.insert(block->getResult(0));
         return success();
       })
