@@ -1,7 +1,7 @@
 //===- TtDialect.cpp - Triton's tt dialect, parse-only --------------------===//
 //
-// Registers the tt ops and pointer type so that TTIR parses, and gives the
-// type functions the ops' syntax infers types with.
+// Registers the tt ops and types (pointers, tensor descriptors) so that TTIR
+// parses, and gives the type functions the ops' syntax infers types with.
 //
 //===----------------------------------------------------------------------===//
 

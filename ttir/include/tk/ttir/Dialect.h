@@ -49,7 +49,7 @@ mlir::Type getMaskType(mlir::Type ptrType);
 mlir::Type getBlockBaseType(mlir::Type blockPtrType);
 
 /// Registers tt and the dialects TTIR uses beside it (arith, math, scf, cf,
-/// ub).
+/// ub, and llvm for tl.assume's llvm.intr.assume).
 void registerTtDialects(mlir::DialectRegistry &registry);
 
 } // namespace tk::ttir
