@@ -386,13 +386,17 @@ def buffer(name, tensor, output=False):
     return {"name": name, "tensor": tensor, "output": output}
 
 
-def host_descriptor(name, tensor, block_shape, output=False):
-    """A TensorDescriptor over a 2-D row-major tensor, as a host passes it."""
+def tensor_descriptor(tensor, block_shape):
+    """A TensorDescriptor over all of `tensor`, as a host makes one."""
     from triton.tools.tensor_descriptor import TensorDescriptor
+    return TensorDescriptor(tensor, list(tensor.shape), list(tensor.stride()),
+                            block_shape)
+
+
+def host_descriptor(name, tensor, block_shape, output=False):
+    """A host descriptor argument over a 2-D row-major tensor."""
     return {"name": name, "tensor": tensor, "output": output,
-            "descriptor": TensorDescriptor(tensor, list(tensor.shape),
-                                           list(tensor.stride()),
-                                           block_shape)}
+            "descriptor": tensor_descriptor(tensor, block_shape)}
 
 
 def scalar(name, value, kind):

@@ -74,6 +74,11 @@ InFlightDiagnostic unsupported(Operation *op, const Twine &why) {
 
 Type elementTypeOf(Type type) { return getElementTypeOrSelf(type); }
 
+/// A descriptor access's boundary check: dimensions 0 to rank - 1.
+SmallVector<int32_t> everyDimension(size_t rank) {
+  return llvm::to_vector(llvm::seq<int32_t>(0, int32_t(rank)));
+}
+
 //===----------------------------------------------------------------------===//
 // extern_elementwise: libdevice and OCML names to math ops
 //===----------------------------------------------------------------------===//
@@ -624,9 +629,7 @@ LogicalResult TtToTk::convertOp(Operation *op) {
                                            block, load.getIndices());
         auto tkLoad = tk::LoadOp::create(rewriter, loc, moved.getResult(),
                                          Value(), Value());
-        int64_t rank = load.getIndices().size();
-        tkLoad.setBoundaryCheck(
-            llvm::to_vector(llvm::seq<int32_t>(0, int32_t(rank))));
+        tkLoad.setBoundaryCheck(everyDimension(load.getIndices().size()));
         tkLoad.setPadding(nanPadded.contains(block) ? tk::PaddingOption::NaN
                                                     : tk::PaddingOption::Zero);
         // A result may leave out the block's leading dimensions of 1.
@@ -640,7 +643,6 @@ LogicalResult TtToTk::convertOp(Operation *op) {
         Value block = store.getDesc();
         auto moved = tk::AdvanceOp::create(rewriter, loc, block.getType(),
                                            block, store.getIndices());
-        int64_t rank = store.getIndices().size();
         // A source may leave out the block's leading dimensions of 1.
         Value source = store.getSrc();
         Type blockType = cast<tk::PtrType>(block.getType()).getPointeeType();
@@ -649,8 +651,8 @@ LogicalResult TtToTk::convertOp(Operation *op) {
         replaceWith(store, tk::StoreOp::getOperationName(),
                     {moved.getResult(), source},
                     {attr("boundary_check",
-                          rewriter.getDenseI32ArrayAttr(llvm::to_vector(
-                              llvm::seq<int32_t>(0, int32_t(rank)))))});
+                          rewriter.getDenseI32ArrayAttr(
+                              everyDimension(store.getIndices().size())))});
         return success();
       })
       .Case([&](tt::AdvanceOp advance) {

@@ -67,10 +67,7 @@ class HostDescriptor:
         return self.tensor.view(self.rows, self.tensor.shape[-1])
 
     def for_triton(self):
-        from triton.tools.tensor_descriptor import TensorDescriptor
-        view = self.view()
-        return TensorDescriptor(view, list(view.shape), list(view.stride()),
-                                self.block_shape)
+        return make_corpus.tensor_descriptor(self.view(), self.block_shape)
 
     def for_tk(self):
         view = self.view()
