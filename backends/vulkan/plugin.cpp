@@ -291,7 +291,7 @@ tk_status vulkanExecutableLoad(int32_t device, const void *binary, size_t size,
             device, package.spirv.data(), package.spirv.size(), package.entry,
             package.threadsPerBlock, package.sharedMemoryBytes,
             package.subgroupSize, package.argOffsets, package.pushConstantBytes,
-            executable, error);
+            package.argumentBufferBytes, executable, error);
       });
 }
 

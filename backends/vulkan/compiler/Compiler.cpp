@@ -206,6 +206,13 @@ tk_status compileOnce(const CompileInput &input, Package &out,
     error = "tk-vulkan: no spirv.module after the conversion";
     return TK_ERROR_INTERNAL;
   }
+  if (interface.argumentBufferBytes > kMaxArgumentBlockBytes) {
+    error = "tk-vulkan: the kernel's arguments take " +
+            std::to_string(interface.argumentBufferBytes) +
+            " bytes; tk-vulkan passes at most " +
+            std::to_string(kMaxArgumentBlockBytes);
+    return TK_ERROR_UNSUPPORTED;
+  }
   if (interface.sharedMemoryBytes > uint64_t(target.sharedMemoryBytes)) {
     error = "tk-vulkan: the kernel needs " +
             std::to_string(interface.sharedMemoryBytes) +
@@ -277,6 +284,7 @@ tk_status compileOnce(const CompileInput &input, Package &out,
   out.subgroupSize = static_cast<int32_t>(subgroupSize);
   out.sharedMemoryBytes = static_cast<int32_t>(interface.sharedMemoryBytes);
   out.pushConstantBytes = interface.pushConstantBytes;
+  out.argumentBufferBytes = interface.argumentBufferBytes;
   out.argOffsets = interface.argOffsets;
   return TK_SUCCESS;
 }

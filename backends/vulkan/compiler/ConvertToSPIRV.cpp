@@ -12,8 +12,9 @@
 // load, store and atomic turns into a typed PhysicalStorageBuffer pointer with
 // OpConvertUToPtr and an Aligned access, as Vulkan requires; workgroup
 // memref.globals become Workgroup variables; the kernel's arguments are
-// read from one push-constant block, in the order and at the offsets the
-// loader packs them.
+// read from one block, in the order and at the offsets the loader packs
+// them: the push constants, or a buffer they give the address of where the
+// block is larger than every device's push constants.
 //
 //===----------------------------------------------------------------------===//
 
@@ -803,8 +804,10 @@ struct ConvertToSPIRVPass
         op.erase();
   }
 
-  /// Replaces the kernel's arguments with loads from one push-constant
-  /// block, recording its layout in `interface`.
+  /// Replaces the kernel's arguments with loads from one argument block,
+  /// recording its layout in `interface`: the push constants where the
+  /// block fits kGuaranteedPushConstantBytes, otherwise a buffer whose
+  /// address is the one push constant (each launch writes the block there).
   LogicalResult readArgumentsFromPushConstants(func::FuncOp func, Block *body) {
     MLIRContext *context = func.getContext();
     OpBuilder b(context);
@@ -824,7 +827,7 @@ struct ConvertToSPIRVPass
       else
         return func.emitError("tk-vulkan: argument ")
                << argument.getArgNumber() << " of type " << type
-               << " cannot be passed as a push constant";
+               << " cannot be passed as a kernel argument";
       uint32_t size = byteSize(member);
       offset = llvm::alignTo(offset, size);
       interface->argOffsets.push_back(offset);
@@ -832,34 +835,63 @@ struct ConvertToSPIRVPass
       offsets.push_back(offset);
       offset += size;
     }
-    interface->pushConstantBytes = llvm::alignTo(offset, 4);
+    uint32_t blockBytes = llvm::alignTo(offset, 4);
+    bool inBuffer = blockBytes > kGuaranteedPushConstantBytes;
+    interface->pushConstantBytes = inBuffer ? 8 : blockBytes;
+    interface->argumentBufferBytes = inBuffer ? blockBytes : 0;
     if (members.empty())
       return success();
 
-    auto block = spirv::StructType::get(
-        members, offsets, {},
-        {spirv::StructType::StructDecorationInfo(spirv::Decoration::Block,
-                                                 UnitAttr::get(context))});
-    auto pointer =
-        spirv::PointerType::get(block, spirv::StorageClass::PushConstant);
+    auto blockDecoration = spirv::StructType::StructDecorationInfo(
+        spirv::Decoration::Block, UnitAttr::get(context));
+    auto block =
+        spirv::StructType::get(members, offsets, {}, {blockDecoration});
+    // What the push constants hold: the block, or the buffer's address.
+    auto pushed = inBuffer ? spirv::StructType::get({b.getI64Type()}, {0}, {},
+                                                    {blockDecoration})
+                           : block;
+    auto pushedPointer =
+        spirv::PointerType::get(pushed, spirv::StorageClass::PushConstant);
     b.setInsertionPointToStart(body);
-    spirv::GlobalVariableOp::create(b, loc, TypeAttr::get(pointer),
+    spirv::GlobalVariableOp::create(b, loc, TypeAttr::get(pushedPointer),
                                     b.getStringAttr(kArgumentsVariable),
                                     FlatSymbolRefAttr());
     Block &entryBlock = func.getBody().front();
     b.setInsertionPointToStart(&entryBlock);
+    auto index = [&](int64_t i) -> Value {
+      return spirv::ConstantOp::create(b, loc, b.getI32Type(),
+                                       b.getI32IntegerAttr(i));
+    };
     Value base =
-        spirv::AddressOfOp::create(b, loc, pointer, kArgumentsVariable);
-    for (auto [i, argument] : llvm::enumerate(func.getArguments())) {
-      Value index = spirv::ConstantOp::create(b, loc, b.getI32Type(),
-                                              b.getI32IntegerAttr(i));
+        spirv::AddressOfOp::create(b, loc, pushedPointer, kArgumentsVariable);
+    spirv::StorageClass storage = spirv::StorageClass::PushConstant;
+    if (inBuffer) {
       Value field = spirv::AccessChainOp::create(
           b, loc,
-          spirv::PointerType::get(members[i],
+          spirv::PointerType::get(b.getI64Type(),
                                   spirv::StorageClass::PushConstant),
-          base, ValueRange{index});
-      Value value = spirv::LoadOp::create(
-          b, loc, members[i], field, spirv::MemoryAccessAttr(), IntegerAttr());
+          base, ValueRange{index(0)});
+      Value address =
+          spirv::LoadOp::create(b, loc, b.getI64Type(), field,
+                                spirv::MemoryAccessAttr(), IntegerAttr());
+      storage = spirv::StorageClass::PhysicalStorageBuffer;
+      base = spirv::ConvertUToPtrOp::create(
+          b, loc, spirv::PointerType::get(block, storage), address);
+    }
+    for (auto [i, argument] : llvm::enumerate(func.getArguments())) {
+      Value field = spirv::AccessChainOp::create(
+          b, loc, spirv::PointerType::get(members[i], storage), base,
+          ValueRange{index(i)});
+      // Vulkan requires a physical-storage access to say its alignment;
+      // each member sits at its natural one.
+      Value value = inBuffer ? spirv::LoadOp::create(
+                                   b, loc, members[i], field,
+                                   spirv::MemoryAccessAttr::get(
+                                       context, spirv::MemoryAccess::Aligned),
+                                   b.getI32IntegerAttr(byteSize(members[i])))
+                             : spirv::LoadOp::create(b, loc, members[i], field,
+                                                     spirv::MemoryAccessAttr(),
+                                                     IntegerAttr());
       if (value.getType() != argument.getType())
         value = UnrealizedConversionCastOp::create(b, loc, argument.getType(),
                                                    value)

@@ -26,9 +26,20 @@ namespace tk::vulkan {
 /// How the kernel takes its arguments, for the loader and launches: a
 /// push-constant block of `pushConstantBytes` holding argument i at
 /// `argOffsets[i]` (pointers as 64-bit device addresses).
+/// The push-constant bytes every Vulkan device has
+/// (maxPushConstantsSize's required minimum). A package must load on any
+/// device of its target, so an argument block larger than this goes in a
+/// buffer, whichever device it is compiled for.
+constexpr uint32_t kGuaranteedPushConstantBytes = 128;
+
 struct KernelInterface {
+  /// Each argument's byte offset in the argument block.
   std::vector<uint32_t> argOffsets;
   uint32_t pushConstantBytes = 0;
+  /// 0: the block is the push constants. Otherwise the block is a buffer
+  /// of this many bytes and the push constants are its 8-byte device
+  /// address (a block over kGuaranteedPushConstantBytes).
+  uint32_t argumentBufferBytes = 0;
   /// Bytes of workgroup memory the kernel's variables take.
   uint32_t sharedMemoryBytes = 0;
 };

@@ -41,6 +41,7 @@ std::string serializePackage(const Package &package) {
   appendU32(out, static_cast<uint32_t>(package.subgroupSize));
   appendU32(out, static_cast<uint32_t>(package.sharedMemoryBytes));
   appendU32(out, package.pushConstantBytes);
+  appendU32(out, package.argumentBufferBytes);
   appendU32(out, static_cast<uint32_t>(package.argOffsets.size()));
   for (uint32_t offset : package.argOffsets)
     appendU32(out, offset);
@@ -61,10 +62,11 @@ tk_status parsePackage(const void *data, size_t size, Package &out,
       !why.empty())
     return corrupt(error, why);
   uint32_t numWarps = 0, threads = 0, subgroup = 0, shared = 0, push = 0,
-           numArgs = 0;
+           argumentBuffer = 0, numArgs = 0;
   if (!reader.readU32(numWarps) || !reader.readU32(threads) ||
       !reader.readU32(subgroup) || !reader.readU32(shared) ||
-      !reader.readU32(push) || !reader.readU32(numArgs))
+      !reader.readU32(push) || !reader.readU32(argumentBuffer) ||
+      !reader.readU32(numArgs))
     return corrupt(error, "truncated in the launch parameters");
   if (numWarps == 0 || threads == 0 || threads > 4096 || subgroup == 0 ||
       subgroup > 128 || threads % subgroup != 0)
@@ -76,17 +78,24 @@ tk_status parsePackage(const void *data, size_t size, Package &out,
     return corrupt(error, std::to_string(shared) + " bytes of shared memory, " +
                               std::to_string(push) +
                               " bytes of push constants");
+  if (argumentBuffer != 0 && (push != 8 || argumentBuffer % 4 != 0 ||
+                              argumentBuffer > kMaxArgumentBlockBytes))
+    return corrupt(error, "an argument buffer of " +
+                              std::to_string(argumentBuffer) +
+                              " bytes behind " + std::to_string(push) +
+                              " bytes of push constants");
   if (numArgs > kMaxArguments)
     return corrupt(error, std::to_string(numArgs) + " arguments");
+  uint32_t block = argumentBuffer ? argumentBuffer : push;
   out.argOffsets.assign(numArgs, 0);
   for (uint32_t &offset : out.argOffsets) {
     // An argument takes at most 8 bytes; it must lie in the block.
     if (!reader.readU32(offset))
       return corrupt(error, "truncated in the argument offsets");
-    if (offset + 4 > push)
+    if (uint64_t(offset) + 4 > block)
       return corrupt(error, "an argument offset " + std::to_string(offset) +
-                                " past the " + std::to_string(push) +
-                                " bytes of push constants");
+                                " past the " + std::to_string(block) +
+                                " bytes of its block");
   }
   if (!reader.readString(out.arch, kMaxNameLength) ||
       out.arch.rfind("vk-sg", 0) != 0)
@@ -110,6 +119,7 @@ tk_status parsePackage(const void *data, size_t size, Package &out,
   out.subgroupSize = static_cast<int32_t>(subgroup);
   out.sharedMemoryBytes = static_cast<int32_t>(shared);
   out.pushConstantBytes = push;
+  out.argumentBufferBytes = argumentBuffer;
   return TK_SUCCESS;
 }
 

@@ -11,7 +11,10 @@
 //   uint32   subgroup_size      (the code's warp size; the device must run it)
 //   uint32   shared_memory_bytes (Workgroup variables)
 //   uint32   push_constant_bytes
-//   uint32   number of arguments, then each one's push-constant offset
+//   uint32   argument_buffer_bytes (0: the arguments are the push
+//            constants; else they are a buffer of this many bytes and the
+//            push constants its 8-byte address)
+//   uint32   number of arguments, then each one's offset in its block
 //   uint32   arch length,  then the bytes ("vk-sg8")
 //   uint32   entry length, then the bytes (the OpEntryPoint's name)
 //   uint64   SPIR-V length in bytes (a multiple of 4), then the words
@@ -32,7 +35,11 @@
 
 namespace tk::vulkan {
 
-constexpr uint32_t kPackageFormatVersion = 1;
+constexpr uint32_t kPackageFormatVersion = 2;
+
+/// The largest argument block a package may have (kMaxArguments of 8
+/// bytes).
+constexpr uint32_t kMaxArgumentBlockBytes = 8192;
 
 struct Package {
   std::string arch;
@@ -42,6 +49,7 @@ struct Package {
   int32_t subgroupSize = 0;
   int32_t sharedMemoryBytes = 0;
   uint32_t pushConstantBytes = 0;
+  uint32_t argumentBufferBytes = 0;
   std::vector<uint32_t> argOffsets;
   std::vector<uint32_t> spirv;
 };
@@ -50,7 +58,7 @@ struct Package {
 std::string serializePackage(const Package &package);
 
 /// Parses and checks a package: lengths, a sane launch shape, argument
-/// offsets inside the push constants, SPIR-V that starts with its magic.
+/// offsets inside their block, SPIR-V that starts with its magic.
 /// TK_ERROR_INVALID_ARGUMENT with the reason otherwise.
 tk_status parsePackage(const void *data, size_t size, Package &out,
                        std::string &error);

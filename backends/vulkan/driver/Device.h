@@ -201,16 +201,29 @@ tk_status synchronizeDevice(int32_t device, std::string &error);
 tk_status queryNative(int32_t device, tk_device_native *out,
                       std::string &error);
 
+/// Records commands into a submission's command buffer.
+/// `argumentAddress`: the device address of the submission's argument
+/// buffer holding the block submit() was given (0 without one).
+using Recorder = std::function<void(VkCommandBuffer commandBuffer,
+                                    uint64_t argumentAddress)>;
+
+/// The largest argument block a submission carries (a package's most).
+constexpr uint32_t kArgumentBufferBytes = 8192;
+
 /// Records a command buffer with `record` on `stream` and submits it with a
 /// fence, between the barriers described above; returns without waiting.
 /// `record` runs with the stream locked: it only records commands.
-/// Command buffers and fences of finished submissions are reused, so a
-/// stream of launches allocates nothing once warm; at most a fixed number
-/// of submissions are in flight per stream (a further one waits for the
-/// oldest).
-tk_status submit(int32_t device, void *stream,
-                 const std::function<void(VkCommandBuffer)> &record,
-                 std::string &error);
+/// With `argumentBytes` (a multiple of 4, at most kArgumentBufferBytes),
+/// the command buffer first copies `arguments` into the submission's own
+/// argument buffer (vkCmdUpdateBuffer, so the bytes need not outlive the
+/// call), which the submission keeps until it has finished.
+/// Command buffers, fences and argument buffers of finished submissions are
+/// reused, so a stream of launches allocates nothing once warm; at most a
+/// fixed number of submissions are in flight per stream (a further one
+/// waits for the oldest).
+tk_status submit(int32_t device, void *stream, const Recorder &record,
+                 std::string &error, const void *arguments = nullptr,
+                 uint32_t argumentBytes = 0);
 
 /// Events: a timestamp written on the device's queue after the work
 /// submitted before the record, and the fence of the submission that wrote

@@ -43,6 +43,10 @@ struct Allocation {
 struct Submission {
   VkCommandBuffer commandBuffer = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
+  /// The kernel arguments its launch reads (kArgumentBufferBytes), made
+  /// the first time a launch's arguments do not fit the push constants.
+  Allocation arguments;
+  uint64_t argumentAddress = 0;
 };
 
 /// A queue of the device's queue family and the mutex its submissions
@@ -137,8 +141,19 @@ tk_status waitForDeviceWork(DeviceState &state, std::string &error);
 /// submit() on a stream whose mutex the caller holds; with `wait`, returns
 /// once the submission finished.
 tk_status submitLocked(DeviceState &state, Stream &stream,
-                       const std::function<void(VkCommandBuffer)> &record,
-                       bool wait, std::string &error);
+                       const Recorder &record, bool wait, std::string &error,
+                       const void *arguments = nullptr,
+                       uint32_t argumentBytes = 0);
+
+//===--- Defined in Memory.cpp --------------------------------------------===//
+
+/// A device-local buffer of kArgumentBufferBytes that kernels read by
+/// `address` and vkCmdUpdateBuffer writes.
+tk_status createArgumentBuffer(DeviceState &state, Allocation &out,
+                               uint64_t &address, std::string &error);
+
+/// Unmaps and frees `allocation` (any part of it may be missing).
+void releaseAllocation(DeviceState &state, Allocation &allocation);
 
 //===--- Defined in PipelineCache.cpp -------------------------------------===//
 

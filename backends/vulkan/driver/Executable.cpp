@@ -148,7 +148,8 @@ tk_status checkShape(const DeviceInfo &info, const std::string &entry,
                      const SpirvEntry &spirv, uint32_t threadsPerBlock,
                      uint32_t sharedMemoryBytes,
                      const std::vector<uint32_t> &argOffsets,
-                     uint32_t pushConstantBytes, std::string &error) {
+                     uint32_t pushConstantBytes, uint32_t argumentBufferBytes,
+                     std::string &error) {
   const std::string kernel = "tk-vulkan: kernel '" + entry + "'";
   if (threadsPerBlock == 0) {
     error = kernel + " has a workgroup of 0 threads";
@@ -202,15 +203,27 @@ tk_status checkShape(const DeviceInfo &info, const std::string &entry,
             " bytes; Vulkan needs a multiple of 4";
     return TK_ERROR_INVALID_ARGUMENT;
   }
+  if (argumentBufferBytes &&
+      (pushConstantBytes != 8 || argumentBufferBytes % 4 != 0 ||
+       argumentBufferBytes > kArgumentBufferBytes)) {
+    error = kernel + " has an argument buffer of " +
+            std::to_string(argumentBufferBytes) + " bytes behind " +
+            std::to_string(pushConstantBytes) +
+            " bytes of push constants; tk-vulkan takes a multiple of 4 up "
+            "to " +
+            std::to_string(kArgumentBufferBytes) + " behind an 8-byte address";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  uint32_t blockBytes =
+      argumentBufferBytes ? argumentBufferBytes : pushConstantBytes;
   for (size_t i = 0; i < argOffsets.size(); ++i)
     // Every argument takes at least 4 bytes, 4-aligned; the exact size is
     // checked at launch, once the types are known.
-    if (argOffsets[i] % 4 != 0 ||
-        uint64_t(argOffsets[i]) + 4 > pushConstantBytes) {
+    if (argOffsets[i] % 4 != 0 || uint64_t(argOffsets[i]) + 4 > blockBytes) {
       error = kernel + ": argument " + std::to_string(i) + " at offset " +
               std::to_string(argOffsets[i]) +
-              " is misaligned or outside the push-constant block of " +
-              std::to_string(pushConstantBytes) + " bytes";
+              " is misaligned or outside the argument block of " +
+              std::to_string(blockBytes) + " bytes";
       return TK_ERROR_INVALID_ARGUMENT;
     }
   return TK_SUCCESS;
@@ -311,6 +324,7 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
                          uint32_t sharedMemoryBytes, uint32_t subgroupSize,
                          const std::vector<uint32_t> &argOffsets,
                          uint32_t pushConstantBytes,
+                         uint32_t argumentBufferBytes,
                          std::unique_ptr<Executable> &out, std::string &error) {
   if (tk_status status = checkDevice(device, error))
     return status;
@@ -318,9 +332,9 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
   SpirvEntry entryPoint;
   if (tk_status status = inspectSpirv(spirv, words, entry, entryPoint, error))
     return status;
-  if (tk_status status =
-          checkShape(info, entry, entryPoint, threadsPerBlock,
-                     sharedMemoryBytes, argOffsets, pushConstantBytes, error))
+  if (tk_status status = checkShape(
+          info, entry, entryPoint, threadsPerBlock, sharedMemoryBytes,
+          argOffsets, pushConstantBytes, argumentBufferBytes, error))
     return status;
 
   // The subgroup width: the code's layouts assume one. Required of the
@@ -365,6 +379,7 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
   executable->sharedMemoryBytes = sharedMemoryBytes;
   executable->subgroupSize = requireSize ? subgroupSize : 0;
   executable->pushConstantBytes = pushConstantBytes;
+  executable->argumentBufferBytes = argumentBufferBytes;
   executable->argOffsets = argOffsets;
   // From here on, the executable's destructor frees what a failure leaves.
 
@@ -483,23 +498,29 @@ tk_status launchExecutable(const Executable &executable, const int32_t grid[3],
     return TK_ERROR_INVALID_ARGUMENT;
   }
 
-  std::array<uint8_t, kMaxPushConstantBytes> constants;
-  std::memset(constants.data(), 0, executable.pushConstantBytes);
+  // The argument block: the push constants themselves, or the argument
+  // buffer's bytes (the push constants are then its address, filled in as
+  // the submission records).
+  uint32_t blockBytes = executable.argumentBufferBytes
+                            ? executable.argumentBufferBytes
+                            : executable.pushConstantBytes;
+  std::array<uint8_t, kArgumentBufferBytes> block;
+  static_assert(kArgumentBufferBytes >= kMaxPushConstantBytes);
+  std::memset(block.data(), 0, blockBytes);
   for (size_t i = 0; i < count; ++i) {
     uint32_t bytes = argumentBytes(executable.argTypes[i]);
     uint32_t offset = executable.argOffsets[i];
-    if (bytes == 0 || !args[i] ||
-        uint64_t(offset) + bytes > executable.pushConstantBytes) {
+    if (bytes == 0 || !args[i] || uint64_t(offset) + bytes > blockBytes) {
       error = "tk-vulkan: argument " + std::to_string(i) + " of kernel '" +
               executable.entry + "' (type " +
               std::to_string(static_cast<int>(executable.argTypes[i])) +
               ", offset " + std::to_string(offset) +
               (args[i] ? "" : ", NULL value") +
-              ") does not fit its push-constant block of " +
-              std::to_string(executable.pushConstantBytes) + " bytes";
+              ") does not fit its argument block of " +
+              std::to_string(blockBytes) + " bytes";
       return TK_ERROR_INVALID_ARGUMENT;
     }
-    std::memcpy(constants.data() + offset, args[i], bytes);
+    std::memcpy(block.data() + offset, args[i], bytes);
   }
 
   // Everything the recording needs, captured by one reference: the
@@ -509,15 +530,19 @@ tk_status launchExecutable(const Executable &executable, const int32_t grid[3],
     const Executable &executable;
     const uint8_t *constants;
     const int32_t *grid;
-  } recording{deviceApi(executable.device), executable, constants.data(), grid};
+  } recording{deviceApi(executable.device), executable, block.data(), grid};
   return submit(
       executable.device, stream,
-      [&recording](VkCommandBuffer commandBuffer) {
+      [&recording](VkCommandBuffer commandBuffer, uint64_t argumentAddress) {
         const DeviceApi &api = recording.api;
         const Executable &kernel = recording.executable;
         api.vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_COMPUTE,
                               kernel.pipeline);
-        if (kernel.pushConstantBytes)
+        if (kernel.argumentBufferBytes)
+          api.vkCmdPushConstants(commandBuffer, kernel.pipelineLayout,
+                                 VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                 sizeof(argumentAddress), &argumentAddress);
+        else if (kernel.pushConstantBytes)
           api.vkCmdPushConstants(commandBuffer, kernel.pipelineLayout,
                                  VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                  kernel.pushConstantBytes, recording.constants);
@@ -526,7 +551,8 @@ tk_status launchExecutable(const Executable &executable, const int32_t grid[3],
                           static_cast<uint32_t>(recording.grid[1]),
                           static_cast<uint32_t>(recording.grid[2]));
       },
-      error);
+      error, executable.argumentBufferBytes ? block.data() : nullptr,
+      executable.argumentBufferBytes);
 }
 
 } // namespace tk::vulkan

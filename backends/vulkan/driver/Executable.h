@@ -2,7 +2,9 @@
 //
 // A SPIR-V kernel as a compute pipeline on one device: no descriptor sets,
 // since kernels reach memory through buffer device addresses, and every
-// argument in one push-constant block at the offsets the compiler chose.
+// argument in one block at the offsets the compiler chose: the push
+// constants, or where the block is larger than every device's push
+// constants, the submission's argument buffer, whose address is pushed.
 // The launch shape (threads per workgroup, shared memory, subgroup width)
 // is the one the SPIR-V was compiled for; loading checks it against the
 // device so that a kernel that cannot run is refused by name, not launched.
@@ -42,7 +44,9 @@ struct Executable {
   /// default, not required).
   uint32_t subgroupSize = 0;
   uint32_t pushConstantBytes = 0;
-  /// Byte offset of each argument in the push-constant block.
+  /// 0, or the bytes of the argument block in the argument buffer.
+  uint32_t argumentBufferBytes = 0;
+  /// Byte offset of each argument in its block.
   std::vector<uint32_t> argOffsets;
   /// Filled by the plugin's executable_load after loadExecutable.
   std::vector<tk_plugin_arg_type> argTypes;
@@ -70,7 +74,10 @@ struct Executable {
 ///    and the width is in its range; otherwise it must be the device's
 ///    subgroupSize;
 ///  - argOffsets, pushConstantBytes: the push-constant block (a multiple of
-///    4 bytes, at most kMaxPushConstantBytes and maxPushConstantsSize).
+///    4 bytes, at most kMaxPushConstantBytes and maxPushConstantsSize);
+///  - argumentBufferBytes: 0, or the argument block's size in the argument
+///    buffer (at most kArgumentBufferBytes; the push constants are then
+///    its 8-byte address), which argOffsets index.
 /// A limit the device does not meet is TK_ERROR_UNSUPPORTED naming the
 /// numbers; an unknown entry is TK_ERROR_NOT_FOUND.
 tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
@@ -78,6 +85,7 @@ tk_status loadExecutable(int32_t device, const uint32_t *spirv, size_t words,
                          uint32_t sharedMemoryBytes, uint32_t subgroupSize,
                          const std::vector<uint32_t> &argOffsets,
                          uint32_t pushConstantBytes,
+                         uint32_t argumentBufferBytes,
                          std::unique_ptr<Executable> &out, std::string &error);
 
 /// Workgroups of `threads` threads, each taking `registersPerThread`

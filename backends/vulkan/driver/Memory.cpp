@@ -56,7 +56,9 @@ int32_t findMemoryType(const VkPhysicalDeviceMemoryProperties &memory,
   return -1;
 }
 
-void releaseAllocation(DeviceState &state, Allocation &allocation) {
+} // namespace
+
+void detail::releaseAllocation(DeviceState &state, Allocation &allocation) {
   if (allocation.mapped)
     state.api.vkUnmapMemory(state.device, allocation.memory);
   if (allocation.buffer)
@@ -65,6 +67,8 @@ void releaseAllocation(DeviceState &state, Allocation &allocation) {
     state.api.vkFreeMemory(state.device, allocation.memory, nullptr);
   allocation = Allocation();
 }
+
+namespace {
 
 /// A buffer of `bytes` with `usage`, bound to memory of the first of
 /// `tiers` the buffer can use; mapped when `map` and the memory is
@@ -199,7 +203,7 @@ tk_status copyBuffers(DeviceState &state, VkBuffer src, VkDeviceSize srcOffset,
   std::lock_guard<std::mutex> lock(state.defaultStream.mutex);
   return submitLocked(
       state, state.defaultStream,
-      [&](VkCommandBuffer commandBuffer) {
+      [&](VkCommandBuffer commandBuffer, uint64_t) {
         api.vkCmdCopyBuffer(commandBuffer, src, dst, 1, &region);
       },
       /*wait=*/true, error);
@@ -236,6 +240,28 @@ tk_status stagedCopy(DeviceState &state, bool toDevice,
 }
 
 } // namespace
+
+tk_status detail::createArgumentBuffer(DeviceState &state, Allocation &out,
+                                       uint64_t &address, std::string &error) {
+  Allocation allocation;
+  if (tk_status status = createAllocation(
+          state, kArgumentBufferBytes, kBufferUsage,
+          {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VkMemoryPropertyFlags(0)},
+          /*map=*/false, allocation, error))
+    return status;
+  VkBufferDeviceAddressInfo addressInfo = {};
+  addressInfo.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
+  addressInfo.buffer = allocation.buffer;
+  address = state.api.vkGetBufferDeviceAddress(state.device, &addressInfo);
+  if (address == 0) {
+    releaseAllocation(state, allocation);
+    error = "tk-vulkan: vkGetBufferDeviceAddress returned 0 on " +
+            state.info.name + " (an argument buffer)";
+    return TK_ERROR_DEVICE;
+  }
+  out = allocation;
+  return TK_SUCCESS;
+}
 
 //===--- Memory -----------------------------------------------------------===//
 

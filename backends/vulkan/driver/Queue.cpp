@@ -167,11 +167,12 @@ tk_status acquire(DeviceState &state, Stream &stream, Submission &out,
 }
 
 void releaseStream(DeviceState &state, Stream &stream) {
-  for (const std::vector<Submission> *list : {&stream.inFlight, &stream.idle})
-    for (const Submission &submission : *list) {
+  for (std::vector<Submission> *list : {&stream.inFlight, &stream.idle})
+    for (Submission &submission : *list) {
       state.api.vkFreeCommandBuffers(state.device, stream.pool, 1,
                                      &submission.commandBuffer);
       state.api.vkDestroyFence(state.device, submission.fence, nullptr);
+      releaseAllocation(state, submission.arguments);
     }
   stream.inFlight.clear();
   stream.idle.clear();
@@ -241,10 +242,39 @@ tk_status detail::waitForDeviceWork(DeviceState &state, std::string &error) {
   return waitOwnQueueIdle(state, error);
 }
 
-tk_status
-detail::submitLocked(DeviceState &state, Stream &stream,
-                     const std::function<void(VkCommandBuffer)> &record,
-                     bool wait, std::string &error) {
+namespace {
+
+/// Copies the launch's `arguments` into the submission's argument buffer,
+/// made the first time, before the commands that read them.
+tk_status recordArguments(DeviceState &state, Submission &submission,
+                          const void *arguments, uint32_t argumentBytes,
+                          std::string &error) {
+  if (argumentBytes % 4 != 0 || argumentBytes > kArgumentBufferBytes) {
+    error = "tk-vulkan: an argument block of " + std::to_string(argumentBytes) +
+            " bytes (at most " + std::to_string(kArgumentBufferBytes) +
+            ", a multiple of 4)";
+    return TK_ERROR_INVALID_ARGUMENT;
+  }
+  if (!submission.arguments.buffer)
+    if (tk_status status = createArgumentBuffer(
+            state, submission.arguments, submission.argumentAddress, error))
+      return status;
+  state.api.vkCmdUpdateBuffer(submission.commandBuffer,
+                              submission.arguments.buffer, 0, argumentBytes,
+                              arguments);
+  recordBarrier(state.api, submission.commandBuffer,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                VK_ACCESS_SHADER_READ_BIT);
+  return TK_SUCCESS;
+}
+
+} // namespace
+
+tk_status detail::submitLocked(DeviceState &state, Stream &stream,
+                               const Recorder &record, bool wait,
+                               std::string &error, const void *arguments,
+                               uint32_t argumentBytes) {
   if (tk_status status = recycle(state, stream, error))
     return status;
   while (stream.inFlight.size() >= kMaxInFlight) {
@@ -258,8 +288,12 @@ detail::submitLocked(DeviceState &state, Stream &stream,
   if (tk_status status = acquire(state, stream, submission, error))
     return status;
   tk_status status = beginWork(state, submission.commandBuffer, error);
+  if (status == TK_SUCCESS && argumentBytes)
+    status =
+        recordArguments(state, submission, arguments, argumentBytes, error);
   if (status == TK_SUCCESS) {
-    record(submission.commandBuffer);
+    record(submission.commandBuffer,
+           argumentBytes ? submission.argumentAddress : 0);
     status = endWork(state, submission.commandBuffer, error);
   }
   if (status == TK_SUCCESS)
@@ -369,9 +403,9 @@ tk_status synchronizeDevice(int32_t device, std::string &error) {
   return waitForDeviceWork(stateOf(device), error);
 }
 
-tk_status submit(int32_t device, void *handle,
-                 const std::function<void(VkCommandBuffer)> &record,
-                 std::string &error) {
+tk_status submit(int32_t device, void *handle, const Recorder &record,
+                 std::string &error, const void *arguments,
+                 uint32_t argumentBytes) {
   if (tk_status status = checkDevice(device, error))
     return status;
   DeviceState &state = stateOf(device);
@@ -379,7 +413,8 @@ tk_status submit(int32_t device, void *handle,
   if (tk_status status = resolveStream(state, device, handle, stream, error))
     return status;
   std::lock_guard<std::mutex> lock(stream->mutex);
-  return submitLocked(state, *stream, record, /*wait=*/false, error);
+  return submitLocked(state, *stream, record, /*wait=*/false, error, arguments,
+                      argumentBytes);
 }
 
 //===--- Events -----------------------------------------------------------===//
