@@ -230,14 +230,21 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   Tile K = k.argI32("K");
   Tile strideAm = k.argI32("stride_am", config.rowStrideDivisibility);
   Tile strideAk = k.argI32("stride_ak");
-  Tile strideBk = k.argI32("stride_bk", config.rowStrideDivisibility);
-  Tile strideBn = k.argI32("stride_bn");
+  Tile strideBk =
+      k.argI32("stride_bk", config.kMajorB ? 0 : config.rowStrideDivisibility);
+  Tile strideBn =
+      k.argI32("stride_bn", config.kMajorB ? config.rowStrideDivisibility : 0);
   Tile strideCm = k.argI32("stride_cm", config.rowStrideDivisibility);
   Tile strideCn = k.argI32("stride_cn");
   Tile kPerSplit, strideCs;
   if (config.splitK) {
     kPerSplit = k.argI32("k_per_split", 16);
     strideCs = k.argI32("stride_cs");
+  }
+  Tile scaleA, scaleB;
+  if (config.scaled) {
+    scaleA = k.argF32("scale_a");
+    scaleB = k.argF32("scale_b");
   }
   int64_t BLOCK_M = k.constexpr_("BLOCK_M", config.blockM);
   int64_t BLOCK_N = k.constexpr_("BLOCK_N", config.blockN);
@@ -324,7 +331,10 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   if (results.empty())
     return finish(k, error);
 
-  Tile cTile = results[0].to(outputType).named("c_tile");
+  Tile product = results[0];
+  if (config.scaled)
+    product = (product * (scaleA * scaleB).named("scale")).named("scaled");
+  Tile cTile = product.to(outputType).named("c_tile");
   Tile cRowOffs = (mIdx * strideCm).named("c_row_offs");
   Tile cColOffs = (nIdx * strideCn).named("c_col_offs");
   Tile cOffs = (cRowOffs + cColOffs).named("c_offs");

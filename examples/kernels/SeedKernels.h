@@ -101,6 +101,14 @@ struct MatmulConfig {
   /// stride_cn = 1, what Triton specialises by itself), rows of every tile
   /// start 16-byte aligned and load as 128-bit vectors.
   unsigned rowStrideDivisibility = 0;
+  /// b stored transposed, N rows of K (cuBLASLt's "TN", the form fp8
+  /// matmuls take b in): rowStrideDivisibility applies to stride_bn, and
+  /// the unit inner stride is stride_bk.
+  bool kMajorB = false;
+  /// Per-tensor scales (fp8 matmuls, as torch._scaled_mm takes them): two
+  /// more f32 arguments, scale_a and scale_b, after the others, and
+  /// c = (a @ b) * scale_a * scale_b rounded once to the output type.
+  bool scaled = false;
 };
 
 /// `c = a @ b` (`a` MxK, `b` KxN, strided), tiled with a K loop, an f32

@@ -23,6 +23,8 @@ const char *tk::bench::kindName(BenchKind kind) {
     return "softmax";
   case BenchKind::Matmul:
     return "matmul";
+  case BenchKind::ScaledMatmul:
+    return "scaled_matmul";
   case BenchKind::Attention:
     return "attention";
   }
@@ -37,6 +39,8 @@ mlir::Type typeOf(mlir::MLIRContext *ctx, const std::string &dtype) {
     return mlir::Float16Type::get(ctx);
   if (dtype == "bf16")
     return mlir::BFloat16Type::get(ctx);
+  if (dtype == "f8e4m3")
+    return mlir::Float8E4M3FNType::get(ctx);
   return mlir::Float32Type::get(ctx);
 }
 #endif
@@ -152,6 +156,42 @@ BenchFigure matmul(const std::string &dtype, int64_t m, int64_t n, int64_t k,
   return figure;
 }
 
+/// The seed matmul on fp8 operands, b stored as N rows of K (the form
+/// cuBLASLt's fp8 takes, and the one wgmma reads fp8 in), with per-tensor
+/// scales and a bf16 result: torch._scaled_mm's computation.
+BenchFigure scaledMatmul(int64_t m, int64_t n, int64_t k,
+                         const std::vector<MatmulTiles> &tiles) {
+  BenchFigure figure{"scaled_matmul f8e4m3 " + dims({m, n, k}),
+                     BenchKind::ScaledMatmul,
+                     "f8e4m3",
+                     {m, n, k},
+                     {}};
+  for (const MatmulTiles &t : tiles) {
+    BenchCandidate c;
+    c.label = std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
+              std::to_string(t.bk) + " w" + std::to_string(t.warps) + " s" +
+              std::to_string(t.stages);
+    c.numWarps = t.warps;
+    c.numStages = t.stages;
+    c.constexprs = {{"stride_ak", 1}, {"stride_bk", 1}, {"stride_cn", 1}};
+    c.blockM = t.bm;
+    c.blockN = t.bn;
+    c.build = TK_KERNEL_BUILDER([t](mlir::MLIRContext *ctx) {
+      seeds::MatmulConfig config;
+      config.blockM = t.bm;
+      config.blockN = t.bn;
+      config.blockK = t.bk;
+      config.rowStrideDivisibility = 16;
+      config.kMajorB = true;
+      config.scaled = true;
+      return seeds::buildMatmul(ctx, typeOf(ctx, "f8e4m3"),
+                                mlir::BFloat16Type::get(ctx), config);
+    });
+    figure.candidates.push_back(std::move(c));
+  }
+  return figure;
+}
+
 struct AttentionBlocks {
   int64_t bm, bn;
   int warps, stages, minPrograms;
@@ -227,6 +267,12 @@ std::vector<BenchFigure> tk::bench::getBenchFigures() {
     figures.push_back(matmul(dtype, 8192, 8192, 8192, square));
     figures.push_back(matmul(dtype, 16, 8192, 8192, decode));
   }
+  // fp8: a K step of 128 bytes, as the 16-bit tiles' 64 elements.
+  const std::vector<MatmulTiles> fp8 = {
+      {128, 256, 128, 8, 3}, {256, 128, 128, 8, 3}, {128, 256, 128, 8, 4},
+      {128, 128, 128, 8, 4}, {128, 128, 128, 4, 4}, {128, 256, 64, 8, 4}};
+  figures.push_back(scaledMatmul(4096, 4096, 4096, fp8));
+  figures.push_back(scaledMatmul(8192, 8192, 8192, fp8));
   figures.push_back(attention(128, 4096, 64));
   figures.push_back(attention(128, 4096, 128));
   return figures;

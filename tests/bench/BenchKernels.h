@@ -31,8 +31,12 @@ namespace tk::bench {
 ///              inner strides folded in as constexprs)
 ///                                                  grid cdiv(M, BM) cdiv(N,
 ///                                                  BN)
+///   ScaledMatmul a, b, c, M, N, K, stride_am, stride_bn, stride_cm,
+///              scale_a, scale_b: fp8 a (M x K) and b stored as N rows of
+///              K (cuBLASLt's "TN"), c = a b scale_a scale_b in bf16
+///                                                  grid as Matmul
 ///   Attention  q, k, v, o, N, D, scale             grid cdiv(N, BM) x heads
-enum class BenchKind { VectorAdd, Softmax, Matmul, Attention };
+enum class BenchKind { VectorAdd, Softmax, Matmul, ScaledMatmul, Attention };
 
 const char *kindName(BenchKind kind);
 
@@ -57,7 +61,7 @@ struct BenchFigure {
   /// "matmul f16 4096x4096x4096": the key of the figure in the bench JSON.
   std::string name;
   BenchKind kind;
-  /// "f32", "f16" or "bf16".
+  /// "f32", "f16", "bf16", or for ScaledMatmul the operands' "f8e4m3".
   std::string dtype;
   /// vector add [n]; softmax [rows, cols]; matmul [M, N, K]; attention
   /// [heads, N, D].

@@ -22,7 +22,8 @@ BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 ROOT_OF_SOURCE = ["."]
 
 # The peer each figure is read against, in the order the columns show them.
-PEERS = [("triton", "Triton"), ("cublas", "cuBLAS"), ("sdpa", "SDPA"),
+PEERS = [("triton", "Triton"), ("cublas", "cuBLAS"),
+         ("cublaslt", "cuBLASLt (fp8)"), ("sdpa", "SDPA"),
          ("torch", "PyTorch"), ("d2d_copy", "copy")]
 
 

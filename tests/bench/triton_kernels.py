@@ -61,6 +61,41 @@ def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
 
 
 @triton.jit
+def triton_scaled_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn,
+                         stride_cm, scale_a, scale_b, BM: tl.constexpr,
+                         BN: tl.constexpr, BK: tl.constexpr,
+                         GROUP: tl.constexpr):
+    """tk's scaled fp8 matmul (BenchKind::ScaledMatmul): b stored as N rows
+    of K, c = a b scale_a scale_b (scale_a, scale_b: one-element f32
+    tensors, as torch._scaled_mm takes them)."""
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BM)
+    tiles_n = tl.cdiv(N, BN)
+    group = pid // (GROUP * tiles_n)
+    first_m = group * GROUP
+    size_m = min(tiles_m - first_m, GROUP)
+    pid_m = first_m + ((pid % (GROUP * tiles_n)) % size_m)
+    pid_n = (pid % (GROUP * tiles_n)) // size_m
+    rm = (pid_m * BM + tl.arange(0, BM)) % M
+    rn = (pid_n * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    a = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b = b_ptr + rn[None, :] * stride_bn + rk[:, None]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(tl.load(a, mask=rk[None, :] < K - k * BK, other=0.0),
+                     tl.load(b, mask=rk[:, None] < K - k * BK, other=0.0), acc)
+        a += BK
+        b += BK
+    acc = acc * (tl.load(scale_a) * tl.load(scale_b))
+    cm = pid_m * BM + tl.arange(0, BM)
+    cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :],
+             acc.to(c_ptr.dtype.element_ty),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@triton.jit
 def triton_attention(Q, K, V, O, N, scale, D: tl.constexpr, BM: tl.constexpr,
                      BN: tl.constexpr):
     start = tl.program_id(0) * BM

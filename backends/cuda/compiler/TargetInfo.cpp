@@ -82,6 +82,7 @@ TargetInfo sm90a() {
       wgmma(16, ET::BF16, ET::F32, "wgmma.m64nNk16.f32.bf16"),
       wgmma(8, ET::TF32, ET::F32, "wgmma.m64nNk8.f32.tf32"),
       wgmma(32, ET::F8E4M3, ET::F32, "wgmma.m64nNk32.f32.e4m3"),
+      wgmma(32, ET::F8E5M2, ET::F32, "wgmma.m64nNk32.f32.e5m2"),
       wgmma(32, ET::I8, ET::I32, "wgmma.m64nNk32.s32.s8"),
   };
   info.intrinsics.insert(info.intrinsics.begin(), wgmmas.begin(), wgmmas.end());

@@ -40,7 +40,10 @@ namespace tk::cuda {
 
 namespace {
 
-constexpr int64_t kTileM = 64, kTileK = 16;
+constexpr int64_t kTileM = 64;
+/// One instruction's k, in bytes of an operand: k16 of 16-bit elements,
+/// k32 of 8-bit ones.
+constexpr int64_t kTileKBytes = 32;
 /// N' at most 256, the widest wgmma.
 constexpr int64_t kMaxTileN = 256;
 
@@ -188,6 +191,7 @@ FailureOr<SmallVector<SmallVector<Value>>> WgmmaUnit::emitWarpgroupProducts(
     const WarpgroupOperand &a, const WarpgroupOperand &bOperand,
     ArrayRef<WarpgroupTile> tiles, int64_t pending) const {
   NVVM::WGMMATypes input;
+  int64_t elementBytes = 2;
   switch (intrinsic.aType) {
   case MatrixElementType::F16:
     input = NVVM::WGMMATypes::f16;
@@ -195,11 +199,24 @@ FailureOr<SmallVector<SmallVector<Value>>> WgmmaUnit::emitWarpgroupProducts(
   case MatrixElementType::BF16:
     input = NVVM::WGMMATypes::bf16;
     break;
+  case MatrixElementType::F8E4M3:
+    input = NVVM::WGMMATypes::e4m3;
+    elementBytes = 1;
+    break;
+  case MatrixElementType::F8E5M2:
+    input = NVVM::WGMMATypes::e5m2;
+    elementBytes = 1;
+    break;
   default:
     return failure();
   }
-  if (intrinsic.m != kTileM || intrinsic.k != kTileK || n % 8 != 0 ||
-      n > kMaxTileN || intrinsic.accType != MatrixElementType::F32)
+  if (intrinsic.m != kTileM || intrinsic.k * elementBytes != kTileKBytes ||
+      n % 8 != 0 || n > kMaxTileN ||
+      intrinsic.accType != MatrixElementType::F32)
+    return failure();
+  // 8-bit operands: both from workgroup memory, K-major (the only form
+  // wgmma reads them in).
+  if (elementBytes == 1 && (!a.buffer || !a.kMajor || !bOperand.kMajor))
     return failure();
   MLIRContext *ctx = b.getContext();
   auto type = LLVM::LLVMStructType::getLiteral(
@@ -238,7 +255,7 @@ FailureOr<SmallVector<SmallVector<Value>>> WgmmaUnit::emitWarpgroupProducts(
       fragment = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, type, fragment, matrixDescriptor(b, loc, a, aStart),
           matrixDescriptor(b, loc, bOperand, bStart),
-          NVVM::MMAShapeAttr::get(ctx, kTileM, n, kTileK), input, input,
+          NVVM::MMAShapeAttr::get(ctx, kTileM, n, intrinsic.k), input, input,
           NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           a.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,

@@ -11,8 +11,8 @@
 
 #include "compiler/Compiler.h"
 #include "common/LLVMCodegen.h"
-#include "common/ToolRunner.h"
 #include "common/PluginSupport.h"
+#include "common/ToolRunner.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/ir/Dialect.h"
 
@@ -90,9 +90,13 @@ tk_status runLlc(const std::string &bitcode, const char *level,
         "tk-xe: cannot write " + std::string(input.path) + ": " + ec.message();
     return TK_ERROR_IO;
   }
+  // -disable-lsr: loop strength reduction and CodeGenPrepare turned a
+  // 64-bit loop counter's exit test into OpIAddCarry, which the drivers'
+  // IGC refuses without a word (ocloc exits 1; an fp8 matmul's k loop at 8
+  // warps). IGC reduces the loops of the code it builds itself.
   tk::plugin::ToolRun run = tk::plugin::runTool(
       llc, {llc, level, "-mtriple=spirv64-unknown-unknown", kExtensions,
-            std::string("-filetype=") + fileType, "-o",
+            "-disable-lsr", std::string("-filetype=") + fileType, "-o",
             std::string(output.path), std::string(input.path)});
   auto written = llvm::MemoryBuffer::getFile(output.path);
   if (!run.succeeded() || !written) {
@@ -210,9 +214,9 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
       out.slmBytes += static_cast<int>(
           llvmModule->getDataLayout().getTypeAllocSize(global.getValueType()));
   if (out.slmBytes > out.lowered.slmLimit) {
-    error = "tk-xe: " + input.entry + " needs " +
-            std::to_string(out.slmBytes) + " B of SLM; a workgroup on " +
-            target.name + " has " + std::to_string(out.lowered.slmLimit);
+    error = "tk-xe: " + input.entry + " needs " + std::to_string(out.slmBytes) +
+            " B of SLM; a workgroup on " + target.name + " has " +
+            std::to_string(out.lowered.slmLimit);
     return TK_ERROR_UNSUPPORTED;
   }
   tk::dumpStage(input.dumpDir, "7-llvm-ir-opt.ll",

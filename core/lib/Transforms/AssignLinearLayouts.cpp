@@ -117,6 +117,20 @@ public:
     return blocked(tile.getShape(), vector, fastest);
   }
 
+  /// The dimension forMemory coalesces a tile through `ptr` along.
+  int64_t fastestDim(Value ptr) const {
+    LinearLayoutAttr layout = forMemory(ptr);
+    std::optional<int32_t> dim;
+    const LinearLayout &linear = layout.getLinearLayout();
+    if (linear.getInDimSizeLog2(kRegisterDim) > 0) {
+      std::vector<int32_t> first = linear.getBasis(kRegisterDim, 0);
+      for (int32_t d = 0; d < int32_t(first.size()); ++d)
+        if (first[d] == 1)
+          dim = d;
+    }
+    return dim.value_or(-1);
+  }
+
   /// The accumulator of `dot`: the fragment of the first matrix intrinsic
   /// that takes its element types and divides its shape, over a grid of
   /// warps and then over registers; a blocked layout where none fits. Sets
@@ -175,23 +189,37 @@ public:
   /// where the target has one for its types and the warps make whole
   /// warpgroups: 64 rows by `width` columns an instruction, the widest
   /// (up to 256) that still gives every warpgroup a tile, then tiled as
-  /// warp fragments are. Only for dots of 16-bit elements (wgmma reads an
-  /// MN-major b of those only) whose b is loaded, possibly transposed
-  /// (attention's k): wgmma reads b from workgroup memory, so b computed
-  /// in registers would be written there on every trip. a may be either:
-  /// wgmma reads it through a descriptor or in registers
-  /// (tk-dot-operand-layouts).
+  /// warp fragments are. Only for dots whose b is loaded, possibly
+  /// transposed (attention's k): wgmma reads b from workgroup memory, so b
+  /// computed in registers would be written there on every trip. a may be
+  /// either: wgmma reads it through a descriptor or in registers
+  /// (tk-dot-operand-layouts). Elements of 16 bits, or fp8 where both
+  /// operands are loaded with k contiguous: wgmma reads 8-bit
+  /// operands K-major only, which their copies then are without a
+  /// transpose (cuBLASLt's fp8 takes b so too, "TN").
   LinearLayoutAttr forWarpgroupDot(DotOp dot, Type accumulator,
                                    const MatrixIntrinsic *&chosen) const {
     auto a = cast<RankedTensorType>(dot.getA().getType());
     auto b = cast<RankedTensorType>(dot.getB().getType());
     int64_t rows = a.getDimSize(0), cols = b.getDimSize(1);
     Value loaded = dot.getB();
-    if (auto trans = loaded.getDefiningOp<TransOp>())
+    bool transposed = false;
+    if (auto trans = loaded.getDefiningOp<TransOp>()) {
       loaded = trans.getSrc();
-    if (numWarps % 4 != 0 || a.getElementTypeBitWidth() != 16 ||
-        !loaded.getDefiningOp<LoadOp>())
+      transposed = true;
+    }
+    auto bLoad = loaded.getDefiningOp<LoadOp>();
+    unsigned bits = a.getElementTypeBitWidth();
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(a.getElementType());
+    if (numWarps % 4 != 0 || (bits != 16 && !fp8) || !bLoad)
       return {};
+    if (fp8) {
+      // k is a's dimension 1 and b's 0 (1 of the tile transposed into b).
+      auto aLoad = dot.getA().getDefiningOp<LoadOp>();
+      if (!aLoad || fastestDim(aLoad.getPtr()) != 1 ||
+          fastestDim(bLoad.getPtr()) != (transposed ? 1 : 0))
+        return {};
+    }
     int64_t warpgroups = numWarps / 4;
     for (const MatrixIntrinsic *intrinsic : target.findIntrinsics(
              a.getElementType(), b.getElementType(), accumulator,

@@ -71,8 +71,11 @@ struct DotOperandLayoutsPass
       bool warpgroup = intrinsic->scope == MatrixScope::Warpgroup;
       for (unsigned opIdx : {0u, 1u}) {
         // The intrinsic reads this operand from shared memory itself (wgmma
-        // reads b so, and a where it does not convert in registers).
-        if (warpgroup ? opIdx == 1
+        // reads b so, and a where it does not convert in registers; a of
+        // 8-bit elements always: tk's wgmma takes registers of 16-bit a).
+        bool byteElements = intrinsic->aType == MatrixElementType::F8E4M3 ||
+                            intrinsic->aType == MatrixElementType::F8E5M2;
+        if (warpgroup ? opIdx == 1 || byteElements
                       : !(opIdx == 0 ? intrinsic->aLayout : intrinsic->bLayout))
           continue;
         llvm::Expected<LinearLayout> layout = getMatrixOperandLayout(

@@ -161,6 +161,24 @@ void tk::conformance::addBenchCases(std::vector<ConformanceCase> &cases) {
         runMatmul(r, candidate.blockM, candidate.blockN,
                   /*unitInnerStrides=*/true);
       }));
+  // The fp8 matmuls, b K-major, per-tensor scales, bf16 results: edges as
+  // bench_matmul's.
+  cases.push_back(benchCase(
+      bench::BenchKind::ScaledMatmul, "bench_scaled_matmul",
+      "every scaled fp8 matmul configuration of the GPU bench (b K-major, "
+      "per-tensor scales, bf16 result)",
+      [](const Known &) {
+        return shape({130, 304, 208});
+      },
+      [](CellRun &r, const bench::BenchCandidate &candidate) {
+        PaddedMatmul options;
+        options.blockM = candidate.blockM;
+        options.blockN = candidate.blockN;
+        options.kMajorB = true;
+        options.scaled = true;
+        options.out = DType::BF16;
+        runPaddedMatmul(r, options);
+      }));
   // A head dim 16 short of the block's, rows that end mid-block.
   cases.push_back(benchCase(
       bench::BenchKind::Attention, "bench_attention",

@@ -14,6 +14,7 @@
 #include "tk/ir/Builder.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,19 @@ void addFixtureCases(std::vector<ConformanceCase> &cases);
 void runSoftmax(CellRun &r);
 void runMatmul(CellRun &r, int64_t blockM, int64_t blockN,
                bool unitInnerStrides = false);
+
+/// The seed matmul with unit inner strides and row strides padded to 16
+/// elements, as MatmulConfig::rowStrideDivisibility declares them.
+struct PaddedMatmul {
+  int64_t blockM = 64, blockN = 64;
+  /// b stored as N rows of K (MatmulConfig::kMajorB).
+  bool kMajorB = false;
+  /// Per-tensor scales passed after the strides (MatmulConfig::scaled).
+  bool scaled = false;
+  /// The result's dtype; the input's (i32 for i8) when unset.
+  std::optional<DType> out;
+};
+void runPaddedMatmul(CellRun &r, const PaddedMatmul &options);
 void runAttention(CellRun &r, int64_t blockM);
 
 /// Finishes `k`, copying the builder's error into `error` on failure.

@@ -15,6 +15,7 @@
 #include "SeedKernels.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 using namespace tk;
@@ -127,31 +128,45 @@ void tk::conformance::runMatmul(CellRun &r, int64_t blockM, int64_t blockN,
   r.check("c", r.read(dc), want, defaultTolerance(out), &bound);
 }
 
-namespace {
-
 /// The seed matmul with unit inner strides and row strides padded to a
 /// multiple of 16 elements, as its kernel declares them, over M, N and K of
 /// any size: a tile's edge may cut a 16-byte run of a row (the padding, NaN
 /// in the inputs, must not be read into the product; c's padding, -7, must
-/// not be written).
-void runPaddedMatmul(CellRun &r) {
+/// not be written). A K-major b is stored as N rows of Kp.
+void tk::conformance::runPaddedMatmul(CellRun &r, const PaddedMatmul &options) {
   int64_t M = r.dim(0), N = r.dim(1), K = r.dim(2);
   auto padded = [](int64_t n) { return (n + 15) / 16 * 16; };
   int64_t Kp = padded(K), Np = padded(N);
-  DType out = r.dtype() == DType::I8 ? DType::I32 : r.dtype();
+  bool kMajorB = options.kMajorB;
+  DType out = options.out              ? *options.out
+              : r.dtype() == DType::I8 ? DType::I32
+                                       : r.dtype();
   double gap = r.dtype() == DType::I8 ? 127 : std::nan("");
   std::vector<double> a = operand(r, M * K, 15), b = operand(r, K * N, 16);
-  std::vector<double> aRows(M * Kp, gap), bRows(K * Np, gap);
+  std::vector<double> aRows(M * Kp, gap), bRows(kMajorB ? N * Kp : K * Np, gap);
   for (int64_t m = 0; m < M; ++m)
     std::copy_n(&a[m * K], K, &aRows[m * Kp]);
   for (int64_t k = 0; k < K; ++k)
-    std::copy_n(&b[k * N], N, &bRows[k * Np]);
+    for (int64_t n = 0; n < N; ++n)
+      bRows[kMajorB ? n * Kp + k : k * Np + n] = b[k * N + n];
   tk_arg da = r.input(r.dtype(), aRows), db = r.input(r.dtype(), bRows);
   tk_arg dc = r.output(out, M * Np, -7.0);
-  r.launch({cdiv(M, 64) * cdiv(N, 64), 1, 1},
-           {da, db, dc, tk_arg_i32(int32_t(M)), tk_arg_i32(int32_t(N)),
-            tk_arg_i32(int32_t(K)), tk_arg_i32(int32_t(Kp)),
-            tk_arg_i32(int32_t(Np)), tk_arg_i32(int32_t(Np))});
+  // stride_am, b's row stride (stride_bn for a K-major b, else stride_bk),
+  // stride_cm; then the scales, powers of two apart from 1 so that their
+  // product is exact.
+  constexpr float kScaleA = 0.75f, kScaleB = 1.5f;
+  std::vector<tk_arg> args = {da,
+                              db,
+                              dc,
+                              tk_arg_i32(int32_t(M)),
+                              tk_arg_i32(int32_t(N)),
+                              tk_arg_i32(int32_t(K)),
+                              tk_arg_i32(int32_t(Kp)),
+                              tk_arg_i32(int32_t(kMajorB ? Kp : Np)),
+                              tk_arg_i32(int32_t(Np))};
+  if (options.scaled)
+    args.insert(args.end(), {tk_arg_f32(kScaleA), tk_arg_f32(kScaleB)});
+  r.launch({cdiv(M, options.blockM) * cdiv(N, options.blockN), 1, 1}, args);
   std::vector<double> c = r.read(dc), got(M * N);
   for (int64_t m = 0; m < M; ++m) {
     std::copy_n(&c[m * Np], N, &got[m * N]);
@@ -164,10 +179,16 @@ void runPaddedMatmul(CellRun &r) {
   std::vector<double> bound;
   std::vector<double> want =
       matmulReference(a, b, M, N, K, bound, accumulatorOf(r.dtype()));
+  if (options.scaled) {
+    // The f32 product times kScaleA * kScaleB (exact), then one rounding.
+    double scale = double(kScaleA) * double(kScaleB);
+    for (size_t i = 0; i < want.size(); ++i) {
+      want[i] *= scale;
+      bound[i] *= scale;
+    }
+  }
   r.check("c", got, want, defaultTolerance(out), &bound);
 }
-
-} // namespace
 
 void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
   {
@@ -240,8 +261,53 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
           {"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
       return settings;
     };
-    c.run = runPaddedMatmul;
+    c.run = [](CellRun &r) { runPaddedMatmul(r, {}); };
     cases.push_back(std::move(c));
+  }
+
+  {
+    // b stored as N rows of K, as fp8 matmuls take it (cuBLASLt's "TN"):
+    // on sm_90a wgmma reads fp8 operands K-major only, which both then are
+    // as loaded. 128x128x64 tiles, a warpgroup's product; 64x64x32 at one
+    // warpgroup of 64 rows.
+    for (auto [blockM, blockN, blockK] :
+         {std::array<int64_t, 3>{128, 128, 64}, {64, 64, 32}}) {
+      ConformanceCase c;
+      c.name = blockM == 128 ? "matmul_k_major_b" : "matmul_k_major_b_64";
+      c.summary = "the seed matmul with b stored as N rows of K (TN), rows "
+                  "padded to 16 elements; " +
+                  std::to_string(blockM) + "x" + std::to_string(blockN) + "x" +
+                  std::to_string(blockK) + " tiles";
+      c.needs.dtypes = TK_DTYPE_BIT_F32;
+      c.dtypes = {DType::F16, DType::F8E4M3, DType::F8E5M2};
+      c.shapes = {shape({1, 1, 1}), shape({33, 17, 45}), shape({130, 70, 100}),
+                  shape({256, 256, 192})};
+      c.build = TK_KERNEL_BUILDER([=](mlir::MLIRContext *ctx, DType dtype,
+                                      const Shape &, std::string *error) {
+        seeds::MatmulConfig config;
+        config.blockM = blockM;
+        config.blockN = blockN;
+        config.blockK = blockK;
+        config.rowStrideDivisibility = 16;
+        config.kMajorB = true;
+        return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, dtype),
+                                  config, error);
+      });
+      c.settings = [](DType, const Shape &) {
+        CompileSettings settings;
+        settings.constexprs = {
+            {"stride_ak", 1}, {"stride_bk", 1}, {"stride_cn", 1}};
+        return settings;
+      };
+      c.run = [=](CellRun &r) {
+        PaddedMatmul options;
+        options.blockM = blockM;
+        options.blockN = blockN;
+        options.kMajorB = true;
+        runPaddedMatmul(r, options);
+      };
+      cases.push_back(std::move(c));
+    }
   }
 
   {

@@ -160,7 +160,8 @@ def sentinel(tensor):
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "bench"))
 from triton_kernels import (  # noqa: E402
-    triton_add, triton_attention, triton_matmul, triton_softmax)
+    triton_add, triton_attention, triton_matmul, triton_scaled_matmul,
+    triton_softmax)
 
 
 def triton_config(kwargs, candidate):
@@ -479,6 +480,67 @@ class Bench:
         entry["ratios"]["cublas"] = dict(entry["ratios"][best], reading=best)
         return entry
 
+    # scaled fp8 matmul -------------------------------------------------------
+    def scaled_matmul(self, figure):
+        """fp8 e4m3 a (M x K) and b stored as N rows of K, per-tensor scales,
+        a bf16 result: against torch._scaled_mm (cuBLASLt) and Triton. Every
+        contender accumulates the products as the tensor cores do, without
+        promoting partial sums (cuBLASLt's use_fast_accum=True): the same
+        arithmetic."""
+        m, n, k = figure["shape"]
+        fp8 = torch.float8_e4m3fn
+        a = torch.randn(m, k, device="cuda").to(fp8)
+        b = torch.randn(n, k, device="cuda").to(fp8)
+        scale_a = torch.tensor(0.75, device="cuda")
+        scale_b = torch.tensor(1.5, device="cuda")
+        outs = {name: torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+                for name in ("tk", "triton")}
+        ba, bb, bc = self.wrap(a), self.wrap(b), self.wrap(outs["tk"])
+        grid = lambda c: (triton.cdiv(m, c["block"][0]) * triton.cdiv(n, c["block"][1]),)
+        tk_launch, label, every, cached = self.tk_tuned(
+            figure, grid, lambda: [ba, bb, bc, tk.i32(m), tk.i32(n), tk.i32(k),
+                                   tk.i32(k), tk.i32(k), tk.i32(n),
+                                   tk.f32(0.75), tk.f32(1.5)])
+        configs = []
+        for c in figure["candidates"]:
+            bm, bn, bk = (int(v) for v in c["label"].split()[0].split("x"))
+            configs.append(triton_config({"BM": bm, "BN": bn, "BK": bk,
+                                          "GROUP": 8}, c))
+        tri = tuned(triton_scaled_matmul, configs, ["M", "N", "K"])
+        tri_grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
+
+        def cublaslt():
+            return torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b,
+                                    out_dtype=torch.bfloat16,
+                                    use_fast_accum=True)
+
+        contenders = {
+            "tk": tk_launch,
+            "triton": lambda: tri[tri_grid](a, b, outs["triton"], m, n, k, k,
+                                            k, n, scale_a, scale_b),
+            "cublaslt": cublaslt,
+        }
+        # The f32 reference of the fp8 values, scaled (exactly: 1.125); the
+        # bound as matmul's, the tensor cores' sums held to f32's.
+        want = torch.matmul(a.float(), b.float().t()) * 1.125
+        bound = 2 * k * EPS["f32"] * 1.125 * torch.matmul(
+            a.float().abs(), b.float().abs().t())
+        rtol = 2 * EPS["bf16"]
+        checks = {name: {"reset": (lambda o=o: sentinel(o)),
+                         "check": (lambda o=o, name=name:
+                                   check(name, o, want, rtol=rtol, bound=bound))}
+                  for name, o in outs.items()}
+        checks["cublaslt"] = {"reset": lambda: None,
+                              "check": lambda: check("cublaslt", cublaslt(),
+                                                     want, rtol=rtol,
+                                                     bound=bound)}
+        reps = 10 if m * n * k >= 8192 ** 3 else 20
+        entry = self.run_figure(figure, contenders, checks, 2.0 * m * n * k,
+                                "TFLOP/s", label, every, cached, reps=reps)
+        del want, bound
+        entry["contenders"]["triton"]["config"] = str(tri.best_config)
+        return entry
+
     # attention -------------------------------------------------------------
     def attention(self, figure):
         heads, n, d = figure["shape"]
@@ -558,7 +620,8 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", action="append", default=[],
-                        help="figure kinds: vector_add softmax matmul attention")
+                        help="figure kinds: vector_add softmax matmul "
+                        "scaled_matmul attention")
     parser.add_argument("--quick", action="store_true",
                         help="skip re-timing every candidate (the autotune check)")
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
