@@ -242,9 +242,12 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
     strideCs = k.argI32("stride_cs");
   }
   Tile scaleA, scaleB;
-  if (config.scaled) {
+  if (config.scales == MatmulScales::PerTensor) {
     scaleA = k.argF32("scale_a");
     scaleB = k.argF32("scale_b");
+  } else if (config.scales == MatmulScales::PerRow) {
+    scaleA = k.argPtr("scale_a", k.f32(), 16);
+    scaleB = k.argPtr("scale_b", k.f32(), 16);
   }
   int64_t BLOCK_M = k.constexpr_("BLOCK_M", config.blockM);
   int64_t BLOCK_N = k.constexpr_("BLOCK_N", config.blockN);
@@ -332,8 +335,14 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
     return finish(k, error);
 
   Tile product = results[0];
-  if (config.scaled)
+  if (config.scales == MatmulScales::PerTensor) {
     product = (product * (scaleA * scaleB).named("scale")).named("scaled");
+  } else if (config.scales == MatmulScales::PerRow) {
+    // Rows and columns past M and N read 1: their products are not stored.
+    Tile rowScale = k.load(scaleA + mIdx, mMask, 1.0).named("row_scale");
+    Tile colScale = k.load(scaleB + nIdx, nMask, 1.0).named("col_scale");
+    product = (product * (rowScale * colScale).named("scale")).named("scaled");
+  }
   Tile cTile = product.to(outputType).named("c_tile");
   Tile cRowOffs = (mIdx * strideCm).named("c_row_offs");
   Tile cColOffs = (nIdx * strideCn).named("c_col_offs");

@@ -82,6 +82,8 @@ KernelModule buildPersistentSoftmax(mlir::MLIRContext *ctx, mlir::Type dtype,
                                     std::string *error = nullptr);
 
 /// Tile sizes and options of the matmul kernel.
+enum class MatmulScales { None, PerTensor, PerRow };
+
 struct MatmulConfig {
   int64_t blockM = 64;
   int64_t blockN = 64;
@@ -105,10 +107,13 @@ struct MatmulConfig {
   /// matmuls take b in): rowStrideDivisibility applies to stride_bn, and
   /// the unit inner stride is stride_bk.
   bool kMajorB = false;
-  /// Per-tensor scales (fp8 matmuls, as torch._scaled_mm takes them): two
-  /// more f32 arguments, scale_a and scale_b, after the others, and
-  /// c = (a @ b) * scale_a * scale_b rounded once to the output type.
-  bool scaled = false;
+  /// Scales of an fp8 matmul, as torch._scaled_mm takes them, in two more
+  /// arguments after the others, scale_a and scale_b; the product is
+  /// scaled in f32 and rounded once to the output type:
+  ///   PerTensor: f32 scalars, c = (a @ b) * scale_a * scale_b;
+  ///   PerRow: f32 pointers to M and N scales (a's rows, b's columns),
+  ///   c[m, n] = (a @ b)[m, n] * scale_a[m] * scale_b[n].
+  MatmulScales scales = MatmulScales::None;
 };
 
 /// `c = a @ b` (`a` MxK, `b` KxN, strided), tiled with a K loop, an f32

@@ -25,6 +25,8 @@ const char *tk::bench::kindName(BenchKind kind) {
     return "matmul";
   case BenchKind::ScaledMatmul:
     return "scaled_matmul";
+  case BenchKind::RowScaledMatmul:
+    return "row_scaled_matmul";
   case BenchKind::Attention:
     return "attention";
   }
@@ -158,14 +160,17 @@ BenchFigure matmul(const std::string &dtype, int64_t m, int64_t n, int64_t k,
 
 /// The seed matmul on fp8 operands, b stored as N rows of K (the form
 /// cuBLASLt's fp8 takes, and the one wgmma reads fp8 in), with per-tensor
-/// scales and a bf16 result: torch._scaled_mm's computation.
-BenchFigure scaledMatmul(int64_t m, int64_t n, int64_t k,
-                         const std::vector<MatmulTiles> &tiles) {
-  BenchFigure figure{"scaled_matmul f8e4m3 " + dims({m, n, k}),
-                     BenchKind::ScaledMatmul,
-                     "f8e4m3",
-                     {m, n, k},
-                     {}};
+/// or per-row scales and a bf16 result: torch._scaled_mm's computation.
+BenchFigure scaledMatmul(seeds::MatmulScales scales, int64_t m, int64_t n,
+                         int64_t k, const std::vector<MatmulTiles> &tiles) {
+  bool perRow = scales == seeds::MatmulScales::PerRow;
+  BenchFigure figure{
+      std::string(perRow ? "row_scaled_matmul" : "scaled_matmul") + " f8e4m3 " +
+          dims({m, n, k}),
+      perRow ? BenchKind::RowScaledMatmul : BenchKind::ScaledMatmul,
+      "f8e4m3",
+      {m, n, k},
+      {}};
   for (const MatmulTiles &t : tiles) {
     BenchCandidate c;
     c.label = std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
@@ -176,14 +181,14 @@ BenchFigure scaledMatmul(int64_t m, int64_t n, int64_t k,
     c.constexprs = {{"stride_ak", 1}, {"stride_bk", 1}, {"stride_cn", 1}};
     c.blockM = t.bm;
     c.blockN = t.bn;
-    c.build = TK_KERNEL_BUILDER([t](mlir::MLIRContext *ctx) {
+    c.build = TK_KERNEL_BUILDER([t, scales](mlir::MLIRContext *ctx) {
       seeds::MatmulConfig config;
       config.blockM = t.bm;
       config.blockN = t.bn;
       config.blockK = t.bk;
       config.rowStrideDivisibility = 16;
       config.kMajorB = true;
-      config.scaled = true;
+      config.scales = scales;
       return seeds::buildMatmul(ctx, typeOf(ctx, "f8e4m3"),
                                 mlir::BFloat16Type::get(ctx), config);
     });
@@ -271,8 +276,11 @@ std::vector<BenchFigure> tk::bench::getBenchFigures() {
   const std::vector<MatmulTiles> fp8 = {
       {128, 256, 128, 8, 3}, {256, 128, 128, 8, 3}, {128, 256, 128, 8, 4},
       {128, 128, 128, 8, 4}, {128, 128, 128, 4, 4}, {128, 256, 64, 8, 4}};
-  figures.push_back(scaledMatmul(4096, 4096, 4096, fp8));
-  figures.push_back(scaledMatmul(8192, 8192, 8192, fp8));
+  for (seeds::MatmulScales scales :
+       {seeds::MatmulScales::PerTensor, seeds::MatmulScales::PerRow}) {
+    figures.push_back(scaledMatmul(scales, 4096, 4096, 4096, fp8));
+    figures.push_back(scaledMatmul(scales, 8192, 8192, 8192, fp8));
+  }
   figures.push_back(attention(128, 4096, 64));
   figures.push_back(attention(128, 4096, 128));
   return figures;

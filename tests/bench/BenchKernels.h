@@ -33,10 +33,20 @@ namespace tk::bench {
 ///                                                  BN)
 ///   ScaledMatmul a, b, c, M, N, K, stride_am, stride_bn, stride_cm,
 ///              scale_a, scale_b: fp8 a (M x K) and b stored as N rows of
-///              K (cuBLASLt's "TN"), c = a b scale_a scale_b in bf16
+///              K (cuBLASLt's "TN"), c = a b scale_a scale_b in bf16,
+///              per-tensor scales (f32 scalars)
 ///                                                  grid as Matmul
+///   RowScaledMatmul the same with scale_a, scale_b pointers to M and N f32
+///              scales (a's rows, b's columns)      grid as Matmul
 ///   Attention  q, k, v, o, N, D, scale             grid cdiv(N, BM) x heads
-enum class BenchKind { VectorAdd, Softmax, Matmul, ScaledMatmul, Attention };
+enum class BenchKind {
+  VectorAdd,
+  Softmax,
+  Matmul,
+  ScaledMatmul,
+  RowScaledMatmul,
+  Attention
+};
 
 const char *kindName(BenchKind kind);
 

@@ -64,10 +64,11 @@ def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
 def triton_scaled_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn,
                          stride_cm, scale_a, scale_b, BM: tl.constexpr,
                          BN: tl.constexpr, BK: tl.constexpr,
-                         GROUP: tl.constexpr):
-    """tk's scaled fp8 matmul (BenchKind::ScaledMatmul): b stored as N rows
-    of K, c = a b scale_a scale_b (scale_a, scale_b: one-element f32
-    tensors, as torch._scaled_mm takes them)."""
+                         GROUP: tl.constexpr, ROW_SCALES: tl.constexpr):
+    """tk's scaled fp8 matmuls (BenchKind::ScaledMatmul, RowScaledMatmul):
+    b stored as N rows of K, c = a b scale_a scale_b, the scales f32
+    tensors as torch._scaled_mm takes them: one element each, or with
+    ROW_SCALES M (a's rows) and N (b's columns)."""
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BM)
     tiles_n = tl.cdiv(N, BN)
@@ -87,9 +88,13 @@ def triton_scaled_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn,
                      tl.load(b, mask=rk[:, None] < K - k * BK, other=0.0), acc)
         a += BK
         b += BK
-    acc = acc * (tl.load(scale_a) * tl.load(scale_b))
     cm = pid_m * BM + tl.arange(0, BM)
     cn = pid_n * BN + tl.arange(0, BN)
+    if ROW_SCALES:
+        acc = acc * (tl.load(scale_a + cm, mask=cm < M, other=1.0)[:, None] *
+                     tl.load(scale_b + cn, mask=cn < N, other=1.0)[None, :])
+    else:
+        acc = acc * (tl.load(scale_a) * tl.load(scale_b))
     tl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :],
              acc.to(c_ptr.dtype.element_ty),
              mask=(cm[:, None] < M) & (cn[None, :] < N))

@@ -161,24 +161,29 @@ void tk::conformance::addBenchCases(std::vector<ConformanceCase> &cases) {
         runMatmul(r, candidate.blockM, candidate.blockN,
                   /*unitInnerStrides=*/true);
       }));
-  // The fp8 matmuls, b K-major, per-tensor scales, bf16 results: edges as
-  // bench_matmul's.
-  cases.push_back(benchCase(
-      bench::BenchKind::ScaledMatmul, "bench_scaled_matmul",
-      "every scaled fp8 matmul configuration of the GPU bench (b K-major, "
-      "per-tensor scales, bf16 result)",
-      [](const Known &) {
-        return shape({130, 304, 208});
-      },
-      [](CellRun &r, const bench::BenchCandidate &candidate) {
-        PaddedMatmul options;
-        options.blockM = candidate.blockM;
-        options.blockN = candidate.blockN;
-        options.kMajorB = true;
-        options.scaled = true;
-        options.out = DType::BF16;
-        runPaddedMatmul(r, options);
-      }));
+  // The fp8 matmuls, b K-major, per-tensor or per-row scales, bf16
+  // results: edges as bench_matmul's.
+  for (bool perRow : {false, true})
+    cases.push_back(benchCase(
+        perRow ? bench::BenchKind::RowScaledMatmul
+               : bench::BenchKind::ScaledMatmul,
+        perRow ? "bench_row_scaled_matmul" : "bench_scaled_matmul",
+        std::string("every ") + (perRow ? "row-scaled" : "scaled") +
+            " fp8 matmul configuration of the GPU bench (b K-major, " +
+            (perRow ? "per-row" : "per-tensor") + " scales, bf16 result)",
+        [](const Known &) {
+          return shape({130, 304, 208});
+        },
+        [perRow](CellRun &r, const bench::BenchCandidate &candidate) {
+          PaddedMatmul options;
+          options.blockM = candidate.blockM;
+          options.blockN = candidate.blockN;
+          options.kMajorB = true;
+          options.scales = perRow ? seeds::MatmulScales::PerRow
+                                  : seeds::MatmulScales::PerTensor;
+          options.out = DType::BF16;
+          runPaddedMatmul(r, options);
+        }));
   // A head dim 16 short of the block's, rows that end mid-block.
   cases.push_back(benchCase(
       bench::BenchKind::Attention, "bench_attention",

@@ -55,8 +55,8 @@ struct PaddedMatmul {
   int64_t blockM = 64, blockN = 64;
   /// b stored as N rows of K (MatmulConfig::kMajorB).
   bool kMajorB = false;
-  /// Per-tensor scales passed after the strides (MatmulConfig::scaled).
-  bool scaled = false;
+  /// Scales passed after the strides (MatmulConfig::scales).
+  seeds::MatmulScales scales = seeds::MatmulScales::None;
   /// The result's dtype; the input's (i32 for i8) when unset.
   std::optional<DType> out;
 };

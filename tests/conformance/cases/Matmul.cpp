@@ -152,9 +152,11 @@ void tk::conformance::runPaddedMatmul(CellRun &r, const PaddedMatmul &options) {
   tk_arg da = r.input(r.dtype(), aRows), db = r.input(r.dtype(), bRows);
   tk_arg dc = r.output(out, M * Np, -7.0);
   // stride_am, b's row stride (stride_bn for a K-major b, else stride_bk),
-  // stride_cm; then the scales, powers of two apart from 1 so that their
-  // product is exact.
+  // stride_cm; then the scales: per tensor, powers of two apart from 1, so
+  // that their product is exact; per row, a pattern of such values.
   constexpr float kScaleA = 0.75f, kScaleB = 1.5f;
+  auto rowScale = [](int64_t i) { return 0.5 * double(1 + i % 3); };
+  auto colScale = [](int64_t j) { return j % 2 ? 0.75 : 1.25; };
   std::vector<tk_arg> args = {da,
                               db,
                               dc,
@@ -164,8 +166,17 @@ void tk::conformance::runPaddedMatmul(CellRun &r, const PaddedMatmul &options) {
                               tk_arg_i32(int32_t(Kp)),
                               tk_arg_i32(int32_t(kMajorB ? Kp : Np)),
                               tk_arg_i32(int32_t(Np))};
-  if (options.scaled)
+  if (options.scales == seeds::MatmulScales::PerTensor) {
     args.insert(args.end(), {tk_arg_f32(kScaleA), tk_arg_f32(kScaleB)});
+  } else if (options.scales == seeds::MatmulScales::PerRow) {
+    std::vector<double> rows(M), cols(N);
+    for (int64_t i = 0; i < M; ++i)
+      rows[i] = rowScale(i);
+    for (int64_t j = 0; j < N; ++j)
+      cols[j] = colScale(j);
+    args.insert(args.end(),
+                {r.input(DType::F32, rows), r.input(DType::F32, cols)});
+  }
   r.launch({cdiv(M, options.blockM) * cdiv(N, options.blockN), 1, 1}, args);
   std::vector<double> c = r.read(dc), got(M * N);
   for (int64_t m = 0; m < M; ++m) {
@@ -179,14 +190,17 @@ void tk::conformance::runPaddedMatmul(CellRun &r, const PaddedMatmul &options) {
   std::vector<double> bound;
   std::vector<double> want =
       matmulReference(a, b, M, N, K, bound, accumulatorOf(r.dtype()));
-  if (options.scaled) {
-    // The f32 product times kScaleA * kScaleB (exact), then one rounding.
-    double scale = double(kScaleA) * double(kScaleB);
-    for (size_t i = 0; i < want.size(); ++i) {
-      want[i] *= scale;
-      bound[i] *= scale;
-    }
-  }
+  // The f32 product times the scales' product (exact in f32), then one
+  // rounding.
+  if (options.scales != seeds::MatmulScales::None)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double scale = options.scales == seeds::MatmulScales::PerTensor
+                           ? double(kScaleA) * double(kScaleB)
+                           : rowScale(m) * colScale(n);
+        want[m * N + n] *= scale;
+        bound[m * N + n] *= scale;
+      }
   r.check("c", got, want, defaultTolerance(out), &bound);
 }
 

@@ -480,37 +480,55 @@ class Bench:
         entry["ratios"]["cublas"] = dict(entry["ratios"][best], reading=best)
         return entry
 
-    # scaled fp8 matmul -------------------------------------------------------
+    # scaled fp8 matmuls ------------------------------------------------------
     def scaled_matmul(self, figure):
-        """fp8 e4m3 a (M x K) and b stored as N rows of K, per-tensor scales,
-        a bf16 result: against torch._scaled_mm (cuBLASLt) and Triton. Every
-        contender accumulates the products as the tensor cores do, without
-        promoting partial sums (cuBLASLt's use_fast_accum=True): the same
-        arithmetic."""
+        return self.fp8_matmul(figure, row_scales=False)
+
+    def row_scaled_matmul(self, figure):
+        return self.fp8_matmul(figure, row_scales=True)
+
+    def fp8_matmul(self, figure, row_scales):
+        """fp8 e4m3 a (M x K) and b stored as N rows of K, per-tensor or
+        per-row scales, a bf16 result: against torch._scaled_mm (cuBLASLt)
+        and Triton. Every contender accumulates the products as the tensor
+        cores do, without promoting partial sums (cuBLASLt's
+        use_fast_accum=True): the same arithmetic."""
         m, n, k = figure["shape"]
         fp8 = torch.float8_e4m3fn
         a = torch.randn(m, k, device="cuda").to(fp8)
         b = torch.randn(n, k, device="cuda").to(fp8)
-        scale_a = torch.tensor(0.75, device="cuda")
-        scale_b = torch.tensor(1.5, device="cuda")
+        if row_scales:
+            # Powers of two and their halves: every product exact in f32.
+            scale_a = (torch.arange(m, device="cuda") % 3 + 1).float().div(2)
+            scale_b = (torch.arange(n, device="cuda") % 2).float().mul(-0.5).add(1.25)
+            scales = scale_a[:, None] * scale_b[None, :]
+            # _scaled_mm's row-wise form: (M, 1) and (1, N).
+            mm_a, mm_b = scale_a[:, None].contiguous(), scale_b[None, :].contiguous()
+            tk_scales = [self.wrap(scale_a), self.wrap(scale_b)]
+        else:
+            scale_a = torch.tensor(0.75, device="cuda")
+            scale_b = torch.tensor(1.5, device="cuda")
+            scales = 1.125
+            mm_a, mm_b = scale_a, scale_b
+            tk_scales = [tk.f32(0.75), tk.f32(1.5)]
         outs = {name: torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
                 for name in ("tk", "triton")}
         ba, bb, bc = self.wrap(a), self.wrap(b), self.wrap(outs["tk"])
         grid = lambda c: (triton.cdiv(m, c["block"][0]) * triton.cdiv(n, c["block"][1]),)
         tk_launch, label, every, cached = self.tk_tuned(
             figure, grid, lambda: [ba, bb, bc, tk.i32(m), tk.i32(n), tk.i32(k),
-                                   tk.i32(k), tk.i32(k), tk.i32(n),
-                                   tk.f32(0.75), tk.f32(1.5)])
+                                   tk.i32(k), tk.i32(k), tk.i32(n)] + tk_scales)
         configs = []
         for c in figure["candidates"]:
             bm, bn, bk = (int(v) for v in c["label"].split()[0].split("x"))
             configs.append(triton_config({"BM": bm, "BN": bn, "BK": bk,
-                                          "GROUP": 8}, c))
+                                          "GROUP": 8,
+                                          "ROW_SCALES": row_scales}, c))
         tri = tuned(triton_scaled_matmul, configs, ["M", "N", "K"])
         tri_grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
 
         def cublaslt():
-            return torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b,
+            return torch._scaled_mm(a, b.t(), scale_a=mm_a, scale_b=mm_b,
                                     out_dtype=torch.bfloat16,
                                     use_fast_accum=True)
 
@@ -520,10 +538,10 @@ class Bench:
                                             k, n, scale_a, scale_b),
             "cublaslt": cublaslt,
         }
-        # The f32 reference of the fp8 values, scaled (exactly: 1.125); the
-        # bound as matmul's, the tensor cores' sums held to f32's.
-        want = torch.matmul(a.float(), b.float().t()) * 1.125
-        bound = 2 * k * EPS["f32"] * 1.125 * torch.matmul(
+        # The f32 reference of the fp8 values, scaled (exactly); the bound
+        # as matmul's, the tensor cores' sums held to f32's.
+        want = torch.matmul(a.float(), b.float().t()) * scales
+        bound = 2 * k * EPS["f32"] * scales * torch.matmul(
             a.float().abs(), b.float().abs().t())
         rtol = 2 * EPS["bf16"]
         checks = {name: {"reset": (lambda o=o: sentinel(o)),
@@ -537,7 +555,7 @@ class Bench:
         reps = 10 if m * n * k >= 8192 ** 3 else 20
         entry = self.run_figure(figure, contenders, checks, 2.0 * m * n * k,
                                 "TFLOP/s", label, every, cached, reps=reps)
-        del want, bound
+        del want, bound, scales
         entry["contenders"]["triton"]["config"] = str(tri.best_config)
         return entry
 
@@ -621,7 +639,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", action="append", default=[],
                         help="figure kinds: vector_add softmax matmul "
-                        "scaled_matmul attention")
+                        "scaled_matmul row_scaled_matmul attention")
     parser.add_argument("--quick", action="store_true",
                         help="skip re-timing every candidate (the autotune check)")
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
