@@ -123,6 +123,33 @@ struct MatmulTiles {
   int warps, stages;
 };
 
+/// The candidate of the seed matmul with tiles `t`: `config` with t's
+/// blocks and row strides declared multiples of 16 elements, on `input`
+/// operands into `output`, the unit inner strides `constexprs` folded in.
+BenchCandidate
+matmulCandidate(const MatmulTiles &t, seeds::MatmulConfig config,
+                const std::string &input, const std::string &output,
+                std::vector<std::pair<std::string, int64_t>> constexprs) {
+  BenchCandidate c;
+  c.label = std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
+            std::to_string(t.bk) + " w" + std::to_string(t.warps) + " s" +
+            std::to_string(t.stages);
+  c.numWarps = t.warps;
+  c.numStages = t.stages;
+  c.constexprs = std::move(constexprs);
+  c.blockM = t.bm;
+  c.blockN = t.bn;
+  config.blockM = t.bm;
+  config.blockN = t.bn;
+  config.blockK = t.bk;
+  config.rowStrideDivisibility = 16;
+  c.build = TK_KERNEL_BUILDER([config, input, output](mlir::MLIRContext *ctx) {
+    return seeds::buildMatmul(ctx, typeOf(ctx, input), typeOf(ctx, output),
+                              config);
+  });
+  return c;
+}
+
 /// The seed matmul for row-major operands with each of `tiles`: unit inner
 /// strides folded in and row strides declared multiples of 16 elements
 /// (what Triton's launcher does by itself for strides of 1 and multiples of
@@ -134,27 +161,10 @@ BenchFigure matmul(const std::string &dtype, int64_t m, int64_t n, int64_t k,
                      dtype,
                      {m, n, k},
                      {}};
-  for (const MatmulTiles &t : tiles) {
-    BenchCandidate c;
-    c.label = std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
-              std::to_string(t.bk) + " w" + std::to_string(t.warps) + " s" +
-              std::to_string(t.stages);
-    c.numWarps = t.warps;
-    c.numStages = t.stages;
-    c.constexprs = {{"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
-    c.blockM = t.bm;
-    c.blockN = t.bn;
-    c.build = TK_KERNEL_BUILDER([t, dtype](mlir::MLIRContext *ctx) {
-      seeds::MatmulConfig config;
-      config.blockM = t.bm;
-      config.blockN = t.bn;
-      config.blockK = t.bk;
-      config.rowStrideDivisibility = 16;
-      mlir::Type type = typeOf(ctx, dtype);
-      return seeds::buildMatmul(ctx, type, type, config);
-    });
-    figure.candidates.push_back(std::move(c));
-  }
+  for (const MatmulTiles &t : tiles)
+    figure.candidates.push_back(matmulCandidate(
+        t, seeds::MatmulConfig(), dtype, dtype,
+        {{"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}}));
   return figure;
 }
 
@@ -171,29 +181,13 @@ BenchFigure scaledMatmul(seeds::MatmulScales scales, int64_t m, int64_t n,
       "f8e4m3",
       {m, n, k},
       {}};
-  for (const MatmulTiles &t : tiles) {
-    BenchCandidate c;
-    c.label = std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
-              std::to_string(t.bk) + " w" + std::to_string(t.warps) + " s" +
-              std::to_string(t.stages);
-    c.numWarps = t.warps;
-    c.numStages = t.stages;
-    c.constexprs = {{"stride_ak", 1}, {"stride_bk", 1}, {"stride_cn", 1}};
-    c.blockM = t.bm;
-    c.blockN = t.bn;
-    c.build = TK_KERNEL_BUILDER([t, scales](mlir::MLIRContext *ctx) {
-      seeds::MatmulConfig config;
-      config.blockM = t.bm;
-      config.blockN = t.bn;
-      config.blockK = t.bk;
-      config.rowStrideDivisibility = 16;
-      config.kMajorB = true;
-      config.scales = scales;
-      return seeds::buildMatmul(ctx, typeOf(ctx, "f8e4m3"),
-                                mlir::BFloat16Type::get(ctx), config);
-    });
-    figure.candidates.push_back(std::move(c));
-  }
+  seeds::MatmulConfig config;
+  config.kMajorB = true;
+  config.scales = scales;
+  for (const MatmulTiles &t : tiles)
+    figure.candidates.push_back(matmulCandidate(
+        t, config, "f8e4m3", "bf16",
+        {{"stride_ak", 1}, {"stride_bk", 1}, {"stride_cn", 1}}));
   return figure;
 }
 

@@ -31,9 +31,10 @@ def triton_softmax(out_ptr, in_ptr, in_stride, out_stride, n_cols,
 
 
 @triton.jit
-def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
-                  stride_cm, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr, GROUP: tl.constexpr):
+def grouped_tile(M, N, BM: tl.constexpr, BN: tl.constexpr,
+                 GROUP: tl.constexpr):
+    """This program's tile of c, GROUP rows of tiles walked column by
+    column (tk's seed matmul's order)."""
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BM)
     tiles_n = tl.cdiv(N, BN)
@@ -42,6 +43,14 @@ def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
     size_m = min(tiles_m - first_m, GROUP)
     pid_m = first_m + ((pid % (GROUP * tiles_n)) % size_m)
     pid_n = (pid % (GROUP * tiles_n)) // size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
+                  stride_cm, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr, GROUP: tl.constexpr):
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP)
     rm = (pid_m * BM + tl.arange(0, BM)) % M
     rn = (pid_n * BN + tl.arange(0, BN)) % N
     rk = tl.arange(0, BK)
@@ -69,14 +78,7 @@ def triton_scaled_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn,
     b stored as N rows of K, c = a b scale_a scale_b, the scales f32
     tensors as torch._scaled_mm takes them: one element each, or with
     ROW_SCALES M (a's rows) and N (b's columns)."""
-    pid = tl.program_id(0)
-    tiles_m = tl.cdiv(M, BM)
-    tiles_n = tl.cdiv(N, BN)
-    group = pid // (GROUP * tiles_n)
-    first_m = group * GROUP
-    size_m = min(tiles_m - first_m, GROUP)
-    pid_m = first_m + ((pid % (GROUP * tiles_n)) % size_m)
-    pid_n = (pid % (GROUP * tiles_n)) // size_m
+    pid_m, pid_n = grouped_tile(M, N, BM, BN, GROUP)
     rm = (pid_m * BM + tl.arange(0, BM)) % M
     rn = (pid_n * BN + tl.arange(0, BN)) % N
     rk = tl.arange(0, BK)

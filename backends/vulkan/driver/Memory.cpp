@@ -239,15 +239,17 @@ tk_status stagedCopy(DeviceState &state, bool toDevice,
   return TK_SUCCESS;
 }
 
-} // namespace
-
-tk_status detail::createArgumentBuffer(DeviceState &state, Allocation &out,
-                                       uint64_t &address, std::string &error) {
+/// A buffer of `bytes` that kernels reach by its device `address`:
+/// DEVICE_LOCAL where there is such memory, any memory type otherwise.
+/// `role` follows the device's name in an error ("" for a tk allocation).
+tk_status createAddressedBuffer(DeviceState &state, VkDeviceSize bytes,
+                                bool map, const char *role, Allocation &out,
+                                uint64_t &address, std::string &error) {
   Allocation allocation;
   if (tk_status status = createAllocation(
-          state, kArgumentBufferBytes, kBufferUsage,
-          {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VkMemoryPropertyFlags(0)},
-          /*map=*/false, allocation, error))
+          state, bytes, kBufferUsage,
+          {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VkMemoryPropertyFlags(0)}, map,
+          allocation, error))
     return status;
   VkBufferDeviceAddressInfo addressInfo = {};
   addressInfo.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
@@ -256,11 +258,19 @@ tk_status detail::createArgumentBuffer(DeviceState &state, Allocation &out,
   if (address == 0) {
     releaseAllocation(state, allocation);
     error = "tk-vulkan: vkGetBufferDeviceAddress returned 0 on " +
-            state.info.name + " (an argument buffer)";
+            state.info.name + role;
     return TK_ERROR_DEVICE;
   }
   out = allocation;
   return TK_SUCCESS;
+}
+
+} // namespace
+
+tk_status detail::createArgumentBuffer(DeviceState &state, Allocation &out,
+                                       uint64_t &address, std::string &error) {
+  return createAddressedBuffer(state, kArgumentBufferBytes, /*map=*/false,
+                               " (an argument buffer)", out, address, error);
 }
 
 //===--- Memory -----------------------------------------------------------===//
@@ -283,23 +293,11 @@ tk_status allocateMemory(int32_t device, size_t bytes, void **out,
     return TK_ERROR_OUT_OF_MEMORY;
   }
   Allocation allocation;
-  // DEVICE_LOCAL where there is such memory; any memory type otherwise.
-  if (tk_status status = createAllocation(
-          state, bytes, kBufferUsage,
-          {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, VkMemoryPropertyFlags(0)},
-          /*map=*/!state.forceStaging, allocation, error))
+  uint64_t address = 0;
+  if (tk_status status =
+          createAddressedBuffer(state, bytes, /*map=*/!state.forceStaging, "",
+                                allocation, address, error))
     return status;
-  VkBufferDeviceAddressInfo addressInfo = {};
-  addressInfo.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
-  addressInfo.buffer = allocation.buffer;
-  uint64_t address =
-      state.api.vkGetBufferDeviceAddress(state.device, &addressInfo);
-  if (address == 0) {
-    releaseAllocation(state, allocation);
-    error =
-        "tk-vulkan: vkGetBufferDeviceAddress returned 0 on " + state.info.name;
-    return TK_ERROR_DEVICE;
-  }
   bool inserted;
   {
     std::lock_guard<std::mutex> lock(state.allocationMutex);
