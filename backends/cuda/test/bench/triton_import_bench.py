@@ -18,7 +18,8 @@ and 128, and the fused-attention tutorial's descriptor form at both (made
 in the kernel, and passed from the host); the
 matmul configurations Triton's matmul tutorial autotunes over, in f16 and
 bf16 at 4096^3, and the tutorial's own kernel (tl.assume, the fused
-activation) at three of them (--only picks a family). Integer arguments equal to 1 are
+activation) at three of them and on fp8 e4m3 at the tutorial's eight fp8
+configurations (b transposed, as it runs them; --only picks a family). Integer arguments equal to 1 are
 specialised away by Triton and so are never passed here.
 
     bash .device/run.sh python3 backends/cuda/test/bench/triton_import_bench.py --out $OUT
@@ -279,6 +280,29 @@ class Bench:
             {"num_warps": warps, "num_stages": stages},
             2.0 * M * N * K, "TFLOP/s")
 
+    def tutorial_matmul_fp8(self, bm, bn, bk, warps, stages):
+        """The same kernel on fp8 e4m3 inputs as the tutorial runs it: b
+        passed transposed (a view of N rows of K), no activation, an f16
+        result, 4096^3. Checked against the f32 product of the fp8 values
+        within f32's bound for the sums (the tensor cores' accumulation)."""
+        M = N = K = 4096
+        fp8 = torch.float8_e4m3fn
+        a = torch.randn(M, K, device="cuda").to(fp8)
+        b = torch.randn(N, K, device="cuda").to(fp8).T
+        want = (a.float() @ b.float()).half()
+        bound = 2 * K * 2.0 ** -23 * (a.float().abs() @ b.float().abs())
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+        return self.figure(
+            f"tutorial_matmul f8e4m3 {M}^3 {bm}x{bn}x{bk} w{warps} s{stages}",
+            make_corpus.tutorial_matmul, grid,
+            [a, b, None, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+             b.stride(1), N, 1], {2},
+            [want], {"rtol": 2.0 ** -10, "bound": bound},
+            {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk,
+             "GROUP_SIZE_M": 8, "ACTIVATION": ""},
+            {"num_warps": warps, "num_stages": stages},
+            2.0 * M * N * K, "TFLOP/s")
+
     def descriptor_attention(self, heads, ctx, dim, block_m, block_n, warps,
                              stages, host=False):
         """The fused-attention tutorial's forward in its tensor-descriptor
@@ -368,6 +392,14 @@ def main():
         ("tutorial_matmul", lambda: bench.tutorial_matmul(128, 128, 32, 4, 4)),
         ("tutorial_matmul", lambda: bench.tutorial_matmul(64, 64, 32, 4, 3)),
     ]
+    # The fp8 configurations Triton's matmul tutorial autotunes over on CUDA
+    # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages; GROUP_M 8).
+    for c in [(128, 256, 128, 8, 3), (256, 128, 128, 8, 3),
+              (256, 64, 128, 4, 4), (64, 256, 128, 4, 4),
+              (128, 128, 128, 4, 4), (128, 64, 64, 4, 4),
+              (64, 128, 64, 4, 4), (128, 32, 64, 4, 4)]:
+        cases.append(("tutorial_matmul_fp8",
+                      lambda c=c: bench.tutorial_matmul_fp8(*c)))
     # The f16 configurations Triton's matmul tutorial (03-matrix-
     # multiplication) autotunes over on CUDA: BLOCK_M, BLOCK_N, BLOCK_K,
     # num_warps, num_stages; GROUP_M 8. In f16 and bf16.
