@@ -210,8 +210,7 @@ namespace {
 /// matmuls return (an fp8 result's tolerance would pass a corrupted
 /// element near the -7 of c's padding), else the operands'.
 DType kMajorOutput(DType dtype) {
-  return dtype == DType::F8E4M3 || dtype == DType::F8E5M2 ? DType::F16
-                                                          : dtype;
+  return dtype == DType::F8E4M3 || dtype == DType::F8E5M2 ? DType::F16 : dtype;
 }
 
 } // namespace
