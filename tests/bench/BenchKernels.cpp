@@ -139,14 +139,17 @@ matmulCandidate(const MatmulTiles &t, seeds::MatmulConfig config,
   c.constexprs = std::move(constexprs);
   c.blockM = t.bm;
   c.blockN = t.bn;
-  config.blockM = t.bm;
-  config.blockN = t.bn;
-  config.blockK = t.bk;
-  config.rowStrideDivisibility = 16;
-  c.build = TK_KERNEL_BUILDER([config, input, output](mlir::MLIRContext *ctx) {
-    return seeds::buildMatmul(ctx, typeOf(ctx, input), typeOf(ctx, output),
-                              config);
-  });
+  // Configured inside the builder, which a run-only build leaves out.
+  c.build =
+      TK_KERNEL_BUILDER([t, config, input, output](mlir::MLIRContext *ctx) {
+        seeds::MatmulConfig tiled = config;
+        tiled.blockM = t.bm;
+        tiled.blockN = t.bn;
+        tiled.blockK = t.bk;
+        tiled.rowStrideDivisibility = 16;
+        return seeds::buildMatmul(ctx, typeOf(ctx, input), typeOf(ctx, output),
+                                  tiled);
+      });
   return c;
 }
 
