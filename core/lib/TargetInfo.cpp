@@ -453,6 +453,7 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
             .Case("warp-size", &info->warpSize)
             .Case("max-threads", &info->maxThreadsPerBlock)
             .Case("registers", &info->registersPerCU)
+            .Case("thread-registers", &info->registersPerThread)
             .Case("shared-memory", &info->sharedMemoryPerBlock)
             .Case("shared-memory-banks", &info->sharedMemoryBanks)
             .Case("vector-bytes", &info->maxVectorLoadBytes)
@@ -460,7 +461,8 @@ std::optional<TargetInfo> TargetInfo::parse(llvm::StringRef spec,
             .Default(nullptr);
     if (!field) {
       error = "unknown target override '" + key.str() +
-              "'; known: warp-size, max-threads, registers, shared-memory, "
+              "'; known: warp-size, max-threads, registers, "
+              "thread-registers, shared-memory, "
               "shared-memory-banks, vector-bytes, workgroup-vector-bytes, "
               "intrinsics";
       return std::nullopt;

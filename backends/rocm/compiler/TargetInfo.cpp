@@ -42,6 +42,8 @@ TargetInfo cdna(llvm::StringRef name) {
   info.maxThreadsPerBlock = 1024;
   // 4 SIMDs x 512 VGPRs x 64 lanes (AGPRs not counted).
   info.registersPerCU = 131072;
+  // A wave's 512: 256 VGPRs and 256 AGPRs, which hold MFMA accumulators.
+  info.registersPerThread = 512;
   // 64 KiB of LDS a workgroup, 32 banks of 4 bytes.
   info.sharedMemoryPerBlock = 65536;
   info.sharedMemoryBanks = 32;
@@ -115,6 +117,8 @@ TargetInfo rdna3() {
   info.maxThreadsPerBlock = 1024;
   // 2 SIMDs x 1536 VGPRs x 32 lanes in wave32.
   info.registersPerCU = 98304;
+  // A wave32's VGPRs.
+  info.registersPerThread = 256;
   info.sharedMemoryPerBlock = 65536;
   info.sharedMemoryBanks = 32;
   info.sharedMemoryBankBytes = 4;

@@ -209,8 +209,8 @@ private:
 /// How `op` uses workgroup memory: the bytes (and slot) and whether it
 /// reads or writes them. An op with its own scratch (`tkw.scratch`) writes
 /// it and reads it back; a copy into a ring writes its slot (when the copy
-/// completes, which a tkw.async_wait before the barrier ensures), and a
-/// read of a ring reads its slot.
+/// completes, which a tkw.async_wait before the barrier ensures), as a
+/// store into one does, and a read of a ring reads its slot.
 struct Access {
   Use use;
   bool reads = false, writes = false;
@@ -224,6 +224,10 @@ std::optional<Access> getAccess(Operation *op) {
   if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
     owner = copy.getRing().getDefiningOp();
     access.use.slot = copy.getSlot();
+    access.reads = false;
+  } else if (auto write = dyn_cast<LocalStoreOp>(op)) {
+    owner = write.getRing().getDefiningOp();
+    access.use.slot = write.getSlot();
     access.reads = false;
   } else if (auto read = dyn_cast<LocalLoadOp>(op)) {
     owner = read.getRing().getDefiningOp();

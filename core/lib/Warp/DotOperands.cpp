@@ -14,6 +14,9 @@
 #include "tk/core/WarpDialect.h"
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -337,6 +340,65 @@ int64_t tk::getThreadRegisters(const LinearLayout &layout,
   return llvm::divideCeil(layout.getInDimSize(kRegisterDim) * elementBits, 32);
 }
 
+int64_t tk::estimateLoopTileRegisters(scf::ForOp loop) {
+  // A float tile a thread holds one register (or half of one) an element
+  // of: not a splat or a constant (one value), nor a broadcast or a
+  // reshape of a tile already counted.
+  auto registersOf = [](Value value) -> int64_t {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    auto layout =
+        type ? dyn_cast_or_null<warp::LinearLayoutAttr>(warp::getLayout(type))
+             : nullptr;
+    if (!layout || !isa<FloatType>(type.getElementType()))
+      return 0;
+    if (Operation *op = value.getDefiningOp())
+      if (isa<SplatOp, BroadcastOp, ExpandDimsOp, arith::ConstantOp>(op))
+        return 0;
+    return getThreadRegisters(layout.getLinearLayout(),
+                              type.getElementType().getIntOrFloatBitWidth());
+  };
+  Block &body = *loop.getBody();
+  llvm::DenseMap<Operation *, int64_t> points;
+  for (auto [point, op] : llvm::enumerate(body))
+    points[&op] = int64_t(point);
+  int64_t end = int64_t(points.size());
+  // What the body reads from outside is held on every trip.
+  int64_t throughout = 0;
+  llvm::DenseSet<Value> outside;
+  body.walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (!loop->isAncestor(operand.getParentBlock()->getParentOp()) &&
+          outside.insert(operand).second)
+        throughout += registersOf(operand);
+  });
+  // The rest from where it is defined (an iteration argument: the trip's
+  // start) to its last use in the body (a yielded value: the trip's end).
+  std::vector<int64_t> starts(end, 0), stops(end, 0);
+  auto hold = [&](Value value, int64_t first) {
+    int64_t registers = registersOf(value);
+    if (!registers)
+      return;
+    int64_t last = first;
+    for (Operation *user : value.getUsers())
+      if (Operation *at = body.findAncestorOpInBlock(*user))
+        last = std::max(last, points[at]);
+    starts[first] += registers;
+    stops[last] += registers;
+  };
+  for (BlockArgument arg : body.getArguments())
+    hold(arg, 0);
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      hold(result, points[&op]);
+  int64_t held = 0, most = 0;
+  for (int64_t point = 0; point < end; ++point) {
+    held += starts[point];
+    most = std::max(most, held);
+    held -= stops[point];
+  }
+  return throughout + most;
+}
+
 llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
                                                    const TargetInfo *target) {
   auto layoutOf = [](Type type) -> const LinearLayout * {
@@ -451,6 +513,18 @@ llvm::Expected<DotOperandPlan> tk::planDotOperands(DotOp dot,
     if (!layout)
       return layout.takeError();
     plan.fragments[opIdx] = std::move(*layout);
+    // A ring of one slot holds an operand written once, before the loop
+    // (tk-dot-operand-layouts' staging): the dot reads its fragments there
+    // one k step at a time, so that a thread holds one step's, not the
+    // whole operand's. (Pipelined rings keep their reads whole.)
+    warp::LocalLoadOp load = getSlotRead(opIdx == 0 ? dot.getA() : dot.getB());
+    if (load && load.getOffsets().empty() &&
+        load.getRing().getType().getSlots() == 1 &&
+        *operands[opIdx] == plan.fragments[opIdx] &&
+        load.getResult() == (opIdx == 0 ? dot.getA() : dot.getB())) {
+      plan.inPlace[opIdx] = true;
+      continue;
+    }
     if (llvm::Error error =
             planShared(opIdx, /*readersFirst=*/!target->transposingMatrixLoads))
       return error;

@@ -150,6 +150,15 @@ LogicalResult AsyncCopyOp::verify() {
   return success();
 }
 
+LogicalResult LocalStoreOp::verify() {
+  auto tile = cast<RankedTensorType>(getValue().getType());
+  RingType ring = getRing().getType();
+  if (tile.getElementType() != ring.getElementType())
+    return emitOpError() << "writes " << tile.getElementType()
+                         << " into slots of " << ring.getElementType();
+  return verifySlotShape(*this, "a tile", tile, ring);
+}
+
 LogicalResult LocalLoadOp::verify() {
   auto tile = cast<RankedTensorType>(getType());
   RingType ring = getRing().getType();

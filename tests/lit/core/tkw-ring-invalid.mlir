@@ -82,3 +82,23 @@ tk.func @nvmma_atom_wider_than_slot() {
   %r = tkw.local_alloc : !tkw.ring<2, [64, 32], f16, #tkw.nvmma<swizzle = 128, order = [1, 0]>>
   tk.return
 }
+
+// -----
+
+tk.func @store_type(%v: f32, %s: i32) {
+  %t = tk.splat %v : f32 -> tensor<64x32xf32>
+  %r = tkw.local_alloc : !tkw.ring<1, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  // expected-error @+1 {{writes 'f32' into slots of 'f16'}}
+  tkw.local_store %t into %r[%s] : tensor<64x32xf32>, !tkw.ring<1, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  tk.return
+}
+
+// -----
+
+tk.func @store_shape(%v: f16, %s: i32) {
+  %t = tk.splat %v : f16 -> tensor<32x32xf16>
+  %r = tkw.local_alloc : !tkw.ring<1, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  // expected-error @+1 {{a tile of shape [32, 32] does not match the slots' [64, 32]}}
+  tkw.local_store %t into %r[%s] : tensor<32x32xf16>, !tkw.ring<1, [64, 32], f16, #tkw.swizzled<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  tk.return
+}

@@ -20,6 +20,10 @@
 #include <array>
 #include <optional>
 
+namespace mlir::scf {
+class ForOp;
+} // namespace mlir::scf
+
 namespace tk {
 class DotOp;
 namespace warp {
@@ -50,6 +54,15 @@ inline constexpr int64_t kFmaDotRegisters = 256;
 /// The 32-bit registers a thread holds of a tile of `elementBits`-bit
 /// elements in `layout`.
 int64_t getThreadRegisters(const LinearLayout &layout, int64_t elementBits);
+
+/// About the most 32-bit registers the float tiles of `loop` take in a
+/// thread at one point of its body: a tile it reads from outside on every
+/// trip, an iteration argument from the trip's start and a tile the body
+/// computes from there, each to its last use in the body. Splats,
+/// constants and broadcasts count nothing (the backend keeps one value or
+/// the source's), nor do integer, pointer and mask tiles: indices and
+/// addresses a backend derives from a base and the lane's position.
+int64_t estimateLoopTileRegisters(mlir::scf::ForOp loop);
 
 /// The columns of one block of operand `opIdx` (a: k, b: n) of an opaque
 /// intrinsic in the dot's workgroup memory (columnBlockedSharedLayout): a
@@ -118,7 +131,9 @@ struct DotOperandPlan {
   int64_t width = 0;
   /// Per operand of a warpgroup intrinsic: a whole slot of a ring already
   /// in the descriptor's layout (a tkw.local_load of it), which the dot
-  /// reads where it lies; it takes no scratch.
+  /// reads where it lies; it takes no scratch. Per operand of a warp
+  /// intrinsic: the slot of a ring of one slot read in the operand's
+  /// fragments, which the dot reads one k step at a time.
   std::array<bool, 2> inPlace = {false, false};
 };
 

@@ -186,6 +186,10 @@ struct TargetInfo {
   int64_t maxThreadsPerBlock = 1;
   /// 32-bit registers of a compute unit (SM, CU, Xe-core).
   int64_t registersPerCU = 0;
+  /// The most 32-bit registers one thread may hold (0: not known). Where a
+  /// loop's tiles would take more, tk-dot-operand-layouts keeps an operand
+  /// the loop does not change in workgroup memory instead of in registers.
+  int64_t registersPerThread = 0;
   /// Bytes of shared (local) memory a workgroup may use.
   int64_t sharedMemoryPerBlock = 0;
   /// The LLVM address space of kernel pointers to global memory: 0 where
@@ -228,11 +232,11 @@ struct TargetInfo {
 
   /// Parses `name[:key=value]...`: a registered preset's name or alias
   /// (registerTargetPreset) and overrides of warp-size, max-threads,
-  /// registers, shared-memory, shared-memory-banks, vector-bytes,
-  /// workgroup-vector-bytes, and `intrinsics=KEY[,KEY...]` (or `none`),
-  /// which keeps of the preset's intrinsics those named, in the preset's
-  /// order (a device lists the ones it has). On failure
-  /// returns nothing and says why in `error` (naming the known presets).
+  /// registers, thread-registers, shared-memory, shared-memory-banks,
+  /// vector-bytes, workgroup-vector-bytes, and `intrinsics=KEY[,KEY...]` (or
+  /// `none`), which keeps of the preset's intrinsics those named, in the
+  /// preset's order (a device lists the ones it has). On failure returns
+  /// nothing and says why in `error` (naming the known presets).
   static std::optional<TargetInfo> parse(llvm::StringRef spec,
                                          std::string &error);
 

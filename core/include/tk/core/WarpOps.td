@@ -98,6 +98,28 @@ def Tkw_AsyncWaitOp : Tkw_Op<"async_wait"> {
   let assemblyFormat = "`pending` `=` $pending attr-dict";
 }
 
+def Tkw_LocalStoreOp : Tkw_Op<"local_store"> {
+  let summary = "write a tile from registers into a slot";
+  let description = [{
+    Each element of `value` is written into slot `slot` (i32) of `ring`,
+    where the slot's layout puts it, by the first thread that holds it.
+    tk-dot-operand-layouts writes so, before a loop, a dot operand the loop
+    does not change and whose fragments the loop's registers cannot hold
+    besides its other tiles; the dot reads it back each trip with
+    `tkw.local_load`. `tk-insert-barriers` orders the write and the reads.
+    ```mlir
+    tkw.local_store %q into %ring[%slot]
+        : tensor<128x64xf16, #linear>, !tkw.ring<1, [128, 64], f16, #sw>
+    ```
+  }];
+  let arguments = (ins Tkw_Tile:$value, Tkw_RingType:$ring, I32:$slot);
+  let assemblyFormat = [{
+    $value `into` $ring `[` $slot `]` attr-dict `:` type($value) `,`
+    type($ring)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tkw_LocalLoadOp : Tkw_Op<"local_load"> {
   let summary = "read a slot of a ring, or a block of one, into registers";
   let description = [{

@@ -110,6 +110,22 @@ public:
                                 base, thread, vectorBytes);
   }
 
+  /// Reads the fragments from the slot that starts at element `base` of
+  /// `buffer`, laid out by `slot`, where a tkw.local_load the dot reads in
+  /// place (DotOperandPlan::inPlace) left them.
+  LogicalResult readInPlace(OpBuilder &b, Location loc, tk::DotOp op,
+                            Value buffer, Value base, const LinearLayout &slot,
+                            const ThreadPosition &thread) {
+    FailureOr<SharedTileReader> tileReader =
+        SharedTileReader::create(b, loc, op, buffer, base, fragments, slot,
+                                 fragmentRegisters, unit, thread,
+                                 /*origin=*/{}, vectorBytes);
+    if (failed(tileReader))
+      return failure();
+    reader.emplace(std::move(*tileReader));
+    return success();
+  }
+
   /// The values of `registers` of the fragment layout.
   SmallVector<Value> read(OpBuilder &b, Location loc,
                           ArrayRef<int32_t> registers) const {
@@ -369,6 +385,28 @@ private:
                       vectorBytes())};
     bool throughMemory = false;
     for (unsigned opIdx : {0u, 1u}) {
+      if (plan->inPlace[opIdx]) {
+        warp::LocalLoadOp load =
+            getSlotRead(opIdx == 0 ? op.getA() : op.getB());
+        warp::RingType ring = load.getRing().getType();
+        Value start = rewriter.getRemappedValue(load.getRing());
+        Value slot = rewriter.getRemappedValue(load.getSlot());
+        llvm::Expected<LinearLayout> slotLayout = ring.getSlotLayout();
+        Value buffer =
+            getScratchBuffer(rewriter, loc, op, ring.getElementType());
+        if (!slotLayout)
+          return op.emitOpError("tk-convert-registers-to-simt: ")
+                 << llvm::toString(slotLayout.takeError());
+        if (!start || !slot || !buffer)
+          return op.emitOpError("tk-convert-registers-to-simt: a ring read "
+                                "in place without its converted slot");
+        if (failed(readers[opIdx].readInPlace(
+                rewriter, loc, op, buffer,
+                getSlotBase(rewriter, loc, ring, start, slot), *slotLayout,
+                thread)))
+          return failure();
+        continue;
+      }
       if (!plan->shared[opIdx])
         continue;
       Value operand = opIdx == 0 ? op.getA() : op.getB();

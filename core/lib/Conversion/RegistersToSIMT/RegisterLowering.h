@@ -409,7 +409,7 @@ void populateRingPatterns(RegisterTypeConverter &converter,
                           mlir::RewritePatternSet &patterns,
                           std::shared_ptr<const AsyncCopyUnit> asyncCopy,
                           std::shared_ptr<const MatrixUnit> matrixUnit,
-                          const AsyncCopyRuns &runs);
+                          const AsyncCopyRuns &runs, int64_t vectorBytes);
 /// tk.dot: multiply-adds in each thread, or the intrinsic the dot records
 /// through `matrixUnit` (may be null: such dots then fail to convert).
 /// A tk.dot whose intrinsic is a warpgroup's (wgmma), planned by `plan`:

@@ -648,7 +648,8 @@ struct ConvertRegistersToSIMT
     populateCooperativeMatrixPatterns(converter, patterns, shared);
     populateDotPatterns(converter, patterns, matrix, shared);
     AsyncCopyRuns runs = getAsyncCopyRuns(module);
-    populateRingPatterns(converter, patterns, copies, matrix, runs);
+    populateRingPatterns(converter, patterns, copies, matrix, runs,
+                         info->workgroupVectorBytes);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<tk::TkDialect, warp::TkwDialect>();

@@ -4,8 +4,9 @@
 // first slot starts (an i32; tk-allocate-shared-memory placed it). Each
 // thread copies the runs of its registers of a pointer tile into a slot
 // with the backend's AsyncCopyUnit (cp.async), a masked-off run as zeros
-// and a run partly masked element by element,
-// and reads a slot back into registers as SharedTileReader reads any tile.
+// and a run partly masked element by element, or writes a tile from its
+// registers (tkw.local_store), and reads a slot back into registers as
+// SharedTileReader reads any tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,11 +217,47 @@ template <typename Op> struct AsyncGroupLowering : OpConversionPattern<Op> {
   std::shared_ptr<const AsyncCopyUnit> unit;
 };
 
+/// Each element the thread holds first, into the slot where its layout
+/// puts it, in vectors where both layouts keep registers consecutive.
+struct LocalStoreLowering : OpConversionPattern<warp::LocalStoreOp> {
+  LocalStoreLowering(const TypeConverter &converter, MLIRContext *context,
+                     int64_t vectorBytes)
+      : OpConversionPattern(converter, context), vectorBytes(vectorBytes) {}
+
+  LogicalResult
+  matchAndRewrite(warp::LocalStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const LinearLayout *layout = getLinearLayout(op.getValue().getType());
+    warp::RingType ring = op.getRing().getType();
+    FailureOr<LinearLayout> slot = getSlotLayout(op, ring);
+    if (!layout || failed(slot))
+      return rewriter.notifyMatchFailure(op, "a tile without a layout");
+    Location loc = op.getLoc();
+    Value buffer = getScratchBuffer(rewriter, loc, op, ring.getElementType());
+    if (!buffer)
+      return op.emitOpError("tk-convert-registers-to-simt: no scratch "
+                            "buffer for the ring");
+    auto converter = getTypeConverter<RegisterTypeConverter>();
+    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
+    Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
+                             adaptor.getSlot().front());
+    if (failed(writeTileToWorkgroup(rewriter, loc, op, adaptor.getValue(),
+                                    *layout, *slot, buffer, base, thread,
+                                    vectorBytes)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  int64_t vectorBytes;
+};
+
 struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
   LocalLoadLowering(const TypeConverter &converter, MLIRContext *context,
-                    std::shared_ptr<const MatrixUnit> matrixUnit)
+                    std::shared_ptr<const MatrixUnit> matrixUnit,
+                    int64_t vectorBytes)
       : OpConversionPattern(converter, context),
-        matrixUnit(std::move(matrixUnit)) {}
+        matrixUnit(std::move(matrixUnit)), vectorBytes(vectorBytes) {}
 
   LogicalResult
   matchAndRewrite(warp::LocalLoadOp op, OneToNOpAdaptor adaptor,
@@ -257,7 +294,7 @@ struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
         continue;
       FailureOr<SharedTileReader> attempt = SharedTileReader::create(
           rewriter, loc, op, buffer, base, *layout, *slot, matrices,
-          matrixUnit.get(), thread, op.getOffsets());
+          matrixUnit.get(), thread, op.getOffsets(), vectorBytes);
       if (failed(attempt))
         return failure();
       reader.emplace(std::move(*attempt));
@@ -281,6 +318,7 @@ struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
   }
 
   std::shared_ptr<const MatrixUnit> matrixUnit;
+  int64_t vectorBytes;
 };
 
 } // namespace
@@ -318,14 +356,16 @@ void populateRingPatterns(RegisterTypeConverter &converter,
                           RewritePatternSet &patterns,
                           std::shared_ptr<const AsyncCopyUnit> asyncCopy,
                           std::shared_ptr<const MatrixUnit> matrixUnit,
-                          const AsyncCopyRuns &runs) {
+                          const AsyncCopyRuns &runs, int64_t vectorBytes) {
   MLIRContext *context = patterns.getContext();
   patterns.add<LocalAllocLowering>(converter, context);
   patterns.add<AsyncCopyLowering>(converter, context, asyncCopy, runs);
   patterns.add<AsyncGroupLowering<warp::AsyncCommitOp>,
                AsyncGroupLowering<warp::AsyncWaitOp>>(converter, context,
                                                       asyncCopy);
-  patterns.add<LocalLoadLowering>(converter, context, std::move(matrixUnit));
+  patterns.add<LocalStoreLowering>(converter, context, vectorBytes);
+  patterns.add<LocalLoadLowering>(converter, context, std::move(matrixUnit),
+                                  vectorBytes);
 }
 
 } // namespace tk::simt
