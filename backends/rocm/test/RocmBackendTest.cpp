@@ -108,6 +108,36 @@ TEST(RocmCompiler, DotsRunOnTheMatrixInstructions) {
   }
 }
 
+// gfx1100 at head size 128 (lit/Inputs/attention-d128.tk): q is staged in
+// LDS (32 KiB beside the dots' 16) and nothing spills. On a device with 40
+// KiB of LDS the slot would not fit: the kernel compiles with q held in
+// registers instead, in the dots' 32 KiB, not UNSUPPORTED.
+TEST(RocmCompiler, StagedOperandsFallBackToRegistersWhereLdsIsShort) {
+  std::string text =
+      readFile(std::string(TK_ROCM_TEST_INPUTS) + "/attention-d128.tk");
+  auto build = [&](const std::string &overrides, tk::rocm::Package &package) {
+    tk::rocm::CompileInput input;
+    input.module = text.data();
+    input.size = text.size();
+    input.entry = "attention";
+    input.options.numWarps = 8;
+    std::string error;
+    EXPECT_EQ(tk::rocm::parseTarget("gfx1100", input.options.target, error),
+              TK_SUCCESS)
+        << error;
+    input.options.target.preset += overrides;
+    tk_status status = tk::rocm::compileToPackage(input, package, error);
+    EXPECT_EQ(status, TK_SUCCESS) << error;
+    return status;
+  };
+  tk::rocm::Package staged, held;
+  ASSERT_EQ(build("", staged), TK_SUCCESS);
+  EXPECT_EQ(staged.sharedMemoryBytes, 49152);
+  EXPECT_EQ(staged.scratchBytes, 0);
+  ASSERT_EQ(build(":shared-memory=40960", held), TK_SUCCESS);
+  EXPECT_EQ(held.sharedMemoryBytes, 32768);
+}
+
 TEST(RocmCompiler, ChecksFailOnAPackageThatLies) {
   tk::rocm::Package package =
       compileOrFail("vector_add.tk", "vector_add", "gfx942");

@@ -101,12 +101,12 @@ private:
 /// `deviceLimit` says whether it was the target's limit (workgroup memory,
 /// a thread's registers for a dot of multiply-adds) rather than a fault of
 /// the compiler.
-static LogicalResult lowerWithRegisters(ModuleOp module,
-                                        const tk::SIMTLowering &lowering,
-                                        const tk::StageDumpFn &dump,
-                                        std::string &refusal,
-                                        bool &deviceLimit) {
+static LogicalResult
+lowerWithRegisters(ModuleOp module, const tk::SIMTLowering &lowering,
+                   const tk::StageDumpFn &dump, bool stageOperands,
+                   std::string &refusal, bool &deviceLimit, bool &staged) {
   deviceLimit = false;
+  staged = false;
   OwningOpRef<ModuleOp> copy = module.clone();
   // The attempt's diagnostics are the refusal, not the compile's errors.
   ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &d) {
@@ -126,7 +126,10 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
             pm.addNestedPass<tk::FuncOp>(
                 tk::createTkAssignLinearLayouts(assign));
             pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
-            pm.addNestedPass<tk::FuncOp>(tk::createTkDotOperandLayouts());
+            tk::TkDotOperandLayoutsOptions operands;
+            operands.stageOperands = stageOperands;
+            pm.addNestedPass<tk::FuncOp>(
+                tk::createTkDotOperandLayouts(operands));
             // The operands' conversions may fold into their producers.
             pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
             tk::TkPipelineLoadsOptions pipelining;
@@ -143,6 +146,10 @@ static LogicalResult lowerWithRegisters(ModuleOp module,
     if (refusal.empty())
       refusal = "pass '" + failedPass + "' failed";
     deviceLimit = failedPass == "tk-allocate-shared-memory";
+    staged = copy->walk([](tk::warp::LocalStoreOp) {
+                   return WalkResult::interrupt();
+                 })
+                 .wasInterrupted();
     return failure();
   }
   if (std::optional<std::string> problem =
@@ -176,9 +183,19 @@ LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
                               const StageDumpFn &dump, std::string &error,
                               bool *refused) {
   std::string refusal;
-  bool deviceLimit = false;
-  if (failed(
-          lowerWithRegisters(module, lowering, dump, refusal, deviceLimit))) {
+  bool deviceLimit = false, staged = false;
+  LogicalResult lowered =
+      lowerWithRegisters(module, lowering, dump, /*stageOperands=*/true,
+                         refusal, deviceLimit, staged);
+  // Operands staged in workgroup memory that then does not fit: the kernel
+  // runs with them in registers instead (spilling where it must).
+  if (failed(lowered) && deviceLimit && staged) {
+    refusal.clear();
+    lowered = lowerWithRegisters(module, lowering, dump,
+                                 /*stageOperands=*/false, refusal, deviceLimit,
+                                 staged);
+  }
+  if (failed(lowered)) {
     error = "the register pipeline cannot lower the kernel: " + refusal;
     // Only the target's limits make a kernel unsupported there; any other
     // failure is the compiler's, and the conformance matrix counts it as

@@ -51,6 +51,8 @@ constexpr std::pair<int64_t, int64_t> kTileRegisterShare = {3, 4};
 
 struct DotOperandLayoutsPass
     : public tk::impl::TkDotOperandLayoutsBase<DotOperandLayoutsPass> {
+  using TkDotOperandLayoutsBase::TkDotOperandLayoutsBase;
+
   void runOnOperation() override {
     FuncOp func = getOperation();
     auto spec = func->getAttrOfType<StringAttr>(TkwDialect::kTargetAttrName);
@@ -103,7 +105,8 @@ struct DotOperandLayoutsPass
           continue;
         // (A warpgroup dot's a stays in registers: wgmma reads one it does
         // not hold there through a descriptor, planDotOperands' choice.)
-        if (!warpgroup && exceedsThreadRegisters(dot, opIdx, *layout, *info))
+        if (stageOperands && !warpgroup &&
+            exceedsThreadRegisters(dot, opIdx, *layout, *info))
           stageOperand(dot, opIdx, std::move(*layout), *info);
         else
           convertOperand(dot, opIdx, std::move(*layout));

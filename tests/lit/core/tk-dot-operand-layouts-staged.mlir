@@ -1,5 +1,6 @@
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-rdna3 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,REG
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-rdna3:thread-registers=96 num-warps=4" --tk-dot-operand-layouts | FileCheck %s --check-prefixes=CHECK,STAGED
+// RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-rdna3:thread-registers=96 num-warps=4" --tk-dot-operand-layouts="stage-operands=false" | FileCheck %s --check-prefixes=CHECK,REG
 // RUN: tk-opt %s --tk-assign-linear-layouts="target=amd-rdna3:thread-registers=96 num-warps=4" --tk-dot-operand-layouts --tk-remove-layout-conversions --tk-pipeline-loads --tk-allocate-shared-memory --tk-insert-barriers | FileCheck %s --check-prefix=BARRIERS
 //
 // An operand the loop around its dot does not change (attention's q) is
@@ -12,7 +13,9 @@
 // half-waves (32): 104, under 192. Where a thread has fewer
 // (thread-registers=96: over 72), a is written once before the loop into a
 // ring of one slot, and each trip reads it back in its fragments just
-// before the dot; the second loop reads the same slot.
+// before the dot; the second loop reads the same slot. stage-operands=false
+// (what the pipeline lowers with when the slot does not fit the device's
+// workgroup memory) keeps a in registers.
 // CHECK-LABEL: tk.func @loop_invariant_a
 // CHECK: %[[AV:.+]] = tk.load
 // REG-NEXT: %[[AC:.+]] = tkw.convert_layout %[[AV]]

@@ -162,7 +162,22 @@ def TkDotOperandLayouts : Pass<"tk-dot-operand-layouts", "::tk::FuncOp"> {
     along rows with the whole reduction dimension in each thread's
     registers and copies along columns (`b` the other way round), Triton's
     dot-operand layout of a blocked parent.
+
+    An operand a loop does not change stays in registers only where the
+    loop's tiles and its fragments take at most 3/4 of a thread's registers
+    (`TargetInfo::registersPerThread`, `tk::estimateLoopTileRegisters`).
+    Otherwise (RDNA3's WMMA holds each element of `a` in two lanes) it is
+    written into a ring of one slot before the loop (`tkw.local_store`),
+    and the dot reads its fragments there each trip, one k step at a time
+    (`tkw.local_load`, read in place). `stage-operands=false` keeps such
+    operands in registers: the pipeline lowers a kernel so when the slot
+    would not fit the device's workgroup memory.
   }];
+  let options = [
+    Option<"stageOperands", "stage-operands", "bool", /*default=*/"true",
+           "write an invariant operand whose fragments the loop's registers "
+           "cannot hold to workgroup memory before the loop">,
+  ];
   let dependentDialects = ["::tk::warp::TkwDialect"];
 }
 
