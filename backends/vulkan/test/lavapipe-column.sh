@@ -23,6 +23,12 @@ if [ "$lanes" = 16 ] && ! grep -qw avx512f /proc/cpuinfo; then
        "subgroups of 16; running subgroups of 4 (LP_NATIVE_VECTOR_WIDTH=128)"
   lanes=4 width=128
 fi
+# Lavapipe compiles each pipeline with LLVM, which is most of a column's
+# time on a machine whose Mesa shader cache is empty (CI's): without LLVM's
+# optimisation passes (GALLIVM_PERF=nopt) a cold column at 8 lanes took 272 s
+# instead of 362 (session 28). The cells are small: running unoptimised code
+# costs them less than optimising it.
+export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
 export LP_NATIVE_VECTOR_WIDTH=$width TK_BACKEND=vulkan TK_VULKAN_VALIDATION=1
 mkdir -p "$out"
 
