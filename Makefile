@@ -40,12 +40,14 @@ test-tsan: deps
 	bash tools/sanitizer-build.sh tsan $(BUILD)-tsan
 
 # The libFuzzer targets of tests/fuzz (clang-22, ASan+UBSan) in
-# $(BUILD)-san, seeded from $(BUILD), each for FUZZ_SECONDS (CI: 20);
+# $(BUILD)-san, seeded from $(BUILD), each for FUZZ_SECONDS (CI: 20), FUZZ_JOBS
+# at a time (default: the cores);
 # FUZZ_TARGETS narrows them. Findings land in $(BUILD)-san/fuzz/crashes/.
 FUZZ_SECONDS ?= 120
 FUZZ_TARGETS ?=
+FUZZ_JOBS ?= $(shell nproc)
 fuzz: build
-	bash tools/fuzz.sh $(BUILD) $(BUILD)-san $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	bash tools/fuzz.sh $(BUILD) $(BUILD)-san $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 # Every conformance column whole, with its validators: cpu (and against
 # guard pages), vulkan on lavapipe at subgroups of 8 and 16, cuda, rocm
