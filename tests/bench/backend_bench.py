@@ -97,9 +97,11 @@ class Worker:
         return buffer
 
     def time(self, kernel, grid, args):
-        self.occupancy = kernel.occupancy
         """The median of `reps` launches, each between two events, after
-        three unmeasured ones."""
+        three unmeasured ones; also (self.back_to_back) the mean of `reps`
+        launches queued back to back between one pair of events, where the
+        host's cost of a launch overlaps the device's work."""
+        self.occupancy = kernel.occupancy
         for _ in range(3):
             kernel.launch(grid, args, stream=self.stream)
         self.stream.synchronize()
@@ -111,6 +113,12 @@ class Worker:
             end.record(self.stream)
             end.synchronize()
             times.append(start.elapsed_ms(end))
+        start.record(self.stream)
+        for _ in range(self.reps):
+            kernel.launch(grid, args, stream=self.stream)
+        end.record(self.stream)
+        end.synchronize()
+        self.back_to_back = start.elapsed_ms(end) / self.reps
         return statistics.median(times)
 
     def vector_add(self):
@@ -138,7 +146,12 @@ class Worker:
         kernel = self.kernel("softmax")
         args = [x, out, tk.i32(cols), tk.i32(cols), tk.i32(cols)]
         kernel.launch((rows,), args, stream=self.stream, wait=True)
-        got = out.read()
+        self.check_softmax(data, out.read(), rows, cols)
+        return self.time(kernel, (rows,), args), 8 * rows * cols, \
+            f"f32 {rows}x{cols}"
+
+    @staticmethod
+    def check_softmax(data, got, rows, cols):
         for row in range(0, rows, 4099):
             v = floats(data, row * cols, cols)
             m = max(v)
@@ -147,7 +160,25 @@ class Worker:
             g = floats(got, row * cols, cols)
             for j in range(0, cols, 37):
                 close(g[j], e[j] / s, 1e-5, 1e-9, f"row {row} col {j}")
-        return self.time(kernel, (rows,), args), 8 * rows * cols, \
+
+    def persistent_softmax(self):
+        # softmax's rows and check, with as many programs as the device holds
+        # at once (occupancy x compute units), each taking rows p, p + grid,
+        # ...: what one-row programs cost against a loop over rows.
+        tk, rows, cols = self.tk, 32768, 1000
+        data, _ = pattern(rows * cols, 8.0, 4.0)
+        x = self.buffer(data)
+        out = self.device.buffer(4 * rows * cols)
+        kernel = self.kernel("persistent_softmax")
+        units = self.device.properties()["compute_units"]
+        if units <= 0:
+            raise WrongResult("persistent_softmax: the device reports no "
+                              "compute units to size its grid by")
+        grid = (min(rows, max(1, kernel.occupancy) * units),)
+        args = [x, out, tk.i32(cols), tk.i32(cols), tk.i32(rows), tk.i32(cols)]
+        kernel.launch(grid, args, stream=self.stream, wait=True)
+        self.check_softmax(data, out.read(), rows, cols)
+        return self.time(kernel, grid, args), 8 * rows * cols, \
             f"f32 {rows}x{cols}"
 
     def layernorm(self):
@@ -283,7 +314,7 @@ class Worker:
 
 
 KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose",
-                "matmul", "matmul_128", "attention"]
+                "matmul", "matmul_128", "attention", "persistent_softmax"]
 
 
 # tk-bench-kernels' matmul configurations, from a package whose entries are
@@ -307,9 +338,10 @@ def work(args):
                 ms, nbytes, shape = getattr(worker, name)()
             # Programs of the kernel one compute unit holds at once
             # (tk_kernel_occupancy).
-            result["kernels"][name] = {"ms": ms, "bytes": nbytes,
-                                       "shape": shape,
-                                       "occupancy": worker.occupancy}
+            result["kernels"][name] = {
+                "ms": ms, "ms_back_to_back": worker.back_to_back,
+                "bytes": nbytes, "shape": shape,
+                "occupancy": worker.occupancy}
         except (WrongResult, worker.tk.TkError) as error:
             result["kernels"][name] = {"error": str(error)}
     print(json.dumps(result))
@@ -383,10 +415,14 @@ def main():
                 continue
             medians = [r["ms"] for r in runs]
             ms = statistics.median(medians)
+            back_to_back = statistics.median(r["ms_back_to_back"]
+                                             for r in runs)
             figure["shape"] = runs[0]["shape"]
             figure["backends"][backend] = {
                 "ms": ms, unit: runs[0]["bytes"] / ms / 1e6,
                 "round_medians_ms": medians,
+                "ms_back_to_back": back_to_back,
+                unit + " back to back": runs[0]["bytes"] / back_to_back / 1e6,
                 "occupancy": runs[0].get("occupancy"),
                 "device": rounds[backend][0]["device"]}
         base = figure["backends"].get(first, {})
@@ -394,6 +430,8 @@ def main():
             other = figure["backends"].get(backend, {})
             if "ms" in base and "ms" in other:
                 figure[f"{backend}/{first}"] = base["ms"] / other["ms"]
+                figure[f"{backend}/{first} back to back"] = (
+                    base["ms_back_to_back"] / other["ms_back_to_back"])
         figures.append(figure)
         line = "  ".join(
             f"{b} {v[unit]:8.1f} {unit}" if "ms" in v else f"{b} ERROR"

@@ -6,12 +6,13 @@
 # vulkan:32-coopmat (VULKAN_TARGET to change) that
 # tests/bench/backend_bench.py times on both backends:
 #   - bench.tkpkg: the seed kernels (vector_add, softmax, layernorm,
-#     matrix_transpose, matmul, matmul_128) and tk-bench-kernels' attention
+#     matrix_transpose, matmul, matmul_128, persistent_softmax) and tk-bench-kernels' attention
 #     (64x64 w4 s3, entry attention_fwd);
 #   - tuned-<entry>.tkpkg, one a configuration: tk-bench-kernels' f16 4096³
 #     matmul configurations, renamed matmul_<BM>x<BN>x<BK>_w<W>_s<S>, with
 #     the constants it lists (unit strides, as cuda_bench.py compiles them); STAGES="1 2" adds the
-#     same configurations at those num_stages (an _s<S> of their own).
+#     same configurations at those num_stages (an _s<S> of their own);
+#     TUNED=0 makes none.
 # With CELLS=1 also the conformance cells for the Vulkan target (a few
 # minutes), which bench-run.sh runs as the vulkan column.
 #
@@ -49,12 +50,13 @@ read -r file warps stages <<<"$attention"
   --num-warps "$warps" --num-stages "$stages" "$sources/emit/$file:attention_fwd" >/dev/null
 "$bin/tk-compile" --package "$sources/seeds.tkpkg" --target cuda:sm_90a --target "$vulkan" \
   examples/kernels/vector_add.tk examples/kernels/softmax.tk examples/kernels/layernorm.tk \
-  examples/kernels/matrix_transpose.tk examples/kernels/matmul.tk "$sources/matmul_128.tk" >/dev/null
+  examples/kernels/matrix_transpose.tk examples/kernels/matmul.tk "$sources/matmul_128.tk" \
+  examples/kernels/persistent_softmax.tk >/dev/null
 cp "$sources/seeds.tkpkg" "$kit/gpu/bench.tkpkg"
 cp "$sources/attention.tkpkg" "$kit/gpu/attention.tkpkg"
 
 echo "kit: the matmul configurations"
-python3 -c "
+[ "${TUNED:-1}" = 0 ] || python3 -c "
 import json
 m = json.load(open('$sources/emit/manifest.json'))
 f = [f for f in m['figures'] if f['name'] == 'matmul f16 4096x4096x4096'][0]

@@ -52,7 +52,7 @@ bench() { # name, package, kernels
   tail -n 3 "$results/$1/bench.log"
 }
 bench seeds "$work/bench.tkpkg" \
-  "${KERNELS:-vector_add,softmax,layernorm,matrix_transpose,matmul,matmul_128}"
+  "${KERNELS:-vector_add,softmax,layernorm,matrix_transpose,matmul,matmul_128,persistent_softmax}"
 [ -n "${SKIP_ATTENTION:-}" ] || bench attention "$work/attention.tkpkg" attention
 for pkg in "$work"/tuned-*.tkpkg; do
   [ -f "$pkg" ] || continue
@@ -71,7 +71,7 @@ sys.path.insert(0, os.path.join(os.getcwd(), "capi", "python"))
 import tk
 device = tk.Device(0)
 seeds = ["vector_add", "softmax", "layernorm", "matrix_transpose", "matmul",
-         "matmul_128"]
+         "matmul_128", "persistent_softmax"]
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.tkpkg"))):
     name = os.path.basename(path)[:-len(".tkpkg")]
     entries = {"bench": seeds, "attention": ["attention_fwd"],
