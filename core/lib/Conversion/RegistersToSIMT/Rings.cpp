@@ -37,6 +37,28 @@ FailureOr<LinearLayout> getSlotLayout(Operation *op, warp::RingType ring) {
   return std::move(*slot);
 }
 
+/// What a pattern needs to reach slot `slot` of ring `ring` (both
+/// converted): the kernel's scratch buffer, the thread's position and the
+/// slot's first element.
+struct OpenSlot {
+  Value buffer;
+  ThreadPosition thread;
+  Value base;
+};
+
+/// The slot `slot` of `ring` open for `op`, or its error.
+FailureOr<OpenSlot> openSlot(ConversionPatternRewriter &rewriter, Location loc,
+                             Operation *op, warp::RingType type, Value ring,
+                             Value slot,
+                             const RegisterTypeConverter &converter) {
+  Value buffer = getScratchBuffer(rewriter, loc, op, type.getElementType());
+  if (!buffer)
+    return op->emitOpError("tk-convert-registers-to-simt: no scratch "
+                           "buffer for the ring");
+  ThreadPosition thread = ThreadPosition::get(rewriter, loc, converter);
+  return OpenSlot{buffer, thread, getSlotBase(rewriter, loc, type, ring, slot)};
+}
+
 struct LocalAllocLowering : OpConversionPattern<warp::LocalAllocOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -87,15 +109,13 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
       return op.emitOpError("tk-convert-registers-to-simt: ")
              << llvm::toString(written.takeError());
     Location loc = op.getLoc();
-    Value buffer = getScratchBuffer(rewriter, loc, op, ring.getElementType());
-    if (!buffer)
-      return op.emitOpError("tk-convert-registers-to-simt: no scratch "
-                            "buffer for the ring");
-    auto converter = getTypeConverter<RegisterTypeConverter>();
-    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
+    FailureOr<OpenSlot> open = openSlot(
+        rewriter, loc, op, ring, adaptor.getRing().front(),
+        adaptor.getSlot().front(), *getTypeConverter<RegisterTypeConverter>());
+    if (failed(open))
+      return failure();
+    auto [buffer, thread, base] = *open;
     ThreadCoordinates writeThread(rewriter, loc, *written, thread);
-    Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
-                             adaptor.getSlot().front());
     ValueRange pointers = adaptor.getPtr();
     ValueRange mask = adaptor.getMask();
     int32_t copies = getFreeMask(*source, kRegisterDim);
@@ -233,14 +253,12 @@ struct LocalStoreLowering : OpConversionPattern<warp::LocalStoreOp> {
     if (!layout || failed(slot))
       return rewriter.notifyMatchFailure(op, "a tile without a layout");
     Location loc = op.getLoc();
-    Value buffer = getScratchBuffer(rewriter, loc, op, ring.getElementType());
-    if (!buffer)
-      return op.emitOpError("tk-convert-registers-to-simt: no scratch "
-                            "buffer for the ring");
-    auto converter = getTypeConverter<RegisterTypeConverter>();
-    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
-    Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
-                             adaptor.getSlot().front());
+    FailureOr<OpenSlot> open = openSlot(
+        rewriter, loc, op, ring, adaptor.getRing().front(),
+        adaptor.getSlot().front(), *getTypeConverter<RegisterTypeConverter>());
+    if (failed(open))
+      return failure();
+    auto [buffer, thread, base] = *open;
     if (failed(writeTileToWorkgroup(rewriter, loc, op, adaptor.getValue(),
                                     *layout, *slot, buffer, base, thread,
                                     vectorBytes)))
@@ -276,14 +294,12 @@ struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
           op, {SmallVector<Value>(layout->getInDimSize(kRegisterDim), unread)});
       return success();
     }
-    Value buffer = getScratchBuffer(rewriter, loc, op, ring.getElementType());
-    if (!buffer)
-      return op.emitOpError("tk-convert-registers-to-simt: no scratch "
-                            "buffer for the ring");
-    auto converter = getTypeConverter<RegisterTypeConverter>();
-    ThreadPosition thread = ThreadPosition::get(rewriter, loc, *converter);
-    Value base = getSlotBase(rewriter, loc, ring, adaptor.getRing().front(),
-                             adaptor.getSlot().front());
+    FailureOr<OpenSlot> open = openSlot(
+        rewriter, loc, op, ring, adaptor.getRing().front(),
+        adaptor.getSlot().front(), *getTypeConverter<RegisterTypeConverter>());
+    if (failed(open))
+      return failure();
+    auto [buffer, thread, base] = *open;
     // The widest matrix loads that fit (four 8x8 matrices, else two, one),
     // else vectors.
     int32_t registers = layout->getInDimSize(kRegisterDim);
