@@ -418,7 +418,7 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
   Tile dMask = dIdx < D;
   // Each group's rows: their offsets into q and o, and their q tile.
   struct RowGroup {
-    Tile qOffs, qMask, qTile;
+    Tile offsM, qOffs, qMask, qTile;
   };
   llvm::SmallVector<RowGroup> rowGroups;
   for (int64_t g = 0; g < groups; ++g) {
@@ -430,7 +430,7 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
     Tile mValid = mIdx < N;
     Tile qMask = mValid & dMask;
     Tile qBase = q + base;
-    rowGroups.push_back({qOffs, qMask, k.load(qBase + qOffs, qMask, 0)});
+    rowGroups.push_back({offsM, qOffs, qMask, k.load(qBase + qOffs, qMask, 0)});
   }
   Tile kBase = kk + base;
   Tile vBase = v + base;
@@ -447,9 +447,11 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
     init.push_back(k.zeros({groupRows, BD}, k.f32()));
   }
   // One trip over the keys [startN, startN + BN). Only a trip past the last
-  // full block (`masked`) has keys past N to hide.
-  auto trip = [&](Tile startN, llvm::ArrayRef<Tile> carried,
-                  bool masked) -> llvm::SmallVector<Tile> {
+  // full block (`masked`) has keys past N to hide, and only one on the
+  // diagonal of a causal kernel (`diagonal`, also `masked`) keys past some
+  // of its rows.
+  auto trip = [&](Tile startN, llvm::ArrayRef<Tile> carried, bool masked,
+                  bool diagonal) -> llvm::SmallVector<Tile> {
     Tile offsN = startN + k.arange(0, BN);
     Tile nIdx = offsN.col();
     Tile nRowOff = nIdx * D;
@@ -462,7 +464,13 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
     llvm::SmallVector<Tile> scores;
     for (const RowGroup &group : rowGroups) {
       Tile s = k.dot(group.qTile, kT);
-      scores.push_back(masked ? k.where(offsN.row() < N, s, -inf) : s);
+      if (masked) {
+        Tile visible = offsN.row() < N;
+        if (diagonal)
+          visible = visible & (offsN.row() <= group.offsM.col());
+        s = k.where(visible, s, -inf);
+      }
+      scores.push_back(s);
     }
     llvm::SmallVector<Tile> next;
     for (int64_t g = 0; g < groups; ++g) {
@@ -485,16 +493,26 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
     return next;
   };
   // The full blocks, then the last partial one (no trip when BN divides N).
+  // Causal: the full blocks before the block's first row, then those up to
+  // its last row (or N), masked. Every row sees key 0 on its first trip, so
+  // no row's running max stays -inf past it.
   Tile nFull = (N / BN) * BN;
+  Tile unmaskedEnd = nFull, end = N;
+  if (config.causal) {
+    unmaskedEnd = k.minimum((startM / BN) * BN, nFull);
+    end = k.minimum(startM + BM, N);
+  }
   llvm::SmallVector<Tile> state = k.forLoop(
-      0, nFull, BN, init, [&](Tile startN, llvm::ArrayRef<Tile> carried) {
-        return trip(startN, carried, /*masked=*/false);
+      0, unmaskedEnd, BN, init, [&](Tile startN, llvm::ArrayRef<Tile> carried) {
+        return trip(startN, carried, /*masked=*/false,
+                    /*diagonal=*/false);
       });
   if (state.empty())
     return finish(k, error);
-  state = k.forLoop(nFull, N, BN, state,
+  state = k.forLoop(unmaskedEnd, end, BN, state,
                     [&](Tile startN, llvm::ArrayRef<Tile> carried) {
-                      return trip(startN, carried, /*masked=*/true);
+                      return trip(startN, carried, /*masked=*/true,
+                                  /*diagonal=*/config.causal);
                     });
   if (state.empty())
     return finish(k, error);

@@ -153,10 +153,15 @@ struct AttentionConfig {
   /// the matrix unit computes one group's products while the next group's
   /// softmax runs (FlashAttention-3's overlap, within one program).
   int64_t rowGroups = 1;
+  /// Causal attention: query i sees keys j <= i. The keys before the
+  /// block's first row are visible to all its rows and run unmasked; only
+  /// the blocks on the diagonal apply the mask, and none past it runs.
+  bool causal = false;
 };
 
 /// Fused attention forward (FlashAttention-2): `o = softmax(q k^T * scale)
-/// v` per head, q, k, v and o [heads, N, D] contiguous, an f32 accumulator
+/// v` per head (with AttentionConfig::causal, each query over the keys up to
+/// its own position), q, k, v and o [heads, N, D] contiguous, an f32 accumulator
 /// and online softmax (in base 2: exp2, log2(e) folded into the scale);
 /// sm_scale must be positive (the running max is taken before scaling).
 /// Arguments: q, k, v, o, N, D, sm_scale. Grid:

@@ -29,6 +29,8 @@ const char *tk::bench::kindName(BenchKind kind) {
     return "row_scaled_matmul";
   case BenchKind::Attention:
     return "attention";
+  case BenchKind::CausalAttention:
+    return "causal_attention";
   }
   return "?";
 }
@@ -199,13 +201,16 @@ struct AttentionBlocks {
   int warps, stages, minPrograms;
 };
 
-/// FlashAttention forward, fp16, head dim `d` declared divisible by 16.
-BenchFigure attention(int64_t heads, int64_t n, int64_t d) {
-  BenchFigure figure{"attention f16 " + dims({heads, n, d}),
-                     BenchKind::Attention,
-                     "f16",
-                     {heads, n, d},
-                     {}};
+/// FlashAttention forward, fp16, head dim `d` declared divisible by 16;
+/// `causal`: each query over the keys up to its own position.
+BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
+  BenchFigure figure{
+      std::string(causal ? "causal attention f16 " : "attention f16 ") +
+          dims({heads, n, d}),
+      causal ? BenchKind::CausalAttention : BenchKind::Attention,
+      "f16",
+      {heads, n, d},
+      {}};
   // With the scores held in registers one warpgroup can take 128 rows (two
   // 64-row tiles) and wider key blocks fit in shared memory; two stages
   // leave room for more programs an SM. Two warpgroups of 64 rows (8 warps)
@@ -215,12 +220,19 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d) {
   // on the H100 and left out: 128x32 w4 (s2-s4), 64x64 w4 (s2 o4, s4),
   // 128x64 w8 s3 o2, 64x128 w4 s2 o3 and 256x64 w16 s2, all slower at both
   // head dims.
-  const AttentionBlocks blocks[] = {
+  const std::vector<AttentionBlocks> blocks = {
       {64, 64, 4, 3, 0},  {128, 64, 8, 3, 0}, {64, 32, 4, 3, 0},
       {128, 32, 8, 3, 0}, {128, 64, 4, 3, 0}, {128, 128, 8, 3, 0},
       {128, 64, 4, 2, 0}, {128, 64, 8, 2, 0}, {128, 128, 8, 2, 0},
       {64, 128, 4, 2, 0}, {128, 64, 8, 2, 2}, {128, 128, 8, 2, 2}};
-  for (const AttentionBlocks &b : blocks) {
+  // Causal: the configurations that won the full figures on the H100
+  // (128x64 w8 s2, with and without o2) and two of 4 warps, so that each
+  // is also a conformance cell of every column without doubling them.
+  const std::vector<AttentionBlocks> causalBlocks = {{128, 64, 8, 2, 0},
+                                                     {128, 64, 8, 2, 2},
+                                                     {128, 64, 4, 2, 0},
+                                                     {64, 64, 4, 3, 0}};
+  for (const AttentionBlocks &b : causal ? causalBlocks : blocks) {
     // 128x128 blocks with 3 stages at head dim 128 need 238080 bytes of
     // shared memory, more than an H100's 232448.
     if (d == 128 && b.bm == 128 && b.bn == 128 && b.stages == 3)
@@ -234,12 +246,13 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d) {
     c.minProgramsPerCu = b.minPrograms;
     c.blockM = b.bm;
     c.blockN = b.bn;
-    c.build = TK_KERNEL_BUILDER([b, d](mlir::MLIRContext *ctx) {
+    c.build = TK_KERNEL_BUILDER([b, d, causal](mlir::MLIRContext *ctx) {
       seeds::AttentionConfig config;
       config.blockM = b.bm;
       config.blockN = b.bn;
       config.blockD = d;
       config.headDimDivisibility = 16;
+      config.causal = causal;
       return seeds::buildAttention(ctx, mlir::Float16Type::get(ctx), config);
     });
     figure.candidates.push_back(std::move(c));
@@ -278,7 +291,9 @@ std::vector<BenchFigure> tk::bench::getBenchFigures() {
     figures.push_back(scaledMatmul(scales, 4096, 4096, 4096, fp8));
     figures.push_back(scaledMatmul(scales, 8192, 8192, 8192, fp8));
   }
-  figures.push_back(attention(128, 4096, 64));
-  figures.push_back(attention(128, 4096, 128));
+  for (bool causal : {false, true}) {
+    figures.push_back(attention(128, 4096, 64, causal));
+    figures.push_back(attention(128, 4096, 128, causal));
+  }
   return figures;
 }

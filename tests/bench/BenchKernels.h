@@ -39,13 +39,16 @@ namespace tk::bench {
 ///   RowScaledMatmul the same with scale_a, scale_b pointers to M and N f32
 ///              scales (a's rows, b's columns)      grid as Matmul
 ///   Attention  q, k, v, o, N, D, scale             grid cdiv(N, BM) x heads
+///   CausalAttention the same, each query over the keys up to its own
+///              position
 enum class BenchKind {
   VectorAdd,
   Softmax,
   Matmul,
   ScaledMatmul,
   RowScaledMatmul,
-  Attention
+  Attention,
+  CausalAttention
 };
 
 const char *kindName(BenchKind kind);

@@ -103,25 +103,22 @@ def triton_scaled_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn,
 
 
 @triton.jit
-def triton_attention(Q, K, V, O, N, scale, D: tl.constexpr, BM: tl.constexpr,
-                     BN: tl.constexpr):
-    start = tl.program_id(0) * BM
-    head = tl.program_id(1).to(tl.int64) * N * D
-    rm = start + tl.arange(0, BM)
+def attention_trips(acc, l_i, m_i, q, K, V, head, rm, N, qk_scale, lo, hi,
+                    D: tl.constexpr, BN: tl.constexpr,
+                    CAUSAL_MASK: tl.constexpr):
+    """The online softmax over the keys [lo, hi), BN at a time; keys past N
+    (and with CAUSAL_MASK those past each row) score -inf."""
     rn = tl.arange(0, BN)
     rd = tl.arange(0, D)
-    q = tl.load(Q + head + rm[:, None] * D + rd[None, :], mask=rm[:, None] < N,
-                other=0.0)
-    m_i = tl.full([BM], float("-inf"), tl.float32)
-    l_i = tl.zeros([BM], tl.float32)
-    acc = tl.zeros([BM, D], tl.float32)
-    qk_scale = scale * 1.4426950408889634
-    for s in range(0, N, BN):
+    for s in range(lo, hi, BN):
         kv = s + rn
         k = tl.load(K + head + kv[None, :] * D + rd[:, None],
                     mask=kv[None, :] < N, other=0.0)
         qk = tl.dot(q, k) * qk_scale
-        qk = tl.where(kv[None, :] < N, qk, float("-inf"))
+        visible = kv[None, :] < N
+        if CAUSAL_MASK:
+            visible = visible & (kv[None, :] <= rm[:, None])
+        qk = tl.where(visible, qk, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(qk, 1))
         p = tl.math.exp2(qk - m_new[:, None])
         alpha = tl.math.exp2(m_i - m_new)
@@ -130,5 +127,33 @@ def triton_attention(Q, K, V, O, N, scale, D: tl.constexpr, BM: tl.constexpr,
                     mask=kv[:, None] < N, other=0.0)
         acc = tl.dot(p.to(V.dtype.element_ty), v, acc * alpha[:, None])
         m_i = m_new
+    return acc, l_i, m_i
+
+
+@triton.jit
+def triton_attention(Q, K, V, O, N, scale, D: tl.constexpr, BM: tl.constexpr,
+                     BN: tl.constexpr, CAUSAL: tl.constexpr = False):
+    """FlashAttention-2 forward; CAUSAL: query i over keys 0..i, the keys
+    before the block's first row unmasked, the diagonal's masked."""
+    start = tl.program_id(0) * BM
+    head = tl.program_id(1).to(tl.int64) * N * D
+    rm = start + tl.arange(0, BM)
+    rd = tl.arange(0, D)
+    q = tl.load(Q + head + rm[:, None] * D + rd[None, :], mask=rm[:, None] < N,
+                other=0.0)
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    qk_scale = scale * 1.4426950408889634
+    if CAUSAL:
+        diagonal = (start // BN) * BN
+        acc, l_i, m_i = attention_trips(acc, l_i, m_i, q, K, V, head, rm, N,
+                                        qk_scale, 0, diagonal, D, BN, False)
+        acc, l_i, m_i = attention_trips(acc, l_i, m_i, q, K, V, head, rm, N,
+                                        qk_scale, diagonal,
+                                        tl.minimum(start + BM, N), D, BN, True)
+    else:
+        acc, l_i, m_i = attention_trips(acc, l_i, m_i, q, K, V, head, rm, N,
+                                        qk_scale, 0, N, D, BN, False)
     tl.store(O + head + rm[:, None] * D + rd[None, :],
              (acc / l_i[:, None]).to(O.dtype.element_ty), mask=rm[:, None] < N)

@@ -21,11 +21,14 @@ constexpr int64_t kBlockM = 32, kBlockN = 32, kBlockD = 32;
 constexpr int64_t kGroupedBlockM = 128, kGroupedBlockN = 64,
                   kGroupedBlockD = 64, kRowGroups = 2;
 
+/// The causal case's rows a block: two of its 32-key trips on the diagonal.
+constexpr int64_t kCausalBlockM = 64;
+
 } // namespace
 
 /// Runs the kernel on heads x N x D and checks it against the textbook
-/// softmax(q k^T * scale) v in double.
-void tk::conformance::runAttention(CellRun &r, int64_t blockM) {
+/// softmax(q k^T * scale) v in double (causal: row i over keys 0..i).
+void tk::conformance::runAttention(CellRun &r, int64_t blockM, bool causal) {
   int64_t H = r.dim(0), N = r.dim(1), D = r.dim(2);
   DType t = r.dtype();
   size_t count = size_t(H * N * D);
@@ -49,7 +52,8 @@ void tk::conformance::runAttention(CellRun &r, int64_t blockM) {
     for (int64_t i = 0; i < N; ++i) {
       const double *qi = &q[(h * N + i) * D];
       double rowMax = -INFINITY, sum = 0, scoreError = 0;
-      for (int64_t j = 0; j < N; ++j) {
+      int64_t keys = causal ? i + 1 : N;
+      for (int64_t j = 0; j < keys; ++j) {
         const double *kj = &kk[(h * N + j) * D];
         double dotv = 0, dotAbs = 0;
         for (int64_t d = 0; d < D; ++d) {
@@ -61,13 +65,13 @@ void tk::conformance::runAttention(CellRun &r, int64_t blockM) {
             std::max(scoreError, sumErrorBound(DType::F32, dotAbs * scale, D));
         rowMax = std::max(rowMax, s[j]);
       }
-      for (int64_t j = 0; j < N; ++j)
+      for (int64_t j = 0; j < keys; ++j)
         sum += (s[j] = std::exp(s[j] - rowMax));
       double pError = 2 * scoreError + 64 * epsilonOf(DType::F32) +
                       (t == DType::F32 ? 0 : epsilonOf(t));
       for (int64_t d = 0; d < D; ++d) {
         double acc = 0, accAbs = 0;
-        for (int64_t j = 0; j < N; ++j) {
+        for (int64_t j = 0; j < keys; ++j) {
           acc += s[j] * v[(h * N + j) * D + d];
           accAbs += s[j] * std::fabs(v[(h * N + j) * D + d]);
         }
@@ -116,5 +120,26 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
     return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
   });
   c.run = [](CellRun &r) { runAttention(r, kGroupedBlockM); };
+  cases.push_back(c);
+
+  // Blocks of 64 rows over keys 32 at a time: two trips on the diagonal,
+  // the second with rows that see none of its keys.
+  c.name = "attention_fwd_causal";
+  c.summary = "causal FlashAttention forward (query i over keys 0..i): "
+              "unmasked trips before the diagonal, masked ones on it; shape "
+              "heads x N x D";
+  c.dtypes = {DType::F16, DType::BF16, DType::F32};
+  c.shapes = {shape({1, 1, 1}), shape({2, 77, 32}), shape({1, 200, 20}),
+              shape({2, 128, 16})};
+  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                 const Shape &, std::string *error) {
+    seeds::AttentionConfig config;
+    config.blockM = kCausalBlockM;
+    config.blockN = kBlockN;
+    config.blockD = kBlockD;
+    config.causal = true;
+    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
+  });
+  c.run = [](CellRun &r) { runAttention(r, kCausalBlockM, /*causal=*/true); };
   cases.push_back(std::move(c));
 }

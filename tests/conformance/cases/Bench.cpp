@@ -195,4 +195,14 @@ void tk::conformance::addBenchCases(std::vector<ConformanceCase> &cases) {
       [](CellRun &r, const bench::BenchCandidate &candidate) {
         runAttention(r, candidate.blockM);
       }));
+  cases.push_back(benchCase(
+      bench::BenchKind::CausalAttention, "bench_causal_attention",
+      "every causal attention configuration of the GPU bench at head dims "
+      "64 and 128",
+      [](const Known &k) {
+        return shape({2, 150, k.figure->shape[2] - 16});
+      },
+      [](CellRun &r, const bench::BenchCandidate &candidate) {
+        runAttention(r, candidate.blockM, /*causal=*/true);
+      }));
 }

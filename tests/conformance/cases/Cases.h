@@ -61,7 +61,9 @@ struct PaddedMatmul {
   std::optional<DType> out;
 };
 void runPaddedMatmul(CellRun &r, const PaddedMatmul &options);
-void runAttention(CellRun &r, int64_t blockM);
+/// Checks attention_fwd (seeds::buildAttention) of `blockM`-row blocks;
+/// `causal`: each query over the keys up to its own position.
+void runAttention(CellRun &r, int64_t blockM, bool causal = false);
 
 /// Finishes `k`, copying the builder's error into `error` on failure.
 inline KernelModule finishKernel(KernelBuilder &k, std::string *error) {

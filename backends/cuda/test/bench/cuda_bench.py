@@ -560,7 +560,13 @@ class Bench:
         return entry
 
     # attention -------------------------------------------------------------
-    def attention(self, figure):
+    def causal_attention(self, figure):
+        return self.attention(figure, causal=True)
+
+    def attention(self, figure, causal=False):
+        """FlashAttention forward against Triton's and SDPA (cuDNN's or
+        FlashAttention's, as torch picks); causal: query i over keys 0..i,
+        half the products of the full figure counted."""
         heads, n, d = figure["shape"]
         batch = 4
         q, k, v = (torch.randn(batch, heads // batch, n, d, device="cuda",
@@ -578,40 +584,48 @@ class Bench:
         sdpa = torch.nn.functional.scaled_dot_product_attention
         contenders = {
             "tk": tk_launch,
-            "triton": lambda: tri[tri_grid](q, k, v, outs["triton"], n, scale, D=d),
+            "triton": lambda: tri[tri_grid](q, k, v, outs["triton"], n, scale,
+                                            D=d, CAUSAL=causal),
             # SDPA writes a tensor of its own, checked below.
-            "sdpa": lambda: sdpa(q, k, v),
+            "sdpa": lambda: sdpa(q, k, v, is_causal=causal),
         }
-        want, bound = attention_reference(q, k, v, scale)
+        want, bound = attention_reference(q, k, v, scale, causal)
         checks = {name: {"reset": (lambda o=o: sentinel(o)),
                          "check": (lambda o=o, name=name:
                                    check(name, o, want, rtol=2 * EPS["f16"],
                                          bound=bound))}
                   for name, o in outs.items()}
         checks["sdpa"] = {"reset": lambda: None,
-                          "check": lambda: check("sdpa", sdpa(q, k, v), want,
-                                                 rtol=2 * EPS["f16"], bound=bound)}
-        entry = self.run_figure(figure, contenders, checks,
-                                4.0 * heads * n * n * d, "TFLOP/s", label,
-                                every, cached, reps=10)
+                          "check": lambda: check("sdpa",
+                                                 sdpa(q, k, v, is_causal=causal),
+                                                 want, rtol=2 * EPS["f16"],
+                                                 bound=bound)}
+        work = 4.0 * heads * n * n * d / (2 if causal else 1)
+        entry = self.run_figure(figure, contenders, checks, work, "TFLOP/s",
+                                label, every, cached, reps=10)
         entry["contenders"]["triton"]["config"] = str(tri.best_config)
         return entry
 
 
-def attention_reference(q, k, v, scale):
-    """softmax(q k^T scale) v in f32, and each element's bound as the
-    conformance suite derives it: the scores' f32 error moves each p
-    relatively, p rounds to f16 for the second product, the exp and the
-    online rescaling add a few dozen f32 ulps; each relative error of p
-    moves the output by that much of sum p |v| / sum p."""
+def attention_reference(q, k, v, scale, causal=False):
+    """softmax(q k^T scale) v in f32 (causal: row i over keys 0..i), and
+    each element's bound as the conformance suite derives it: the scores'
+    f32 error moves each p relatively, p rounds to f16 for the second
+    product, the exp and the online rescaling add a few dozen f32 ulps; each
+    relative error of p moves the output by that much of sum p |v| / sum p."""
     b, h, n, d = q.shape
     want = torch.empty(b, h, n, d, device="cuda", dtype=torch.float32)
     bound = torch.empty_like(want)
+    hidden = (torch.ones(n, n, device="cuda", dtype=torch.bool).triu(1)
+              if causal else None)
     for i in range(b):
         for j in range(0, h, 4):
             qf, kf, vf = (t[i, j:j + 4].float() for t in (q, k, v))
             s = torch.matmul(qf, kf.transpose(-1, -2)) * scale
             s_abs = torch.matmul(qf.abs(), kf.abs().transpose(-1, -2)) * scale
+            if causal:
+                s = s.masked_fill(hidden, float("-inf"))
+                s_abs = s_abs.masked_fill(hidden, 0.0)
             score_error = d * EPS["f32"] * s_abs.amax(-1, keepdim=True)
             p = torch.softmax(s, dim=-1)
             want[i, j:j + 4] = torch.matmul(p, vf)
@@ -639,7 +653,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", action="append", default=[],
                         help="figure kinds: vector_add softmax matmul "
-                        "scaled_matmul row_scaled_matmul attention")
+                        "scaled_matmul row_scaled_matmul attention causal_attention")
     parser.add_argument("--quick", action="store_true",
                         help="skip re-timing every candidate (the autotune check)")
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
