@@ -139,19 +139,35 @@ class Worker:
         return self.time(kernel, grid, args), 12 * n, f"f32 {n}"
 
     def softmax(self):
+        return self.time_softmax("softmax", lambda kernel, rows: (rows,),
+                                 lambda rows, cols: [cols] * 3)
+
+    def persistent_softmax(self):
+        # softmax's rows and check, with as many programs as the device holds
+        # at once (occupancy x compute units), each taking rows p, p + grid,
+        # ...: what one-row programs cost against a loop over rows.
+        units = self.device.properties()["compute_units"]
+        if units <= 0:
+            raise WrongResult("persistent_softmax: the device reports no "
+                              "compute units to size its grid by")
+        return self.time_softmax(
+            "persistent_softmax",
+            lambda kernel, rows: (min(rows, max(1, kernel.occupancy) * units),),
+            lambda rows, cols: [cols, cols, rows, cols])
+
+    def time_softmax(self, name, grid_of, scalars_of):
+        """Softmax kernel `name` over 32768 rows of 1000 f32, its grid and
+        i32 arguments after the two buffers given by `grid_of(kernel, rows)`
+        and `scalars_of(rows, cols)`; rows sampled against Python's doubles."""
         tk, rows, cols = self.tk, 32768, 1000
         data, _ = pattern(rows * cols, 8.0, 4.0)
         x = self.buffer(data)
         out = self.device.buffer(4 * rows * cols)
-        kernel = self.kernel("softmax")
-        args = [x, out, tk.i32(cols), tk.i32(cols), tk.i32(cols)]
-        kernel.launch((rows,), args, stream=self.stream, wait=True)
-        self.check_softmax(data, out.read(), rows, cols)
-        return self.time(kernel, (rows,), args), 8 * rows * cols, \
-            f"f32 {rows}x{cols}"
-
-    @staticmethod
-    def check_softmax(data, got, rows, cols):
+        kernel = self.kernel(name)
+        grid = grid_of(kernel, rows)
+        args = [x, out] + [tk.i32(v) for v in scalars_of(rows, cols)]
+        kernel.launch(grid, args, stream=self.stream, wait=True)
+        got = out.read()
         for row in range(0, rows, 4099):
             v = floats(data, row * cols, cols)
             m = max(v)
@@ -160,24 +176,6 @@ class Worker:
             g = floats(got, row * cols, cols)
             for j in range(0, cols, 37):
                 close(g[j], e[j] / s, 1e-5, 1e-9, f"row {row} col {j}")
-
-    def persistent_softmax(self):
-        # softmax's rows and check, with as many programs as the device holds
-        # at once (occupancy x compute units), each taking rows p, p + grid,
-        # ...: what one-row programs cost against a loop over rows.
-        tk, rows, cols = self.tk, 32768, 1000
-        data, _ = pattern(rows * cols, 8.0, 4.0)
-        x = self.buffer(data)
-        out = self.device.buffer(4 * rows * cols)
-        kernel = self.kernel("persistent_softmax")
-        units = self.device.properties()["compute_units"]
-        if units <= 0:
-            raise WrongResult("persistent_softmax: the device reports no "
-                              "compute units to size its grid by")
-        grid = (min(rows, max(1, kernel.occupancy) * units),)
-        args = [x, out, tk.i32(cols), tk.i32(cols), tk.i32(rows), tk.i32(cols)]
-        kernel.launch(grid, args, stream=self.stream, wait=True)
-        self.check_softmax(data, out.read(), rows, cols)
         return self.time(kernel, grid, args), 8 * rows * cols, \
             f"f32 {rows}x{cols}"
 

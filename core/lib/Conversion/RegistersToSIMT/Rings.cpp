@@ -46,17 +46,22 @@ struct OpenSlot {
   Value base;
 };
 
-/// The slot `slot` of `ring` open for `op`, or its error.
-FailureOr<OpenSlot> openSlot(ConversionPatternRewriter &rewriter, Location loc,
-                             Operation *op, warp::RingType type, Value ring,
-                             Value slot,
+/// The slot an op of a ring (its ring and slot operands converted in
+/// `adaptor`) reaches, or the op's error.
+template <typename RingOp, typename Adaptor>
+FailureOr<OpenSlot> openSlot(ConversionPatternRewriter &rewriter, RingOp op,
+                             Adaptor adaptor,
                              const RegisterTypeConverter &converter) {
+  Location loc = op.getLoc();
+  warp::RingType type = op.getRing().getType();
   Value buffer = getScratchBuffer(rewriter, loc, op, type.getElementType());
   if (!buffer)
-    return op->emitOpError("tk-convert-registers-to-simt: no scratch "
-                           "buffer for the ring");
+    return op.emitOpError("tk-convert-registers-to-simt: no scratch "
+                          "buffer for the ring");
   ThreadPosition thread = ThreadPosition::get(rewriter, loc, converter);
-  return OpenSlot{buffer, thread, getSlotBase(rewriter, loc, type, ring, slot)};
+  return OpenSlot{buffer, thread,
+                  getSlotBase(rewriter, loc, type, adaptor.getRing().front(),
+                              adaptor.getSlot().front())};
 }
 
 struct LocalAllocLowering : OpConversionPattern<warp::LocalAllocOp> {
@@ -110,8 +115,7 @@ struct AsyncCopyLowering : OpConversionPattern<warp::AsyncCopyOp> {
              << llvm::toString(written.takeError());
     Location loc = op.getLoc();
     FailureOr<OpenSlot> open = openSlot(
-        rewriter, loc, op, ring, adaptor.getRing().front(),
-        adaptor.getSlot().front(), *getTypeConverter<RegisterTypeConverter>());
+        rewriter, op, adaptor, *getTypeConverter<RegisterTypeConverter>());
     if (failed(open))
       return failure();
     auto [buffer, thread, base] = *open;
@@ -254,8 +258,7 @@ struct LocalStoreLowering : OpConversionPattern<warp::LocalStoreOp> {
       return rewriter.notifyMatchFailure(op, "a tile without a layout");
     Location loc = op.getLoc();
     FailureOr<OpenSlot> open = openSlot(
-        rewriter, loc, op, ring, adaptor.getRing().front(),
-        adaptor.getSlot().front(), *getTypeConverter<RegisterTypeConverter>());
+        rewriter, op, adaptor, *getTypeConverter<RegisterTypeConverter>());
     if (failed(open))
       return failure();
     auto [buffer, thread, base] = *open;
@@ -295,8 +298,7 @@ struct LocalLoadLowering : OpConversionPattern<warp::LocalLoadOp> {
       return success();
     }
     FailureOr<OpenSlot> open = openSlot(
-        rewriter, loc, op, ring, adaptor.getRing().front(),
-        adaptor.getSlot().front(), *getTypeConverter<RegisterTypeConverter>());
+        rewriter, op, adaptor, *getTypeConverter<RegisterTypeConverter>());
     if (failed(open))
       return failure();
     auto [buffer, thread, base] = *open;
