@@ -99,13 +99,9 @@ public:
     if (!source)
       return op.emitOpError("tk-convert-registers-to-simt: an operand without "
                             "a layout");
-    FailureOr<SharedTileReader> tileReader =
-        SharedTileReader::create(b, loc, op, buffer, base, fragments, shared,
-                                 fragmentRegisters, unit, thread,
-                                 /*origin=*/{}, vectorBytes);
-    if (failed(tileReader))
+    // Read back as a slot read in place is.
+    if (failed(readInPlace(b, loc, op, buffer, base, shared, thread)))
       return failure();
-    reader.emplace(std::move(*tileReader));
     return writeTileToWorkgroup(b, loc, op, values, *source, shared, buffer,
                                 base, thread, vectorBytes);
   }
