@@ -709,10 +709,19 @@ tk::conformance::planCells(const std::vector<ConformanceCase> &cases,
     }
   }
   if (options.shardCount > 1) {
+    auto sharded = [&](llvm::StringRef kernel) {
+      return options.shardOnly.empty() ||
+             llvm::any_of(options.shardOnly, [&](llvm::StringRef pattern) {
+               return pattern.consume_back("*") ? kernel.starts_with(pattern)
+                                                : kernel == pattern;
+             });
+    };
     std::vector<PlannedCell> shard;
-    for (size_t i = options.shardIndex; i < plan.size();
-         i += options.shardCount)
-      shard.push_back(plan[i]);
+    size_t position = 0; // among the cells the shard divides
+    for (const PlannedCell &cell : plan)
+      if (!sharded(cell.kase->name) ||
+          position++ % options.shardCount == options.shardIndex)
+        shard.push_back(cell);
     plan = std::move(shard);
   }
   return plan;

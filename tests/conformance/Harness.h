@@ -358,6 +358,10 @@ struct RunOptions {
   /// the selection in its fixed order: a stated part of a column whose
   /// cells are slow to check (make test's rocm and xe columns).
   size_t shardIndex = 0, shardCount = 1;
+  /// With a shard: only the cells of these kernels (a name ending in '*'
+  /// stands for every kernel it prefixes) are divided, counted among
+  /// themselves; every other cell of the selection runs. Empty: all are.
+  std::vector<std::string> shardOnly;
   /// num_stages for the cells whose case does not set it (0: the
   /// backend's default), so that a column exercises the pipelining of
   /// loops the suite's kernels leave unpipelined.

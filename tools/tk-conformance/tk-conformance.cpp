@@ -41,7 +41,8 @@ static void usage(std::FILE *out) {
       out,
       "usage: %s [--backend NAMES|all] [--kernel NAMES] [--dtype NAMES]\n"
       "         [--out DIR] [--include-fixtures] [--list] [--guard-pages]\n"
-      "         [--shard I/N] [--num-stages N] [--package FILE]\n"
+      "         [--shard I/N [--shard-only NAMES]] [--num-stages N]\n"
+      "         [--package FILE]\n"
 #ifndef TK_CONFORMANCE_RUN_ONLY
       "         [--write-package FILE --target T[,T...]]\n"
 #endif
@@ -65,6 +66,8 @@ static void usage(std::FILE *out) {
       "             with N (default: the backend's): their loops pipelined\n"
       "  --shard I/N  only every N-th cell of the selection, from cell I\n"
       "             (0-based): a stated part of a slow column\n"
+      "  --shard-only  comma list of kernels (NAME* for a prefix) whose\n"
+      "             cells --shard divides; every other cell runs\n"
       "  --expect   what every cell a column does not declare UNSUPPORTED\n"
       "             (nor lists as XFAIL) must be: 'pass' (a device runs\n"
       "             them), 'checked' (PASS, or NO_DEVICE: compiled and\n"
@@ -170,6 +173,8 @@ int main(int argc, char **argv) {
       options.kernels = splitList(v);
     else if (const char *v = value("--dtype"))
       options.dtypes = splitList(v);
+    else if (const char *v = value("--shard-only"))
+      options.shardOnly = splitList(v);
     else if (const char *v = value("--out"))
       outDir = v;
     else if (const char *v = value("--package"))
@@ -259,6 +264,25 @@ int main(int argc, char **argv) {
                    "%s: no kernel named '%s' (--list shows them;"
                    " fixtures need --include-fixtures)\n",
                    kTool, name.c_str());
+      return 2;
+    }
+  }
+  // --shard-only names kernels as --kernel does; a pattern must match one.
+  if (!options.shardOnly.empty() && options.shardCount <= 1) {
+    std::fprintf(stderr, "%s: --shard-only goes with --shard I/N\n", kTool);
+    return 2;
+  }
+  for (std::string pattern : options.shardOnly) {
+    bool prefix = llvm::StringRef(pattern).ends_with("*");
+    if (prefix)
+      pattern.pop_back();
+    bool known = false;
+    for (const ConformanceCase &c : cases)
+      known |= prefix ? llvm::StringRef(c.name).starts_with(pattern)
+                      : c.name == pattern;
+    if (!known) {
+      std::fprintf(stderr, "%s: --shard-only: no kernel named '%s%s'\n",
+                   kTool, pattern.c_str(), prefix ? "*" : "");
       return 2;
     }
   }

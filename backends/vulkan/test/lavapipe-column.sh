@@ -2,7 +2,10 @@
 # The vulkan column of tk-conformance on Mesa's lavapipe at a given subgroup
 # size, with Khronos' validation layer on (ctest's conformance-vulkan-sg*).
 #
-#   lavapipe-column.sh BIN_DIR OUT_DIR LANES
+#   lavapipe-column.sh BIN_DIR OUT_DIR LANES [TK-CONFORMANCE ARGUMENTS...]
+#
+# (ctest passes `--shard I/2 --shard-only bench_*`: each width runs half of
+# the bench_* cells, the autotuner's candidates, and every other cell.)
 #
 # LANES 8 is lavapipe's default (LP_NATIVE_VECTOR_WIDTH=256); 16 needs
 # LP_NATIVE_VECTOR_WIDTH=512, which lavapipe honours only on an AVX-512
@@ -12,6 +15,7 @@
 # layer said nothing.
 set -euo pipefail
 bin=$1 out=$2 lanes=$3
+shift 3
 case $lanes in
   4) width=128 ;;
   8) width=256 ;;
@@ -42,7 +46,7 @@ if ! grep -Eq "warp size +$lanes\$" <<<"$info"; then
 fi
 
 status=0
-"$bin/tk-conformance" --backend vulkan --expect pass --out "$out" \
+"$bin/tk-conformance" --backend vulkan --expect pass --out "$out" "$@" \
   2> "$out/stderr.txt" || status=$?
 cat "$out/stderr.txt" >&2
 messages=$(grep -c "tk-vulkan: validation:" "$out/stderr.txt" || true)
