@@ -281,8 +281,8 @@ int main(int argc, char **argv) {
       known |= prefix ? llvm::StringRef(c.name).starts_with(pattern)
                       : c.name == pattern;
     if (!known) {
-      std::fprintf(stderr, "%s: --shard-only: no kernel named '%s%s'\n",
-                   kTool, pattern.c_str(), prefix ? "*" : "");
+      std::fprintf(stderr, "%s: --shard-only: no kernel named '%s%s'\n", kTool,
+                   pattern.c_str(), prefix ? "*" : "");
       return 2;
     }
   }
