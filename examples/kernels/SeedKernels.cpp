@@ -309,28 +309,45 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   Type accType = inputType.isInteger(8) ? k.i32() : k.f32();
   Tile acc = k.zeros({BLOCK_M, BLOCK_N}, accType).named("acc");
   Tile kTiles = k.cdiv(K, BLOCK_K).named("k_tiles");
-  SmallVector<Tile> results = k.forLoop(
-      0, kTiles, 1, {acc, aPtrs, bPtrs},
-      [&](Tile kt, ArrayRef<Tile> carried) -> SmallVector<Tile> {
-        kt.named("kt");
-        carried[0].named("acc_iter");
-        carried[1].named("a_iter");
-        carried[2].named("b_iter");
-        // Lanes past K read 0 and add nothing to the dot.
+  // One trip: the product of a BLOCK_K slice of a and b; lanes past K (with
+  // `kMasked`) read 0 and add nothing to the dot.
+  auto trip = [&](bool kMasked) {
+    return [&, kMasked](Tile kt, ArrayRef<Tile> carried) -> SmallVector<Tile> {
+      kt.named("kt");
+      carried[0].named("acc_iter");
+      carried[1].named("a_iter");
+      carried[2].named("b_iter");
+      Tile aMask = mMask, bMask = nMask, kLeft;
+      if (kMasked) {
         Tile kDone = (kt * BLOCK_K).named("k_done");
-        Tile kLeft = (K - kDone).named("k_left");
+        kLeft = (K - kDone).named("k_left");
         Tile aKMask = (kRow < kLeft).named("a_k_mask");
-        Tile aMask = (mMask & aKMask).named("a_mask");
-        Tile aTile = k.load(carried[1], aMask, 0).named("a_tile");
+        aMask = (mMask & aKMask).named("a_mask");
+      }
+      Tile aTile = k.load(carried[1], aMask, 0).named("a_tile");
+      if (kMasked) {
         Tile bKMask = (kCol < kLeft).named("b_k_mask");
-        Tile bMask = (bKMask & nMask).named("b_mask");
-        Tile bTile = k.load(carried[2], bMask, 0).named("b_tile");
-        Tile accNext =
-            k.dot(aTile, bTile, carried[0], dotOptions).named("acc_next");
-        Tile aNext = (carried[1] + aStep).named("a_next");
-        Tile bNext = (carried[2] + bStep).named("b_next");
-        return {accNext, aNext, bNext};
-      });
+        bMask = (bKMask & nMask).named("b_mask");
+      }
+      Tile bTile = k.load(carried[2], bMask, 0).named("b_tile");
+      Tile accNext =
+          k.dot(aTile, bTile, carried[0], dotOptions).named("acc_next");
+      Tile aNext = (carried[1] + aStep).named("a_next");
+      Tile bNext = (carried[2] + bStep).named("b_next");
+      return {accNext, aNext, bNext};
+    };
+  };
+  SmallVector<Tile> results;
+  if (config.peelK) {
+    // The whole BLOCK_K slices first, without K masks; the slice K cuts
+    // (if any) in a second loop of at most one trip.
+    Tile wholeTiles = (K / BLOCK_K).named("k_whole_tiles");
+    results = k.forLoop(0, wholeTiles, 1, {acc, aPtrs, bPtrs}, trip(false));
+    if (!results.empty())
+      results = k.forLoop(wholeTiles, kTiles, 1, results, trip(true));
+  } else {
+    results = k.forLoop(0, kTiles, 1, {acc, aPtrs, bPtrs}, trip(true));
+  }
   if (results.empty())
     return finish(k, error);
 

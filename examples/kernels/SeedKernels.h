@@ -114,6 +114,11 @@ struct MatmulConfig {
   ///   PerRow: f32 pointers to M and N scales (a's rows, b's columns),
   ///   c[m, n] = (a @ b)[m, n] * scale_a[m] * scale_b[n].
   MatmulScales scales = MatmulScales::None;
+  /// The K loop in two (CUTLASS's residue): the whole BLOCK_K slices
+  /// without K masks, then the slice K cuts, masked. The pointer tiles the
+  /// first loop walks go on in the second, whose masked loads may take
+  /// another layout.
+  bool peelK = false;
 };
 
 /// `c = a @ b` (`a` MxK, `b` KxN, strided), tiled with a K loop, an f32

@@ -291,6 +291,37 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
   }
 
   {
+    ConformanceCase c;
+    c.name = "matmul_peeled_k";
+    c.summary = "the padded-row matmul with its K loop in two: whole slices "
+                "unmasked, then the slice K cuts; the pointer walks cross "
+                "from one loop into the other";
+    c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
+    c.dtypes = kDotTypes;
+    // K: under one slice (no whole slice), two and a part, whole slices
+    // only (no cut slice), and a part of one.
+    c.shapes = {shape({1, 1, 1}), shape({33, 17, 77}), shape({130, 70, 64}),
+                shape({70, 130, 9})};
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
+      DType out = dtype == DType::I8 ? DType::I32 : dtype;
+      seeds::MatmulConfig config;
+      config.rowStrideDivisibility = 16;
+      config.peelK = true;
+      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
+                                config, error);
+    });
+    c.settings = [](DType, const Shape &) {
+      CompileSettings settings;
+      settings.constexprs = {
+          {"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
+      return settings;
+    };
+    c.run = [](CellRun &r) { runPaddedMatmul(r, {}); };
+    cases.push_back(std::move(c));
+  }
+
+  {
     // b stored as N rows of K, as fp8 matmuls take it (cuBLASLt's "TN"):
     // on sm_90a wgmma reads fp8 operands K-major only, which both then are
     // as loaded. 128x128x64 tiles, a warpgroup's product; 64x64x32 at one

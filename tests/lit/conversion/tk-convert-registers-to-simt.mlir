@@ -249,6 +249,33 @@ tk.func @rounds(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.n
 
 // -----
 
+#blocked = #tkw.linear<shape = [64], register = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+#strided = #tkw.linear<shape = [64], register = [[32], [1]], lane = [[2], [4], [8]], warp = [[16]]>
+
+// A tile of pointers crosses threads as its 64-bit addresses (a loop's
+// pointer walk handed to a loop whose loads take another layout): each
+// pointer leaves as ptrtoint and comes back as inttoptr, through an i64
+// scratch buffer (the same two rounds as above, 8 bytes an element).
+// CHECK-LABEL: func.func @pointers
+// CHECK: %[[BUF:.*]] = memref.get_global @pointers_scratch_i64 : memref<32xi64, #gpu.address_space<workgroup>>
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
+// CHECK: memref.store %[[ADDR]], %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: %[[BACK:.*]] = memref.load %[[BUF]]
+// CHECK: llvm.inttoptr %[[BACK]] : i64 to !llvm.ptr
+// CHECK: llvm.store
+tk.func @pointers(%x: !tk.ptr<i32> {tk.divisibility = 16 : i32}) attributes {tkw.num_warps = 2 : i32, tkw.shared_memory = 256 : i64, tkw.target = "vulkan:warp-size=8:shared-memory=32768:max-threads=256", tkw.threads_per_warp = 8 : i32} {
+  %xs = tk.splat %x : !tk.ptr<i32> -> tensor<64x!tk.ptr<i32>, #blocked>
+  %r = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #blocked>
+  %p = tk.addptr %xs, %r : tensor<64x!tk.ptr<i32>, #blocked>, tensor<64xi32, #blocked>
+  %q = tkw.convert_layout %p {tkw.scratch = array<i64: 0, 256>} : tensor<64x!tk.ptr<i32>, #blocked> -> tensor<64x!tk.ptr<i32>, #strided>
+  %r2 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #strided>
+  tk.store %q, %r2 : tensor<64x!tk.ptr<i32>, #strided>
+  tk.return
+}
+
+// -----
+
 #pairs = #tkw.linear<shape = [128], register = [[1], [16], [64]], lane = [[2], [4], [8]], warp = [[32]]>
 #quads = #tkw.linear<shape = [128], register = [[1], [2], [4]], lane = [[8], [16], [32]], warp = [[64]]>
 

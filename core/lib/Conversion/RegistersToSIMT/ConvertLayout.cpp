@@ -429,7 +429,8 @@ struct ConvertLayoutLowering : OpConversionPattern<warp::ConvertLayoutOp> {
             rewriter, loc, buffer,
             slot(toSlot, toCoordinates.getConstantFlat(reg)), readWidth);
         for (auto [j, value] : llvm::enumerate(loaded))
-          results[reg + j] = fromStorage(rewriter, loc, value, element);
+          results[reg + j] =
+              fromStorage(rewriter, loc, value, values.front().getType());
       }
     }
     rewriter.replaceOpWithMultiple(op, {results});

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -29,12 +30,16 @@ namespace tk::simt {
 Value toStorage(OpBuilder &b, Location loc, Value value) {
   if (value.getType().isInteger(1))
     return arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
+  if (isa<LLVM::LLVMPointerType>(value.getType()))
+    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), value);
   return value;
 }
 
 Value fromStorage(OpBuilder &b, Location loc, Value value, Type type) {
   if (type.isInteger(1))
     return arith::TruncIOp::create(b, loc, type, value);
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::IntToPtrOp::create(b, loc, type, value);
   return value;
 }
 

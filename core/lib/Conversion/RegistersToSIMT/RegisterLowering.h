@@ -189,10 +189,13 @@ mlir::Value shuffle(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                     mlir::Value lane, int64_t warpSize,
                     mlir::gpu::ShuffleMode mode);
 
-/// The element type a tile of `type` keeps in workgroup memory (i1 as i8).
+/// The element type a tile of `type` keeps in workgroup memory (i1 as i8,
+/// pointers as i64).
 mlir::Type storageType(mlir::Type elementType);
 
-/// A value as workgroup memory keeps it (i1 as i8), and back.
+/// A value as workgroup memory keeps it (i1 as i8, a pointer as its
+/// address), and back to `type` (the converted element type: an LLVM
+/// pointer for a tk pointer).
 mlir::Value toStorage(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Value value);
 mlir::Value fromStorage(mlir::OpBuilder &b, mlir::Location loc,
