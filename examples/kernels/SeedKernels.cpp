@@ -340,11 +340,18 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   SmallVector<Tile> results;
   if (config.peelK) {
     // The whole BLOCK_K slices first, without K masks; the slice K cuts
-    // (if any) in a second loop of at most one trip.
+    // (if any) in a second loop of at most one trip. That loop's pointers
+    // start afresh from a and b rather than from the first loop's walk:
+    // its masked loads take another layout, in which arange-based pointers
+    // are computed directly where a walk's would cross threads.
     Tile wholeTiles = (K / BLOCK_K).named("k_whole_tiles");
     results = k.forLoop(0, wholeTiles, 1, {acc, aPtrs, bPtrs}, trip(false));
-    if (!results.empty())
-      results = k.forLoop(wholeTiles, kTiles, 1, results, trip(true));
+    if (!results.empty()) {
+      Tile aCut = (aPtrs + wholeTiles * aStep).named("a_cut_ptrs");
+      Tile bCut = (bPtrs + wholeTiles * bStep).named("b_cut_ptrs");
+      results = k.forLoop(wholeTiles, kTiles, 1, {results[0], aCut, bCut},
+                          trip(true));
+    }
   } else {
     results = k.forLoop(0, kTiles, 1, {acc, aPtrs, bPtrs}, trip(true));
   }

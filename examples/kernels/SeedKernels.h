@@ -115,9 +115,7 @@ struct MatmulConfig {
   ///   c[m, n] = (a @ b)[m, n] * scale_a[m] * scale_b[n].
   MatmulScales scales = MatmulScales::None;
   /// The K loop in two (CUTLASS's residue): the whole BLOCK_K slices
-  /// without K masks, then the slice K cuts, masked. The pointer tiles the
-  /// first loop walks go on in the second, whose masked loads may take
-  /// another layout.
+  /// without K masks, then the slice K cuts, masked.
   bool peelK = false;
 };
 

@@ -293,9 +293,9 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
   {
     ConformanceCase c;
     c.name = "matmul_peeled_k";
-    c.summary = "the padded-row matmul with its K loop in two: whole slices "
-                "unmasked, then the slice K cuts; the pointer walks cross "
-                "from one loop into the other";
+    c.summary = "the padded-row matmul with its K loop in two "
+                "(MatmulConfig::peelK): whole slices unmasked, then the "
+                "slice K cuts, masked";
     c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
     c.dtypes = kDotTypes;
     // K: under one slice (no whole slice), two and a part, whole slices
@@ -317,6 +317,68 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
           {"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
       return settings;
     };
+    c.run = [](CellRun &r) { runPaddedMatmul(r, {}); };
+    cases.push_back(std::move(c));
+  }
+
+  {
+    ConformanceCase c;
+    c.name = "matmul_walk_across_loops";
+    c.summary = "a K loop in two whose pointer walks go on from the first "
+                "loop into the second: 16-byte loads in the first, K-masked "
+                "ones in the second, so the walks change layout between them";
+    c.needs.dtypes = TK_DTYPE_BIT_F32;
+    c.dtypes = {DType::F16, DType::F32};
+    c.shapes = {shape({1, 1, 1}), shape({33, 17, 77}), shape({70, 130, 64})};
+    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                   const Shape &, std::string *error) {
+      KernelBuilder k(ctx, "matmul_walk_across_loops");
+      mlir::Type type = toMLIR(ctx, dtype);
+      Tile a = k.argPtr("a", type, 16), b = k.argPtr("b", type, 16);
+      Tile c = k.argPtr("c", type, 16);
+      Tile M = k.argI32("M"), N = k.argI32("N"), K = k.argI32("K");
+      // Row strides padded to 16 elements, as runPaddedMatmul passes them.
+      Tile strideAm = k.argI32("stride_am", 16);
+      Tile strideBk = k.argI32("stride_bk", 16);
+      Tile strideCm = k.argI32("stride_cm", 16);
+      int64_t BM = k.constexpr_("BLOCK_M", 64);
+      int64_t BN = k.constexpr_("BLOCK_N", 64);
+      int64_t BK = k.constexpr_("BLOCK_K", 32);
+      Tile tilesN = k.cdiv(N, BN);
+      Tile offsM = (k.programId(0) / tilesN) * BM + k.arange(0, BM);
+      Tile offsN = (k.programId(0) % tilesN) * BN + k.arange(0, BN);
+      Tile rk = k.arange(0, BK);
+      Tile mMask = offsM.col() < M, nMask = offsN.row() < N;
+      Tile aPtrs = a + offsM.col() * strideAm + rk.row();
+      Tile bPtrs = b + rk.col() * strideBk + offsN.row();
+      Tile whole = K / BK;
+      auto trip = [&](bool kMasked) {
+        return [&, kMasked](
+                   Tile kt,
+                   llvm::ArrayRef<Tile> carried) -> llvm::SmallVector<Tile> {
+          Tile aMask = mMask, bMask = nMask;
+          if (kMasked) {
+            Tile left = K - kt * BK;
+            aMask = mMask & (rk.row() < left);
+            bMask = (rk.col() < left) & nMask;
+          }
+          Tile aTile = k.load(carried[1], aMask, 0);
+          Tile bTile = k.load(carried[2], bMask, 0);
+          return {k.dot(aTile, bTile, carried[0]), carried[1] + BK,
+                  carried[2] + strideBk * BK};
+        };
+      };
+      llvm::SmallVector<Tile> walk = k.forLoop(
+          0, whole, 1, {k.zeros({BM, BN}, k.f32()), aPtrs, bPtrs}, trip(false));
+      if (walk.empty())
+        return finishKernel(k, error);
+      walk = k.forLoop(whole, k.cdiv(K, BK), 1, walk, trip(true));
+      if (walk.empty())
+        return finishKernel(k, error);
+      k.store(c + offsM.col() * strideCm + offsN.row(), k.cast(walk[0], type),
+              mMask & nMask);
+      return finishKernel(k, error);
+    });
     c.run = [](CellRun &r) { runPaddedMatmul(r, {}); };
     cases.push_back(std::move(c));
   }
