@@ -4,8 +4,9 @@
 #
 #   lavapipe-column.sh BIN_DIR OUT_DIR LANES [TK-CONFORMANCE ARGUMENTS...]
 #
-# (ctest passes `--shard I/2 --shard-only bench_*`: each width runs half of
-# the bench_* cells, the autotuner's candidates, and every other cell.)
+# (ctest passes `--shard I/2 --shard-only bench_*,attention_*`: each width
+# runs half of the bench_* cells, the autotuner's candidates, and of the
+# attention cells, and every other cell.)
 #
 # LANES 8 is lavapipe's default (LP_NATIVE_VECTOR_WIDTH=256); 16 needs
 # LP_NATIVE_VECTOR_WIDTH=512, which lavapipe honours only on an AVX-512

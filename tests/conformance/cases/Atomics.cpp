@@ -22,9 +22,9 @@ using namespace tk;
 using namespace tk::conformance;
 
 namespace {
-constexpr int64_t kBlock = 256;
-const std::vector<Shape> kSizes = {shape({1, 1}), shape({1000, 7}),
-                                   shape({20000, 64}), shape({5000, 1})};
+constexpr int64_t kAtomicsBlock = 256;
+const std::vector<Shape> kAtomicsSizes = {shape({1, 1}), shape({1000, 7}),
+                                          shape({20000, 64}), shape({5000, 1})};
 } // namespace
 
 void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
@@ -34,7 +34,7 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.summary = "hist[x[i]] += 1 with atomic add; shape n x bins";
     c.needs.atomics = TK_ATOMIC_BIT_ADD;
     c.dtypes = {DType::I32, DType::I64};
-    c.shapes = kSizes;
+    c.shapes = kAtomicsSizes;
     c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
                                    const Shape &, std::string *error) {
       KernelBuilder k(ctx, "atomic_histogram");
@@ -42,8 +42,8 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       Tile x = k.argPtr("x", k.i32(), 16);
       Tile hist = k.argPtr("hist", type, 16);
       Tile n = k.argI32("n");
-      Tile start = k.programId(0) * kBlock;
-      Tile offs = start + k.arange(0, kBlock);
+      Tile start = k.programId(0) * kAtomicsBlock;
+      Tile offs = start + k.arange(0, kAtomicsBlock);
       Tile mask = offs < n;
       Tile bins = k.load(x + offs, mask, 0);
       k.atomicAdd(hist + bins, 1, mask);
@@ -54,7 +54,8 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       std::vector<double> x = r.random(n, 0, double(bins), DType::I32, 81);
       tk_arg dx = r.input(DType::I32, x);
       tk_arg hist = r.output(r.dtype(), bins, 0);
-      r.launch({cdiv(n, kBlock), 1, 1}, {dx, hist, tk_arg_i32(int32_t(n))});
+      r.launch({cdiv(n, kAtomicsBlock), 1, 1},
+               {dx, hist, tk_arg_i32(int32_t(n))});
       std::vector<double> want(bins, 0);
       for (double v : x)
         want[int64_t(v)] += 1;
@@ -69,7 +70,7 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.summary = "out[i % buckets] = max(...) with atomic max; old values";
     c.needs.atomics = TK_ATOMIC_BIT_MAX;
     c.dtypes = {DType::I32, DType::I64, DType::F32};
-    c.shapes = kSizes;
+    c.shapes = kAtomicsSizes;
     c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
                                    const Shape &, std::string *error) {
       KernelBuilder k(ctx, "atomic_max");
@@ -78,8 +79,8 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       Tile out = k.argPtr("out", type, 16);
       Tile old = k.argPtr("old", type, 16);
       Tile n = k.argI32("n"), buckets = k.argI32("buckets");
-      Tile start = k.programId(0) * kBlock;
-      Tile offs = start + k.arange(0, kBlock);
+      Tile start = k.programId(0) * kAtomicsBlock;
+      Tile offs = start + k.arange(0, kAtomicsBlock);
       Tile mask = offs < n;
       Tile v = k.load(x + offs, mask);
       Tile bucket = offs % buckets;
@@ -94,8 +95,9 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       tk_arg dx = r.input(t, x);
       tk_arg out = r.output(t, buckets, -2e6);
       tk_arg old = r.output(t, n);
-      r.launch({cdiv(n, kBlock), 1, 1}, {dx, out, old, tk_arg_i32(int32_t(n)),
-                                         tk_arg_i32(int32_t(buckets))});
+      r.launch(
+          {cdiv(n, kAtomicsBlock), 1, 1},
+          {dx, out, old, tk_arg_i32(int32_t(n)), tk_arg_i32(int32_t(buckets))});
       std::vector<double> want(buckets, -2e6);
       for (int64_t i = 0; i < n; ++i)
         want[i % buckets] = std::max(want[i % buckets], x[i]);
@@ -140,7 +142,7 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.summary = "lane i claims slot i % slots with CAS(-1 -> i); one winner";
     c.needs.atomics = TK_ATOMIC_BIT_CAS;
     c.dtypes = {DType::I32, DType::I64};
-    c.shapes = kSizes;
+    c.shapes = kAtomicsSizes;
     c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
                                    const Shape &, std::string *error) {
       KernelBuilder k(ctx, "atomic_cas");
@@ -148,8 +150,8 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
       Tile slots = k.argPtr("slots", type, 16);
       Tile old = k.argPtr("old", type, 16);
       Tile n = k.argI32("n"), count = k.argI32("count");
-      Tile start = k.programId(0) * kBlock;
-      Tile offs = start + k.arange(0, kBlock);
+      Tile start = k.programId(0) * kAtomicsBlock;
+      Tile offs = start + k.arange(0, kAtomicsBlock);
       Tile mask = offs < n;
       // Lanes past n target a slot of their own past `count`, whose claim
       // the host ignores: CAS has no mask.
@@ -164,11 +166,12 @@ void tk::conformance::addAtomicCases(std::vector<ConformanceCase> &cases) {
     c.run = [](CellRun &r) {
       int64_t n = r.dim(0), count = r.dim(1);
       DType t = r.dtype();
-      int64_t padded = cdiv(n, kBlock) * kBlock;
+      int64_t padded = cdiv(n, kAtomicsBlock) * kAtomicsBlock;
       tk_arg slots = r.output(t, count + padded, -1);
       tk_arg old = r.output(t, n, -2);
-      r.launch({cdiv(n, kBlock), 1, 1}, {slots, old, tk_arg_i32(int32_t(n)),
-                                         tk_arg_i32(int32_t(count))});
+      r.launch(
+          {cdiv(n, kAtomicsBlock), 1, 1},
+          {slots, old, tk_arg_i32(int32_t(n)), tk_arg_i32(int32_t(count))});
       std::vector<double> got = r.read(slots), olds = r.read(old);
       if (r.failed())
         return;

@@ -18,8 +18,9 @@ using namespace tk::conformance;
 
 namespace {
 
-constexpr int64_t kBlock = 1024;
-const std::vector<Shape> kSizes = {shape({1}), shape({1000}), shape({4099})};
+constexpr int64_t kElementwiseBlock = 1024;
+const std::vector<Shape> kElementwiseSizes = {shape({1}), shape({1000}),
+                                              shape({4099})};
 const std::vector<DType> kFloats = {DType::F32, DType::F16, DType::BF16,
                                     DType::F64};
 
@@ -29,8 +30,8 @@ struct Lanes {
   Tile offs, mask;
 };
 Lanes lanes(KernelBuilder &k, const Tile &n) {
-  Tile start = k.programId(0) * kBlock;
-  Tile offs = start + k.arange(0, kBlock);
+  Tile start = k.programId(0) * kElementwiseBlock;
+  Tile offs = start + k.arange(0, kElementwiseBlock);
   Tile mask = offs < n;
   return {offs, mask};
 }
@@ -54,7 +55,7 @@ ConformanceCase unaryCase(const char *name, MathFn fn, double lo, double hi,
               std::to_string(lo).substr(0, 5) + ", " +
               std::to_string(hi).substr(0, 5) + ")";
   c.dtypes = kFloats;
-  c.shapes = kSizes;
+  c.shapes = kElementwiseSizes;
   std::string kernel = name;
   c.build = TK_KERNEL_BUILDER([kernel, fn](mlir::MLIRContext *ctx, DType dtype,
                                            const Shape &, std::string *error) {
@@ -71,7 +72,8 @@ ConformanceCase unaryCase(const char *name, MathFn fn, double lo, double hi,
     int64_t n = r.dim(0);
     std::vector<double> x = r.random(n, lo, hi, r.dtype(), 41);
     tk_arg dx = r.input(r.dtype(), x), out = r.output(r.dtype(), n);
-    r.launch({cdiv(n, kBlock), 1, 1}, {dx, out, tk_arg_i32(int32_t(n))});
+    r.launch({cdiv(n, kElementwiseBlock), 1, 1},
+             {dx, out, tk_arg_i32(int32_t(n))});
     std::vector<double> want(n);
     for (int64_t i = 0; i < n; ++i)
       want[i] = reference(x[i]);
@@ -104,7 +106,7 @@ ConformanceCase intCase(const char *name, const char *summary,
   c.name = name;
   c.summary = summary;
   c.dtypes = {DType::I32, DType::I8, DType::I16, DType::I64};
-  c.shapes = kSizes;
+  c.shapes = kElementwiseSizes;
   std::string kernel = name;
   c.build = TK_KERNEL_BUILDER([kernel, ops](mlir::MLIRContext *ctx, DType dtype,
                                             const Shape &, std::string *error) {
@@ -140,7 +142,7 @@ ConformanceCase intCase(const char *name, const char *summary,
     for (size_t i = 0; i < ops.size(); ++i)
       args.push_back(r.output(dtype, n));
     args.push_back(tk_arg_i32(int32_t(n)));
-    r.launch({cdiv(n, kBlock), 1, 1}, args);
+    r.launch({cdiv(n, kElementwiseBlock), 1, 1}, args);
     for (size_t i = 0; i < ops.size(); ++i) {
       std::vector<double> want(n);
       for (int64_t j = 0; j < n; ++j)
@@ -179,7 +181,7 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
     c.name = "fma";
     c.summary = "out = math.fma(a, b, c)";
     c.dtypes = kFloats;
-    c.shapes = kSizes;
+    c.shapes = kElementwiseSizes;
     c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
                                    const Shape &, std::string *error) {
       KernelBuilder k(ctx, "fma");
@@ -202,7 +204,7 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
                           cv = r.random(n, -4, 4, t, 63);
       tk_arg da = r.input(t, a), db = r.input(t, b), dc = r.input(t, cv);
       tk_arg out = r.output(t, n);
-      r.launch({cdiv(n, kBlock), 1, 1},
+      r.launch({cdiv(n, kElementwiseBlock), 1, 1},
                {da, db, dc, out, tk_arg_i32(int32_t(n))});
       std::vector<double> want(n);
       for (int64_t i = 0; i < n; ++i)
@@ -222,7 +224,7 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
     c.name = "where";
     c.summary = "out = where(x > y, x, y * 2) (cmpf/cmpi + select)";
     c.dtypes = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::I8};
-    c.shapes = kSizes;
+    c.shapes = kElementwiseSizes;
     c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
                                    const Shape &, std::string *error) {
       KernelBuilder k(ctx, "where");
@@ -243,7 +245,8 @@ void tk::conformance::addElementwiseCases(std::vector<ConformanceCase> &cases) {
       std::vector<double> x = r.random(n, -50, 50, t, 71),
                           y = r.random(n, -50, 50, t, 72);
       tk_arg dx = r.input(t, x), dy = r.input(t, y), out = r.output(t, n);
-      r.launch({cdiv(n, kBlock), 1, 1}, {dx, dy, out, tk_arg_i32(int32_t(n))});
+      r.launch({cdiv(n, kElementwiseBlock), 1, 1},
+               {dx, dy, out, tk_arg_i32(int32_t(n))});
       std::vector<double> want(n);
       for (int64_t i = 0; i < n; ++i)
         want[i] = x[i] > y[i] ? x[i] : roundTo(t, y[i] * 2);

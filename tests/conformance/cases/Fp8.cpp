@@ -23,7 +23,7 @@ using namespace tk::conformance;
 
 namespace {
 
-constexpr int64_t kBlock = 1024;
+constexpr int64_t kFp8Block = 1024;
 
 /// `value` rounded to nearest even in `semantics` (saturating formats such as
 /// e4m3fn have no infinity; out-of-range values become NaN, as in hardware
@@ -92,7 +92,7 @@ ConformanceCase fp8Case(const char *name, bool e4m3, bool edges,
     KernelBuilder k(ctx, kernel);
     Tile x = k.argPtr("x", k.f32(), 16), out = k.argPtr("out", k.f32(), 16);
     Tile n = k.argI32("n");
-    Tile offs = k.programId(0) * kBlock + k.arange(0, kBlock);
+    Tile offs = k.programId(0) * kFp8Block + k.arange(0, kFp8Block);
     Tile mask = offs < n;
     Tile narrow = k.fpToFp(k.load(x + offs, mask),
                            e4m3 ? k.f8e4m3() : k.f8e5m2(), rounding);
@@ -114,7 +114,7 @@ ConformanceCase fp8Case(const char *name, bool e4m3, bool edges,
       std::copy(special.begin(), special.end(), x.begin());
     }
     tk_arg dx = r.input(DType::F32, x), out = r.output(DType::F32, n);
-    r.launch({cdiv(n, kBlock), 1, 1}, {dx, out, tk_arg_i32(int32_t(n))});
+    r.launch({cdiv(n, kFp8Block), 1, 1}, {dx, out, tk_arg_i32(int32_t(n))});
     std::vector<double> want(n);
     for (int64_t i = 0; i < n; ++i)
       want[i] =

@@ -262,21 +262,23 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     cases.push_back(std::move(c));
   }
 
-  {
+  // The seed matmul with row strides declared and padded to 16 elements;
+  // with `peelK`, its K loop in two (MatmulConfig::peelK).
+  auto paddedMatmul = [&](const char *name, const char *summary,
+                          std::vector<Shape> shapes, bool peelK,
+                          std::vector<DType> dtypes) {
     ConformanceCase c;
-    c.name = "matmul_padded_rows";
-    c.summary = "the seed matmul, row strides declared and padded to 16 "
-                "elements, sizes of any divisibility: tile edges cut 16-byte "
-                "runs";
+    c.name = name;
+    c.summary = summary;
     c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
-    c.dtypes = kDotTypes;
-    c.shapes = {shape({1, 1, 1}), shape({33, 17, 45}), shape({130, 70, 100}),
-                shape({70, 130, 9})};
-    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
-                                   const Shape &, std::string *error) {
+    c.dtypes = std::move(dtypes);
+    c.shapes = std::move(shapes);
+    c.build = TK_KERNEL_BUILDER([peelK](mlir::MLIRContext *ctx, DType dtype,
+                                        const Shape &, std::string *error) {
       DType out = dtype == DType::I8 ? DType::I32 : dtype;
       seeds::MatmulConfig config;
       config.rowStrideDivisibility = 16;
+      config.peelK = peelK;
       return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
                                 config, error);
     });
@@ -288,38 +290,22 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
     };
     c.run = [](CellRun &r) { runPaddedMatmul(r, {}); };
     cases.push_back(std::move(c));
-  }
-
-  {
-    ConformanceCase c;
-    c.name = "matmul_peeled_k";
-    c.summary = "the padded-row matmul with its K loop in two "
-                "(MatmulConfig::peelK): whole slices unmasked, then the "
-                "slice K cuts, masked";
-    c.needs.dtypes = TK_DTYPE_BIT_I32 | TK_DTYPE_BIT_F32;
-    c.dtypes = kDotTypes;
-    // K: under one slice (no whole slice), two and a part, whole slices
-    // only (no cut slice), and a part of one.
-    c.shapes = {shape({1, 1, 1}), shape({33, 17, 77}), shape({130, 70, 64}),
-                shape({70, 130, 9})};
-    c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
-                                   const Shape &, std::string *error) {
-      DType out = dtype == DType::I8 ? DType::I32 : dtype;
-      seeds::MatmulConfig config;
-      config.rowStrideDivisibility = 16;
-      config.peelK = true;
-      return seeds::buildMatmul(ctx, toMLIR(ctx, dtype), toMLIR(ctx, out),
-                                config, error);
-    });
-    c.settings = [](DType, const Shape &) {
-      CompileSettings settings;
-      settings.constexprs = {
-          {"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}};
-      return settings;
-    };
-    c.run = [](CellRun &r) { runPaddedMatmul(r, {}); };
-    cases.push_back(std::move(c));
-  }
+  };
+  paddedMatmul("matmul_padded_rows",
+               "the seed matmul, row strides declared and padded to 16 "
+               "elements, sizes of any divisibility: tile edges cut 16-byte "
+               "runs",
+               {shape({1, 1, 1}), shape({33, 17, 45}), shape({130, 70, 100}),
+                shape({70, 130, 9})},
+               /*peelK=*/false, kDotTypes);
+  // K: under one slice (no whole slice), two and a part, whole slices only
+  // (no cut slice). The dtypes of 16-byte runs of 8 and of 4 elements.
+  paddedMatmul("matmul_peeled_k",
+               "the padded-row matmul with its K loop in two "
+               "(MatmulConfig::peelK): whole slices unmasked, then the slice "
+               "K cuts, masked",
+               {shape({1, 1, 1}), shape({33, 17, 77}), shape({130, 70, 64})},
+               /*peelK=*/true, {DType::F16, DType::F32});
 
   {
     ConformanceCase c;
@@ -328,8 +314,10 @@ void tk::conformance::addMatmulCases(std::vector<ConformanceCase> &cases) {
                 "loop into the second: 16-byte loads in the first, K-masked "
                 "ones in the second, so the walks change layout between them";
     c.needs.dtypes = TK_DTYPE_BIT_F32;
-    c.dtypes = {DType::F16, DType::F32};
-    c.shapes = {shape({1, 1, 1}), shape({33, 17, 77}), shape({70, 130, 64})};
+    c.dtypes = {DType::F16};
+    // No whole slice (the second loop converts the walk's start), and two
+    // and a part (it converts the first loop's walk).
+    c.shapes = {shape({1, 1, 1}), shape({33, 17, 77})};
     c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
                                    const Shape &, std::string *error) {
       KernelBuilder k(ctx, "matmul_walk_across_loops");
