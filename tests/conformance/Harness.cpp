@@ -694,6 +694,12 @@ std::string tk::conformance::packageEntry(const std::string &kernelKey) {
   return entry;
 }
 
+bool tk::conformance::matchesKernelPattern(llvm::StringRef pattern,
+                                           llvm::StringRef name) {
+  return pattern.consume_back("*") ? name.starts_with(pattern)
+                                   : name == pattern;
+}
+
 std::vector<PlannedCell>
 tk::conformance::planCells(const std::vector<ConformanceCase> &cases,
                            const RunOptions &options) {
@@ -712,8 +718,7 @@ tk::conformance::planCells(const std::vector<ConformanceCase> &cases,
     auto sharded = [&](llvm::StringRef kernel) {
       return options.shardOnly.empty() ||
              llvm::any_of(options.shardOnly, [&](llvm::StringRef pattern) {
-               return pattern.consume_back("*") ? kernel.starts_with(pattern)
-                                                : kernel == pattern;
+               return matchesKernelPattern(pattern, kernel);
              });
     };
     std::vector<PlannedCell> shard;

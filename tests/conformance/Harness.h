@@ -379,6 +379,10 @@ struct PlannedCell {
   const Shape *shape;
 };
 
+/// Whether kernel `name` is one `pattern` names: the name itself, or with a
+/// trailing '*' every name it prefixes (RunOptions::shardOnly).
+bool matchesKernelPattern(llvm::StringRef pattern, llvm::StringRef name);
+
 /// The cells of `cases` that `options` selects (kernels, dtypes, shard), in
 /// the suite's fixed order.
 std::vector<PlannedCell> planCells(const std::vector<ConformanceCase> &cases,

@@ -272,20 +272,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s: --shard-only goes with --shard I/N\n", kTool);
     return 2;
   }
-  for (std::string pattern : options.shardOnly) {
-    bool prefix = llvm::StringRef(pattern).ends_with("*");
-    if (prefix)
-      pattern.pop_back();
-    bool known = false;
-    for (const ConformanceCase &c : cases)
-      known |= prefix ? llvm::StringRef(c.name).starts_with(pattern)
-                      : c.name == pattern;
-    if (!known) {
-      std::fprintf(stderr, "%s: --shard-only: no kernel named '%s%s'\n", kTool,
-                   pattern.c_str(), prefix ? "*" : "");
+  for (const std::string &pattern : options.shardOnly)
+    if (llvm::none_of(cases, [&](const ConformanceCase &c) {
+          return matchesKernelPattern(pattern, c.name);
+        })) {
+      std::fprintf(stderr, "%s: --shard-only: no kernel named '%s'\n", kTool,
+                   pattern.c_str());
       return 2;
     }
-  }
   for (const std::string &name : options.dtypes)
     if (!parseDType(name)) {
       std::fprintf(stderr, "%s: unknown dtype '%s'\n", kTool, name.c_str());
