@@ -12,6 +12,7 @@
 #include "common/LLVMCodegen.h"
 #include "common/PluginSupport.h"
 #include "common/ToolRunner.h"
+#include "compiler/RecomputeLaneIndices.h"
 #include "tk/core/CompileSupport.h"
 #include "tk/ir/Dialect.h"
 
@@ -86,6 +87,9 @@ void initializeAMDGPUTarget() {
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
+    // Inline assembly (RecomputeLaneIndices.h) is parsed when an object is
+    // emitted.
+    LLVMInitializeAMDGPUAsmParser();
   });
 }
 
@@ -375,6 +379,51 @@ tk_status readCodeObjectMetadata(const std::string &hsaco,
   return TK_SUCCESS;
 }
 
+namespace {
+/// The kernel's scratch bytes in an object, or -1 where its metadata cannot
+/// be read.
+int64_t scratchBytesOf(llvm::ArrayRef<char> object, const std::string &entry) {
+  Package metadata;
+  std::string ignored;
+  if (readCodeObjectMetadata(std::string(object.data(), object.size()), entry,
+                             metadata, ignored) != TK_SUCCESS)
+    return -1;
+  return metadata.scratchBytes;
+}
+
+/// Where the kernel spills, a copy of `module` with its lane indices
+/// recomputed after loops (RecomputeLaneIndices.h), and `object` replaced by
+/// the copy's, when that leaves less scratch; otherwise null. Both ways are
+/// compiled because the register allocator decides: the recomputation is
+/// a few instructions after a loop and frees a VGPR across it, which ends a
+/// spill in the 128x128x64 matmuls but moves others in attention.
+template <typename EmitFn>
+std::unique_ptr<llvm::Module>
+recomputeWhereItSpillsLess(const llvm::Module &module, const std::string &entry,
+                           int waveSize, llvm::SmallVector<char, 0> &object,
+                           EmitFn &emit, tk::plugin::CodegenErrors &errors) {
+  int64_t scratch = scratchBytesOf(object, entry);
+  if (scratch <= 0)
+    return nullptr;
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  llvm::Function *kernel = copy->getFunction(entry);
+  if (!kernel || recomputeLaneIndicesAfterLoops(*kernel, waveSize) == 0)
+    return nullptr;
+  llvm::SmallVector<char, 0> recompiled;
+  std::string errorsBefore = errors.text;
+  bool emitted = emit(*copy, llvm::CodeGenFileType::ObjectFile, recompiled);
+  if (!emitted || errors.text != errorsBefore) {
+    errors.text = std::move(errorsBefore);
+    return nullptr;
+  }
+  int64_t recompiledScratch = scratchBytesOf(recompiled, entry);
+  if (recompiledScratch < 0 || recompiledScratch >= scratch)
+    return nullptr;
+  object = std::move(recompiled);
+  return copy;
+}
+} // namespace
+
 tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
                         CompiledKernel &out, std::string &error) {
   initializeAMDGPUTarget();
@@ -504,10 +553,10 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
                ? TK_ERROR_UNSUPPORTED
                : TK_ERROR_COMPILATION;
   };
-  auto emit = [&](llvm::CodeGenFileType type,
+  auto emit = [&](const llvm::Module &source, llvm::CodeGenFileType type,
                   llvm::SmallVector<char, 0> &into) -> bool {
     // Code generation changes the module: each file from a fresh copy.
-    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*llvmModule);
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(source);
     llvm::raw_svector_ostream os(into);
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, os, nullptr, type))
@@ -515,9 +564,24 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     codegen.run(*copy);
     return true;
   };
+  llvm::SmallVector<char, 0> object;
+  if (!emit(*llvmModule, llvm::CodeGenFileType::ObjectFile, object)) {
+    error = "tk-rocm: the AMDGPU target cannot emit an object";
+    return TK_ERROR_COMPILATION;
+  }
+  if (!codegenErrors.empty())
+    return codegenFailed();
+  if (std::unique_ptr<llvm::Module> recomputed =
+          recomputeWhereItSpillsLess(*llvmModule, input.entry, target.waveSize,
+                                     object, emit, codegenErrors)) {
+    llvmModule = std::move(recomputed);
+    tk::dumpStage(
+        input.dumpDir, "7-llvm-ir-recomputed.ll",
+        [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+  }
   if (stopAfter == CompileStage::Assembly || !input.dumpDir.empty()) {
     llvm::SmallVector<char, 0> text;
-    if (!emit(llvm::CodeGenFileType::AssemblyFile, text)) {
+    if (!emit(*llvmModule, llvm::CodeGenFileType::AssemblyFile, text)) {
       error = "tk-rocm: the AMDGPU target cannot emit assembly";
       return TK_ERROR_COMPILATION;
     }
@@ -529,13 +593,6 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
     if (stopAfter == CompileStage::Assembly)
       return TK_SUCCESS;
   }
-  llvm::SmallVector<char, 0> object;
-  if (!emit(llvm::CodeGenFileType::ObjectFile, object)) {
-    error = "tk-rocm: the AMDGPU target cannot emit an object";
-    return TK_ERROR_COMPILATION;
-  }
-  if (!codegenErrors.empty())
-    return codegenFailed();
   if (tk_status status = tk::plugin::linkSharedObject(
           "tk-rocm", "TK_ROCM_LLD",
           llvm::StringRef(object.data(), object.size()), {}, out.hsaco, error))

@@ -13,10 +13,19 @@
 #include "compiler/Compiler.h"
 #include "compiler/MatrixCores.h"
 #include "compiler/Package.h"
+#include "compiler/RecomputeLaneIndices.h"
 #include "compiler/TargetInfo.h"
 #include "tk/core/TargetInfo.h"
 #include "tk/runtime/PluginLoader.h"
 #include "tk/tk_plugin.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <gtest/gtest.h>
 
@@ -159,6 +168,141 @@ TEST(RocmCompiler, ChecksFailOnAPackageThatLies) {
   tk::rocm::Package wrongEntry = package;
   wrongEntry.entry = "other";
   EXPECT_NE(tk::rocm::checkMetadata(wrongEntry, error), TK_SUCCESS);
+}
+
+// A kernel of one loop: %row, from the workitem id, is read inside the loop
+// and after it; %column only after it. After the loop both are recomputed
+// from the lane id, and %offset reads the clones; the loop still reads the
+// first %row. The loop is guarded, so "after" is where its skip path joins.
+constexpr const char *kLoopKernel = R"(
+define amdgpu_kernel void @kernel(ptr addrspace(1) %out, i32 %n) !reqd_work_group_size !0 {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %row = shl i32 %tid, 2
+  %column = and i32 %tid, 7
+  %guard = icmp sgt i32 %n, 0
+  br i1 %guard, label %loop, label %after
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %inside = add i32 %i, %row
+  %at.inside = getelementptr float, ptr addrspace(1) %out, i32 %inside
+  store float 1.0, ptr addrspace(1) %at.inside
+  %next = add i32 %i, 1
+  %done = icmp eq i32 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  br label %after
+after:
+  %offset = add i32 %row, %column
+  %at = getelementptr float, ptr addrspace(1) %out, i32 %offset
+  store float 2.0, ptr addrspace(1) %at
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+!0 = !{i32 WORKGROUP}
+)";
+
+std::unique_ptr<llvm::Module> parseLoopKernel(llvm::LLVMContext &context,
+                                              const std::string &workgroup) {
+  std::string text = kLoopKernel;
+  text.replace(text.find("WORKGROUP"), 9, workgroup);
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(text, diagnostic, context);
+  EXPECT_TRUE(module) << diagnostic.getMessage().str();
+  return module;
+}
+
+llvm::Instruction *instructionNamed(llvm::Function &kernel,
+                                    llvm::StringRef name) {
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block)
+      if (inst.getName() == name)
+        return &inst;
+  return nullptr;
+}
+
+// Whether `value` is computed from the lane id's inline assembly.
+bool readsLaneId(const llvm::Value *value) {
+  const auto *inst = llvm::dyn_cast<llvm::Instruction>(value);
+  if (!inst)
+    return false;
+  if (const auto *call = llvm::dyn_cast<llvm::CallInst>(inst))
+    return call->isInlineAsm() &&
+           llvm::StringRef(llvm::cast<llvm::InlineAsm>(call->getCalledOperand())
+                               ->getAsmString())
+               .contains("v_mbcnt_lo_u32_b32 $0, -1, 0");
+  return llvm::any_of(inst->operands(), [](const llvm::Value *operand) {
+    return readsLaneId(operand);
+  });
+}
+
+std::string printed(const llvm::Function &kernel) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernel.print(os);
+  return text;
+}
+
+TEST(RocmRecomputeLaneIndices, ClonesAfterTheLoopWhatIsUsedAfterIt) {
+  for (unsigned waveSize : {32u, 64u}) {
+    SCOPED_TRACE("wave" + std::to_string(waveSize));
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::Module> module =
+        parseLoopKernel(context, "128, i32 1, i32 1");
+    ASSERT_TRUE(module);
+    llvm::Function &kernel = *module->getFunction("kernel");
+    EXPECT_EQ(tk::rocm::recomputeLaneIndicesAfterLoops(kernel, waveSize), 2u);
+    std::string broken;
+    llvm::raw_string_ostream os(broken);
+    ASSERT_FALSE(llvm::verifyFunction(kernel, &os)) << broken;
+
+    llvm::Instruction *offset = instructionNamed(kernel, "offset");
+    ASSERT_TRUE(offset);
+    for (llvm::Value *operand : offset->operands()) {
+      auto *clone = llvm::cast<llvm::Instruction>(operand);
+      EXPECT_EQ(clone->getParent()->getName(), "after")
+          << "reads a value of before the loop";
+      EXPECT_TRUE(readsLaneId(clone));
+    }
+    llvm::Instruction *inside = instructionNamed(kernel, "inside");
+    ASSERT_TRUE(inside);
+    EXPECT_EQ(inside->getOperand(1), instructionNamed(kernel, "row"));
+    EXPECT_EQ(instructionNamed(kernel, "row")->getParent()->getName(), "entry");
+    // The wave's first id: uniform, read once where the kernel begins.
+    std::string text = printed(kernel);
+    EXPECT_NE(text.find("call i32 @llvm.amdgcn.readfirstlane.i32(i32 %tid)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("and i32 %0, " + std::to_string(-int(waveSize))),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("v_mbcnt_hi_u32_b32") != std::string::npos,
+              waveSize == 64)
+        << text;
+  }
+}
+
+TEST(RocmRecomputeLaneIndices, LeavesKernelsWhoseIdsAreNotWaveAndLane) {
+  // Two rows of 64, a wave and a half, no size at all: a workitem id x is not
+  // its wave's first id plus its lane there, or not known to be.
+  for (const char *workgroup : {"64, i32 2, i32 1", "48, i32 1, i32 1"}) {
+    llvm::LLVMContext context;
+    std::unique_ptr<llvm::Module> module = parseLoopKernel(context, workgroup);
+    ASSERT_TRUE(module);
+    llvm::Function &kernel = *module->getFunction("kernel");
+    std::string before = printed(kernel);
+    EXPECT_EQ(tk::rocm::recomputeLaneIndicesAfterLoops(kernel, 32), 0u)
+        << workgroup;
+    EXPECT_EQ(printed(kernel), before);
+  }
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module =
+      parseLoopKernel(context, "64, i32 1, i32 1");
+  ASSERT_TRUE(module);
+  llvm::Function &kernel = *module->getFunction("kernel");
+  kernel.setMetadata("reqd_work_group_size", nullptr);
+  EXPECT_EQ(tk::rocm::recomputeLaneIndicesAfterLoops(kernel, 32), 0u);
 }
 
 TEST(RocmPackage, RoundTripsAndRefusesEveryTruncation) {
