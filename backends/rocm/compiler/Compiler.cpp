@@ -393,34 +393,46 @@ int64_t scratchBytesOf(llvm::ArrayRef<char> object, const std::string &entry) {
 
 /// Where the kernel spills, a copy of `module` with its lane indices
 /// recomputed after loops (RecomputeLaneIndices.h), and `object` replaced by
-/// the copy's, when that leaves less scratch; otherwise null. Both ways are
-/// compiled because the register allocator decides: the recomputation is
-/// a few instructions after a loop and frees a VGPR across it, which ends a
-/// spill in the 128x128x64 matmuls but moves others in attention.
+/// the copy's, when that leaves less scratch; otherwise null. The code is
+/// generated again because the register allocator decides: the
+/// recomputation adds a few instructions after a loop and frees VGPRs across
+/// it, which ends the spill of the 128x128x64 matmuls; in an attention of
+/// two loops, recomputing after both moved the spill into the second loop's
+/// preheader, and after the first alone ended it. So: after every loop
+/// first, then after each alone, until one leaves no scratch.
 template <typename EmitFn>
 std::unique_ptr<llvm::Module>
 recomputeWhereItSpillsLess(const llvm::Module &module, const std::string &entry,
                            int waveSize, llvm::SmallVector<char, 0> &object,
                            EmitFn &emit, tk::plugin::CodegenErrors &errors) {
   int64_t scratch = scratchBytesOf(object, entry);
-  if (scratch <= 0)
+  llvm::Function *kernel = module.getFunction(entry);
+  if (scratch <= 0 || !kernel)
     return nullptr;
-  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
-  llvm::Function *kernel = copy->getFunction(entry);
-  if (!kernel || recomputeLaneIndicesAfterLoops(*kernel, waveSize) == 0)
-    return nullptr;
-  llvm::SmallVector<char, 0> recompiled;
-  std::string errorsBefore = errors.text;
-  bool emitted = emit(*copy, llvm::CodeGenFileType::ObjectFile, recompiled);
-  if (!emitted || errors.text != errorsBefore) {
-    errors.text = std::move(errorsBefore);
-    return nullptr;
+  int loops = static_cast<int>(
+      countOutermostLoops(const_cast<llvm::Function &>(*kernel)));
+  std::unique_ptr<llvm::Module> best;
+  for (int onlyLoop = -1; onlyLoop < (loops > 1 ? loops : 0) && scratch > 0;
+       ++onlyLoop) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+    if (recomputeLaneIndicesAfterLoops(*copy->getFunction(entry), waveSize,
+                                       onlyLoop) == 0)
+      continue;
+    llvm::SmallVector<char, 0> recompiled;
+    std::string errorsBefore = errors.text;
+    bool emitted = emit(*copy, llvm::CodeGenFileType::ObjectFile, recompiled);
+    if (!emitted || errors.text != errorsBefore) {
+      errors.text = std::move(errorsBefore);
+      continue;
+    }
+    int64_t recompiledScratch = scratchBytesOf(recompiled, entry);
+    if (recompiledScratch < 0 || recompiledScratch >= scratch)
+      continue;
+    scratch = recompiledScratch;
+    object = std::move(recompiled);
+    best = std::move(copy);
   }
-  int64_t recompiledScratch = scratchBytesOf(recompiled, entry);
-  if (recompiledScratch < 0 || recompiledScratch >= scratch)
-    return nullptr;
-  object = std::move(recompiled);
-  return copy;
+  return best;
 }
 } // namespace
 

@@ -4,9 +4,9 @@
 // See RecomputeLaneIndices.h for why. The values cloned are arithmetic on
 // the workitem id (and on anything uniform), computed outside loops and
 // before one; their uses after the loop move to the clones. "After" is the
-// first block on the loop exit's post-dominator chain that the loop header
-// does not dominate (where a guarded loop's skip path joins), or the exit
-// itself.
+// first block on the loop exit's post-dominator chain, the exit included,
+// that the loop header does not dominate (where a guarded loop's skip path
+// joins), or else the exit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,7 +80,16 @@ Value *emitLaneId(IRBuilder<> &builder, unsigned waveSize) {
 
 } // namespace
 
-unsigned recomputeLaneIndicesAfterLoops(Function &kernel, unsigned waveSize) {
+unsigned countOutermostLoops(Function &kernel) {
+  if (kernel.isDeclaration())
+    return 0;
+  DominatorTree dominators(kernel);
+  LoopInfo loops(dominators);
+  return std::distance(loops.begin(), loops.end());
+}
+
+unsigned recomputeLaneIndicesAfterLoops(Function &kernel, unsigned waveSize,
+                                        int onlyLoop) {
   if (kernel.isDeclaration() || (waveSize != 32 && waveSize != 64) ||
       !isOneRowOfWholeWaves(kernel, waveSize))
     return 0;
@@ -103,12 +112,14 @@ unsigned recomputeLaneIndicesAfterLoops(Function &kernel, unsigned waveSize) {
   SmallPtrSet<Value *, 4> ids = {workitemId};
   Value *waveFirstId = nullptr;
   unsigned cloned = 0;
-  for (Loop *loop : outermost) {
+  for (auto [index, loop] : llvm::enumerate(outermost)) {
+    if (onlyLoop >= 0 && index != static_cast<size_t>(onlyLoop))
+      continue;
     BasicBlock *exit = loop->getUniqueExitBlock();
     if (!exit)
       continue;
     BasicBlock *after = exit;
-    for (DomTreeNode *node = postDominators.getNode(exit)->getIDom();
+    for (DomTreeNode *node = postDominators.getNode(exit);
          node && node->getBlock(); node = node->getIDom())
       if (!dominators.dominates(loop->getHeader(), node->getBlock())) {
         after = node->getBlock();

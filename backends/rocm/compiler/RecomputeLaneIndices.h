@@ -30,9 +30,14 @@ namespace tk::rocm {
 /// before the loop and are used after it, and rewrites those uses. Applies
 /// only to one-dimensional workgroups of whole waves of `waveSize` lanes
 /// (`reqd_work_group_size`), where a workitem id is its wave's first plus
-/// its lane. Returns how many values it cloned (0: the kernel is unchanged).
+/// its lane. `onlyLoop` picks one outermost loop by its place in the code
+/// (0 the first); -1 takes each. Returns how many values it cloned (0: the
+/// kernel is unchanged).
 unsigned recomputeLaneIndicesAfterLoops(llvm::Function &kernel,
-                                        unsigned waveSize);
+                                        unsigned waveSize, int onlyLoop = -1);
+
+/// The outermost loops of `kernel`: what `onlyLoop` counts.
+unsigned countOutermostLoops(llvm::Function &kernel);
 
 } // namespace tk::rocm
 

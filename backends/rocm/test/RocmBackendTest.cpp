@@ -196,16 +196,27 @@ after:
   %offset = add i32 %row, %column
   %at = getelementptr float, ptr addrspace(1) %out, i32 %offset
   store float 2.0, ptr addrspace(1) %at
+  br label %tail
+tail:
   ret void
 }
 declare i32 @llvm.amdgcn.workitem.id.x()
 !0 = !{i32 WORKGROUP}
 )";
 
+// `exitJoins`: the loop exits straight into the block where its skip path
+// joins (as optimised code has it), not through a block of its own.
 std::unique_ptr<llvm::Module> parseLoopKernel(llvm::LLVMContext &context,
-                                              const std::string &workgroup) {
+                                              const std::string &workgroup,
+                                              bool exitJoins = false) {
   std::string text = kLoopKernel;
   text.replace(text.find("WORKGROUP"), 9, workgroup);
+  if (exitJoins) {
+    text.replace(text.find("label %exit, label %loop"), 24,
+                 "label %after, label %loop");
+    std::string exitBlock = "exit:\n  br label %after\n";
+    text.erase(text.find(exitBlock), exitBlock.size());
+  }
   llvm::SMDiagnostic diagnostic;
   std::unique_ptr<llvm::Module> module =
       llvm::parseAssemblyString(text, diagnostic, context);
@@ -245,11 +256,13 @@ std::string printed(const llvm::Function &kernel) {
 }
 
 TEST(RocmRecomputeLaneIndices, ClonesAfterTheLoopWhatIsUsedAfterIt) {
-  for (unsigned waveSize : {32u, 64u}) {
-    SCOPED_TRACE("wave" + std::to_string(waveSize));
+  for (auto [waveSize, exitJoins] :
+       {std::pair{32u, false}, {64u, false}, {32u, true}}) {
+    SCOPED_TRACE("wave" + std::to_string(waveSize) +
+                 (exitJoins ? ", exit joins" : ""));
     llvm::LLVMContext context;
     std::unique_ptr<llvm::Module> module =
-        parseLoopKernel(context, "128, i32 1, i32 1");
+        parseLoopKernel(context, "128, i32 1, i32 1", exitJoins);
     ASSERT_TRUE(module);
     llvm::Function &kernel = *module->getFunction("kernel");
     EXPECT_EQ(tk::rocm::recomputeLaneIndicesAfterLoops(kernel, waveSize), 2u);
