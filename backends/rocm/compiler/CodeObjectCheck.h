@@ -1,4 +1,5 @@
-//===- CodeObjectCheck.h - a package held against its code object -*- C++ -*-===//
+//===- CodeObjectCheck.h - a package held against its code object -*- C++
+//-*-===//
 //
 // What validate() checks of a ROCm package, with no AMD GPU to run it:
 //

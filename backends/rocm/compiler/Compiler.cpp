@@ -436,8 +436,10 @@ recomputeWhereItSpillsLess(const llvm::Module &module, const std::string &entry,
 }
 } // namespace
 
-tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
-                        CompiledKernel &out, std::string &error) {
+namespace {
+/// compileKernel, the operands staged or not as `input` says.
+tk_status compileOnce(const CompileInput &input, CompileStage stopAfter,
+                      CompiledKernel &out, std::string &error) {
   initializeAMDGPUTarget();
   DialectRegistry registry;
   registerLoweringDialects(registry);
@@ -591,7 +593,10 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
         input.dumpDir, "7-llvm-ir-recomputed.ll",
         [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
   }
-  if (stopAfter == CompileStage::Assembly || !input.dumpDir.empty()) {
+  // A kernel that staged an operand is compared with its other form by
+  // LLVM's figures in the assembly (compileKernel).
+  if (stopAfter == CompileStage::Assembly || !input.dumpDir.empty() ||
+      out.lowered.stagedOperands) {
     llvm::SmallVector<char, 0> text;
     if (!emit(*llvmModule, llvm::CodeGenFileType::AssemblyFile, text)) {
       error = "tk-rocm: the AMDGPU target cannot emit assembly";
@@ -610,6 +615,62 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
           llvm::StringRef(object.data(), object.size()), {}, out.hsaco, error))
     return status;
   return readCodeObjectMetadata(out.hsaco, input.entry, out.metadata, error);
+}
+
+/// What LLVM's assembly printer says of the kernel in its comments: its
+/// scratch bytes and its waves a SIMD (registers and LDS together); -1
+/// where a comment is missing.
+struct AssemblyFigures {
+  int64_t scratchBytes = -1;
+  int64_t wavesPerSimd = -1;
+};
+
+AssemblyFigures readAssemblyFigures(llvm::StringRef assembly) {
+  AssemblyFigures figures;
+  auto comment = [&](llvm::StringRef key, int64_t &into) {
+    size_t at = assembly.find(key);
+    if (at == llvm::StringRef::npos)
+      return;
+    llvm::StringRef rest = assembly.drop_front(at + key.size()).ltrim();
+    rest.consumeInteger(10, into);
+  };
+  comment("; ScratchSize:", figures.scratchBytes);
+  comment("; Occupancy:", figures.wavesPerSimd);
+  return figures;
+}
+} // namespace
+
+tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
+                        CompiledKernel &out, std::string &error) {
+  if (tk_status status = compileOnce(input, stopAfter, out, error))
+    return status;
+  if (!out.lowered.stagedOperands || stopAfter == CompileStage::LLVMIR)
+    return TK_SUCCESS;
+  // An operand staged in LDS (tk-dot-operand-layouts: with it, the loop's
+  // tiles would take over 3/4 of a lane's registers) spares registers but
+  // takes LDS, which can leave fewer waves a SIMD than the registers would:
+  // at head size 128 on 8 waves, attention's q in LDS made 48 KiB a
+  // workgroup and 4 waves; held in registers it spills nothing once the
+  // lane indices are recomputed after its loops (32 KiB, 6 waves). Whether
+  // the registers hold it is the register allocator's answer, so both are
+  // compiled and the code that spills no more and runs more waves is kept.
+  CompileInput inRegisters = input;
+  inRegisters.options.stageOperands = false;
+  if (!input.dumpDir.empty())
+    inRegisters.dumpDir = input.dumpDir + "/operands-in-registers";
+  CompiledKernel held;
+  std::string heldError;
+  if (compileOnce(inRegisters, stopAfter, held, heldError) != TK_SUCCESS)
+    return TK_SUCCESS;
+  AssemblyFigures staged = readAssemblyFigures(out.assembly);
+  AssemblyFigures inLanes = readAssemblyFigures(held.assembly);
+  if (staged.scratchBytes < 0 || inLanes.scratchBytes < 0 ||
+      staged.wavesPerSimd < 0 || inLanes.wavesPerSimd < 0)
+    return TK_SUCCESS;
+  if (inLanes.scratchBytes <= staged.scratchBytes &&
+      inLanes.wavesPerSimd > staged.wavesPerSimd)
+    out = std::move(held);
+  return TK_SUCCESS;
 }
 
 tk_status compileToPackage(const CompileInput &input, Package &out,

@@ -87,9 +87,11 @@ tk_status lowerToLLVMDialect(ModuleOp module, const LoweringOptions &options,
   lowering.target = target.preset;
   lowering.numWarps = numWarps;
   lowering.matrixUnit = makeMatrixUnit(*info);
+  lowering.stageOperands = options.stageOperands;
   result.matrixDots = countMatrixDots(module, *info);
   bool refused = false;
-  if (failed(lowerToSIMT(module, lowering, dump, error, &refused)))
+  if (failed(lowerToSIMT(module, lowering, dump, error, &refused,
+                         &result.stagedOperands)))
     return refused ? TK_ERROR_UNSUPPORTED : TK_ERROR_COMPILATION;
   result.threadsPerBlock = static_cast<int>(numThreads);
 

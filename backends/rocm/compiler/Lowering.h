@@ -29,6 +29,9 @@ struct LoweringOptions {
   Target target;
   int numWarps = 4;
   int numStages = 2;
+  /// Whether a dot operand the loop's registers would not hold may wait in
+  /// LDS (SIMTLowering::stageOperands).
+  bool stageOperands = true;
 };
 
 /// What the lowering learned that the package records.
@@ -38,6 +41,8 @@ struct LoweredKernel {
   int matrixDots = 0;
   /// The LDS a workgroup may use on the target (its TargetInfo preset).
   int64_t ldsBytesLimit = 0;
+  /// Whether a dot operand waits in LDS (tkw.local_store before its loop).
+  bool stagedOperands = false;
 };
 
 /// Called after each stage with a file name ("4-loops.mlir") and the module;

@@ -25,8 +25,9 @@ tk_status corrupt(std::string &error, const std::string &what) {
 
 /// Why `elf` is not a 64-bit little-endian AMDGPU shared object, or "".
 std::string codeObjectProblem(const std::string &elf) {
-  if (elf.size() < 64 || elf.compare(0, 4, "\x7f"
-                                           "ELF") != 0)
+  if (elf.size() < 64 || elf.compare(0, 4,
+                                     "\x7f"
+                                     "ELF") != 0)
     return "the code object is not an ELF file";
   if (elf[4] != 2 || elf[5] != 1)
     return "the code object is not 64-bit little-endian ELF";

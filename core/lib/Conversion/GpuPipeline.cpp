@@ -115,41 +115,39 @@ lowerWithRegisters(ModuleOp module, const tk::SIMTLowering &lowering,
     return success();
   });
   std::string failedPass;
-  if (failed(tk::runPasses(
-          *copy, failedPass,
-          [&](OpPassManager &pm) {
-            pm.addNestedPass<tk::FuncOp>(tk::createTkRewriteBlockPointers());
-            pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
-            tk::TkAssignLinearLayoutsOptions assign;
-            assign.target = lowering.target;
-            assign.numWarps = lowering.numWarps;
-            pm.addNestedPass<tk::FuncOp>(
-                tk::createTkAssignLinearLayouts(assign));
-            pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
-            tk::TkDotOperandLayoutsOptions operands;
-            operands.stageOperands = stageOperands;
-            pm.addNestedPass<tk::FuncOp>(
-                tk::createTkDotOperandLayouts(operands));
-            // The operands' conversions may fold into their producers.
-            pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
-            tk::TkPipelineLoadsOptions pipelining;
-            pipelining.numStages = lowering.numStages;
-            pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
-            pm.addNestedPass<tk::FuncOp>(tk::createTkCooperativeAccumulators());
-            tk::TkAllocateSharedMemoryOptions allocate;
-            allocate.target = lowering.target;
-            pm.addNestedPass<tk::FuncOp>(
-                tk::createTkAllocateSharedMemory(allocate));
-            pm.addNestedPass<tk::FuncOp>(tk::createTkInsertBarriers());
-          },
-          dump ? std::make_unique<PassDumper>(*copy, dump) : nullptr))) {
+  LogicalResult layouts = tk::runPasses(
+      *copy, failedPass,
+      [&](OpPassManager &pm) {
+        pm.addNestedPass<tk::FuncOp>(tk::createTkRewriteBlockPointers());
+        pm.addNestedPass<tk::FuncOp>(tk::createTkHoistLoopInvariants());
+        tk::TkAssignLinearLayoutsOptions assign;
+        assign.target = lowering.target;
+        assign.numWarps = lowering.numWarps;
+        pm.addNestedPass<tk::FuncOp>(tk::createTkAssignLinearLayouts(assign));
+        pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
+        tk::TkDotOperandLayoutsOptions operands;
+        operands.stageOperands = stageOperands;
+        pm.addNestedPass<tk::FuncOp>(tk::createTkDotOperandLayouts(operands));
+        // The operands' conversions may fold into their producers.
+        pm.addNestedPass<tk::FuncOp>(tk::createTkRemoveLayoutConversions());
+        tk::TkPipelineLoadsOptions pipelining;
+        pipelining.numStages = lowering.numStages;
+        pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
+        pm.addNestedPass<tk::FuncOp>(tk::createTkCooperativeAccumulators());
+        tk::TkAllocateSharedMemoryOptions allocate;
+        allocate.target = lowering.target;
+        pm.addNestedPass<tk::FuncOp>(
+            tk::createTkAllocateSharedMemory(allocate));
+        pm.addNestedPass<tk::FuncOp>(tk::createTkInsertBarriers());
+      },
+      dump ? std::make_unique<PassDumper>(*copy, dump) : nullptr);
+  staged =
+      copy->walk([](tk::warp::LocalStoreOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (failed(layouts)) {
     if (refusal.empty())
       refusal = "pass '" + failedPass + "' failed";
     deviceLimit = failedPass == "tk-allocate-shared-memory";
-    staged = copy->walk([](tk::warp::LocalStoreOp) {
-                   return WalkResult::interrupt();
-                 })
-                 .wasInterrupted();
     return failure();
   }
   if (std::optional<std::string> problem =
@@ -159,9 +157,9 @@ lowerWithRegisters(ModuleOp module, const tk::SIMTLowering &lowering,
     return failure();
   }
   // Dumped only where the pipeline goes on to lower the module.
-  OwningOpRef<ModuleOp> layouts;
+  OwningOpRef<ModuleOp> withLayouts;
   if (dump)
-    layouts = copy->clone();
+    withLayouts = copy->clone();
   if (failed(tk::runPasses(*copy, failedPass, [&](OpPassManager &pm) {
         pm.addPass(tk::createConvertRegistersToSIMTPass(lowering.matrixUnit,
                                                         lowering.asyncCopy));
@@ -174,27 +172,29 @@ lowerWithRegisters(ModuleOp module, const tk::SIMTLowering &lowering,
     return failure();
   }
   if (dump)
-    dump("3-registers.mlir", *layouts);
+    dump("3-registers.mlir", *withLayouts);
   module.getBodyRegion().takeBody(copy->getBodyRegion());
   return success();
 }
 
 LogicalResult tk::lowerToSIMT(ModuleOp module, const SIMTLowering &lowering,
                               const StageDumpFn &dump, std::string &error,
-                              bool *refused) {
+                              bool *refused, bool *staged) {
   std::string refusal;
-  bool deviceLimit = false, staged = false;
+  bool deviceLimit = false, stagedOperand = false;
   LogicalResult lowered =
-      lowerWithRegisters(module, lowering, dump, /*stageOperands=*/true,
-                         refusal, deviceLimit, staged);
+      lowerWithRegisters(module, lowering, dump, lowering.stageOperands,
+                         refusal, deviceLimit, stagedOperand);
   // Operands staged in workgroup memory that then does not fit: the kernel
   // runs with them in registers instead (spilling where it must).
-  if (failed(lowered) && deviceLimit && staged) {
+  if (failed(lowered) && deviceLimit && stagedOperand) {
     refusal.clear();
     lowered = lowerWithRegisters(module, lowering, dump,
                                  /*stageOperands=*/false, refusal, deviceLimit,
-                                 staged);
+                                 stagedOperand);
   }
+  if (staged)
+    *staged = succeeded(lowered) && stagedOperand;
   if (failed(lowered)) {
     error = "the register pipeline cannot lower the kernel: " + refusal;
     // Only the target's limits make a kernel unsupported there; any other

@@ -233,6 +233,11 @@ struct SIMTLowering {
   /// or tiles the dot writes to its workgroup memory). A kernel with more
   /// is refused.
   int64_t maxFmaDotRegisters = 256;
+  /// Whether tk-dot-operand-layouts may stage in workgroup memory a dot
+  /// operand that the loop's registers would not hold. A backend that
+  /// compiles a kernel both ways to compare the code turns it off for the
+  /// second.
+  bool stageOperands = true;
 };
 
 /// Runs `lowering` on `module`: the register pipeline's layout passes
@@ -242,11 +247,13 @@ struct SIMTLowering {
 /// pipeline refused the kernel for the target's limits (more workgroup
 /// memory than it has, a dot of multiply-adds over a thread's registers):
 /// the kernel is unsupported on the target, not the compiler broken. Any
-/// other failure leaves `refused` false.
+/// other failure leaves `refused` false. `staged` (where given) says whether
+/// the lowering kept staged a dot operand in workgroup memory.
 mlir::LogicalResult lowerToSIMT(mlir::ModuleOp module,
                                 const SIMTLowering &lowering,
                                 const StageDumpFn &dump, std::string &error,
-                                bool *refused = nullptr);
+                                bool *refused = nullptr,
+                                bool *staged = nullptr);
 
 /// Registers every conversion pass of tk with the global registry (for
 /// `tk-opt` and textual pipelines).
