@@ -4,7 +4,11 @@
 // goes away when what it converts can be computed again, cheaply, in the
 // layout its users want (Triton's backward rematerialisation). A tile of
 // pointers, which no thread can hand another, is computed again from its
-// offsets, and what cannot be is converted there instead.
+// offsets, and what cannot be is converted there instead. A value a loop
+// carries and converts on every trip (a walk of pointers continued from an
+// earlier loop whose loads took another layout) is carried in the layout
+// the trip wants instead: converted once before the loop, and once after it
+// where its result is used.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +20,7 @@
 #include "tk/core/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -231,6 +236,10 @@ struct RemoveLayoutConversionsPass
     FuncOp func = getOperation();
     LinearLayoutRules rules(&getContext());
     Rematerializer rematerializer(rules);
+    func.walk([&](scf::ForOp loop) {
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+        carryInConvertedLayout(loop, i, rematerializer);
+    });
     SmallVector<ConvertLayoutOp> converts;
     func.walk([&](ConvertLayoutOp convert) { converts.push_back(convert); });
     SmallPtrSet<Operation *, 16> erased;
@@ -278,6 +287,77 @@ struct RemoveLayoutConversionsPass
             changed = true;
           }
       }
+    }
+  }
+
+  /// Where iteration argument `index` of `loop` is used only by conversions
+  /// to one layout and by the one same-layout op that makes its next value
+  /// (`p + step`), the loop carries it in that layout: its initial value is
+  /// converted before the loop, the op computes in it (its other operands
+  /// computed again in it, cheaply, or not at all), and the result is
+  /// converted back after the loop where something uses it. A conversion
+  /// of pointers, through workgroup memory, then runs once, not every trip.
+  static void carryInConvertedLayout(scf::ForOp loop, unsigned index,
+                                     Rematerializer &rematerializer) {
+    BlockArgument carried = loop.getRegionIterArgs()[index];
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    Operation *next = yield.getOperand(index).getDefiningOp();
+    Type carriedType = carried.getType();
+    if (!isa_and_present<LinearLayoutAttr>(getLayout(carriedType)) || !next ||
+        next->getBlock() != loop.getBody() || next->getNumResults() != 1 ||
+        !isSameLayoutOp(next) || !isMemoryEffectFree(next) ||
+        !next->getResult(0).hasOneUse())
+      return;
+    SmallVector<ConvertLayoutOp> converts;
+    for (Operation *user : carried.getUsers()) {
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+        converts.push_back(convert);
+        continue;
+      }
+      if (user != next)
+        return;
+    }
+    if (converts.empty() ||
+        llvm::any_of(converts, [&](ConvertLayoutOp convert) {
+          return convert.getType() != converts.front().getType();
+        }))
+      return;
+    Type wantedType = converts.front().getType();
+    Attribute wanted = getLayout(wantedType);
+    if (!isa_and_present<LinearLayoutAttr>(wanted))
+      return;
+    // The step and anything else the op reads, in the wanted layout.
+    SmallVector<std::pair<unsigned, Rematerialization>> operands;
+    for (OpOperand &operand : next->getOpOperands()) {
+      if (operand.get() == carried || !isTileLike(operand.get().getType()))
+        continue;
+      Rematerialization plan;
+      if (!rematerializer.plan(operand.get(), wanted, plan,
+                               /*convertOperands=*/true) ||
+          !llvm::all_of(plan.ops, [](Operation *op) { return isCheap(op); }))
+        return;
+      operands.push_back({operand.getOperandNumber(), std::move(plan)});
+    }
+
+    for (auto &[number, plan] : operands)
+      next->setOperand(number, apply(plan, next->getOperand(number)));
+    OpBuilder builder(loop);
+    OpOperand &init = loop.getInitsMutable()[index];
+    init.set(ConvertLayoutOp::create(builder, loop.getLoc(), wantedType,
+                                     init.get()));
+    carried.setType(wantedType);
+    for (ConvertLayoutOp convert : converts) {
+      convert.replaceAllUsesWith(carried);
+      convert.erase();
+    }
+    next->getResult(0).setType(wantedType);
+    OpResult result = loop->getResult(index);
+    result.setType(wantedType);
+    if (!result.use_empty()) {
+      builder.setInsertionPointAfter(loop);
+      auto back =
+          ConvertLayoutOp::create(builder, loop.getLoc(), carriedType, result);
+      result.replaceAllUsesExcept(back, back);
     }
   }
 
