@@ -402,15 +402,14 @@ int64_t scratchBytesOf(llvm::ArrayRef<char> object, const std::string &entry) {
 /// first, then after each alone, until one leaves no scratch.
 template <typename EmitFn>
 std::unique_ptr<llvm::Module>
-recomputeWhereItSpillsLess(const llvm::Module &module, const std::string &entry,
+recomputeWhereItSpillsLess(llvm::Module &module, const std::string &entry,
                            int waveSize, llvm::SmallVector<char, 0> &object,
                            EmitFn &emit, tk::plugin::CodegenErrors &errors) {
   int64_t scratch = scratchBytesOf(object, entry);
   llvm::Function *kernel = module.getFunction(entry);
   if (scratch <= 0 || !kernel)
     return nullptr;
-  int loops = static_cast<int>(
-      countOutermostLoops(const_cast<llvm::Function &>(*kernel)));
+  int loops = static_cast<int>(countOutermostLoops(*kernel));
   std::unique_ptr<llvm::Module> best;
   for (int onlyLoop = -1; onlyLoop < (loops > 1 ? loops : 0) && scratch > 0;
        ++onlyLoop) {
@@ -434,9 +433,7 @@ recomputeWhereItSpillsLess(const llvm::Module &module, const std::string &entry,
   }
   return best;
 }
-} // namespace
 
-namespace {
 /// compileKernel, the operands staged or not as `input` says.
 tk_status compileOnce(const CompileInput &input, CompileStage stopAfter,
                       CompiledKernel &out, std::string &error) {
