@@ -205,7 +205,7 @@ unsigned recomputeLaneIndicesAfterLoops(Function &kernel, unsigned waveSize,
     }
     for (Instruction *inst : needed)
       for (Use &use : llvm::make_early_inc_range(inst->uses()))
-        if (isAfter(use) && use.getUser() != clones[inst])
+        if (isAfter(use))
           use.set(clones[inst]);
     ids.insert(id);
     cloned += needed.size();
