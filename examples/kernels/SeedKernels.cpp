@@ -516,6 +516,41 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
     }
     return next;
   };
+  // FlashAttention-3's order (config.overlapProducts): a trip issues its
+  // scores s = q k^T, then the previous trip's p v, then runs its softmax
+  // on s while a unit that runs dots asynchronously computes p v; only the
+  // rescale of the accumulator waits for it. The loop carries p, zeros
+  // before the first trip, whose p v reads no values (they are masked to
+  // zeros too: 0 * v would be NaN where v holds an infinity).
+  auto valuesBefore = [&](Tile startN) {
+    Tile prevIdx = (startN - BN + k.arange(0, BN)).col();
+    return k.load(vBase + (prevIdx * D + dIdx), (prevIdx >= 0) & dMask, 0);
+  };
+  auto overlappedTrip =
+      [&](Tile startN,
+          llvm::ArrayRef<Tile> carried) -> llvm::SmallVector<Tile> {
+    Tile nIdx = (startN + k.arange(0, BN)).col();
+    Tile kTile = k.load(kBase + (nIdx * D + dIdx), dMask, 0);
+    Tile kT = k.trans(kTile);
+    llvm::SmallVector<Tile> scores;
+    for (const RowGroup &group : rowGroups)
+      scores.push_back(k.dot(group.qTile, kT));
+    Tile vBefore = valuesBefore(startN);
+    llvm::SmallVector<Tile> withBefore;
+    for (int64_t g = 0; g < groups; ++g)
+      withBefore.push_back(
+          k.dot(carried[4 * g + 3], vBefore, carried[4 * g + 2]));
+    llvm::SmallVector<Tile> next;
+    for (int64_t g = 0; g < groups; ++g) {
+      Tile m = carried[4 * g], l = carried[4 * g + 1], s = scores[g];
+      Tile mNew = k.maximum(m, k.max(s, 1) * scaleLog2);
+      Tile p = k.fastExp2(k.fma(s, scaleLog2, (-mNew).col()));
+      Tile alpha = k.fastExp2(m - mNew);
+      Tile lNew = l * alpha + k.sum(p, 1);
+      next.append({mNew, lNew, withBefore[g] * alpha.col(), p.to(type)});
+    }
+    return next;
+  };
   // The full blocks, then the last partial one (no trip when BN divides N).
   // Causal: the full blocks before the block's first row, then those up to
   // its last row (or N), masked. Every row sees key 0 on its first trip, so
@@ -526,13 +561,33 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
     unmaskedEnd = k.minimum((startM / BN) * BN, nFull);
     end = k.minimum(startM + BM, N);
   }
-  llvm::SmallVector<Tile> state = k.forLoop(
-      0, unmaskedEnd, BN, init, [&](Tile startN, llvm::ArrayRef<Tile> carried) {
-        return trip(startN, carried, /*masked=*/false,
-                    /*diagonal=*/false);
-      });
-  if (state.empty())
-    return finish(k, error);
+  llvm::SmallVector<Tile> state;
+  if (config.overlapProducts) {
+    llvm::SmallVector<Tile> overlapped;
+    for (int64_t g = 0; g < groups; ++g)
+      overlapped.append({init[3 * g], init[3 * g + 1], init[3 * g + 2],
+                         k.zeros({groupRows, BN}, type)});
+    overlapped = k.forLoop(0, unmaskedEnd, BN, overlapped,
+                           [&](Tile startN, llvm::ArrayRef<Tile> carried) {
+                             return overlappedTrip(startN, carried);
+                           });
+    if (overlapped.empty())
+      return finish(k, error);
+    // The last trip's p v (zeros where no trip ran).
+    Tile vLast = valuesBefore(unmaskedEnd);
+    for (int64_t g = 0; g < groups; ++g)
+      state.append(
+          {overlapped[4 * g], overlapped[4 * g + 1],
+           k.dot(overlapped[4 * g + 3], vLast, overlapped[4 * g + 2])});
+  } else {
+    state = k.forLoop(0, unmaskedEnd, BN, init,
+                      [&](Tile startN, llvm::ArrayRef<Tile> carried) {
+                        return trip(startN, carried, /*masked=*/false,
+                                    /*diagonal=*/false);
+                      });
+    if (state.empty())
+      return finish(k, error);
+  }
   state = k.forLoop(unmaskedEnd, end, BN, state,
                     [&](Tile startN, llvm::ArrayRef<Tile> carried) {
                       return trip(startN, carried, /*masked=*/true,

@@ -160,13 +160,21 @@ struct AttentionConfig {
   /// block's first row are visible to all its rows and run unmasked; only
   /// the blocks on the diagonal apply the mask, and none past it runs.
   bool causal = false;
+  /// FlashAttention-3's overlap within a warpgroup: each trip of the
+  /// unmasked loop issues its q k^T, then the previous trip's p v, then
+  /// runs its softmax while the matrix unit computes both (the loop
+  /// carries p, and the first trip's p v adds zeros). A backend whose dots
+  /// run asynchronously waits for each product only where it is read
+  /// (tk-defer-dot-waits); elsewhere it is the same arithmetic in another
+  /// order.
+  bool overlapProducts = false;
 };
 
 /// Fused attention forward (FlashAttention-2): `o = softmax(q k^T * scale)
 /// v` per head (with AttentionConfig::causal, each query over the keys up to
-/// its own position), q, k, v and o [heads, N, D] contiguous, an f32 accumulator
-/// and online softmax (in base 2: exp2, log2(e) folded into the scale);
-/// sm_scale must be positive (the running max is taken before scaling).
+/// its own position), q, k, v and o [heads, N, D] contiguous, an f32
+/// accumulator and online softmax (in base 2: exp2, log2(e) folded into the
+/// scale); sm_scale must be positive (the running max is taken before scaling).
 /// Arguments: q, k, v, o, N, D, sm_scale. Grid:
 /// `cdiv(N, blockM) x heads`. Not a seed kernel: it has no `.tk` twin (the
 /// conformance suite and tk-bench-cuda build it).

@@ -202,6 +202,8 @@ BenchFigure scaledMatmul(seeds::MatmulScales scales, int64_t m, int64_t n,
 struct AttentionBlocks {
   int64_t bm, bn;
   int warps, stages, minPrograms;
+  /// AttentionConfig::overlapProducts.
+  bool overlap = false;
 };
 
 /// FlashAttention forward, fp16, head dim `d` declared divisible by 16;
@@ -224,10 +226,25 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
   // 128x64 w8 s3 o2, 64x128 w4 s2 o3 and 256x64 w16 s2, all slower at both
   // head dims.
   const std::vector<AttentionBlocks> blocks = {
-      {64, 64, 4, 3, 0},  {128, 64, 8, 3, 0}, {64, 32, 4, 3, 0},
-      {128, 32, 8, 3, 0}, {128, 64, 4, 3, 0}, {128, 128, 8, 3, 0},
-      {128, 64, 4, 2, 0}, {128, 64, 8, 2, 0}, {128, 128, 8, 2, 0},
-      {64, 128, 4, 2, 0}, {128, 64, 8, 2, 2}, {128, 128, 8, 2, 2}};
+      {64, 64, 4, 3, 0},
+      {128, 64, 8, 3, 0},
+      {64, 32, 4, 3, 0},
+      {128, 32, 8, 3, 0},
+      {128, 64, 4, 3, 0},
+      {128, 128, 8, 3, 0},
+      {128, 64, 4, 2, 0},
+      {128, 64, 8, 2, 0},
+      {128, 128, 8, 2, 0},
+      {64, 128, 4, 2, 0},
+      {128, 64, 8, 2, 2},
+      {128, 128, 8, 2, 2},
+      // FlashAttention-3's overlap of a trip's softmax with its products
+      // (AttentionConfig::overlapProducts). On the H100 these two tied the
+      // fastest at one head dim or the other; with the occupancy hint
+      // (o2), 128x128 blocks and in the causal figures it was slower (its
+      // softmax holds the running p v's registers besides its own).
+      {128, 64, 8, 2, 0, true},
+      {128, 64, 4, 2, 0, true}};
   // Causal: the configurations that won the full figures on the H100
   // (128x64 w8 s2, with and without o2) and two of 4 warps, so that each
   // is also a conformance cell of every column without doubling them.
@@ -243,7 +260,8 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
     BenchCandidate c;
     c.label = std::to_string(b.bm) + "x" + std::to_string(b.bn) + " w" +
               std::to_string(b.warps) + " s" + std::to_string(b.stages) +
-              (b.minPrograms ? " o" + std::to_string(b.minPrograms) : "");
+              (b.minPrograms ? " o" + std::to_string(b.minPrograms) : "") +
+              (b.overlap ? " overlap" : "");
     c.numWarps = b.warps;
     c.numStages = b.stages;
     c.minProgramsPerCu = b.minPrograms;
@@ -256,6 +274,7 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
       config.blockD = d;
       config.headDimDivisibility = 16;
       config.causal = causal;
+      config.overlapProducts = b.overlap;
       return seeds::buildAttention(ctx, mlir::Float16Type::get(ctx), config);
     });
     figure.candidates.push_back(std::move(c));

@@ -45,6 +45,9 @@ namespace tk::cuda {
 
 namespace {
 
+/// The most registers PTX gives a thread (ptxas' --maxrregcount ceiling).
+constexpr int64_t kMaxRegistersPerThread = 255;
+
 /// The units of a GPU of compute capability `computeCapability`: mma.sync
 /// from sm_80, wgmma on sm_90a only (not in sm_90's forward-compatible PTX),
 /// cp.async from sm_80 (its copies read by wgmma's async proxy on sm_90a).
@@ -108,6 +111,17 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   int64_t numWarps = std::max(1, options.numWarps);
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
+  // With an occupancy hint (.minnctapersm) ptxas holds each thread to the
+  // register file's share of that many programs and spills past it: the
+  // layout passes plan for that budget (an invariant dot operand that
+  // would not fit goes to workgroup memory: tk-dot-operand-layouts).
+  if (options.minProgramsPerSM > 0) {
+    int64_t budget =
+        info->registersPerCU / (numThreads * int64_t(options.minProgramsPerSM));
+    budget = std::min<int64_t>(budget, kMaxRegistersPerThread) & ~int64_t(7);
+    if (budget > 0)
+      targetInfo += ":thread-registers=" + std::to_string(budget);
+  }
 
   // Core's register pipeline (DESIGN §3): num_warps warps of the preset's
   // size, dots on mma.sync or wgmma, cp.async loading operands trips

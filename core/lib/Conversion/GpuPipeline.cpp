@@ -133,6 +133,7 @@ lowerWithRegisters(ModuleOp module, const tk::SIMTLowering &lowering,
         tk::TkPipelineLoadsOptions pipelining;
         pipelining.numStages = lowering.numStages;
         pm.addNestedPass<tk::FuncOp>(tk::createTkPipelineLoads(pipelining));
+        pm.addNestedPass<tk::FuncOp>(tk::createTkDeferDotWaits());
         pm.addNestedPass<tk::FuncOp>(tk::createTkCooperativeAccumulators());
         tk::TkAllocateSharedMemoryOptions allocate;
         allocate.target = lowering.target;

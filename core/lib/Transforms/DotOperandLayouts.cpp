@@ -9,7 +9,8 @@
 // once, before the loop; where its fragments and the loop's other tiles
 // would not fit a thread's registers (RDNA3's WMMA holds each element of a
 // and b in two lanes), it is written to workgroup memory there instead and
-// read back each trip.
+// read back each trip (a warpgroup dot's a: in its matrix descriptor's
+// layout, which the products read in place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,13 +104,13 @@ struct DotOperandLayoutsPass
         }
         if (!convertsInRegisters(dot, opIdx, *layout, *info))
           continue;
-        // (A warpgroup dot's a stays in registers: wgmma reads one it does
-        // not hold there through a descriptor, planDotOperands' choice.)
-        if (stageOperands && !warpgroup &&
-            exceedsThreadRegisters(dot, opIdx, *layout, *info))
-          stageOperand(dot, opIdx, std::move(*layout), *info);
-        else
+        if (!stageOperands ||
+            !exceedsThreadRegisters(dot, opIdx, *layout, *info))
           convertOperand(dot, opIdx, std::move(*layout));
+        else if (warpgroup)
+          stageDescriptorOperand(dot, accumulator.getLinearLayout());
+        else
+          stageOperand(dot, opIdx, std::move(*layout), *info);
       }
       return WalkResult::advance();
     });
@@ -213,6 +214,52 @@ struct DotOperandLayoutsPass
                             << " registers a thread across the loop\n");
     return held * kTileRegisterShare.second >
            target.registersPerThread * kTileRegisterShare.first;
+  }
+
+  /// Writes a of a warpgroup `dot` (wgmma), which the loop around it does
+  /// not change, into a ring of one slot before the loop, in the layout of
+  /// the matrix descriptor planDotOperands gives it (#tkw.nvmma), where the
+  /// products read it in place each trip: no register holds it in the loop
+  /// (FlashAttention-3's q). Where the descriptor has no such layout, a
+  /// stays in registers.
+  void stageDescriptorOperand(DotOp dot, const LinearLayout &accumulator) {
+    Value value = dot.getA();
+    auto type = cast<RankedTensorType>(value.getType());
+    auto current = cast<LinearLayoutAttr>(getLayout(type));
+    int64_t bytes =
+        std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
+    llvm::Expected<int64_t> width = getWarpgroupWidth(accumulator);
+    llvm::Expected<DescriptorOperand> descriptor =
+        width ? getDescriptorOperand(type.getShape(), bytes, /*opIdx=*/0,
+                                     current.getLinearLayout(), *width)
+              : llvm::Expected<DescriptorOperand>(width.takeError());
+    if (!descriptor) {
+      llvm::consumeError(descriptor.takeError());
+      return;
+    }
+    OpBuilder before(dot);
+    Value ring, slot;
+    for (Operation *user : value.getUsers())
+      if (auto store = dyn_cast<LocalStoreOp>(user)) {
+        ring = store.getRing();
+        slot = store.getSlot();
+      }
+    if (!ring) {
+      before.setInsertionPointAfterValue(value);
+      auto shared = NvmmaSharedAttr::get(
+          &getContext(), descriptor->swizzleBytes,
+          getDescriptorSlotOrder(*descriptor, /*transposed=*/{}));
+      ring =
+          LocalAllocOp::create(before, dot.getLoc(),
+                               RingType::get(&getContext(), 1, type.getShape(),
+                                             type.getElementType(), shared));
+      slot = arith::ConstantIntOp::create(before, dot.getLoc(),
+                                          before.getI32Type(), 0);
+      LocalStoreOp::create(before, dot.getLoc(), value, ring, slot);
+    }
+    OpBuilder atDot(dot);
+    dot.getAMutable().set(
+        LocalLoadOp::create(atDot, dot.getLoc(), type, ring, slot));
   }
 
   /// Writes operand `opIdx` of `dot`, which the loop around it does not

@@ -8,7 +8,8 @@
 // are apart where their indices provably differ in one pass over the code.
 //
 // A dot marked tkw.pending reads its ring slots until a later wait (its own
-// next trip, or the tkw.dot_wait after the loop): a barrier does not end
+// next trip, or the tkw.dot_wait after the loop), one marked tkw.deferred
+// until a tkw.dot_wait that leaves nothing running: a barrier does not end
 // those reads, so a write they may overlap is an error, not a barrier. The
 // slot such a read leaves running across a loop's back edge is known in the
 // next trip's terms, (read - c) % size, where the loop steps its slot by c.
@@ -27,6 +28,8 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
+
+#include <limits>
 
 #define DEBUG_TYPE "tk-insert-barriers"
 
@@ -297,15 +300,21 @@ private:
       }
       return pending;
     }
-    if (auto dot = dyn_cast<tk::DotOp>(op))
+    if (auto dot = dyn_cast<tk::DotOp>(op)) {
       if (auto stillRunning =
               dot->getAttrOfType<IntegerAttr>(TkwDialect::kPendingAttrName))
         return visitRunningDot(dot, stillRunning.getInt(), std::move(pending));
+      // Its wait is a later op's: nothing ends here.
+      if (dot->hasAttr(TkwDialect::kDeferredAttrName))
+        return visitRunningDot(dot, std::numeric_limits<int64_t>::max(),
+                               std::move(pending));
+    }
     if (auto read = dyn_cast<LocalLoadOp>(op))
       if (llvm::all_of(read->getUsers(),
                        [](Operation *user) {
                          return isa<tk::DotOp>(user) &&
-                                user->hasAttr(TkwDialect::kPendingAttrName);
+                                (user->hasAttr(TkwDialect::kPendingAttrName) ||
+                                 user->hasAttr(TkwDialect::kDeferredAttrName));
                        }) &&
           !read->use_empty())
         return pending; // read by its dot, where it runs

@@ -385,5 +385,11 @@ LogicalResult TkwDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a non-negative integer on a tk.dot";
     return success();
   }
+  if (name == kDeferredAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "tk.dot")
+      return op->emitError() << "'" << name << "' must be a unit on a tk.dot";
+    return success();
+  }
   return op->emitError() << "unknown tkw attribute '" << name << "'";
 }

@@ -103,6 +103,23 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
   c.run = [](CellRun &r) { runAttention(r, kBlockM); };
   cases.push_back(c);
 
+  // FlashAttention-3's order: each trip's softmax between its q k^T and the
+  // previous trip's p v (the shapes above: no full block, a partial last
+  // block, only full blocks).
+  c.name = "attention_fwd_overlapped";
+  c.summary = "FlashAttention forward whose trips issue q k^T, then the "
+              "previous trip's p v, then the softmax; shape heads x N x D";
+  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
+                                 const Shape &, std::string *error) {
+    seeds::AttentionConfig config;
+    config.blockM = kBlockM;
+    config.blockN = kBlockN;
+    config.blockD = kBlockD;
+    config.overlapProducts = true;
+    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
+  });
+  cases.push_back(c);
+
   c.name = "attention_fwd_row_groups";
   c.summary = "FlashAttention forward over 128-row blocks in two row groups "
               "whose products overlap the other group's softmax; shape "

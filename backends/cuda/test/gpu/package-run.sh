@@ -3,7 +3,8 @@
 # package-kit.sh, carried as .dvR): the cuda column and the vulkan column
 # (NVIDIA's ICD) with --expect pass, compute-sanitizer memcheck and racecheck
 # over SAN_KERNELS (default: the kit's sankernels list, else every cell), and
-# cuda_bench.py unless SKIP_BENCH is set. Writes seven files to OUTDIR (the
+# cuda_bench.py unless SKIP_BENCH is set (with BENCH_ARGS, default
+# "--quick --rounds 3"; e.g. "--only attention" times every candidate). Writes seven files to OUTDIR (the
 # run tool brings back eight at most): steps.txt, device.txt,
 # sanitizers.txt, cuda-conformance.json, vulkan-conformance.json,
 # bench.json and logs.txt (the tail of each step's log); exits non-zero when
@@ -56,7 +57,7 @@ if [ -z "${SKIP_BENCH:-}" ]; then
   TK_BACKEND=cuda TK_LIBRARY=$work/rt/build/lib/libtk_runtime.so PYTHONUNBUFFERED=1 \
     timeout "${BENCH_TIMEOUT:-200}" python3 backends/cuda/test/bench/cuda_bench.py \
     --out "$res" --commit "$(cat .dvR/COMMIT 2>/dev/null)" --package "$work/bench.tkpkg" \
-    --manifest .dvR/gpu/manifest --quick --rounds 3 >"$work/bench.log" 2>&1
+    --manifest .dvR/gpu/manifest ${BENCH_ARGS:---quick --rounds 3} >"$work/bench.log" 2>&1
   record "cuda_bench.py ($((SECONDS - t)) s)" $?
 fi
 for log in cuda vulkan memcheck racecheck bench; do

@@ -276,6 +276,27 @@ def TkPipelineLoads : Pass<"tk-pipeline-loads", "::tk::FuncOp"> {
   ];
 }
 
+def TkDeferDotWaits : Pass<"tk-defer-dot-waits", "::tk::FuncOp"> {
+  let summary = "leave a warpgroup dot's products running until the op that "
+                "reads them";
+  let description = [{
+    After `tk-pipeline-loads`. A `tk.dot` on a warpgroup intrinsic (the
+    function's `tkw.target`; wgmma) into an f32 accumulator, without
+    scratch (its operands in registers or in ring slots read in place),
+    not marked `tkw.pending`, whose first reader in its block is not the
+    next op, is marked `tkw.deferred`: its lowering issues the products
+    and does not wait. Before the first op that reads it, a
+    `tkw.dot_wait` with `pending` = the deferred dots issued after it that
+    no earlier wait ended (groups complete in issue order) replaces the
+    result for every reader. A deferred dot read only as the accumulator
+    of the next deferred dot is not waited for: the next one's wait ends
+    both. FlashAttention-3's overlap within a warpgroup: attention whose
+    trip issues q k^T, then the previous trip's p v, runs its softmax
+    while both compute and waits for p v only at the rescale.
+  }];
+  let dependentDialects = ["::tk::warp::TkwDialect"];
+}
+
 def TkAllocateSharedMemory
     : Pass<"tk-allocate-shared-memory", "::tk::FuncOp"> {
   let summary = "give every buffer of workgroup memory its offset, packed by "

@@ -46,6 +46,11 @@ def Tkw_Dialect : Dialect {
     /// sets 1 in a loop; a `tkw.dot_wait` after the loop waits for the
     /// last). Its reads of the slots end only at that later wait.
     static constexpr llvm::StringLiteral kPendingAttrName = "tkw.pending";
+    /// Unit op attribute on a `tk.dot` of a warpgroup intrinsic without
+    /// scratch: its products are left running when the op ends, and a
+    /// `tkw.dot_wait` later in its block waits for them before any reader
+    /// (tk-defer-dot-waits). Its reads of ring slots end at that wait.
+    static constexpr llvm::StringLiteral kDeferredAttrName = "tkw.deferred";
     /// Function attribute: the bytes of workgroup memory the kernel's
     /// buffers need together (tk-allocate-shared-memory).
     static constexpr llvm::StringLiteral kSharedMemoryAttrName =

@@ -200,9 +200,12 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
   if (auto attr =
           op->getAttrOfType<IntegerAttr>(warp::TkwDialect::kPendingAttrName))
     pending = attr.getInt();
-  if (pending < 0 || (pending > 0 && !accElement.isF32()))
-    return error("products left running (tkw.pending) need a non-negative "
-                 "count and an f32 accumulator");
+  // A deferred dot (tk-defer-dot-waits) waits nowhere: a later
+  // tkw.dot_wait does.
+  bool deferred = op->hasAttr(warp::TkwDialect::kDeferredAttrName);
+  if (pending < 0 || ((pending > 0 || deferred) && !accElement.isF32()))
+    return error("products left running (tkw.pending, tkw.deferred) need a "
+                 "non-negative count and an f32 accumulator");
   RegisterIndex accIndex(acc);
   // a in registers: each k step's block is the accumulator fragment of a
   // product k wide, which the thread finds as it finds its tiles.
@@ -260,8 +263,9 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
     tileRegisters.push_back(std::move(*registers));
   }
   FailureOr<SmallVector<SmallVector<Value>>> products =
-      unit.emitWarpgroupProducts(rewriter, loc, intrinsic, n, operands[0],
-                                 operands[1], tiles, pending);
+      unit.emitWarpgroupProducts(
+          rewriter, loc, intrinsic, n, operands[0], operands[1], tiles,
+          deferred ? std::max<int64_t>(pending, 1) : pending);
   if (failed(products))
     return error("the matrix unit emits no " + intrinsic.name);
   for (auto [registers, values] : llvm::zip_equal(tileRegisters, *products))
@@ -270,7 +274,8 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
           narrow ? arith::TruncFOp::create(rewriter, loc, accElement, value)
                  : value;
   // Products left running: those of earlier trips are waited for here.
-  if (pending > 0 && failed(unit.emitWarpgroupWait(rewriter, loc, {}, pending)))
+  if (!deferred && pending > 0 &&
+      failed(unit.emitWarpgroupWait(rewriter, loc, {}, pending)))
     return error("the matrix unit has no wait for running products");
   return results;
 }
