@@ -108,7 +108,8 @@ struct DotOperandLayoutsPass
             !exceedsThreadRegisters(dot, opIdx, *layout, *info))
           convertOperand(dot, opIdx, std::move(*layout));
         else if (warpgroup)
-          stageDescriptorOperand(dot, accumulator.getLinearLayout());
+          stageDescriptorOperand(dot, accumulator.getLinearLayout(),
+                                 std::move(*layout));
         else
           stageOperand(dot, opIdx, std::move(*layout), *info);
       }
@@ -216,50 +217,66 @@ struct DotOperandLayoutsPass
            target.registersPerThread * kTileRegisterShare.first;
   }
 
-  /// Writes a of a warpgroup `dot` (wgmma), which the loop around it does
-  /// not change, into a ring of one slot before the loop, in the layout of
-  /// the matrix descriptor planDotOperands gives it (#tkw.nvmma), where the
-  /// products read it in place each trip: no register holds it in the loop
-  /// (FlashAttention-3's q). Where the descriptor has no such layout, a
-  /// stays in registers.
-  void stageDescriptorOperand(DotOp dot, const LinearLayout &accumulator) {
+  /// Where `value`, which a loop does not change, waits in workgroup
+  /// memory: the ring of one slot an earlier dot wrote it to, else a new one
+  /// in the layout `makeLayout` gives, written once, right after `value` is
+  /// computed (at `loc`). A null ring where `makeLayout` gives no layout.
+  std::pair<Value, Value>
+  stageOnce(Value value, Location loc,
+            llvm::function_ref<Attribute()> makeLayout) {
+    for (Operation *user : value.getUsers())
+      if (auto store = dyn_cast<LocalStoreOp>(user))
+        return {store.getRing(), store.getSlot()};
+    Attribute shared = makeLayout();
+    if (!shared)
+      return {};
+    auto type = cast<RankedTensorType>(value.getType());
+    OpBuilder before(&getContext());
+    before.setInsertionPointAfterValue(value);
+    Value ring =
+        LocalAllocOp::create(before, loc,
+                             RingType::get(&getContext(), 1, type.getShape(),
+                                           type.getElementType(), shared));
+    Value slot =
+        arith::ConstantIntOp::create(before, loc, before.getI32Type(), 0);
+    LocalStoreOp::create(before, loc, value, ring, slot);
+    return {ring, slot};
+  }
+
+  /// Stages a of a warpgroup `dot` (wgmma), which the loop around it does
+  /// not change, in the layout of the matrix descriptor planDotOperands
+  /// gives it (#tkw.nvmma), where the products read it in place each trip:
+  /// no register holds it in the loop (FlashAttention-3's q). Where the
+  /// descriptor has no such layout, a converts to its `fragments`.
+  void stageDescriptorOperand(DotOp dot, const LinearLayout &accumulator,
+                              LinearLayout fragments) {
     Value value = dot.getA();
     auto type = cast<RankedTensorType>(value.getType());
-    auto current = cast<LinearLayoutAttr>(getLayout(type));
-    int64_t bytes =
-        std::max<int64_t>(type.getElementType().getIntOrFloatBitWidth() / 8, 1);
-    llvm::Expected<int64_t> width = getWarpgroupWidth(accumulator);
-    llvm::Expected<DescriptorOperand> descriptor =
-        width ? getDescriptorOperand(type.getShape(), bytes, /*opIdx=*/0,
-                                     current.getLinearLayout(), *width)
-              : llvm::Expected<DescriptorOperand>(width.takeError());
-    if (!descriptor) {
-      llvm::consumeError(descriptor.takeError());
-      return;
-    }
-    OpBuilder before(dot);
-    Value ring, slot;
-    for (Operation *user : value.getUsers())
-      if (auto store = dyn_cast<LocalStoreOp>(user)) {
-        ring = store.getRing();
-        slot = store.getSlot();
+    auto [ring, slot] = stageOnce(value, dot.getLoc(), [&]() -> Attribute {
+      auto current = cast<LinearLayoutAttr>(getLayout(type));
+      int64_t bytes = std::max<int64_t>(
+          type.getElementType().getIntOrFloatBitWidth() / 8, 1);
+      llvm::Expected<int64_t> width = getWarpgroupWidth(accumulator);
+      if (!width) {
+        llvm::consumeError(width.takeError());
+        return nullptr;
       }
-    if (!ring) {
-      before.setInsertionPointAfterValue(value);
-      auto shared = NvmmaSharedAttr::get(
+      llvm::Expected<DescriptorOperand> descriptor =
+          getDescriptorOperand(type.getShape(), bytes, /*opIdx=*/0,
+                               current.getLinearLayout(), *width);
+      if (!descriptor) {
+        llvm::consumeError(descriptor.takeError());
+        return nullptr;
+      }
+      return NvmmaSharedAttr::get(
           &getContext(), descriptor->swizzleBytes,
           getDescriptorSlotOrder(*descriptor, /*transposed=*/{}));
-      ring =
-          LocalAllocOp::create(before, dot.getLoc(),
-                               RingType::get(&getContext(), 1, type.getShape(),
-                                             type.getElementType(), shared));
-      slot = arith::ConstantIntOp::create(before, dot.getLoc(),
-                                          before.getI32Type(), 0);
-      LocalStoreOp::create(before, dot.getLoc(), value, ring, slot);
-    }
-    OpBuilder atDot(dot);
+    });
+    if (!ring)
+      return convertOperand(dot, 0, std::move(fragments));
+    OpBuilder builder(dot);
     dot.getAMutable().set(
-        LocalLoadOp::create(atDot, dot.getLoc(), type, ring, slot));
+        LocalLoadOp::create(builder, dot.getLoc(), type, ring, slot));
   }
 
   /// Writes operand `opIdx` of `dot`, which the loop around it does not
@@ -270,15 +287,7 @@ struct DotOperandLayoutsPass
     OpOperand &operand = opIdx == 0 ? dot.getAMutable() : dot.getBMutable();
     Value value = operand.get();
     auto type = cast<RankedTensorType>(value.getType());
-    Location loc = dot.getLoc();
-    OpBuilder builder(dot);
-    Value ring, slot;
-    for (Operation *user : value.getUsers())
-      if (auto store = dyn_cast<LocalStoreOp>(user)) {
-        ring = store.getRing();
-        slot = store.getSlot();
-      }
-    if (!ring) {
+    auto [ring, slot] = stageOnce(value, dot.getLoc(), [&]() -> Attribute {
       int64_t bytes = std::max<int64_t>(
           type.getElementType().getIntOrFloatBitWidth() / 8, 1);
       auto current = cast<LinearLayoutAttr>(getLayout(type));
@@ -286,25 +295,20 @@ struct DotOperandLayoutsPass
           type.getShape(), bytes, current.getLinearLayout(), layout,
           /*readersFirst=*/!target.transposingMatrixLoads);
       if (!swizzle) {
-        // No swizzle of this tile: it stays in registers.
         llvm::consumeError(swizzle.takeError());
-        return convertOperand(dot, opIdx, std::move(layout));
+        return nullptr;
       }
-      auto shared = SwizzledSharedAttr::get(
-          &getContext(), swizzle->vec, swizzle->perPhase, swizzle->maxPhase,
-          {swizzle->order[0], swizzle->order[1]});
-      OpBuilder before(dot);
-      before.setInsertionPointAfterValue(value);
-      ring =
-          LocalAllocOp::create(before, loc,
-                               RingType::get(&getContext(), 1, type.getShape(),
-                                             type.getElementType(), shared));
-      slot = arith::ConstantIntOp::create(before, loc, before.getI32Type(), 0);
-      LocalStoreOp::create(before, loc, value, ring, slot);
-    }
+      return SwizzledSharedAttr::get(&getContext(), swizzle->vec,
+                                     swizzle->perPhase, swizzle->maxPhase,
+                                     {swizzle->order[0], swizzle->order[1]});
+    });
+    // No swizzle of this tile: it stays in registers.
+    if (!ring)
+      return convertOperand(dot, opIdx, std::move(layout));
     auto wanted = LinearLayoutAttr::get(&getContext(), std::move(layout));
-    operand.set(LocalLoadOp::create(builder, loc, withLayout(type, wanted),
-                                    ring, slot));
+    OpBuilder builder(dot);
+    operand.set(LocalLoadOp::create(builder, dot.getLoc(),
+                                    withLayout(type, wanted), ring, slot));
   }
 
   /// Converts operand `opIdx` of `dot` to `layout` unless it is in it.
