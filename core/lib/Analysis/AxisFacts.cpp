@@ -1,6 +1,7 @@
 //===- AxisFacts.cpp - contiguity and divisibility along a tile's axes ---===//
 
 #include "tk/core/Analysis/AxisFacts.h"
+#include "tk/core/WarpDialect.h"
 
 #include "tk/ir/Dialect.h"
 
@@ -206,6 +207,11 @@ private:
         return AxisFacts{};
       return along(trans.getSrc(), rank - 1 - order[dim]);
     }
+    // A conversion moves each element to other threads, not to another
+    // coordinate: the facts along each axis are the source's (a loop's
+    // pointers start from offsets another layout's store shares).
+    if (auto convert = dyn_cast<tk::warp::ConvertLayoutOp>(op))
+      return along(convert.getSrc());
     if (auto add = dyn_cast<tk::AddPtrOp>(op))
       return sumFacts(along(add.getPtr()), along(add.getOffset()),
                       pointeeBytes(type));
