@@ -24,6 +24,24 @@ constexpr int64_t kGroupedBlockM = 128, kGroupedBlockN = 64,
 /// The causal case's rows a block: two of its 32-key trips on the diagonal.
 constexpr int64_t kCausalBlockM = 64;
 
+/// Blocks of blockM x blockN keys over head dims up to blockD.
+seeds::AttentionConfig blocks(int64_t blockM, int64_t blockN, int64_t blockD) {
+  seeds::AttentionConfig config;
+  config.blockM = blockM;
+  config.blockN = blockN;
+  config.blockD = blockD;
+  return config;
+}
+
+/// The case's builder: buildAttention in `config` for the cell's dtype.
+auto attentionBuilder(seeds::AttentionConfig config) {
+  (void)config; // unused where the runtime-only build has no builders
+  return TK_KERNEL_BUILDER([config](mlir::MLIRContext *ctx, DType dtype,
+                                    const Shape &, std::string *error) {
+    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
+  });
+}
+
 } // namespace
 
 /// Runs the kernel on heads x N x D and checks it against the textbook
@@ -92,14 +110,7 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
   c.dtypes = {DType::F16, DType::BF16, DType::F32};
   c.shapes = {shape({1, 1, 1}), shape({2, 77, 32}), shape({3, 128, 16}),
               shape({1, 200, 20})};
-  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
-                                 const Shape &, std::string *error) {
-    seeds::AttentionConfig config;
-    config.blockM = kBlockM;
-    config.blockN = kBlockN;
-    config.blockD = kBlockD;
-    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
-  });
+  c.build = attentionBuilder(blocks(kBlockM, kBlockN, kBlockD));
   c.run = [](CellRun &r) { runAttention(r, kBlockM); };
   cases.push_back(c);
 
@@ -112,15 +123,9 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
               "previous trip's p v, then the softmax; shape heads x N x D";
   c.dtypes = {DType::F16, DType::F32};
   c.shapes = {shape({1, 1, 1}), shape({2, 77, 32}), shape({3, 128, 16})};
-  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
-                                 const Shape &, std::string *error) {
-    seeds::AttentionConfig config;
-    config.blockM = kBlockM;
-    config.blockN = kBlockN;
-    config.blockD = kBlockD;
-    config.overlapProducts = true;
-    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
-  });
+  seeds::AttentionConfig overlapped = blocks(kBlockM, kBlockN, kBlockD);
+  overlapped.overlapProducts = true;
+  c.build = attentionBuilder(overlapped);
   cases.push_back(c);
 
   c.name = "attention_fwd_row_groups";
@@ -130,15 +135,10 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
   c.dtypes = {DType::F16, DType::BF16};
   c.shapes = {shape({1, 1, 8}), shape({2, 300, 64}), shape({1, 256, 48}),
               shape({3, 130, 40})};
-  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
-                                 const Shape &, std::string *error) {
-    seeds::AttentionConfig config;
-    config.blockM = kGroupedBlockM;
-    config.blockN = kGroupedBlockN;
-    config.blockD = kGroupedBlockD;
-    config.rowGroups = kRowGroups;
-    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
-  });
+  seeds::AttentionConfig grouped =
+      blocks(kGroupedBlockM, kGroupedBlockN, kGroupedBlockD);
+  grouped.rowGroups = kRowGroups;
+  c.build = attentionBuilder(grouped);
   c.run = [](CellRun &r) { runAttention(r, kGroupedBlockM); };
   cases.push_back(c);
 
@@ -151,15 +151,9 @@ void tk::conformance::addAttentionCases(std::vector<ConformanceCase> &cases) {
   c.dtypes = {DType::F16, DType::BF16, DType::F32};
   c.shapes = {shape({1, 1, 1}), shape({2, 77, 32}), shape({1, 200, 20}),
               shape({2, 128, 16})};
-  c.build = TK_KERNEL_BUILDER([](mlir::MLIRContext *ctx, DType dtype,
-                                 const Shape &, std::string *error) {
-    seeds::AttentionConfig config;
-    config.blockM = kCausalBlockM;
-    config.blockN = kBlockN;
-    config.blockD = kBlockD;
-    config.causal = true;
-    return seeds::buildAttention(ctx, toMLIR(ctx, dtype), config, error);
-  });
+  seeds::AttentionConfig causal = blocks(kCausalBlockM, kBlockN, kBlockD);
+  causal.causal = true;
+  c.build = attentionBuilder(causal);
   c.run = [](CellRun &r) { runAttention(r, kCausalBlockM, /*causal=*/true); };
   cases.push_back(std::move(c));
 }

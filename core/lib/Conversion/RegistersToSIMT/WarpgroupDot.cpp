@@ -263,9 +263,8 @@ lowerWarpgroupDot(tk::DotOp op, const DotOperandPlan &plan,
     tileRegisters.push_back(std::move(*registers));
   }
   FailureOr<SmallVector<SmallVector<Value>>> products =
-      unit.emitWarpgroupProducts(
-          rewriter, loc, intrinsic, n, operands[0], operands[1], tiles,
-          deferred ? std::max<int64_t>(pending, 1) : pending);
+      unit.emitWarpgroupProducts(rewriter, loc, intrinsic, n, operands[0],
+                                 operands[1], tiles, deferred ? 1 : pending);
   if (failed(products))
     return error("the matrix unit emits no " + intrinsic.name);
   for (auto [registers, values] : llvm::zip_equal(tileRegisters, *products))
