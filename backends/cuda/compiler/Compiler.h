@@ -45,7 +45,10 @@ struct CompiledKernel {
   int registersPerThread = 0;
 };
 
-/// Compiles `input` up to and including `stopAfter`. On failure returns the
+/// Compiles `input` up to and including `stopAfter`; a kernel whose lowering
+/// staged a dot operand in shared memory is compiled a second time with it
+/// in registers, and the code ptxas spills less for is kept (the registers'
+/// on a tie). On failure returns the
 /// status (TK_ERROR_INVALID_IR, TK_ERROR_NOT_FOUND, TK_ERROR_UNSUPPORTED,
 /// TK_ERROR_COMPILATION) and fills `error` with diagnostics and the stage.
 tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,

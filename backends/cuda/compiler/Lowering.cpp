@@ -111,10 +111,12 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   int64_t numWarps = std::max(1, options.numWarps);
   int64_t numThreads = numWarps * info->warpSize;
   std::string failedPass;
-  // With an occupancy hint (.minnctapersm) ptxas holds each thread to the
-  // register file's share of that many programs and spills past it: the
-  // layout passes plan for that budget (an invariant dot operand that
-  // would not fit goes to workgroup memory: tk-dot-operand-layouts).
+  // The layout passes plan for a thread's register budget, the preset's 255
+  // (PTX's ceiling) or, with an occupancy hint (.minnctapersm), the register
+  // file's share of that many programs, which ptxas then holds each thread
+  // to. An invariant dot operand that would not fit beside the loop's tiles
+  // waits in shared memory instead (tk-dot-operand-layouts); whether that
+  // spills less is ptxas's answer, which Compiler.cpp asks.
   if (options.minProgramsPerSM > 0) {
     int64_t budget =
         info->registersPerCU / (numThreads * int64_t(options.minProgramsPerSM));
@@ -129,6 +131,7 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
   SIMTLowering lowering;
   lowering.target = targetInfo;
   lowering.numWarps = numWarps;
+  lowering.stageOperands = options.stageOperands;
   TargetUnits units = unitsFor(target.computeCapability, target.archSpecific);
   lowering.matrixUnit = units.matrixUnit;
   lowering.asyncCopy = units.asyncCopy;
@@ -140,7 +143,8 @@ tk_status lowerToLLVMDialect(ModuleOp module, llvm::StringRef entry,
     module->getContext()->getOrLoadDialect<NVVM::NVVMDialect>();
   }
   bool refused = false;
-  if (failed(lowerToSIMT(module, lowering, dump, error, &refused))) {
+  if (failed(lowerToSIMT(module, lowering, dump, error, &refused,
+                         &result.stagedOperands))) {
     error = "tk-cuda: " + error;
     return refused ? TK_ERROR_UNSUPPORTED : TK_ERROR_COMPILATION;
   }

@@ -31,6 +31,10 @@ struct LoweringOptions {
   /// the registers so that this many CTAs fit on one SM (.minnctapersm).
   /// 0: none.
   int minProgramsPerSM = 0;
+  /// Whether an invariant dot operand the loop's registers would not hold
+  /// may wait in shared memory (tk-dot-operand-layouts); Compiler.cpp
+  /// compiles a kernel that staged one again without, to compare spills.
+  bool stageOperands = true;
 };
 
 /// What the lowering learned that the package records.
@@ -40,6 +44,8 @@ struct LoweredKernel {
   int sharedMemoryBytes = 0;
   /// Threads per CTA (numWarps * 32).
   int threadsPerBlock = 0;
+  /// Whether a dot operand was staged in shared memory (above).
+  bool stagedOperands = false;
 };
 
 /// Called after each stage with a file name ("3-registers.mlir") and the

@@ -188,7 +188,7 @@ void tk::conformance::addBenchCases(std::vector<ConformanceCase> &cases) {
   cases.push_back(benchCase(
       bench::BenchKind::Attention, "bench_attention",
       "every attention configuration of the GPU bench (blocks, warps, "
-      "stages, occupancy hint) at head dims 64 and 128",
+      "stages, occupancy hint) at head dims 64, 128 and 256",
       [](const Known &k) {
         return shape({2, 150, k.figure->shape[2] - 16});
       },
@@ -198,7 +198,7 @@ void tk::conformance::addBenchCases(std::vector<ConformanceCase> &cases) {
   cases.push_back(benchCase(
       bench::BenchKind::CausalAttention, "bench_causal_attention",
       "every causal attention configuration of the GPU bench at head dims "
-      "64 and 128",
+      "64, 128 and 256",
       [](const Known &k) {
         return shape({2, 150, k.figure->shape[2] - 16});
       },
