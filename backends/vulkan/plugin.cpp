@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -62,18 +63,25 @@ struct VulkanDriver {
 using Entries = tk::plugin::DriverEntries<VulkanDriver>;
 
 /// The keys of the cooperative-matrix products of `info` that the compiler
-/// lowers: f16 operands accumulated in f32 (the Vulkan preset
-/// `vulkan-cooperative-matrix` lists the shapes it knows).
+/// lowers: f16 operands accumulated in f32, signed 8-bit ones in 32-bit
+/// integers (the Vulkan preset `vulkan-cooperative-matrix` lists the
+/// shapes it knows).
 std::vector<std::string>
 cooperativeMatrixKeys(const tk::vulkan::DeviceInfo &info) {
+  using tk::vulkan::CooperativeMatrixTypes;
   std::vector<std::string> keys;
   for (const tk::vulkan::CooperativeMatrixShape &shape :
        info.cooperativeMatrixShapes) {
-    if (shape.a != VK_COMPONENT_TYPE_FLOAT16_KHR ||
-        shape.b != VK_COMPONENT_TYPE_FLOAT16_KHR ||
-        shape.c != VK_COMPONENT_TYPE_FLOAT32_KHR ||
-        shape.result != VK_COMPONENT_TYPE_FLOAT32_KHR ||
-        shape.saturatingAccumulation)
+    auto are = [&](VkComponentTypeKHR operands, VkComponentTypeKHR sums) {
+      return shape.a == operands && shape.b == operands && shape.c == sums &&
+             shape.result == sums;
+    };
+    std::optional<CooperativeMatrixTypes> types;
+    if (are(VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR))
+      types = CooperativeMatrixTypes::F16F32;
+    else if (are(VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT32_KHR))
+      types = CooperativeMatrixTypes::S8S32;
+    if (!types || shape.saturatingAccumulation)
       continue;
     // The shapes the vulkan-cooperative-matrix preset has (sides of 8, 16
     // or 32), each once.
@@ -83,7 +91,7 @@ cooperativeMatrixKeys(const tk::vulkan::DeviceInfo &info) {
     if (!side(shape.m) || !side(shape.n) || !side(shape.k))
       continue;
     std::string key =
-        tk::vulkan::cooperativeMatrixKey(shape.m, shape.n, shape.k);
+        tk::vulkan::cooperativeMatrixKey(shape.m, shape.n, shape.k, *types);
     if (std::find(keys.begin(), keys.end(), key) == keys.end())
       keys.push_back(key);
   }
@@ -131,10 +139,8 @@ tk_status selectTarget(int32_t device, tk::vulkan::DeviceTarget &target,
     }
     target.features.subgroupSize = value;
     if (coopmat)
-      target.features.cooperativeMatrix = {
-          tk::vulkan::cooperativeMatrixKey(16, 16, 16),
-          tk::vulkan::cooperativeMatrixKey(16, 8, 16),
-          tk::vulkan::cooperativeMatrixKey(16, 8, 8)};
+      target.features.cooperativeMatrix =
+          tk::vulkan::nvidiaCooperativeMatrixKeys();
   }
   return TK_SUCCESS;
 }

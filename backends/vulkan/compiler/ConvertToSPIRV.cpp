@@ -797,11 +797,30 @@ struct ConvertToSPIRVPass
           << " has no SPIR-V form here";
       return signalPassFailure();
     }
+    markSignedProducts(spirvModule);
     // Whatever is left outside (declarations such as printf's) goes.
     for (Operation &op :
          llvm::make_early_inc_range(module.getBody()->getOperations()))
       if (&op != spirvModule.getOperation())
         op.erase();
+  }
+
+  /// Upstream's product of cooperative matrices says nothing of signedness,
+  /// which SPIR-V then takes as unsigned: a product of signed integer
+  /// matrices (tk's s8 dots) gets its operands, accumulator and result
+  /// marked signed, the s8 x s8 -> s32 product the device listed.
+  static void markSignedProducts(spirv::ModuleOp module) {
+    module.walk([](spirv::KHRCooperativeMatrixMulAddOp product) {
+      auto a = cast<spirv::CooperativeMatrixType>(product.getA().getType());
+      if (!a.getElementType().isSignedInteger())
+        return;
+      using Operands = spirv::CooperativeMatrixOperandsKHR;
+      product.setMatrixOperandsAttr(
+          spirv::CooperativeMatrixOperandsKHRAttr::get(
+              product.getContext(), Operands::ASigned | Operands::BSigned |
+                                        Operands::CSigned |
+                                        Operands::ResultSigned));
+    });
   }
 
   /// Replaces the kernel's arguments with loads from one argument block,

@@ -16,11 +16,29 @@
 
 namespace tk::vulkan {
 
-/// The key of the cooperative-matrix intrinsic of f16 operands and an f32
-/// accumulator of that shape ("coopmat.16x16x16.f16.f32").
-inline std::string cooperativeMatrixKey(int64_t m, int64_t n, int64_t k) {
+/// The operand and accumulator types of the cooperative-matrix products tk
+/// lowers: f16 into f32, and signed 8-bit integers into 32-bit ones.
+enum class CooperativeMatrixTypes { F16F32, S8S32 };
+
+/// The key of the cooperative-matrix intrinsic of that shape and those
+/// types ("coopmat.16x16x16.f16.f32", "coopmat.16x16x32.s8.s32").
+inline std::string cooperativeMatrixKey(
+    int64_t m, int64_t n, int64_t k,
+    CooperativeMatrixTypes types = CooperativeMatrixTypes::F16F32) {
   return "coopmat." + std::to_string(m) + "x" + std::to_string(n) + "x" +
-         std::to_string(k) + ".f16.f32";
+         std::to_string(k) +
+         (types == CooperativeMatrixTypes::F16F32 ? ".f16.f32" : ".s8.s32");
+}
+
+/// The products NVIDIA's driver lists that tk lowers (f16 into f32 at
+/// 16x16x16, 16x8x16 and 16x8x8; s8 into s32 at 16x16x32 and 16x8x32): the
+/// `32-coopmat` arch of tk-compile and TK_VULKAN_SUBGROUP_SIZE.
+inline std::vector<std::string> nvidiaCooperativeMatrixKeys() {
+  using T = CooperativeMatrixTypes;
+  return {cooperativeMatrixKey(16, 16, 16), cooperativeMatrixKey(16, 8, 16),
+          cooperativeMatrixKey(16, 8, 8),
+          cooperativeMatrixKey(16, 16, 32, T::S8S32),
+          cooperativeMatrixKey(16, 8, 32, T::S8S32)};
 }
 
 /// What the device can run, from its features; the conversion refuses a
@@ -35,8 +53,8 @@ struct DeviceFeatures {
   bool float32AtomicAdd = true;
   /// The cooperative-matrix products (VK_KHR_cooperative_matrix) the
   /// device lists that tk lowers, as the intrinsics' keys
-  /// ("coopmat.16x16x16.f16.f32"), in the device's order; empty without
-  /// the extension.
+  /// ("coopmat.16x16x16.f16.f32", "coopmat.16x16x32.s8.s32"), in the
+  /// device's order; empty without the extension.
   std::vector<std::string> cooperativeMatrix;
 };
 

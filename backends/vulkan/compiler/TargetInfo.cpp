@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 
 namespace {
 
@@ -44,10 +45,12 @@ tk::TargetInfo lavapipe() {
   return info;
 }
 
-/// A device with VK_KHR_cooperative_matrix: every f16 x f16 -> f32 shape
-/// of 8, 16 or 32 rows and columns and a k of 8, 16 or 32 (NVIDIA lists
-/// 16x16x16, 16x8x16 and 16x8x8; AMD 16x16x16; Intel 8x16x16), the largest
-/// products first so that a dot takes the fewest matrices.
+/// A device with VK_KHR_cooperative_matrix: every f16 x f16 -> f32 and
+/// s8 x s8 -> s32 shape of 8, 16 or 32 rows and columns and a k of 8, 16
+/// or 32 (NVIDIA lists 16x16x16, 16x8x16 and 16x8x8 for f16, 16x16x32 and
+/// 16x8x32 for s8; AMD 16x16x16; Intel 8x16x16), the largest products
+/// first so that a dot takes the fewest matrices; a device keeps those it
+/// lists (`intrinsics=`).
 tk::TargetInfo cooperativeMatrixVulkan() {
   tk::TargetInfo info = genericVulkan();
   info.name = "vulkan-cooperative-matrix";
@@ -59,14 +62,19 @@ tk::TargetInfo cooperativeMatrixVulkan() {
   std::stable_sort(shapes.begin(), shapes.end(), [](auto x, auto y) {
     return x[0] * x[1] * x[2] > y[0] * y[1] * y[2];
   });
-  for (auto [m, n, k] : shapes) {
-    tk::MatrixIntrinsic intrinsic = tk::MatrixIntrinsic::of(
-        m, n, k, tk::MatrixElementType::F16, tk::MatrixElementType::F32,
-        tk::MatrixScope::Warp, tk::vulkan::cooperativeMatrixKey(m, n, k),
-        std::nullopt, std::nullopt,
-        tk::getOpaquePlacement(m, n, info.warpSize));
-    intrinsic.opaque = true;
-    info.intrinsics.push_back(intrinsic);
+  using Types = tk::vulkan::CooperativeMatrixTypes;
+  using ET = tk::MatrixElementType;
+  for (auto [types, operands, sums] :
+       {std::tuple{Types::F16F32, ET::F16, ET::F32},
+        std::tuple{Types::S8S32, ET::I8, ET::I32}}) {
+    for (auto [m, n, k] : shapes) {
+      tk::MatrixIntrinsic intrinsic = tk::MatrixIntrinsic::of(
+          m, n, k, operands, sums, tk::MatrixScope::Warp,
+          tk::vulkan::cooperativeMatrixKey(m, n, k, types), std::nullopt,
+          std::nullopt, tk::getOpaquePlacement(m, n, info.warpSize));
+      intrinsic.opaque = true;
+      info.intrinsics.push_back(intrinsic);
+    }
   }
   return info;
 }

@@ -8,7 +8,8 @@
 // The device is taken to have 32 KB of workgroup memory and workgroups of
 // up to 1024 invocations (DeviceTarget's defaults). `sgN-coopmat` is a
 // device with VK_KHR_cooperative_matrix as NVIDIA's driver lists it (f16
-// into f32 at 16x16x16, 16x8x16 and 16x8x8) and 48 KB: its modules use
+// into f32 at 16x16x16, 16x8x16 and 16x8x8, s8 into s32 at 16x16x32 and
+// 16x8x32: nvidiaCooperativeMatrixKeys) and 48 KB: its modules use
 // SPV_KHR_cooperative_matrix, which Debian's spirv-val (2023.1) does not
 // know: where it stops at the capability, `binary` writes them anyway.
 //
@@ -69,9 +70,7 @@ tk_status runCompileTool(const tool::CompileRequest &request,
   input.numWarps = request.numWarps;
   input.target.features.subgroupSize = subgroupSize;
   if (cooperativeMatrix) {
-    input.target.features.cooperativeMatrix = {cooperativeMatrixKey(16, 16, 16),
-                                               cooperativeMatrixKey(16, 8, 16),
-                                               cooperativeMatrixKey(16, 8, 8)};
+    input.target.features.cooperativeMatrix = nvidiaCooperativeMatrixKeys();
     input.target.sharedMemoryBytes = 48 * 1024;
   }
   input.dumpDir = request.dumpDir;

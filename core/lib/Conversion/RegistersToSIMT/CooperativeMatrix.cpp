@@ -224,8 +224,14 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());
     int64_t depth = aType.getDimSize(1);
+    // Integer operands are signed (tk's i8 dots are s8): the matrix type
+    // says so, and the SPIR-V conversion marks the product's operands
+    // signed from it.
     auto matrixType = [&](int64_t rows, int64_t cols, Type element,
                           StringRef use) {
+      if (auto integer = dyn_cast<IntegerType>(element))
+        element = IntegerType::get(integer.getContext(), integer.getWidth(),
+                                   IntegerType::Signed);
       return gpu::MMAMatrixType::get({rows, cols}, element, use);
     };
     Type aMatrix =
