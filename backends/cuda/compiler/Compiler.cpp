@@ -9,6 +9,7 @@
 
 #include "compiler/Compiler.h"
 #include "common/LLVMCodegen.h"
+#include "common/OperandsInRegisters.h"
 #include "common/PluginSupport.h"
 #include "compiler/SharedMemory.h"
 #include "tk/core/CompileSupport.h"
@@ -410,19 +411,18 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
       return TK_SUCCESS;
     stagedLog = probe.ptxasLog;
   }
-  CompileInput inRegisters = input;
-  inRegisters.options.stageOperands = false;
-  if (!input.dumpDir.empty())
-    inRegisters.dumpDir = input.dumpDir + "/operands-in-registers";
-  CompiledKernel held;
-  std::string heldError;
-  if (compileOnce(inRegisters, CompileStage::Cubin, held, heldError) !=
-      TK_SUCCESS)
-    return TK_SUCCESS;
-  int64_t stagedSpills = parseSpillBytes(stagedLog);
-  int64_t heldSpills = parseSpillBytes(held.ptxasLog);
-  if (stagedSpills >= 0 && heldSpills >= 0 && heldSpills <= stagedSpills)
-    out = std::move(held);
+  tk::plugin::compareWithOperandsInRegisters(
+      input, out,
+      [](const CompileInput &inRegisters, CompiledKernel &held,
+         std::string &heldError) {
+        return compileOnce(inRegisters, CompileStage::Cubin, held, heldError);
+      },
+      [&](const CompiledKernel &, const CompiledKernel &held) {
+        int64_t stagedSpills = parseSpillBytes(stagedLog);
+        int64_t heldSpills = parseSpillBytes(held.ptxasLog);
+        return stagedSpills >= 0 && heldSpills >= 0 &&
+               heldSpills <= stagedSpills;
+      });
   return TK_SUCCESS;
 }
 

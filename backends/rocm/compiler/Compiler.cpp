@@ -10,6 +10,7 @@
 
 #include "compiler/Compiler.h"
 #include "common/LLVMCodegen.h"
+#include "common/OperandsInRegisters.h"
 #include "common/PluginSupport.h"
 #include "common/ToolRunner.h"
 #include "compiler/RecomputeLaneIndices.h"
@@ -651,22 +652,21 @@ tk_status compileKernel(const CompileInput &input, CompileStage stopAfter,
   // lane indices are recomputed after its loops (32 KiB, 6 waves). Whether
   // the registers hold it is the register allocator's answer, so both are
   // compiled and the code that spills no more and runs more waves is kept.
-  CompileInput inRegisters = input;
-  inRegisters.options.stageOperands = false;
-  if (!input.dumpDir.empty())
-    inRegisters.dumpDir = input.dumpDir + "/operands-in-registers";
-  CompiledKernel held;
-  std::string heldError;
-  if (compileOnce(inRegisters, stopAfter, held, heldError) != TK_SUCCESS)
-    return TK_SUCCESS;
-  AssemblyFigures staged = readAssemblyFigures(out.assembly);
-  AssemblyFigures inLanes = readAssemblyFigures(held.assembly);
-  if (staged.scratchBytes < 0 || inLanes.scratchBytes < 0 ||
-      staged.wavesPerSimd < 0 || inLanes.wavesPerSimd < 0)
-    return TK_SUCCESS;
-  if (inLanes.scratchBytes <= staged.scratchBytes &&
-      inLanes.wavesPerSimd > staged.wavesPerSimd)
-    out = std::move(held);
+  tk::plugin::compareWithOperandsInRegisters(
+      input, out,
+      [&](const CompileInput &inRegisters, CompiledKernel &held,
+          std::string &heldError) {
+        return compileOnce(inRegisters, stopAfter, held, heldError);
+      },
+      [](const CompiledKernel &staged, const CompiledKernel &held) {
+        AssemblyFigures inLds = readAssemblyFigures(staged.assembly);
+        AssemblyFigures inLanes = readAssemblyFigures(held.assembly);
+        if (inLds.scratchBytes < 0 || inLanes.scratchBytes < 0 ||
+            inLds.wavesPerSimd < 0 || inLanes.wavesPerSimd < 0)
+          return false;
+        return inLanes.scratchBytes <= inLds.scratchBytes &&
+               inLanes.wavesPerSimd > inLds.wavesPerSimd;
+      });
   return TK_SUCCESS;
 }
 
