@@ -38,6 +38,8 @@ rm -rf "$kit/gpu/manifest"
 "$bin/tk-bench-kernels" --emit "$kit/gpu/manifest" >/dev/null
 # The kernels package-run.sh runs under compute-sanitizer (all cells
 # without a list).
+# An earlier kit's list is removed, not kept.
+rm -f "$kit/sankernels"
 [ -z "${SAN_KERNELS:-}" ] || echo "$SAN_KERNELS" > "$kit/sankernels"
 git rev-parse --short HEAD > "$kit/COMMIT"
 du -sh "$kit"
