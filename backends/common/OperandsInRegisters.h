@@ -1,5 +1,4 @@
-//===- OperandsInRegisters.h - a staged operand against registers -*- C++
-//-*-===//
+//===- OperandsInRegisters.h - staged operand or registers ------*- C++ -*-===//
 //
 // tk-dot-operand-layouts stages in workgroup memory an invariant dot operand
 // that its estimate says the loop's registers would not hold. Whether they
