@@ -253,9 +253,9 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
                                                      {128, 64, 4, 2, 0},
                                                      {64, 64, 4, 3, 0}};
   // Head dim 256: a warpgroup's 64 rows hold 128 accumulator registers a
-  // thread, so only two warpgroups of 64 rows compile without spilling, and
-  // with q in shared memory (0 bytes; 8-4780 without; the CUDA compiler
-  // keeps whichever ptxas spills less).
+  // thread, so only warpgroups of 64 rows compile without spilling, and
+  // only with q in shared memory (0 bytes; 8-4780 with q in registers; the
+  // CUDA compiler keeps whichever ptxas spills less).
   const std::vector<AttentionBlocks> wideBlocks = {{128, 64, 8, 2, 0},
                                                    {128, 32, 8, 3, 0},
                                                    {128, 64, 8, 2, 0, true},
