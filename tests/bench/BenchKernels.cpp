@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 
 using namespace tk;
 using namespace tk::bench;
@@ -296,6 +298,25 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
 }
 
 } // namespace
+
+BenchCandidate tk::bench::getMatmulCandidate(const std::string &dtype,
+                                             const std::string &label) {
+  MatmulTiles tiles;
+  char peel[8] = {};
+  int fields = std::sscanf(
+      label.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64 " w%d s%d %7s",
+      &tiles.bm, &tiles.bn, &tiles.bk, &tiles.warps, &tiles.stages, peel);
+  tiles.peelK = fields == 6 && std::string(peel) == "peel";
+  auto isPowerOfTwo = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  if ((fields != 5 && !tiles.peelK) || !isPowerOfTwo(tiles.bm) ||
+      !isPowerOfTwo(tiles.bn) || !isPowerOfTwo(tiles.bk) ||
+      !isPowerOfTwo(tiles.warps) || tiles.stages < 1 ||
+      (dtype != "f16" && dtype != "bf16"))
+    return {};
+  return matmulCandidate(
+      tiles, seeds::MatmulConfig(), dtype, dtype,
+      {{"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}});
+}
 
 std::vector<BenchFigure> tk::bench::getBenchFigures() {
   // Square shapes: tiles of 128 to 256 on two warpgroups, 3 or 4 stages;

@@ -87,6 +87,15 @@ struct BenchFigure {
 /// registers and 2048 threads (sm_80 to sm_90).
 std::vector<BenchFigure> getBenchFigures();
 
+/// The seed matmul on `dtype` ("f16" or "bf16") operands with the tiles of
+/// `label`, "BMxBNxBK wW sS" with " peel" after it or not (the matmul
+/// figures' labels), built as those figures' candidates are: for
+/// configurations no figure lists, such as the ones that fit Vulkan's 48 KB
+/// (backends/vulkan/test/gpu/bench-kit.sh). An empty `build` for a label of
+/// another form.
+BenchCandidate getMatmulCandidate(const std::string &dtype,
+                                  const std::string &label);
+
 } // namespace tk::bench
 
 #endif // TK_TESTS_BENCH_BENCHKERNELS_H_

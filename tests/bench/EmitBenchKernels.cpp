@@ -9,7 +9,9 @@
 // `--package FILE --target T[,T...]` writes (tk-compile's targets): every
 // candidate compiled ahead of time, which cuda_bench.py --package times
 // through libtk_runtime.so on a machine without the compiler. `--list`
-// prints the figures and candidates.
+// prints the figures and candidates. `--matmul f16 "128x128x32 w8 s1"
+// FILE` writes the seed matmul at a configuration no figure lists, and
+// prints the tk-compile flags it takes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -192,6 +194,41 @@ int emit(const std::string &dir) {
   return writeFile(dir + "/manifest.json", manifest + "\n") ? 0 : 1;
 }
 
+/// The seed matmul of `label` on `dtype` operands (getMatmulCandidate) as
+/// `.tk` text in `path`, its constexprs on stdout as tk-compile's flags.
+int emitMatmul(const std::string &dtype, const std::string &label,
+               const std::string &path) {
+  BenchCandidate candidate = getMatmulCandidate(dtype, label);
+  if (!candidate.build) {
+    std::fprintf(stderr,
+                 "tk-bench-kernels: --matmul: '%s' on '%s' is no matmul "
+                 "configuration (\"BMxBNxBK wW sS[ peel]\", powers of two, "
+                 "on f16 or bf16)\n",
+                 label.c_str(), dtype.c_str());
+    return 2;
+  }
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  tk::seeds::KernelModule module = candidate.build(&ctx);
+  if (mlir::failed(module)) {
+    std::fprintf(stderr, "tk-bench-kernels: the builder refused %s\n",
+                 label.c_str());
+    return 1;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  (*module)->print(os);
+  if (!writeFile(path, text))
+    return 1;
+  for (const auto &[name, value] : candidate.constexprs)
+    std::printf("--constexpr %s=%lld ", name.c_str(), (long long)value);
+  std::printf("--num-warps %d --num-stages %d\n", candidate.numWarps,
+              candidate.numStages);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -200,6 +237,8 @@ int main(int argc, char **argv) {
     return emit(argv[2]);
   if (arg == "--package" && argc == 5 && llvm::StringRef(argv[3]) == "--target")
     return writePackage(argv[2], argv[4]);
+  if (arg == "--matmul" && argc == 5)
+    return emitMatmul(argv[2], argv[3], argv[4]);
   if (arg == "--list" && argc == 2) {
     for (const BenchFigure &figure : getBenchFigures()) {
       std::printf("%s (%s):", figure.name.c_str(), kindName(figure.kind));
@@ -211,6 +250,7 @@ int main(int argc, char **argv) {
   }
   std::fprintf(arg == "-h" || arg == "--help" ? stdout : stderr,
                "usage: tk-bench-kernels --emit DIR | --list |\n"
-               "                        --package FILE --target T[,T...]\n");
+               "                        --package FILE --target T[,T...] |\n"
+               "                        --matmul DTYPE LABEL FILE\n");
   return arg == "-h" || arg == "--help" ? 0 : 2;
 }

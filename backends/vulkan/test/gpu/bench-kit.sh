@@ -9,10 +9,10 @@
 #     matrix_transpose, matmul, matmul_128, persistent_softmax) and tk-bench-kernels' attention
 #     (64x64 w4 s3, entry attention_fwd);
 #   - tuned-<entry>.tkpkg, one a configuration: tk-bench-kernels' f16 4096³
-#     matmul configurations, renamed matmul_<BM>x<BN>x<BK>_w<W>_s<S>, with
-#     the constants it lists (unit strides, as cuda_bench.py compiles them); STAGES="1 2" adds the
-#     same configurations at those num_stages (an _s<S> of their own);
-#     TUNED=0 makes none.
+#     matmul configurations and VULKAN_MATMULS (below), renamed
+#     matmul_<BM>x<BN>x<BK>_w<W>_s<S>[_peel], with the constants
+#     `tk-bench-kernels --matmul` lists (unit strides, as cuda_bench.py
+#     compiles them); TUNED=0 makes none.
 # With CELLS=1 also the conformance cells for the Vulkan target (a few
 # minutes), which bench-run.sh runs as the vulkan column.
 #
@@ -56,27 +56,35 @@ cp "$sources/seeds.tkpkg" "$kit/gpu/bench.tkpkg"
 cp "$sources/attention.tkpkg" "$kit/gpu/attention.tkpkg"
 
 echo "kit: the matmul configurations"
-[ "${TUNED:-1}" = 0 ] || python3 -c "
+# tuned: tk-bench-kernels' figure, sized for the H100's 228 KB (the cuda
+# backend's best); VULKAN_MATMULS: configurations that fit 48 KB with one
+# stage (Vulkan has no asynchronous copy to fill more), with and without the
+# K loop peeled.
+tuned() {
+  python3 -c "
 import json
 m = json.load(open('$sources/emit/manifest.json'))
 f = [f for f in m['figures'] if f['name'] == 'matmul f16 4096x4096x4096'][0]
 for c in f['candidates']:
-    blocks = c['label'].split()[0]  # BMxBNxBK
-    constexprs = ' '.join(f'--constexpr {k}={v}' for k, v in c['constexprs'].items())
-    print(c['file'], blocks, c['num_warps'], c['num_stages'], constexprs)
-" | while read -r file blocks warps stages constexprs; do
-  for s in "$stages" ${STAGES:-}; do
-    entry=matmul_${blocks}_w${warps}_s${s}
-    sed "s/@matmul(/@$entry(/" "$sources/emit/$file" > "$sources/$entry.tk"
-    # shellcheck disable=SC2086 # the constexpr flags split on purpose
-    if "$bin/tk-compile" --package "$kit/gpu/tuned-$entry.tkpkg" --target cuda:sm_90a \
-        --target "$vulkan" --num-warps "$warps" --num-stages "$s" $constexprs \
-        "$sources/$entry.tk" >/dev/null; then
-      echo "  $entry"
-    else
-      echo "  $entry: not compiled"
-    fi
+    print(c['label'])
+"
+  for label in ${VULKAN_MATMULS:-128x128x32_w4_s1 128x128x32_w8_s1 128x256x32_w8_s1 \
+    256x128x32_w8_s1 128x128x64_w8_s1 128x64x64_w4_s1 64x128x32_w4_s1}; do
+    echo "${label//_/ }"
+    echo "${label//_/ } peel"
   done
+}
+[ "${TUNED:-1}" = 0 ] || tuned | while read -r label; do
+  entry=matmul_${label// /_}
+  # shellcheck disable=SC2086 # the flags split on purpose
+  if flags=$("$bin/tk-bench-kernels" --matmul f16 "$label" "$sources/$entry.tk") &&
+    sed -i "s/@matmul(/@$entry(/" "$sources/$entry.tk" &&
+    "$bin/tk-compile" --package "$kit/gpu/tuned-$entry.tkpkg" --target cuda:sm_90a \
+      --target "$vulkan" $flags "$sources/$entry.tk" >/dev/null; then
+    echo "  $entry"
+  else
+    echo "  $entry: not compiled"
+  fi
 done
 if [ -n "${CELLS:-}" ]; then
   echo "kit: the conformance cells for $vulkan (a few minutes)"
