@@ -31,6 +31,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -762,6 +763,9 @@ struct ConvertToSPIRVPass
     if (!features.cooperativeMatrix.empty())
       populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(converter,
                                                             patterns);
+    // A cooperative-matrix dot's operands are packed into 16-byte words
+    // (getCooperativeOperandWords): vector.from_elements and bitcasts.
+    populateVectorToSPIRVPatterns(converter, patterns);
     populateMemRefToSPIRVPatterns(converter, patterns);
     populateFuncToSPIRVPatterns(converter, patterns);
     populateBuiltinFuncToSPIRVPatterns(converter, patterns);

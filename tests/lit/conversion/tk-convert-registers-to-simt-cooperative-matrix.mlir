@@ -4,18 +4,25 @@
 // into f32, 4 warps, each 32x32 of the product: four 16x16 matrices). The
 // splat accumulator is one constant matrix; the loop carries the four
 // matrices. Each trip the threads write a and b to the dot's scratch in
-// column blocks of 16 (a: k, b: n), and after a barrier each k step (two of
-// 16) loads a warp's two rows of a and two columns of b, each once, at the
-// blocks' row stride (16, not the tiles' 32 and 64), and multiplies each
-// accumulator matrix once. After the loop each
+// column blocks of 16 (a: k, b: n), eight f16 a 16-byte word (vector<4xi32>:
+// SPIR-V's f16 arrays take an element an access), and after a barrier each
+// k step (two of 16) loads a warp's two rows of a and two columns of b, each
+// once, at the blocks' row stride (16 elements, 2 words, not the tiles' 32
+// and 64), and multiplies each accumulator matrix once. After the loop each
 // matrix is stored whole to the warp's 1 KB of scratch (16 per row) and
 // read back by its lanes, between barriers.
+// CHECK: memref.global "private" @"dot_bias_scratch_vector<4xi32>" : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NOT: dot_bias_scratch_f16
 // CHECK-LABEL: func.func @dot_bias
 // CHECK: %[[ZERO:.+]] = gpu.subgroup_mma_constant_matrix %{{.+}} : !gpu.mma_matrix<16x16xf32, "COp">
 // CHECK: scf.for {{.*}} iter_args(%[[C0:.+]] = %[[ZERO]], %[[C1:.+]] = %[[ZERO]], %[[C2:.+]] = %[[ZERO]], %[[C3:.+]] = %[[ZERO]]) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
 // CHECK: gpu.barrier
-// CHECK: %[[A0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 16 : index} : memref<{{.*}}xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: %[[B0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 16 : index} : memref<{{.*}}xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK: vector.bitcast %{{.+}} : vector<2xf16> to vector<1xi32>
+// CHECK-COUNT-4: memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.store
+// CHECK: gpu.barrier
+// CHECK: %[[A0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 2 : index} : memref<512xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK: %[[B0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 2 : index} : memref<512xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK: gpu.subgroup_mma_compute %[[A0]], %[[B0]], %[[C0]]
 // CHECK-COUNT-7: gpu.subgroup_mma_compute
 // CHECK-NOT: gpu.subgroup_mma_compute

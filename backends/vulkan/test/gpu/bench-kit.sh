@@ -68,8 +68,8 @@ f = [f for f in m['figures'] if f['name'] == 'matmul f16 4096x4096x4096'][0]
 for c in f['candidates']:
     print(c['label'])
 "
-  for label in ${VULKAN_MATMULS:-128x128x32_w4_s1 128x128x32_w8_s1 128x256x32_w8_s1 \
-    256x128x32_w8_s1 128x128x64_w8_s1 128x64x64_w4_s1 64x128x32_w4_s1}; do
+  for label in ${VULKAN_MATMULS:-128x128x32_w8_s1 128x256x32_w8_s1 256x128x32_w8_s1 \
+    128x128x64_w8_s1 64x128x32_w4_s1 128x256x32_w16_s1 256x128x32_w16_s1}; do
     echo "${label//_/ }"
     echo "${label//_/ } peel"
   done

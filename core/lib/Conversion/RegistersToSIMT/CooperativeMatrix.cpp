@@ -63,13 +63,18 @@ getMatrixOrigins(OpBuilder &b, Location loc, warp::CooperativeMatrixAttr opaque,
   return origins;
 }
 
-/// The element (index) `row` * `stride` + `col` after `base` (all i32).
+/// The element (index) `row` * `stride` + `col` after `base` (all i32), or
+/// with `perWord` elements a word, the word that starts there.
 Value elementAt(OpBuilder &b, Location loc, Value base, Value row,
-                int64_t stride, Value col) {
+                int64_t stride, Value col, int64_t perWord = 1) {
   Value offset = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, row, constantI32(b, loc, stride)),
       col);
-  return toIndex(b, loc, arith::AddIOp::create(b, loc, base, offset));
+  Value element = arith::AddIOp::create(b, loc, base, offset);
+  if (perWord > 1)
+    element = arith::ShRUIOp::create(
+        b, loc, element, constantI32(b, loc, llvm::Log2_64(perWord)));
+  return toIndex(b, loc, element);
 }
 
 /// A splat constant: one matrix of the value, for each matrix.
@@ -214,12 +219,21 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
     Location loc = op.getLoc();
     ThreadPosition thread = ThreadPosition::get(
         rewriter, loc, *getTypeConverter<RegisterTypeConverter>());
+    Type words = getCooperativeOperandWords(op, *plan);
     FailureOr<std::array<OperandScratch, 2>> written = writeOperandsToScratch(
         rewriter, loc, op, *plan, {adaptor.getA(), adaptor.getB()}, thread,
-        target->workgroupVectorBytes);
+        target->workgroupVectorBytes, words);
     if (failed(written))
       return failure();
     const std::array<OperandScratch, 2> &scratch = *written;
+    // Offsets and strides count the buffer's elements: operand elements,
+    // or words of several.
+    std::array<int64_t, 2> perWord = {1, 1};
+    if (words)
+      perWord = {getWordElements(scratch[0].buffer,
+                                 op.getA().getType().getElementType()),
+                 getWordElements(scratch[1].buffer,
+                                 op.getB().getType().getElementType())};
 
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());
@@ -268,8 +282,10 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
         if (!aStep.count(key.first))
           aStep[key.first] = gpu::SubgroupMmaLoadMatrixOp::create(
               rewriter, loc, aMatrix, scratch[0].buffer,
-              elementAt(rewriter, loc, scratch[0].base, row, blockA, aBlock),
-              rewriter.getIndexAttr(blockA), /*transpose=*/nullptr);
+              elementAt(rewriter, loc, scratch[0].base, row, blockA, aBlock,
+                        perWord[0]),
+              rewriter.getIndexAttr(blockA / perWord[0]),
+              /*transpose=*/nullptr);
         if (!bStep.count(key.second)) {
           // col is a multiple of blockB (n): its block starts (col / blockB)
           // * depth * blockB = col * depth elements in.
@@ -277,8 +293,10 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
               rewriter, loc, col, constantI32(rewriter, loc, depth));
           bStep[key.second] = gpu::SubgroupMmaLoadMatrixOp::create(
               rewriter, loc, bMatrix, scratch[1].buffer,
-              elementAt(rewriter, loc, scratch[1].base, kRow, blockB, bBlock),
-              rewriter.getIndexAttr(blockB), /*transpose=*/nullptr);
+              elementAt(rewriter, loc, scratch[1].base, kRow, blockB, bBlock,
+                        perWord[1]),
+              rewriter.getIndexAttr(blockB / perWord[1]),
+              /*transpose=*/nullptr);
         }
         results[matrix] = gpu::SubgroupMmaComputeOp::create(
             rewriter, loc, results[matrix].getType(), aStep[key.first],
@@ -294,6 +312,36 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
 };
 
 } // namespace
+
+Type getCooperativeOperandWords(tk::DotOp dot, const DotOperandPlan &plan) {
+  if (!plan.intrinsic || !plan.intrinsic->opaque)
+    return {};
+  constexpr int64_t kWordBytes = 16;
+  for (unsigned opIdx : {0u, 1u}) {
+    Value operand = opIdx == 0 ? dot.getA() : dot.getB();
+    const LinearLayout *source = getLinearLayout(operand.getType());
+    Type element = getElementTypeOrSelf(operand.getType());
+    if (!source || !plan.shared[opIdx] || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() > 16 ||
+        plan.sharedOffset[opIdx] % kWordBytes)
+      return {};
+    int64_t perWord = kWordBytes * 8 / element.getIntOrFloatBitWidth();
+    llvm::Expected<LinearLayout> toOffset = plan.shared[opIdx]->invert();
+    llvm::Expected<LinearLayout> written =
+        toOffset ? source->compose(*toOffset) : toOffset.takeError();
+    if (!written) {
+      llvm::consumeError(written.takeError());
+      return {};
+    }
+    // Whole words a thread writes, and matrices that start on words.
+    if (written->getNumConsecutiveInOut() < perWord ||
+        (getFreeMask(*source, kRegisterDim) & (perWord - 1)) ||
+        source->getInDimSize(kRegisterDim) % perWord ||
+        getOpaqueOperandBlock(*plan.intrinsic, opIdx) % perWord)
+      return {};
+  }
+  return VectorType::get({4}, IntegerType::get(dot.getContext(), 32));
+}
 
 void populateCooperativeMatrixPatterns(
     RegisterTypeConverter &converter, RewritePatternSet &patterns,

@@ -501,7 +501,7 @@ private:
 /// dot's part of it (tkw.scratch, from tk-allocate-shared-memory).
 FailureOr<OperandScratch> getOperandScratch(OpBuilder &b, Location loc,
                                             tk::DotOp op, Value operand,
-                                            int64_t offset) {
+                                            int64_t offset, Type words) {
   auto scratch =
       op->getAttrOfType<DenseI64ArrayAttr>(warp::TkwDialect::kScratchAttrName);
   if (!scratch || scratch.size() != 2)
@@ -511,26 +511,25 @@ FailureOr<OperandScratch> getOperandScratch(OpBuilder &b, Location loc,
   Type element = getElementTypeOrSelf(operand.getType());
   int64_t bytes =
       std::max<int64_t>(storageType(element).getIntOrFloatBitWidth() / 8, 1);
-  Value buffer = getScratchBuffer(b, loc, op, element);
+  Value buffer = getScratchBuffer(b, loc, op, words ? words : element);
   if (!buffer || (scratch[0] + offset) % bytes)
     return op.emitOpError("tk-convert-registers-to-simt: no aligned scratch "
                           "buffer for ")
-           << element;
+           << (words ? words : element);
   Value base = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                             (scratch[0] + offset) / bytes);
   return OperandScratch{buffer, base};
 }
 
-FailureOr<std::array<OperandScratch, 2>>
-writeOperandsToScratch(OpBuilder &b, Location loc, tk::DotOp op,
-                       const DotOperandPlan &plan,
-                       std::array<ValueRange, 2> values,
-                       const ThreadPosition &thread, int64_t vectorBytes) {
+FailureOr<std::array<OperandScratch, 2>> writeOperandsToScratch(
+    OpBuilder &b, Location loc, tk::DotOp op, const DotOperandPlan &plan,
+    std::array<ValueRange, 2> values, const ThreadPosition &thread,
+    int64_t vectorBytes, Type words) {
   std::array<OperandScratch, 2> scratch;
   for (unsigned opIdx : {0u, 1u}) {
     Value operand = opIdx == 0 ? op.getA() : op.getB();
     FailureOr<OperandScratch> placed =
-        getOperandScratch(b, loc, op, operand, plan.sharedOffset[opIdx]);
+        getOperandScratch(b, loc, op, operand, plan.sharedOffset[opIdx], words);
     if (failed(placed))
       return failure();
     scratch[opIdx] = *placed;

@@ -271,6 +271,12 @@ llvm::SmallVector<mlir::Value> loadRun(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value buffer, mlir::Value index,
                                        int32_t width);
 
+/// The elements of `element` one element of `buffer` holds: 1, or for a
+/// buffer of words (vector<4xi32>: a cooperative-matrix dot's operands on
+/// SPIR-V, whose arrays of 16-bit elements allow no wider access) as many
+/// as fill one.
+int64_t getWordElements(mlir::Value buffer, mlir::Type element);
+
 /// Reads registers of a tile in `layout` (register, lane, warp ->
 /// coordinates) from workgroup memory, where the tile lies laid out by
 /// `shared` (offset -> coordinates) from element `base` (i32) of `buffer`
@@ -331,7 +337,9 @@ private:
 /// warp -> coordinates), to workgroup memory laid out by `shared` (offset
 /// -> coordinates) from element `base` (i32) of `buffer`: the first holder
 /// of each element writes it, in vectors of up to `vectorBytes` (0: element
-/// by element) where both layouts keep registers consecutive.
+/// by element) where both layouts keep registers consecutive. A `buffer` of
+/// words (vector<4xi32>, getWordElements) takes each whole, packed from a
+/// run of registers; `base` still counts elements.
 mlir::LogicalResult
 writeTileToWorkgroup(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::Operation *op, mlir::ValueRange values,
@@ -426,23 +434,24 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>> lowerWarpgroupDot(
     const RegisterTypeConverter &converter);
 
 /// Where operand `operand` of `op` waits in the dot's scratch: the buffer
-/// of its element type and the element (i32) at `offset` bytes into the
-/// dot's part of it (tkw.scratch, from tk-allocate-shared-memory).
+/// of its element type (or of `words`) and the element (i32) at `offset`
+/// bytes into the dot's part of it (tkw.scratch, from
+/// tk-allocate-shared-memory).
 struct OperandScratch {
   mlir::Value buffer, base;
 };
 mlir::FailureOr<OperandScratch>
 getOperandScratch(mlir::OpBuilder &b, mlir::Location loc, tk::DotOp op,
-                  mlir::Value operand, int64_t offset);
+                  mlir::Value operand, int64_t offset, mlir::Type words = {});
 
 /// Both operands of `op` (their registers `values`) written by their first
 /// holders to the dot's scratch where `plan` places them
-/// (DotOperandPlan::shared), then a barrier: where each one starts.
-mlir::FailureOr<std::array<OperandScratch, 2>>
-writeOperandsToScratch(mlir::OpBuilder &b, mlir::Location loc, tk::DotOp op,
-                       const DotOperandPlan &plan,
-                       std::array<mlir::ValueRange, 2> values,
-                       const ThreadPosition &thread, int64_t vectorBytes);
+/// (DotOperandPlan::shared), then a barrier: where each one starts. With
+/// `words` (getCooperativeOperandWords), into the buffer of those.
+mlir::FailureOr<std::array<OperandScratch, 2>> writeOperandsToScratch(
+    mlir::OpBuilder &b, mlir::Location loc, tk::DotOp op,
+    const DotOperandPlan &plan, std::array<mlir::ValueRange, 2> values,
+    const ThreadPosition &thread, int64_t vectorBytes, mlir::Type words = {});
 
 /// A tk.dot whose intrinsic is opaque (Vulkan's cooperative matrix), its
 /// accumulator a #tkw.cooperative_matrix tile, and the conversions of such
@@ -451,6 +460,16 @@ writeOperandsToScratch(mlir::OpBuilder &b, mlir::Location loc, tk::DotOp op,
 void populateCooperativeMatrixPatterns(
     RegisterTypeConverter &converter, mlir::RewritePatternSet &patterns,
     std::shared_ptr<const TargetInfo> target);
+
+/// The words (vector<4xi32>) a cooperative-matrix dot's operands wait in,
+/// where each thread writes both in whole ones and every matrix starts on
+/// one; null otherwise (they wait as elements). Under SPIR-V's logical
+/// addressing a workgroup array of f16 takes an element an access, so a
+/// thread's 16 bytes of an operand took eight stores; the unit's loads read
+/// words as well (OpCooperativeMatrixLoadKHR's stride counts the array's
+/// elements).
+mlir::Type getCooperativeOperandWords(tk::DotOp dot,
+                                      const DotOperandPlan &plan);
 
 /// True when every user of `load` is a warpgroup dot that reads its slot
 /// where it lies (DotOperandPlan::inPlace): the load then has no registers

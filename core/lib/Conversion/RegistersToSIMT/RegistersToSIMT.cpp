@@ -487,7 +487,7 @@ struct GridQueryLowering : OpConversionPattern<GridOp> {
 /// variables do not alias), a type that only a small scratch moves costs
 /// only that much.
 LogicalResult
-declareScratchBuffers(tk::FuncOp kernel,
+declareScratchBuffers(tk::FuncOp kernel, const TargetInfo &target,
                       SmallVectorImpl<memref::GlobalOp> &buffers) {
   auto bytes = kernel->getAttrOfType<IntegerAttr>(
       warp::TkwDialect::kSharedMemoryAttrName);
@@ -517,10 +517,21 @@ declareScratchBuffers(tk::FuncOp kernel,
       return WalkResult::advance();
     }
     // A dot's scratch holds its operands; its accumulator never crosses
-    // threads.
+    // threads. A cooperative-matrix dot's operands may wait in words.
     ValueRange moved = op->getOperands();
-    if (auto dot = dyn_cast<tk::DotOp>(op))
+    if (auto dot = dyn_cast<tk::DotOp>(op)) {
       moved = op->getOperands().take_front(2);
+      if (isa_and_nonnull<warp::CooperativeMatrixAttr>(
+              warp::getLayout(dot.getType()))) {
+        llvm::Expected<DotOperandPlan> plan = planDotOperands(dot, &target);
+        if (!plan) {
+          llvm::consumeError(plan.takeError());
+        } else if (Type words = getCooperativeOperandWords(dot, *plan)) {
+          reach(words);
+          return WalkResult::advance();
+        }
+      }
+    }
     for (Value operand : moved)
       if (auto tile = dyn_cast<RankedTensorType>(operand.getType()))
         reach(tile.getElementType());
@@ -532,8 +543,10 @@ declareScratchBuffers(tk::FuncOp kernel,
   auto workgroup = gpu::AddressSpaceAttr::get(kernel.getContext(),
                                               gpu::AddressSpace::Workgroup);
   for (auto [type, extent] : extents) {
+    auto word = dyn_cast<VectorType>(type);
     int64_t elementBytes =
-        std::max<int64_t>(type.getIntOrFloatBitWidth() / 8, 1);
+        word ? word.getNumElements() * word.getElementTypeBitWidth() / 8
+             : std::max<int64_t>(type.getIntOrFloatBitWidth() / 8, 1);
     auto memref =
         MemRefType::get({int64_t(llvm::divideCeil(
                             std::min(extent, bytes.getInt()), elementBytes))},
@@ -619,7 +632,7 @@ struct ConvertRegistersToSIMT
     }
     SmallVector<memref::GlobalOp> scratchBuffers;
     for (tk::FuncOp kernel : kernels)
-      if (failed(declareScratchBuffers(kernel, scratchBuffers)))
+      if (failed(declareScratchBuffers(kernel, *info, scratchBuffers)))
         return signalPassFailure();
 
     RegisterTypeConverter converter(context, info->globalAddressSpace,

@@ -238,6 +238,39 @@ SharedTileReader::readMatrices(OpBuilder &b, Location loc,
   return *elements;
 }
 
+/// Stores the run `values` as the word `index` of `buffer`, whose elements
+/// are words of several of them (vector<4xi32>): each 32 bits of the run
+/// packed into an i32.
+static void storeWord(OpBuilder &b, Location loc, ValueRange values,
+                      Value buffer, Value index) {
+  auto word =
+      cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
+  Type element = values.front().getType();
+  int64_t perLane = 32 / element.getIntOrFloatBitWidth();
+  Type lane = word.getElementType();
+  SmallVector<Value> lanes;
+  for (int64_t first = 0; first < int64_t(values.size()); first += perLane) {
+    Value packed = vector::FromElementsOp::create(
+        b, loc, VectorType::get({perLane}, element),
+        values.slice(first, perLane));
+    Value bits =
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, lane), packed);
+    lanes.push_back(vector::ExtractOp::create(b, loc, bits, 0));
+  }
+  memref::StoreOp::create(b, loc,
+                          vector::FromElementsOp::create(b, loc, word, lanes),
+                          buffer, ValueRange{index});
+}
+
+int64_t getWordElements(mlir::Value buffer, mlir::Type element) {
+  auto word =
+      dyn_cast<VectorType>(cast<MemRefType>(buffer.getType()).getElementType());
+  if (!word)
+    return 1;
+  return word.getNumElements() * word.getElementTypeBitWidth() /
+         element.getIntOrFloatBitWidth();
+}
+
 LogicalResult writeTileToWorkgroup(OpBuilder &b, Location loc, Operation *op,
                                    ValueRange values,
                                    const LinearLayout &source,
@@ -252,21 +285,43 @@ LogicalResult writeTileToWorkgroup(OpBuilder &b, Location loc, Operation *op,
     return op->emitOpError("tk-convert-registers-to-simt: ")
            << llvm::toString(written.takeError());
   Type element = cast<MemRefType>(buffer.getType()).getElementType();
-  int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
   ThreadCoordinates writeThread(b, loc, *written, thread);
   Value writer = isFirstHolder(b, loc, source, thread);
   int32_t copies = getFreeMask(source, kRegisterDim);
-  int32_t width = std::min<int32_t>(written->getNumConsecutiveInOut(),
-                                    std::max<int64_t>(vectorBytes / bytes, 1));
+  // A buffer of words (vector<4xi32>) takes whole ones: runs of as many
+  // elements, at offsets (from `base`, in elements) that are multiples.
+  int32_t perWord = 1;
+  if (isa<VectorType>(element)) {
+    perWord = getWordElements(buffer, values.front().getType());
+    if (written->getNumConsecutiveInOut() < perWord ||
+        (copies & (perWord - 1)) || values.size() % perWord)
+      return op->emitOpError("tk-convert-registers-to-simt: registers that "
+                             "do not fill whole words of workgroup memory");
+  }
+  int32_t width = perWord;
+  if (!isa<VectorType>(element)) {
+    int64_t bytes = std::max<int64_t>(element.getIntOrFloatBitWidth() / 8, 1);
+    width = std::min<int32_t>(written->getNumConsecutiveInOut(),
+                              std::max<int64_t>(vectorBytes / bytes, 1));
+  }
+  Value wordShift = perWord > 1
+                        ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                       llvm::Log2_32(perWord))
+                        : Value();
   auto write = [&] {
     for (int32_t reg = 0; reg < int32_t(values.size()); reg += width) {
       if (reg & copies)
         continue;
       Value start =
-          toIndex(b, loc,
-                  arith::AddIOp::create(b, loc, base,
-                                        writeThread.getFlat(b, loc, reg)));
-      storeRun(b, loc, values.slice(reg, width), buffer, start);
+          arith::AddIOp::create(b, loc, base, writeThread.getFlat(b, loc, reg));
+      if (perWord > 1) {
+        start = arith::ShRUIOp::create(b, loc, start, wordShift);
+        storeWord(b, loc, values.slice(reg, width), buffer,
+                  toIndex(b, loc, start));
+        continue;
+      }
+      storeRun(b, loc, values.slice(reg, width), buffer,
+               toIndex(b, loc, start));
     }
   };
   if (!writer) {
