@@ -225,9 +225,9 @@ KernelModule tk::seeds::buildMatmul(MLIRContext *ctx, Type inputType,
   Tile a = k.argPtr("a", inputType, 16);
   Tile b = k.argPtr("b", inputType, 16);
   Tile c = k.argPtr("c", outputType, 16);
-  Tile M = k.argI32("M");
-  Tile N = k.argI32("N");
-  Tile K = k.argI32("K");
+  Tile M = k.argI32("M", config.sizeDivisibility);
+  Tile N = k.argI32("N", config.sizeDivisibility);
+  Tile K = k.argI32("K", config.sizeDivisibility);
   Tile strideAm = k.argI32("stride_am", config.rowStrideDivisibility);
   Tile strideAk = k.argI32("stride_ak");
   Tile strideBk =

@@ -103,6 +103,10 @@ struct MatmulConfig {
   /// stride_cn = 1, what Triton specialises by itself), rows of every tile
   /// start 16-byte aligned and load as 128-bit vectors.
   unsigned rowStrideDivisibility = 0;
+  /// tk.divisibility of M, N and K (0: none), as Triton's launcher declares
+  /// sizes that are multiples of 16: each row's (column's) mask is then
+  /// one test for a whole 16-byte run, not one an element.
+  unsigned sizeDivisibility = 0;
   /// b stored transposed, N rows of K (cuBLASLt's "TN", the form fp8
   /// matmuls take b in): rowStrideDivisibility applies to stride_bn, and
   /// the unit inner stride is stride_bk.

@@ -9,6 +9,7 @@
 #include "BenchKernels.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -302,20 +303,29 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
 BenchCandidate tk::bench::getMatmulCandidate(const std::string &dtype,
                                              const std::string &label) {
   MatmulTiles tiles;
-  char peel[8] = {};
-  int fields = std::sscanf(
-      label.c_str(), "%" SCNd64 "x%" SCNd64 "x%" SCNd64 " w%d s%d %7s",
-      &tiles.bm, &tiles.bn, &tiles.bk, &tiles.warps, &tiles.stages, peel);
-  tiles.peelK = fields == 6 && std::string(peel) == "peel";
-  auto isPowerOfTwo = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
-  if ((fields != 5 && !tiles.peelK) || !isPowerOfTwo(tiles.bm) ||
-      !isPowerOfTwo(tiles.bn) || !isPowerOfTwo(tiles.bk) ||
-      !isPowerOfTwo(tiles.warps) || tiles.stages < 1 ||
-      (dtype != "f16" && dtype != "bf16"))
+  int used = 0;
+  if (std::sscanf(label.c_str(),
+                  "%" SCNd64 "x%" SCNd64 "x%" SCNd64 " w%d s%d%n", &tiles.bm,
+                  &tiles.bn, &tiles.bk, &tiles.warps, &tiles.stages,
+                  &used) != 5)
     return {};
-  return matmulCandidate(
-      tiles, seeds::MatmulConfig(), dtype, dtype,
-      {{"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}});
+  // Then " peel" and " div16", each or neither, in that order.
+  llvm::StringRef rest = llvm::StringRef(label).drop_front(used);
+  tiles.peelK = rest.consume_front(" peel");
+  bool sizes = rest.consume_front(" div16");
+  auto isPowerOfTwo = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (!rest.empty() || !isPowerOfTwo(tiles.bm) || !isPowerOfTwo(tiles.bn) ||
+      !isPowerOfTwo(tiles.bk) || !isPowerOfTwo(tiles.warps) ||
+      tiles.stages < 1 || (dtype != "f16" && dtype != "bf16"))
+    return {};
+  seeds::MatmulConfig config;
+  config.sizeDivisibility = sizes ? 16 : 0;
+  BenchCandidate candidate =
+      matmulCandidate(tiles, config, dtype, dtype,
+                      {{"stride_ak", 1}, {"stride_bn", 1}, {"stride_cn", 1}});
+  if (sizes)
+    candidate.label += " div16";
+  return candidate;
 }
 
 std::vector<BenchFigure> tk::bench::getBenchFigures() {

@@ -88,8 +88,9 @@ struct BenchFigure {
 std::vector<BenchFigure> getBenchFigures();
 
 /// The seed matmul on `dtype` ("f16" or "bf16") operands with the tiles of
-/// `label`, "BMxBNxBK wW sS" with " peel" after it or not (the matmul
-/// figures' labels), built as those figures' candidates are: for
+/// `label`, "BMxBNxBK wW sS" (the matmul figures' labels), then " peel"
+/// (MatmulConfig::peelK) and " div16" (sizeDivisibility 16), each or
+/// neither, built as those figures' candidates are: for
 /// configurations no figure lists, such as the ones that fit Vulkan's 48 KB
 /// (backends/vulkan/test/gpu/bench-kit.sh). An empty `build` for a label of
 /// another form.

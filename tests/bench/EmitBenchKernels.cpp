@@ -200,11 +200,12 @@ int emitMatmul(const std::string &dtype, const std::string &label,
                const std::string &path) {
   BenchCandidate candidate = getMatmulCandidate(dtype, label);
   if (!candidate.build) {
-    std::fprintf(stderr,
-                 "tk-bench-kernels: --matmul: '%s' on '%s' is no matmul "
-                 "configuration (\"BMxBNxBK wW sS[ peel]\", powers of two, "
-                 "on f16 or bf16)\n",
-                 label.c_str(), dtype.c_str());
+    std::fprintf(
+        stderr,
+        "tk-bench-kernels: --matmul: '%s' on '%s' is no matmul "
+        "configuration (\"BMxBNxBK wW sS[ peel][ div16]\", powers of two, "
+        "on f16 or bf16)\n",
+        label.c_str(), dtype.c_str());
     return 2;
   }
   mlir::DialectRegistry registry;

@@ -317,7 +317,7 @@ KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose",
 
 # tk-bench-kernels' matmul configurations, from a package whose entries are
 # named so (the seed matmul's signature and grouped order).
-TUNED_MATMUL = re.compile(r"matmul_(\d+)x(\d+)x(\d+)_w(\d+)(_s\d+)?(_peel)?$")
+TUNED_MATMUL = re.compile(r"matmul_(\d+)x(\d+)x(\d+)_w(\d+)(_s\d+)?(_peel)?(_div16)?$")
 
 
 def work(args):
@@ -361,7 +361,7 @@ def main():
     parser.add_argument("--kernels", default=",".join(KERNEL_NAMES[:4]),
                         help="the kernels to time, of " +
                         ", ".join(KERNEL_NAMES) + ", and from a package "
-                        "matmul_<BM>x<BN>x<BK>_w<W>[_s<S>][_peel] (tk-bench-kernels' "
+                        "matmul_<BM>x<BN>x<BK>_w<W>[_s<S>][_peel][_div16] (tk-bench-kernels' "
                         "matmul configurations renamed, compiled with "
                         "--constexpr stride_ak=1 stride_bn=1 stride_cn=1)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

@@ -10,7 +10,7 @@
 #     (64x64 w4 s3, entry attention_fwd);
 #   - tuned-<entry>.tkpkg, one a configuration: tk-bench-kernels' f16 4096³
 #     matmul configurations and VULKAN_MATMULS (below), renamed
-#     matmul_<BM>x<BN>x<BK>_w<W>_s<S>[_peel], with the constants
+#     matmul_<BM>x<BN>x<BK>_w<W>_s<S>[_peel][_div16], with the constants
 #     `tk-bench-kernels --matmul` lists (unit strides, as cuda_bench.py
 #     compiles them); TUNED=0 makes none.
 # With CELLS=1 also the conformance cells for the Vulkan target (a few
@@ -58,8 +58,10 @@ cp "$sources/attention.tkpkg" "$kit/gpu/attention.tkpkg"
 echo "kit: the matmul configurations"
 # tuned: tk-bench-kernels' figure, sized for the H100's 228 KB (the cuda
 # backend's best); VULKAN_MATMULS: configurations that fit 48 KB with one
-# stage (Vulkan has no asynchronous copy to fill more), with and without the
-# K loop peeled.
+# stage (Vulkan has no asynchronous copy to fill more), each as it is, with
+# the K loop peeled, and with M, N and K declared multiples of 16 (as
+# Triton's launcher declares 4096: a mask a 16-byte run, not one an
+# element).
 tuned() {
   python3 -c "
 import json
@@ -70,8 +72,9 @@ for c in f['candidates']:
 "
   for label in ${VULKAN_MATMULS:-128x128x32_w8_s1 128x256x32_w8_s1 256x128x32_w8_s1 \
     128x128x64_w8_s1 64x128x32_w4_s1 128x256x32_w16_s1 256x128x32_w16_s1}; do
-    echo "${label//_/ }"
-    echo "${label//_/ } peel"
+    for variant in "" " peel" " div16"; do
+      echo "${label//_/ }$variant"
+    done
   done
 }
 [ "${TUNED:-1}" = 0 ] || tuned | while read -r label; do
