@@ -30,6 +30,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -75,12 +76,13 @@ def kernel_source(name):
 
 
 class Worker:
-    def __init__(self, reps, package=None):
+    def __init__(self, reps, package=None, warm_s=0.25):
         import tk  # after TK_BACKEND is set
         self.tk = tk
         self.device = tk.Device(0)
         self.stream = self.device.stream()
         self.reps = reps
+        self.warm_s = warm_s
         self.package = None
         if package:
             with open(package, "rb") as f:
@@ -98,13 +100,19 @@ class Worker:
 
     def time(self, kernel, grid, args):
         """The median of `reps` launches, each between two events, after
-        three unmeasured ones; also (self.back_to_back) the mean of `reps`
-        launches queued back to back between one pair of events, where the
-        host's cost of a launch overlaps the device's work."""
+        unmeasured ones for at least `warm_s` seconds (three at least): an
+        idle GPU runs at its lowest clock (345 MHz on an H100), and the
+        first figure of a worker was taken at it, up to 3.5x slow; also
+        (self.back_to_back) the mean of `reps` launches queued back to
+        back between one pair of events, where the host's cost of a launch
+        overlaps the device's work."""
         self.occupancy = kernel.occupancy
-        for _ in range(3):
-            kernel.launch(grid, args, stream=self.stream)
-        self.stream.synchronize()
+        started, launched = time.perf_counter(), 0
+        while launched < 3 or time.perf_counter() - started < self.warm_s:
+            for _ in range(3):
+                kernel.launch(grid, args, stream=self.stream)
+            launched += 3
+            self.stream.synchronize()
         times = []
         start, end = self.device.event(), self.device.event()
         for _ in range(self.reps):
@@ -321,7 +329,7 @@ TUNED_MATMUL = re.compile(r"matmul_(\d+)x(\d+)x(\d+)_w(\d+)(_s\d+)?(_peel)?(_div
 
 
 def work(args):
-    worker = Worker(args.reps, args.package)
+    worker = Worker(args.reps, args.package, args.warm_ms / 1000)
     result = {"backend": worker.device.backend,
               "device": worker.device.properties()["name"], "kernels": {}}
     for name in args.kernels.split(","):
@@ -350,6 +358,10 @@ def main():
     parser.add_argument("--backends", default="cuda,vulkan")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--warm-ms", type=float, default=250,
+                        help="unmeasured launches of each kernel for at "
+                        "least this long before its timed ones, so that "
+                        "the GPU's clock has risen (default 250)")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--commit", default=os.environ.get("TK_COMMIT", ""))
     parser.add_argument("--package", default="",
@@ -386,7 +398,8 @@ def main():
             env = dict(os.environ, TK_BACKEND=backend)
             run = subprocess.run(
                 [sys.executable, __file__, "--worker", "--reps",
-                 str(args.reps), "--kernels", args.kernels] +
+                 str(args.reps), "--warm-ms", str(args.warm_ms),
+                 "--kernels", args.kernels] +
                 (["--package", os.path.abspath(args.package)]
                  if args.package else []),
                 env=env, capture_output=True, text=True)
