@@ -66,6 +66,10 @@ struct BenchCandidate {
   /// attention: BLOCK_M x BLOCK_N; softmax: one row of `blockN` columns;
   /// vector add: 1 x 1024), from which the grid follows.
   int64_t blockM = 1, blockN = 1;
+  /// What the kernel declares its sizes divisible by (matmul: M, N and K,
+  /// tk.divisibility; 0: nothing): a problem it runs on has sizes that are
+  /// multiples.
+  int64_t sizeDivisibility = 0;
   /// The kernel's module (seeds::build*), in `ctx`.
   std::function<seeds::KernelModule(mlir::MLIRContext *ctx)> build;
 };

@@ -148,14 +148,17 @@ void tk::conformance::addBenchCases(std::vector<ConformanceCase> &cases) {
       },
       [](CellRun &r, const bench::BenchCandidate &) { runSoftmax(r); }));
   // Edges in M and N that do not fill the tiles, K a multiple of 16 that
-  // ends mid-block; N and K multiples of 16, as the row strides declare.
+  // ends mid-block; N and K multiples of 16, as the row strides declare,
+  // and M too where the candidate declares its sizes so.
   cases.push_back(benchCase(
       bench::BenchKind::Matmul, "bench_matmul",
       "every matmul configuration of the GPU bench (tiles, warps, stages; "
       "unit inner strides folded in)",
       [](const Known &k) {
-        return k.candidate->blockM < 64 ? shape({20, 96, 144})
-                                        : shape({130, 304, 208});
+        if (k.candidate->blockM < 64)
+          return shape({20, 96, 144});
+        return k.candidate->sizeDivisibility ? shape({144, 304, 208})
+                                             : shape({130, 304, 208});
       },
       [](CellRun &r, const bench::BenchCandidate &candidate) {
         runMatmul(r, candidate.blockM, candidate.blockN,
