@@ -28,6 +28,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 using namespace tk::bench;
@@ -63,6 +64,15 @@ bool writeFile(const std::string &path, const std::string &text) {
   return true;
 }
 
+/// A context with tk's dialects loaded, for the candidates' builders.
+std::unique_ptr<mlir::MLIRContext> makeContext() {
+  mlir::DialectRegistry registry;
+  tk::registerTkDialects(registry);
+  auto context = std::make_unique<mlir::MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
 /// The candidate's kernel in a package of the bench's kernels.
 std::string packageEntry(size_t figure, size_t candidate) {
   return "figure" + std::to_string(figure) + "_candidate" +
@@ -85,10 +95,8 @@ int writePackage(const std::string &path, const std::string &targetList) {
     }
     targets.push_back(target);
   }
-  mlir::DialectRegistry registry;
-  tk::registerTkDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<mlir::MLIRContext> context = makeContext();
+  mlir::MLIRContext &ctx = *context;
   tk::runtime::PackageBuilder builder;
   std::vector<BenchFigure> all = getBenchFigures();
   for (size_t f = 0; f < all.size(); ++f) {
@@ -137,10 +145,8 @@ int emit(const std::string &dir) {
                  dir.c_str(), error.message().c_str());
     return 1;
   }
-  mlir::DialectRegistry registry;
-  tk::registerTkDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<mlir::MLIRContext> context = makeContext();
+  mlir::MLIRContext &ctx = *context;
   llvm::json::Array figures;
   std::vector<BenchFigure> all = getBenchFigures();
   for (size_t f = 0; f < all.size(); ++f) {
@@ -208,10 +214,8 @@ int emitMatmul(const std::string &dtype, const std::string &label,
         label.c_str(), dtype.c_str());
     return 2;
   }
-  mlir::DialectRegistry registry;
-  tk::registerTkDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<mlir::MLIRContext> context = makeContext();
+  mlir::MLIRContext &ctx = *context;
   tk::seeds::KernelModule module = candidate.build(&ctx);
   if (mlir::failed(module)) {
     std::fprintf(stderr, "tk-bench-kernels: the builder refused %s\n",
