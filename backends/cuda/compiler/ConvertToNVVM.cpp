@@ -7,6 +7,7 @@
 
 #include "compiler/ConvertToNVVM.h"
 #include "common/ApproxExp2.h"
+#include "common/FloatContraction.h"
 
 #include "tk/core/Conversion/Passes.h"
 
@@ -59,28 +60,6 @@ struct SubgroupBroadcastLowering
   }
 };
 
-/// A multiplication and the addition it feeds may round once, as one
-/// fma.rn.f32, as nvcc (--fmad=true) and Triton (enable_fp_fusion) compile
-/// them: the kernel's float additions, subtractions and multiplications take
-/// `contract`, which the LLVM dialect carries to NVPTX. FlashAttention's
-/// `qk * scale - m` is then one instruction an element, not two. libdevice
-/// keeps its own rounding: a contraction allowed for the whole module
-/// (TargetOptions::AllowFPOpFusion) changes its exp's code too, and ptxas
-/// then spilled a 32-register softmax (occupancy-hint.tk).
-void allowContraction(ModuleOp module) {
-  auto contract = [](auto op) {
-    op.setFastmath(op.getFastmath() | arith::FastMathFlags::contract);
-  };
-  module.walk([&](Operation *op) {
-    if (auto add = dyn_cast<arith::AddFOp>(op))
-      contract(add);
-    else if (auto sub = dyn_cast<arith::SubFOp>(op))
-      contract(sub);
-    else if (auto mul = dyn_cast<arith::MulFOp>(op))
-      contract(mul);
-  });
-}
-
 struct ConvertToNVVM
     : public PassWrapper<ConvertToNVVM, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertToNVVM)
@@ -102,7 +81,7 @@ struct ConvertToNVVM
         kernels.push_back(func.getSymName().str());
     });
 
-    allowContraction(module);
+    tk::plugin::allowFloatContraction(module);
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
     configureGpuToNVVMTypeConverter(converter);
