@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, from packages and without a compiler (the kit of
 # package-kit.sh, carried as .dvR): the cuda column and the vulkan column
-# (NVIDIA's ICD) with --expect pass, compute-sanitizer memcheck and racecheck
+# (NVIDIA's ICD; not with SKIP_VULKAN set) with --expect pass, compute-sanitizer memcheck and racecheck
 # over SAN_KERNELS (default: the kit's sankernels list, else every cell), and
 # cuda_bench.py unless SKIP_BENCH is set (with BENCH_ARGS, default
 # "--quick --rounds 3"; e.g. "--only attention" times every candidate). Writes seven files to OUTDIR (the
@@ -36,12 +36,14 @@ TK_BACKEND=cuda timeout 240 "$run" --package "$pkg" --backend cuda --expect pass
   --out "$work/cuda" >"$work/cuda.log" 2>&1
 record "cuda column ($((SECONDS - t)) s)" $?
 cp "$work/cuda/conformance.json" "$res/cuda-conformance.json"
-t=$SECONDS
-VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json TK_BACKEND=vulkan \
-  timeout 240 "$run" --package "$pkg" --backend vulkan --expect pass \
-  --out "$work/vulkan" >"$work/vulkan.log" 2>&1
-record "vulkan column ($((SECONDS - t)) s)" $?
-cp "$work/vulkan/conformance.json" "$res/vulkan-conformance.json"
+if [ -z "${SKIP_VULKAN:-}" ]; then
+  t=$SECONDS
+  VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json TK_BACKEND=vulkan \
+    timeout 240 "$run" --package "$pkg" --backend vulkan --expect pass \
+    --out "$work/vulkan" >"$work/vulkan.log" 2>&1
+  record "vulkan column ($((SECONDS - t)) s)" $?
+  cp "$work/vulkan/conformance.json" "$res/vulkan-conformance.json"
+fi
 for tool in memcheck racecheck; do
   t=$SECONDS
   TK_BACKEND=cuda timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool $tool \
