@@ -416,6 +416,9 @@ KernelModule tk::seeds::buildAttention(MLIRContext *ctx, Type type,
                                        const AttentionConfig &config,
                                        std::string *error) {
   KernelBuilder k(ctx, "attention_fwd");
+  // A product and the sum it feeds round once (the accumulator's and l's
+  // rescales, the row max's scaling), as Triton's attention compiles.
+  k.setFloatContraction(true);
   Tile q = k.argPtr("q", type, 16), kk = k.argPtr("k", type, 16);
   Tile v = k.argPtr("v", type, 16), o = k.argPtr("o", type, 16);
   Tile N = k.argI32("N"), D = k.argI32("D", config.headDimDivisibility);

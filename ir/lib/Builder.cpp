@@ -668,15 +668,17 @@ Tile KernelBuilder::binary(BinaryOp op, const Operand &lhsOp,
       return wrapResult(arith::CmpFOp::create(b_, loc_, fp, l, r));
     return wrapResult(arith::CmpIOp::create(b_, loc_, ip, l, r));
   };
+  auto fastmath = contractFloats_ ? arith::FastMathFlags::contract
+                                  : arith::FastMathFlags::none;
   switch (op) {
   case BinaryOp::Add:
-    return isFloat ? wrapResult(arith::AddFOp::create(b_, loc_, l, r))
+    return isFloat ? wrapResult(arith::AddFOp::create(b_, loc_, l, r, fastmath))
                    : wrapResult(arith::AddIOp::create(b_, loc_, l, r));
   case BinaryOp::Sub:
-    return isFloat ? wrapResult(arith::SubFOp::create(b_, loc_, l, r))
+    return isFloat ? wrapResult(arith::SubFOp::create(b_, loc_, l, r, fastmath))
                    : wrapResult(arith::SubIOp::create(b_, loc_, l, r));
   case BinaryOp::Mul:
-    return isFloat ? wrapResult(arith::MulFOp::create(b_, loc_, l, r))
+    return isFloat ? wrapResult(arith::MulFOp::create(b_, loc_, l, r, fastmath))
                    : wrapResult(arith::MulIOp::create(b_, loc_, l, r));
   case BinaryOp::Div:
     return isFloat ? wrapResult(arith::DivFOp::create(b_, loc_, l, r))

@@ -14,6 +14,7 @@
 
 #include "tk/ir/Dialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -223,6 +224,26 @@ private:
   bool anyNanPadded = false;
 };
 
+/// Triton compiles with `enable_fp_fusion` on unless told otherwise: a float
+/// multiplication and the addition or subtraction it feeds may round once
+/// (one fused multiply-add). TTIR does not say so on its ops; MLIR's arith
+/// says it with `contract`, which every backend ending in LLVM carries to
+/// the target (FlashAttention's `qk * scale - m` is then one instruction an
+/// element). A kernel written in tk asks for it op by op.
+static void allowFloatContraction(ModuleOp module) {
+  auto contract = [](auto op) {
+    op.setFastmath(op.getFastmath() | arith::FastMathFlags::contract);
+  };
+  module.walk([&](Operation *op) {
+    if (auto add = dyn_cast<arith::AddFOp>(op))
+      contract(add);
+    else if (auto sub = dyn_cast<arith::SubFOp>(op))
+      contract(sub);
+    else if (auto mul = dyn_cast<arith::MulFOp>(op))
+      contract(mul);
+  });
+}
+
 LogicalResult TtToTk::convert(ModuleOp module) {
   bool failed = false;
   // Functions Triton did not inline and nothing calls are left behind; a
@@ -260,6 +281,7 @@ LogicalResult TtToTk::convert(ModuleOp module) {
     failed |= mlir::failed(convertOp(op));
   if (failed)
     return failure();
+  allowFloatContraction(module);
   // Loop invariants stay where Triton wrote them: every backend's pipeline
   // starts with tk-hoist-loop-invariants, for tk kernels and imported ones
   // alike.

@@ -7,7 +7,6 @@
 
 #include "compiler/ConvertToNVVM.h"
 #include "common/ApproxExp2.h"
-#include "common/FloatContraction.h"
 
 #include "tk/core/Conversion/Passes.h"
 
@@ -81,7 +80,6 @@ struct ConvertToNVVM
         kernels.push_back(func.getSymName().str());
     });
 
-    tk::plugin::allowFloatContraction(module);
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
     configureGpuToNVVMTypeConverter(converter);

@@ -8,7 +8,6 @@
 
 #include "compiler/ConvertToROCDL.h"
 #include "common/ApproxExp2.h"
-#include "common/FloatContraction.h"
 
 #include "tk/core/Conversion/Passes.h"
 
@@ -62,7 +61,6 @@ struct ConvertToROCDL
         kernels.push_back(func.getSymName().str());
     });
 
-    tk::plugin::allowFloatContraction(module);
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
     // Workgroup tiles live in LDS (address space 3).

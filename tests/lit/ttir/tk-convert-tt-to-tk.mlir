@@ -261,3 +261,27 @@ tt.func public @rank_reducing(%p: !tt.ptr<f16>, %n: i32, %s: i64, %i: i32) {
   tt.descriptor_store %d[%i, %i], %t : !tt.tensordesc<tensor<1x32xf16>>, tensor<32xf16>
   tt.return
 }
+
+// -----
+
+// Triton compiles with enable_fp_fusion on: the float additions,
+// subtractions and multiplications take `contract`, so that a product and
+// the sum it feeds may round once; a division does not.
+// CHECK-LABEL: tk.func @fused(
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : tensor<16xf32>
+// CHECK: arith.subf %[[P]], %{{.*}} fastmath<contract> : tensor<16xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : tensor<16xf32>
+// CHECK: arith.divf %{{.*}}, %{{.*}} : tensor<16xf32>
+tt.func public @fused(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %scale: f32) {
+  %offs = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %base = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %ptrs = tt.addptr %base, %offs : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %x = tt.load %ptrs : tensor<16x!tt.ptr<f32>>
+  %s = tt.splat %scale : f32 -> tensor<16xf32>
+  %p = arith.mulf %x, %s : tensor<16xf32>
+  %d = arith.subf %p, %x : tensor<16xf32>
+  %e = arith.addf %d, %s : tensor<16xf32>
+  %q = arith.divf %e, %s : tensor<16xf32>
+  tt.store %ptrs, %q : tensor<16x!tt.ptr<f32>>
+  tt.return
+}

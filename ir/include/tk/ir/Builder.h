@@ -332,6 +332,12 @@ public:
   /// `tl.fma`: `math.fma` (a * b + c, rounded once) after broadcasting all
   /// three; float tiles of one dtype.
   Tile fma(const Tile &a, const Operand &b, const Operand &c);
+  /// Whether the float additions, subtractions and multiplications built
+  /// from here on carry `fastmath<contract>`: a product and the sum it feeds
+  /// may then round once, as one fused multiply-add (Triton's
+  /// `enable_fp_fusion`, nvcc's `--fmad=true`). Off by default: without it
+  /// every op rounds on its own, as MLIR's arith says.
+  void setFloatContraction(bool allowed) { contractFloats_ = allowed; }
 
   /// `math` dialect functions of float tiles.
   Tile exp(const Tile &x);
@@ -549,6 +555,7 @@ private:
   llvm::SmallVector<mlir::NamedAttribute> constexprs_;
   std::string error_;
   bool finished_ = false;
+  bool contractFloats_ = false;
 };
 
 } // namespace tk
