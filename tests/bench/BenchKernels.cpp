@@ -338,7 +338,9 @@ std::vector<BenchFigure> tk::bench::getBenchFigures() {
   // loop without K masks nor the per-element path of cut vectors: 37%
   // shorter in gfx942's code, session 30), and again with M, N and K
   // declared multiples of 16, as Triton's launcher declares these sizes
-  // (session 34: a quarter of the PTX; not yet timed on a GPU).
+  // (session 34: a quarter of the PTX; timed on an H100 in session 35,
+  // docs/bench/2026-12-07-466e00c-h100, and not the fastest at either
+  // size).
   const std::vector<MatmulTiles> square = {{128, 256, 64, 8, 3},
                                            {256, 128, 64, 8, 3},
                                            {128, 256, 64, 8, 4},
