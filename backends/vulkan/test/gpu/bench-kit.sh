@@ -13,6 +13,10 @@
 #     matmul_<BM>x<BN>x<BK>_w<W>_s<S>[_peel][_div16], with the constants
 #     `tk-bench-kernels --matmul` lists (unit strides, as cuda_bench.py
 #     compiles them); TUNED=0 makes none.
+# With CUDA_SM80=1 each matmul configuration is also built for cuda:sm_80
+# alone, as sm80-<entry>.tkpkg: mma.sync, the instruction class NVIDIA's
+# driver gives KHR cooperative matrices, with the cuda backend's cp.async
+# rings, so the figures say what that class reaches on the same GPU.
 # With CELLS=1 also the conformance cells for the Vulkan target (a few
 # minutes), which bench-run.sh runs as the vulkan column.
 #
@@ -83,7 +87,10 @@ for c in f['candidates']:
   if flags=$("$bin/tk-bench-kernels" --matmul f16 "$label" "$sources/$entry.tk") &&
     sed -i "s/@matmul(/@$entry(/" "$sources/$entry.tk" &&
     "$bin/tk-compile" --package "$kit/gpu/tuned-$entry.tkpkg" --target cuda:sm_90a \
-      --target "$vulkan" $flags "$sources/$entry.tk" >/dev/null; then
+      --target "$vulkan" $flags "$sources/$entry.tk" >/dev/null &&
+    { [ -z "${CUDA_SM80:-}" ] ||
+      "$bin/tk-compile" --package "$kit/gpu/sm80-$entry.tkpkg" --target cuda:sm_80 \
+        $flags "$sources/$entry.tk" >/dev/null; }; then
     echo "  $entry"
   else
     echo "  $entry: not compiled"

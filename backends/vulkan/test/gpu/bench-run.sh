@@ -42,11 +42,11 @@ if [ -f "$work/cells.tkpkg" ]; then
   grep -E "cells|floor|FAIL" "$results/vulkan-column.log" | head -20
 fi
 
-bench() { # name, package, kernels
+bench() { # name, package, kernels[, backends]
   mkdir -p "$results/$1"
   local t=$SECONDS
   timeout "${BENCH_TIMEOUT:-240}" python3 tests/bench/backend_bench.py --package "$2" \
-    --backends cuda,vulkan --kernels "$3" --rounds "$rounds" --commit "$commit" \
+    --backends "${4:-cuda,vulkan}" --kernels "$3" --rounds "$rounds" --commit "$commit" \
     --out "$results/$1" >"$results/$1/bench.log" 2>&1
   record "$1 ($((SECONDS - t)) s)" $?
   tail -n 3 "$results/$1/bench.log"
@@ -58,6 +58,12 @@ for pkg in "$work"/tuned-*.tkpkg; do
   [ -f "$pkg" ] || continue
   name=$(basename "$pkg" .tkpkg)
   bench "$name" "$pkg" "${name#tuned-}"
+done
+# The same configurations on mma.sync (cuda:sm_80, bench-kit.sh's CUDA_SM80).
+for pkg in "$work"/sm80-*.tkpkg; do
+  [ -f "$pkg" ] || continue
+  name=$(basename "$pkg" .tkpkg)
+  bench "$name" "$pkg" "${name#sm80-}" cuda
 done
 # What NVIDIA's compiler made of each kernel (registers a thread, spills
 # as local memory, binary size): VK_KHR_pipeline_executable_properties,
@@ -74,6 +80,8 @@ seeds = ["vector_add", "softmax", "layernorm", "matrix_transpose", "matmul",
          "matmul_128", "persistent_softmax"]
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.tkpkg"))):
     name = os.path.basename(path)[:-len(".tkpkg")]
+    if name.startswith("sm80-"):  # cuda alone
+        continue
     entries = {"bench": seeds, "attention": ["attention_fwd"],
                "cells": []}.get(name, [name[len("tuned-"):]])
     with open(path, "rb") as f:
