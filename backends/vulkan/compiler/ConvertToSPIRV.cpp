@@ -20,7 +20,9 @@
 
 #include "compiler/ConvertToSPIRV.h"
 #include "compiler/AccurateTrig.h"
+#include "compiler/CooperativeMatrixToSPIRV.h"
 #include "tk/core/LoopGuard.h"
+#include "tk/core/WarpDialect.h"
 
 #include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
 #include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
@@ -735,9 +737,6 @@ struct ConvertToSPIRVPass
       return converter.convertType(
           type.clone(IntegerType::get(type.getContext(), 16)));
     });
-    // Cooperative-matrix tiles' matrices (tk-convert-registers-to-simt's
-    // !gpu.mma_matrix) as KHR cooperative matrices.
-    populateMMAToSPIRVCoopMatrixTypeConversion(converter);
     converter.addConversion([](LLVM::LLVMPointerType type) -> Type {
       return IntegerType::get(type.getContext(), 64);
     });
@@ -754,15 +753,17 @@ struct ConvertToSPIRVPass
     guardZeroTripLoops(spirvModule);
     std::unique_ptr<ConversionTarget> target =
         SPIRVConversionTarget::get(environment);
+    target->addIllegalDialect<warp::TkwDialect>();
     RewritePatternSet patterns(context);
     ScfToSPIRVContext scfContext;
     arith::populateArithToSPIRVPatterns(converter, patterns);
     populateMathToSPIRVPatterns(converter, patterns);
     populateSCFToSPIRVPatterns(converter, scfContext, patterns);
     populateGPUToSPIRVPatterns(converter, patterns);
+    // Cooperative-matrix tiles' matrices (tk-convert-registers-to-simt's
+    // !tkw.matrix) as KHR cooperative matrices.
     if (!features.cooperativeMatrix.empty())
-      populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(converter,
-                                                            patterns);
+      populateCooperativeMatrixToSPIRVPatterns(converter, patterns);
     // A cooperative-matrix dot's operands are packed into 16-byte words
     // (getCooperativeOperandWords): vector.from_elements and bitcasts.
     populateVectorToSPIRVPatterns(converter, patterns);
@@ -801,30 +802,11 @@ struct ConvertToSPIRVPass
           << " has no SPIR-V form here";
       return signalPassFailure();
     }
-    markSignedProducts(spirvModule);
     // Whatever is left outside (declarations such as printf's) goes.
     for (Operation &op :
          llvm::make_early_inc_range(module.getBody()->getOperations()))
       if (&op != spirvModule.getOperation())
         op.erase();
-  }
-
-  /// Upstream's product of cooperative matrices says nothing of signedness,
-  /// which SPIR-V then takes as unsigned: a product of signed integer
-  /// matrices (tk's s8 dots) gets its operands, accumulator and result
-  /// marked signed, the s8 x s8 -> s32 product the device listed.
-  static void markSignedProducts(spirv::ModuleOp module) {
-    module.walk([](spirv::KHRCooperativeMatrixMulAddOp product) {
-      auto a = cast<spirv::CooperativeMatrixType>(product.getA().getType());
-      if (!a.getElementType().isSignedInteger())
-        return;
-      using Operands = spirv::CooperativeMatrixOperandsKHR;
-      product.setMatrixOperandsAttr(
-          spirv::CooperativeMatrixOperandsKHRAttr::get(
-              product.getContext(), Operands::ASigned | Operands::BSigned |
-                                        Operands::CSigned |
-                                        Operands::ResultSigned));
-    });
   }
 
   /// Replaces the kernel's arguments with loads from one argument block,

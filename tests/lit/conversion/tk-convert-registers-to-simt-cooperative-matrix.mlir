@@ -14,20 +14,20 @@
 // CHECK: memref.global "private" @"dot_bias_scratch_vector<4xi32>" : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK-NOT: dot_bias_scratch_f16
 // CHECK-LABEL: func.func @dot_bias
-// CHECK: %[[ZERO:.+]] = gpu.subgroup_mma_constant_matrix %{{.+}} : !gpu.mma_matrix<16x16xf32, "COp">
-// CHECK: scf.for {{.*}} iter_args(%[[C0:.+]] = %[[ZERO]], %[[C1:.+]] = %[[ZERO]], %[[C2:.+]] = %[[ZERO]], %[[C3:.+]] = %[[ZERO]]) -> (!gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">, !gpu.mma_matrix<16x16xf32, "COp">)
+// CHECK: %[[ZERO:.+]] = tkw.matrix_splat %{{.+}} : f32 -> !tkw.matrix<16, 16, f32, "acc">
+// CHECK: scf.for {{.*}} iter_args(%[[C0:.+]] = %[[ZERO]], %[[C1:.+]] = %[[ZERO]], %[[C2:.+]] = %[[ZERO]], %[[C3:.+]] = %[[ZERO]]) -> (!tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">)
 // CHECK: gpu.barrier
 // CHECK: vector.bitcast %{{.+}} : vector<2xf16> to vector<1xi32>
 // CHECK-COUNT-4: memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.store
 // CHECK: gpu.barrier
-// CHECK: %[[A0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 2 : index} : memref<512xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK: %[[B0:.+]] = gpu.subgroup_mma_load_matrix %{{.+}}[%{{.+}}] {leadDimension = 2 : index} : memref<512xvector<4xi32>, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "BOp">
-// CHECK: gpu.subgroup_mma_compute %[[A0]], %[[B0]], %[[C0]]
-// CHECK-COUNT-7: gpu.subgroup_mma_compute
-// CHECK-NOT: gpu.subgroup_mma_compute
+// CHECK: %[[A0:.+]] = tkw.matrix_load %{{.+}}[%{{.+}}] stride = 2 : memref<512xvector<4xi32>, #gpu.address_space<workgroup>> -> !tkw.matrix<16, 16, f16, "a">
+// CHECK: %[[B0:.+]] = tkw.matrix_load %{{.+}}[%{{.+}}] stride = 2 : memref<512xvector<4xi32>, #gpu.address_space<workgroup>> -> !tkw.matrix<16, 16, f16, "b">
+// CHECK: tkw.matrix_multiply_add %[[A0]], %[[B0]], %[[C0]]
+// CHECK-COUNT-7: tkw.matrix_multiply_add
+// CHECK-NOT: tkw.matrix_multiply_add
 // CHECK: scf.yield
-// CHECK-COUNT-4: gpu.subgroup_mma_store_matrix %{{.+}}, %{{.+}}[%{{.+}}] {leadDimension = 16 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<{{.*}}xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: tkw.matrix_store %{{.+}}, %{{.+}}[%{{.+}}] stride = 16 : !tkw.matrix<16, 16, f32, "acc">, memref<{{.*}}xf32, #gpu.address_space<workgroup>>
 tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
   %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>

@@ -159,4 +159,80 @@ def Tkw_DotWaitOp : Tkw_Op<"dot_wait", [AllTypesMatch<["input", "result"]>]> {
       "$input `pending` `=` $pending attr-dict `:` type($input)";
 }
 
+def Tkw_Matrix : Type<CPred<"::llvm::isa<::tk::warp::MatrixType>($_self)">,
+                       "cooperative matrix", "::tk::warp::MatrixType">;
+
+def Tkw_MatrixSplatOp : Tkw_Op<"matrix_splat", [Pure]> {
+  let summary = "a cooperative matrix whose every element is `value`";
+  let description = [{
+    ```mlir
+    %zero = tkw.matrix_splat %c0 : f32 -> !tkw.matrix<16, 16, f32, "acc">
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let results = (outs Tkw_Matrix:$result);
+  let assemblyFormat =
+      "$value attr-dict `:` type($value) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tkw_MatrixLoadOp : Tkw_Op<"matrix_load",
+                              [MemoryEffects<[MemRead]>]> {
+  let summary = "load a cooperative matrix from memory, row by row";
+  let description = [{
+    The matrix whose first row starts at `buffer[index]` and whose rows
+    are `stride` of the buffer's elements apart. The buffer's element may
+    be wider than the matrix's (16-byte words of f16): the offsets count
+    the buffer's elements.
+    ```mlir
+    %a = tkw.matrix_load %words[%i] stride = 2
+        : memref<512xvector<4xi32>, 3> -> !tkw.matrix<16, 16, f16, "a">
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$buffer, Index:$index, I64Attr:$stride);
+  let results = (outs Tkw_Matrix:$result);
+  let assemblyFormat = [{
+    $buffer `[` $index `]` `stride` `=` $stride attr-dict `:` type($buffer)
+    `->` qualified(type($result))
+  }];
+}
+
+def Tkw_MatrixStoreOp : Tkw_Op<"matrix_store",
+                               [MemoryEffects<[MemWrite]>]> {
+  let summary = "store a cooperative matrix to memory, row by row";
+  let description = [{
+    `tkw.matrix_load`'s inverse.
+    ```mlir
+    tkw.matrix_store %acc, %scratch[%i] stride = 16
+        : !tkw.matrix<16, 16, f32, "acc">, memref<4096xf32, 3>
+    ```
+  }];
+  let arguments = (ins Tkw_Matrix:$value, AnyMemRef:$buffer, Index:$index,
+                       I64Attr:$stride);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $index `]` `stride` `=` $stride attr-dict `:`
+    qualified(type($value)) `,` type($buffer)
+  }];
+}
+
+def Tkw_MatrixMultiplyAddOp : Tkw_Op<"matrix_multiply_add",
+    [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "a x b + acc on cooperative matrices";
+  let description = [{
+    `a` (m x k, use `a`) times `b` (k x n, use `b`) plus `acc` (m x n, use
+    `acc`), in the accumulator's type.
+    ```mlir
+    %d = tkw.matrix_multiply_add %a, %b, %c : !tkw.matrix<16, 16, bf16, "a">,
+        !tkw.matrix<16, 16, bf16, "b"> -> !tkw.matrix<16, 16, f32, "acc">
+    ```
+  }];
+  let arguments = (ins Tkw_Matrix:$a, Tkw_Matrix:$b, Tkw_Matrix:$acc);
+  let results = (outs Tkw_Matrix:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,`
+    qualified(type($b)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TK_CORE_WARPOPS_TD

@@ -1,7 +1,9 @@
 //===- WarpTypes.td - types of the warp dialect -------------*- tablegen -*-===//
 //
 // Workgroup memory as a value: the rings of slots that asynchronous copies
-// fill ahead of the loop trips that read them (DESIGN.md §3, pass 5).
+// fill ahead of the loop trips that read them (DESIGN.md §3, pass 5); and
+// the matrices of a cooperative-matrix unit, whose elements the
+// implementation places among a subgroup's lanes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +44,27 @@ def Tkw_RingType : Tkw_Type<"Ring", "ring"> {
     /// The slot's layout as offset -> dim0, dim1, ...
     llvm::Expected<::tk::LinearLayout> getSlotLayout() const;
   }];
+}
+
+def Tkw_MatrixType : Tkw_Type<"Matrix", "matrix"> {
+  let summary = "one matrix of a cooperative-matrix unit";
+  let description = [{
+    A `rows` x `cols` matrix of `elementType` held by a subgroup, each
+    element in a lane the implementation chooses (Vulkan's
+    `VK_KHR_cooperative_matrix`): the values a `#tkw.cooperative_matrix`
+    tile lowers to, one a matrix. `use` is the operand of a product it can
+    be: `a`, `b` or `acc`. Unlike `!gpu.mma_matrix`, any element type a
+    device's unit may list, bf16 included; integers carry their signedness
+    (`si8`), which the product needs.
+    ```mlir
+    !tkw.matrix<16, 16, bf16, "a">
+    ```
+  }];
+  let parameters = (ins "int64_t":$rows, "int64_t":$cols,
+                        "::mlir::Type":$elementType,
+                        StringRefParameter<"a, b or acc">:$use);
+  let assemblyFormat = "`<` $rows `,` $cols `,` $elementType `,` $use `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // TK_CORE_WARPTYPES_TD

@@ -1,7 +1,7 @@
 //===- CooperativeMatrix.cpp - tiles the implementation places ------------===//
 //
 // A #tkw.cooperative_matrix tile is the matrices its warp holds, one
-// !gpu.mma_matrix value each, whose elements the implementation places
+// !tkw.matrix value each, whose elements the implementation places
 // among the lanes (Vulkan's cooperative matrix, DESIGN.md §3). Nothing here
 // knows where an element is: a dot loads its operands' matrices from its
 // workgroup memory with the unit's own loads and multiplies; a conversion
@@ -95,8 +95,8 @@ struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
     Value scalar = arith::ConstantOp::create(
         rewriter, op.getLoc(),
         cast<TypedAttr>(splat.getSplatValue<Attribute>()));
-    Value matrix = gpu::SubgroupMmaConstantMatrixOp::create(
-        rewriter, op.getLoc(), types.front(), scalar);
+    Value matrix = warp::MatrixSplatOp::create(rewriter, op.getLoc(),
+                                               types.front(), scalar);
     rewriter.replaceOpWithMultiple(
         op, {SmallVector<Value>(opaque.getNumMatrices(), matrix)});
     return success();
@@ -154,7 +154,6 @@ struct ConversionLowering : OpConversionPattern<warp::ConvertLayoutOp> {
               rewriter, loc, coordinates.get(rewriter, loc, reg, 1), colMask));
     };
     Value matrixStart = toIndex(rewriter, loc, slot);
-    IntegerAttr stride = rewriter.getIndexAttr(cols);
     ValueRange values = adaptor.getSrc();
     // The matrices a conversion into the opaque tile loads, one a block.
     SmallVector<Type> matrixTypes;
@@ -166,9 +165,8 @@ struct ConversionLowering : OpConversionPattern<warp::ConvertLayoutOp> {
       if (matrix > 0)
         gpu::BarrierOp::create(rewriter, loc);
       if (leaving) {
-        gpu::SubgroupMmaStoreMatrixOp::create(rewriter, loc, values[matrix],
-                                              buffer, matrixStart, stride,
-                                              /*transpose=*/nullptr);
+        warp::MatrixStoreOp::create(rewriter, loc, values[matrix], buffer,
+                                    matrixStart, cols);
         gpu::BarrierOp::create(rewriter, loc);
         for (int64_t i = 0; i < perMatrix; ++i)
           results.push_back(memref::LoadOp::create(
@@ -180,9 +178,8 @@ struct ConversionLowering : OpConversionPattern<warp::ConvertLayoutOp> {
                                   elementOf(reg));
         }
         gpu::BarrierOp::create(rewriter, loc);
-        results.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-            rewriter, loc, matrixTypes[matrix], buffer, matrixStart, stride,
-            /*transpose=*/nullptr));
+        results.push_back(warp::MatrixLoadOp::create(
+            rewriter, loc, matrixTypes[matrix], buffer, matrixStart, cols));
       }
     }
     rewriter.replaceOpWithMultiple(op, {results});
@@ -239,19 +236,19 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
     auto bType = cast<RankedTensorType>(op.getB().getType());
     int64_t depth = aType.getDimSize(1);
     // Integer operands are signed (tk's i8 dots are s8): the matrix type
-    // says so, and the SPIR-V conversion marks the product's operands
-    // signed from it.
+    // says so, and the product's lowering marks its operands signed.
     auto matrixType = [&](int64_t rows, int64_t cols, Type element,
                           StringRef use) {
       if (auto integer = dyn_cast<IntegerType>(element))
         element = IntegerType::get(integer.getContext(), integer.getWidth(),
                                    IntegerType::Signed);
-      return gpu::MMAMatrixType::get({rows, cols}, element, use);
+      return warp::MatrixType::get(element.getContext(), rows, cols, element,
+                                   use);
     };
     Type aMatrix =
-        matrixType(intrinsic.m, intrinsic.k, aType.getElementType(), "AOp");
+        matrixType(intrinsic.m, intrinsic.k, aType.getElementType(), "a");
     Type bMatrix =
-        matrixType(intrinsic.k, intrinsic.n, bType.getElementType(), "BOp");
+        matrixType(intrinsic.k, intrinsic.n, bType.getElementType(), "b");
     SmallVector<std::pair<Value, Value>> origins =
         getMatrixOrigins(rewriter, loc, opaque, thread);
     // Matrices of one row (column) share their operand matrices: their
@@ -280,28 +277,25 @@ struct DotLowering : OpConversionPattern<tk::DotOp> {
       for (auto [matrix, key] : llvm::enumerate(keys)) {
         auto [row, col] = origins[matrix];
         if (!aStep.count(key.first))
-          aStep[key.first] = gpu::SubgroupMmaLoadMatrixOp::create(
+          aStep[key.first] = warp::MatrixLoadOp::create(
               rewriter, loc, aMatrix, scratch[0].buffer,
               elementAt(rewriter, loc, scratch[0].base, row, blockA, aBlock,
                         perWord[0]),
-              rewriter.getIndexAttr(blockA / perWord[0]),
-              /*transpose=*/nullptr);
+              blockA / perWord[0]);
         if (!bStep.count(key.second)) {
           // col is a multiple of blockB (n): its block starts (col / blockB)
           // * depth * blockB = col * depth elements in.
           Value bBlock = arith::MulIOp::create(
               rewriter, loc, col, constantI32(rewriter, loc, depth));
-          bStep[key.second] = gpu::SubgroupMmaLoadMatrixOp::create(
+          bStep[key.second] = warp::MatrixLoadOp::create(
               rewriter, loc, bMatrix, scratch[1].buffer,
               elementAt(rewriter, loc, scratch[1].base, kRow, blockB, bBlock,
                         perWord[1]),
-              rewriter.getIndexAttr(blockB / perWord[1]),
-              /*transpose=*/nullptr);
+              blockB / perWord[1]);
         }
-        results[matrix] = gpu::SubgroupMmaComputeOp::create(
+        results[matrix] = warp::MatrixMultiplyAddOp::create(
             rewriter, loc, results[matrix].getType(), aStep[key.first],
-            bStep[key.second], results[matrix], /*a_transpose=*/nullptr,
-            /*b_transpose=*/nullptr);
+            bStep[key.second], results[matrix]);
       }
     }
     rewriter.replaceOpWithMultiple(op, {results});

@@ -68,7 +68,8 @@ RegisterTypeConverter::RegisterTypeConverter(MLIRContext *context,
       return nullptr; // block pointers: not lowered here
     return LLVM::LLVMPointerType::get(context, globalAddressSpace);
   });
-  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
+  addConversion([this, context](RankedTensorType type,
+                                SmallVectorImpl<Type> &results)
                     -> std::optional<LogicalResult> {
     Type element = convertType(type.getElementType());
     if (!element)
@@ -77,8 +78,8 @@ RegisterTypeConverter::RegisterTypeConverter(MLIRContext *context,
     if (auto opaque =
             dyn_cast_or_null<warp::CooperativeMatrixAttr>(type.getEncoding())) {
       results.append(opaque.getNumMatrices(),
-                     gpu::MMAMatrixType::get(
-                         {opaque.getRows(), opaque.getCols()}, element, "COp"));
+                     warp::MatrixType::get(context, opaque.getRows(),
+                                           opaque.getCols(), element, "acc"));
       return success();
     }
     const LinearLayout *layout = getLinearLayout(type);
@@ -664,6 +665,9 @@ struct ConvertRegistersToSIMT
 
     ConversionTarget target(*context);
     target.addIllegalDialect<tk::TkDialect, warp::TkwDialect>();
+    // What cooperative-matrix tiles lower to, for the backend to take.
+    target.addLegalOp<warp::MatrixSplatOp, warp::MatrixLoadOp,
+                      warp::MatrixStoreOp, warp::MatrixMultiplyAddOp>();
     target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
                            memref::MemRefDialect>();
     target.addLegalOp<ModuleOp>();

@@ -1,0 +1,121 @@
+//===- CooperativeMatrixToSPIRV.cpp - tkw matrices as KHR ones -----------===//
+//
+// Each `!tkw.matrix` is one `!spirv.coopmatrix` at subgroup scope, of the
+// same element type: bf16 stays bf16 here (SPV_KHR_bfloat16), where bf16
+// scalars are their 16 bits, and a signed integer's product says so in its
+// operands (SPIR-V takes them unsigned otherwise). Loads and stores go
+// through OpCooperativeMatrixLoadKHR/StoreKHR, row-major, at a stride
+// counted in the buffer's elements: the extension lets the buffer's
+// element differ from the matrix's (16-byte words of f16 or bf16).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/CooperativeMatrixToSPIRV.h"
+
+#include "tk/core/WarpDialect.h"
+
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace tk::vulkan {
+
+namespace {
+
+spirv::CooperativeMatrixType convertMatrix(warp::MatrixType type) {
+  auto use = llvm::StringSwitch<spirv::CooperativeMatrixUseKHR>(type.getUse())
+                 .Case("a", spirv::CooperativeMatrixUseKHR::MatrixA)
+                 .Case("b", spirv::CooperativeMatrixUseKHR::MatrixB)
+                 .Default(spirv::CooperativeMatrixUseKHR::MatrixAcc);
+  return spirv::CooperativeMatrixType::get(type.getElementType(),
+                                           type.getRows(), type.getCols(),
+                                           spirv::Scope::Subgroup, use);
+}
+
+spirv::ConstantOp strideConstant(OpBuilder &b, Location loc, int64_t stride) {
+  IntegerType i32 = b.getI32Type();
+  return spirv::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(stride));
+}
+
+struct SplatLowering : OpConversionPattern<warp::MatrixSplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(warp::MatrixSplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<spirv::CompositeConstructOp>(
+        op, convertMatrix(op.getType()), adaptor.getValue());
+    return success();
+  }
+};
+
+struct LoadLowering : OpConversionPattern<warp::MatrixLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(warp::MatrixLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value pointer = spirv::getElementPtr(
+        *getTypeConverter<SPIRVTypeConverter>(), op.getBuffer().getType(),
+        adaptor.getBuffer(), adaptor.getIndex(), loc, rewriter);
+    if (!pointer)
+      return rewriter.notifyMatchFailure(op, "a buffer without a pointer");
+    rewriter.replaceOpWithNewOp<spirv::KHRCooperativeMatrixLoadOp>(
+        op, convertMatrix(op.getType()), pointer,
+        strideConstant(rewriter, loc, op.getStride()),
+        spirv::CooperativeMatrixLayoutKHR::RowMajor);
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<warp::MatrixStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(warp::MatrixStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value pointer = spirv::getElementPtr(
+        *getTypeConverter<SPIRVTypeConverter>(), op.getBuffer().getType(),
+        adaptor.getBuffer(), adaptor.getIndex(), loc, rewriter);
+    if (!pointer)
+      return rewriter.notifyMatchFailure(op, "a buffer without a pointer");
+    rewriter.replaceOpWithNewOp<spirv::KHRCooperativeMatrixStoreOp>(
+        op, pointer, adaptor.getValue(),
+        strideConstant(rewriter, loc, op.getStride()),
+        spirv::CooperativeMatrixLayoutKHR::RowMajor);
+    return success();
+  }
+};
+
+struct MultiplyAddLowering : OpConversionPattern<warp::MatrixMultiplyAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(warp::MatrixMultiplyAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // tk's integer dots are s8 x s8 -> s32, the product the device lists.
+    spirv::CooperativeMatrixOperandsKHRAttr operands;
+    if (op.getA().getType().getElementType().isSignedInteger()) {
+      using Operands = spirv::CooperativeMatrixOperandsKHR;
+      operands = spirv::CooperativeMatrixOperandsKHRAttr::get(
+          op.getContext(), Operands::ASigned | Operands::BSigned |
+                               Operands::CSigned | Operands::ResultSigned);
+    }
+    rewriter.replaceOpWithNewOp<spirv::KHRCooperativeMatrixMulAddOp>(
+        op, adaptor.getAcc().getType(), adaptor.getA(), adaptor.getB(),
+        adaptor.getAcc(), operands);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateCooperativeMatrixToSPIRVPatterns(SPIRVTypeConverter &converter,
+                                              RewritePatternSet &patterns) {
+  converter.addConversion(
+      [](warp::MatrixType type) -> Type { return convertMatrix(type); });
+  patterns.add<SplatLowering, LoadLowering, StoreLowering, MultiplyAddLowering>(
+      converter, patterns.getContext());
+}
+
+} // namespace tk::vulkan
