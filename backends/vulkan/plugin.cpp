@@ -63,9 +63,9 @@ struct VulkanDriver {
 using Entries = tk::plugin::DriverEntries<VulkanDriver>;
 
 /// The keys of the cooperative-matrix products of `info` that the compiler
-/// lowers: f16 operands accumulated in f32, signed 8-bit ones in 32-bit
-/// integers (the Vulkan preset `vulkan-cooperative-matrix` lists the
-/// shapes it knows).
+/// lowers: f16 operands accumulated in f32, bf16 ones too where the device
+/// has bf16 matrices, signed 8-bit ones in 32-bit integers (the Vulkan
+/// preset `vulkan-cooperative-matrix` lists the shapes it knows).
 std::vector<std::string>
 cooperativeMatrixKeys(const tk::vulkan::DeviceInfo &info) {
   using tk::vulkan::CooperativeMatrixTypes;
@@ -79,6 +79,9 @@ cooperativeMatrixKeys(const tk::vulkan::DeviceInfo &info) {
     std::optional<CooperativeMatrixTypes> types;
     if (are(VK_COMPONENT_TYPE_FLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR))
       types = CooperativeMatrixTypes::F16F32;
+    else if (info.bfloat16CooperativeMatrix &&
+             are(VK_COMPONENT_TYPE_BFLOAT16_KHR, VK_COMPONENT_TYPE_FLOAT32_KHR))
+      types = CooperativeMatrixTypes::BF16F32;
     else if (are(VK_COMPONENT_TYPE_SINT8_KHR, VK_COMPONENT_TYPE_SINT32_KHR))
       types = CooperativeMatrixTypes::S8S32;
     if (!types || shape.saturatingAccumulation)

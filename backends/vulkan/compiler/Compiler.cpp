@@ -237,6 +237,13 @@ tk_status compileOnce(const CompileInput &input, Package &out,
         op->getResult(0).getType().getIntOrFloatBitWidth() == 64)
       atomics64 = true;
   });
+  // Nor that a cooperative matrix of bf16 needs BFloat16CooperativeMatrixKHR
+  // (SPV_KHR_bfloat16), besides the type's BFloat16TypeKHR.
+  bool bfloat16Matrices = false;
+  spirvModule.walk([&](spirv::KHRCooperativeMatrixMulAddOp product) {
+    auto a = cast<spirv::CooperativeMatrixType>(product.getA().getType());
+    bfloat16Matrices |= a.getElementType().isBF16();
+  });
   if (atomics64 && !target.features.int64Atomics) {
     error = "tk-vulkan: the kernel uses 64-bit atomics; the device has no "
             "shaderBufferInt64Atomics";
@@ -248,6 +255,8 @@ tk_status compileOnce(const CompileInput &input, Package &out,
     if (atomics64 &&
         !llvm::is_contained(capabilities, spirv::Capability::Int64Atomics))
       capabilities.push_back(spirv::Capability::Int64Atomics);
+    if (bfloat16Matrices)
+      capabilities.push_back(spirv::Capability::BFloat16CooperativeMatrixKHR);
     SmallVector<spirv::Extension> extensions;
     for (spirv::Extension extension : triple->getExtensions())
       if (extension != spirv::Extension::SPV_EXT_physical_storage_buffer &&

@@ -110,6 +110,13 @@ spirv::TargetEnvAttr targetEnvironment(MLIRContext *context,
     capabilities.push_back(Capability::CooperativeMatrixKHR);
     extensions.push_back(Extension::SPV_KHR_cooperative_matrix);
   }
+  // bf16 matrices (bf16 scalars stay 16-bit integers: the capability's
+  // arithmetic is not what tk's bf16 rounding is written in).
+  if (hasBFloat16CooperativeMatrix(features.cooperativeMatrix)) {
+    capabilities.append({Capability::BFloat16TypeKHR,
+                         Capability::BFloat16CooperativeMatrixKHR});
+    extensions.push_back(Extension::SPV_KHR_bfloat16);
+  }
   auto triple =
       spirv::VerCapExtAttr::get(version, capabilities, extensions, context);
   Builder b(context);
@@ -728,6 +735,14 @@ struct ConvertToSPIRVPass
     // bf16 values are their 16 bits (SPIR-V has no bf16 type).
     converter.addConversion([](BFloat16Type type) -> Type {
       return IntegerType::get(type.getContext(), 16);
+    });
+    // So do vectors of bf16: with bf16 cooperative matrices the environment
+    // has SPV_KHR_bfloat16's type, which upstream would keep in vectors.
+    converter.addConversion([&](VectorType type) -> std::optional<Type> {
+      if (!type.getElementType().isBF16())
+        return std::nullopt;
+      return converter.convertType(
+          type.clone(IntegerType::get(type.getContext(), 16)));
     });
     // Workgroup buffers of bf16 hold the 16 bits too (upstream's memref
     // conversion does not consult the bf16 rule above).

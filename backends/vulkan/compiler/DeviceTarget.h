@@ -17,26 +17,41 @@
 namespace tk::vulkan {
 
 /// The operand and accumulator types of the cooperative-matrix products tk
-/// lowers: f16 into f32, and signed 8-bit integers into 32-bit ones.
-enum class CooperativeMatrixTypes { F16F32, S8S32 };
+/// lowers: f16 or bf16 into f32, and signed 8-bit integers into 32-bit
+/// ones.
+enum class CooperativeMatrixTypes { F16F32, BF16F32, S8S32 };
 
 /// The key of the cooperative-matrix intrinsic of that shape and those
-/// types ("coopmat.16x16x16.f16.f32", "coopmat.16x16x32.s8.s32").
+/// types ("coopmat.16x16x16.f16.f32", "coopmat.16x16x16.bf16.f32",
+/// "coopmat.16x16x32.s8.s32").
 inline std::string cooperativeMatrixKey(
     int64_t m, int64_t n, int64_t k,
     CooperativeMatrixTypes types = CooperativeMatrixTypes::F16F32) {
+  const char *suffix = types == CooperativeMatrixTypes::F16F32    ? ".f16.f32"
+                       : types == CooperativeMatrixTypes::BF16F32 ? ".bf16.f32"
+                                                                  : ".s8.s32";
   return "coopmat." + std::to_string(m) + "x" + std::to_string(n) + "x" +
-         std::to_string(k) +
-         (types == CooperativeMatrixTypes::F16F32 ? ".f16.f32" : ".s8.s32");
+         std::to_string(k) + suffix;
+}
+
+/// Whether `keys` hold a bf16 product (SPV_KHR_bfloat16's capabilities).
+inline bool hasBFloat16CooperativeMatrix(const std::vector<std::string> &keys) {
+  for (const std::string &key : keys)
+    if (key.size() > 9 && key.compare(key.size() - 9, 9, ".bf16.f32") == 0)
+      return true;
+  return false;
 }
 
 /// The products NVIDIA's driver lists that tk lowers (f16 into f32 at
-/// 16x16x16, 16x8x16 and 16x8x8; s8 into s32 at 16x16x32 and 16x8x32): the
+/// 16x16x16, 16x8x16 and 16x8x8; bf16 into f32 at 16x16x16, with
+/// VK_KHR_shader_bfloat16; s8 into s32 at 16x16x32 and 16x8x32): the
 /// `32-coopmat` arch of tk-compile and TK_VULKAN_SUBGROUP_SIZE.
 inline std::vector<std::string> nvidiaCooperativeMatrixKeys() {
   using T = CooperativeMatrixTypes;
-  return {cooperativeMatrixKey(16, 16, 16), cooperativeMatrixKey(16, 8, 16),
+  return {cooperativeMatrixKey(16, 16, 16),
+          cooperativeMatrixKey(16, 8, 16),
           cooperativeMatrixKey(16, 8, 8),
+          cooperativeMatrixKey(16, 16, 16, T::BF16F32),
           cooperativeMatrixKey(16, 16, 32, T::S8S32),
           cooperativeMatrixKey(16, 8, 32, T::S8S32)};
 }
@@ -54,7 +69,8 @@ struct DeviceFeatures {
   /// The cooperative-matrix products (VK_KHR_cooperative_matrix) the
   /// device lists that tk lowers, as the intrinsics' keys
   /// ("coopmat.16x16x16.f16.f32", "coopmat.16x16x32.s8.s32"), in the
-  /// device's order; empty without the extension.
+  /// device's order; empty without the extension. bf16 ones only where
+  /// the device has shaderBFloat16CooperativeMatrix.
   std::vector<std::string> cooperativeMatrix;
 };
 

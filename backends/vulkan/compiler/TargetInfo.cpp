@@ -45,12 +45,12 @@ tk::TargetInfo lavapipe() {
   return info;
 }
 
-/// A device with VK_KHR_cooperative_matrix: every f16 x f16 -> f32 and
-/// s8 x s8 -> s32 shape of 8, 16 or 32 rows and columns and a k of 8, 16
-/// or 32 (NVIDIA lists 16x16x16, 16x8x16 and 16x8x8 for f16, 16x16x32 and
-/// 16x8x32 for s8; AMD 16x16x16; Intel 8x16x16), the largest products
-/// first so that a dot takes the fewest matrices; a device keeps those it
-/// lists (`intrinsics=`).
+/// A device with VK_KHR_cooperative_matrix: every f16 x f16 -> f32,
+/// bf16 x bf16 -> f32 and s8 x s8 -> s32 shape of 8, 16 or 32 rows and columns
+/// and a k of 8, 16 or 32 (NVIDIA lists 16x16x16, 16x8x16 and 16x8x8 for f16,
+/// 16x16x16 for bf16, 16x16x32 and 16x8x32 for s8; AMD 16x16x16; Intel
+/// 8x16x16), the largest products first so that a dot takes the fewest
+/// matrices; a device keeps those it lists (`intrinsics=`).
 tk::TargetInfo cooperativeMatrixVulkan() {
   tk::TargetInfo info = genericVulkan();
   info.name = "vulkan-cooperative-matrix";
@@ -66,6 +66,7 @@ tk::TargetInfo cooperativeMatrixVulkan() {
   using ET = tk::MatrixElementType;
   for (auto [types, operands, sums] :
        {std::tuple{Types::F16F32, ET::F16, ET::F32},
+        std::tuple{Types::BF16F32, ET::BF16, ET::F32},
         std::tuple{Types::S8S32, ET::I8, ET::I32}}) {
     for (auto [m, n, k] : shapes) {
       tk::MatrixIntrinsic intrinsic = tk::MatrixIntrinsic::of(

@@ -1,9 +1,10 @@
 //===- CooperativeMatrixKHR.h - VK_KHR_cooperative_matrix -------*- C++ -*-===//
 //
-// VK_KHR_cooperative_matrix's types and command as the Vulkan registry
-// defines them (extension 507, API 1.3.255), for headers older than that:
-// Debian 12's vulkan_core.h (1.3.239) lacks them. Newer headers define
-// VK_KHR_cooperative_matrix, and this adds nothing.
+// VK_KHR_cooperative_matrix's types and command (extension 507, API
+// 1.3.255) and VK_KHR_shader_bfloat16's feature structure and component
+// type (extension 142, API 1.4.311), as the Vulkan registry defines them,
+// for headers older than that: Debian 12's vulkan_core.h (1.3.239) lacks
+// them. Newer headers define the extensions, and this adds nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,5 +71,23 @@ typedef VkResult(
     VkPhysicalDevice physicalDevice, uint32_t *pPropertyCount,
     VkCooperativeMatrixPropertiesKHR *pProperties);
 #endif // VK_KHR_cooperative_matrix
+
+#ifndef VK_KHR_shader_bfloat16
+#define VK_KHR_shader_bfloat16 1
+#define VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME "VK_KHR_shader_bfloat16"
+
+#define VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR         \
+  static_cast<VkStructureType>(1000141000)
+#define VK_COMPONENT_TYPE_BFLOAT16_KHR                                         \
+  static_cast<VkComponentTypeKHR>(1000141000)
+
+typedef struct VkPhysicalDeviceShaderBfloat16FeaturesKHR {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 shaderBFloat16Type;
+  VkBool32 shaderBFloat16DotProduct;
+  VkBool32 shaderBFloat16CooperativeMatrix;
+} VkPhysicalDeviceShaderBfloat16FeaturesKHR;
+#endif // VK_KHR_shader_bfloat16
 
 #endif // TK_BACKENDS_VULKAN_DRIVER_COOPERATIVEMATRIXKHR_H_

@@ -73,6 +73,7 @@ struct Candidate {
   bool subgroupSizeControlExtension = false;
   bool atomicFloatExtension = false;
   bool cooperativeMatrixExtension = false;
+  bool bfloat16Extension = false;
   bool executablePropertiesExtension = false;
   int rank = 0;
 };
@@ -197,6 +198,9 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   out.cooperativeMatrixExtension =
       hasExtension(extensions, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
       vk().vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR;
+  out.bfloat16Extension =
+      out.cooperativeMatrixExtension &&
+      hasExtension(extensions, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
   out.executablePropertiesExtension = hasExtension(
       extensions, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
@@ -217,6 +221,9 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrix = {};
   cooperativeMatrix.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16 = {};
+  bfloat16.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR;
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo = {};
   executableInfo.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
@@ -239,6 +246,10 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
   if (out.cooperativeMatrixExtension) {
     *next = &cooperativeMatrix;
     next = &cooperativeMatrix.pNext;
+  }
+  if (out.bfloat16Extension) {
+    *next = &bfloat16;
+    next = &bfloat16.pNext;
   }
   if (out.executablePropertiesExtension) {
     *next = &executableInfo;
@@ -288,6 +299,11 @@ tk_status probeDevice(VkPhysicalDevice physical, uint32_t instanceVersion,
       return status;
     info.cooperativeMatrix = true;
   }
+  // bf16 matrices need the bf16 type too.
+  out.bfloat16Extension = out.bfloat16Extension && info.cooperativeMatrix &&
+                          bfloat16.shaderBFloat16Type &&
+                          bfloat16.shaderBFloat16CooperativeMatrix;
+  info.bfloat16CooperativeMatrix = out.bfloat16Extension;
   out.executablePropertiesExtension = out.executablePropertiesExtension &&
                                       executableInfo.pipelineExecutableInfo;
   info.pipelineExecutableInfo = out.executablePropertiesExtension;
@@ -479,6 +495,16 @@ tk_status createDevice(const Candidate &candidate, int32_t index,
     *next = &cooperativeMatrix;
     next = &cooperativeMatrix.pNext;
     extensions.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR bfloat16 = {};
+  bfloat16.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR;
+  bfloat16.shaderBFloat16Type = info.bfloat16CooperativeMatrix;
+  bfloat16.shaderBFloat16CooperativeMatrix = info.bfloat16CooperativeMatrix;
+  if (candidate.bfloat16Extension) {
+    *next = &bfloat16;
+    next = &bfloat16.pNext;
+    extensions.push_back(VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
   }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo = {};
   executableInfo.sType =

@@ -115,6 +115,9 @@ struct DeviceInfo {
   /// subgroup-scope shapes it lists, in its order.
   bool cooperativeMatrix = false;
   std::vector<CooperativeMatrixShape> cooperativeMatrixShapes;
+  /// VK_KHR_shader_bfloat16's shaderBFloat16CooperativeMatrix (with the
+  /// bf16 type), enabled where the device has it: its bf16 shapes run.
+  bool bfloat16CooperativeMatrix = false;
   /// VK_KHR_pipeline_executable_properties' pipelineExecutableInfo: each
   /// pipeline's statistics (registers a thread) can be read.
   bool pipelineExecutableInfo = false;
