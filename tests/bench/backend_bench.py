@@ -230,18 +230,19 @@ class Worker:
 
 
     def matmul(self, name="matmul", block=64, block_n=None,
-               unit_strides=False):
+               unit_strides=False, dtype="f16"):
         # The seed matmul (examples/kernels/matmul.tk: 64x64x32 blocks), f16
-        # in and out, f32 sums: on Vulkan, cooperative matrices where the
-        # device has them.
+        # (or bf16) in and out, f32 sums: on Vulkan, cooperative matrices
+        # where the device has them.
         tk, n = self.tk, 4096
         period_a, period_b = 4093, 4091
         av = [((i * 37) % period_a) / period_a - 0.5 for i in range(period_a)]
         bv = [((i * 53) % period_b) / period_b - 0.5 for i in range(period_b)]
-        ab = struct.pack(f"<{period_a}e", *av)
-        bb = struct.pack(f"<{period_b}e", *bv)
-        a_rounded = struct.unpack(f"<{period_a}e", ab)
-        b_rounded = struct.unpack(f"<{period_b}e", bb)
+        pack, unpack = ((pack_bf16, unpack_bf16) if dtype == "bf16" else
+                        (lambda v: struct.pack(f"<{len(v)}e", *v),
+                         lambda d: struct.unpack(f"<{len(d) // 2}e", d)))
+        ab, bb = pack(av), pack(bv)
+        a_rounded, b_rounded = unpack(ab), unpack(bb)
         count = n * n
         a_data = ab * (count // period_a) + ab[:2 * (count % period_a)]
         b_data = bb * (count // period_b) + bb[:2 * (count % period_b)]
@@ -260,10 +261,11 @@ class Worker:
                          (4095, 4095), (3000, 17)]:
             want = sum(a_rounded[(row * n + k) % period_a] *
                        b_rounded[(k * n + col) % period_b] for k in range(n))
-            value = struct.unpack_from("<e", got, 2 * (row * n + col))[0]
+            at = 2 * (row * n + col)
+            value = unpack(got[at:at + 2])[0]
             close(value, want, 1e-2, 5e-2, f"c[{row}][{col}]")
         return self.time(kernel, grid, args), 2 * n * n * n, \
-            f"f16 {n}^3 (flops)"
+            f"{dtype} {n}^3 (flops)"
 
     def matmul_128(self):
         # The same with 128x128 blocks.
@@ -325,7 +327,24 @@ KERNEL_NAMES = ["vector_add", "softmax", "layernorm", "matrix_transpose",
 
 # tk-bench-kernels' matmul configurations, from a package whose entries are
 # named so (the seed matmul's signature and grouped order).
-TUNED_MATMUL = re.compile(r"matmul_(\d+)x(\d+)x(\d+)_w(\d+)(_s\d+)?(_peel)?(_div16)?$")
+TUNED_MATMUL = re.compile(
+    r"matmul_(\d+)x(\d+)x(\d+)_w(\d+)(_s\d+)?(_peel)?(_div16)?(_bf16)?$")
+
+
+def pack_bf16(values):
+    """Each float as bf16 (rounded to nearest, ties to even), packed."""
+    words = struct.unpack(f"<{len(values)}I",
+                          struct.pack(f"<{len(values)}f", *values))
+    return struct.pack(f"<{len(values)}H", *(
+        (w + 0x7FFF + ((w >> 16) & 1)) >> 16 for w in words))
+
+
+def unpack_bf16(data):
+    """The floats of packed bf16."""
+    halves = struct.unpack(f"<{len(data) // 2}H", data)
+    return struct.unpack(f"<{len(halves)}f",
+                         struct.pack(f"<{len(halves)}I",
+                                     *(h << 16 for h in halves)))
 
 
 def work(args):
@@ -339,7 +358,8 @@ def work(args):
                 if worker.package is None:
                     raise WrongResult(f"{name}: only from a --package")
                 ms, nbytes, shape = worker.matmul(
-                    name, int(tuned[1]), int(tuned[2]), unit_strides=True)
+                    name, int(tuned[1]), int(tuned[2]), unit_strides=True,
+                    dtype="bf16" if tuned[8] else "f16")
             else:
                 ms, nbytes, shape = getattr(worker, name)()
             # Programs of the kernel one compute unit holds at once
@@ -373,7 +393,7 @@ def main():
     parser.add_argument("--kernels", default=",".join(KERNEL_NAMES[:4]),
                         help="the kernels to time, of " +
                         ", ".join(KERNEL_NAMES) + ", and from a package "
-                        "matmul_<BM>x<BN>x<BK>_w<W>[_s<S>][_peel][_div16] (tk-bench-kernels' "
+                        "matmul_<BM>x<BN>x<BK>_w<W>[_s<S>][_peel][_div16][_bf16] (tk-bench-kernels' "
                         "matmul configurations renamed, compiled with "
                         "--constexpr stride_ak=1 stride_bn=1 stride_cn=1)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

@@ -96,6 +96,22 @@ for c in f['candidates']:
     echo "  $entry: not compiled"
   fi
 done
+# bf16: BF16_MATMULS (the best f16 configuration of each backend at
+# acb1075), as tuned-matmul_<label>_bf16: bf16 cooperative matrices on
+# Vulkan, bf16 wgmma on cuda.
+[ "${TUNED:-1}" = 0 ] ||
+  for label in ${BF16_MATMULS:-256x128x32_w8_s1_div16 128x256x64_w8_s3_div16}; do
+    entry=matmul_${label}_bf16
+    # shellcheck disable=SC2086 # the flags split on purpose
+    if flags=$("$bin/tk-bench-kernels" --matmul bf16 "${label//_/ }" "$sources/$entry.tk") &&
+      sed -i "s/@matmul(/@$entry(/" "$sources/$entry.tk" &&
+      "$bin/tk-compile" --package "$kit/gpu/tuned-$entry.tkpkg" --target cuda:sm_90a \
+        --target "$vulkan" $flags "$sources/$entry.tk" >/dev/null; then
+      echo "  $entry"
+    else
+      echo "  $entry: not compiled"
+    fi
+  done
 if [ -n "${CELLS:-}" ]; then
   echo "kit: the conformance cells for $vulkan (a few minutes)"
   "$bin/tk-conformance" --write-package "$kit/gpu/cells.tkpkg" --target "$vulkan" | tail -1
