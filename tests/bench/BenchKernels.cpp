@@ -236,7 +236,10 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
   // candidates: on the H100 they never timed faster than one group. Tried
   // on the H100 and left out: 128x32 w4 (s2-s4), 64x64 w4 (s2 o4, s4),
   // 128x64 w8 s3 o2, 64x128 w4 s2 o3 and 256x64 w16 s2, all slower at both
-  // head dims.
+  // head dims; and 128x32 w8 s2 o2 and s3 o2 (session 36), which ptxas
+  // compiles without the spill and the serialised wgmmas (C7512) of 128x64
+  // w8 s2 o2 at head dim 128, yet 14-35% slower than the pick at every
+  // head dim, causal or not.
   const std::vector<AttentionBlocks> blocks = {
       {64, 64, 4, 3, 0},
       {128, 64, 8, 3, 0},
@@ -250,11 +253,6 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
       {64, 128, 4, 2, 0},
       {128, 64, 8, 2, 2},
       {128, 128, 8, 2, 2},
-      // At head dim 128, 128x64 w8 s2 o2 leaves ptxas 128 registers for a
-      // 64x128 accumulator and spills, and it serialises the wgmmas
-      // (C7512); 32-key blocks compile at 128 registers with neither.
-      {128, 32, 8, 2, 2},
-      {128, 32, 8, 3, 2},
       // FlashAttention-3's overlap of a trip's softmax with its products
       // (AttentionConfig::overlapProducts). On the H100 these two tied the
       // fastest at one head dim or the other; with the occupancy hint
@@ -268,8 +266,7 @@ BenchFigure attention(int64_t heads, int64_t n, int64_t d, bool causal) {
   const std::vector<AttentionBlocks> causalBlocks = {{128, 64, 8, 2, 0},
                                                      {128, 64, 8, 2, 2},
                                                      {128, 64, 4, 2, 0},
-                                                     {64, 64, 4, 3, 0},
-                                                     {128, 32, 8, 2, 2}};
+                                                     {64, 64, 4, 3, 0}};
   // Head dim 256: a warpgroup's 64 rows hold 128 accumulator registers a
   // thread, so only warpgroups of 64 rows compile without spilling, and
   // only with q in shared memory (0 bytes; 8-4780 with q in registers; the

@@ -298,22 +298,24 @@ tk_status compileOnce(const CompileInput &input, Package &out,
   return TK_SUCCESS;
 }
 
-/// SPIR-V's CooperativeMatrixKHR capability.
-constexpr uint32_t kCooperativeMatrixCapability = 6022;
+/// The capabilities SPIR-V gained after Debian's spirv-val (2023.1):
+/// SPV_KHR_cooperative_matrix's CooperativeMatrixKHR and SPV_KHR_bfloat16's
+/// BFloat16TypeKHR, BFloat16DotProductKHR and BFloat16CooperativeMatrixKHR.
+constexpr uint32_t kNewerCapabilities[] = {6022, 5116, 5117, 5118};
 
-/// Whether the module declares CooperativeMatrixKHR (OpCapability, opcode
-/// 17, two words).
-bool declaresCooperativeMatrix(const std::vector<uint32_t> &words) {
+/// The capabilities the module declares (OpCapability, opcode 17, two
+/// words).
+std::vector<uint32_t> declaredCapabilities(const std::vector<uint32_t> &words) {
+  std::vector<uint32_t> capabilities;
   for (size_t at = 5; at + 1 < words.size();) {
     uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
     if (count == 0)
-      return false;
-    if (opcode == 17 && count == 2 &&
-        words[at + 1] == kCooperativeMatrixCapability)
-      return true;
+      break;
+    if (opcode == 17 && count == 2)
+      capabilities.push_back(words[at + 1]);
     at += count;
   }
-  return false;
+  return capabilities;
 }
 
 } // namespace
@@ -349,14 +351,16 @@ tk_status validateSpirv(const std::vector<uint32_t> &words,
       {}, 60);
   if (run.succeeded())
     return TK_SUCCESS;
-  // A spirv-val older than SPV_KHR_cooperative_matrix (Debian's 2023.1)
-  // stops at the capability's number; the driver and Khronos' validation
-  // layer still check such a module when it is loaded.
-  if (declaresCooperativeMatrix(words) &&
-      run.describe(program).find(
-          "Invalid capability operand: " +
-          std::to_string(kCooperativeMatrixCapability)) != std::string::npos)
-    return TK_SUCCESS;
+  // A spirv-val older than SPV_KHR_cooperative_matrix and SPV_KHR_bfloat16
+  // (Debian's 2023.1) stops at the first such capability's number; the
+  // driver and Khronos' validation layer still check such a module when it
+  // is loaded.
+  std::string described = run.describe(program);
+  for (uint32_t capability : declaredCapabilities(words))
+    if (llvm::is_contained(kNewerCapabilities, capability) &&
+        described.find("Invalid capability operand: " +
+                       std::to_string(capability)) != std::string::npos)
+      return TK_SUCCESS;
   error = "tk-vulkan: spirv-val rejects the module: " + run.describe(program);
   return TK_ERROR_COMPILATION;
 }

@@ -60,14 +60,14 @@ record tk-conformance $?
 cp "$column/conformance.json" "$column/conformance.md" "$out/"
 grep -E "cells|floor" "$out/conformance.log" >>"$summary"
 grep -B1 -A1 " FAIL$" "$out/conformance.log" | head -40 >>"$summary"
-# Debian 12's layer (1.3.239) predates VK_KHR_cooperative_matrix (1.3.255):
-# it reports the extension, its feature structure and its SPIR-V capability
-# as unknown and checks no module that uses them. Those messages are listed
-# apart; any other counts.
-predates='1000506000|VK_KHR_cooperative_matrix is not supported by this layer|Invalid capability operand: 6022|SPV_KHR_cooperative_matrix|Unhandled OpCapability'
+# Debian 12's layer (1.3.239) predates VK_KHR_cooperative_matrix (1.3.255)
+# and VK_KHR_shader_bfloat16 (1.4.311): it reports the extensions, their
+# feature structures and their SPIR-V capabilities as unknown and checks no
+# module that uses them. Those messages are listed apart; any other counts.
+predates='1000506000|1000141000|VK_KHR_cooperative_matrix is not supported by this layer|VK_KHR_shader_bfloat16 is not supported by this layer|Invalid capability operand: (6022|5116|5117|5118)|SPV_KHR_cooperative_matrix|SPV_KHR_bfloat16|Unhandled OpCapability'
 messages=$(grep "tk-vulkan: validation:" "$out/conformance-stderr.log" | grep -cvE "$predates")
 stale=$(grep "tk-vulkan: validation:" "$out/conformance-stderr.log" | grep -cE "$predates")
-echo "validation messages: $messages (and $stale from a layer that predates VK_KHR_cooperative_matrix: the modules using it went unchecked)" >>"$summary"
+echo "validation messages: $messages (and $stale from a layer that predates VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16: the modules using them went unchecked)" >>"$summary"
 [ "$messages" -eq 0 ]
 record "no validation message" $?
 
