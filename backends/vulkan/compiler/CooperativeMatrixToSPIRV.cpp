@@ -88,6 +88,17 @@ struct StoreLowering : OpConversionPattern<warp::MatrixStoreOp> {
   }
 };
 
+struct ConvertLowering : OpConversionPattern<warp::MatrixConvertOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(warp::MatrixConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<spirv::FConvertOp>(
+        op, convertMatrix(op.getType()), adaptor.getSource());
+    return success();
+  }
+};
+
 struct MultiplyAddLowering : OpConversionPattern<warp::MatrixMultiplyAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -114,8 +125,8 @@ void populateCooperativeMatrixToSPIRVPatterns(SPIRVTypeConverter &converter,
                                               RewritePatternSet &patterns) {
   converter.addConversion(
       [](warp::MatrixType type) -> Type { return convertMatrix(type); });
-  patterns.add<SplatLowering, LoadLowering, StoreLowering, MultiplyAddLowering>(
-      converter, patterns.getContext());
+  patterns.add<SplatLowering, LoadLowering, StoreLowering, ConvertLowering,
+               MultiplyAddLowering>(converter, patterns.getContext());
 }
 
 } // namespace tk::vulkan

@@ -47,3 +47,15 @@ LogicalResult MatrixMultiplyAddOp::verify() {
            << a.getElementType() << " by " << b.getElementType();
   return success();
 }
+
+LogicalResult MatrixConvertOp::verify() {
+  MatrixType from = getSource().getType(), to = getType();
+  if (from.getRows() != to.getRows() || from.getCols() != to.getCols() ||
+      from.getUse() != to.getUse())
+    return emitOpError("keeps a matrix's rows, columns and use");
+  if (!isa<FloatType>(from.getElementType()) ||
+      !isa<FloatType>(to.getElementType()))
+    return emitOpError("converts between float types, not ")
+           << from.getElementType() << " and " << to.getElementType();
+  return success();
+}

@@ -185,3 +185,55 @@ tk.func @nested_loops(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr
   tk.store %pc, %sum : tensor<64x64x!tk.ptr<f32>>
   tk.return
 }
+
+// A float conversion that is all the leaving tile meets (the epilogue's
+// truncf to f16) happens on the matrices before they leave: the tile
+// leaves in f16.
+// CHECK-LABEL: tk.func @rounded
+// CHECK: %[[LOOP:.+]] = scf.for
+// CHECK: %[[HALF:.+]] = arith.truncf %[[LOOP]] : tensor<64x64xf32, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC:linear[0-9]*]]>> to tensor<64x64xf16, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC]]>>
+// CHECK-NEXT: %[[PLACED:.+]] = tkw.convert_layout %[[HALF]] : tensor<64x64xf16, #tkw.cooperative_matrix<rows = 16, cols = 16, placement = #[[ACC]]>> -> tensor<64x64xf16, #[[ACC]]>
+// CHECK-NOT: arith.truncf
+// CHECK: tk.store
+tk.func @rounded(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f16> {tk.divisibility = 16 : i32}) {
+  %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+  %rows = tk.expand_dims %r64 {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %kcols = tk.expand_dims %r32 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %krows = tk.expand_dims %r32 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tk.expand_dims %r64 {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %c64k = arith.constant dense<64> : tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %c32 : tensor<64x1xi32>
+  %arb = tk.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %acb = tk.broadcast %kcols : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arb, %acb : tensor<64x32xi32>
+  %pa0 = tk.splat %a : !tk.ptr<f16> -> tensor<64x32x!tk.ptr<f16>>
+  %pa = tk.addptr %pa0, %aoff : tensor<64x32x!tk.ptr<f16>>, tensor<64x32xi32>
+  %av = tk.load %pa : tensor<64x32x!tk.ptr<f16>>
+  %br = arith.muli %krows, %c64k : tensor<32x1xi32>
+  %brb = tk.broadcast %br : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bcb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %brb, %bcb : tensor<32x64xi32>
+  %pb0 = tk.splat %b : !tk.ptr<f16> -> tensor<32x64x!tk.ptr<f16>>
+  %pb = tk.addptr %pb0, %boff : tensor<32x64x!tk.ptr<f16>>, tensor<32x64xi32>
+  %bv = tk.load %pb : tensor<32x64x!tk.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %acc = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
+    %d = tk.dot %av, %bv, %s : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %sum = arith.truncf %acc : tensor<64x64xf32> to tensor<64x64xf16>
+  %cr = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %crb = tk.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tk.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %pc0 = tk.splat %c : !tk.ptr<f16> -> tensor<64x64x!tk.ptr<f16>>
+  %pc = tk.addptr %pc0, %coff : tensor<64x64x!tk.ptr<f16>>, tensor<64x64xi32>
+  tk.store %pc, %sum : tensor<64x64x!tk.ptr<f16>>
+  tk.return
+}

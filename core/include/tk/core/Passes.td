@@ -219,7 +219,9 @@ def TkCooperativeAccumulators
     the body's other users, the loop's users and a non-constant initial
     value convert, a splat constant is retyped. Conversions that undo each
     other fold away, so a matmul's accumulator leaves its matrices once,
-    after the loop.
+    after the loop. A float conversion (`arith.truncf`, `arith.extf`) that is
+    all a leaving tile meets happens before it leaves, on the matrices
+    (`tkw.matrix_convert`): an f16 result leaves in f16.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::tk::warp::TkwDialect"];

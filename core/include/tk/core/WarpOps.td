@@ -215,6 +215,26 @@ def Tkw_MatrixStoreOp : Tkw_Op<"matrix_store",
   }];
 }
 
+def Tkw_MatrixConvertOp : Tkw_Op<"matrix_convert", [Pure]> {
+  let summary = "a cooperative matrix in another float type, in place";
+  let description = [{
+    Each element of `source` rounded (or widened) to the result's float
+    type, where the implementation holds it: the matrix does not leave
+    its lanes. Same rows, columns and use.
+    ```mlir
+    %h = tkw.matrix_convert %acc : !tkw.matrix<16, 16, f32, "acc">
+        -> !tkw.matrix<16, 16, f16, "acc">
+    ```
+  }];
+  let arguments = (ins Tkw_Matrix:$source);
+  let results = (outs Tkw_Matrix:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` qualified(type($source)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tkw_MatrixMultiplyAddOp : Tkw_Op<"matrix_multiply_add",
     [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "a x b + acc on cooperative matrices";

@@ -103,6 +103,31 @@ struct ConstantLowering : OpConversionPattern<arith::ConstantOp> {
   }
 };
 
+/// A float conversion of a cooperative-matrix tile: each matrix converted
+/// where it is.
+template <typename OpTy>
+struct FloatConversionLowering : OpConversionPattern<OpTy> {
+  FloatConversionLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern<OpTy>(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op,
+                  typename OpConversionPattern<OpTy>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getOpaque(op.getType()))
+      return failure();
+    SmallVector<Type> types;
+    if (failed(this->getTypeConverter()->convertType(op.getType(), types)))
+      return failure();
+    SmallVector<Value> results;
+    for (auto [matrix, type] : llvm::zip_equal(adaptor.getIn(), types))
+      results.push_back(
+          warp::MatrixConvertOp::create(rewriter, op.getLoc(), type, matrix));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
 /// A conversion between a cooperative-matrix tile and its placement,
 /// matrix by matrix through the warp's part of the scratch: the unit stores
 /// the matrix and each lane reads its registers of it, or the lanes write
@@ -342,6 +367,8 @@ void populateCooperativeMatrixPatterns(
     std::shared_ptr<const TargetInfo> target) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ConstantLowering>(converter, context, /*benefit=*/2);
+  patterns.add<FloatConversionLowering<arith::TruncFOp>,
+               FloatConversionLowering<arith::ExtFOp>>(converter, context);
   patterns.add<ConversionLowering>(converter, context);
   patterns.add<DotLowering>(converter, context, std::move(target));
 }

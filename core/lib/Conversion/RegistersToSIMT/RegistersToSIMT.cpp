@@ -667,7 +667,8 @@ struct ConvertRegistersToSIMT
     target.addIllegalDialect<tk::TkDialect, warp::TkwDialect>();
     // What cooperative-matrix tiles lower to, for the backend to take.
     target.addLegalOp<warp::MatrixSplatOp, warp::MatrixLoadOp,
-                      warp::MatrixStoreOp, warp::MatrixMultiplyAddOp>();
+                      warp::MatrixStoreOp, warp::MatrixConvertOp,
+                      warp::MatrixMultiplyAddOp>();
     target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
                            memref::MemRefDialect>();
     target.addLegalOp<ModuleOp>();
