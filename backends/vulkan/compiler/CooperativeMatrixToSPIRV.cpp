@@ -39,6 +39,19 @@ spirv::ConstantOp strideConstant(OpBuilder &b, Location loc, int64_t stride) {
   return spirv::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(stride));
 }
 
+/// The row-major matrix access of `op` (a load or a store) at its buffer's
+/// element `index`: the element's pointer, the stride as an i32 constant.
+template <typename OpTy>
+std::pair<Value, spirv::ConstantOp>
+rowMajorAccess(const SPIRVTypeConverter &converter, OpTy op,
+               typename OpTy::Adaptor adaptor, OpBuilder &b) {
+  Value pointer = spirv::getElementPtr(converter, op.getBuffer().getType(),
+                                       adaptor.getBuffer(), adaptor.getIndex(),
+                                       op.getLoc(), b);
+  return {pointer, pointer ? strideConstant(b, op.getLoc(), op.getStride())
+                           : spirv::ConstantOp()};
+}
+
 struct SplatLowering : OpConversionPattern<warp::MatrixSplatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -55,15 +68,12 @@ struct LoadLowering : OpConversionPattern<warp::MatrixLoadOp> {
   LogicalResult
   matchAndRewrite(warp::MatrixLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value pointer = spirv::getElementPtr(
-        *getTypeConverter<SPIRVTypeConverter>(), op.getBuffer().getType(),
-        adaptor.getBuffer(), adaptor.getIndex(), loc, rewriter);
+    auto [pointer, stride] = rowMajorAccess(
+        *getTypeConverter<SPIRVTypeConverter>(), op, adaptor, rewriter);
     if (!pointer)
       return rewriter.notifyMatchFailure(op, "a buffer without a pointer");
     rewriter.replaceOpWithNewOp<spirv::KHRCooperativeMatrixLoadOp>(
-        op, convertMatrix(op.getType()), pointer,
-        strideConstant(rewriter, loc, op.getStride()),
+        op, convertMatrix(op.getType()), pointer, stride,
         spirv::CooperativeMatrixLayoutKHR::RowMajor);
     return success();
   }
@@ -74,15 +84,12 @@ struct StoreLowering : OpConversionPattern<warp::MatrixStoreOp> {
   LogicalResult
   matchAndRewrite(warp::MatrixStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value pointer = spirv::getElementPtr(
-        *getTypeConverter<SPIRVTypeConverter>(), op.getBuffer().getType(),
-        adaptor.getBuffer(), adaptor.getIndex(), loc, rewriter);
+    auto [pointer, stride] = rowMajorAccess(
+        *getTypeConverter<SPIRVTypeConverter>(), op, adaptor, rewriter);
     if (!pointer)
       return rewriter.notifyMatchFailure(op, "a buffer without a pointer");
     rewriter.replaceOpWithNewOp<spirv::KHRCooperativeMatrixStoreOp>(
-        op, pointer, adaptor.getValue(),
-        strideConstant(rewriter, loc, op.getStride()),
+        op, pointer, adaptor.getValue(), stride,
         spirv::CooperativeMatrixLayoutKHR::RowMajor);
     return success();
   }
