@@ -52,13 +52,17 @@ rowMajorAccess(const SPIRVTypeConverter &converter, OpTy op,
                            : spirv::ConstantOp()};
 }
 
-struct SplatLowering : OpConversionPattern<warp::MatrixSplatOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// `From` as the SPIR-V op `To` of the converted matrix type and the same
+/// operands: a splat's `OpCompositeConstruct` of its one scalar, a float
+/// conversion's `OpFConvert`.
+template <typename From, typename To>
+struct OneToOneLowering : OpConversionPattern<From> {
+  using OpConversionPattern<From>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(warp::MatrixSplatOp op, OpAdaptor adaptor,
+  matchAndRewrite(From op, typename From::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<spirv::CompositeConstructOp>(
-        op, convertMatrix(op.getType()), adaptor.getValue());
+    rewriter.replaceOpWithNewOp<To>(op, TypeRange{convertMatrix(op.getType())},
+                                    adaptor.getOperands());
     return success();
   }
 };
@@ -95,17 +99,6 @@ struct StoreLowering : OpConversionPattern<warp::MatrixStoreOp> {
   }
 };
 
-struct ConvertLowering : OpConversionPattern<warp::MatrixConvertOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(warp::MatrixConvertOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<spirv::FConvertOp>(
-        op, convertMatrix(op.getType()), adaptor.getSource());
-    return success();
-  }
-};
-
 struct MultiplyAddLowering : OpConversionPattern<warp::MatrixMultiplyAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -132,8 +125,11 @@ void populateCooperativeMatrixToSPIRVPatterns(SPIRVTypeConverter &converter,
                                               RewritePatternSet &patterns) {
   converter.addConversion(
       [](warp::MatrixType type) -> Type { return convertMatrix(type); });
-  patterns.add<SplatLowering, LoadLowering, StoreLowering, ConvertLowering,
-               MultiplyAddLowering>(converter, patterns.getContext());
+  patterns
+      .add<OneToOneLowering<warp::MatrixSplatOp, spirv::CompositeConstructOp>,
+           OneToOneLowering<warp::MatrixConvertOp, spirv::FConvertOp>,
+           LoadLowering, StoreLowering, MultiplyAddLowering>(
+          converter, patterns.getContext());
 }
 
 } // namespace tk::vulkan

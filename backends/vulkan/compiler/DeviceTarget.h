@@ -21,23 +21,36 @@ namespace tk::vulkan {
 /// ones.
 enum class CooperativeMatrixTypes { F16F32, BF16F32, S8S32 };
 
+/// How a key names those types (".f16.f32", ".bf16.f32", ".s8.s32").
+inline std::string cooperativeMatrixTypesSuffix(CooperativeMatrixTypes types) {
+  switch (types) {
+  case CooperativeMatrixTypes::F16F32:
+    return ".f16.f32";
+  case CooperativeMatrixTypes::BF16F32:
+    return ".bf16.f32";
+  case CooperativeMatrixTypes::S8S32:
+    return ".s8.s32";
+  }
+  return "";
+}
+
 /// The key of the cooperative-matrix intrinsic of that shape and those
 /// types ("coopmat.16x16x16.f16.f32", "coopmat.16x16x16.bf16.f32",
 /// "coopmat.16x16x32.s8.s32").
 inline std::string cooperativeMatrixKey(
     int64_t m, int64_t n, int64_t k,
     CooperativeMatrixTypes types = CooperativeMatrixTypes::F16F32) {
-  const char *suffix = types == CooperativeMatrixTypes::F16F32    ? ".f16.f32"
-                       : types == CooperativeMatrixTypes::BF16F32 ? ".bf16.f32"
-                                                                  : ".s8.s32";
   return "coopmat." + std::to_string(m) + "x" + std::to_string(n) + "x" +
-         std::to_string(k) + suffix;
+         std::to_string(k) + cooperativeMatrixTypesSuffix(types);
 }
 
 /// Whether `keys` hold a bf16 product (SPV_KHR_bfloat16's capabilities).
 inline bool hasBFloat16CooperativeMatrix(const std::vector<std::string> &keys) {
+  const std::string bf16 =
+      cooperativeMatrixTypesSuffix(CooperativeMatrixTypes::BF16F32);
   for (const std::string &key : keys)
-    if (key.size() > 9 && key.compare(key.size() - 9, 9, ".bf16.f32") == 0)
+    if (key.size() >= bf16.size() &&
+        key.compare(key.size() - bf16.size(), bf16.size(), bf16) == 0)
       return true;
   return false;
 }
