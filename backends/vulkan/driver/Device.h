@@ -213,9 +213,14 @@ using Recorder = std::function<void(VkCommandBuffer commandBuffer,
 /// The largest argument block a submission carries (a package's most).
 constexpr uint32_t kArgumentBufferBytes = 8192;
 
-/// Records a command buffer with `record` on `stream` and submits it with a
-/// fence, between the barriers described above; returns without waiting.
-/// `record` runs with the stream locked: it only records commands.
+/// Records `record`'s commands on `stream`, between the barriers described
+/// above, and returns without waiting. A wrapped stream submits them at
+/// once; one of tk's own queue submits them at once while fewer than two of
+/// its submissions are in flight, and otherwise gathers them with the
+/// commands after them until one of those finishes (seen at the stream's
+/// next call), 64 are gathered, or anything waits for the stream, an event
+/// on it or the device (synchronize, copies, frees). `record` runs with the
+/// stream locked: it only records commands.
 /// With `argumentBytes` (a multiple of 4, at most kArgumentBufferBytes),
 /// the command buffer first copies `arguments` into the submission's own
 /// argument buffer (vkCmdUpdateBuffer, so the bytes need not outlive the
@@ -228,10 +233,13 @@ tk_status submit(int32_t device, void *stream, const Recorder &record,
                  std::string &error, const void *arguments = nullptr,
                  uint32_t argumentBytes = 0);
 
-/// Events: a timestamp written on the device's queue after the work
-/// submitted before the record, and the fence of the submission that wrote
-/// it. Without queue timestamps, events still synchronize;
-/// eventElapsedMs reports TK_ERROR_UNSUPPORTED.
+/// Events: a timestamp written on the device's queue after the stream's
+/// work before the record, and a fence that signals after it. On tk's own
+/// streams the timestamp joins the stream's next submission (a launch after
+/// it, or the first wait for the event), so that an event and the launch it
+/// precedes share one; on a wrapped stream it is submitted at once. Without
+/// queue timestamps, events still synchronize; eventElapsedMs reports
+/// TK_ERROR_UNSUPPORTED.
 tk_status createEvent(int32_t device, void **out, std::string &error);
 /// Waits for the event's last record to finish, then destroys it.
 tk_status destroyEvent(int32_t device, void *event, std::string &error);

@@ -9,8 +9,9 @@
 //
 // Locks, always taken in this order: the device's staging mutex (held for
 // a whole staged copy, which submits on the default stream), then the
-// wrapped-stream list's mutex, then an event's or a stream's mutex, then a
-// queue's mutex. The allocation mutex is never held while another is taken.
+// wrapped-stream or the own-stream list's mutex, then an event's mutex, then
+// a stream's mutex, then a queue's mutex. The allocation mutex is never held
+// while another is taken.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +58,8 @@ struct Queue {
   std::mutex mutex;
 };
 
+struct Event;
+
 struct Stream {
   int32_t device = 0;
   /// Where its submissions go: the device's own queue, or for a wrapped
@@ -69,6 +72,19 @@ struct Stream {
   std::vector<Submission> inFlight;
   /// Finished submissions, reset when taken again.
   std::vector<Submission> idle;
+  /// Whether `open` is being recorded: begun, not yet submitted. A stream
+  /// of tk's own queue gathers launches and event timestamps there while
+  /// its earlier submissions run, and submits them as one (Queue.cpp says
+  /// when); a wrapped stream submits each at once.
+  bool recording = false;
+  Submission open;
+  /// The launches and copies recorded into `open`.
+  uint32_t openCommands = 0;
+  /// The bytes of open.arguments its launches' argument blocks take.
+  uint32_t openArgumentBytes = 0;
+  /// Events whose timestamps `open` writes: each one's fence is submitted
+  /// right after it.
+  std::vector<Event *> openEvents;
   /// Held while recording and submitting: a command pool is used by one
   /// thread at a time.
   std::mutex mutex;
@@ -89,6 +105,10 @@ struct DeviceState {
   /// copying, or synchronizing the device.
   std::mutex wrappedMutex;
   std::vector<Stream *> wrappedStreams;
+  /// The streams createStream made (the default stream is apart), whose
+  /// recorded work a wait for the whole device submits first.
+  std::mutex ownStreamsMutex;
+  std::vector<Stream *> ownStreams;
   VkPipelineCache pipelineCache = VK_NULL_HANDLE;
   /// Where savePipelineCache writes it (empty: no cache folder).
   std::string pipelineCachePath;
@@ -134,12 +154,16 @@ tk_status initStream(DeviceState &state, int32_t device, Stream &stream,
 /// finish; the caller's own work on those queues is not waited for.
 tk_status drainWrappedStreams(DeviceState &state, std::string &error);
 
-/// drainWrappedStreams, then waits until tk's own queue is idle: all the
-/// work tk submitted on the device has finished.
+/// Submits what tk's own streams (the default one included) have recorded
+/// and not yet submitted, so that work submitted next follows it on the
+/// queue.
+tk_status flushOwnStreams(DeviceState &state, std::string &error);
+/// drainWrappedStreams and flushOwnStreams, then waits until tk's own queue
+/// is idle: all the work tk was given on the device has finished.
 tk_status waitForDeviceWork(DeviceState &state, std::string &error);
 
-/// submit() on a stream whose mutex the caller holds; with `wait`, returns
-/// once the submission finished.
+/// submit() on a stream whose mutex the caller holds; with `wait`, submits
+/// at once and returns once the submission finished.
 tk_status submitLocked(DeviceState &state, Stream &stream,
                        const Recorder &record, bool wait, std::string &error,
                        const void *arguments = nullptr,

@@ -355,8 +355,11 @@ tk_status copyMemory(int32_t device, CopyKind kind, void *dst, const void *src,
   }
   DeviceState &state = stateOf(device);
   // Copies go to tk's own queue, which orders them after tk's earlier work
-  // there but not after launches on the caller's queues.
+  // there once submitted (flushOwnStreams), but not after launches on the
+  // caller's queues.
   if (tk_status status = drainWrappedStreams(state, error))
+    return status;
+  if (tk_status status = flushOwnStreams(state, error))
     return status;
   Allocation srcAllocation, dstAllocation;
   VkDeviceSize srcOffset = 0, dstOffset = 0;

@@ -6,11 +6,21 @@
 // queue or, wrapped, to a caller's queue of the device, and events,
 // timestamp queries with a fence of their own. Locks: see DeviceState.h.
 //
+// A stream of tk's own queue gathers its commands: while two of its
+// submissions are in flight, launches and event timestamps are recorded
+// into one open command buffer, submitted when one of those finishes (seen
+// at the stream's next call), at 64 commands, or at any wait. Each
+// vkQueueSubmit costs the host and the device microseconds: a timestamp
+// submitted on its own was written before the launch after it had even
+// reached the queue, and that gap was in every event-timed launch. An event
+// never submits by itself; its record joins the stream's next submission.
+//
 //===----------------------------------------------------------------------===//
 
 #include "driver/DeviceState.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -21,11 +31,45 @@ namespace tk::vulkan {
 
 using namespace detail;
 
+/// A timestamp query and the fence that says it was written.
+struct detail::Event {
+  int32_t device = 0;
+  /// One TIMESTAMP query; VK_NULL_HANDLE when the queue has no timestamps.
+  VkQueryPool queryPool = VK_NULL_HANDLE;
+  /// The event's own command pool, buffer and fence: the fence stays the
+  /// event's until the next record, which a stream's recycled fences would
+  /// not. The command buffer records the timestamp on a wrapped stream; on
+  /// tk's own streams it goes into the stream's open submission.
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer commandBuffer = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  bool recorded = false;
+  /// The stream whose open submission holds the record, until it is
+  /// submitted (and the fence after it). Written under that stream's mutex,
+  /// read under the event's.
+  std::atomic<Stream *> pending{nullptr};
+  /// The submission holding the record failed: the fence never signals.
+  std::atomic<bool> lost{false};
+  std::mutex mutex;
+};
+
 namespace {
 
 /// Submissions a stream may have in flight; the next waits for the oldest.
 /// Bounds the command buffers and fences a stream of launches makes.
 constexpr size_t kMaxInFlight = 64;
+
+/// With fewer of a stream's submissions in flight than this, a launch is
+/// submitted at once: the device always has the next one queued behind the
+/// one it runs, and an idle device never waits for a batch.
+constexpr size_t kEagerInFlight = 2;
+
+/// The commands one submission gathers at most.
+constexpr uint32_t kMaxBatchCommands = 64;
+
+/// Where each launch's argument block starts in a submission's argument
+/// buffer: the alignment of its widest member, with room to spare.
+constexpr uint32_t kArgumentAlignment = 16;
 
 /// Writes earlier submissions may have made, and the accesses later ones
 /// make: what the barriers around each submission order.
@@ -48,6 +92,9 @@ tk_status waitFence(DeviceState &state, VkFence fence, std::string &error) {
   return checkVk(result, "vkWaitForFences", error);
 }
 
+/// Submits `commandBuffer` with `fence`; without a command buffer, only
+/// the fence, which then signals once all earlier work on the queue has
+/// finished.
 tk_status submitToQueue(DeviceState &state, Queue &queue,
                         VkCommandBuffer commandBuffer, VkFence fence,
                         std::string &error) {
@@ -55,8 +102,9 @@ tk_status submitToQueue(DeviceState &state, Queue &queue,
   info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
   info.commandBufferCount = 1;
   info.pCommandBuffers = &commandBuffer;
+  uint32_t count = commandBuffer ? 1 : 0;
   std::lock_guard<std::mutex> lock(queue.mutex);
-  TK_VK_RETURN_IF_ERROR(state.api, vkQueueSubmit, queue.handle, 1, &info,
+  TK_VK_RETURN_IF_ERROR(state.api, vkQueueSubmit, queue.handle, count, &info,
                         fence);
   return TK_SUCCESS;
 }
@@ -123,14 +171,6 @@ tk_status recycle(DeviceState &state, Stream &stream, std::string &error) {
   return TK_SUCCESS;
 }
 
-/// Waits for every submission of `stream` and recycles them.
-tk_status drain(DeviceState &state, Stream &stream, std::string &error) {
-  for (const Submission &submission : stream.inFlight)
-    if (tk_status status = waitFence(state, submission.fence, error))
-      return status;
-  return recycle(state, stream, error);
-}
-
 /// A reset command buffer and an unsignaled fence: a finished submission's,
 /// or new ones.
 tk_status acquire(DeviceState &state, Stream &stream, Submission &out,
@@ -166,7 +206,78 @@ tk_status acquire(DeviceState &state, Stream &stream, Submission &out,
   return TK_SUCCESS;
 }
 
+//===--- A stream's open submission ---------------------------------------===//
+
+/// Begins the stream's open submission unless one is being recorded; waits
+/// for the oldest in-flight one while kMaxInFlight are.
+tk_status openSubmission(DeviceState &state, Stream &stream,
+                         std::string &error) {
+  if (stream.recording)
+    return TK_SUCCESS;
+  while (stream.inFlight.size() >= kMaxInFlight) {
+    if (tk_status status =
+            waitFence(state, stream.inFlight.front().fence, error))
+      return status;
+    if (tk_status status = recycle(state, stream, error))
+      return status;
+  }
+  if (tk_status status = acquire(state, stream, stream.open, error))
+    return status;
+  if (tk_status status = beginWork(state, stream.open.commandBuffer, error)) {
+    stream.idle.push_back(stream.open); // reusable once reset
+    return status;
+  }
+  stream.recording = true;
+  stream.openCommands = 0;
+  stream.openArgumentBytes = 0;
+  return TK_SUCCESS;
+}
+
+/// Submits the stream's open submission, if any, then the fence of each
+/// event it records. On failure the submission is never run: it goes back
+/// to the idle list and its events are lost.
+tk_status flush(DeviceState &state, Stream &stream, std::string &error) {
+  if (!stream.recording)
+    return TK_SUCCESS;
+  stream.recording = false;
+  Submission &open = stream.open;
+  tk_status status = endWork(state, open.commandBuffer, error);
+  if (status == TK_SUCCESS)
+    status = submitToQueue(state, *stream.queue, open.commandBuffer, open.fence,
+                           error);
+  if (status == TK_SUCCESS)
+    stream.inFlight.push_back(open);
+  else
+    stream.idle.push_back(open);
+  for (Event *event : stream.openEvents) {
+    tk_status fenced = status;
+    if (fenced == TK_SUCCESS)
+      fenced = submitToQueue(state, *stream.queue, VK_NULL_HANDLE, event->fence,
+                             error);
+    event->lost.store(fenced != TK_SUCCESS);
+    event->pending.store(nullptr);
+    if (status == TK_SUCCESS)
+      status = fenced;
+  }
+  stream.openEvents.clear();
+  return status;
+}
+
+/// Submits the stream's recorded work, waits for all of it and recycles it.
+tk_status drain(DeviceState &state, Stream &stream, std::string &error) {
+  if (tk_status status = flush(state, stream, error))
+    return status;
+  for (const Submission &submission : stream.inFlight)
+    if (tk_status status = waitFence(state, submission.fence, error))
+      return status;
+  return recycle(state, stream, error);
+}
+
 void releaseStream(DeviceState &state, Stream &stream) {
+  if (stream.recording) {
+    stream.idle.push_back(stream.open);
+    stream.recording = false;
+  }
   for (std::vector<Submission> *list : {&stream.inFlight, &stream.idle})
     for (Submission &submission : *list) {
       state.api.vkFreeCommandBuffers(state.device, stream.pool, 1,
@@ -206,6 +317,30 @@ tk_status waitOwnQueueIdle(DeviceState &state, std::string &error) {
   return TK_SUCCESS;
 }
 
+/// Submits the open submission holding the record of `event` (whose mutex
+/// the caller holds), if one does.
+tk_status flushEvent(DeviceState &state, Event &event, std::string &error) {
+  Stream *stream = event.pending.load();
+  if (!stream)
+    return TK_SUCCESS;
+  std::lock_guard<std::mutex> lock(stream->mutex);
+  // Another thread may have submitted it since.
+  if (event.pending.load() != stream)
+    return TK_SUCCESS;
+  return flush(state, *stream, error);
+}
+
+/// Waits for the record of `event` (whose mutex the caller holds) to finish.
+tk_status waitEvent(DeviceState &state, Event &event, std::string &error) {
+  if (tk_status status = flushEvent(state, event, error))
+    return status;
+  if (event.lost.load()) {
+    error = "tk-vulkan: the submission holding the event's record failed";
+    return TK_ERROR_DEVICE;
+  }
+  return waitFence(state, event.fence, error);
+}
+
 } // namespace
 
 //===--- Shared with Device.cpp and Memory.cpp ----------------------------===//
@@ -221,8 +356,9 @@ tk_status detail::initStream(DeviceState &state, int32_t device, Stream &stream,
                         nullptr, &stream.pool);
   stream.device = device;
   stream.queue = state.queues.front().get();
-  stream.inFlight.reserve(kMaxInFlight);
-  stream.idle.reserve(kMaxInFlight);
+  // The open submission is one more than those in flight.
+  stream.inFlight.reserve(kMaxInFlight + 1);
+  stream.idle.reserve(kMaxInFlight + 1);
   return TK_SUCCESS;
 }
 
@@ -236,32 +372,54 @@ tk_status detail::drainWrappedStreams(DeviceState &state, std::string &error) {
   return TK_SUCCESS;
 }
 
+tk_status detail::flushOwnStreams(DeviceState &state, std::string &error) {
+  std::lock_guard<std::mutex> lock(state.ownStreamsMutex);
+  {
+    std::lock_guard<std::mutex> streamLock(state.defaultStream.mutex);
+    if (tk_status status = flush(state, state.defaultStream, error))
+      return status;
+  }
+  for (Stream *stream : state.ownStreams) {
+    std::lock_guard<std::mutex> streamLock(stream->mutex);
+    if (tk_status status = flush(state, *stream, error))
+      return status;
+  }
+  return TK_SUCCESS;
+}
+
 tk_status detail::waitForDeviceWork(DeviceState &state, std::string &error) {
   if (tk_status status = drainWrappedStreams(state, error))
+    return status;
+  if (tk_status status = flushOwnStreams(state, error))
     return status;
   return waitOwnQueueIdle(state, error);
 }
 
 namespace {
 
-/// Copies the launch's `arguments` into the submission's argument buffer,
-/// made the first time, before the commands that read them.
+/// Checks an argument block's size before anything is recorded.
+tk_status checkArgumentBlock(uint32_t argumentBytes, std::string &error) {
+  if (argumentBytes % 4 == 0 && argumentBytes <= kArgumentBufferBytes)
+    return TK_SUCCESS;
+  error = "tk-vulkan: an argument block of " + std::to_string(argumentBytes) +
+          " bytes (at most " + std::to_string(kArgumentBufferBytes) +
+          ", a multiple of 4)";
+  return TK_ERROR_INVALID_ARGUMENT;
+}
+
+/// Copies the launch's `arguments` into the open submission's argument
+/// buffer at `offset` (the buffer is made the first time), before the
+/// commands that read them.
 tk_status recordArguments(DeviceState &state, Submission &submission,
-                          const void *arguments, uint32_t argumentBytes,
-                          std::string &error) {
-  if (argumentBytes % 4 != 0 || argumentBytes > kArgumentBufferBytes) {
-    error = "tk-vulkan: an argument block of " + std::to_string(argumentBytes) +
-            " bytes (at most " + std::to_string(kArgumentBufferBytes) +
-            ", a multiple of 4)";
-    return TK_ERROR_INVALID_ARGUMENT;
-  }
+                          uint32_t offset, const void *arguments,
+                          uint32_t argumentBytes, std::string &error) {
   if (!submission.arguments.buffer)
     if (tk_status status = createArgumentBuffer(
             state, submission.arguments, submission.argumentAddress, error))
       return status;
   state.api.vkCmdUpdateBuffer(submission.commandBuffer,
-                              submission.arguments.buffer, 0, argumentBytes,
-                              arguments);
+                              submission.arguments.buffer, offset,
+                              argumentBytes, arguments);
   recordBarrier(state.api, submission.commandBuffer,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -275,40 +433,47 @@ tk_status detail::submitLocked(DeviceState &state, Stream &stream,
                                const Recorder &record, bool wait,
                                std::string &error, const void *arguments,
                                uint32_t argumentBytes) {
+  if (argumentBytes)
+    if (tk_status status = checkArgumentBlock(argumentBytes, error))
+      return status;
   if (tk_status status = recycle(state, stream, error))
     return status;
-  while (stream.inFlight.size() >= kMaxInFlight) {
-    if (tk_status status =
-            waitFence(state, stream.inFlight.front().fence, error))
+  uint32_t argumentOffset =
+      (stream.openArgumentBytes + kArgumentAlignment - 1) / kArgumentAlignment *
+      kArgumentAlignment;
+  if (stream.recording && argumentBytes &&
+      argumentOffset + argumentBytes > kArgumentBufferBytes)
+    if (tk_status status = flush(state, stream, error))
       return status;
-    if (tk_status status = recycle(state, stream, error))
+  bool opened = !stream.recording;
+  if (tk_status status = openSubmission(state, stream, error))
+    return status;
+  if (opened)
+    argumentOffset = 0;
+  else // beginWork's barrier, between this stream's commands
+    recordBarrier(state.api, stream.open.commandBuffer, kWorkStages,
+                  kWorkWrites, kWorkStages, kWorkAccesses);
+  uint64_t argumentAddress = 0;
+  if (argumentBytes) {
+    if (tk_status status = recordArguments(state, stream.open, argumentOffset,
+                                           arguments, argumentBytes, error))
       return status;
+    stream.openArgumentBytes = argumentOffset + argumentBytes;
+    argumentAddress = stream.open.argumentAddress + argumentOffset;
   }
-  Submission submission;
-  if (tk_status status = acquire(state, stream, submission, error))
+  record(stream.open.commandBuffer, argumentAddress);
+  ++stream.openCommands;
+  bool now = wait || stream.wrapped ||
+             stream.inFlight.size() < kEagerInFlight ||
+             stream.openCommands >= kMaxBatchCommands;
+  if (!now)
+    return TK_SUCCESS;
+  VkFence fence = stream.open.fence;
+  if (tk_status status = flush(state, stream, error))
     return status;
-  tk_status status = beginWork(state, submission.commandBuffer, error);
-  if (status == TK_SUCCESS && argumentBytes)
-    status =
-        recordArguments(state, submission, arguments, argumentBytes, error);
-  if (status == TK_SUCCESS) {
-    record(submission.commandBuffer,
-           argumentBytes ? submission.argumentAddress : 0);
-    status = endWork(state, submission.commandBuffer, error);
-  }
-  if (status == TK_SUCCESS)
-    status = submitToQueue(state, *stream.queue, submission.commandBuffer,
-                           submission.fence, error);
-  if (status != TK_SUCCESS) {
-    // Never submitted: reusable once reset, which acquire does.
-    stream.idle.push_back(submission);
-    return status;
-  }
-  stream.inFlight.push_back(submission);
   if (!wait)
     return TK_SUCCESS;
-  status = waitFence(state, submission.fence, error);
-  if (status != TK_SUCCESS)
+  if (tk_status status = waitFence(state, fence, error))
     return status;
   return recycle(state, stream, error);
 }
@@ -318,9 +483,14 @@ tk_status detail::submitLocked(DeviceState &state, Stream &stream,
 tk_status createStream(int32_t device, void **out, std::string &error) {
   if (tk_status status = checkDevice(device, error))
     return status;
+  DeviceState &state = stateOf(device);
   auto stream = std::make_unique<Stream>();
-  if (tk_status status = initStream(stateOf(device), device, *stream, error))
+  if (tk_status status = initStream(state, device, *stream, error))
     return status;
+  {
+    std::lock_guard<std::mutex> lock(state.ownStreamsMutex);
+    state.ownStreams.push_back(stream.get());
+  }
   *out = stream.release();
   return TK_SUCCESS;
 }
@@ -335,11 +505,12 @@ tk_status destroyStream(int32_t device, void *handle, std::string &error) {
   if (tk_status status = resolveStream(state, device, handle, stream, error))
     return status;
   std::unique_ptr<Stream> owned(stream);
-  if (stream->wrapped) {
-    std::lock_guard<std::mutex> lock(state.wrappedMutex);
-    auto &wrapped = state.wrappedStreams;
-    wrapped.erase(std::remove(wrapped.begin(), wrapped.end(), stream),
-                  wrapped.end());
+  {
+    std::mutex &listMutex =
+        stream->wrapped ? state.wrappedMutex : state.ownStreamsMutex;
+    auto &list = stream->wrapped ? state.wrappedStreams : state.ownStreams;
+    std::lock_guard<std::mutex> lock(listMutex);
+    list.erase(std::remove(list.begin(), list.end(), stream), list.end());
   }
   tk_status status;
   {
@@ -421,20 +592,6 @@ tk_status submit(int32_t device, void *handle, const Recorder &record,
 
 namespace {
 
-struct Event {
-  int32_t device = 0;
-  /// One TIMESTAMP query; VK_NULL_HANDLE when the queue has no timestamps.
-  VkQueryPool queryPool = VK_NULL_HANDLE;
-  /// The event's own command pool, buffer and fence: the fence stays the
-  /// event's until the next record, which a stream's recycled fences would
-  /// not.
-  VkCommandPool pool = VK_NULL_HANDLE;
-  VkCommandBuffer commandBuffer = VK_NULL_HANDLE;
-  VkFence fence = VK_NULL_HANDLE;
-  bool recorded = false;
-  std::mutex mutex;
-};
-
 void releaseEvent(DeviceState &state, Event &event) {
   if (event.queryPool)
     state.api.vkDestroyQueryPool(state.device, event.queryPool, nullptr);
@@ -468,7 +625,7 @@ tk_status readTimestamp(DeviceState &state, Event &event, const char *role,
     error = std::string("tk-vulkan: the ") + role + " event was never recorded";
     return TK_ERROR_INVALID_ARGUMENT;
   }
-  if (tk_status status = waitFence(state, event.fence, error))
+  if (tk_status status = waitEvent(state, event, error))
     return status;
   TK_VK_RETURN_IF_ERROR(state.api, vkGetQueryPoolResults, state.device,
                         event.queryPool, 0, 1, sizeof(ticks), &ticks,
@@ -542,7 +699,7 @@ tk_status destroyEvent(int32_t device, void *handle, std::string &error) {
   {
     std::lock_guard<std::mutex> lock(event->mutex);
     if (event->recorded)
-      status = waitFence(state, event->fence, error);
+      status = waitEvent(state, *event, error);
     releaseEvent(state, *event);
   }
   return status;
@@ -556,40 +713,62 @@ tk_status recordEvent(int32_t device, void *handle, void *streamHandle,
   Event *event = nullptr;
   if (tk_status status = resolveEvent(device, handle, event, error))
     return status;
-  // The event's submission goes to the stream's queue, where it follows
-  // everything submitted so far: all of tk's own streams share one queue.
+  // The record follows the stream's work on the stream's queue (all of
+  // tk's own streams share one).
   Stream *stream = nullptr;
   if (tk_status status =
           resolveStream(state, device, streamHandle, stream, error))
     return status;
 
   std::lock_guard<std::mutex> lock(event->mutex);
-  // The command buffer, query and fence are reused: the last record must
-  // have finished.
+  // The query and fence are reused: the last record must have finished.
   if (event->recorded) {
-    if (tk_status status = waitFence(state, event->fence, error))
+    // A lost record's fence never signals; nothing is left to wait for.
+    tk_status status = waitEvent(state, *event, error);
+    if (status != TK_SUCCESS && !event->lost.load())
       return status;
     event->recorded = false;
   }
   TK_VK_RETURN_IF_ERROR(state.api, vkResetFences, state.device, 1,
                         &event->fence);
+  auto writeTimestamp = [&](VkCommandBuffer commandBuffer) {
+    if (!event->queryPool)
+      return;
+    state.api.vkCmdResetQueryPool(commandBuffer, event->queryPool, 0, 1);
+    // Bottom of pipe: written once every earlier command on the queue has
+    // finished.
+    state.api.vkCmdWriteTimestamp(commandBuffer,
+                                  VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                                  event->queryPool, 0);
+  };
+  if (!stream->wrapped) {
+    // Into the stream's open submission, submitted with the stream's next
+    // work or at the first wait for the event.
+    std::lock_guard<std::mutex> streamLock(stream->mutex);
+    if (tk_status status = recycle(state, *stream, error))
+      return status;
+    if (tk_status status = openSubmission(state, *stream, error))
+      return status;
+    writeTimestamp(stream->open.commandBuffer);
+    stream->openEvents.push_back(event);
+    event->lost.store(false);
+    event->pending.store(stream);
+    event->recorded = true;
+    return TK_SUCCESS;
+  }
+  // A wrapped queue is the caller's too: the record is submitted at once,
+  // in the event's own command buffer.
   TK_VK_RETURN_IF_ERROR(state.api, vkResetCommandBuffer, event->commandBuffer,
                         0);
   if (tk_status status = beginWork(state, event->commandBuffer, error))
     return status;
-  if (event->queryPool) {
-    state.api.vkCmdResetQueryPool(event->commandBuffer, event->queryPool, 0, 1);
-    // Bottom of pipe: written once every earlier command on the queue has
-    // finished.
-    state.api.vkCmdWriteTimestamp(event->commandBuffer,
-                                  VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
-                                  event->queryPool, 0);
-  }
+  writeTimestamp(event->commandBuffer);
   if (tk_status status = endWork(state, event->commandBuffer, error))
     return status;
   if (tk_status status = submitToQueue(
           state, *stream->queue, event->commandBuffer, event->fence, error))
     return status;
+  event->lost.store(false);
   event->recorded = true;
   return TK_SUCCESS;
 }
@@ -604,7 +783,7 @@ tk_status synchronizeEvent(int32_t device, void *handle, std::string &error) {
   if (!event->recorded)
     return TK_SUCCESS; // nothing to wait for, as with a CUDA event
   // A fence signal covers every command submitted before it on the queue.
-  return waitFence(stateOf(device), event->fence, error);
+  return waitEvent(stateOf(device), *event, error);
 }
 
 tk_status eventElapsedMs(int32_t device, void *startHandle, void *endHandle,

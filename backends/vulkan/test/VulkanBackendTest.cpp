@@ -291,7 +291,8 @@ TEST(VulkanPackage, LargeArgumentBlocksGoInABuffer) {
 }
 
 /// Launches whose arguments go in argument buffers, several in flight on
-/// one stream: each reads its own arguments, not a later launch's.
+/// one stream (more than one submission's argument buffer holds): each
+/// reads its own arguments, not a later launch's.
 TEST(VulkanPlugin, ArgumentBuffersKeepEachLaunchsArguments) {
   tk_status init = api().initialize();
   if (init == TK_ERROR_NO_DEVICE)
@@ -319,7 +320,7 @@ TEST(VulkanPlugin, ArgumentBuffersKeepEachLaunchsArguments) {
   api().binary_free(&binary);
   ASSERT_EQ(loaded, TK_SUCCESS) << api().last_error();
 
-  constexpr int kLaunches = 12;
+  constexpr int kLaunches = 100;
   void *out = nullptr;
   ASSERT_EQ(api().mem_alloc(0, kLaunches * 4 * 8, &out), TK_SUCCESS);
   std::vector<int64_t> result(kLaunches * 4, -1);
@@ -352,6 +353,93 @@ TEST(VulkanPlugin, ArgumentBuffersKeepEachLaunchsArguments) {
   }
   api().executable_unload(executable);
   EXPECT_EQ(api().mem_free(0, out), TK_SUCCESS);
+}
+
+/// A chain of launches that each read the one before (x += y, in place) on
+/// a stream of its own, with events recorded between them: a stream
+/// gathers launches and timestamps while its earlier submissions run, and
+/// must still run them in order, submit them when an event is waited for,
+/// and before a copy or a free that follows them.
+TEST(VulkanPlugin, GatheredLaunchesRunInOrder) {
+  tk_status init = api().initialize();
+  if (init == TK_ERROR_NO_DEVICE)
+    GTEST_SKIP() << "no Vulkan device: " << api().last_error();
+  ASSERT_EQ(init, TK_SUCCESS) << api().last_error();
+  std::string text = vectorAdd();
+  tk_plugin_compile_request request;
+  std::memset(&request, 0, sizeof(request));
+  request.struct_size = sizeof(request);
+  request.module_bytecode = text.data();
+  request.module_size = text.size();
+  request.entry = "vector_add";
+  request.num_warps = 4;
+  tk_plugin_binary binary;
+  std::memset(&binary, 0, sizeof(binary));
+  binary.struct_size = sizeof(binary);
+  ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+  tk_plugin_arg_type types[] = {TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_PTR,
+                                TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_I32};
+  void *executable = nullptr;
+  tk_status loaded = api().executable_load(0, binary.data, binary.size,
+                                           "vector_add", types, 4, &executable);
+  api().binary_free(&binary);
+  ASSERT_EQ(loaded, TK_SUCCESS) << api().last_error();
+
+  constexpr int32_t n = 1 << 16;
+  constexpr int kLaunches = 300, kEvents = 30;
+  std::vector<float> x(n, 0.0f), y(n);
+  for (int32_t i = 0; i < n; ++i)
+    y[i] = float(i % 7);
+  void *dx = nullptr, *dy = nullptr, *stream = nullptr;
+  ASSERT_EQ(api().mem_alloc(0, n * 4, &dx), TK_SUCCESS);
+  ASSERT_EQ(api().mem_alloc(0, n * 4, &dy), TK_SUCCESS);
+  ASSERT_EQ(api().memcpy_host_to_device(0, dx, x.data(), n * 4), TK_SUCCESS);
+  ASSERT_EQ(api().memcpy_host_to_device(0, dy, y.data(), n * 4), TK_SUCCESS);
+  ASSERT_EQ(api().stream_create(0, &stream), TK_SUCCESS) << api().last_error();
+  std::vector<void *> events(kEvents);
+  for (void *&event : events)
+    ASSERT_EQ(api().event_create(0, &event), TK_SUCCESS) << api().last_error();
+  int32_t count = n;
+  void *args[] = {&dx, &dy, &dx, &count};
+  int32_t grid[3] = {(n + 1023) / 1024, 1, 1};
+  for (int launch = 0; launch < kLaunches; ++launch) {
+    if (launch % (kLaunches / kEvents) == 0)
+      ASSERT_EQ(
+          api().event_record(0, events[launch / (kLaunches / kEvents)], stream),
+          TK_SUCCESS)
+          << api().last_error();
+    ASSERT_EQ(api().launch(executable, grid, args, stream), TK_SUCCESS)
+        << api().last_error();
+  }
+  // Waiting for the last event alone submits what it follows (a stream
+  // that kept it would never let this return), and the events are in
+  // order.
+  ASSERT_EQ(api().event_record(0, events[0], stream), TK_SUCCESS);
+  ASSERT_EQ(api().event_synchronize(0, events[0]), TK_SUCCESS)
+      << api().last_error();
+  for (int i = 2; i < kEvents; ++i) {
+    float ms = -1.0f;
+    tk_status timed = api().event_elapsed_ms(0, events[1], events[i], &ms);
+    if (timed == TK_ERROR_UNSUPPORTED)
+      break; // a queue without timestamps
+    ASSERT_EQ(timed, TK_SUCCESS) << api().last_error();
+    EXPECT_GE(ms, 0.0f) << "event " << i;
+  }
+  // More launches, left unsynchronized: the copy on the default stream
+  // follows them.
+  for (int launch = 0; launch < kLaunches; ++launch)
+    ASSERT_EQ(api().launch(executable, grid, args, stream), TK_SUCCESS)
+        << api().last_error();
+  ASSERT_EQ(api().memcpy_device_to_host(0, x.data(), dx, n * 4), TK_SUCCESS)
+      << api().last_error();
+  for (int32_t i = 0; i < n; ++i)
+    ASSERT_EQ(x[i], float(2 * kLaunches * (i % 7))) << "element " << i;
+  for (void *event : events)
+    EXPECT_EQ(api().event_destroy(0, event), TK_SUCCESS);
+  EXPECT_EQ(api().stream_destroy(0, stream), TK_SUCCESS);
+  api().executable_unload(executable);
+  EXPECT_EQ(api().mem_free(0, dx), TK_SUCCESS);
+  EXPECT_EQ(api().mem_free(0, dy), TK_SUCCESS);
 }
 
 /// A vector add through the ABI on device 0, where there is one.
