@@ -4,9 +4,11 @@
 // same element type: bf16 stays bf16 here (SPV_KHR_bfloat16), where bf16
 // scalars are their 16 bits, and a signed integer's product says so in its
 // operands (SPIR-V takes them unsigned otherwise). Loads and stores go
-// through OpCooperativeMatrixLoadKHR/StoreKHR, row-major, at a stride
-// counted in the buffer's elements: the extension lets the buffer's
-// element differ from the matrix's (16-byte words of f16 or bf16).
+// through OpCooperativeMatrixLoadKHR/StoreKHR, row-major (a broadcast
+// column's load column-major), at a stride counted in the buffer's
+// elements: the extension lets the buffer's element differ from the
+// matrix's (16-byte words of f16 or bf16). Element-wise float operations
+// are SPIR-V's own arithmetic instructions on the matrices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,7 +80,8 @@ struct LoadLowering : OpConversionPattern<warp::MatrixLoadOp> {
       return rewriter.notifyMatchFailure(op, "a buffer without a pointer");
     rewriter.replaceOpWithNewOp<spirv::KHRCooperativeMatrixLoadOp>(
         op, convertMatrix(op.getType()), pointer, stride,
-        spirv::CooperativeMatrixLayoutKHR::RowMajor);
+        op.getColumnMajor() ? spirv::CooperativeMatrixLayoutKHR::ColumnMajor
+                            : spirv::CooperativeMatrixLayoutKHR::RowMajor);
     return success();
   }
 };
@@ -95,6 +98,34 @@ struct StoreLowering : OpConversionPattern<warp::MatrixStoreOp> {
     rewriter.replaceOpWithNewOp<spirv::KHRCooperativeMatrixStoreOp>(
         op, pointer, adaptor.getValue(), stride,
         spirv::CooperativeMatrixLayoutKHR::RowMajor);
+    return success();
+  }
+};
+
+/// An element-wise operation as SPIR-V's arithmetic instruction on the
+/// matrices (OpFAdd, OpFSub, OpFMul, OpFDiv take cooperative matrices of
+/// one type, element by element).
+struct ElementwiseLowering : OpConversionPattern<warp::MatrixElementwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(warp::MatrixElementwiseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = convertMatrix(op.getType());
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    switch (op.getKind()) {
+    case warp::MatrixElementwiseKind::addf:
+      rewriter.replaceOpWithNewOp<spirv::FAddOp>(op, type, lhs, rhs);
+      break;
+    case warp::MatrixElementwiseKind::subf:
+      rewriter.replaceOpWithNewOp<spirv::FSubOp>(op, type, lhs, rhs);
+      break;
+    case warp::MatrixElementwiseKind::mulf:
+      rewriter.replaceOpWithNewOp<spirv::FMulOp>(op, type, lhs, rhs);
+      break;
+    case warp::MatrixElementwiseKind::divf:
+      rewriter.replaceOpWithNewOp<spirv::FDivOp>(op, type, lhs, rhs);
+      break;
+    }
     return success();
   }
 };
@@ -128,8 +159,8 @@ void populateCooperativeMatrixToSPIRVPatterns(SPIRVTypeConverter &converter,
   patterns
       .add<OneToOneLowering<warp::MatrixSplatOp, spirv::CompositeConstructOp>,
            OneToOneLowering<warp::MatrixConvertOp, spirv::FConvertOp>,
-           LoadLowering, StoreLowering, MultiplyAddLowering>(
-          converter, patterns.getContext());
+           LoadLowering, StoreLowering, ElementwiseLowering,
+           MultiplyAddLowering>(converter, patterns.getContext());
 }
 
 } // namespace tk::vulkan

@@ -320,6 +320,13 @@ llvm::Expected<int64_t> getScratchBytes(Operation *op,
            getConversionPlan(**from, **to, bytes, target.workgroupVectorBytes)
                .rounds.size();
   }
+  // A vector broadcast into a cooperative-matrix tile passes through
+  // workgroup memory once, whole.
+  if (auto broadcast = dyn_cast<BroadcastOp>(op))
+    if (isa_and_nonnull<warp::CooperativeMatrixAttr>(
+            warp::getLayout(broadcast.getType())))
+      return broadcast.getSrc().getType().getNumElements() *
+             elementBytes(broadcast.getSrc().getType());
   // A dot writes the operands it reads one k step at a time.
   if (auto dot = dyn_cast<DotOp>(op)) {
     llvm::Expected<DotOperandPlan> plan = planDotOperands(dot, nullptr);

@@ -9,9 +9,12 @@
 // a conversion carries the opaque tile instead, converting where the loop
 // body, the loop's users or its initial value need registers; a splat
 // constant is made opaque as it is. Conversions that undo each other fold.
-// A float conversion (truncf, extf) that is all a leaving tile meets
-// happens before it leaves, on the matrices: an f16 result leaves in f16,
-// half the workgroup memory and traffic of f32.
+// Float conversions (truncf, extf) and arithmetic (addf, subf, mulf, divf)
+// that are all a leaving tile meets happen before it leaves, on the
+// matrices, their other operands made opaque where that is cheap: a splat,
+// or a broadcast column or row (one vector through memory). An f16 result
+// leaves in f16, half the workgroup memory and traffic of f32; attention's
+// accumulator, scaled by a column every trip, stays in its matrices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,31 +123,122 @@ void foldConversions(FuncOp func) {
   }
 }
 
-/// truncf/extf(convert(opaque)) as convert(truncf/extf(opaque)) where the
-/// conversion has no other user.
-void convertInPlace(FuncOp func) {
-  SmallVector<Operation *> conversions;
-  func.walk([&](Operation *op) {
-    if (isa<arith::TruncFOp, arith::ExtFOp>(op))
-      conversions.push_back(op);
-  });
-  for (Operation *conversion : conversions) {
-    auto leaving = conversion->getOperand(0).getDefiningOp<ConvertLayoutOp>();
-    if (!leaving || !isOpaque(leaving.getSrc().getType()) ||
-        !leaving->hasOneUse())
-      continue;
-    auto placed = cast<RankedTensorType>(conversion->getResult(0).getType());
-    auto opaque = cast<RankedTensorType>(leaving.getSrc().getType());
-    OpBuilder builder(conversion);
-    Operation *inPlace = builder.clone(*conversion);
-    inPlace->setOperand(0, leaving.getSrc());
-    inPlace->getResult(0).setType(opaque.clone(placed.getElementType()));
-    auto leave = ConvertLayoutOp::create(builder, conversion->getLoc(), placed,
-                                         inPlace->getResult(0));
-    conversion->getResult(0).replaceAllUsesWith(leave.getResult());
-    conversion->erase();
-    leaving->erase();
+/// The conversion that takes an opaque tile out to `value`, where `user`
+/// is all that reads it; null otherwise.
+ConvertLayoutOp getLeaving(Value value, Operation *user) {
+  auto leaving = value.getDefiningOp<ConvertLayoutOp>();
+  if (!leaving || !isOpaque(leaving.getSrc().getType()) ||
+      !llvm::all_of(leaving->getUsers(),
+                    [&](Operation *other) { return other == user; }))
+    return nullptr;
+  return leaving;
+}
+
+/// `operand`, a tile every element of which is one value or whose rows (or
+/// columns) are one vector, remade as the opaque tile of `type` before
+/// `user`: a splat constant retyped, a scalar's splat or a vector's
+/// broadcast into the opaque layout; null for any other tile.
+Value remakeOpaque(OpBuilder &builder, Value operand, RankedTensorType type,
+                   Operation *user) {
+  if (auto constant = operand.getDefiningOp<arith::ConstantOp>()) {
+    auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+    return splat ? makeOpaque(builder, operand, type, user) : nullptr;
   }
+  builder.setInsertionPoint(user);
+  if (auto splat = operand.getDefiningOp<SplatOp>())
+    return SplatOp::create(builder, splat.getLoc(), type, splat.getSrc());
+  auto broadcast = operand.getDefiningOp<BroadcastOp>();
+  if (!broadcast)
+    return nullptr;
+  // A column (m x 1) or a row (1 x n) in registers.
+  auto vector = cast<RankedTensorType>(broadcast.getSrc().getType());
+  if (vector.getRank() != 2 ||
+      (vector.getDimSize(0) != 1) == (vector.getDimSize(1) != 1) ||
+      !isa_and_nonnull<LinearLayoutAttr>(getLayout(vector)))
+    return nullptr;
+  // Any layout in registers will do: the vector passes through memory.
+  Value source = broadcast.getSrc();
+  if (auto convert = source.getDefiningOp<ConvertLayoutOp>())
+    if (isa_and_nonnull<LinearLayoutAttr>(
+            getLayout(convert.getSrc().getType())))
+      source = convert.getSrc();
+  return BroadcastOp::create(builder, broadcast.getLoc(), type, source);
+}
+
+/// Moves `op`, a float conversion or arithmetic, before the conversions
+/// that take its opaque operands out: it computes on the matrices and its
+/// result leaves instead. Each operand must be a leaving tile only `op`
+/// reads, or (with at least one leaving operand) one remakeOpaque makes.
+bool moveInPlace(Operation *op) {
+  auto placed = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!placed)
+    return false;
+  RankedTensorType opaque;
+  SmallVector<ConvertLayoutOp> leaving;
+  for (Value operand : op->getOperands())
+    if (ConvertLayoutOp leave = getLeaving(operand, op)) {
+      auto type = cast<RankedTensorType>(leave.getSrc().getType());
+      if (opaque && type.getEncoding() != opaque.getEncoding())
+        return false;
+      opaque = type;
+      leaving.push_back(leave);
+    }
+  if (!opaque)
+    return false;
+  OpBuilder builder(op);
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands()) {
+    if (ConvertLayoutOp leave = getLeaving(operand, op)) {
+      operands.push_back(leave.getSrc());
+      continue;
+    }
+    auto type = cast<RankedTensorType>(operand.getType());
+    Value remade =
+        remakeOpaque(builder, operand, opaque.clone(type.getElementType()), op);
+    if (!remade)
+      return false;
+    operands.push_back(remade);
+  }
+  builder.setInsertionPoint(op);
+  Operation *inPlace = builder.clone(*op);
+  inPlace->setOperands(operands);
+  inPlace->getResult(0).setType(opaque.clone(placed.getElementType()));
+  auto leave = ConvertLayoutOp::create(builder, op->getLoc(), placed,
+                                       inPlace->getResult(0));
+  op->getResult(0).replaceAllUsesWith(leave.getResult());
+  op->erase();
+  for (ConvertLayoutOp conversion : leaving)
+    if (conversion->use_empty())
+      conversion->erase();
+  return true;
+}
+
+/// Float conversions and arithmetic on leaving tiles, moved before they
+/// leave (moveInPlace); true when one moved. Operands that remakeOpaque
+/// replaced and nothing else reads are erased.
+bool computeInPlace(FuncOp func) {
+  SmallVector<Operation *> candidates;
+  func.walk([&](Operation *op) {
+    if (isa<arith::TruncFOp, arith::ExtFOp, arith::AddFOp, arith::SubFOp,
+            arith::MulFOp, arith::DivFOp>(op))
+      candidates.push_back(op);
+  });
+  bool moved = false;
+  for (Operation *op : candidates) {
+    // Not the leaving conversions: moveInPlace erases those itself.
+    SmallVector<Operation *> replaced;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp();
+          isa_and_nonnull<arith::ConstantOp, SplatOp, BroadcastOp>(producer))
+        replaced.push_back(producer);
+    if (!moveInPlace(op))
+      continue;
+    moved = true;
+    for (Operation *producer : replaced)
+      if (producer->use_empty())
+        producer->erase();
+  }
+  return moved;
 }
 
 struct CooperativeAccumulatorsPass
@@ -197,7 +291,8 @@ struct CooperativeAccumulatorsPass
     if (!any)
       return;
     // Inner loops first; an outer loop then finds the inner one's
-    // conversion in its yield.
+    // conversion in its yield. Work moved in place may leave a loop's
+    // yield, or the next op, a conversion to carry or move.
     bool changed = true;
     while (changed) {
       changed = false;
@@ -206,8 +301,9 @@ struct CooperativeAccumulatorsPass
           changed |= carryOpaque(loop, index);
       });
       foldConversions(func);
+      changed |= computeInPlace(func);
+      foldConversions(func);
     }
-    convertInPlace(func);
   }
 };
 

@@ -48,6 +48,14 @@ LogicalResult MatrixMultiplyAddOp::verify() {
   return success();
 }
 
+LogicalResult MatrixElementwiseOp::verify() {
+  Type element = getType().getElementType();
+  if (!isa<FloatType>(element))
+    return emitOpError("applies ") << stringifyMatrixElementwiseKind(getKind())
+                                   << " to float matrices, not " << element;
+  return success();
+}
+
 LogicalResult MatrixConvertOp::verify() {
   MatrixType from = getSource().getType(), to = getType();
   if (from.getRows() != to.getRows() || from.getCols() != to.getCols() ||

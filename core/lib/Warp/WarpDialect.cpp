@@ -28,6 +28,8 @@ using namespace tk::warp;
 
 #include "tk/core/WarpDialect.cpp.inc"
 
+#include "tk/core/WarpEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "tk/core/LayoutAttrs.cpp.inc"
 

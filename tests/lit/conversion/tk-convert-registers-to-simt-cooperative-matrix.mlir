@@ -8,14 +8,18 @@
 // SPIR-V's f16 arrays take an element an access), and after a barrier each
 // k step (two of 16) loads a warp's two rows of a and two columns of b, each
 // once, at the blocks' row stride (16 elements, 2 words, not the tiles' 32
-// and 64), and multiplies each accumulator matrix once. After the loop each
-// matrix is stored whole to the warp's 1 KB of scratch (16 per row) and
-// read back by its lanes, between barriers.
+// and 64), and multiplies each accumulator matrix once. After the loop
+// the bias (a row of 64, broadcast) is added in place: the threads that
+// hold its elements write them to the broadcast's scratch once, and after
+// a barrier each matrix loads its 16 columns of it with stride 0 (every
+// row the same) and adds it to its accumulator. Then each sum is stored
+// whole to the warp's 1 KB of scratch (16 per row) and read back by its
+// lanes, between barriers.
 // CHECK: memref.global "private" @"dot_bias_scratch_vector<4xi32>" : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
 // CHECK-NOT: dot_bias_scratch_f16
 // CHECK-LABEL: func.func @dot_bias
 // CHECK: %[[ZERO:.+]] = tkw.matrix_splat %{{.+}} : f32 -> !tkw.matrix<16, 16, f32, "acc">
-// CHECK: scf.for {{.*}} iter_args(%[[C0:.+]] = %[[ZERO]], %[[C1:.+]] = %[[ZERO]], %[[C2:.+]] = %[[ZERO]], %[[C3:.+]] = %[[ZERO]]) -> (!tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">)
+// CHECK: %[[LOOP:.+]]:4 = scf.for {{.*}} iter_args(%[[C0:.+]] = %[[ZERO]], %[[C1:.+]] = %[[ZERO]], %[[C2:.+]] = %[[ZERO]], %[[C3:.+]] = %[[ZERO]]) -> (!tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">, !tkw.matrix<16, 16, f32, "acc">)
 // CHECK: gpu.barrier
 // CHECK: vector.bitcast %{{.+}} : vector<2xf16> to vector<1xi32>
 // CHECK-COUNT-4: memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<512xvector<4xi32>, #gpu.address_space<workgroup>>
@@ -27,7 +31,16 @@
 // CHECK-COUNT-7: tkw.matrix_multiply_add
 // CHECK-NOT: tkw.matrix_multiply_add
 // CHECK: scf.yield
-// CHECK-COUNT-4: tkw.matrix_store %{{.+}}, %{{.+}}[%{{.+}}] stride = 16 : !tkw.matrix<16, 16, f32, "acc">, memref<{{.*}}xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK: memref.store %{{.+}}, %[[VECTOR:.+]][%{{.+}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-NOT: memref.store
+// CHECK: %[[BIAS0:.+]] = tkw.matrix_load %[[VECTOR]][%{{.+}}] stride = 0 : memref<1024xf32, #gpu.address_space<workgroup>> -> !tkw.matrix<16, 16, f32, "acc">
+// CHECK-COUNT-3: tkw.matrix_load %[[VECTOR]][%{{.+}}] stride = 0 :
+// CHECK: %[[SUM0:.+]] = tkw.matrix_elementwise addf %[[LOOP]]#0, %[[BIAS0]] : !tkw.matrix<16, 16, f32, "acc">
+// CHECK-COUNT-3: tkw.matrix_elementwise addf %[[LOOP]]
+// CHECK: tkw.matrix_store %[[SUM0]], %{{.+}}[%{{.+}}] stride = 16 : !tkw.matrix<16, 16, f32, "acc">, memref<{{.*}}xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-3: tkw.matrix_store %{{.+}}, %{{.+}}[%{{.+}}] stride = 16 : !tkw.matrix<16, 16, f32, "acc">, memref<{{.*}}xf32, #gpu.address_space<workgroup>>
 tk.func @dot_bias(%a: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %b: !tk.ptr<f16> {tk.divisibility = 16 : i32}, %bias: !tk.ptr<f32> {tk.divisibility = 16 : i32}, %c: !tk.ptr<f32> {tk.divisibility = 16 : i32}) {
   %r64 = tk.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
   %r32 = tk.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>

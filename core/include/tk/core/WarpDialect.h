@@ -20,6 +20,8 @@
 
 #include "tk/core/WarpDialect.h.inc"
 
+#include "tk/core/WarpEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "tk/core/LayoutAttrs.h.inc"
 

@@ -11,6 +11,7 @@
 include "tk/core/WarpDialect.td"
 include "tk/core/LayoutAttrs.td"
 include "tk/core/WarpTypes.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -181,19 +182,23 @@ def Tkw_MatrixLoadOp : Tkw_Op<"matrix_load",
   let summary = "load a cooperative matrix from memory, row by row";
   let description = [{
     The matrix whose first row starts at `buffer[index]` and whose rows
-    are `stride` of the buffer's elements apart. The buffer's element may
-    be wider than the matrix's (16-byte words of f16): the offsets count
-    the buffer's elements.
+    are `stride` of the buffer's elements apart; with `column_major`, its
+    columns. The buffer's element may be wider than the matrix's (16-byte
+    words of f16): the offsets count the buffer's elements. A stride of 0
+    repeats one row (column) in every row (column): a broadcast vector.
     ```mlir
     %a = tkw.matrix_load %words[%i] stride = 2
         : memref<512xvector<4xi32>, 3> -> !tkw.matrix<16, 16, f16, "a">
+    %rows = tkw.matrix_load %scratch[%r] stride = 0 column_major
+        : memref<64xf32, 3> -> !tkw.matrix<16, 16, f32, "acc">
     ```
   }];
-  let arguments = (ins AnyMemRef:$buffer, Index:$index, I64Attr:$stride);
+  let arguments = (ins AnyMemRef:$buffer, Index:$index, I64Attr:$stride,
+                       UnitAttr:$column_major);
   let results = (outs Tkw_Matrix:$result);
   let assemblyFormat = [{
-    $buffer `[` $index `]` `stride` `=` $stride attr-dict `:` type($buffer)
-    `->` qualified(type($result))
+    $buffer `[` $index `]` `stride` `=` $stride (`column_major` $column_major^)?
+    attr-dict `:` type($buffer) `->` qualified(type($result))
   }];
 }
 
@@ -231,6 +236,34 @@ def Tkw_MatrixConvertOp : Tkw_Op<"matrix_convert", [Pure]> {
   let assemblyFormat = [{
     $source attr-dict `:` qualified(type($source)) `->`
     qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tkw_MatrixElementwiseKind : I32EnumAttr<"MatrixElementwiseKind",
+    "a float operation cooperative matrices apply element by element", [
+      I32EnumAttrCase<"addf", 0>, I32EnumAttrCase<"subf", 1>,
+      I32EnumAttrCase<"mulf", 2>, I32EnumAttrCase<"divf", 3>]> {
+  let cppNamespace = "::tk::warp";
+}
+
+def Tkw_MatrixElementwiseOp : Tkw_Op<"matrix_elementwise",
+    [Pure, AllTypesMatch<["lhs", "rhs", "result"]>]> {
+  let summary = "a float operation on two cooperative matrices, in place";
+  let description = [{
+    `lhs` `kind` `rhs` for each element, where the implementation holds
+    it: a scaled or biased accumulator does not leave its lanes. Both
+    matrices have the result's type, of a float element.
+    ```mlir
+    %scaled = tkw.matrix_elementwise mulf %acc, %alpha
+        : !tkw.matrix<16, 16, f32, "acc">
+    ```
+  }];
+  let arguments = (ins Tkw_MatrixElementwiseKind:$kind, Tkw_Matrix:$lhs,
+                       Tkw_Matrix:$rhs);
+  let results = (outs Tkw_Matrix:$result);
+  let assemblyFormat = [{
+    $kind $lhs `,` $rhs attr-dict `:` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

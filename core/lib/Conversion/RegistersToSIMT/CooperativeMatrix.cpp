@@ -7,7 +7,9 @@
 // workgroup memory with the unit's own loads and multiplies; a conversion
 // to or from the placement passes each matrix through the warp's part of
 // its scratch, where the unit stores (loads) it whole and the lanes read
-// (write) the elements the placement gives them.
+// (write) the elements the placement gives them. Float conversions and
+// arithmetic happen on the matrices, with splats and broadcast vectors
+// made matrices (a vector through memory, loaded with stride 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +125,119 @@ struct FloatConversionLowering : OpConversionPattern<OpTy> {
     for (auto [matrix, type] : llvm::zip_equal(adaptor.getIn(), types))
       results.push_back(
           warp::MatrixConvertOp::create(rewriter, op.getLoc(), type, matrix));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+/// A float operation on two cooperative-matrix tiles: each pair of
+/// matrices combined where they are.
+template <typename OpTy, warp::MatrixElementwiseKind kind>
+struct ElementwiseLowering : OpConversionPattern<OpTy> {
+  ElementwiseLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern<OpTy>(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op,
+                  typename OpConversionPattern<OpTy>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getOpaque(op.getType()))
+      return failure();
+    SmallVector<Value> results;
+    for (auto [lhs, rhs] : llvm::zip_equal(adaptor.getLhs(), adaptor.getRhs()))
+      results.push_back(warp::MatrixElementwiseOp::create(
+          rewriter, op.getLoc(), lhs.getType(), kind, lhs, rhs));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+/// A scalar splat into a cooperative-matrix tile: one matrix of it, for
+/// each matrix.
+struct SplatLowering : OpConversionPattern<tk::SplatOp> {
+  SplatLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(tk::SplatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    warp::CooperativeMatrixAttr opaque = getOpaque(op.getType());
+    if (!opaque)
+      return failure();
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertType(op.getType(), types)))
+      return failure();
+    Value matrix = warp::MatrixSplatOp::create(
+        rewriter, op.getLoc(), types.front(), adaptor.getSrc().front());
+    rewriter.replaceOpWithMultiple(
+        op, {SmallVector<Value>(opaque.getNumMatrices(), matrix)});
+    return success();
+  }
+};
+
+/// A column (m x 1) or row (1 x n) broadcast into a cooperative-matrix
+/// tile: the one thread that holds each element writes it to the op's
+/// workgroup memory, and after a barrier each matrix loads its rows' (its
+/// columns') part of the vector with stride 0, column-major for a column:
+/// every column (row) of the matrix reads the same elements.
+struct BroadcastLowering : OpConversionPattern<tk::BroadcastOp> {
+  BroadcastLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(tk::BroadcastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    warp::CooperativeMatrixAttr opaque = getOpaque(op.getType());
+    if (!opaque)
+      return failure();
+    Location loc = op.getLoc();
+    auto sourceType = cast<RankedTensorType>(op.getSrc().getType());
+    const LinearLayout *source = getLinearLayout(sourceType);
+    // The axis the vector runs along: 0 for a column, 1 for a row.
+    int axis = sourceType.getDimSize(0) == 1 ? 1 : 0;
+    if (!source || sourceType.getRank() != 2 ||
+        sourceType.getDimSize(1 - axis) != 1)
+      return op.emitOpError("tk-convert-registers-to-simt: a broadcast into "
+                            "a cooperative-matrix tile from ")
+             << sourceType << ", not an m x 1 or 1 x n tile in registers";
+    auto scratch = op->getAttrOfType<DenseI64ArrayAttr>(
+        warp::TkwDialect::kScratchAttrName);
+    Type element = sourceType.getElementType();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    Value buffer = getScratchBuffer(rewriter, loc, op, element);
+    if (!scratch || !buffer || scratch[0] % bytes ||
+        scratch[1] < sourceType.getNumElements() * bytes)
+      return op.emitOpError("tk-convert-registers-to-simt: a broadcast into a "
+                            "cooperative-matrix tile without its tkw.scratch "
+                            "(run tk-allocate-shared-memory first)");
+    SmallVector<Type> matrixTypes;
+    if (failed(getTypeConverter()->convertType(op.getType(), matrixTypes)))
+      return failure();
+    ThreadPosition thread = ThreadPosition::get(
+        rewriter, loc, *getTypeConverter<RegisterTypeConverter>());
+    Value base = constantI32(rewriter, loc, scratch[0] / bytes);
+    Writers writers = getWriters(rewriter, loc, sourceType, thread);
+    ThreadCoordinates coordinates(rewriter, loc, *source, thread);
+    ValueRange values = adaptor.getSrc();
+    guarded(rewriter, loc, writers.holder, [&](OpBuilder &b) {
+      for (auto [reg, value] : llvm::enumerate(values)) {
+        if (reg & writers.registerCopies)
+          continue;
+        Value index = arith::AddIOp::create(b, loc, base,
+                                            coordinates.get(b, loc, reg, axis));
+        memref::StoreOp::create(b, loc, value, buffer, toIndex(b, loc, index));
+      }
+    });
+    gpu::BarrierOp::create(rewriter, loc);
+    SmallVector<Value> results;
+    for (auto [origin, type] : llvm::zip_equal(
+             getMatrixOrigins(rewriter, loc, opaque, thread), matrixTypes)) {
+      Value start = arith::AddIOp::create(
+          rewriter, loc, base, axis == 0 ? origin.first : origin.second);
+      results.push_back(warp::MatrixLoadOp::create(
+          rewriter, loc, type, buffer, toIndex(rewriter, loc, start),
+          /*stride=*/0, /*column_major=*/axis == 0));
+    }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
@@ -369,6 +484,12 @@ void populateCooperativeMatrixPatterns(
   patterns.add<ConstantLowering>(converter, context, /*benefit=*/2);
   patterns.add<FloatConversionLowering<arith::TruncFOp>,
                FloatConversionLowering<arith::ExtFOp>>(converter, context);
+  using Kind = warp::MatrixElementwiseKind;
+  patterns.add<ElementwiseLowering<arith::AddFOp, Kind::addf>,
+               ElementwiseLowering<arith::SubFOp, Kind::subf>,
+               ElementwiseLowering<arith::MulFOp, Kind::mulf>,
+               ElementwiseLowering<arith::DivFOp, Kind::divf>, SplatLowering,
+               BroadcastLowering>(converter, context);
   patterns.add<ConversionLowering>(converter, context);
   patterns.add<DotLowering>(converter, context, std::move(target));
 }

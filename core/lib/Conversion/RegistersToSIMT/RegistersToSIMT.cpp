@@ -668,7 +668,7 @@ struct ConvertRegistersToSIMT
     // What cooperative-matrix tiles lower to, for the backend to take.
     target.addLegalOp<warp::MatrixSplatOp, warp::MatrixLoadOp,
                       warp::MatrixStoreOp, warp::MatrixConvertOp,
-                      warp::MatrixMultiplyAddOp>();
+                      warp::MatrixElementwiseOp, warp::MatrixMultiplyAddOp>();
     target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
                            memref::MemRefDialect>();
     target.addLegalOp<ModuleOp>();
