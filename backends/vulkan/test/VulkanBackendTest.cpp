@@ -56,6 +56,21 @@ std::string vectorAdd() {
   return readFile(std::string(TK_EXAMPLES_KERNELS) + "/vector_add.tk");
 }
 
+/// vector_add compiled through the plugin's ABI, 4 warps.
+void compileVectorAddForPlugin(tk_plugin_binary &binary) {
+  std::string text = vectorAdd();
+  tk_plugin_compile_request request;
+  std::memset(&request, 0, sizeof(request));
+  request.struct_size = sizeof(request);
+  request.module_bytecode = text.data();
+  request.module_size = text.size();
+  request.entry = "vector_add";
+  request.num_warps = 4;
+  std::memset(&binary, 0, sizeof(binary));
+  binary.struct_size = sizeof(binary);
+  ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+}
+
 tk::vulkan::Package compileVectorAdd(int subgroupSize) {
   std::string text = vectorAdd();
   tk::vulkan::CompileInput input;
@@ -365,18 +380,8 @@ TEST(VulkanPlugin, GatheredLaunchesRunInOrder) {
   if (init == TK_ERROR_NO_DEVICE)
     GTEST_SKIP() << "no Vulkan device: " << api().last_error();
   ASSERT_EQ(init, TK_SUCCESS) << api().last_error();
-  std::string text = vectorAdd();
-  tk_plugin_compile_request request;
-  std::memset(&request, 0, sizeof(request));
-  request.struct_size = sizeof(request);
-  request.module_bytecode = text.data();
-  request.module_size = text.size();
-  request.entry = "vector_add";
-  request.num_warps = 4;
   tk_plugin_binary binary;
-  std::memset(&binary, 0, sizeof(binary));
-  binary.struct_size = sizeof(binary);
-  ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+  ASSERT_NO_FATAL_FAILURE(compileVectorAddForPlugin(binary));
   tk_plugin_arg_type types[] = {TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_PTR,
                                 TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_I32};
   void *executable = nullptr;
@@ -470,18 +475,8 @@ TEST(VulkanPlugin, VectorAddRunsOnTheDevice) {
   props.struct_size = sizeof(props);
   ASSERT_EQ(api().device_props(0, &props), TK_SUCCESS) << api().last_error();
 
-  std::string text = vectorAdd();
-  tk_plugin_compile_request request;
-  std::memset(&request, 0, sizeof(request));
-  request.struct_size = sizeof(request);
-  request.module_bytecode = text.data();
-  request.module_size = text.size();
-  request.entry = "vector_add";
-  request.num_warps = 4;
   tk_plugin_binary binary;
-  std::memset(&binary, 0, sizeof(binary));
-  binary.struct_size = sizeof(binary);
-  ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+  ASSERT_NO_FATAL_FAILURE(compileVectorAddForPlugin(binary));
   tk_plugin_arg_type types[] = {TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_PTR,
                                 TK_PLUGIN_ARG_PTR, TK_PLUGIN_ARG_I32};
   void *executable = nullptr;
