@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine, from packages and without a compiler (the kit of
 # package-kit.sh, carried as .dvR): the cuda column and the vulkan column
-# (NVIDIA's ICD; not with SKIP_VULKAN set) with --expect pass, compute-sanitizer memcheck and racecheck
-# over SAN_KERNELS (default: the kit's sankernels list, else every cell), and
+# (NVIDIA's ICD; not with SKIP_VULKAN set) with --expect pass, compute-sanitizer memcheck,
+# racecheck and synccheck (barriers: divergent or mismatched ones) over SAN_KERNELS (default: the kit's sankernels list, else every cell), and
 # cuda_bench.py unless SKIP_BENCH is set (with BENCH_ARGS, default
 # "--quick --rounds 3"; e.g. "--only attention" times every candidate). Writes seven files to OUTDIR (the
 # run tool brings back eight at most): steps.txt, device.txt,
@@ -44,7 +44,7 @@ if [ -z "${SKIP_VULKAN:-}" ]; then
   record "vulkan column ($((SECONDS - t)) s)" $?
   cp "$work/vulkan/conformance.json" "$res/vulkan-conformance.json"
 fi
-for tool in memcheck racecheck; do
+for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
   t=$SECONDS
   TK_BACKEND=cuda timeout "${SAN_TIMEOUT:-150}" compute-sanitizer --tool $tool \
     --print-limit 20 --error-exitcode 3 "$run" --package "$pkg" --backend cuda \
@@ -62,7 +62,7 @@ if [ -z "${SKIP_BENCH:-}" ]; then
     --manifest .dvR/gpu/manifest ${BENCH_ARGS:---quick --rounds 3} >"$work/bench.log" 2>&1
   record "cuda_bench.py ($((SECONDS - t)) s)" $?
 fi
-for log in cuda vulkan memcheck racecheck bench; do
+for log in cuda vulkan memcheck racecheck synccheck bench; do
   [ -f "$work/$log.log" ] || continue
   echo "== $log"
   tail -c 40000 "$work/$log.log"
