@@ -408,11 +408,12 @@ TEST(VulkanPlugin, GatheredLaunchesRunInOrder) {
   void *args[] = {&dx, &dy, &dx, &count};
   int32_t grid[3] = {(n + 1023) / 1024, 1, 1};
   for (int launch = 0; launch < kLaunches; ++launch) {
-    if (launch % (kLaunches / kEvents) == 0)
+    if (launch % (kLaunches / kEvents) == 0) {
       ASSERT_EQ(
           api().event_record(0, events[launch / (kLaunches / kEvents)], stream),
           TK_SUCCESS)
           << api().last_error();
+    }
     ASSERT_EQ(api().launch(executable, grid, args, stream), TK_SUCCESS)
         << api().last_error();
   }
