@@ -438,21 +438,23 @@ tk_status detail::submitLocked(DeviceState &state, Stream &stream,
       return status;
   if (tk_status status = recycle(state, stream, error))
     return status;
-  uint32_t argumentOffset =
-      (stream.openArgumentBytes + kArgumentAlignment - 1) / kArgumentAlignment *
-      kArgumentAlignment;
+  // Where the launch's argument block goes: after those of the launches
+  // gathered before it (none in a new submission).
+  auto nextArgumentOffset = [&] {
+    return (stream.openArgumentBytes + kArgumentAlignment - 1) /
+           kArgumentAlignment * kArgumentAlignment;
+  };
   if (stream.recording && argumentBytes &&
-      argumentOffset + argumentBytes > kArgumentBufferBytes)
+      nextArgumentOffset() + argumentBytes > kArgumentBufferBytes)
     if (tk_status status = flush(state, stream, error))
       return status;
-  bool opened = !stream.recording;
+  bool continuing = stream.recording;
   if (tk_status status = openSubmission(state, stream, error))
     return status;
-  if (opened)
-    argumentOffset = 0;
-  else // beginWork's barrier, between this stream's commands
+  if (continuing) // beginWork's barrier, between this stream's commands
     recordBarrier(state.api, stream.open.commandBuffer, kWorkStages,
                   kWorkWrites, kWorkStages, kWorkAccesses);
+  uint32_t argumentOffset = nextArgumentOffset();
   uint64_t argumentAddress = 0;
   if (argumentBytes) {
     if (tk_status status = recordArguments(state, stream.open, argumentOffset,

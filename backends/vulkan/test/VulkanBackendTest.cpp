@@ -56,19 +56,24 @@ std::string vectorAdd() {
   return readFile(std::string(TK_EXAMPLES_KERNELS) + "/vector_add.tk");
 }
 
-/// vector_add compiled through the plugin's ABI, 4 warps.
-void compileVectorAddForPlugin(tk_plugin_binary &binary) {
-  std::string text = vectorAdd();
+/// Kernel `entry` of `text` compiled through the plugin's ABI.
+void compileForPlugin(const std::string &text, const char *entry,
+                      int32_t numWarps, tk_plugin_binary &binary) {
   tk_plugin_compile_request request;
   std::memset(&request, 0, sizeof(request));
   request.struct_size = sizeof(request);
   request.module_bytecode = text.data();
   request.module_size = text.size();
-  request.entry = "vector_add";
-  request.num_warps = 4;
+  request.entry = entry;
+  request.num_warps = numWarps;
   std::memset(&binary, 0, sizeof(binary));
   binary.struct_size = sizeof(binary);
   ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+}
+
+/// vector_add compiled through the plugin's ABI, 4 warps.
+void compileVectorAddForPlugin(tk_plugin_binary &binary) {
+  compileForPlugin(vectorAdd(), "vector_add", 4, binary);
 }
 
 tk::vulkan::Package compileVectorAdd(int subgroupSize) {
@@ -314,18 +319,9 @@ TEST(VulkanPlugin, ArgumentBuffersKeepEachLaunchsArguments) {
     GTEST_SKIP() << "no Vulkan device: " << api().last_error();
   ASSERT_EQ(init, TK_SUCCESS) << api().last_error();
   constexpr int kArgs = 40;
-  std::string text = wideKernel(kArgs);
-  tk_plugin_compile_request request;
-  std::memset(&request, 0, sizeof(request));
-  request.struct_size = sizeof(request);
-  request.module_bytecode = text.data();
-  request.module_size = text.size();
-  request.entry = "wide";
-  request.num_warps = 1;
   tk_plugin_binary binary;
-  std::memset(&binary, 0, sizeof(binary));
-  binary.struct_size = sizeof(binary);
-  ASSERT_EQ(api().compile(&request, &binary), TK_SUCCESS) << api().last_error();
+  ASSERT_NO_FATAL_FAILURE(
+      compileForPlugin(wideKernel(kArgs), "wide", 1, binary));
   std::vector<tk_plugin_arg_type> types(kArgs + 1, TK_PLUGIN_ARG_I64);
   types[0] = TK_PLUGIN_ARG_PTR;
   void *executable = nullptr;

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace tk {
 #define GEN_PASS_DEF_TKCOOPERATIVEACCUMULATORS
@@ -175,20 +176,21 @@ bool moveInPlace(Operation *op) {
     return false;
   RankedTensorType opaque;
   SmallVector<ConvertLayoutOp> leaving;
-  for (Value operand : op->getOperands())
-    if (ConvertLayoutOp leave = getLeaving(operand, op)) {
-      auto type = cast<RankedTensorType>(leave.getSrc().getType());
-      if (opaque && type.getEncoding() != opaque.getEncoding())
-        return false;
-      opaque = type;
-      leaving.push_back(leave);
-    }
+  for (Value operand : op->getOperands()) {
+    leaving.push_back(getLeaving(operand, op));
+    if (!leaving.back())
+      continue;
+    auto type = cast<RankedTensorType>(leaving.back().getSrc().getType());
+    if (opaque && type.getEncoding() != opaque.getEncoding())
+      return false;
+    opaque = type;
+  }
   if (!opaque)
     return false;
   OpBuilder builder(op);
   SmallVector<Value> operands;
-  for (Value operand : op->getOperands()) {
-    if (ConvertLayoutOp leave = getLeaving(operand, op)) {
+  for (auto [operand, leave] : llvm::zip_equal(op->getOperands(), leaving)) {
+    if (leave) {
       operands.push_back(leave.getSrc());
       continue;
     }
@@ -207,9 +209,13 @@ bool moveInPlace(Operation *op) {
                                        inPlace->getResult(0));
   op->getResult(0).replaceAllUsesWith(leave.getResult());
   op->erase();
+  // x op x leaves through one conversion, read twice: erase it once.
+  llvm::SmallPtrSet<Operation *, 2> erased;
   for (ConvertLayoutOp conversion : leaving)
-    if (conversion->use_empty())
+    if (conversion && !erased.contains(conversion) && conversion->use_empty()) {
+      erased.insert(conversion);
       conversion->erase();
+    }
   return true;
 }
 
